@@ -1,0 +1,95 @@
+# iocontend: one Makefile for the library, the program, the tests and the demo.
+BUILD   ?= build
+OPT     ?= -O2 -g
+CC      ?= cc
+ORACLE_PY := /usr/bin/python3
+
+CSTD := -std=c11 -D_DEFAULT_SOURCE
+WARN := -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes \
+        -Wmissing-prototypes -Wwrite-strings -Wformat=2 -Wundef -Wcast-qual \
+        -Wvla -Wdouble-promotion -Wimplicit-fallthrough -Wconversion -Wno-sign-conversion
+SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+PKGS    := gsl libpq jansson libmicrohttpd
+CFLAGS   = $(CSTD) $(WARN) $(OPT) -MMD -MP $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+LDFLAGS ?=
+
+LIB_SRC  := $(wildcard common/*.c stats/*.c sql/*.c ingest/*.c)
+PROG_SRC := $(wildcard daemon/*.c)
+GEN_SRC  := $(wildcard data/*.c)
+TEST_SRC := $(wildcard tests/*/test_*.c)
+TEST_SUPPORT := $(wildcard tests/support/*.c)
+
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+PROG_OBJ := $(PROG_SRC:%.c=$(BUILD)/%.o)
+GEN_OBJ  := $(GEN_SRC:%.c=$(BUILD)/%.o)
+SUP_OBJ  := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
+TEST_BIN := $(TEST_SRC:%.c=$(BUILD)/%)
+LIB      := $(BUILD)/libiocontend.a
+PROG     := $(BUILD)/iocontend
+GEN      := $(BUILD)/iocontend-gen
+
+ALL_C    := $(LIB_SRC) $(PROG_SRC) $(GEN_SRC) $(TEST_SRC) $(TEST_SUPPORT)
+ALL_H    := $(wildcard common/*.h stats/*.h sql/*.h ingest/*.h daemon/*.h tests/support/*.h)
+
+.SECONDARY:
+.PHONY: all deps lint fmt test test-run check demo bench clean
+all: $(LIB) $(PROG) $(if $(GEN_SRC),$(GEN))
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(PROG): $(PROG_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(GEN): $(GEN_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(SUP_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+# Installs what building and testing need on Debian 12 (as root), only when missing.
+deps:
+	@sh tests/deps.sh
+
+lint:
+	clang-format --dry-run --Werror $(ALL_C) $(ALL_H)
+	clang-tidy --quiet $(LIB_SRC) $(PROG_SRC) $(GEN_SRC) -- $(CSTD) $(shell pkg-config --cflags $(PKGS)) 2>&1 | { grep -v -E '^[0-9]+ warnings? generated' || true; }; \
+	  exit $${PIPESTATUS[0]}
+	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
+	  --inline-suppr --suppress=missingIncludeSystem --std=c11 $(LIB_SRC) $(PROG_SRC) $(GEN_SRC)
+
+fmt:
+	clang-format -i $(ALL_C) $(ALL_H)
+
+# Every unit binary, then the integration suite; results in $(BUILD)/test-results.txt.
+test-run: all $(TEST_BIN)
+	@BUILD=$(BUILD) ORACLE_PY=$(ORACLE_PY) sh tests/run.sh $(BUILD) $(filter-out $(BUILD)/tests/integration/%,$(TEST_BIN)) $(filter $(BUILD)/tests/integration/%,$(TEST_BIN))
+
+check:
+	$(MAKE) BUILD=build/san OPT="-O1 -g $(SAN)" LDFLAGS="$(SAN)" test-run
+
+test: deps all lint
+	@rm -f build/test-results.txt build/san/test-results.txt; a=0; b=0; \
+	$(MAKE) --no-print-directory test-run || a=$$?; \
+	$(MAKE) --no-print-directory BUILD=build/san OPT="-O1 -g $(SAN)" LDFLAGS="$(SAN)" test-run || b=$$?; \
+	sh tests/summary.sh build/test-results.txt build/san/test-results.txt; \
+	test $$a -eq 0 && test $$b -eq 0
+
+demo: deps all
+	$(PROG) demo
+
+bench: deps all
+	@echo "bench: not written yet"; exit 1
+
+clean:
+	rm -rf build
+
+SHELL := /bin/bash
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

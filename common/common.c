@@ -1,0 +1,159 @@
+/* common.c: errors, logging and hashing for every part. */
+#include "common.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static enum log_level current_level = LOG_INFO;
+
+static void error_vset(struct error *err, enum status code, const char *file, long line,
+                       const char *fmt, va_list ap)
+{
+    if (err == NULL || err->code != STATUS_OK)
+        return;
+    err->code = code;
+    snprintf(err->file, sizeof err->file, "%s", file != NULL ? file : "");
+    err->line = line;
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+}
+
+enum status error_set(struct error *err, enum status code, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    error_vset(err, code, NULL, 0, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+enum status error_at(struct error *err, enum status code, const char *file, long line,
+                     const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    error_vset(err, code, file, line, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void error_clear(struct error *err)
+{
+    if (err != NULL)
+        memset(err, 0, sizeof *err);
+}
+
+void error_format(const struct error *err, char *buf, size_t size)
+{
+    if (size == 0)
+        return;
+    if (err->file[0] != '\0' && err->line > 0)
+        snprintf(buf, size, "%s:%ld: %s", err->file, err->line, err->msg);
+    else if (err->file[0] != '\0')
+        snprintf(buf, size, "%s: %s", err->file, err->msg);
+    else
+        snprintf(buf, size, "%s", err->msg);
+}
+
+const char *status_name(enum status s)
+{
+    switch (s) {
+    case STATUS_OK: return "ok";
+    case STATUS_INVALID: return "invalid";
+    case STATUS_NOT_FOUND: return "not_found";
+    case STATUS_PARSE: return "parse";
+    case STATUS_DB: return "db";
+    case STATUS_NOMEM: return "nomem";
+    case STATUS_INTERNAL: return "internal";
+    }
+    return "internal";
+}
+
+void log_set_level(enum log_level level)
+{
+    current_level = level;
+}
+
+enum log_level log_get_level(void)
+{
+    return current_level;
+}
+
+enum status log_level_parse(const char *name, enum log_level *out)
+{
+    static const char *const names[] = {"error", "warn", "info", "debug"};
+
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (strcmp(name, names[i]) == 0) {
+            *out = (enum log_level)i;
+            return STATUS_OK;
+        }
+    }
+    return STATUS_INVALID;
+}
+
+void log_msg(enum log_level level, const char *fmt, ...)
+{
+    static const char *const names[] = {"error", "warn", "info", "debug"};
+    char stamp[32];
+    struct tm tm;
+    time_t now;
+    va_list ap;
+
+    if (level > current_level)
+        return;
+    now = time(NULL);
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    /* One write per line, so lines of concurrent processes do not interleave. */
+    char line[2048];
+    int n = snprintf(line, sizeof line, "%s iocontend: %s: ", stamp, names[level]);
+    va_start(ap, fmt);
+    if (n > 0 && (size_t)n < sizeof line)
+        vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s\n", line);
+}
+
+void hash128_init(struct hash128 *h)
+{
+    h->a = 0xcbf29ce484222325ULL;
+    h->b = 0x84222325cbf29ce4ULL;
+}
+
+void hash128_update(struct hash128 *h, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+
+    /* Two lanes with different primes and offsets: a collision must hit both. */
+    for (size_t i = 0; i < len; i++) {
+        h->a = (h->a ^ p[i]) * 0x100000001b3ULL;
+        h->b = (h->b ^ (uint64_t)(p[i] + 0x5bU)) * 0x100000000000067ULL;
+        h->b ^= h->b >> 29;
+    }
+}
+
+void hash128_hex(const struct hash128 *h, char out[33])
+{
+    snprintf(out, 33, "%016llx%016llx", (unsigned long long)h->a,
+             (unsigned long long)h->b);
+}
+
+char *str_dup(const char *s)
+{
+    size_t n;
+    char *d;
+
+    if (s == NULL)
+        return NULL;
+    n = strlen(s) + 1;
+    d = malloc(n);
+    if (d != NULL)
+        memcpy(d, s, n);
+    return d;
+}

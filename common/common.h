@@ -1,0 +1,73 @@
+/* common.h: the status vocabulary, the error struct and logging shared by every part. */
+#ifndef IOCONTEND_COMMON_H
+#define IOCONTEND_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define IOCONTEND_VERSION "0.1.0"
+
+#if defined(__GNUC__)
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PRINTF_LIKE(f, a)
+#endif
+
+enum status {
+    STATUS_OK = 0,
+    STATUS_INVALID,   /* bad argument, query or configuration */
+    STATUS_NOT_FOUND, /* a file, row or route that does not exist */
+    STATUS_PARSE,     /* the contents of an ingested file */
+    STATUS_DB,        /* the database is unavailable or refused */
+    STATUS_NOMEM,
+    STATUS_INTERNAL
+};
+
+struct error {
+    enum status code;
+    char file[128]; /* input file, "" when none */
+    long line;      /* 1-based, 0 when none */
+    char msg[160];  /* "expected <what>, got <what>" */
+};
+
+/* Records code and the message in err (when err is not NULL and holds no error
+ * yet: the first error recorded wins) and returns code. */
+enum status error_set(struct error *err, enum status code, const char *fmt, ...)
+    PRINTF_LIKE(3, 4);
+/* Like error_set, with the input file and its 1-based line. */
+enum status error_at(struct error *err, enum status code, const char *file, long line,
+                     const char *fmt, ...) PRINTF_LIKE(5, 6);
+/* Empties err so that a new first error can be recorded. */
+void error_clear(struct error *err);
+/* "file:line: msg", "file: msg" or "msg" into buf (always terminated). */
+void error_format(const struct error *err, char *buf, size_t size);
+/* "ok", "invalid", "not_found", "parse", "db", "nomem", "internal". */
+const char *status_name(enum status s);
+
+enum log_level { LOG_ERROR = 0, LOG_WARN, LOG_INFO, LOG_DEBUG };
+
+/* Logs go to stderr, one line per event: "iocontend: level: message". */
+void log_set_level(enum log_level level);
+enum log_level log_get_level(void);
+/* Parses "error|warn|info|debug"; STATUS_INVALID for anything else. */
+enum status log_level_parse(const char *name, enum log_level *out);
+void log_msg(enum log_level level, const char *fmt, ...) PRINTF_LIKE(2, 3);
+
+#define log_error(...) log_msg(LOG_ERROR, __VA_ARGS__)
+#define log_warn(...)  log_msg(LOG_WARN, __VA_ARGS__)
+#define log_info(...)  log_msg(LOG_INFO, __VA_ARGS__)
+#define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
+
+/* A 128-bit content hash (two independent FNV-1a 64 lanes) as 32 lowercase hex
+ * digits plus NUL. Identity keys only, not security. */
+struct hash128 {
+    uint64_t a, b;
+};
+void hash128_init(struct hash128 *h);
+void hash128_update(struct hash128 *h, const void *data, size_t len);
+void hash128_hex(const struct hash128 *h, char out[33]);
+
+/* strdup that returns NULL on NULL or no memory. */
+char *str_dup(const char *s);
+
+#endif

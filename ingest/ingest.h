@@ -1,0 +1,153 @@
+/* ingest.h: parsers (darshan-parser text, iostat / sadf) into plain records, the
+ * log-only job metrics of METHOD.md §2, and the loader that writes them to the
+ * database. Parsers never see the database: files alone test them. */
+#ifndef IOCONTEND_INGEST_H
+#define IOCONTEND_INGEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../common/common.h"
+
+/* ---- file-system map ([filesystems] in the configuration) ------------------- */
+
+struct ingest_fs_entry {
+    char *prefix;  /* mount prefix, e.g. "/scratch1" (owned) */
+    char *fs_name; /* monitored file system, e.g. "scratch1" (owned) */
+};
+
+struct ingest_fs_map {
+    struct ingest_fs_entry *entries; /* owned */
+    size_t n;
+};
+
+/* Adds prefix -> fs_name (copied). STATUS_NOMEM. */
+enum status ingest_fs_map_add(struct ingest_fs_map *map, const char *prefix,
+                              const char *fs_name, struct error *err);
+/* The monitored file system of a path or mount point: the longest prefix that
+ * matches on a path-component boundary ("/scratch" matches "/scratch/a" and
+ * "/scratch", not "/scratch2"; "/" matches everything absolute). NULL when none.
+ * The result is borrowed from map. */
+const char *ingest_fs_lookup(const struct ingest_fs_map *map, const char *path);
+void ingest_fs_map_clear(struct ingest_fs_map *map);
+
+/* ---- Darshan logs ------------------------------------------------------------ */
+
+enum ingest_layer { LAYER_POSIX = 0, LAYER_MPIIO, LAYER_STDIO, LAYER_COUNT };
+
+/* One (module, rank, record id) of POSIX, MPI-IO or STDIO, counters by name.
+ * Times are seconds relative to the true job start; 0 means "never". */
+struct darshan_record {
+    enum ingest_layer layer;
+    int64_t rank;          /* -1: a shared file */
+    uint64_t record_id;    /* unsigned 64-bit */
+    char *file_name;       /* owned; may be "" */
+    char *mount_point;     /* owned */
+    char *fs_type;         /* owned */
+    int64_t reads, writes; /* operation counts (POSIX_READS, MPIIO_INDEP_READS+COLL_READS+..., STDIO_READS) */
+    int64_t opens;
+    int64_t bytes_read, bytes_written;
+    double open_start, read_start, read_end, write_start, write_end, close_end;
+    double read_time, write_time, meta_time; /* cumulative seconds */
+    double slowest_rank_time;                /* *_F_SLOWEST_RANK_TIME; -1 when absent */
+};
+
+struct darshan_log {
+    char *path;           /* owned: the file it came from */
+    double log_version;   /* 3.41 */
+    char *exe;            /* owned: the whole command line as logged */
+    uint64_t uid;
+    char jobid[32];       /* as text: ids can exceed int64 */
+    int64_t start_time_s; /* epoch, truncated */
+    int64_t end_time_s;
+    int64_t nprocs;
+    double run_time_s;    /* header "run time" */
+    char **mount_points;  /* owned, n_mounts of each */
+    char **mount_fs_types;
+    size_t n_mounts;
+    struct darshan_record *records; /* owned */
+    size_t n_records;
+    size_t n_lines;          /* lines read */
+    size_t n_skipped_module; /* counter lines of modules not parsed (HEATMAP, LUSTRE, H5*, …) */
+};
+
+/* Parses darshan-parser default text (Darshan 3.x, 8 tab-separated fields). path
+ * names the input in errors. On success *out is a new log the caller frees. An
+ * incomplete log (a module banner with no records while the region table lists the
+ * module, or the parser's "incomplete" note) is STATUS_PARSE with msg
+ * "incomplete: MODULE". Bad lines are STATUS_PARSE naming the line and what was
+ * expected, e.g. "expected 8 tab-separated fields, got 5". */
+enum status ingest_darshan_parse(FILE *fp, const char *path, struct darshan_log **out,
+                                 struct error *err);
+void darshan_log_free(struct darshan_log *log);
+
+/* An activity window (METHOD.md §2), absolute epoch seconds. */
+struct job_window {
+    double start_s, end_s;
+    bool is_write;
+    bool monitored;     /* the file is on a monitored file system */
+    int64_t bytes;      /* bytes moved by the file in this direction */
+    const char *fs;     /* monitored fs name (borrowed from the fs map) or NULL */
+};
+
+/* Metrics of METHOD.md §2 that need only the log. Times in seconds, bytes. */
+struct job_metrics {
+    char job_key[33];      /* hash of (jobid, uid, start, end, nprocs, exe) */
+    char executable[128];  /* basename of the first token of exe */
+    double t_j;            /* run time: header for format >= 3.41, else end - start */
+    double t_um, t_urw;    /* slowest rank's unique-file meta and read+write time */
+    double t_s, t_s_span, t_s_slowest;
+    double t;              /* t_um + t_urw + t_s */
+    double t_fr, t_fw;     /* read / write window spans; -1 when the job never read / wrote */
+    int64_t eta_read, eta_write;         /* all file systems, one layer per file */
+    int64_t eta_mon_read, eta_mon_write; /* monitored file systems only */
+    int64_t n_unique_files, n_shared_files;
+    char group_key[256];   /* "uid|executable|nprocs|b(read)|b(write)|b(unique)|b(shared)" */
+    char group_id[17];     /* stable 64-bit hash of group_key, 16 hex digits */
+    struct job_window *windows; /* owned */
+    size_t n_windows;
+};
+
+/* Computes the log-only metrics of log with the monitored file systems of map.
+ * *out is filled; out->windows is owned by out (job_metrics_clear frees it). */
+enum status ingest_job_metrics(const struct darshan_log *log, const struct ingest_fs_map *map,
+                               struct job_metrics *out, struct error *err);
+void job_metrics_clear(struct job_metrics *m);
+
+/* b(v) of METHOD.md §4: 0 for v = 0, else 1 + floor(ln v / ln 1.2). */
+int ingest_size_bin(double v);
+
+/* ---- server samples ---------------------------------------------------------- */
+
+/* One device's sample: rates over the interval that ends at stamp_s. */
+struct iostat_sample {
+    char device[64];
+    int64_t stamp_s;     /* epoch seconds, UTC, as printed */
+    double r_bps, w_bps; /* bytes per second (kB = 1024) */
+    double ro_ps, wo_ps; /* operations per second; NAN when unavailable (tps-only) */
+    double ops_total_ps; /* r/s + w/s, or tps where that is all there is */
+};
+
+struct iostat_data {
+    char host[128];                /* from the banner or sadf hostname; "" when unknown */
+    struct iostat_sample *samples; /* owned */
+    size_t n;
+    double interval_s;             /* median stamp difference; 0 when fewer than 2 stamps */
+    size_t n_reports_dropped;      /* the since-boot report */
+    size_t n_devices_excluded;     /* device lines not matching the include regex */
+};
+
+/* Parses iostat text (-d -x [-k|-m] -t, with or without avg-cpu blocks, ISO or
+ * locale stamps), iostat JSON (-o JSON), sadf -d (CSV) and sadf -j. The format is
+ * recognised from the contents. device_include is a POSIX extended regex (NULL: the
+ * default of INTERFACES.md). The first report of an iostat stream is dropped, never
+ * sadf's. Columns are mapped by name. Errors name the line and what was expected. */
+enum status ingest_iostat_parse(FILE *fp, const char *path, const char *device_include,
+                                struct iostat_data **out, struct error *err);
+void iostat_data_free(struct iostat_data *d);
+
+#define INGEST_DEFAULT_DEVICE_INCLUDE "^(sd[a-z]+|vd[a-z]+|xvd[a-z]+|nvme[0-9]+n[0-9]+)$"
+
+#endif

@@ -1,0 +1,160 @@
+/* stats.h: the numbers of METHOD.md §1 (the grid), §3 (system-wide volume over a
+ * job's I/O) and §5 (associations), on plain arrays. No SQL, HTTP, JSON, files or
+ * clocks here. */
+#ifndef IOCONTEND_STATS_H
+#define IOCONTEND_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/common.h"
+
+/* ---- the grid and the system-wide series (METHOD.md §1) ---------------------- */
+
+/* A series on the grid T_j = origin_s + j·delta_s: element i is interval
+ * j = j_first + i, i.e. (T_{j-1}, T_j]. */
+struct stats_series {
+    double delta_s;         /* Δ, seconds */
+    double origin_s;        /* 0 on the base grid; phase·Δ after a phased coarsening */
+    int64_t j_first;        /* grid index of element 0 */
+    size_t n;               /* intervals */
+    double *r, *w;          /* read / write bytes per second */
+    double *ro, *wo;        /* read / write operations per second; NAN when unknown */
+    unsigned char *present; /* 1: every server reported the interval; 0: a hole */
+};
+
+/* A new series of n intervals (origin 0), all holes, rates 0. NULL: no memory. */
+struct stats_series *stats_series_new(double delta_s, int64_t j_first, size_t n);
+void stats_series_free(struct stats_series *s);
+
+/* The samples of one (server, device): sample i covers
+ * (end_s[i] - delta_s, end_s[i]], end_s already shifted by the clock offset θ. */
+struct stats_stream {
+    size_t server;          /* index of the server the device belongs to */
+    const double *end_s;    /* ascending */
+    const double *r, *w;    /* bytes/s */
+    const double *ro, *wo;  /* ops/s, or NULL / NAN when unavailable */
+    size_t n;
+    double delta_s;         /* the stream's own Δ (median stamp difference) */
+};
+
+/* Builds the system-wide series (METHOD.md §1) on the grid of delta_s from the
+ * streams of n_servers servers: a sample whose end lies within Δ/4 of a grid point
+ * is that grid interval; otherwise its volume is split over the grid intervals it
+ * overlaps in proportion to the overlap. A grid interval is present when every
+ * server has it fully covered; rates are summed over all streams. STATUS_INVALID
+ * when a stream's Δ and delta_s are not multiples of one another. *out is new. */
+enum status stats_series_build(const struct stats_stream *streams, size_t n_streams,
+                               size_t n_servers, double delta_s, struct stats_series **out,
+                               struct error *err);
+
+/* Granularity k with phase φ (METHOD.md §6): coarse interval J merges fine
+ * intervals kJ + φ + 1 … kJ + φ + k and ends at (kJ + φ + k)·Δ; its rate is the
+ * mean of the k fine rates; a hole if any is. Needs 0 <= phase < k. *out is new,
+ * with delta_s = k·Δ and origin_s = fine->origin_s + phase·Δ. */
+enum status stats_series_coarsen(const struct stats_series *fine, unsigned k, unsigned phase,
+                                 struct stats_series **out, struct error *err);
+
+/* ---- per-job volume metrics (METHOD.md §3) ------------------------------------ */
+
+enum stats_exclusion {
+    EXCL_NONE = 0,
+    EXCL_HOLE,
+    EXCL_NO_IO,
+    EXCL_NO_MONITORED_IO,
+    EXCL_INCOMPLETE_LOG,
+    EXCL_NONFINITE,
+    EXCL_NONPOSITIVE_IN_LOG_SPACE,
+    EXCL_COUNT
+};
+
+/* "hole", "no_io", … as in INTERFACES.md; "" for EXCL_NONE. */
+const char *stats_exclusion_name(enum stats_exclusion e);
+
+struct stats_window {
+    double start_s, end_s; /* absolute epoch seconds, start <= end */
+    bool monitored;        /* on a monitored file system (for A^I) */
+};
+
+struct stats_job {
+    double start_s, end_s;               /* T_start, T_end, absolute */
+    const struct stats_window *windows;  /* borrowed */
+    size_t n_windows;
+};
+
+struct stats_job_volume {
+    enum stats_exclusion psi_excl; /* for psi_*, psi_o_* */
+    double psi_read, psi_write;     /* bytes (eq. 2) */
+    double psi_o_read, psi_o_write; /* operations (eq. 3); NAN when RO/WO unknown */
+    enum stats_exclusion d_excl;    /* for m, t_d, psi_d_*, psi_do_* */
+    size_t m;
+    double t_d;                     /* m·Δ */
+    double psi_d_read, psi_d_write; /* eq. 4 */
+    double psi_do_read, psi_do_write;
+    double s_d;                     /* |S^D|, seconds */
+    enum stats_exclusion i_excl;    /* for m_i, t_i, psi_i_* */
+    size_t m_i;
+    double t_i;
+    double psi_i_read, psi_i_write;
+};
+
+/* Computes Ψ, Ψ^O, A, m, T^D, Ψ^D, Ψ^{DO}, A^I, T^I, Ψ^I of job over series s
+ * (METHOD.md §3), each family with its exclusion reason. scratch must hold
+ * 2·job->n_windows size_t (no allocation here). */
+enum status stats_job_volume(const struct stats_series *s, const struct stats_job *job,
+                             size_t *scratch, struct stats_job_volume *out,
+                             struct error *err);
+
+/* ---- associations (METHOD.md §5) ---------------------------------------------- */
+
+enum stats_reason {
+    REASON_NONE = 0,
+    REASON_D_BELOW_MIN,
+    REASON_CONSTANT_X,
+    REASON_CONSTANT_Y,
+    REASON_NOT_COMPUTED
+};
+
+/* "d_below_min", "constant_x", "constant_y", "" */
+const char *stats_reason_name(enum stats_reason r);
+
+struct stats_coef {
+    double value;             /* meaningful when reason == REASON_NONE */
+    enum stats_reason reason; /* why value is null */
+};
+
+enum stats_method {
+    METHOD_PEARSON = 1u << 0,
+    METHOD_SPEARMAN = 1u << 1
+};
+
+struct stats_assoc {
+    size_t d;
+    struct stats_coef pearson, spearman;
+};
+
+struct stats_ws; /* scratch for up to d_max jobs */
+
+/* NULL: no memory. */
+struct stats_ws *stats_ws_new(size_t d_max);
+void stats_ws_free(struct stats_ws *ws);
+
+/* Pearson's r with two-pass centred sums. STATUS_INVALID when d < 2 or a series is
+ * constant (err says which: "constant_x" / "constant_y"). */
+enum status stats_pearson(const double *x, const double *y, size_t d, double *r,
+                          struct error *err);
+
+/* Spearman's r of y against x, ties ranked by their average. x and y are borrowed
+ * and unchanged. Needs d <= the size ws was made for. STATUS_INVALID as Pearson. */
+enum status stats_spearman(const double *x, const double *y, size_t d, struct stats_ws *ws,
+                           double *r, struct error *err);
+
+/* The methods asked for (METHOD_* bits) over d jobs, with d_min: below it every
+ * coefficient is REASON_D_BELOW_MIN; constant series give REASON_CONSTANT_*.
+ * Methods not asked for are REASON_NOT_COMPUTED. */
+enum status stats_assoc_compute(const double *x, const double *y, size_t d, unsigned methods,
+                                size_t d_min, struct stats_ws *ws, struct stats_assoc *out,
+                                struct error *err);
+
+#endif

@@ -1,0 +1,97 @@
+/* test_common.c: the error struct, status names and the content hash. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "../../common/common.h"
+#include "../support/testutil.h"
+
+#include <string.h>
+
+static void first_error_recorded_wins(void **state)
+{
+    struct error err = {0};
+
+    (void)state;
+    assert_int_equal(error_at(&err, STATUS_PARSE, "a.txt", 12, "expected %d fields, got %d", 8, 5),
+                     STATUS_PARSE);
+    assert_int_equal(error_set(&err, STATUS_DB, "later"), STATUS_DB);
+    assert_int_equal(err.code, STATUS_PARSE);
+    assert_string_equal(err.file, "a.txt");
+    assert_int_equal(err.line, 12);
+    assert_string_equal(err.msg, "expected 8 fields, got 5");
+}
+
+static void formatted_error_names_file_and_line(void **state)
+{
+    struct error err = {0};
+    char buf[256];
+
+    (void)state;
+    error_at(&err, STATUS_PARSE, "log.txt", 812, "expected 8 tab-separated fields, got 5");
+    error_format(&err, buf, sizeof buf);
+    assert_string_equal(buf, "log.txt:812: expected 8 tab-separated fields, got 5");
+    error_clear(&err);
+    assert_int_equal(err.code, STATUS_OK);
+}
+
+static void null_error_struct_is_allowed(void **state)
+{
+    (void)state;
+    assert_int_equal(error_set(NULL, STATUS_NOMEM, "x"), STATUS_NOMEM);
+}
+
+static void status_names_are_the_contract_words(void **state)
+{
+    (void)state;
+    assert_string_equal(status_name(STATUS_INVALID), "invalid");
+    assert_string_equal(status_name(STATUS_NOT_FOUND), "not_found");
+    assert_string_equal(status_name(STATUS_INTERNAL), "internal");
+}
+
+static void hash_depends_on_every_byte(void **state)
+{
+    struct hash128 h1, h2;
+    char a[33], b[33];
+
+    (void)state;
+    hash128_init(&h1);
+    hash128_update(&h1, "abc", 3);
+    hash128_hex(&h1, a);
+    hash128_init(&h2);
+    hash128_update(&h2, "abd", 3);
+    hash128_hex(&h2, b);
+    assert_int_equal(strlen(a), 32);
+    assert_string_not_equal(a, b);
+    hash128_init(&h2);
+    hash128_update(&h2, "a", 1);
+    hash128_update(&h2, "bc", 2);
+    hash128_hex(&h2, b);
+    assert_string_equal(a, b);
+}
+
+static void log_levels_parse_by_name(void **state)
+{
+    enum log_level l;
+
+    (void)state;
+    assert_int_equal(log_level_parse("debug", &l), STATUS_OK);
+    assert_int_equal(l, LOG_DEBUG);
+    assert_int_equal(log_level_parse("loud", &l), STATUS_INVALID);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(first_error_recorded_wins),
+        cmocka_unit_test(formatted_error_names_file_and_line),
+        cmocka_unit_test(null_error_struct_is_allowed),
+        cmocka_unit_test(status_names_are_the_contract_words),
+        cmocka_unit_test(hash_depends_on_every_byte),
+        cmocka_unit_test(log_levels_parse_by_name),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,93 @@
+/* testutil.c: numeric asserts and paths for the cmocka suites. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+void testutil_assert_close(double got, double want, double tol, const char *expr,
+                           const char *file, int line)
+{
+    if (isnan(want) && isnan(got))
+        return;
+    if (!(fabs(got - want) <= tol)) {
+        print_error("%s = %.17g, want %.17g (|diff| %.3g > tol %.3g)\n", expr, got, want,
+                    fabs(got - want), tol);
+        _fail(file, line);
+    }
+}
+
+const char *testutil_shared_data(void)
+{
+    static char found[4096];
+    const char *env = getenv("IOCONTEND_SHARED");
+    char cwd[2048];
+
+    if (env != NULL && env[0] != '\0') {
+        snprintf(found, sizeof found, "%s/data", env);
+        return found;
+    }
+    if (getcwd(cwd, sizeof cwd) == NULL)
+        return "../shared/data";
+    for (;;) {
+        snprintf(found, sizeof found, "%s/../shared/data/darshan", cwd);
+        if (access(found, R_OK) == 0) {
+            snprintf(found, sizeof found, "%s/../shared/data", cwd);
+            return found;
+        }
+        char *slash = strrchr(cwd, '/');
+        if (slash == NULL || slash == cwd)
+            return "../shared/data";
+        *slash = '\0';
+    }
+}
+
+const char *testutil_path(const char *dir, const char *rel)
+{
+    static char buf[4096];
+
+    snprintf(buf, sizeof buf, "%s/%s", dir, rel);
+    return buf;
+}
+
+char *testutil_run(const char *cmd, int *rc)
+{
+    FILE *p = popen(cmd, "r");
+    size_t cap = 4096, len = 0;
+    char *out;
+
+    if (p == NULL)
+        return NULL;
+    out = malloc(cap);
+    if (out == NULL) {
+        pclose(p);
+        return NULL;
+    }
+    for (;;) {
+        size_t got = fread(out + len, 1, cap - len - 1, p);
+        len += got;
+        if (got == 0)
+            break;
+        if (len + 1 == cap) {
+            char *bigger = realloc(out, cap * 2);
+            if (bigger == NULL)
+                break;
+            out = bigger;
+            cap *= 2;
+        }
+    }
+    out[len] = '\0';
+    int status = pclose(p);
+    *rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+    return out;
+}

@@ -1,0 +1,25 @@
+/* testutil.h: helpers shared by the cmocka suites (include after <cmocka.h>). */
+#ifndef IOCONTEND_TESTUTIL_H
+#define IOCONTEND_TESTUTIL_H
+
+#include <stddef.h>
+
+/* Fails the test unless |got - want| <= tol (absolute). cmocka 1.1.5's own float
+ * assert casts to float, which is useless at 1e-12. */
+#define assert_rel(got, want, tol) testutil_assert_close((got), (want), (tol), #got, __FILE__, __LINE__)
+
+void testutil_assert_close(double got, double want, double tol, const char *expr,
+                           const char *file, int line);
+
+/* The shared data folder: $IOCONTEND_SHARED, else "../shared/data" found from the
+ * working directory upwards. Borrowed static storage. */
+const char *testutil_shared_data(void);
+
+/* Path join into a static buffer (valid until the next call). */
+const char *testutil_path(const char *dir, const char *rel);
+
+/* Runs a shell command and returns its stdout (malloc'd, caller frees) and exit
+ * status in *rc. NULL when it could not run. */
+char *testutil_run(const char *cmd, int *rc);
+
+#endif
