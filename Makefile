@@ -21,7 +21,8 @@ GEN_SRC  := $(wildcard data/*.c)
 TEST_SRC := $(wildcard tests/*/test_*.c)
 TEST_SUPPORT := $(wildcard tests/support/*.c)
 
-LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+MIG_SQL  := $(sort $(wildcard sql/migrations/*.sql))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/migrations.o
 PROG_OBJ := $(PROG_SRC:%.c=$(BUILD)/%.o)
 GEN_OBJ  := $(GEN_SRC:%.c=$(BUILD)/%.o)
 SUP_OBJ  := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
@@ -40,6 +41,14 @@ all: $(LIB) $(PROG) $(if $(GEN_SRC),$(GEN))
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
+
+# The migrations are compiled in, so the binary carries its schema.
+$(BUILD)/gen/migrations.c: $(MIG_SQL) sql/embed.sh
+	@mkdir -p $(dir $@)
+	sh sql/embed.sh $@ $(MIG_SQL)
+
+$(BUILD)/gen/migrations.o: $(BUILD)/gen/migrations.c
+	$(CC) $(CFLAGS) -Wno-overlength-strings -I. -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)

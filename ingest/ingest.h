@@ -151,3 +151,45 @@ void iostat_data_free(struct iostat_data *d);
 #define INGEST_DEFAULT_DEVICE_INCLUDE "^(sd[a-z]+|vd[a-z]+|xvd[a-z]+|nvme[0-9]+n[0-9]+)$"
 
 #endif
+
+/* ---- the loader (files → database) ---------------------------------------------- */
+
+struct db;
+
+struct ingest_opts {
+    const struct ingest_fs_map *fs_map; /* monitored file systems (darshan) */
+    const char *device_include;         /* iostat device regex, NULL: default */
+    const char *fs;                     /* iostat: the file system the samples belong to */
+    const char *server;                 /* iostat: server name, NULL: the file's host */
+    bool progress;                      /* draw a progress bar on stderr */
+};
+
+struct ingest_failure {
+    char path[512];
+    long line;        /* 0 when none */
+    char message[200];
+};
+
+struct ingest_summary {
+    long files, loaded, skipped, quarantined, missing;
+    long jobs;
+    long long samples;
+    double seconds;
+    struct ingest_failure *errors; /* owned; quarantined and missing inputs */
+    size_t n_errors;
+};
+
+/* Loads darshan-parser text files; a directory is walked for parser.txt,
+ * *.parser.txt, dxt.txt, *.dxt.txt (DXT text is recognised and skipped: not loaded
+ * yet). Each log goes in whole, in its own transaction, or to the quarantine list
+ * (ingest_errors) with its reason. Content already loaded is skipped. STATUS_OK
+ * when the batch ran (inspect the summary); STATUS_DB when the database failed. */
+enum status ingest_darshan_paths(struct db *db, char *const *paths, size_t n_paths,
+                                 const struct ingest_opts *opts, struct ingest_summary *s,
+                                 struct error *err);
+/* Loads iostat / sadf outputs for opts->fs; a directory is walked for *.txt, *.json,
+ * *.csv. As ingest_darshan_paths otherwise. */
+enum status ingest_iostat_paths(struct db *db, char *const *paths, size_t n_paths,
+                                const struct ingest_opts *opts, struct ingest_summary *s,
+                                struct error *err);
+void ingest_summary_clear(struct ingest_summary *s);

@@ -1,0 +1,176 @@
+/* cmd_analyze.c: `iocontend analyze`: computes the associations of every group and
+ * stores them with what they were computed from. */
+#include "internal.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The pairs of METHOD.md §8 that issue 2 computes by default. */
+static const char *const default_pairs[][2] = {
+    {"t_d", "psi_d_read"},
+    {"t_d", "psi_d_write"},
+    {"t_um", "psi_o_read"},
+    {"t_um", "psi_o_write"},
+};
+
+static void analyze_usage(FILE *fp)
+{
+    fprintf(fp,
+            "usage: iocontend analyze [--group G] [--granularity S] [--since T]\n"
+            "Computes, for every application group (or G), the association of job I/O time\n"
+            "with system-wide I/O for the default pairs (t_d~psi_d_read, t_d~psi_d_write,\n"
+            "t_um~psi_o_read, t_um~psi_o_write) at granularity S seconds (a multiple of the\n"
+            "sampling interval; default: the sampling interval), and stores the results.\n"
+            "  --sweep   the granularity sweep (not implemented yet)\n"
+            "  --since T accepted; every group is recomputed for now\n"
+            "exit: 0 done; 1 done but groups or jobs were excluded; 69 database unavailable.\n");
+}
+
+static long json_int_at(json_t *o, const char *a, const char *b)
+{
+    json_t *v = json_object_get(o, a);
+    if (b != NULL)
+        v = json_object_get(v, b);
+    return json_is_integer(v) ? (long)json_integer_value(v) : 0;
+}
+
+int analyze_run(const struct app_config *cfg, struct db *db, const char *group_id,
+                double granularity_s, bool progress)
+{
+    struct db_group *groups = NULL;
+    size_t n_groups = 0;
+    struct error err = {0};
+    struct timespec t0, t1;
+    long groups_done = 0, groups_short = 0, jobs_used = 0, jobs_excluded = 0;
+    int code = EXIT_OK;
+    enum status rc;
+
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (group_id != NULL) {
+        groups = calloc(1, sizeof *groups);
+        if (groups == NULL)
+            return EXIT_SOFTWARE;
+        rc = db_group_get(db, group_id, groups, &err);
+        n_groups = rc == STATUS_OK ? 1 : 0;
+    } else {
+        rc = db_groups_list(db, &groups, &n_groups, &err);
+    }
+    if (rc != STATUS_OK) {
+        log_error("analyze: %s", err.msg);
+        free(groups);
+        return exit_code_of(rc);
+    }
+    for (size_t g = 0; g < n_groups; g++) {
+        bool short_group = false;
+        for (size_t p = 0; p < sizeof default_pairs / sizeof default_pairs[0]; p++) {
+            json_t *res = NULL;
+            error_clear(&err);
+            rc = analysis_association(db, cfg, groups[g].id, default_pairs[p][0],
+                                      default_pairs[p][1], granularity_s, "all", &res, &err);
+            if (rc != STATUS_OK) {
+                log_error("analyze: group %s %s~%s: %s", groups[g].id, default_pairs[p][0],
+                          default_pairs[p][1], err.msg);
+                code = exit_code_of(rc);
+                goto out;
+            }
+            char *text = json_dumps(res, JSON_COMPACT | JSON_REAL_PRECISION(17));
+            double gran = json_real_value(json_object_get(res, "granularity_s"));
+            if (text == NULL)
+                rc = error_set(&err, STATUS_NOMEM, "result text");
+            else
+                rc = db_result_store(db, groups[g].id, default_pairs[p][0], default_pairs[p][1],
+                                     gran, "auto", "all", text, &err);
+            free(text);
+            if (p == 0) {
+                jobs_used += json_int_at(res, "d", NULL);
+                jobs_excluded += json_int_at(res, "excluded", "total");
+                short_group = json_object_get(res, "reason") != NULL;
+                log_info("group %s (%s): d = %ld, excluded %ld, pearson(t_d, psi_d_read) = %s",
+                         groups[g].id, groups[g].name, json_int_at(res, "d", NULL),
+                         json_int_at(res, "excluded", "total"),
+                         json_is_real(json_object_get(res, "pearson")) ? "computed" : "null");
+            }
+            json_decref(res);
+            if (rc != STATUS_OK) {
+                log_error("analyze: storing: %s", err.msg);
+                code = exit_code_of(rc);
+                goto out;
+            }
+        }
+        groups_done++;
+        groups_short += short_group ? 1 : 0;
+        if (progress) {
+            fprintf(stderr, "\ranalyze: %zu/%zu groups", g + 1, n_groups);
+            if (g + 1 == n_groups)
+                fputc('\n', stderr);
+        }
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    if (db_analysis_run_record(db, groups_done, jobs_used, jobs_excluded, secs, &err) !=
+        STATUS_OK)
+        log_warn("analyze: could not record the run: %s", err.msg);
+    log_info("analyze: %ld groups (%ld below d_min = %zu), %ld jobs used, %ld excluded, "
+             "%.1f s",
+             groups_done, groups_short, cfg->d_min, jobs_used, jobs_excluded, secs);
+    if (groups_short > 0 || jobs_excluded > 0)
+        code = EXIT_PARTIAL;
+out:
+    free(groups);
+    return code;
+}
+
+int cmd_analyze(struct app_config *cfg, int argc, char **argv)
+{
+    static const struct option longopts[] = {{"group", required_argument, NULL, 'g'},
+                                             {"granularity", required_argument, NULL, 'k'},
+                                             {"sweep", no_argument, NULL, 'w'},
+                                             {"since", required_argument, NULL, 's'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    const char *group = NULL;
+    double granularity = 0;
+    struct db *db = NULL;
+    struct error err = {0};
+    int c;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'g': group = optarg; break;
+        case 'k': {
+            char *end;
+            granularity = strtod(optarg, &end);
+            if (*end != '\0' || !(granularity > 0) || !isfinite(granularity)) {
+                fprintf(stderr, "iocontend analyze: --granularity takes seconds > 0, got '%s'\n",
+                        optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        }
+        case 'w':
+            fprintf(stderr, "iocontend analyze: --sweep is not implemented yet\n");
+            return EXIT_USAGE;
+        case 's': log_debug("--since %s: every group is recomputed", optarg); break;
+        case 'h': analyze_usage(stdout); return EXIT_OK;
+        default: analyze_usage(stderr); return EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "iocontend analyze: unexpected argument '%s'\n", argv[optind]);
+        return EXIT_USAGE;
+    }
+    enum status rc = app_db_open(cfg, &db, &err);
+    if (rc != STATUS_OK) {
+        log_error("%s", err.msg);
+        return exit_code_of(rc == STATUS_INVALID ? STATUS_INVALID : STATUS_DB);
+    }
+    int code = analyze_run(cfg, db, group, granularity, !cfg->quiet && isatty(STDERR_FILENO));
+    db_close(db);
+    return code;
+}

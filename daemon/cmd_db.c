@@ -1,0 +1,120 @@
+/* cmd_db.c: `iocontend db init|start|stop|status|migrate` and `config show`. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void db_usage(FILE *fp)
+{
+    fprintf(fp, "usage: iocontend db init|start|stop|status|migrate\n"
+                "  init     create the embedded cluster (under $IOCONTEND_STATE_DIR, ./var)\n"
+                "  start    start it (creating it when needed; clears a stale postmaster.pid)\n"
+                "  stop     stop it\n"
+                "  status   which database is in use and why, and whether it answers\n"
+                "  migrate  apply the schema migrations (re-running is a no-op)\n");
+}
+
+static int report(enum status rc, const struct error *err)
+{
+    char msg[400];
+
+    if (rc == STATUS_OK)
+        return EXIT_OK;
+    error_format(err, msg, sizeof msg);
+    log_error("%s", msg);
+    if (rc == STATUS_INVALID && strstr(err->msg, "cannot create") != NULL)
+        return EXIT_CANTCREAT;
+    return exit_code_of(rc);
+}
+
+static int db_status(const struct app_config *cfg, const struct db_target *t)
+{
+    struct db *db = NULL;
+    struct error err = {0};
+    int version = 0;
+
+    printf("database: %s\n", t->embedded ? "embedded" : "configured");
+    printf("reason: %s\n", t->reason);
+    if (t->embedded) {
+        printf("data directory: %s\n", t->data_dir);
+        printf("socket directory: %s\n", t->socket_dir);
+        if (!db_cluster_running(t)) {
+            printf("server: not running (start it with 'iocontend db start')\n");
+            return EXIT_UNAVAILABLE;
+        }
+    }
+    (void)cfg;
+    if (db_open(t, &db, &err) != STATUS_OK) {
+        printf("server: unreachable: %s\n", err.msg);
+        return EXIT_UNAVAILABLE;
+    }
+    if (db_schema_version(db, &version, &err) != STATUS_OK) {
+        printf("server: reachable, schema unknown: %s\n", err.msg);
+        db_close(db);
+        return EXIT_UNAVAILABLE;
+    }
+    printf("server: reachable\nschema version: %d (this binary knows %d)\n", version,
+           db_schema_latest());
+    db_close(db);
+    return EXIT_OK;
+}
+
+int cmd_db(struct app_config *cfg, int argc, char **argv)
+{
+    struct db_target t;
+    struct error err = {0};
+    enum status rc;
+
+    if (argc < 2 || strcmp(argv[1], "--help") == 0) {
+        db_usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? EXIT_USAGE : EXIT_OK;
+    }
+    rc = db_target_resolve(cfg->db_arg, &t, &err);
+    if (rc != STATUS_OK)
+        return report(rc, &err);
+    const char *what = argv[1];
+    if (strcmp(what, "status") == 0)
+        return db_status(cfg, &t);
+    if (strcmp(what, "init") == 0 || strcmp(what, "start") == 0 || strcmp(what, "stop") == 0) {
+        if (!t.embedded) {
+            log_info("%s: the configured server is used as it is; nothing to %s", t.reason,
+                     what);
+            return EXIT_OK;
+        }
+        if (strcmp(what, "init") == 0)
+            rc = db_cluster_init(&t, &err);
+        else if (strcmp(what, "start") == 0)
+            rc = db_cluster_start(&t, &err);
+        else
+            rc = db_cluster_stop(&t, &err);
+        return report(rc, &err);
+    }
+    if (strcmp(what, "migrate") == 0) {
+        struct db *db = NULL;
+        int applied = 0;
+        if (t.embedded)
+            rc = db_cluster_start(&t, &err);
+        if (rc == STATUS_OK)
+            rc = db_open(&t, &db, &err);
+        if (rc == STATUS_OK)
+            rc = db_migrate(db, &applied, &err);
+        if (rc == STATUS_OK)
+            printf("migrations applied: %d; schema version %d\n", applied, db_schema_latest());
+        db_close(db);
+        return report(rc, &err);
+    }
+    fprintf(stderr, "iocontend db: unknown action '%s'\n", what);
+    db_usage(stderr);
+    return EXIT_USAGE;
+}
+
+int cmd_config(struct app_config *cfg, int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "show") == 0) {
+        app_config_print(cfg, stdout);
+        return EXIT_OK;
+    }
+    fprintf(argc >= 2 && strcmp(argv[1], "--help") == 0 ? stdout : stderr,
+            "usage: iocontend config show\n");
+    return argc >= 2 && strcmp(argv[1], "--help") == 0 ? EXIT_OK : EXIT_USAGE;
+}

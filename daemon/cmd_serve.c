@@ -1,0 +1,192 @@
+/* cmd_serve.c: `iocontend serve` and `iocontend demo`. */
+#include "internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int cmd_serve(struct app_config *cfg, int argc, char **argv)
+{
+    static const struct option longopts[] = {{"listen", required_argument, NULL, 'l'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    const char *listen = cfg->listen;
+    int c;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'l': listen = optarg; break;
+        case 'h':
+            printf("usage: iocontend serve [--listen ADDR:PORT]\n"
+                   "Serves the HTTP JSON API (/api/v1/...) and the dashboard page.\n"
+                   "--listen 127.0.0.1:0 picks a free port; the port is printed as\n"
+                   "'listening on 127.0.0.1:PORT'. Default: [serve] listen, else "
+                   "127.0.0.1:8080.\n");
+            return EXIT_OK;
+        default: return EXIT_USAGE;
+        }
+    }
+    return serve_run(cfg, listen, false);
+}
+
+/* The generator sits beside this binary (build/iocontend-gen). */
+static enum status sibling_program(const char *name, char *out, size_t size, struct error *err)
+{
+    char self[2048];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+
+    if (n <= 0)
+        return error_set(err, STATUS_INTERNAL, "cannot find this program's path");
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash != NULL)
+        *slash = '\0';
+    snprintf(out, size, "%s/%s", self, name);
+    if (access(out, X_OK) != 0)
+        return error_set(err, STATUS_NOT_FOUND, "%s not found: run 'make all'", out);
+    return STATUS_OK;
+}
+
+static int run_program(const char *prog, const char *out_dir)
+{
+    pid_t pid = fork();
+    int status;
+
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        execl(prog, prog, "--out", out_dir, (char *)NULL);
+        _exit(127);
+    }
+    if (waitpid(pid, &status, 0) < 0)
+        return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int demo_ingest(const struct app_config *cfg, struct db *db, const char *sample)
+{
+    char path[4096 + 512];
+    struct ingest_summary s;
+    struct error err = {0};
+    struct ingest_opts o = {.fs_map = &cfg->fs_map, .device_include = cfg->device_include};
+    enum status rc;
+
+    snprintf(path, sizeof path, "%s/darshan", sample);
+    char *paths[1] = {path};
+    rc = ingest_darshan_paths(db, paths, 1, &o, &s, &err);
+    log_info("demo: darshan: %ld files, %ld loaded, %ld skipped, %ld quarantined, %ld new jobs",
+             s.files, s.loaded, s.skipped, s.quarantined, s.jobs);
+    ingest_summary_clear(&s);
+    if (rc != STATUS_OK) {
+        log_error("demo: ingest: %s", err.msg);
+        return exit_code_of(rc);
+    }
+    char iostat_dir[4096];
+    snprintf(iostat_dir, sizeof iostat_dir, "%s/iostat", sample);
+    DIR *d = opendir(iostat_dir);
+    if (d == NULL) {
+        log_error("demo: %s: %s", iostat_dir, strerror(errno));
+        return EXIT_NOINPUT;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        /* One folder per file system, named as the file system. */
+        snprintf(path, sizeof path, "%s/%s", iostat_dir, e->d_name);
+        o.fs = e->d_name;
+        rc = ingest_iostat_paths(db, paths, 1, &o, &s, &err);
+        log_info("demo: iostat %s: %ld files, %ld loaded, %ld skipped, %lld new samples",
+                 e->d_name, s.files, s.loaded, s.skipped, s.samples);
+        ingest_summary_clear(&s);
+        if (rc != STATUS_OK) {
+            closedir(d);
+            log_error("demo: ingest: %s", err.msg);
+            return exit_code_of(rc);
+        }
+    }
+    closedir(d);
+    return EXIT_OK;
+}
+
+int cmd_demo(struct app_config *cfg, int argc, char **argv)
+{
+    static const struct option longopts[] = {{"check", no_argument, NULL, 'c'},
+                                             {"listen", required_argument, NULL, 'l'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    bool check = false;
+    const char *listen = NULL;
+    const char *state = getenv("IOCONTEND_STATE_DIR");
+    char sample[2048], conf[2048 + 32], gen[4096];
+    struct error err = {0};
+    struct db *db = NULL;
+    int c;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'c': check = true; break;
+        case 'l': listen = optarg; break;
+        case 'h':
+            printf("usage: iocontend demo [--check] [--listen ADDR:PORT]\n"
+                   "Generates the sample data (under $IOCONTEND_STATE_DIR/sample, ./var/sample),\n"
+                   "ingests it through the real parsers, analyses it and serves the API.\n"
+                   "--check exits 0 as soon as the API answers.\n");
+            return EXIT_OK;
+        default: return EXIT_USAGE;
+        }
+    }
+    if (state == NULL || state[0] == '\0')
+        state = "./var";
+    if (mkdir(state, 0755) != 0 && errno != EEXIST) {
+        log_error("demo: cannot create %s: %s", state, strerror(errno));
+        return EXIT_CANTCREAT;
+    }
+    snprintf(sample, sizeof sample, "%s/sample", state);
+    snprintf(conf, sizeof conf, "%s/iocontend.conf", sample);
+    if (access(conf, R_OK) != 0) {
+        if (sibling_program("iocontend-gen", gen, sizeof gen, &err) != STATUS_OK) {
+            log_error("demo: %s", err.msg);
+            return EXIT_SOFTWARE;
+        }
+        log_info("demo: generating the sample data in %s", sample);
+        if (run_program(gen, sample) != 0) {
+            log_error("demo: %s failed", gen);
+            return EXIT_SOFTWARE;
+        }
+    }
+    if (cfg->fs_map.n == 0 && app_config_read(cfg, conf, &err) != STATUS_OK) {
+        log_error("demo: %s: %s", conf, err.msg);
+        return EXIT_SOFTWARE;
+    }
+    enum status rc = app_db_open(cfg, &db, &err);
+    if (rc != STATUS_OK) {
+        log_error("demo: %s", err.msg);
+        return exit_code_of(rc == STATUS_INVALID ? STATUS_INVALID : STATUS_DB);
+    }
+    int code = demo_ingest(cfg, db, sample);
+    if (code == EXIT_OK || code == EXIT_PARTIAL) {
+        code = analyze_run(cfg, db, NULL, 0, false);
+        if (code == EXIT_PARTIAL)
+            code = EXIT_OK; /* exclusions are facts about the data, not a demo failure */
+    }
+    db_close(db);
+    if (code != EXIT_OK)
+        return code;
+    if (listen == NULL)
+        listen = check ? "127.0.0.1:0" : cfg->listen;
+    if (!check)
+        printf("demo: ready; try: curl -s http://%s/api/v1/groups\n",
+               strncmp(listen, "0.0.0.0:", 8) == 0 ? listen + 8 : listen);
+    fflush(stdout);
+    return serve_run(cfg, listen, check);
+}

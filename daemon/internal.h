@@ -1,0 +1,92 @@
+/* internal.h: what the parts of the iocontend program share (config, commands,
+ * the analysis driver); included from daemon/ only. */
+#ifndef IOCONTEND_DAEMON_INTERNAL_H
+#define IOCONTEND_DAEMON_INTERNAL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../common/common.h"
+#include "../ingest/ingest.h"
+#include "../sql/db.h"
+
+/* Exit statuses of INTERFACES.md. */
+enum exit_code {
+    EXIT_OK = 0,
+    EXIT_PARTIAL = 1,     /* finished, some inputs quarantined or excluded */
+    EXIT_USAGE = 64,
+    EXIT_NOINPUT = 66,
+    EXIT_UNAVAILABLE = 69,
+    EXIT_SOFTWARE = 70,
+    EXIT_CANTCREAT = 73
+};
+
+/* The program's configuration after command line > environment > file > defaults. */
+struct app_config {
+    char config_path[512]; /* "" when no file was read */
+    char db_arg[1024];     /* --db, "" when not given */
+    char listen[128];      /* [serve] listen, default 127.0.0.1:8080 */
+    char token[128];       /* [serve] token: when set, /api needs "Authorization: Bearer" */
+    char cors_origin[256]; /* [serve] cors_origin */
+    char device_include[256];
+    double sample_offset_s;  /* θ of every source (METHOD.md §1) */
+    double granularity_s;    /* base Δ when the samples do not say; 0 = from samples */
+    size_t d_min;            /* METHOD.md §5, default 10 */
+    unsigned long seed;      /* default 20240601 */
+    struct ingest_fs_map fs_map; /* [filesystems] */
+    bool quiet;
+};
+
+/* Defaults, then the file (path NULL: /etc/iocontend/iocontend.conf when it
+ * exists), then the environment. STATUS_INVALID / STATUS_PARSE naming file and
+ * line for a bad file. */
+enum status app_config_load(struct app_config *cfg, const char *path, struct error *err);
+void app_config_clear(struct app_config *cfg);
+/* Reads one more INI file over cfg (the demo's own configuration). */
+enum status app_config_read(struct app_config *cfg, const char *path, struct error *err);
+/* Prints the effective configuration as INI. */
+void app_config_print(const struct app_config *cfg, FILE *fp);
+
+/* exit code of a status that stopped a command. */
+int exit_code_of(enum status s);
+
+/* Resolves and opens the database; for the embedded cluster starts it first and
+ * applies migrations. */
+enum status app_db_open(const struct app_config *cfg, struct db **out, struct error *err);
+
+/* Commands: argc/argv start at the command's own words. Each returns an exit code. */
+int cmd_db(struct app_config *cfg, int argc, char **argv);
+int cmd_ingest(struct app_config *cfg, int argc, char **argv);
+int cmd_analyze(struct app_config *cfg, int argc, char **argv);
+int cmd_serve(struct app_config *cfg, int argc, char **argv);
+int cmd_demo(struct app_config *cfg, int argc, char **argv);
+int cmd_config(struct app_config *cfg, int argc, char **argv);
+
+/* Starts the HTTP API on listen ("ADDR:PORT"; port 0 picks a free one) and
+ * prints "listening on ADDR:PORT" on stdout. Serves until SIGINT/SIGTERM, or, with
+ * check_only, returns as soon as a request to /api/v1/health answered 200. */
+int serve_run(struct app_config *cfg, const char *listen, bool check_only);
+
+/* ---- the analysis driver ------------------------------------------------------- */
+
+/* The association object of INTERFACES.md for (group, y, x) at granularity_s
+ * (0: the base Δ) and scope ("all"): loads jobs and samples, computes the volume
+ * metrics and the coefficients. *out is a new JSON object (caller json_decref's).
+ * STATUS_INVALID for an unknown metric name or a granularity that is not k·Δ
+ * (err->msg says which; the offending parameter name is in err->file). */
+enum status analysis_association(struct db *db, const struct app_config *cfg,
+                                 const char *group_id, const char *y, const char *x,
+                                 double granularity_s, const char *scope, json_t **out,
+                                 struct error *err);
+
+/* Computes and stores the default pairs for every group (group_id NULL) or one,
+ * at granularity_s (0: base). Prints a summary; returns an exit code (1 when
+ * groups or jobs were excluded). */
+int analyze_run(const struct app_config *cfg, struct db *db, const char *group_id,
+                double granularity_s, bool progress);
+
+/* true when name is a job metric that y or x may take. */
+bool analysis_metric_known(const char *name);
+
+#endif

@@ -1,0 +1,365 @@
+/* loader.c: the nightly loader: walks inputs, parses each file, loads it whole or
+ * quarantines it, and counts what happened. */
+#define _XOPEN_SOURCE 700
+#include "ingest.h"
+
+#include "../sql/db.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+enum input_kind { INPUT_DARSHAN, INPUT_IOSTAT };
+
+struct file_list {
+    char **paths;
+    size_t n, cap;
+};
+
+/* nftw has no user pointer: the walk in progress. */
+static struct file_list *walk_list;
+static enum input_kind walk_kind;
+static long walk_skipped;
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash != NULL ? slash + 1 : path;
+}
+
+static bool wanted(const char *path, enum input_kind kind)
+{
+    static const char *const darshan[] = {"parser.txt", "*.parser.txt", "dxt.txt", "*.dxt.txt"};
+    static const char *const iostat[] = {"*.txt", "*.json", "*.csv"};
+    const char *const *pats = kind == INPUT_DARSHAN ? darshan : iostat;
+    size_t n = kind == INPUT_DARSHAN ? 4 : 3;
+    const char *b = base_name(path);
+
+    for (size_t i = 0; i < n; i++)
+        if (fnmatch(pats[i], b, 0) == 0)
+            return true;
+    return false;
+}
+
+static bool list_add(struct file_list *l, const char *path)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap == 0 ? 64 : l->cap * 2;
+        char **p = realloc(l->paths, cap * sizeof *p);
+        if (p == NULL)
+            return false;
+        l->paths = p;
+        l->cap = cap;
+    }
+    l->paths[l->n] = str_dup(path);
+    if (l->paths[l->n] == NULL)
+        return false;
+    l->n++;
+    return true;
+}
+
+static void list_free(struct file_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->paths[i]);
+    free(l->paths);
+}
+
+static int walk_visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    if (type != FTW_F)
+        return 0;
+    if (!wanted(path, walk_kind)) {
+        walk_skipped++;
+        return 0;
+    }
+    return list_add(walk_list, path) ? 0 : 1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void add_failure(struct ingest_summary *s, const char *path, long line, const char *msg)
+{
+    struct ingest_failure *f = realloc(s->errors, (s->n_errors + 1) * sizeof *f);
+    if (f == NULL)
+        return; /* the count still says it; only the detail is lost */
+    s->errors = f;
+    f = &s->errors[s->n_errors++];
+    snprintf(f->path, sizeof f->path, "%s", path);
+    f->line = line;
+    snprintf(f->message, sizeof f->message, "%s", msg);
+}
+
+/* Expands the arguments into a sorted file list (a directory is walked; a file
+ * named directly is taken whatever its name). Missing paths are counted. */
+static enum status collect(char *const *paths, size_t n_paths, enum input_kind kind,
+                           struct file_list *out, struct ingest_summary *s, struct error *err)
+{
+    for (size_t i = 0; i < n_paths; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) != 0) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "cannot read: %s", strerror(errno));
+            add_failure(s, paths[i], 0, msg);
+            s->missing++;
+            log_error("%s: %s", paths[i], msg);
+            continue;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            size_t before = out->n;
+            walk_list = out;
+            walk_kind = kind;
+            walk_skipped = 0;
+            if (nftw(paths[i], walk_visit, 32, FTW_PHYS) != 0)
+                return error_set(err, STATUS_NOMEM, "walking %s", paths[i]);
+            s->skipped += walk_skipped;
+            qsort(out->paths + before, out->n - before, sizeof *out->paths, cmp_str);
+        } else if (!list_add(out, paths[i])) {
+            return error_set(err, STATUS_NOMEM, "file list");
+        }
+    }
+    return STATUS_OK;
+}
+
+static enum status slurp(const char *path, char **data, size_t *len, struct error *err)
+{
+    FILE *fp = fopen(path, "rb");
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+
+    *data = NULL;
+    *len = 0;
+    if (fp == NULL)
+        return error_at(err, STATUS_NOT_FOUND, path, 0, "cannot open: %s", strerror(errno));
+    for (;;) {
+        if (n + 65536 > cap) {
+            size_t ncap = cap == 0 ? 262144 : cap * 2;
+            char *p = realloc(buf, ncap + 1);
+            if (p == NULL) {
+                free(buf);
+                fclose(fp);
+                return error_set(err, STATUS_NOMEM, "reading %s", path);
+            }
+            buf = p;
+            cap = ncap;
+        }
+        size_t got = fread(buf + n, 1, cap - n, fp);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    bool bad = ferror(fp) != 0;
+    fclose(fp);
+    if (bad) {
+        free(buf);
+        return error_at(err, STATUS_NOT_FOUND, path, 0, "read error");
+    }
+    buf[n] = '\0';
+    *data = buf;
+    *len = n;
+    return STATUS_OK;
+}
+
+static void progress(const struct ingest_opts *o, size_t done, size_t total, time_t started)
+{
+    if (!o->progress || total == 0)
+        return;
+    int width = 30;
+    int filled = (int)((double)width * (double)done / (double)total);
+    double elapsed = difftime(time(NULL), started);
+    fprintf(stderr, "\r[%.*s%*s] %zu/%zu files, %.0f s", filled,
+            "##############################", width - filled, "", done, total, elapsed);
+    if (done == total)
+        fputc('\n', stderr);
+    fflush(stderr);
+}
+
+static void quarantine(struct db *db, struct ingest_summary *s, const char *path,
+                       const char *hash, const struct error *why)
+{
+    struct error dberr = {0};
+    char msg[300];
+
+    s->quarantined++;
+    add_failure(s, path, why->line, why->msg);
+    error_format(why, msg, sizeof msg);
+    log_warn("quarantined %s", msg);
+    if (db_ingest_error_record(db, path, hash, why, &dberr) != STATUS_OK)
+        log_error("could not record the quarantine of %s: %s", path, dberr.msg);
+}
+
+/* darshan-dxt-parser output: by its name, or by its per-file block headers. */
+static bool is_dxt_text(const char *path, const char *data)
+{
+    return fnmatch("dxt.txt", base_name(path), 0) == 0 ||
+           fnmatch("*.dxt.txt", base_name(path), 0) == 0 ||
+           strstr(data, "# DXT, file_id:") != NULL;
+}
+
+/* One file: read, hash, skip when seen, parse, load. STATUS_DB stops the batch;
+ * everything else is a per-file outcome recorded in s. */
+static enum status load_one(struct db *db, int64_t run_id, const char *path,
+                            enum input_kind kind, const struct ingest_opts *o,
+                            struct ingest_summary *s, struct error *err)
+{
+    char *data = NULL;
+    size_t len = 0;
+    struct error ferr = {0};
+    struct hash128 h;
+    char hash[33];
+    bool seen = false;
+    enum status rc;
+
+    rc = slurp(path, &data, &len, &ferr);
+    if (rc != STATUS_OK) {
+        s->missing++;
+        add_failure(s, path, 0, ferr.msg);
+        log_error("%s: %s", path, ferr.msg);
+        return STATUS_OK;
+    }
+    hash128_init(&h);
+    hash128_update(&h, data, len);
+    hash128_hex(&h, hash);
+    rc = db_file_seen(db, hash, &seen, err);
+    if (rc != STATUS_OK || seen) {
+        if (seen) {
+            s->skipped++;
+            log_debug("%s: already loaded", path);
+        }
+        free(data);
+        return rc;
+    }
+    FILE *fp = fmemopen(data, len > 0 ? len : 1, "r");
+    if (fp == NULL) {
+        free(data);
+        return error_set(err, STATUS_NOMEM, "reading %s", path);
+    }
+    if (kind == INPUT_DARSHAN) {
+        struct darshan_log *log = NULL;
+        struct job_metrics m;
+        bool inserted = false;
+
+        memset(&m, 0, sizeof m);
+        if (is_dxt_text(path, data)) {
+            s->skipped++;
+            log_info("%s: DXT trace text is not loaded yet; skipped", path);
+            goto done;
+        }
+        rc = ingest_darshan_parse(fp, path, &log, &ferr);
+        if (rc == STATUS_OK)
+            rc = ingest_job_metrics(log, o->fs_map, &m, &ferr);
+        if (rc == STATUS_OK) {
+            rc = db_job_load(db, run_id, path, hash, log, &m, &inserted, err);
+            if (rc == STATUS_OK) {
+                s->loaded++;
+                s->jobs += inserted ? 1 : 0;
+            }
+        } else if (rc != STATUS_NOMEM) {
+            quarantine(db, s, path, hash, &ferr);
+            rc = STATUS_OK;
+        } else {
+            *err = ferr;
+        }
+        job_metrics_clear(&m);
+        darshan_log_free(log);
+    } else {
+        struct iostat_data *d = NULL;
+        long long inserted = 0, differing = 0;
+
+        rc = ingest_iostat_parse(fp, path, o->device_include, &d, &ferr);
+        if (rc == STATUS_OK) {
+            rc = db_samples_load(db, run_id, path, hash, o->fs, o->server, d, &inserted,
+                                 &differing, &ferr);
+            if (rc == STATUS_OK) {
+                s->loaded++;
+                s->samples += inserted;
+                if (differing > 0)
+                    log_warn("%s: %lld samples were loaded before with rates that differ "
+                             "by more than 1%%; the first values stay",
+                             path, differing);
+            } else if (rc == STATUS_PARSE) {
+                quarantine(db, s, path, hash, &ferr);
+                rc = STATUS_OK;
+            } else {
+                *err = ferr;
+            }
+        } else if (rc != STATUS_NOMEM) {
+            quarantine(db, s, path, hash, &ferr);
+            rc = STATUS_OK;
+        } else {
+            *err = ferr;
+        }
+        iostat_data_free(d);
+    }
+done:
+    fclose(fp);
+    free(data);
+    return rc;
+}
+
+static enum status load_paths(struct db *db, char *const *paths, size_t n_paths,
+                              enum input_kind kind, const struct ingest_opts *o,
+                              struct ingest_summary *s, struct error *err)
+{
+    struct file_list files = {0};
+    struct timespec t0, t1;
+    int64_t run_id = 0;
+    enum status rc;
+    time_t started = time(NULL);
+
+    memset(s, 0, sizeof *s);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    rc = collect(paths, n_paths, kind, &files, s, err);
+    if (rc == STATUS_OK)
+        rc = db_ingest_run_begin(db, kind == INPUT_DARSHAN ? "darshan" : "iostat", &run_id,
+                                 err);
+    s->files = (long)files.n;
+    for (size_t i = 0; rc == STATUS_OK && i < files.n; i++) {
+        rc = load_one(db, run_id, files.paths[i], kind, o, s, err);
+        progress(o, i + 1, files.n, started);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    s->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    if (run_id > 0) {
+        struct db_ingest_counts c = {s->files,       s->loaded, s->skipped, s->quarantined,
+                                     s->jobs,        s->samples};
+        struct error e2 = {0};
+        if (db_ingest_run_end(db, run_id, &c, &e2) != STATUS_OK && rc == STATUS_OK)
+            rc = error_set(err, e2.code, "%s", e2.msg);
+    }
+    list_free(&files);
+    return rc;
+}
+
+enum status ingest_darshan_paths(struct db *db, char *const *paths, size_t n_paths,
+                                 const struct ingest_opts *opts, struct ingest_summary *s,
+                                 struct error *err)
+{
+    return load_paths(db, paths, n_paths, INPUT_DARSHAN, opts, s, err);
+}
+
+enum status ingest_iostat_paths(struct db *db, char *const *paths, size_t n_paths,
+                                const struct ingest_opts *opts, struct ingest_summary *s,
+                                struct error *err)
+{
+    if (opts->fs == NULL || opts->fs[0] == '\0')
+        return error_set(err, STATUS_INVALID, "ingest iostat needs --fs NAME");
+    return load_paths(db, paths, n_paths, INPUT_IOSTAT, opts, s, err);
+}
+
+void ingest_summary_clear(struct ingest_summary *s)
+{
+    free(s->errors);
+    memset(s, 0, sizeof *s);
+}

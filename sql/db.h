@@ -1,0 +1,202 @@
+/* db.h: the one data-access module. Every SQL string of iocontend lives in sql/:
+ * the migrations and this module. Also the life of the embedded cluster. */
+#ifndef IOCONTEND_DB_H
+#define IOCONTEND_DB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/common.h"
+
+/* ---- which database, and the embedded cluster ---------------------------------- */
+
+struct db_target {
+    bool embedded;       /* true: iocontend's own cluster under state_dir */
+    char conninfo[1024]; /* what libpq is given ("" = libpq's PG* defaults) */
+    char state_dir[512]; /* ${IOCONTEND_STATE_DIR:-./var}, absolute */
+    char data_dir[600];  /* state_dir/pg */
+    char socket_dir[128];/* short directory for the Unix socket */
+    char reason[256];    /* why this database: "--db given", "PGHOST is set", … */
+};
+
+/* Decides the database as INTERFACES.md says: db_arg (--db) or IOCONTEND_DB or any
+ * of PGHOST, PGHOSTADDR, PGPORT, PGDATABASE, PGSERVICE → configured; otherwise the
+ * embedded cluster under IOCONTEND_STATE_DIR (default ./var). */
+enum status db_target_resolve(const char *db_arg, struct db_target *out, struct error *err);
+
+/* Embedded cluster life. init creates the cluster when absent (no-op otherwise);
+ * start inits when needed, clears a stale postmaster.pid and starts the server
+ * (no-op when running); stop stops it. As root the server runs as the postgres
+ * user via runuser. STATUS_INVALID for a configured target; STATUS_DB when a
+ * PostgreSQL program fails (err names it); STATUS_NOT_FOUND when the server
+ * binaries are missing. */
+enum status db_cluster_init(const struct db_target *t, struct error *err);
+enum status db_cluster_start(const struct db_target *t, struct error *err);
+enum status db_cluster_stop(const struct db_target *t, struct error *err);
+/* true when the embedded server answers. */
+bool db_cluster_running(const struct db_target *t);
+
+/* ---- connections and migrations ---------------------------------------------- */
+
+struct db;
+
+/* Connects to t (for an embedded target the cluster must be running). STATUS_DB
+ * with libpq's message when it cannot. *out is new; db_close frees it. */
+enum status db_open(const struct db_target *t, struct db **out, struct error *err);
+void db_close(struct db *db);
+
+/* Applies the migrations compiled in from sql/migrations/ that are not yet in
+ * schema_version, each in its own transaction. *applied counts them (0 when the
+ * schema is current: re-running is a no-op). */
+enum status db_migrate(struct db *db, int *applied, struct error *err);
+/* The highest applied migration, 0 for an empty database. */
+enum status db_schema_version(struct db *db, int *version, struct error *err);
+/* The highest migration this binary knows. */
+int db_schema_latest(void);
+
+/* ---- ingest -------------------------------------------------------------------- */
+
+struct job_metrics;  /* ingest.h */
+struct darshan_log;
+struct iostat_data;
+
+/* A new ingest run row; *run_id is its id. */
+enum status db_ingest_run_begin(struct db *db, const char *kind, int64_t *run_id,
+                                struct error *err);
+struct db_ingest_counts {
+    long files, loaded, skipped, quarantined, jobs;
+    long long samples;
+};
+enum status db_ingest_run_end(struct db *db, int64_t run_id, const struct db_ingest_counts *c,
+                              struct error *err);
+
+/* true when a file of this content hash was loaded before. */
+enum status db_file_seen(struct db *db, const char *content_hash, bool *seen, struct error *err);
+
+/* Loads one job (log header, metrics and windows) in one transaction, with the
+ * file's content hash, so that the job is in whole or not at all. *inserted is
+ * false when the job key was already there (nothing changes). */
+enum status db_job_load(struct db *db, int64_t run_id, const char *path,
+                        const char *content_hash, const struct darshan_log *log,
+                        const struct job_metrics *m, bool *inserted, struct error *err);
+
+/* Loads the samples of one file for file system fs (server: the given one, else
+ * the file's host) in one transaction. *inserted counts new samples; *differing
+ * counts samples already stored whose rates differ by more than 1 % (kept). */
+enum status db_samples_load(struct db *db, int64_t run_id, const char *path,
+                            const char *content_hash, const char *fs, const char *server,
+                            const struct iostat_data *data, long long *inserted,
+                            long long *differing, struct error *err);
+
+/* Records (or refreshes last_seen of) a quarantined file. */
+enum status db_ingest_error_record(struct db *db, const char *path, const char *content_hash,
+                                   const struct error *reason, struct error *err);
+
+/* ---- analysis inputs ----------------------------------------------------------- */
+
+struct db_window {
+    double start_s, end_s; /* absolute epoch seconds */
+    bool is_write;
+    bool monitored;
+    int64_t bytes;
+};
+
+struct db_job {
+    char job_key[33];
+    char jobid[32];
+    char group_id[17];
+    double start_s, end_s; /* T_start, T_end: start_time and start_time + t_j */
+    double t_j, t_um, t_urw, t_s, t, t_fr, t_fw;
+    int64_t eta_read, eta_write, eta_mon_read, eta_mon_write;
+    struct db_window *windows; /* owned by the db_jobs array */
+    size_t n_windows;
+};
+
+struct db_jobs {
+    struct db_job *jobs;
+    size_t n;
+    struct db_window *all_windows; /* one block for every job's windows */
+    size_t n_all_windows;
+};
+
+/* Every job of a group (group_id NULL: all jobs), ordered by start time. *out is
+ * new; db_jobs_free frees it. */
+enum status db_jobs_of_group(struct db *db, const char *group_id, struct db_jobs **out,
+                             struct error *err);
+void db_jobs_free(struct db_jobs *jobs);
+
+struct db_stream {
+    char fs[64], server[128], device[64];
+    double interval_s;
+    double *end_s, *r, *w, *ro, *wo; /* owned by the db_streams */
+    size_t n;
+};
+
+struct db_streams {
+    struct db_stream *streams;
+    size_t n;
+    char **servers; /* distinct "fs/server" names; stream i's server index is server_of[i] */
+    size_t n_servers;
+    size_t *server_of;
+};
+
+/* Every sample stream of the monitored file systems (fs NULL: all), each shifted by
+ * offset_s (θ). *out is new. */
+enum status db_streams_load(struct db *db, const char *fs, double offset_s,
+                            struct db_streams **out, struct error *err);
+void db_streams_free(struct db_streams *s);
+
+/* ---- groups, results, API reads ------------------------------------------------ */
+
+struct db_group {
+    char id[17];
+    char name[160];
+    char key[256];
+    long jobs;
+};
+
+/* Every group with its job count, by id. *out is malloc'd (caller frees). */
+enum status db_groups_list(struct db *db, struct db_group **out, size_t *n, struct error *err);
+enum status db_group_get(struct db *db, const char *id, struct db_group *out, struct error *err);
+
+/* Stores an association result (JSON text) for (group, y, x, granularity, space,
+ * scope), replacing an older one. */
+enum status db_result_store(struct db *db, const char *group_id, const char *y, const char *x,
+                            double granularity_s, const char *space, const char *scope,
+                            const char *json, struct error *err);
+/* The stored JSON (malloc'd, caller frees) or STATUS_NOT_FOUND. */
+enum status db_result_get(struct db *db, const char *group_id, const char *y, const char *x,
+                          double granularity_s, const char *space, const char *scope,
+                          char **json, struct error *err);
+/* The granularities stored for (group, y, x). *out malloc'd. */
+enum status db_result_granularities(struct db *db, const char *group_id, const char *y,
+                                    const char *x, double **out, size_t *n, struct error *err);
+
+/* Marks an analysis run's end. */
+enum status db_analysis_run_record(struct db *db, long groups, long jobs, long excluded,
+                                   double seconds, struct error *err);
+
+struct db_health {
+    int schema_version;
+    char last_ingest[40];   /* RFC 3339, "" when never */
+    char last_analysis[40];
+    long jobs;
+    long long samples;
+};
+enum status db_health_get(struct db *db, struct db_health *out, struct error *err);
+
+/* A page of jobs for the API, ordered by (start_time, job_key), after cursor
+ * (NULL: first page), overlapping [from_s, to_s) when given (NAN: open), in group
+ * (NULL: any). The page is JSON-ready rows; *next_cursor "" when the last page. */
+struct db_job_row {
+    char job_key[33], jobid[32], group_id[17], exe[128];
+    int64_t uid, nprocs, start_time, end_time;
+    double t_j, t_um, t_urw, t_s, t, t_fr, t_fw;
+    int64_t eta_read, eta_write, eta_mon_read, eta_mon_write;
+};
+enum status db_jobs_page(struct db *db, const char *cursor, double from_s, double to_s,
+                         const char *group_id, size_t limit, struct db_job_row **rows,
+                         size_t *n, char next_cursor[80], struct error *err);
+
+#endif
