@@ -2,6 +2,7 @@
 #include "common.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,15 +11,15 @@
 
 static enum log_level current_level = LOG_INFO;
 
-static void error_vset(struct error *err, enum status code, const char *file, long line,
-                       const char *fmt, va_list ap)
+/* Fills everything but the message; false when err already holds an error. */
+static bool error_head(struct error *err, enum status code, const char *file, long line)
 {
     if (err == NULL || err->code != STATUS_OK)
-        return;
+        return false;
     err->code = code;
     snprintf(err->file, sizeof err->file, "%s", file != NULL ? file : "");
     err->line = line;
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    return true;
 }
 
 enum status error_set(struct error *err, enum status code, const char *fmt, ...)
@@ -26,7 +27,8 @@ enum status error_set(struct error *err, enum status code, const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    error_vset(err, code, NULL, 0, fmt, ap);
+    if (error_head(err, code, NULL, 0))
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     va_end(ap);
     return code;
 }
@@ -37,7 +39,8 @@ enum status error_at(struct error *err, enum status code, const char *file, long
     va_list ap;
 
     va_start(ap, fmt);
-    error_vset(err, code, file, line, fmt, ap);
+    if (error_head(err, code, file, line))
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     va_end(ap);
     return code;
 }
@@ -52,12 +55,13 @@ void error_format(const struct error *err, char *buf, size_t size)
 {
     if (size == 0)
         return;
-    if (err->file[0] != '\0' && err->line > 0)
+    if (err->file[0] != '\0' && err->line > 0) {
         snprintf(buf, size, "%s:%ld: %s", err->file, err->line, err->msg);
-    else if (err->file[0] != '\0')
+    } else if (err->file[0] != '\0') {
         snprintf(buf, size, "%s: %s", err->file, err->msg);
-    else
+    } else {
         snprintf(buf, size, "%s", err->msg);
+    }
 }
 
 const char *status_name(enum status s)
@@ -97,27 +101,55 @@ enum status log_level_parse(const char *name, enum log_level *out)
     return STATUS_INVALID;
 }
 
-void log_msg(enum log_level level, const char *fmt, ...)
+static void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 {
     static const char *const names[] = {"error", "warn", "info", "debug"};
-    char stamp[32];
+    char stamp[32], line[2048];
     struct tm tm;
-    time_t now;
-    va_list ap;
+    time_t now = time(NULL);
 
-    if (level > current_level)
-        return;
-    now = time(NULL);
     gmtime_r(&now, &tm);
     strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
     /* One write per line, so lines of concurrent processes do not interleave. */
-    char line[2048];
     int n = snprintf(line, sizeof line, "%s iocontend: %s: ", stamp, names[level]);
-    va_start(ap, fmt);
     if (n > 0 && (size_t)n < sizeof line)
         vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
-    va_end(ap);
     fprintf(stderr, "%s\n", line);
+}
+
+#define LOG_AT(level)                                                                    \
+    do {                                                                                 \
+        if ((level) <= current_level) {                                                  \
+            va_list ap;                                                                  \
+            va_start(ap, fmt);                                                           \
+            log_vmsg((level), fmt, ap);                                                  \
+            va_end(ap);                                                                  \
+        }                                                                                \
+    } while (0)
+
+void log_msg(enum log_level level, const char *fmt, ...)
+{
+    LOG_AT(level);
+}
+
+void log_error(const char *fmt, ...)
+{
+    LOG_AT(LOG_ERROR);
+}
+
+void log_warn(const char *fmt, ...)
+{
+    LOG_AT(LOG_WARN);
+}
+
+void log_info(const char *fmt, ...)
+{
+    LOG_AT(LOG_INFO);
+}
+
+void log_debug(const char *fmt, ...)
+{
+    LOG_AT(LOG_DEBUG);
 }
 
 void hash128_init(struct hash128 *h)

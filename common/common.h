@@ -53,10 +53,10 @@ enum log_level log_get_level(void);
 enum status log_level_parse(const char *name, enum log_level *out);
 void log_msg(enum log_level level, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
-#define log_error(...) log_msg(LOG_ERROR, __VA_ARGS__)
-#define log_warn(...)  log_msg(LOG_WARN, __VA_ARGS__)
-#define log_info(...)  log_msg(LOG_INFO, __VA_ARGS__)
-#define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
+void log_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
+void log_warn(const char *fmt, ...) PRINTF_LIKE(1, 2);
+void log_info(const char *fmt, ...) PRINTF_LIKE(1, 2);
+void log_debug(const char *fmt, ...) PRINTF_LIKE(1, 2);
 
 /* A 128-bit content hash (two independent FNV-1a 64 lanes) as 32 lowercase hex
  * digits plus NUL. Identity keys only, not security. */
@@ -69,5 +69,19 @@ void hash128_hex(const struct hash128 *h, char out[33]);
 
 /* strdup that returns NULL on NULL or no memory. */
 char *str_dup(const char *s);
+
+/* ---- a tiny HTTP/1.1 client (common/httpget.c) --------------------------------- */
+
+/* Sends "METHOD path HTTP/1.1" to host:port (a name or a numeric IPv4/IPv6 address)
+ * with Connection: close, and reads the whole answer (blocking, 60 s socket
+ * timeouts). headers: extra header lines, each ending in "\r\n" (NULL: none).
+ * *status is the HTTP status; *body (when body is not NULL) is the NUL-terminated
+ * body, chunked encoding undone, malloc'd (caller frees). Returns 0, or -1 with errno
+ * set when it could not connect, send, or read a well-formed answer (*body NULL). */
+int http_request(const char *host, int port, const char *method, const char *path,
+                 const char *headers, int *status, char **body);
+/* http_request with method "GET". */
+int http_get(const char *host, int port, const char *path, const char *headers,
+             int *status, char **body);
 
 #endif

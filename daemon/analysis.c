@@ -18,24 +18,45 @@ struct metric_def {
 };
 
 static const struct metric_def metrics[] = {
-    {"t_j", FAM_LOG},         {"t_um", FAM_LOG},        {"t_urw", FAM_LOG},
-    {"t_s", FAM_LOG},         {"t", FAM_LOG},           {"t_fr", FAM_LOG},
-    {"t_fw", FAM_LOG},        {"eta_read", FAM_LOG},    {"eta_write", FAM_LOG},
-    {"eta_mon_read", FAM_LOG}, {"eta_mon_write", FAM_LOG}, {"tau", FAM_LOG},
-    {"psi_read", FAM_PSI},    {"psi_write", FAM_PSI},   {"psi_o_read", FAM_PSI},
-    {"psi_o_write", FAM_PSI}, {"nu_read", FAM_PSI},     {"nu_write", FAM_PSI},
-    {"m", FAM_D},             {"t_d", FAM_D},           {"psi_d_read", FAM_D},
-    {"psi_d_write", FAM_D},   {"psi_do_read", FAM_D},   {"psi_do_write", FAM_D},
-    {"nu_d_read", FAM_D},     {"nu_d_write", FAM_D},    {"b_d", FAM_D},
-    {"m_i", FAM_I},           {"t_i", FAM_I},           {"psi_i_read", FAM_I},
+    {"t_j", FAM_LOG},
+    {"t_um", FAM_LOG},
+    {"t_urw", FAM_LOG},
+    {"t_s", FAM_LOG},
+    {"t", FAM_LOG},
+    {"t_fr", FAM_LOG},
+    {"t_fw", FAM_LOG},
+    {"eta_read", FAM_LOG},
+    {"eta_write", FAM_LOG},
+    {"eta_mon_read", FAM_LOG},
+    {"eta_mon_write", FAM_LOG},
+    {"tau", FAM_LOG},
+    {"psi_read", FAM_PSI},
+    {"psi_write", FAM_PSI},
+    {"psi_o_read", FAM_PSI},
+    {"psi_o_write", FAM_PSI},
+    {"nu_read", FAM_PSI},
+    {"nu_write", FAM_PSI},
+    {"m", FAM_D},
+    {"t_d", FAM_D},
+    {"psi_d_read", FAM_D},
+    {"psi_d_write", FAM_D},
+    {"psi_do_read", FAM_D},
+    {"psi_do_write", FAM_D},
+    {"nu_d_read", FAM_D},
+    {"nu_d_write", FAM_D},
+    {"b_d", FAM_D},
+    {"m_i", FAM_I},
+    {"t_i", FAM_I},
+    {"psi_i_read", FAM_I},
     {"psi_i_write", FAM_I},
 };
 
 static const struct metric_def *metric_find(const char *name)
 {
-    for (size_t i = 0; i < sizeof metrics / sizeof metrics[0]; i++)
+    for (size_t i = 0; i < sizeof metrics / sizeof metrics[0]; i++) {
         if (strcmp(metrics[i].name, name) == 0)
             return &metrics[i];
+    }
     return NULL;
 }
 
@@ -80,15 +101,17 @@ static double metric_value(const char *name, const struct db_job *j,
         {"psi_do_write", v->psi_do_write},
         {"nu_d_read", v->psi_d_read - (double)j->eta_mon_read},
         {"nu_d_write", v->psi_d_write - (double)j->eta_mon_write},
-        {"b_d", v->s_d > 0 ? (v->psi_d_read + v->psi_d_write - eta_mon) / v->s_d : (double)NAN},
+        {"b_d",
+         v->s_d > 0 ? (v->psi_d_read + v->psi_d_write - eta_mon) / v->s_d : (double)NAN},
         {"m_i", (double)v->m_i},
         {"t_i", v->t_i},
         {"psi_i_read", v->psi_i_read},
         {"psi_i_write", v->psi_i_write},
     };
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         if (strcmp(table[i].name, name) == 0)
             return table[i].value;
+    }
     return NAN;
 }
 
@@ -111,9 +134,10 @@ static double base_delta(const struct app_config *cfg, const struct db_streams *
 
     if (cfg->granularity_s > 0)
         return cfg->granularity_s;
-    for (size_t i = 0; i < st->n; i++)
+    for (size_t i = 0; i < st->n; i++) {
         if (st->streams[i].interval_s > d)
             d = st->streams[i].interval_s;
+    }
     return d;
 }
 
@@ -154,7 +178,8 @@ static json_t *num_or_null(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-static void set_coef(json_t *o, json_t *reasons, const char *name, const struct stats_coef *c)
+static void set_coef(json_t *o, json_t *reasons, const char *name,
+                     const struct stats_coef *c)
 {
     if (c->reason == REASON_NOT_COMPUTED)
         return;
@@ -173,7 +198,8 @@ struct pair_data {
 };
 
 /* Fills x/y over the jobs of a group, counting exclusions. */
-static enum status collect_pairs(const struct db_jobs *jobs, const struct stats_series *series,
+static enum status collect_pairs(const struct db_jobs *jobs,
+                                 const struct stats_series *series,
                                  const struct metric_def *my, const struct metric_def *mx,
                                  bool log_space, struct pair_data *p, struct error *err)
 {
@@ -182,9 +208,10 @@ static enum status collect_pairs(const struct db_jobs *jobs, const struct stats_
     size_t *scratch = NULL;
     enum status rc = STATUS_OK;
 
-    for (size_t i = 0; i < jobs->n; i++)
+    for (size_t i = 0; i < jobs->n; i++) {
         if (jobs->jobs[i].n_windows > max_w)
             max_w = jobs->jobs[i].n_windows;
+    }
     win = calloc(max_w + 1, sizeof *win);
     scratch = calloc(2 * max_w + 2, sizeof *scratch);
     p->x = calloc(jobs->n + 1, sizeof *p->x);
@@ -196,12 +223,15 @@ static enum status collect_pairs(const struct db_jobs *jobs, const struct stats_
     for (size_t i = 0; i < jobs->n; i++) {
         const struct db_job *j = &jobs->jobs[i];
         struct stats_job_volume v;
-        for (size_t w = 0; w < j->n_windows; w++)
+        for (size_t w = 0; w < j->n_windows; w++) {
             win[w] = (struct stats_window){.start_s = j->windows[w].start_s,
                                            .end_s = j->windows[w].end_s,
                                            .monitored = j->windows[w].monitored};
-        struct stats_job sj = {
-            .start_s = j->start_s, .end_s = j->end_s, .windows = win, .n_windows = j->n_windows};
+        }
+        struct stats_job sj = {.start_s = j->start_s,
+                               .end_s = j->end_s,
+                               .windows = win,
+                               .n_windows = j->n_windows};
         rc = stats_job_volume(series, &sj, scratch, &v, err);
         if (rc != STATUS_OK)
             goto out;
@@ -238,9 +268,10 @@ static json_t *excluded_json(const struct pair_data *p)
     for (int e = EXCL_NONE + 1; e < EXCL_COUNT; e++)
         total += p->excluded[e];
     json_object_set_new(o, "total", json_integer((json_int_t)total));
-    for (int e = EXCL_NONE + 1; e < EXCL_COUNT; e++)
+    for (int e = EXCL_NONE + 1; e < EXCL_COUNT; e++) {
         json_object_set_new(o, stats_exclusion_name((enum stats_exclusion)e),
                             json_integer((json_int_t)p->excluded[e]));
+    }
     return o;
 }
 
@@ -275,12 +306,14 @@ enum status analysis_association(struct db *db, const struct app_config *cfg,
         return invalid_param(err, "y", "unknown metric", y);
     if (mx == NULL)
         return invalid_param(err, "x", "unknown metric", x);
-    if (scope == NULL || strcmp(scope, "all") == 0)
+    if (scope == NULL || strcmp(scope, "all") == 0) {
         scope = "all";
-    else if (strncmp(scope, "fs:", 3) == 0 && scope[3] != '\0')
+    } else if (strncmp(scope, "fs:", 3) == 0 && scope[3] != '\0') {
         fs = scope + 3;
-    else
-        return invalid_param(err, "scope", "use all or fs:NAME; unsupported scope", scope);
+    } else {
+        return invalid_param(err, "scope", "use all or fs:NAME; unsupported scope",
+                             scope);
+    }
     rc = db_group_get(db, group_id, &group, err);
     if (rc != STATUS_OK)
         return rc;
@@ -298,9 +331,10 @@ enum status analysis_association(struct db *db, const struct app_config *cfg,
     if (k < 1 || fabs(kf - k) > 1e-9 * kf) {
         char msg[40];
         snprintf(msg, sizeof msg, "%g", granularity_s);
-        rc = error_set(err, STATUS_INVALID,
-                       "granularity %s s is not a whole multiple of the base interval %g s", msg,
-                       delta);
+        rc = error_set(
+            err, STATUS_INVALID,
+            "granularity %s s is not a whole multiple of the base interval %g s", msg,
+            delta);
         snprintf(err->file, sizeof err->file, "granularity");
         goto out;
     }
@@ -318,14 +352,15 @@ enum status analysis_association(struct db *db, const struct app_config *cfg,
         rc = error_set(err, STATUS_NOMEM, "stats workspace");
         goto out;
     }
-    rc = stats_assoc_compute(p.x, p.y, p.d, METHOD_PEARSON | METHOD_SPEARMAN, cfg->d_min, ws,
-                             &a, err);
+    rc = stats_assoc_compute(p.x, p.y, p.d, METHOD_PEARSON | METHOD_SPEARMAN, cfg->d_min,
+                             ws, &a, err);
     if (rc != STATUS_OK)
         goto out;
     bool all_positive = p.d > 0;
-    for (size_t i = 0; i < p.d; i++)
+    for (size_t i = 0; i < p.d; i++) {
         if (!(p.x[i] > 0 && p.y[i] > 0))
             all_positive = false;
+    }
 
     json_t *o = json_object();
     json_t *reasons = json_object();

@@ -20,15 +20,17 @@ static const char *const default_pairs[][2] = {
 
 static void analyze_usage(FILE *fp)
 {
-    fprintf(fp,
-            "usage: iocontend analyze [--group G] [--granularity S] [--since T]\n"
-            "Computes, for every application group (or G), the association of job I/O time\n"
-            "with system-wide I/O for the default pairs (t_d~psi_d_read, t_d~psi_d_write,\n"
-            "t_um~psi_o_read, t_um~psi_o_write) at granularity S seconds (a multiple of the\n"
-            "sampling interval; default: the sampling interval), and stores the results.\n"
-            "  --sweep   the granularity sweep (not implemented yet)\n"
-            "  --since T accepted; every group is recomputed for now\n"
-            "exit: 0 done; 1 done but groups or jobs were excluded; 69 database unavailable.\n");
+    fprintf(
+        fp,
+        "usage: iocontend analyze [--group G] [--granularity S] [--since T]\n"
+        "Computes, for every application group (or G), the association of job I/O time\n"
+        "with system-wide I/O for the default pairs (t_d~psi_d_read, t_d~psi_d_write,\n"
+        "t_um~psi_o_read, t_um~psi_o_write) at granularity S seconds (a multiple of the\n"
+        "sampling interval; default: the sampling interval), and stores the results.\n"
+        "  --sweep   the granularity sweep (not implemented yet)\n"
+        "  --since T accepted; every group is recomputed for now\n"
+        "exit: 0 done; 1 done but groups or jobs were excluded; 69 database "
+        "unavailable.\n");
 }
 
 static long json_int_at(json_t *o, const char *a, const char *b)
@@ -71,29 +73,33 @@ int analyze_run(const struct app_config *cfg, struct db *db, const char *group_i
             json_t *res = NULL;
             error_clear(&err);
             rc = analysis_association(db, cfg, groups[g].id, default_pairs[p][0],
-                                      default_pairs[p][1], granularity_s, "all", &res, &err);
+                                      default_pairs[p][1], granularity_s, "all", &res,
+                                      &err);
             if (rc != STATUS_OK) {
-                log_error("analyze: group %s %s~%s: %s", groups[g].id, default_pairs[p][0],
-                          default_pairs[p][1], err.msg);
+                log_error("analyze: group %s %s~%s: %s", groups[g].id,
+                          default_pairs[p][0], default_pairs[p][1], err.msg);
                 code = exit_code_of(rc);
                 goto out;
             }
             char *text = json_dumps(res, JSON_COMPACT | JSON_REAL_PRECISION(17));
             double gran = json_real_value(json_object_get(res, "granularity_s"));
-            if (text == NULL)
+            if (text == NULL) {
                 rc = error_set(&err, STATUS_NOMEM, "result text");
-            else
-                rc = db_result_store(db, groups[g].id, default_pairs[p][0], default_pairs[p][1],
-                                     gran, "auto", "all", text, &err);
+            } else {
+                rc =
+                    db_result_store(db, groups[g].id, default_pairs[p][0],
+                                    default_pairs[p][1], gran, "auto", "all", text, &err);
+            }
             free(text);
             if (p == 0) {
                 jobs_used += json_int_at(res, "d", NULL);
                 jobs_excluded += json_int_at(res, "excluded", "total");
                 short_group = json_object_get(res, "reason") != NULL;
-                log_info("group %s (%s): d = %ld, excluded %ld, pearson(t_d, psi_d_read) = %s",
-                         groups[g].id, groups[g].name, json_int_at(res, "d", NULL),
-                         json_int_at(res, "excluded", "total"),
-                         json_is_real(json_object_get(res, "pearson")) ? "computed" : "null");
+                log_info(
+                    "group %s (%s): d = %ld, excluded %ld, pearson(t_d, psi_d_read) = %s",
+                    groups[g].id, groups[g].name, json_int_at(res, "d", NULL),
+                    json_int_at(res, "excluded", "total"),
+                    json_is_real(json_object_get(res, "pearson")) ? "computed" : "null");
             }
             json_decref(res);
             if (rc != STATUS_OK) {
@@ -111,7 +117,8 @@ int analyze_run(const struct app_config *cfg, struct db *db, const char *group_i
         }
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    double secs =
+        (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     if (db_analysis_run_record(db, groups_done, jobs_used, jobs_excluded, secs, &err) !=
         STATUS_OK)
         log_warn("analyze: could not record the run: %s", err.msg);
@@ -127,12 +134,13 @@ out:
 
 int cmd_analyze(struct app_config *cfg, int argc, char **argv)
 {
-    static const struct option longopts[] = {{"group", required_argument, NULL, 'g'},
-                                             {"granularity", required_argument, NULL, 'k'},
-                                             {"sweep", no_argument, NULL, 'w'},
-                                             {"since", required_argument, NULL, 's'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {
+        {"group", required_argument, NULL, 'g'},
+        {"granularity", required_argument, NULL, 'k'},
+        {"sweep", no_argument, NULL, 'w'},
+        {"since", required_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
     const char *group = NULL;
     double granularity = 0;
     struct db *db = NULL;
@@ -147,7 +155,8 @@ int cmd_analyze(struct app_config *cfg, int argc, char **argv)
             char *end;
             granularity = strtod(optarg, &end);
             if (*end != '\0' || !(granularity > 0) || !isfinite(granularity)) {
-                fprintf(stderr, "iocontend analyze: --granularity takes seconds > 0, got '%s'\n",
+                fprintf(stderr,
+                        "iocontend analyze: --granularity takes seconds > 0, got '%s'\n",
                         optarg);
                 return EXIT_USAGE;
             }
@@ -170,7 +179,8 @@ int cmd_analyze(struct app_config *cfg, int argc, char **argv)
         log_error("%s", err.msg);
         return exit_code_of(rc == STATUS_INVALID ? STATUS_INVALID : STATUS_DB);
     }
-    int code = analyze_run(cfg, db, group, granularity, !cfg->quiet && isatty(STDERR_FILENO));
+    int code =
+        analyze_run(cfg, db, group, granularity, !cfg->quiet && isatty(STDERR_FILENO));
     db_close(db);
     return code;
 }

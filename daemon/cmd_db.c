@@ -6,12 +6,14 @@
 
 static void db_usage(FILE *fp)
 {
-    fprintf(fp, "usage: iocontend db init|start|stop|status|migrate\n"
-                "  init     create the embedded cluster (under $IOCONTEND_STATE_DIR, ./var)\n"
-                "  start    start it (creating it when needed; clears a stale postmaster.pid)\n"
-                "  stop     stop it\n"
-                "  status   which database is in use and why, and whether it answers\n"
-                "  migrate  apply the schema migrations (re-running is a no-op)\n");
+    fprintf(
+        fp,
+        "usage: iocontend db init|start|stop|status|migrate\n"
+        "  init     create the embedded cluster (under $IOCONTEND_STATE_DIR, ./var)\n"
+        "  start    start it (creating it when needed; clears a stale postmaster.pid)\n"
+        "  stop     stop it\n"
+        "  status   which database is in use and why, and whether it answers\n"
+        "  migrate  apply the schema migrations (re-running is a no-op)\n");
 }
 
 static int report(enum status rc, const struct error *err)
@@ -75,18 +77,20 @@ int cmd_db(struct app_config *cfg, int argc, char **argv)
     const char *what = argv[1];
     if (strcmp(what, "status") == 0)
         return db_status(cfg, &t);
-    if (strcmp(what, "init") == 0 || strcmp(what, "start") == 0 || strcmp(what, "stop") == 0) {
+    if (strcmp(what, "init") == 0 || strcmp(what, "start") == 0 ||
+        strcmp(what, "stop") == 0) {
         if (!t.embedded) {
-            log_info("%s: the configured server is used as it is; nothing to %s", t.reason,
-                     what);
+            log_info("%s: the configured server is used as it is; nothing to %s",
+                     t.reason, what);
             return EXIT_OK;
         }
-        if (strcmp(what, "init") == 0)
+        if (strcmp(what, "init") == 0) {
             rc = db_cluster_init(&t, &err);
-        else if (strcmp(what, "start") == 0)
+        } else if (strcmp(what, "start") == 0) {
             rc = db_cluster_start(&t, &err);
-        else
+        } else {
             rc = db_cluster_stop(&t, &err);
+        }
         return report(rc, &err);
     }
     if (strcmp(what, "migrate") == 0) {
@@ -98,8 +102,10 @@ int cmd_db(struct app_config *cfg, int argc, char **argv)
             rc = db_open(&t, &db, &err);
         if (rc == STATUS_OK)
             rc = db_migrate(db, &applied, &err);
-        if (rc == STATUS_OK)
-            printf("migrations applied: %d; schema version %d\n", applied, db_schema_latest());
+        if (rc == STATUS_OK) {
+            printf("migrations applied: %d; schema version %d\n", applied,
+                   db_schema_latest());
+        }
         db_close(db);
         return report(rc, &err);
     }

@@ -2,27 +2,29 @@
 #include "internal.h"
 
 #include <getopt.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static void ingest_usage(FILE *fp)
 {
-    fprintf(fp,
-            "usage: iocontend ingest darshan [--json] PATH...\n"
-            "       iocontend ingest iostat --fs NAME [--server HOST] [--json] PATH...\n"
-            "\n"
-            "darshan: darshan-parser text; a directory is walked for parser.txt, *.parser.txt\n"
-            "         (dxt.txt and *.dxt.txt are recognised and skipped: not loaded yet).\n"
-            "iostat:  iostat -x -t text or -o JSON, sadf -d or -j, for file system NAME;\n"
-            "         the server is the host the file names unless --server is given.\n"
-            "Each file is loaded whole or not at all; a bad file goes to the quarantine\n"
-            "list (table ingest_errors) with its reason and the rest of the batch lands.\n"
-            "Loading the same content again changes nothing.\n"
-            "  --json   print one JSON summary object on stdout\n"
-            "exit: 0 all loaded or skipped; 1 some quarantined; 66 an input is missing;\n"
-            "      69 database unavailable; 64 usage.\n");
+    fprintf(
+        fp,
+        "usage: iocontend ingest darshan [--json] PATH...\n"
+        "       iocontend ingest iostat --fs NAME [--server HOST] [--json] PATH...\n"
+        "\n"
+        "darshan: darshan-parser text; a directory is walked for parser.txt, "
+        "*.parser.txt\n"
+        "         (dxt.txt and *.dxt.txt are recognised and skipped: not loaded yet).\n"
+        "iostat:  iostat -x -t text or -o JSON, sadf -d or -j, for file system NAME;\n"
+        "         the server is the host the file names unless --server is given.\n"
+        "Each file is loaded whole or not at all; a bad file goes to the quarantine\n"
+        "list (table ingest_errors) with its reason and the rest of the batch lands.\n"
+        "Loading the same content again changes nothing.\n"
+        "  --json   print one JSON summary object on stdout\n"
+        "exit: 0 all loaded or skipped; 1 some quarantined; 66 an input is missing;\n"
+        "      69 database unavailable; 64 usage.\n");
 }
 
 static void print_summary(const struct ingest_summary *s, bool json)
@@ -56,16 +58,16 @@ static void print_summary(const struct ingest_summary *s, bool json)
     }
     log_info("ingest: %ld files: %ld loaded, %ld skipped, %ld quarantined, %ld missing; "
              "%ld new jobs, %lld new samples in %.1f s",
-             s->files, s->loaded, s->skipped, s->quarantined, s->missing, s->jobs, s->samples,
-             s->seconds);
+             s->files, s->loaded, s->skipped, s->quarantined, s->missing, s->jobs,
+             s->samples, s->seconds);
 }
 
 int cmd_ingest(struct app_config *cfg, int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'},   {"fs", required_argument, NULL, 'f'},
+        {"json", no_argument, NULL, 'j'},         {"fs", required_argument, NULL, 'f'},
         {"server", required_argument, NULL, 's'}, {"jobs", required_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},   {NULL, 0, NULL, 0}};
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
     bool json = false;
     const char *fs = NULL, *server = NULL;
     struct db *db = NULL;
@@ -122,10 +124,11 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
         .server = server,
         .progress = !cfg->quiet && !json && isatty(STDERR_FILENO),
     };
-    if (darshan)
+    if (darshan) {
         rc = ingest_darshan_paths(db, argv + first, (size_t)(argc - first), &o, &s, &err);
-    else
+    } else {
         rc = ingest_iostat_paths(db, argv + first, (size_t)(argc - first), &o, &s, &err);
+    }
     db_close(db);
     if (rc != STATUS_OK) {
         char msg[400];

@@ -38,7 +38,8 @@ int cmd_serve(struct app_config *cfg, int argc, char **argv)
 }
 
 /* The generator sits beside this binary (build/iocontend-gen). */
-static enum status sibling_program(const char *name, char *out, size_t size, struct error *err)
+static enum status sibling_program(const char *name, char *out, size_t size,
+                                   struct error *err)
 {
     char self[2048];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -76,13 +77,15 @@ static int demo_ingest(const struct app_config *cfg, struct db *db, const char *
     char path[4096 + 512];
     struct ingest_summary s;
     struct error err = {0};
-    struct ingest_opts o = {.fs_map = &cfg->fs_map, .device_include = cfg->device_include};
+    struct ingest_opts o = {.fs_map = &cfg->fs_map,
+                            .device_include = cfg->device_include};
     enum status rc;
 
     snprintf(path, sizeof path, "%s/darshan", sample);
     char *paths[1] = {path};
     rc = ingest_darshan_paths(db, paths, 1, &o, &s, &err);
-    log_info("demo: darshan: %ld files, %ld loaded, %ld skipped, %ld quarantined, %ld new jobs",
+    log_info("demo: darshan: %ld files, %ld loaded, %ld skipped, %ld quarantined, %ld "
+             "new jobs",
              s.files, s.loaded, s.skipped, s.quarantined, s.jobs);
     ingest_summary_clear(&s);
     if (rc != STATUS_OK) {
@@ -137,10 +140,12 @@ int cmd_demo(struct app_config *cfg, int argc, char **argv)
         case 'c': check = true; break;
         case 'l': listen = optarg; break;
         case 'h':
-            printf("usage: iocontend demo [--check] [--listen ADDR:PORT]\n"
-                   "Generates the sample data (under $IOCONTEND_STATE_DIR/sample, ./var/sample),\n"
-                   "ingests it through the real parsers, analyses it and serves the API.\n"
-                   "--check exits 0 as soon as the API answers.\n");
+            printf(
+                "usage: iocontend demo [--check] [--listen ADDR:PORT]\n"
+                "Generates the sample data (under $IOCONTEND_STATE_DIR/sample, "
+                "./var/sample),\n"
+                "ingests it through the real parsers, analyses it and serves the API.\n"
+                "--check exits 0 as soon as the API answers.\n");
             return EXIT_OK;
         default: return EXIT_USAGE;
         }
@@ -184,9 +189,10 @@ int cmd_demo(struct app_config *cfg, int argc, char **argv)
         return code;
     if (listen == NULL)
         listen = check ? "127.0.0.1:0" : cfg->listen;
-    if (!check)
+    if (!check) {
         printf("demo: ready; try: curl -s http://%s/api/v1/groups\n",
                strncmp(listen, "0.0.0.0:", 8) == 0 ? listen + 8 : listen);
+    }
     fflush(stdout);
     return serve_run(cfg, listen, check);
 }

@@ -36,7 +36,8 @@ static enum status parse_double(const char *v, double *out, const char *path, lo
 }
 
 static enum status set_key(struct app_config *cfg, const char *section, const char *key,
-                           const char *value, const char *path, long line, struct error *err)
+                           const char *value, const char *path, long line,
+                           struct error *err)
 {
     if (strcmp(section, "filesystems") == 0)
         return ingest_fs_map_add(&cfg->fs_map, key, value, err);
@@ -45,15 +46,17 @@ static enum status set_key(struct app_config *cfg, const char *section, const ch
         return STATUS_OK;
     }
     if (strcmp(section, "serve") == 0) {
-        if (strcmp(key, "listen") == 0)
+        if (strcmp(key, "listen") == 0) {
             snprintf(cfg->listen, sizeof cfg->listen, "%s", value);
-        else if (strcmp(key, "token") == 0)
+        } else if (strcmp(key, "token") == 0) {
             snprintf(cfg->token, sizeof cfg->token, "%s", value);
-        else if (strcmp(key, "cors_origin") == 0)
+        } else if (strcmp(key, "cors_origin") == 0) {
             snprintf(cfg->cors_origin, sizeof cfg->cors_origin, "%s", value);
-        else
+        } else {
             return error_at(err, STATUS_PARSE, path, line,
-                            "expected listen, token or cors_origin in [serve], got '%s'", key);
+                            "expected listen, token or cors_origin in [serve], got '%s'",
+                            key);
+        }
         return STATUS_OK;
     }
     if (strcmp(section, "devices") == 0 && strcmp(key, "include") == 0) {
@@ -63,27 +66,29 @@ static enum status set_key(struct app_config *cfg, const char *section, const ch
     if (strcmp(section, "samples") == 0 && strcmp(key, "sample_offset_s") == 0)
         return parse_double(value, &cfg->sample_offset_s, path, line, err);
     if (strcmp(section, "analysis") == 0) {
-        double v;
+        double v = 0;
         enum status rc = parse_double(value, &v, path, line, err);
         if (rc != STATUS_OK)
             return rc;
-        if (strcmp(key, "d_min") == 0 && v >= 2)
+        if (strcmp(key, "d_min") == 0 && v >= 2) {
             cfg->d_min = (size_t)v;
-        else if (strcmp(key, "seed") == 0 && v >= 0)
+        } else if (strcmp(key, "seed") == 0 && v >= 0) {
             cfg->seed = (unsigned long)v;
-        else if (strcmp(key, "granularity_s") == 0 && v >= 0)
+        } else if (strcmp(key, "granularity_s") == 0 && v >= 0) {
             cfg->granularity_s = v;
-        else
-            return error_at(err, STATUS_PARSE, path, line,
-                            "expected d_min >= 2, seed or granularity_s in [analysis], got '%s'",
-                            key);
+        } else {
+            return error_at(
+                err, STATUS_PARSE, path, line,
+                "expected d_min >= 2, seed or granularity_s in [analysis], got '%s'",
+                key);
+        }
         return STATUS_OK;
     }
     if (strcmp(section, "groups") == 0 || strcmp(section, "database") == 0 ||
         strcmp(section, "devices") == 0)
         return STATUS_OK; /* keys for later work; accepted so that configs stay valid */
-    return error_at(err, STATUS_PARSE, path, line, "unknown section or key [%s] %s", section,
-                    key);
+    return error_at(err, STATUS_PARSE, path, line, "unknown section or key [%s] %s",
+                    section, key);
 }
 
 static enum status read_file(struct app_config *cfg, const char *path, struct error *err)
@@ -95,8 +100,10 @@ static enum status read_file(struct app_config *cfg, const char *path, struct er
     char section[64] = "";
     enum status rc = STATUS_OK;
 
-    if (fp == NULL)
-        return error_at(err, STATUS_NOT_FOUND, path, 0, "cannot open: %s", strerror(errno));
+    if (fp == NULL) {
+        return error_at(err, STATUS_NOT_FOUND, path, 0, "cannot open: %s",
+                        strerror(errno));
+    }
     while (rc == STATUS_OK && getline(&line, &cap, fp) != -1) {
         char *s = trim(line);
         lineno++;
@@ -105,7 +112,8 @@ static enum status read_file(struct app_config *cfg, const char *path, struct er
         if (*s == '[') {
             char *close = strchr(s, ']');
             if (close == NULL) {
-                rc = error_at(err, STATUS_PARSE, path, lineno, "expected ']' after section");
+                rc = error_at(err, STATUS_PARSE, path, lineno,
+                              "expected ']' after section");
                 break;
             }
             *close = '\0';
@@ -114,8 +122,8 @@ static enum status read_file(struct app_config *cfg, const char *path, struct er
         }
         char *eq = strchr(s, '=');
         if (eq == NULL) {
-            rc = error_at(err, STATUS_PARSE, path, lineno, "expected key = value, got '%.60s'",
-                          s);
+            rc = error_at(err, STATUS_PARSE, path, lineno,
+                          "expected key = value, got '%.60s'", s);
             break;
         }
         *eq = '\0';
@@ -153,8 +161,10 @@ enum status app_config_load(struct app_config *cfg, const char *path, struct err
     if (env != NULL && env[0] != '\0')
         snprintf(cfg->token, sizeof cfg->token, "%s", env);
     env = getenv("IOCONTEND_SAMPLE_OFFSET_S");
-    if (env != NULL && env[0] != '\0')
-        return parse_double(env, &cfg->sample_offset_s, "IOCONTEND_SAMPLE_OFFSET_S", 0, err);
+    if (env != NULL && env[0] != '\0') {
+        return parse_double(env, &cfg->sample_offset_s, "IOCONTEND_SAMPLE_OFFSET_S", 0,
+                            err);
+    }
     return STATUS_OK;
 }
 
@@ -178,16 +188,20 @@ void app_config_print(const struct app_config *cfg, FILE *fp)
     fprintf(fp, "[database]\n");
     if (db_target_resolve(cfg->db_arg, &t, &err) == STATUS_OK) {
         fprintf(fp, "# %s\n", t.reason);
-        if (t.embedded)
+        if (t.embedded) {
             fprintf(fp, "state_dir = %s\nsocket_dir = %s\n", t.state_dir, t.socket_dir);
-        else
-            fprintf(fp, "conninfo = %s\n", t.conninfo[0] != '\0' ? "(set)" : "(PG* variables)");
+        } else {
+            fprintf(fp, "conninfo = %s\n",
+                    t.conninfo[0] != '\0' ? "(set)" : "(PG* variables)");
+        }
     }
     fprintf(fp, "\n[serve]\nlisten = %s\ntoken = %s\ncors_origin = %s\n", cfg->listen,
             cfg->token[0] != '\0' ? "(set)" : "", cfg->cors_origin);
     fprintf(fp, "\n[filesystems]\n");
-    for (size_t i = 0; i < cfg->fs_map.n; i++)
-        fprintf(fp, "%s = %s\n", cfg->fs_map.entries[i].prefix, cfg->fs_map.entries[i].fs_name);
+    for (size_t i = 0; i < cfg->fs_map.n; i++) {
+        fprintf(fp, "%s = %s\n", cfg->fs_map.entries[i].prefix,
+                cfg->fs_map.entries[i].fs_name);
+    }
     fprintf(fp, "\n[devices]\ninclude = %s\n", cfg->device_include);
     fprintf(fp, "\n[samples]\nsample_offset_s = %g\n", cfg->sample_offset_s);
     fprintf(fp, "\n[analysis]\nd_min = %zu\nseed = %lu\ngranularity_s = %g\n", cfg->d_min,

@@ -14,7 +14,7 @@
 /* Exit statuses of INTERFACES.md. */
 enum exit_code {
     EXIT_OK = 0,
-    EXIT_PARTIAL = 1,     /* finished, some inputs quarantined or excluded */
+    EXIT_PARTIAL = 1, /* finished, some inputs quarantined or excluded */
     EXIT_USAGE = 64,
     EXIT_NOINPUT = 66,
     EXIT_UNAVAILABLE = 69,
@@ -27,13 +27,13 @@ struct app_config {
     char config_path[512]; /* "" when no file was read */
     char db_arg[1024];     /* --db, "" when not given */
     char listen[128];      /* [serve] listen, default 127.0.0.1:8080 */
-    char token[128];       /* [serve] token: when set, /api needs "Authorization: Bearer" */
+    char token[128]; /* [serve] token: when set, /api needs "Authorization: Bearer" */
     char cors_origin[256]; /* [serve] cors_origin */
     char device_include[256];
-    double sample_offset_s;  /* θ of every source (METHOD.md §1) */
-    double granularity_s;    /* base Δ when the samples do not say; 0 = from samples */
-    size_t d_min;            /* METHOD.md §5, default 10 */
-    unsigned long seed;      /* default 20240601 */
+    double sample_offset_s; /* θ of every source (METHOD.md §1) */
+    double granularity_s;   /* base Δ when the samples do not say; 0 = from samples */
+    size_t d_min;           /* METHOD.md §5, default 10 */
+    unsigned long seed;     /* default 20240601 */
     struct ingest_fs_map fs_map; /* [filesystems] */
     bool quiet;
 };

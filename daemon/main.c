@@ -9,36 +9,43 @@
 
 static void usage(FILE *fp)
 {
-    fprintf(fp,
-            "usage: iocontend [--config PATH] [--db CONNINFO] [--quiet] [--log-level LEVEL]\n"
-            "                 COMMAND [ARGS]\n"
-            "\n"
-            "Measures how job I/O time depends on system-wide I/O: joins Darshan job logs\n"
-            "with the storage servers' iostat samples, per application group.\n"
-            "\n"
-            "commands:\n"
-            "  db init|start|stop|status|migrate   the database (embedded cluster by default)\n"
-            "  ingest darshan [--json] PATH...     load darshan-parser text logs\n"
-            "  ingest iostat --fs NAME [--server HOST] [--json] PATH...\n"
-            "                                      load iostat / sadf samples of a file system\n"
-            "  analyze [--group G] [--granularity S]\n"
-            "                                      compute and store the associations\n"
-            "  serve [--listen ADDR:PORT]          the HTTP JSON API and the dashboard\n"
-            "  demo [--check]                      sample data -> ingest -> analyze -> serve\n"
-            "  config show                         the effective configuration\n"
-            "\n"
-            "options:\n"
-            "  --config PATH       INI file (default /etc/iocontend/iocontend.conf if present)\n"
-            "  --db CONNINFO       a configured PostgreSQL server (else IOCONTEND_DB, PG*,\n"
-            "                      or the embedded cluster under $IOCONTEND_STATE_DIR, ./var)\n"
-            "  --quiet             errors only\n"
-            "  --log-level L       error|warn|info|debug (default info); logs go to stderr\n"
-            "  --version, --help\n"
-            "\n"
-            "exit status: 0 success; 1 finished but inputs were quarantined or jobs excluded;\n"
-            "64 usage; 66 input missing; 69 database unavailable; 70 internal error;\n"
-            "73 cannot create the state directory.\n"
-            "Each command takes --help.\n");
+    fprintf(
+        fp,
+        "usage: iocontend [--config PATH] [--db CONNINFO] [--quiet] [--log-level LEVEL]\n"
+        "                 COMMAND [ARGS]\n"
+        "\n"
+        "Measures how job I/O time depends on system-wide I/O: joins Darshan job logs\n"
+        "with the storage servers' iostat samples, per application group.\n"
+        "\n"
+        "commands:\n"
+        "  db init|start|stop|status|migrate   the database (embedded cluster by "
+        "default)\n"
+        "  ingest darshan [--json] PATH...     load darshan-parser text logs\n"
+        "  ingest iostat --fs NAME [--server HOST] [--json] PATH...\n"
+        "                                      load iostat / sadf samples of a file "
+        "system\n"
+        "  analyze [--group G] [--granularity S]\n"
+        "                                      compute and store the associations\n"
+        "  serve [--listen ADDR:PORT]          the HTTP JSON API and the dashboard\n"
+        "  demo [--check]                      sample data -> ingest -> analyze -> "
+        "serve\n"
+        "  config show                         the effective configuration\n"
+        "\n"
+        "options:\n"
+        "  --config PATH       INI file (default /etc/iocontend/iocontend.conf if "
+        "present)\n"
+        "  --db CONNINFO       a configured PostgreSQL server (else IOCONTEND_DB, PG*,\n"
+        "                      or the embedded cluster under $IOCONTEND_STATE_DIR, "
+        "./var)\n"
+        "  --quiet             errors only\n"
+        "  --log-level L       error|warn|info|debug (default info); logs go to stderr\n"
+        "  --version, --help\n"
+        "\n"
+        "exit status: 0 success; 1 finished but inputs were quarantined or jobs "
+        "excluded;\n"
+        "64 usage; 66 input missing; 69 database unavailable; 70 internal error;\n"
+        "73 cannot create the state directory.\n"
+        "Each command takes --help.\n");
 }
 
 int exit_code_of(enum status s)
@@ -116,12 +123,13 @@ int main(int argc, char **argv)
                     strcmp(a, "--log-level") == 0) &&
                    i + 1 < argc) {
             const char *v = argv[++i];
-            if (strcmp(a, "--config") == 0)
+            if (strcmp(a, "--config") == 0) {
                 config_path = v;
-            else if (strcmp(a, "--db") == 0)
+            } else if (strcmp(a, "--db") == 0) {
                 db_arg = v;
-            else
+            } else {
                 level = v;
+            }
         } else {
             fprintf(stderr, "iocontend: unknown or incomplete option '%s'\n", a);
             usage(stderr);
@@ -137,7 +145,8 @@ int main(int argc, char **argv)
     if (level != NULL) {
         enum log_level l;
         if (log_level_parse(level, &l) != STATUS_OK) {
-            fprintf(stderr, "iocontend: --log-level takes error|warn|info|debug, got '%s'\n",
+            fprintf(stderr,
+                    "iocontend: --log-level takes error|warn|info|debug, got '%s'\n",
                     level);
             return EXIT_USAGE;
         }
@@ -157,19 +166,19 @@ int main(int argc, char **argv)
     const char *cmd = argv[i];
     int sub_argc = argc - i;
     char **sub_argv = argv + i;
-    if (strcmp(cmd, "db") == 0)
+    if (strcmp(cmd, "db") == 0) {
         rc = cmd_db(&cfg, sub_argc, sub_argv);
-    else if (strcmp(cmd, "ingest") == 0)
+    } else if (strcmp(cmd, "ingest") == 0) {
         rc = cmd_ingest(&cfg, sub_argc, sub_argv);
-    else if (strcmp(cmd, "analyze") == 0)
+    } else if (strcmp(cmd, "analyze") == 0) {
         rc = cmd_analyze(&cfg, sub_argc, sub_argv);
-    else if (strcmp(cmd, "serve") == 0)
+    } else if (strcmp(cmd, "serve") == 0) {
         rc = cmd_serve(&cfg, sub_argc, sub_argv);
-    else if (strcmp(cmd, "demo") == 0)
+    } else if (strcmp(cmd, "demo") == 0) {
         rc = cmd_demo(&cfg, sub_argc, sub_argv);
-    else if (strcmp(cmd, "config") == 0)
+    } else if (strcmp(cmd, "config") == 0) {
         rc = cmd_config(&cfg, sub_argc, sub_argv);
-    else if (strcmp(cmd, "help") == 0) {
+    } else if (strcmp(cmd, "help") == 0) {
         usage(stdout);
         rc = EXIT_OK;
     } else

@@ -23,7 +23,8 @@ struct ingest_fs_map {
     size_t n;
 };
 
-/* Adds prefix -> fs_name (copied). STATUS_NOMEM. */
+/* Adds prefix -> fs_name (both copied; trailing '/' of prefix dropped, "/" kept).
+ * STATUS_INVALID for a NULL map or an empty prefix or name, STATUS_NOMEM. */
 enum status ingest_fs_map_add(struct ingest_fs_map *map, const char *prefix,
                               const char *fs_name, struct error *err);
 /* The monitored file system of a path or mount point: the longest prefix that
@@ -78,7 +79,11 @@ struct darshan_log {
  * incomplete log (a module banner with no records while the region table lists the
  * module, or the parser's "incomplete" note) is STATUS_PARSE with msg
  * "incomplete: MODULE". Bad lines are STATUS_PARSE naming the line and what was
- * expected, e.g. "expected 8 tab-separated fields, got 5". */
+ * expected, e.g. "expected 8 tab-separated fields, got 5"; so are a missing header
+ * key (darshan log version, exe, uid, jobid, start_time, end_time, nprocs, run time),
+ * a record lacking a counter the metrics use, and a last counter line with no
+ * newline. On any error *out is NULL and nothing is kept. STATUS_INVALID for a NULL
+ * fp or out, STATUS_NOMEM. One pass, O(lines). */
 enum status ingest_darshan_parse(FILE *fp, const char *path, struct darshan_log **out,
                                  struct error *err);
 void darshan_log_free(struct darshan_log *log);
@@ -110,8 +115,12 @@ struct job_metrics {
     size_t n_windows;
 };
 
-/* Computes the log-only metrics of log with the monitored file systems of map.
- * *out is filled; out->windows is owned by out (job_metrics_clear frees it). */
+/* Computes the log-only metrics of log with the monitored file systems of map (may
+ * be NULL: nothing is monitored; windows borrow fs names from it). *out is
+ * overwritten whole (clear it first when reusing it); out->windows, sorted by start,
+ * is owned by out (job_metrics_clear frees it). A record whose operations have no
+ * end timestamp gets no window (and span 0 in t_fr / t_fw); see metrics.c.
+ * STATUS_INVALID for a NULL log or out, STATUS_NOMEM (then *out is cleared). */
 enum status ingest_job_metrics(const struct darshan_log *log, const struct ingest_fs_map *map,
                                struct job_metrics *out, struct error *err);
 void job_metrics_clear(struct job_metrics *m);
@@ -134,16 +143,21 @@ struct iostat_data {
     char host[128];                /* from the banner or sadf hostname; "" when unknown */
     struct iostat_sample *samples; /* owned */
     size_t n;
-    double interval_s;             /* median stamp difference; 0 when fewer than 2 stamps */
-    size_t n_reports_dropped;      /* the since-boot report */
-    size_t n_devices_excluded;     /* device lines not matching the include regex */
+    double interval_s;         /* median stamp difference; 0 when fewer than 2 stamps */
+    size_t n_reports_dropped;  /* the since-boot report */
+    size_t n_devices_excluded; /* device lines not matching the include regex */
 };
 
 /* Parses iostat text (-d -x [-k|-m] -t, with or without avg-cpu blocks, ISO or
  * locale stamps), iostat JSON (-o JSON), sadf -d (CSV) and sadf -j. The format is
  * recognised from the contents. device_include is a POSIX extended regex (NULL: the
  * default of INTERFACES.md). The first report of an iostat stream is dropped, never
- * sadf's. Columns are mapped by name. Errors name the line and what was expected. */
+ * sadf's. Columns are mapped by name. Errors name the line and what was expected.
+ * Locale stamps (MM/DD/YY) are taken as UTC, ISO stamps honour their offset; iostat
+ * without -t is STATUS_PARSE "no timestamps: run iostat with -t". On success *out is
+ * new (iostat_data_free); on error it is NULL: STATUS_PARSE (contents; "no samples"
+ * when nothing is kept), STATUS_INVALID (a bad regex, fp or out NULL), STATUS_NOMEM,
+ * STATUS_INTERNAL (a read error). fp is read, never closed. */
 enum status ingest_iostat_parse(FILE *fp, const char *path, const char *device_include,
                                 struct iostat_data **out, struct error *err);
 void iostat_data_free(struct iostat_data *d);

@@ -1,13 +1,12 @@
 /* loader.c: the nightly loader: walks inputs, parses each file, loads it whole or
  * quarantines it, and counts what happened. */
-#define _XOPEN_SOURCE 700
 #include "ingest.h"
 
 #include "../sql/db.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +21,6 @@ struct file_list {
     size_t n, cap;
 };
 
-/* nftw has no user pointer: the walk in progress. */
-static struct file_list *walk_list;
-static enum input_kind walk_kind;
-static long walk_skipped;
-
 static const char *base_name(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -35,15 +29,17 @@ static const char *base_name(const char *path)
 
 static bool wanted(const char *path, enum input_kind kind)
 {
-    static const char *const darshan[] = {"parser.txt", "*.parser.txt", "dxt.txt", "*.dxt.txt"};
+    static const char *const darshan[] = {"parser.txt", "*.parser.txt", "dxt.txt",
+                                          "*.dxt.txt"};
     static const char *const iostat[] = {"*.txt", "*.json", "*.csv"};
     const char *const *pats = kind == INPUT_DARSHAN ? darshan : iostat;
     size_t n = kind == INPUT_DARSHAN ? 4 : 3;
     const char *b = base_name(path);
 
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         if (fnmatch(pats[i], b, 0) == 0)
             return true;
+    }
     return false;
 }
 
@@ -71,17 +67,37 @@ static void list_free(struct file_list *l)
     free(l->paths);
 }
 
-static int walk_visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
+/* Adds the wanted files below dir (symbolic links are not followed). */
+static bool walk(const char *dir, enum input_kind kind, struct file_list *out,
+                 long *skipped)
 {
-    (void)st;
-    (void)ftw;
-    if (type != FTW_F)
-        return 0;
-    if (!wanted(path, walk_kind)) {
-        walk_skipped++;
-        return 0;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    bool ok = true;
+
+    if (d == NULL) {
+        log_warn("%s: %s", dir, strerror(errno));
+        return true;
     }
-    return list_add(walk_list, path) ? 0 : 1;
+    while (ok && (e = readdir(d)) != NULL) {
+        char path[4096];
+        struct stat st;
+
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path ||
+            lstat(path, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            ok = walk(path, kind, out, skipped);
+        } else if (S_ISREG(st.st_mode) && wanted(path, kind)) {
+            ok = list_add(out, path);
+        } else {
+            (*skipped)++;
+        }
+    }
+    closedir(d);
+    return ok;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -89,7 +105,8 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void add_failure(struct ingest_summary *s, const char *path, long line, const char *msg)
+static void add_failure(struct ingest_summary *s, const char *path, long line,
+                        const char *msg)
 {
     struct ingest_failure *f = realloc(s->errors, (s->n_errors + 1) * sizeof *f);
     if (f == NULL)
@@ -104,7 +121,8 @@ static void add_failure(struct ingest_summary *s, const char *path, long line, c
 /* Expands the arguments into a sorted file list (a directory is walked; a file
  * named directly is taken whatever its name). Missing paths are counted. */
 static enum status collect(char *const *paths, size_t n_paths, enum input_kind kind,
-                           struct file_list *out, struct ingest_summary *s, struct error *err)
+                           struct file_list *out, struct ingest_summary *s,
+                           struct error *err)
 {
     for (size_t i = 0; i < n_paths; i++) {
         struct stat st;
@@ -118,13 +136,10 @@ static enum status collect(char *const *paths, size_t n_paths, enum input_kind k
         }
         if (S_ISDIR(st.st_mode)) {
             size_t before = out->n;
-            walk_list = out;
-            walk_kind = kind;
-            walk_skipped = 0;
-            if (nftw(paths[i], walk_visit, 32, FTW_PHYS) != 0)
+            if (!walk(paths[i], kind, out, &s->skipped))
                 return error_set(err, STATUS_NOMEM, "walking %s", paths[i]);
-            s->skipped += walk_skipped;
-            qsort(out->paths + before, out->n - before, sizeof *out->paths, cmp_str);
+            if (out->n > before)
+                qsort(out->paths + before, out->n - before, sizeof *out->paths, cmp_str);
         } else if (!list_add(out, paths[i])) {
             return error_set(err, STATUS_NOMEM, "file list");
         }
@@ -140,8 +155,10 @@ static enum status slurp(const char *path, char **data, size_t *len, struct erro
 
     *data = NULL;
     *len = 0;
-    if (fp == NULL)
-        return error_at(err, STATUS_NOT_FOUND, path, 0, "cannot open: %s", strerror(errno));
+    if (fp == NULL) {
+        return error_at(err, STATUS_NOT_FOUND, path, 0, "cannot open: %s",
+                        strerror(errno));
+    }
     for (;;) {
         if (n + 65536 > cap) {
             size_t ncap = cap == 0 ? 262144 : cap * 2;
@@ -171,7 +188,8 @@ static enum status slurp(const char *path, char **data, size_t *len, struct erro
     return STATUS_OK;
 }
 
-static void progress(const struct ingest_opts *o, size_t done, size_t total, time_t started)
+static void progress(const struct ingest_opts *o, size_t done, size_t total,
+                     time_t started)
 {
     if (!o->progress || total == 0)
         return;
@@ -284,10 +302,11 @@ static enum status load_one(struct db *db, int64_t run_id, const char *path,
             if (rc == STATUS_OK) {
                 s->loaded++;
                 s->samples += inserted;
-                if (differing > 0)
+                if (differing > 0) {
                     log_warn("%s: %lld samples were loaded before with rates that differ "
                              "by more than 1%%; the first values stay",
                              path, differing);
+                }
             } else if (rc == STATUS_PARSE) {
                 quarantine(db, s, path, hash, &ferr);
                 rc = STATUS_OK;
@@ -321,19 +340,21 @@ static enum status load_paths(struct db *db, char *const *paths, size_t n_paths,
     memset(s, 0, sizeof *s);
     clock_gettime(CLOCK_MONOTONIC, &t0);
     rc = collect(paths, n_paths, kind, &files, s, err);
-    if (rc == STATUS_OK)
-        rc = db_ingest_run_begin(db, kind == INPUT_DARSHAN ? "darshan" : "iostat", &run_id,
-                                 err);
+    if (rc == STATUS_OK) {
+        rc = db_ingest_run_begin(db, kind == INPUT_DARSHAN ? "darshan" : "iostat",
+                                 &run_id, err);
+    }
     s->files = (long)files.n;
     for (size_t i = 0; rc == STATUS_OK && i < files.n; i++) {
         rc = load_one(db, run_id, files.paths[i], kind, o, s, err);
         progress(o, i + 1, files.n, started);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    s->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    s->seconds =
+        (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     if (run_id > 0) {
-        struct db_ingest_counts c = {s->files,       s->loaded, s->skipped, s->quarantined,
-                                     s->jobs,        s->samples};
+        struct db_ingest_counts c = {s->files,       s->loaded, s->skipped,
+                                     s->quarantined, s->jobs,   s->samples};
         struct error e2 = {0};
         if (db_ingest_run_end(db, run_id, &c, &e2) != STATUS_OK && rc == STATUS_OK)
             rc = error_set(err, e2.code, "%s", e2.msg);

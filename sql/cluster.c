@@ -2,11 +2,11 @@
 #include "db.h"
 
 #include <errno.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <libpq-fe.h>
 #include <limits.h>
 #include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +45,8 @@ static void socket_dir_for(const char *state_dir, char *out, size_t size)
     snprintf(out, size, "%s/iocontend-%s", tmp, hex);
 }
 
-enum status db_target_resolve(const char *db_arg, struct db_target *out, struct error *err)
+enum status db_target_resolve(const char *db_arg, struct db_target *out,
+                              struct error *err)
 {
     const char *state = getenv("IOCONTEND_STATE_DIR");
     const char *env_db = getenv("IOCONTEND_DB");
@@ -81,11 +82,14 @@ enum status db_target_resolve(const char *db_arg, struct db_target *out, struct 
             return error_set(err, STATUS_INTERNAL, "getcwd: %s", strerror(errno));
         /* "./var" → "<cwd>/var": keep the name tidy for messages. */
         const char *rel = strncmp(state, "./", 2) == 0 ? state + 2 : state;
-        if (snprintf(abs_state, sizeof abs_state, "%s/%s", cwd, rel) >= (int)sizeof abs_state)
+        if (snprintf(abs_state, sizeof abs_state, "%s/%s", cwd, rel) >=
+            (int)sizeof abs_state)
             return error_set(err, STATUS_INVALID, "state directory path is too long");
     }
-    if (strlen(abs_state) + 4 >= sizeof out->state_dir)
-        return error_set(err, STATUS_INVALID, "state directory path is too long: %s", abs_state);
+    if (strlen(abs_state) + 4 >= sizeof out->state_dir) {
+        return error_set(err, STATUS_INVALID, "state directory path is too long: %s",
+                         abs_state);
+    }
     snprintf(out->state_dir, sizeof out->state_dir, "%s", abs_state);
     snprintf(out->data_dir, sizeof out->data_dir, "%s/pg", abs_state);
     socket_dir_for(abs_state, out->socket_dir, sizeof out->socket_dir);
@@ -93,29 +97,6 @@ enum status db_target_resolve(const char *db_arg, struct db_target *out, struct 
              out->socket_dir, EMBEDDED_PORT, EMBEDDED_DBNAME, EMBEDDED_USER);
     snprintf(out->reason, sizeof out->reason,
              "embedded: no --db, IOCONTEND_DB or PG* variable is set");
-    return STATUS_OK;
-}
-
-/* PostgreSQL's server binaries are not on PATH in Debian: ask pg_config. */
-static enum status pg_bindir(char *out, size_t size, struct error *err)
-{
-    FILE *p = popen("pg_config --bindir 2>/dev/null", "r");
-    char line[PATH_MAX];
-
-    if (p == NULL || fgets(line, sizeof line, p) == NULL) {
-        if (p != NULL)
-            pclose(p);
-        return error_set(err, STATUS_NOT_FOUND,
-                         "pg_config not found: install postgresql-15 and libpq-dev");
-    }
-    pclose(p);
-    line[strcspn(line, "\n")] = '\0';
-    snprintf(out, size, "%s", line);
-    char probe[PATH_MAX + 16];
-    snprintf(probe, sizeof probe, "%s/initdb", out);
-    if (access(probe, X_OK) != 0)
-        return error_set(err, STATUS_NOT_FOUND,
-                         "%s/initdb not found: install the postgresql-15 server package", out);
     return STATUS_OK;
 }
 
@@ -133,14 +114,14 @@ static void argv_add(struct argv_buf *a, const char *fmt, ...)
 {
     va_list ap;
 
-    if (a->n >= 12)
-        return;
     va_start(ap, fmt);
-    vsnprintf(a->store[a->n], sizeof a->store[a->n], fmt, ap);
+    if (a->n < 12) {
+        vsnprintf(a->store[a->n], sizeof a->store[a->n], fmt, ap);
+        a->ptr[a->n] = a->store[a->n];
+        a->n++;
+        a->ptr[a->n] = NULL;
+    }
     va_end(ap);
-    a->ptr[a->n] = a->store[a->n];
-    a->n++;
-    a->ptr[a->n] = NULL;
 }
 
 /* Runs the command (as the postgres user when we are root: PostgreSQL refuses
@@ -169,12 +150,54 @@ static int run_as_owner(const struct argv_buf *cmd, const char *log_path)
             if (f == NULL || dup2(fileno(stdout), STDERR_FILENO) < 0)
                 _exit(127);
         }
-        execvp(full.ptr[0], full.ptr);
+        if (full.n > 0)
+            execvp(full.store[0], full.ptr);
         _exit(127);
     }
     if (waitpid(pid, &status, 0) < 0)
         return -1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* PostgreSQL's server binaries are not on PATH in Debian: ask pg_config (run
+ * directly, no shell). */
+static enum status pg_bindir(char *out, size_t size, struct error *err)
+{
+    int fds[2];
+    char line[PATH_MAX] = "";
+    pid_t pid;
+    int status = 0;
+
+    if (pipe(fds) != 0)
+        return error_set(err, STATUS_INTERNAL, "pipe: %s", strerror(errno));
+    pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        if (dup2(fds[1], STDOUT_FILENO) < 0)
+            _exit(127);
+        execlp("pg_config", "pg_config", "--bindir", (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    ssize_t got = pid > 0 ? read(fds[0], line, sizeof line - 1) : -1;
+    close(fds[0]);
+    if (pid > 0)
+        waitpid(pid, &status, 0);
+    if (got <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        return error_set(err, STATUS_NOT_FOUND,
+                         "pg_config not found: install postgresql-15 and libpq-dev");
+    }
+    line[got] = '\0';
+    line[strcspn(line, "\n")] = '\0';
+    snprintf(out, size, "%s", line);
+    char probe[PATH_MAX + 16];
+    snprintf(probe, sizeof probe, "%s/initdb", out);
+    if (access(probe, X_OK) != 0) {
+        return error_set(err, STATUS_NOT_FOUND,
+                         "%s/initdb not found: install the postgresql-15 server package",
+                         out);
+    }
+    return STATUS_OK;
 }
 
 /* As root the cluster belongs to postgres, who must be able to reach the state
@@ -186,36 +209,45 @@ static enum status prepare_dirs(const struct db_target *t, struct error *err)
 
     if (root) {
         pw = getpwnam(EMBEDDED_USER);
-        if (pw == NULL)
+        if (pw == NULL) {
             return error_set(err, STATUS_NOT_FOUND,
-                             "no '%s' user: install the postgresql-15 package", EMBEDDED_USER);
+                             "no '%s' user: install the postgresql-15 package",
+                             EMBEDDED_USER);
+        }
     }
-    if (mkdir(t->state_dir, 0755) != 0 && errno != EEXIST)
+    if (mkdir(t->state_dir, 0755) != 0 && errno != EEXIST) {
         return error_set(err, STATUS_INVALID, "cannot create state directory %s: %s",
                          t->state_dir, strerror(errno));
-    if (mkdir(t->socket_dir, 0700) != 0 && errno != EEXIST)
+    }
+    if (mkdir(t->socket_dir, 0700) != 0 && errno != EEXIST) {
         return error_set(err, STATUS_INVALID, "cannot create socket directory %s: %s",
                          t->socket_dir, strerror(errno));
+    }
     if (root) {
-        if (chown(t->socket_dir, pw->pw_uid, pw->pw_gid) != 0)
-            return error_set(err, STATUS_INVALID, "cannot give %s to %s: %s", t->socket_dir,
-                             EMBEDDED_USER, strerror(errno));
-        if (mkdir(t->data_dir, 0700) != 0 && errno != EEXIST)
+        if (chown(t->socket_dir, pw->pw_uid, pw->pw_gid) != 0) {
+            return error_set(err, STATUS_INVALID, "cannot give %s to %s: %s",
+                             t->socket_dir, EMBEDDED_USER, strerror(errno));
+        }
+        if (mkdir(t->data_dir, 0700) != 0 && errno != EEXIST) {
             return error_set(err, STATUS_INVALID, "cannot create %s: %s", t->data_dir,
                              strerror(errno));
-        if (chown(t->data_dir, pw->pw_uid, pw->pw_gid) != 0)
+        }
+        if (chown(t->data_dir, pw->pw_uid, pw->pw_gid) != 0) {
             return error_set(err, STATUS_INVALID, "cannot give %s to %s: %s", t->data_dir,
                              EMBEDDED_USER, strerror(errno));
+        }
         struct argv_buf probe = {.n = 0};
         argv_add(&probe, "/bin/sh");
         argv_add(&probe, "-c");
         argv_add(&probe, "test -x '%s' && test -w '%s'", t->state_dir, t->data_dir);
-        if (run_as_owner(&probe, NULL) != 0)
-            return error_set(err, STATUS_INVALID,
-                             "the postgres user cannot reach %s: make every parent directory "
-                             "searchable (chmod o+x) or set IOCONTEND_STATE_DIR to a directory "
-                             "under /tmp or /var/lib",
-                             t->state_dir);
+        if (run_as_owner(&probe, NULL) != 0) {
+            return error_set(
+                err, STATUS_INVALID,
+                "the postgres user cannot reach %s: make every parent directory "
+                "searchable (chmod o+x) or set IOCONTEND_STATE_DIR to a directory "
+                "under /tmp or /var/lib",
+                t->state_dir);
+        }
     }
     return STATUS_OK;
 }
@@ -232,9 +264,10 @@ enum status db_cluster_init(const struct db_target *t, struct error *err)
     char bindir[PATH_MAX], log_path[700];
     enum status rc;
 
-    if (!t->embedded)
-        return error_set(err, STATUS_INVALID, "a configured database is not managed here (%s)",
-                         t->reason);
+    if (!t->embedded) {
+        return error_set(err, STATUS_INVALID,
+                         "a configured database is not managed here (%s)", t->reason);
+    }
     rc = prepare_dirs(t, err);
     if (rc != STATUS_OK)
         return rc;
@@ -290,8 +323,8 @@ static enum status ensure_database(const struct db_target *t, struct error *err)
         return rc;
     }
     const char *params[] = {EMBEDDED_DBNAME};
-    r = PQexecParams(c, "SELECT 1 FROM pg_database WHERE datname = $1", 1, NULL, params, NULL,
-                     NULL, 0);
+    r = PQexecParams(c, "SELECT 1 FROM pg_database WHERE datname = $1", 1, NULL, params,
+                     NULL, NULL, 0);
     if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 0) {
         PQclear(r);
         r = PQexec(c, "CREATE DATABASE " EMBEDDED_DBNAME);
@@ -323,15 +356,14 @@ enum status db_cluster_start(const struct db_target *t, struct error *err)
     snprintf(pid_path, sizeof pid_path, "%s/postmaster.pid", t->data_dir);
     FILE *pf = fopen(pid_path, "r");
     if (pf != NULL) {
-        long pid = 0;
-        if (fscanf(pf, "%ld", &pid) != 1 || pid <= 0 || kill((pid_t)pid, 0) != 0) {
-            fclose(pf);
-            pf = NULL;
+        char first[32] = "";
+        bool got = fgets(first, sizeof first, pf) != NULL;
+        fclose(pf);
+        long pid = got ? strtol(first, NULL, 10) : 0;
+        if (pid <= 0 || kill((pid_t)pid, 0) != 0) {
             unlink(pid_path);
             log_warn("removed a stale %s", pid_path);
         }
-        if (pf != NULL)
-            fclose(pf);
     }
     snprintf(log_path, sizeof log_path, "%s/postgresql.log", t->state_dir);
     if (geteuid() == 0) {
@@ -358,9 +390,10 @@ enum status db_cluster_start(const struct db_target *t, struct error *err)
              t->socket_dir, EMBEDDED_PORT);
     char ctl_log[700];
     snprintf(ctl_log, sizeof ctl_log, "%s/pg_ctl.log", t->state_dir);
-    if (run_as_owner(&cmd, ctl_log) != 0)
+    if (run_as_owner(&cmd, ctl_log) != 0) {
         return error_set(err, STATUS_DB, "the embedded server did not start: see %s",
                          log_path);
+    }
     log_info("started the embedded server (socket in %s)", t->socket_dir);
     return ensure_database(t, err);
 }
@@ -370,9 +403,10 @@ enum status db_cluster_stop(const struct db_target *t, struct error *err)
     char bindir[PATH_MAX];
     enum status rc;
 
-    if (!t->embedded)
-        return error_set(err, STATUS_INVALID, "a configured database is not managed here (%s)",
-                         t->reason);
+    if (!t->embedded) {
+        return error_set(err, STATUS_INVALID,
+                         "a configured database is not managed here (%s)", t->reason);
+    }
     if (!cluster_exists(t) || !db_cluster_running(t))
         return STATUS_OK;
     rc = pg_bindir(bindir, sizeof bindir, err);
@@ -386,9 +420,10 @@ enum status db_cluster_stop(const struct db_target *t, struct error *err)
     argv_add(&cmd, "--pgdata=%s", t->data_dir);
     char ctl_log[700];
     snprintf(ctl_log, sizeof ctl_log, "%s/pg_ctl.log", t->state_dir);
-    if (run_as_owner(&cmd, ctl_log) != 0)
+    if (run_as_owner(&cmd, ctl_log) != 0) {
         return error_set(err, STATUS_DB, "pg_ctl stop failed for %s: see %s", t->data_dir,
                          ctl_log);
+    }
     log_info("stopped the embedded server");
     return STATUS_OK;
 }

@@ -5,9 +5,9 @@
 #include "migrations.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <libpq-fe.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +41,8 @@ static enum status exec_cmd(struct db *db, const char *sql, struct error *err)
 }
 
 /* Runs a parameterised statement; *out is the result on success (caller PQclears). */
-static enum status exec_params(struct db *db, const char *sql, int n, const char *const *vals,
-                               PGresult **out, struct error *err)
+static enum status exec_params(struct db *db, const char *sql, int n,
+                               const char *const *vals, PGresult **out, struct error *err)
 {
     PGresult *r = PQexecParams(db->conn, sql, n, NULL, vals, NULL, NULL, 0);
     ExecStatusType st = PQresultStatus(r);
@@ -125,6 +125,8 @@ static bool buf_printf(struct buf *b, const char *fmt, ...)
 /* A text field for COPY's text format: backslash, tab and newline escaped. */
 static bool buf_field(struct buf *b, const char *s)
 {
+    if (!buf_reserve(b, 1))
+        return false;
     if (s == NULL)
         return buf_printf(b, "\\N");
     for (; *s != '\0'; s++) {
@@ -163,7 +165,8 @@ static enum status copy_in(struct db *db, const char *sql, const struct buf *b,
     PQclear(r);
     if (b->len > 0 && PQputCopyData(db->conn, b->p, (int)b->len) != 1)
         rc = db_fail(db, err, "COPY data");
-    if (PQputCopyEnd(db->conn, rc == STATUS_OK ? NULL : "aborted") != 1 && rc == STATUS_OK)
+    if (PQputCopyEnd(db->conn, rc == STATUS_OK ? NULL : "aborted") != 1 &&
+        rc == STATUS_OK)
         rc = db_fail(db, err, "COPY end");
     while ((r = PQgetResult(db->conn)) != NULL) {
         if (PQresultStatus(r) != PGRES_COMMAND_OK && rc == STATUS_OK)
@@ -189,7 +192,8 @@ enum status db_open(const struct db_target *t, struct db **out, struct error *er
         return rc;
     }
     /* Quiet NOTICEs ("relation already exists, skipping") stay out of the log. */
-    enum status rc = exec_cmd(db, "SET client_min_messages = warning; SET TIME ZONE 'UTC'", err);
+    enum status rc =
+        exec_cmd(db, "SET client_min_messages = warning; SET TIME ZONE 'UTC'", err);
     if (rc != STATUS_OK) {
         db_close(db);
         return rc;
@@ -209,9 +213,10 @@ void db_close(struct db *db)
 int db_schema_latest(void)
 {
     int v = 0;
-    for (size_t i = 0; i < n_migrations; i++)
+    for (size_t i = 0; i < n_migrations; i++) {
         if (migrations[i].version > v)
             v = migrations[i].version;
+    }
     return v;
 }
 
@@ -221,15 +226,16 @@ enum status db_schema_version(struct db *db, int *version, struct error *err)
     enum status rc;
 
     *version = 0;
-    rc = exec_params(db, "SELECT to_regclass('schema_version') IS NOT NULL", 0, NULL, &r, err);
+    rc = exec_params(db, "SELECT to_regclass('schema_version') IS NOT NULL", 0, NULL, &r,
+                     err);
     if (rc != STATUS_OK)
         return rc;
     bool exists = strcmp(PQgetvalue(r, 0, 0), "t") == 0;
     PQclear(r);
     if (!exists)
         return STATUS_OK;
-    rc = exec_params(db, "SELECT coalesce(max(version), 0) FROM schema_version", 0, NULL, &r,
-                     err);
+    rc = exec_params(db, "SELECT coalesce(max(version), 0) FROM schema_version", 0, NULL,
+                     &r, err);
     if (rc != STATUS_OK)
         return rc;
     *version = (int)get_int64(r, 0, 0);
@@ -261,9 +267,11 @@ enum status db_migrate(struct db *db, int *applied, struct error *err)
             break;
         rc = exec_cmd(db, m->sql, err);
         snprintf(version, sizeof version, "%d", m->version);
-        if (rc == STATUS_OK)
-            rc = exec_params(db, "INSERT INTO schema_version (version, name) VALUES ($1, $2)",
+        if (rc == STATUS_OK) {
+            rc = exec_params(db,
+                             "INSERT INTO schema_version (version, name) VALUES ($1, $2)",
                              2, vals, &r, err);
+        }
         if (rc == STATUS_OK) {
             PQclear(r);
             rc = exec_cmd(db, "COMMIT", err);
@@ -287,9 +295,8 @@ enum status db_ingest_run_begin(struct db *db, const char *kind, int64_t *run_id
 {
     PGresult *r;
     const char *vals[1] = {kind};
-    enum status rc =
-        exec_params(db, "INSERT INTO ingest_runs (kind) VALUES ($1) RETURNING id", 1, vals, &r,
-                    err);
+    enum status rc = exec_params(
+        db, "INSERT INTO ingest_runs (kind) VALUES ($1) RETURNING id", 1, vals, &r, err);
     if (rc != STATUS_OK)
         return rc;
     *run_id = get_int64(r, 0, 0);
@@ -297,8 +304,8 @@ enum status db_ingest_run_begin(struct db *db, const char *kind, int64_t *run_id
     return STATUS_OK;
 }
 
-enum status db_ingest_run_end(struct db *db, int64_t run_id, const struct db_ingest_counts *c,
-                              struct error *err)
+enum status db_ingest_run_end(struct db *db, int64_t run_id,
+                              const struct db_ingest_counts *c, struct error *err)
 {
     char v[7][32];
     const char *vals[7];
@@ -313,22 +320,24 @@ enum status db_ingest_run_end(struct db *db, int64_t run_id, const struct db_ing
     snprintf(v[6], sizeof v[6], "%lld", c->samples);
     for (int i = 0; i < 7; i++)
         vals[i] = v[i];
-    enum status rc = exec_params(db,
-                                 "UPDATE ingest_runs SET finished_at = now(), files = $2, "
-                                 "loaded = $3, skipped = $4, quarantined = $5, jobs = $6, "
-                                 "samples = $7 WHERE id = $1",
-                                 7, vals, &r, err);
+    enum status rc =
+        exec_params(db,
+                    "UPDATE ingest_runs SET finished_at = now(), files = $2, "
+                    "loaded = $3, skipped = $4, quarantined = $5, jobs = $6, "
+                    "samples = $7 WHERE id = $1",
+                    7, vals, &r, err);
     if (rc == STATUS_OK)
         PQclear(r);
     return rc;
 }
 
-enum status db_file_seen(struct db *db, const char *content_hash, bool *seen, struct error *err)
+enum status db_file_seen(struct db *db, const char *content_hash, bool *seen,
+                         struct error *err)
 {
     PGresult *r;
     const char *vals[1] = {content_hash};
-    enum status rc =
-        exec_params(db, "SELECT 1 FROM loaded_files WHERE content_hash = $1", 1, vals, &r, err);
+    enum status rc = exec_params(db, "SELECT 1 FROM loaded_files WHERE content_hash = $1",
+                                 1, vals, &r, err);
     if (rc != STATUS_OK)
         return rc;
     *seen = PQntuples(r) > 0;
@@ -337,17 +346,19 @@ enum status db_file_seen(struct db *db, const char *content_hash, bool *seen, st
 }
 
 static enum status mark_loaded(struct db *db, int64_t run_id, const char *path,
-                               const char *content_hash, const char *kind, struct error *err)
+                               const char *content_hash, const char *kind,
+                               struct error *err)
 {
     char run[32];
     const char *vals[4] = {content_hash, path, kind, run};
     PGresult *r;
 
     snprintf(run, sizeof run, "%lld", (long long)run_id);
-    enum status rc = exec_params(db,
-                                 "INSERT INTO loaded_files (content_hash, path, kind, run_id) "
-                                 "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
-                                 4, vals, &r, err);
+    enum status rc =
+        exec_params(db,
+                    "INSERT INTO loaded_files (content_hash, path, kind, run_id) "
+                    "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                    4, vals, &r, err);
     if (rc == STATUS_OK)
         PQclear(r);
     return rc;
@@ -366,27 +377,30 @@ static enum status compare_existing_job(struct db *db, const struct job_metrics 
     PGresult *r;
     const char *vals[1] = {m->job_key};
     enum status rc = exec_params(
-        db, "SELECT t_j, eta_read, eta_write, source_path FROM jobs WHERE job_key = $1", 1,
-        vals, &r, err);
+        db, "SELECT t_j, eta_read, eta_write, source_path FROM jobs WHERE job_key = $1",
+        1, vals, &r, err);
     if (rc != STATUS_OK)
         return rc;
     if (PQntuples(r) == 1 &&
         (differs(get_double(r, 0, 0), m->t_j) ||
          differs((double)get_int64(r, 0, 1), (double)m->eta_read) ||
-         differs((double)get_int64(r, 0, 2), (double)m->eta_write)))
-        log_warn("%s: job %s was loaded before from %s with values that differ by more than "
-                 "1%%; the first stays",
-                 path, m->job_key, PQgetvalue(r, 0, 3));
+         differs((double)get_int64(r, 0, 2), (double)m->eta_write))) {
+        log_warn(
+            "%s: job %s was loaded before from %s with values that differ by more than "
+            "1%%; the first stays",
+            path, m->job_key, PQgetvalue(r, 0, 3));
+    }
     PQclear(r);
     return STATUS_OK;
 }
 
 static void fmt_double(char *out, size_t size, double v)
 {
-    if (isfinite(v))
+    if (isfinite(v)) {
         snprintf(out, size, "%.17g", v);
-    else
+    } else {
         out[0] = '\0';
+    }
 }
 
 enum status db_job_load(struct db *db, int64_t run_id, const char *path,
@@ -408,10 +422,11 @@ enum status db_job_load(struct db *db, int64_t run_id, const char *path,
              (unsigned long long)log->uid, (long long)log->nprocs);
     {
         const char *gv[3] = {m->group_id, group_name, m->group_key};
-        rc = exec_params(db,
-                         "INSERT INTO app_groups (group_id, name, key) VALUES ($1, $2, $3) "
-                         "ON CONFLICT DO NOTHING",
-                         3, gv, &r, err);
+        rc = exec_params(
+            db,
+            "INSERT INTO app_groups (group_id, name, key) VALUES ($1, $2, $3) "
+            "ON CONFLICT DO NOTHING",
+            3, gv, &r, err);
         if (rc != STATUS_OK)
             goto fail;
         PQclear(r);
@@ -452,15 +467,16 @@ enum status db_job_load(struct db *db, int64_t run_id, const char *path,
     vals[12] = path;
     for (int i = 6; i <= 20; i++)
         vals[13 + i - 6] = num[i][0] != '\0' ? num[i] : NULL;
-    rc = exec_params(db,
-                     "INSERT INTO jobs (job_key, jobid, uid, exe, executable, nprocs, "
-                     "start_time, end_time, run_time, log_version, group_id, source_hash, "
-                     "source_path, t_j, t_um, t_urw, t_s, t_s_span, t_s_slowest, t, t_fr, "
-                     "t_fw, eta_read, eta_write, eta_mon_read, eta_mon_write, n_unique_files, "
-                     "n_shared_files) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
-                     "$12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, "
-                     "$26, $27, $28) ON CONFLICT (job_key) DO NOTHING RETURNING job_key",
-                     28, vals, &r, err);
+    rc = exec_params(
+        db,
+        "INSERT INTO jobs (job_key, jobid, uid, exe, executable, nprocs, "
+        "start_time, end_time, run_time, log_version, group_id, source_hash, "
+        "source_path, t_j, t_um, t_urw, t_s, t_s_span, t_s_slowest, t, t_fr, "
+        "t_fw, eta_read, eta_write, eta_mon_read, eta_mon_write, n_unique_files, "
+        "n_shared_files) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
+        "$12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, "
+        "$26, $27, $28) ON CONFLICT (job_key) DO NOTHING RETURNING job_key",
+        28, vals, &r, err);
     if (rc != STATUS_OK)
         goto fail;
     *inserted = PQntuples(r) == 1;
@@ -477,10 +493,11 @@ enum status db_job_load(struct db *db, int64_t run_id, const char *path,
             }
         }
         if (b.len > 0) {
-            rc = copy_in(db,
-                         "COPY job_windows (job_key, is_write, start_s, end_s, bytes, fs) "
-                         "FROM STDIN",
-                         &b, err);
+            rc =
+                copy_in(db,
+                        "COPY job_windows (job_key, is_write, start_s, end_s, bytes, fs) "
+                        "FROM STDIN",
+                        &b, err);
             if (rc != STATUS_OK)
                 goto fail;
         }
@@ -531,9 +548,10 @@ enum status db_samples_load(struct db *db, int64_t run_id, const char *path,
 
     *inserted = 0;
     *differing = 0;
-    if (host == NULL || host[0] == '\0')
+    if (host == NULL || host[0] == '\0') {
         return error_at(err, STATUS_PARSE, path, 0,
                         "expected a host name in the file, or --server HOST");
+    }
     rc = ensure_temp_tables(db, err);
     if (rc != STATUS_OK)
         return rc;
@@ -542,9 +560,10 @@ enum status db_samples_load(struct db *db, int64_t run_id, const char *path,
         if (!buf_field(&b, fs) || !buf_printf(&b, "\t") || !buf_field(&b, host) ||
             !buf_printf(&b, "\t") || !buf_field(&b, s->device) ||
             !buf_printf(&b, "\t%lld\t%.17g", (long long)s->stamp_s, data->interval_s) ||
-            !buf_rate(&b, s->r_bps) || !buf_rate(&b, s->w_bps) || !buf_rate(&b, s->ro_ps) ||
-            !buf_rate(&b, s->wo_ps) || !buf_rate(&b, s->ops_total_ps) ||
-            !buf_printf(&b, "\t") || !buf_field(&b, content_hash) || !buf_printf(&b, "\n")) {
+            !buf_rate(&b, s->r_bps) || !buf_rate(&b, s->w_bps) ||
+            !buf_rate(&b, s->ro_ps) || !buf_rate(&b, s->wo_ps) ||
+            !buf_rate(&b, s->ops_total_ps) || !buf_printf(&b, "\t") ||
+            !buf_field(&b, content_hash) || !buf_printf(&b, "\n")) {
             free(b.p);
             return error_set(err, STATUS_NOMEM, "samples of %s", path);
         }
@@ -552,24 +571,27 @@ enum status db_samples_load(struct db *db, int64_t run_id, const char *path,
     rc = exec_cmd(db, "BEGIN", err);
     if (rc != STATUS_OK)
         goto out;
-    rc = copy_in(db,
-                 "COPY staged_samples (fs, server, device, stamp_s, interval_s, r_bps, w_bps, "
-                 "ro_ps, wo_ps, ops_total_ps, source_hash) FROM STDIN",
-                 &b, err);
+    rc = copy_in(
+        db,
+        "COPY staged_samples (fs, server, device, stamp_s, interval_s, r_bps, w_bps, "
+        "ro_ps, wo_ps, ops_total_ps, source_hash) FROM STDIN",
+        &b, err);
     if (rc != STATUS_OK)
         goto fail;
-    rc = exec_params(db,
-                     "SELECT count(*) FROM staged_samples t JOIN samples s "
-                     "USING (fs, server, device, stamp_s) "
-                     "WHERE abs(t.r_bps - s.r_bps) > 0.01 * greatest(abs(t.r_bps), abs(s.r_bps)) "
-                     "OR abs(t.w_bps - s.w_bps) > 0.01 * greatest(abs(t.w_bps), abs(s.w_bps))",
-                     0, NULL, &r, err);
+    rc = exec_params(
+        db,
+        "SELECT count(*) FROM staged_samples t JOIN samples s "
+        "USING (fs, server, device, stamp_s) "
+        "WHERE abs(t.r_bps - s.r_bps) > 0.01 * greatest(abs(t.r_bps), abs(s.r_bps)) "
+        "OR abs(t.w_bps - s.w_bps) > 0.01 * greatest(abs(t.w_bps), abs(s.w_bps))",
+        0, NULL, &r, err);
     if (rc != STATUS_OK)
         goto fail;
     *differing = get_int64(r, 0, 0);
     PQclear(r);
-    rc = exec_params(db, "INSERT INTO samples SELECT * FROM staged_samples ON CONFLICT DO NOTHING",
-                     0, NULL, &r, err);
+    rc = exec_params(
+        db, "INSERT INTO samples SELECT * FROM staged_samples ON CONFLICT DO NOTHING", 0,
+        NULL, &r, err);
     if (rc != STATUS_OK)
         goto fail;
     *inserted = strtoll(PQcmdTuples(r), NULL, 10);
@@ -587,11 +609,13 @@ out:
     return rc;
 }
 
-enum status db_ingest_error_record(struct db *db, const char *path, const char *content_hash,
-                                   const struct error *reason, struct error *err)
+enum status db_ingest_error_record(struct db *db, const char *path,
+                                   const char *content_hash, const struct error *reason,
+                                   struct error *err)
 {
     char line[24];
-    const char *vals[5] = {path, content_hash, line, status_name(reason->code), reason->msg};
+    const char *vals[5] = {path, content_hash, line, status_name(reason->code),
+                           reason->msg};
     PGresult *r;
 
     snprintf(line, sizeof line, "%ld", reason->line);
@@ -629,20 +653,22 @@ enum status db_jobs_of_group(struct db *db, const char *group_id, struct db_jobs
     enum status rc;
 
     *out = NULL;
-    rc = exec_params(db,
-                     "SELECT job_key, jobid, group_id, start_time, t_j, t_um, t_urw, t_s, t, "
-                     "t_fr, t_fw, eta_read, eta_write, eta_mon_read, eta_mon_write "
-                     "FROM jobs WHERE ($1::text IS NULL OR group_id = $1) "
-                     "ORDER BY start_time, job_key",
-                     1, vals, &r, err);
+    rc = exec_params(
+        db,
+        "SELECT job_key, jobid, group_id, start_time, t_j, t_um, t_urw, t_s, t, "
+        "t_fr, t_fw, eta_read, eta_write, eta_mon_read, eta_mon_write "
+        "FROM jobs WHERE ($1::text IS NULL OR group_id = $1) "
+        "ORDER BY start_time, job_key",
+        1, vals, &r, err);
     if (rc != STATUS_OK)
         return rc;
-    rc = exec_params(db,
-                     "SELECT w.job_key, w.is_write, w.start_s, w.end_s, w.fs IS NOT NULL, "
-                     "w.bytes FROM job_windows w JOIN jobs j USING (job_key) "
-                     "WHERE ($1::text IS NULL OR j.group_id = $1) "
-                     "ORDER BY j.start_time, j.job_key, w.start_s",
-                     1, vals, &w, err);
+    rc =
+        exec_params(db,
+                    "SELECT w.job_key, w.is_write, w.start_s, w.end_s, w.fs IS NOT NULL, "
+                    "w.bytes FROM job_windows w JOIN jobs j USING (job_key) "
+                    "WHERE ($1::text IS NULL OR j.group_id = $1) "
+                    "ORDER BY j.start_time, j.job_key, w.start_s",
+                    1, vals, &w, err);
     if (rc != STATUS_OK)
         goto out;
     jobs = calloc(1, sizeof *jobs);
@@ -734,11 +760,12 @@ enum status db_streams_load(struct db *db, const char *fs, double offset_s,
     enum status rc;
 
     *out = NULL;
-    rc = exec_params(db,
-                     "SELECT fs, server, device, stamp_s, interval_s, r_bps, w_bps, ro_ps, "
-                     "wo_ps FROM samples WHERE ($1::text IS NULL OR fs = $1) "
-                     "ORDER BY fs, server, device, stamp_s",
-                     1, vals, &r, err);
+    rc = exec_params(
+        db,
+        "SELECT fs, server, device, stamp_s, interval_s, r_bps, w_bps, ro_ps, "
+        "wo_ps FROM samples WHERE ($1::text IS NULL OR fs = $1) "
+        "ORDER BY fs, server, device, stamp_s",
+        1, vals, &r, err);
     if (rc != STATUS_OK)
         return rc;
     size_t rows = (size_t)PQntuples(r);
@@ -751,7 +778,8 @@ enum status db_streams_load(struct db *db, const char *fs, double offset_s,
     size_t start = 0;
     while (start < rows) {
         size_t end = start + 1;
-        while (end < rows && strcmp(PQgetvalue(r, (int)end, 0), PQgetvalue(r, (int)start, 0)) == 0 &&
+        while (end < rows &&
+               strcmp(PQgetvalue(r, (int)end, 0), PQgetvalue(r, (int)start, 0)) == 0 &&
                strcmp(PQgetvalue(r, (int)end, 1), PQgetvalue(r, (int)start, 1)) == 0 &&
                strcmp(PQgetvalue(r, (int)end, 2), PQgetvalue(r, (int)start, 2)) == 0)
             end++;
@@ -789,11 +817,13 @@ enum status db_streams_load(struct db *db, const char *fs, double offset_s,
         char name[200];
         snprintf(name, sizeof name, "%s/%s", st->fs, st->server);
         size_t idx = s->n_servers;
-        for (size_t i = 0; i < s->n_servers; i++)
+        for (size_t i = 0; i < s->n_servers; i++) {
             if (strcmp(s->servers[i], name) == 0)
                 idx = i;
+        }
         if (idx == s->n_servers) {
-            char **grown_names = realloc(s->servers, (s->n_servers + 1) * sizeof *grown_names);
+            char **grown_names =
+                realloc(s->servers, (s->n_servers + 1) * sizeof *grown_names);
             if (grown_names == NULL) {
                 rc = error_set(err, STATUS_NOMEM, "sample streams");
                 goto out;
@@ -827,14 +857,16 @@ static void fill_group(struct db_group *g, const PGresult *r, int row)
     g->jobs = (long)get_int64(r, row, 3);
 }
 
-enum status db_groups_list(struct db *db, struct db_group **out, size_t *n, struct error *err)
+enum status db_groups_list(struct db *db, struct db_group **out, size_t *n,
+                           struct error *err)
 {
     PGresult *r;
-    enum status rc = exec_params(db,
-                                 "SELECT g.group_id, g.name, g.key, count(j.job_key) "
-                                 "FROM app_groups g LEFT JOIN jobs j USING (group_id) "
-                                 "GROUP BY g.group_id ORDER BY count(j.job_key) DESC, g.group_id",
-                                 0, NULL, &r, err);
+    enum status rc =
+        exec_params(db,
+                    "SELECT g.group_id, g.name, g.key, count(j.job_key) "
+                    "FROM app_groups g LEFT JOIN jobs j USING (group_id) "
+                    "GROUP BY g.group_id ORDER BY count(j.job_key) DESC, g.group_id",
+                    0, NULL, &r, err);
     *out = NULL;
     *n = 0;
     if (rc != STATUS_OK)
@@ -854,7 +886,8 @@ enum status db_groups_list(struct db *db, struct db_group **out, size_t *n, stru
     return STATUS_OK;
 }
 
-enum status db_group_get(struct db *db, const char *id, struct db_group *out, struct error *err)
+enum status db_group_get(struct db *db, const char *id, struct db_group *out,
+                         struct error *err)
 {
     PGresult *r;
     const char *vals[1] = {id};
@@ -874,9 +907,9 @@ enum status db_group_get(struct db *db, const char *id, struct db_group *out, st
     return STATUS_OK;
 }
 
-enum status db_result_store(struct db *db, const char *group_id, const char *y, const char *x,
-                            double granularity_s, const char *space, const char *scope,
-                            const char *json, struct error *err)
+enum status db_result_store(struct db *db, const char *group_id, const char *y,
+                            const char *x, double granularity_s, const char *space,
+                            const char *scope, const char *json, struct error *err)
 {
     char g[40];
     const char *vals[7] = {group_id, y, x, g, space, scope, json};
@@ -895,9 +928,9 @@ enum status db_result_store(struct db *db, const char *group_id, const char *y, 
     return rc;
 }
 
-enum status db_result_get(struct db *db, const char *group_id, const char *y, const char *x,
-                          double granularity_s, const char *space, const char *scope,
-                          char **json, struct error *err)
+enum status db_result_get(struct db *db, const char *group_id, const char *y,
+                          const char *x, double granularity_s, const char *space,
+                          const char *scope, char **json, struct error *err)
 {
     char g[40];
     const char *vals[6] = {group_id, y, x, g, space, scope};
@@ -905,11 +938,12 @@ enum status db_result_get(struct db *db, const char *group_id, const char *y, co
 
     *json = NULL;
     snprintf(g, sizeof g, "%.17g", granularity_s);
-    enum status rc = exec_params(db,
-                                 "SELECT result::text FROM results WHERE group_id = $1 AND "
-                                 "y = $2 AND x = $3 AND granularity_s = $4 AND space = $5 "
-                                 "AND scope = $6",
-                                 6, vals, &r, err);
+    enum status rc =
+        exec_params(db,
+                    "SELECT result::text FROM results WHERE group_id = $1 AND "
+                    "y = $2 AND x = $3 AND granularity_s = $4 AND space = $5 "
+                    "AND scope = $6",
+                    6, vals, &r, err);
     if (rc != STATUS_OK)
         return rc;
     if (PQntuples(r) == 0) {
@@ -922,7 +956,8 @@ enum status db_result_get(struct db *db, const char *group_id, const char *y, co
 }
 
 enum status db_result_granularities(struct db *db, const char *group_id, const char *y,
-                                    const char *x, double **out, size_t *n, struct error *err)
+                                    const char *x, double **out, size_t *n,
+                                    struct error *err)
 {
     const char *vals[3] = {group_id, y, x};
     PGresult *r;
@@ -961,10 +996,11 @@ enum status db_analysis_run_record(struct db *db, long groups, long jobs, long e
     snprintf(v[1], sizeof v[1], "%ld", jobs);
     snprintf(v[2], sizeof v[2], "%ld", excluded);
     snprintf(v[3], sizeof v[3], "%.6f", seconds);
-    enum status rc = exec_params(db,
-                                 "INSERT INTO analysis_runs (groups, jobs, excluded, seconds) "
-                                 "VALUES ($1, $2, $3, $4)",
-                                 4, vals, &r, err);
+    enum status rc =
+        exec_params(db,
+                    "INSERT INTO analysis_runs (groups, jobs, excluded, seconds) "
+                    "VALUES ($1, $2, $3, $4)",
+                    4, vals, &r, err);
     if (rc == STATUS_OK)
         PQclear(r);
     return rc;
@@ -979,13 +1015,14 @@ enum status db_health_get(struct db *db, struct db_health *out, struct error *er
     rc = db_schema_version(db, &out->schema_version, err);
     if (rc != STATUS_OK || out->schema_version == 0)
         return rc;
-    rc = exec_params(
-        db,
-        "SELECT (SELECT to_char(max(finished_at) AT TIME ZONE 'UTC', "
-        "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') FROM ingest_runs), "
-        "(SELECT to_char(max(finished_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') "
-        "FROM analysis_runs), (SELECT count(*) FROM jobs), (SELECT count(*) FROM samples)",
-        0, NULL, &r, err);
+    rc = exec_params(db,
+                     "SELECT (SELECT to_char(max(finished_at) AT TIME ZONE 'UTC', "
+                     "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') FROM ingest_runs), "
+                     "(SELECT to_char(max(finished_at) AT TIME ZONE 'UTC', "
+                     "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') "
+                     "FROM analysis_runs), (SELECT count(*) FROM jobs), (SELECT count(*) "
+                     "FROM samples)",
+                     0, NULL, &r, err);
     if (rc != STATUS_OK)
         return rc;
     copy_text(out->last_ingest, sizeof out->last_ingest, r, 0, 0);
@@ -1010,8 +1047,8 @@ enum status db_jobs_page(struct db *db, const char *cursor, double from_s, doubl
     next_cursor[0] = '\0';
     if (cursor != NULL && cursor[0] != '\0') {
         const char *colon = strchr(cursor, ':');
-        if (colon == NULL || colon == cursor || (size_t)(colon - cursor) >= sizeof c_start ||
-            strlen(colon + 1) != 32)
+        if (colon == NULL || colon == cursor ||
+            (size_t)(colon - cursor) >= sizeof c_start || strlen(colon + 1) != 32)
             return error_set(err, STATUS_INVALID, "cursor is not one this API gave");
         memcpy(c_start, cursor, (size_t)(colon - cursor));
         c_start[colon - cursor] = '\0';
@@ -1031,16 +1068,17 @@ enum status db_jobs_page(struct db *db, const char *cursor, double from_s, doubl
     vals[3] = isnan(to_s) ? NULL : to;
     vals[4] = group_id;
     vals[5] = lim;
-    rc = exec_params(db,
-                     "SELECT job_key, jobid, group_id, exe, uid, nprocs, start_time, end_time, "
-                     "t_j, t_um, t_urw, t_s, t, t_fr, t_fw, eta_read, eta_write, eta_mon_read, "
-                     "eta_mon_write FROM jobs WHERE "
-                     "($1::bigint IS NULL OR (start_time, job_key) > ($1::bigint, $2::text)) "
-                     "AND ($3::float8 IS NULL OR start_time + t_j >= $3::float8) "
-                     "AND ($4::float8 IS NULL OR start_time < $4::float8) "
-                     "AND ($5::text IS NULL OR group_id = $5) "
-                     "ORDER BY start_time, job_key LIMIT $6::bigint",
-                     6, vals, &r, err);
+    rc = exec_params(
+        db,
+        "SELECT job_key, jobid, group_id, exe, uid, nprocs, start_time, end_time, "
+        "t_j, t_um, t_urw, t_s, t, t_fr, t_fw, eta_read, eta_write, eta_mon_read, "
+        "eta_mon_write FROM jobs WHERE "
+        "($1::bigint IS NULL OR (start_time, job_key) > ($1::bigint, $2::text)) "
+        "AND ($3::float8 IS NULL OR start_time + t_j >= $3::float8) "
+        "AND ($4::float8 IS NULL OR start_time < $4::float8) "
+        "AND ($5::text IS NULL OR group_id = $5) "
+        "ORDER BY start_time, job_key LIMIT $6::bigint",
+        6, vals, &r, err);
     if (rc != STATUS_OK)
         return rc;
     size_t got = (size_t)PQntuples(r);
@@ -1075,9 +1113,10 @@ enum status db_jobs_page(struct db *db, const char *cursor, double from_s, doubl
         j->eta_mon_read = get_int64(r, row, 17);
         j->eta_mon_write = get_int64(r, row, 18);
     }
-    if (got > limit && take > 0)
+    if (got > limit && take > 0) {
         snprintf(next_cursor, 80, "%lld:%s", (long long)(*rows)[take - 1].start_time,
                  (*rows)[take - 1].job_key);
+    }
     *n = take;
     PQclear(r);
     return STATUS_OK;

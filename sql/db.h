@@ -12,18 +12,19 @@
 /* ---- which database, and the embedded cluster ---------------------------------- */
 
 struct db_target {
-    bool embedded;       /* true: iocontend's own cluster under state_dir */
-    char conninfo[1024]; /* what libpq is given ("" = libpq's PG* defaults) */
-    char state_dir[512]; /* ${IOCONTEND_STATE_DIR:-./var}, absolute */
-    char data_dir[600];  /* state_dir/pg */
-    char socket_dir[128];/* short directory for the Unix socket */
-    char reason[256];    /* why this database: "--db given", "PGHOST is set", … */
+    bool embedded;        /* true: iocontend's own cluster under state_dir */
+    char conninfo[1024];  /* what libpq is given ("" = libpq's PG* defaults) */
+    char state_dir[512];  /* ${IOCONTEND_STATE_DIR:-./var}, absolute */
+    char data_dir[600];   /* state_dir/pg */
+    char socket_dir[128]; /* short directory for the Unix socket */
+    char reason[256];     /* why this database: "--db given", "PGHOST is set", … */
 };
 
 /* Decides the database as INTERFACES.md says: db_arg (--db) or IOCONTEND_DB or any
  * of PGHOST, PGHOSTADDR, PGPORT, PGDATABASE, PGSERVICE → configured; otherwise the
  * embedded cluster under IOCONTEND_STATE_DIR (default ./var). */
-enum status db_target_resolve(const char *db_arg, struct db_target *out, struct error *err);
+enum status db_target_resolve(const char *db_arg, struct db_target *out,
+                              struct error *err);
 
 /* Embedded cluster life. init creates the cluster when absent (no-op otherwise);
  * start inits when needed, clears a stale postmaster.pid and starts the server
@@ -57,7 +58,7 @@ int db_schema_latest(void);
 
 /* ---- ingest -------------------------------------------------------------------- */
 
-struct job_metrics;  /* ingest.h */
+struct job_metrics; /* ingest.h */
 struct darshan_log;
 struct iostat_data;
 
@@ -68,11 +69,12 @@ struct db_ingest_counts {
     long files, loaded, skipped, quarantined, jobs;
     long long samples;
 };
-enum status db_ingest_run_end(struct db *db, int64_t run_id, const struct db_ingest_counts *c,
-                              struct error *err);
+enum status db_ingest_run_end(struct db *db, int64_t run_id,
+                              const struct db_ingest_counts *c, struct error *err);
 
 /* true when a file of this content hash was loaded before. */
-enum status db_file_seen(struct db *db, const char *content_hash, bool *seen, struct error *err);
+enum status db_file_seen(struct db *db, const char *content_hash, bool *seen,
+                         struct error *err);
 
 /* Loads one job (log header, metrics and windows) in one transaction, with the
  * file's content hash, so that the job is in whole or not at all. *inserted is
@@ -90,8 +92,9 @@ enum status db_samples_load(struct db *db, int64_t run_id, const char *path,
                             long long *differing, struct error *err);
 
 /* Records (or refreshes last_seen of) a quarantined file. */
-enum status db_ingest_error_record(struct db *db, const char *path, const char *content_hash,
-                                   const struct error *reason, struct error *err);
+enum status db_ingest_error_record(struct db *db, const char *path,
+                                   const char *content_hash, const struct error *reason,
+                                   struct error *err);
 
 /* ---- analysis inputs ----------------------------------------------------------- */
 
@@ -136,7 +139,8 @@ struct db_stream {
 struct db_streams {
     struct db_stream *streams;
     size_t n;
-    char **servers; /* distinct "fs/server" names; stream i's server index is server_of[i] */
+    char **
+        servers; /* distinct "fs/server" names; stream i's server index is server_of[i] */
     size_t n_servers;
     size_t *server_of;
 };
@@ -157,21 +161,24 @@ struct db_group {
 };
 
 /* Every group with its job count, by id. *out is malloc'd (caller frees). */
-enum status db_groups_list(struct db *db, struct db_group **out, size_t *n, struct error *err);
-enum status db_group_get(struct db *db, const char *id, struct db_group *out, struct error *err);
+enum status db_groups_list(struct db *db, struct db_group **out, size_t *n,
+                           struct error *err);
+enum status db_group_get(struct db *db, const char *id, struct db_group *out,
+                         struct error *err);
 
 /* Stores an association result (JSON text) for (group, y, x, granularity, space,
  * scope), replacing an older one. */
-enum status db_result_store(struct db *db, const char *group_id, const char *y, const char *x,
-                            double granularity_s, const char *space, const char *scope,
-                            const char *json, struct error *err);
+enum status db_result_store(struct db *db, const char *group_id, const char *y,
+                            const char *x, double granularity_s, const char *space,
+                            const char *scope, const char *json, struct error *err);
 /* The stored JSON (malloc'd, caller frees) or STATUS_NOT_FOUND. */
-enum status db_result_get(struct db *db, const char *group_id, const char *y, const char *x,
-                          double granularity_s, const char *space, const char *scope,
-                          char **json, struct error *err);
+enum status db_result_get(struct db *db, const char *group_id, const char *y,
+                          const char *x, double granularity_s, const char *space,
+                          const char *scope, char **json, struct error *err);
 /* The granularities stored for (group, y, x). *out malloc'd. */
 enum status db_result_granularities(struct db *db, const char *group_id, const char *y,
-                                    const char *x, double **out, size_t *n, struct error *err);
+                                    const char *x, double **out, size_t *n,
+                                    struct error *err);
 
 /* Marks an analysis run's end. */
 enum status db_analysis_run_record(struct db *db, long groups, long jobs, long excluded,
@@ -179,7 +186,7 @@ enum status db_analysis_run_record(struct db *db, long groups, long jobs, long e
 
 struct db_health {
     int schema_version;
-    char last_ingest[40];   /* RFC 3339, "" when never */
+    char last_ingest[40]; /* RFC 3339, "" when never */
     char last_analysis[40];
     long jobs;
     long long samples;

@@ -31,12 +31,12 @@ void stats_series_free(struct stats_series *s);
 /* The samples of one (server, device): sample i covers
  * (end_s[i] - delta_s, end_s[i]], end_s already shifted by the clock offset θ. */
 struct stats_stream {
-    size_t server;          /* index of the server the device belongs to */
-    const double *end_s;    /* ascending */
-    const double *r, *w;    /* bytes/s */
-    const double *ro, *wo;  /* ops/s, or NULL / NAN when unavailable */
-    size_t n;
-    double delta_s;         /* the stream's own Δ (median stamp difference) */
+    size_t server;         /* index of the server the device belongs to */
+    const double *end_s;   /* ascending */
+    const double *r, *w;   /* bytes/s */
+    const double *ro, *wo; /* ops/s, or NULL / NAN when unavailable */
+    size_t n;              /* samples */
+    double delta_s;        /* the stream's own Δ (median stamp difference) */
 };
 
 /* Builds the system-wide series (METHOD.md §1) on the grid of delta_s from the
@@ -44,17 +44,28 @@ struct stats_stream {
  * is that grid interval; otherwise its volume is split over the grid intervals it
  * overlaps in proportion to the overlap. A grid interval is present when every
  * server has it fully covered; rates are summed over all streams. STATUS_INVALID
- * when a stream's Δ and delta_s are not multiples of one another. *out is new. */
+ * when a stream's Δ and delta_s are not multiples of one another. *out is new.
+ * Details (stats/series.c): the snap needs the stream's Δ equal to delta_s; a server
+ * covers an interval when each of its streams does, and a server with no stream
+ * never does; the series spans the first to the last interval any sample touches;
+ * a sample whose r or w is not finite is left out (a hole, never a zero); ro / wo
+ * are NAN where a contributing stream has none. A hole's rates are the partial sums
+ * and mean nothing. No usable sample gives n = 0. STATUS_INVALID also for a server
+ * index >= n_servers, end_s not strictly ascending or not finite, a Δ <= 0. */
 enum status stats_series_build(const struct stats_stream *streams, size_t n_streams,
-                               size_t n_servers, double delta_s, struct stats_series **out,
-                               struct error *err);
+                               size_t n_servers, double delta_s,
+                               struct stats_series **out, struct error *err);
 
 /* Granularity k with phase φ (METHOD.md §6): coarse interval J merges fine
  * intervals kJ + φ + 1 … kJ + φ + k and ends at (kJ + φ + k)·Δ; its rate is the
  * mean of the k fine rates; a hole if any is. Needs 0 <= phase < k. *out is new,
- * with delta_s = k·Δ and origin_s = fine->origin_s + phase·Δ. */
-enum status stats_series_coarsen(const struct stats_series *fine, unsigned k, unsigned phase,
-                                 struct stats_series **out, struct error *err);
+ * with delta_s = k·Δ and origin_s = fine->origin_s + phase·Δ. On that grid §6's
+ * interval J is grid interval J + 1 (it ends at origin_s + (J + 1)·kΔ). Coarse
+ * intervals that reach past either end of fine are kept, as holes. STATUS_INVALID
+ * for k = 0, phase >= k or no fine; STATUS_NOMEM. */
+enum status stats_series_coarsen(const struct stats_series *fine, unsigned k,
+                                 unsigned phase, struct stats_series **out,
+                                 struct error *err);
 
 /* ---- per-job volume metrics (METHOD.md §3) ------------------------------------ */
 
@@ -78,30 +89,39 @@ struct stats_window {
 };
 
 struct stats_job {
-    double start_s, end_s;               /* T_start, T_end, absolute */
-    const struct stats_window *windows;  /* borrowed */
-    size_t n_windows;
+    double start_s, end_s;              /* T_start, T_end, absolute */
+    const struct stats_window *windows; /* borrowed */
+    size_t n_windows;                   /* windows */
 };
 
 struct stats_job_volume {
-    enum stats_exclusion psi_excl; /* for psi_*, psi_o_* */
-    double psi_read, psi_write;     /* bytes (eq. 2) */
-    double psi_o_read, psi_o_write; /* operations (eq. 3); NAN when RO/WO unknown */
-    enum stats_exclusion d_excl;    /* for m, t_d, psi_d_*, psi_do_* */
-    size_t m;
-    double t_d;                     /* m·Δ */
-    double psi_d_read, psi_d_write; /* eq. 4 */
-    double psi_do_read, psi_do_write;
-    double s_d;                     /* |S^D|, seconds */
-    enum stats_exclusion i_excl;    /* for m_i, t_i, psi_i_* */
-    size_t m_i;
-    double t_i;
-    double psi_i_read, psi_i_write;
+    enum stats_exclusion psi_excl;    /* for psi_*, psi_o_* */
+    double psi_read, psi_write;       /* bytes (eq. 2) */
+    double psi_o_read, psi_o_write;   /* operations (eq. 3); NAN when RO/WO unknown */
+    enum stats_exclusion d_excl;      /* for m, t_d, psi_d_*, psi_do_* */
+    size_t m;                         /* |A| */
+    double t_d;                       /* m·Δ */
+    double psi_d_read, psi_d_write;   /* eq. 4 */
+    double psi_do_read, psi_do_write; /* eq. 4 on RO, WO: operations */
+    double s_d;                       /* |S^D|, seconds */
+    enum stats_exclusion i_excl;      /* for m_i, t_i, psi_i_* */
+    size_t m_i;                       /* |A^I| */
+    double t_i;                       /* m_i·Δ */
+    double psi_i_read, psi_i_write;   /* eq. 4 over A^I */
 };
 
 /* Computes Ψ, Ψ^O, A, m, T^D, Ψ^D, Ψ^{DO}, A^I, T^I, Ψ^I of job over series s
  * (METHOD.md §3), each family with its exclusion reason. scratch must hold
- * 2·job->n_windows size_t (no allocation here). */
+ * 2·job->n_windows size_t (no allocation here; may be NULL without windows).
+ * Cost O(w log w + m + n) for w windows, m active and n span intervals.
+ * Excluded values are NAN. EXCL_HOLE: a needed interval is outside s or not
+ * present (Ψ: the n span intervals; D: A; I: A^I); m, t_d, s_d (m_i, t_i) need only
+ * the grid and stay set beside it. EXCL_NO_IO: no window (D, I; m = 0);
+ * EXCL_NO_MONITORED_IO: windows, none monitored (I); EXCL_NONFINITE: a read or write
+ * rate of a needed interval is not finite. Unknown RO / WO give NAN Ψ^O, Ψ^{DO}
+ * without an exclusion. A zero-length job (start_s == end_s) spans the one interval
+ * that starts at or before it, Ψ = 0. Windows are not clipped to the job's span.
+ * STATUS_INVALID: a missing pointer, a time not finite, start after end. */
 enum status stats_job_volume(const struct stats_series *s, const struct stats_job *job,
                              size_t *scratch, struct stats_job_volume *out,
                              struct error *err);
@@ -116,7 +136,7 @@ enum stats_reason {
     REASON_NOT_COMPUTED
 };
 
-/* "d_below_min", "constant_x", "constant_y", "" */
+/* "d_below_min", "constant_x", "constant_y", "not_computed"; "" for REASON_NONE. */
 const char *stats_reason_name(enum stats_reason r);
 
 struct stats_coef {
@@ -126,12 +146,12 @@ struct stats_coef {
 
 enum stats_method {
     METHOD_PEARSON = 1u << 0,
-    METHOD_SPEARMAN = 1u << 1
+    METHOD_SPEARMAN = 1u << 1,
 };
 
 struct stats_assoc {
-    size_t d;
-    struct stats_coef pearson, spearman;
+    size_t d;                            /* jobs */
+    struct stats_coef pearson, spearman; /* METHOD.md §5 */
 };
 
 struct stats_ws; /* scratch for up to d_max jobs */
@@ -141,20 +161,24 @@ struct stats_ws *stats_ws_new(size_t d_max);
 void stats_ws_free(struct stats_ws *ws);
 
 /* Pearson's r with two-pass centred sums. STATUS_INVALID when d < 2 or a series is
- * constant (err says which: "constant_x" / "constant_y"). */
+ * constant (err says which: "constant_x" / "constant_y"), or a value is not
+ * finite; *r is then NAN. */
 enum status stats_pearson(const double *x, const double *y, size_t d, double *r,
                           struct error *err);
 
 /* Spearman's r of y against x, ties ranked by their average. x and y are borrowed
  * and unchanged. Needs d <= the size ws was made for. STATUS_INVALID as Pearson. */
-enum status stats_spearman(const double *x, const double *y, size_t d, struct stats_ws *ws,
-                           double *r, struct error *err);
+enum status stats_spearman(const double *x, const double *y, size_t d,
+                           struct stats_ws *ws, double *r, struct error *err);
 
 /* The methods asked for (METHOD_* bits) over d jobs, with d_min: below it every
  * coefficient is REASON_D_BELOW_MIN; constant series give REASON_CONSTANT_*.
- * Methods not asked for are REASON_NOT_COMPUTED. */
-enum status stats_assoc_compute(const double *x, const double *y, size_t d, unsigned methods,
-                                size_t d_min, struct stats_ws *ws, struct stats_assoc *out,
-                                struct error *err);
+ * Methods not asked for are REASON_NOT_COMPUTED (also below d_min). d < 2 counts as
+ * below d_min whatever d_min is; x constant wins over y constant. STATUS_OK with
+ * these reasons; STATUS_INVALID for unknown method bits, missing or non-finite
+ * x / y, or Spearman asked with ws NULL or smaller than d. */
+enum status stats_assoc_compute(const double *x, const double *y, size_t d,
+                                unsigned methods, size_t d_min, struct stats_ws *ws,
+                                struct stats_assoc *out, struct error *err);
 
 #endif

@@ -16,8 +16,9 @@ static void first_error_recorded_wins(void **state)
     struct error err = {0};
 
     (void)state;
-    assert_int_equal(error_at(&err, STATUS_PARSE, "a.txt", 12, "expected %d fields, got %d", 8, 5),
-                     STATUS_PARSE);
+    assert_int_equal(
+        error_at(&err, STATUS_PARSE, "a.txt", 12, "expected %d fields, got %d", 8, 5),
+        STATUS_PARSE);
     assert_int_equal(error_set(&err, STATUS_DB, "later"), STATUS_DB);
     assert_int_equal(err.code, STATUS_PARSE);
     assert_string_equal(err.file, "a.txt");
@@ -31,7 +32,8 @@ static void formatted_error_names_file_and_line(void **state)
     char buf[256];
 
     (void)state;
-    error_at(&err, STATUS_PARSE, "log.txt", 812, "expected 8 tab-separated fields, got 5");
+    error_at(&err, STATUS_PARSE, "log.txt", 812,
+             "expected 8 tab-separated fields, got 5");
     error_format(&err, buf, sizeof buf);
     assert_string_equal(buf, "log.txt:812: expected 8 tab-separated fields, got 5");
     error_clear(&err);

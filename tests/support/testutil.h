@@ -6,7 +6,8 @@
 
 /* Fails the test unless |got - want| <= tol (absolute). cmocka 1.1.5's own float
  * assert casts to float, which is useless at 1e-12. */
-#define assert_rel(got, want, tol) testutil_assert_close((got), (want), (tol), #got, __FILE__, __LINE__)
+#define assert_rel(got, want, tol)                                                       \
+    testutil_assert_close((got), (want), (tol), #got, __FILE__, __LINE__)
 
 void testutil_assert_close(double got, double want, double tol, const char *expr,
                            const char *file, int line);

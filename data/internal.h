@@ -1,0 +1,142 @@
+/* internal.h: what the parts of the sample-data generator (data/) share. */
+#ifndef IOCONTEND_DATA_INTERNAL_H
+#define IOCONTEND_DATA_INTERNAL_H
+
+#include <gsl/gsl_rng.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/common.h"
+
+#define DATA_INTERVAL_S 60.0 /* iostat -t 60: the sampling interval Δ */
+#define DATA_NFS        2    /* monitored scratch file systems */
+#define DATA_NSERVERS   4    /* storage servers per file system */
+#define DATA_NDEVICES   2    /* data devices (sdb, sdc) per server */
+#define DATA_MAX_FILES  24   /* file records one planned job can hold */
+#define DATA_PATH_MAX   96
+#define DATA_NGROUPS    3
+
+/* 2026-11-20 00:00:00 UTC: every generated series starts here (epoch seconds). */
+#define DATA_EPOCH_START 1795132800LL
+
+struct data_params {
+    const char *out_dir;      /* borrowed */
+    unsigned long seed;       /* only the low 32 bits reach mt19937 */
+    double coupling;          /* strength of every planted effect; 0 switches all off */
+    unsigned days;            /* length of the iostat series */
+    unsigned jobs_per_group;  /* jobs planned per application group */
+};
+
+/* Rates of traffic at one moment. */
+struct data_rates {
+    double read_bps;    /* bytes/s */
+    double write_bps;   /* bytes/s */
+    double read_ops_s;  /* operations/s */
+    double write_ops_s; /* operations/s */
+};
+
+/* Traffic accumulated over a stretch of time. */
+struct data_volume {
+    double read_bytes;
+    double write_bytes;
+    double read_ops;
+    double write_ops;
+};
+
+/* ---- background load (gen_load.c) ---- */
+
+struct data_background;
+
+/* Piecewise-constant background traffic of every file system over [0, span_s] seconds
+ * after DATA_EPOCH_START, drawn from rng. NULL: no memory. */
+struct data_background *data_background_new(double span_s, gsl_rng *rng);
+void data_background_free(struct data_background *bg);
+/* Rates at t_s of file system fs (0 .. DATA_NFS-1), or of all of them when fs < 0. */
+void data_background_rates(const struct data_background *bg, int fs, double t_s,
+                           struct data_rates *out);
+/* Traffic over [a_s, b_s] of file system fs, or of all of them when fs < 0. */
+void data_background_volume(const struct data_background *bg, int fs, double a_s,
+                            double b_s, struct data_volume *out);
+/* Time means over the whole series, system-wide: read bandwidth (bytes/s) and
+ * read + write operations (ops/s). The planted effects are relative to them. */
+double data_background_mean_read_bps(const struct data_background *bg);
+double data_background_mean_ops_s(const struct data_background *bg);
+
+/* A log-normal factor with mean 1 and log-sd sigma, drawn from rng. */
+double data_unit_lognormal(gsl_rng *rng, double sigma);
+
+/* ---- jobs (gen_jobs.c) ---- */
+
+enum data_group { DATA_ESB = 0, DATA_NPC, DATA_NPB };
+
+struct data_group_info {
+    const char *name;     /* folder under darshan/: "esb" */
+    const char *user;     /* log owner, first part of the log file name */
+    int64_t uid;
+    const char *exe;      /* the `exe` header line: full command line */
+    const char *exe_base; /* basename of its first token */
+    int64_t nprocs;
+    double io_coupling; /* share of the coupling that stretches read/write phases */
+};
+
+/* The static description of group g. */
+const struct data_group_info *data_group_info(enum data_group g);
+
+/* One Darshan file record (POSIX; MPI-IO too when mpiio is set). Times are seconds
+ * after the true job start, 0 meaning "never", already rounded to microseconds. */
+struct data_file {
+    char path[DATA_PATH_MAX];
+    int rank;            /* -1: shared by all ranks, counters reduced over them */
+    int fs;              /* monitored file system index, -1 when not monitored */
+    const char *mount;   /* mount point (static) */
+    const char *fs_type; /* (static) */
+    int mpiio;           /* also opened through MPI-IO (collective) */
+    int64_t opens, reads, writes;
+    int64_t read_bytes, write_bytes;
+    double open_start_s, open_end_s, read_start_s, read_end_s;
+    double write_start_s, write_end_s, close_start_s, close_end_s;
+    double read_time_s, write_time_s, meta_time_s; /* cumulative (summed over ranks) */
+    double fastest_rank_time_s, slowest_rank_time_s; /* shared files only */
+    int64_t fastest_rank, slowest_rank;              /* shared files only */
+};
+
+struct data_job {
+    enum data_group group;
+    uint64_t jobid;
+    int fs;               /* the scratch file system it used */
+    double start_s;       /* true start, seconds after DATA_EPOCH_START */
+    double run_time_s;    /* true end - true start */
+    double stdout_start_s, stdout_end_s; /* its <STDOUT> writes, relative */
+    int64_t stdout_writes, stdout_bytes;
+    size_t nfiles;
+    struct data_file files[DATA_MAX_FILES];
+    double io_first_s;     /* truth: first read/write window start, relative */
+    double io_last_s;      /* truth: last read/write window end, relative */
+    double load_read_bps;  /* truth: mean system-wide background read bandwidth over it */
+};
+
+/* Plans jobs_per_group jobs of every group against bg: start times, job ids (rising
+ * with the start), timelines and counters. Returns an array the caller frees (free),
+ * sorted by start, its length in *njobs; NULL: no memory. */
+struct data_job *data_jobs_plan(const struct data_params *p, const struct data_background *bg,
+                                gsl_rng *rng, size_t *njobs);
+
+/* ---- output (gen_iostat.c, gen_darshan.c) ---- */
+
+struct data_traffic;
+
+/* Per-interval traffic of each file system: bg plus every job's own bytes and
+ * operations, over the grid of the series. NULL: no memory. */
+struct data_traffic *data_traffic_new(const struct data_params *p,
+                                      const struct data_background *bg,
+                                      const struct data_job *jobs, size_t njobs);
+void data_traffic_free(struct data_traffic *tr);
+/* Writes DIR/iostat/<fs>/<host>.iostat.txt for every server. STATUS_NOT_FOUND when a
+ * file cannot be written. */
+enum status data_iostat_write(const struct data_params *p, const struct data_traffic *tr,
+                              gsl_rng *rng, struct error *err);
+/* Writes DIR/darshan/<group>/<user>_<exe>_id<jobid>.parser.txt for every job. */
+enum status data_darshan_write(const struct data_params *p, const struct data_job *jobs,
+                               size_t njobs, struct error *err);
+
+#endif

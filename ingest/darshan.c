@@ -1,0 +1,768 @@
+/* darshan.c: darshan-parser default text (Darshan 3.x) into a struct darshan_log. */
+#include "ingest.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Where a counter we keep goes while its record is read. Integer slots come first;
+ * MPI-IO counts arrive as four counters (independent, collective, split, non-blocking)
+ * and are summed when the record is finished. */
+enum slot {
+    S_READS_1,
+    S_READS_2,
+    S_READS_3,
+    S_READS_4,
+    S_WRITES_1,
+    S_WRITES_2,
+    S_WRITES_3,
+    S_WRITES_4,
+    S_OPENS_1,
+    S_OPENS_2,
+    S_BYTES_READ,
+    S_BYTES_WRITTEN,
+    S_OPEN_START, /* the first floating slot */
+    S_READ_START,
+    S_READ_END,
+    S_WRITE_START,
+    S_WRITE_END,
+    S_CLOSE_END,
+    S_READ_TIME,
+    S_WRITE_TIME,
+    S_META_TIME,
+    S_SLOWEST,
+    S_COUNT
+};
+
+#define S_FIRST_DOUBLE S_OPEN_START
+#define L_POSIX        (1u << LAYER_POSIX)
+#define L_MPIIO        (1u << LAYER_MPIIO)
+#define L_STDIO        (1u << LAYER_STDIO)
+#define L_ALL          (L_POSIX | L_MPIIO | L_STDIO)
+
+struct counter {
+    const char *suffix; /* the name after "POSIX_", "MPIIO_" or "STDIO_" */
+    unsigned layers;    /* L_* bits of the layers that have it */
+    enum slot slot;
+};
+
+/* Counters are found by name: modules order them differently (STDIO puts META_TIME
+ * before the timestamps) and older formats converted by darshan-parser add some. */
+static const struct counter counters[] = {
+    {"READS", L_POSIX | L_STDIO, S_READS_1},
+    {"WRITES", L_POSIX | L_STDIO, S_WRITES_1},
+    {"OPENS", L_POSIX | L_STDIO, S_OPENS_1},
+    {"INDEP_READS", L_MPIIO, S_READS_1},
+    {"COLL_READS", L_MPIIO, S_READS_2},
+    {"SPLIT_READS", L_MPIIO, S_READS_3},
+    {"NB_READS", L_MPIIO, S_READS_4},
+    {"INDEP_WRITES", L_MPIIO, S_WRITES_1},
+    {"COLL_WRITES", L_MPIIO, S_WRITES_2},
+    {"SPLIT_WRITES", L_MPIIO, S_WRITES_3},
+    {"NB_WRITES", L_MPIIO, S_WRITES_4},
+    {"INDEP_OPENS", L_MPIIO, S_OPENS_1},
+    {"COLL_OPENS", L_MPIIO, S_OPENS_2},
+    {"BYTES_READ", L_ALL, S_BYTES_READ},
+    {"BYTES_WRITTEN", L_ALL, S_BYTES_WRITTEN},
+    {"F_OPEN_START_TIMESTAMP", L_ALL, S_OPEN_START},
+    {"F_READ_START_TIMESTAMP", L_ALL, S_READ_START},
+    {"F_READ_END_TIMESTAMP", L_ALL, S_READ_END},
+    {"F_WRITE_START_TIMESTAMP", L_ALL, S_WRITE_START},
+    {"F_WRITE_END_TIMESTAMP", L_ALL, S_WRITE_END},
+    {"F_CLOSE_END_TIMESTAMP", L_ALL, S_CLOSE_END},
+    {"F_READ_TIME", L_ALL, S_READ_TIME},
+    {"F_WRITE_TIME", L_ALL, S_WRITE_TIME},
+    {"F_META_TIME", L_ALL, S_META_TIME},
+    {"F_SLOWEST_RANK_TIME", L_ALL, S_SLOWEST},
+};
+
+#define N_COUNTERS (sizeof counters / sizeof counters[0])
+
+/* Module column, counter prefix, indexed by enum ingest_layer. */
+static const char *const module_names[LAYER_COUNT] = {"POSIX", "MPI-IO", "STDIO"};
+static const char *const counter_prefixes[LAYER_COUNT] = {"POSIX_", "MPIIO_", "STDIO_"};
+
+enum hkey {
+    H_VERSION,
+    H_EXE,
+    H_UID,
+    H_JOBID,
+    H_START,
+    H_END,
+    H_NPROCS,
+    H_RUN_TIME,
+    H_COUNT
+};
+
+static const char *const header_keys[H_COUNT] = {
+    "darshan log version", "exe",      "uid",    "jobid",
+    "start_time",          "end_time", "nprocs", "run time"};
+
+/* A record while its counters are read. */
+struct pending {
+    int64_t ival[S_FIRST_DOUBLE];
+    double dval[S_COUNT - S_FIRST_DOUBLE];
+    uint32_t seen;   /* bit per slot */
+    long first_line; /* where the record starts, for errors */
+};
+
+struct parser {
+    const char *path;
+    struct darshan_log *log;
+    struct pending *pend; /* parallel to log->records */
+    size_t cap_records;
+    size_t *table; /* open addressing: record index + 1, 0 = empty */
+    size_t table_size;
+    size_t last; /* record index + 1 of the previous counter line, 0 = none */
+    size_t cap_mounts;
+    uint32_t required[LAYER_COUNT]; /* slots a complete record of each layer has */
+    unsigned header_seen;           /* bit per enum hkey */
+    bool in_header;
+    char banner[64]; /* module of a "# X module data" banner with no record yet */
+    long banner_line;
+};
+
+static bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* Whole-string decimal parses: a leading sign only where the type has one, no
+ * spaces, no trailing junk, no overflow. */
+static bool parse_i64(const char *s, int64_t *out)
+{
+    char *end;
+    long long v;
+
+    if (!is_digit(s[0]) && !(s[0] == '-' && is_digit(s[1])))
+        return false;
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return false;
+    *out = (int64_t)v;
+    return true;
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+
+    if (!is_digit(s[0]))
+        return false;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return false;
+    *out = (uint64_t)v;
+    return true;
+}
+
+static bool parse_f64(const char *s, double *out)
+{
+    char *end;
+    double v;
+
+    if (!is_digit(s[0]) && !((s[0] == '-' || s[0] == '.') && s[1] != '\0'))
+        return false;
+    errno = 0;
+    v = strtod(s, &end);
+    if (errno == ERANGE || *end != '\0' || !isfinite(v))
+        return false;
+    *out = v;
+    return true;
+}
+
+static int layer_of_module(const char *module)
+{
+    for (int l = 0; l < LAYER_COUNT; l++)
+        if (strcmp(module, module_names[l]) == 0)
+            return l;
+    return -1;
+}
+
+/* ---- header ---------------------------------------------------------------- */
+
+/* "# key: value" with a lower-case key (letters, '_', ' '). Splits line in place
+ * only when it is one. */
+static bool split_header_line(char *line, char **key, char **value)
+{
+    char *c;
+
+    if (line[0] != '#' || line[1] != ' ' || line[2] < 'a' || line[2] > 'z')
+        return false;
+    for (c = line + 2; (*c >= 'a' && *c <= 'z') || *c == '_' || *c == ' '; c++)
+        ;
+    if (*c != ':' || (c[1] != ' ' && c[1] != '\0'))
+        return false;
+    *c = '\0';
+    *key = line + 2;
+    *value = c[1] == ' ' ? c + 2 : c + 1;
+    return true;
+}
+
+static enum status header_value(struct parser *p, const char *key, const char *value,
+                                long lineno, struct error *err)
+{
+    struct darshan_log *log = p->log;
+    int k;
+
+    for (k = 0; k < H_COUNT; k++)
+        if (strcmp(key, header_keys[k]) == 0)
+            break;
+    if (k == H_COUNT)
+        return STATUS_OK; /* compression method, *_asci, metadata: not needed */
+
+    switch ((enum hkey)k) {
+    case H_VERSION:
+        if (!parse_f64(value, &log->log_version))
+            return error_at(err, STATUS_PARSE, p->path, lineno,
+                            "expected a number for darshan log version, got '%.40s'",
+                            value);
+        /* 2.x text has 7 fields and CP_ counters: another format altogether. */
+        if (log->log_version < 3.0)
+            return error_at(err, STATUS_PARSE, p->path, lineno,
+                            "expected darshan log version 3.x or later, got '%.40s'",
+                            value);
+        break;
+    case H_EXE:
+        free(log->exe);
+        log->exe = str_dup(value);
+        if (log->exe == NULL)
+            return error_set(err, STATUS_NOMEM, "exe of %s", p->path);
+        break;
+    case H_UID:
+        if (!parse_u64(value, &log->uid))
+            return error_at(err, STATUS_PARSE, p->path, lineno,
+                            "expected an unsigned integer for uid, got '%.40s'", value);
+        break;
+    case H_JOBID: {
+        size_t n = strlen(value);
+
+        if (n == 0 || n >= sizeof log->jobid)
+            return error_at(err, STATUS_PARSE, p->path, lineno,
+                            "expected a job id of 1 to %zu characters, got '%.40s'",
+                            sizeof log->jobid - 1, value);
+        memcpy(log->jobid, value, n + 1);
+        break;
+    }
+    case H_START:
+    case H_END:
+    case H_NPROCS: {
+        int64_t v;
+
+        if (!parse_i64(value, &v))
+            return error_at(err, STATUS_PARSE, p->path, lineno,
+                            "expected an integer for %s, got '%.40s'", key, value);
+        if (k == H_START)
+            log->start_time_s = v;
+        else if (k == H_END)
+            log->end_time_s = v;
+        else if (v < 1)
+            return error_at(err, STATUS_PARSE, p->path, lineno,
+                            "expected nprocs of at least 1, got '%.40s'", value);
+        else
+            log->nprocs = v;
+        break;
+    }
+    case H_RUN_TIME:
+        if (!parse_f64(value, &log->run_time_s))
+            return error_at(err, STATUS_PARSE, p->path, lineno,
+                            "expected a number for run time, got '%.40s'", value);
+        break;
+    case H_COUNT: break;
+    }
+    p->header_seen |= 1u << k;
+    return STATUS_OK;
+}
+
+/* The header ends at its first line that is not "# key: value"; every key we need
+ * must be there by then. */
+static enum status header_end(struct parser *p, long lineno, struct error *err)
+{
+    p->in_header = false;
+    for (int k = 0; k < H_COUNT; k++)
+        if (!(p->header_seen & (1u << k)))
+            return error_at(err, STATUS_PARSE, p->path, lineno,
+                            "expected header line '# %s: ...' before this line, got none",
+                            header_keys[k]);
+    return STATUS_OK;
+}
+
+/* ---- comment lines after the header ------------------------------------------ */
+
+static enum status mount_entry(struct parser *p, char *line, long lineno,
+                               struct error *err)
+{
+    struct darshan_log *log = p->log;
+    char *mount, *fs;
+
+    /* "# mount entry:\t<mount point>\t<fs type>" */
+    mount = strchr(line, '\t');
+    fs = mount != NULL ? strchr(mount + 1, '\t') : NULL;
+    if (mount == NULL || fs == NULL || strchr(fs + 1, '\t') != NULL)
+        return error_at(
+            err, STATUS_PARSE, p->path, lineno,
+            "expected '# mount entry:<TAB>mount point<TAB>fs type', got '%.60s'", line);
+    *mount++ = '\0';
+    *fs++ = '\0';
+    if (log->n_mounts == p->cap_mounts) {
+        size_t cap = p->cap_mounts ? 2 * p->cap_mounts : 16;
+        char **m = realloc(log->mount_points, cap * sizeof *m);
+
+        if (m == NULL)
+            return error_set(err, STATUS_NOMEM, "mount table of %s", p->path);
+        log->mount_points = m;
+        m = realloc(log->mount_fs_types, cap * sizeof *m);
+        if (m == NULL)
+            return error_set(err, STATUS_NOMEM, "mount table of %s", p->path);
+        log->mount_fs_types = m;
+        p->cap_mounts = cap;
+    }
+    log->mount_points[log->n_mounts] = str_dup(mount);
+    log->mount_fs_types[log->n_mounts] = str_dup(fs);
+    log->n_mounts++; /* counted first so that darshan_log_free releases both */
+    if (log->mount_points[log->n_mounts - 1] == NULL ||
+        log->mount_fs_types[log->n_mounts - 1] == NULL)
+        return error_set(err, STATUS_NOMEM, "mount table of %s", p->path);
+    return STATUS_OK;
+}
+
+/* darshan-parser prints "# <MOD> module data" and then stops, without records, when
+ * a module ran out of memory at run time (the reason goes to stderr). A banner with
+ * no record of its module before the next banner or the end is therefore an
+ * incomplete log. Modules it cannot decode (APMPI, APXC) or leaves to
+ * darshan-dxt-parser (DXT_*) get no banner at all, so they never trip this. */
+static enum status banner_close(struct parser *p, struct error *err)
+{
+    if (p->banner[0] == '\0')
+        return STATUS_OK;
+    return error_at(err, STATUS_PARSE, p->path, p->banner_line, "incomplete: %s",
+                    p->banner);
+}
+
+static bool module_word(const char *s, size_t len)
+{
+    if (len == 0)
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (s[i] == ' ' || s[i] == '\t')
+            return false;
+    return true;
+}
+
+static enum status comment_line(struct parser *p, char *line, long lineno,
+                                struct error *err)
+{
+    static const char banner_tail[] = " module data";
+    static const char incomplete_tail[] = " module contains incomplete data!";
+    size_t len = strlen(line);
+    const char *the;
+
+    if (strncmp(line, "# mount entry:", 14) == 0)
+        return mount_entry(p, line, lineno, err);
+    /* --perf prints the banners with no records: say so rather than "incomplete" */
+    if (strcmp(line, "# performance") == 0)
+        return error_at(err, STATUS_PARSE, p->path, lineno,
+                        "expected darshan-parser default output, got --perf output");
+
+    /* "# POSIX module data" */
+    if (len > 2 + sizeof banner_tail - 1 && line[1] == ' ' &&
+        strcmp(line + len - (sizeof banner_tail - 1), banner_tail) == 0) {
+        size_t n = len - 2 - (sizeof banner_tail - 1);
+
+        if (module_word(line + 2, n)) {
+            enum status rc = banner_close(p, err);
+
+            if (rc != STATUS_OK)
+                return rc;
+            if (n >= sizeof p->banner)
+                n = sizeof p->banner - 1;
+            memcpy(p->banner, line + 2, n);
+            p->banner[n] = '\0';
+            p->banner_line = lineno;
+        }
+        return STATUS_OK;
+    }
+
+    /* "# *ERROR*: The STDIO module contains incomplete data!" (or *WARNING* with
+     * --show-incomplete, whose records are a part of the truth only). */
+    if (strncmp(line, "# *", 3) == 0 && len > sizeof incomplete_tail &&
+        strcmp(line + len - (sizeof incomplete_tail - 1), incomplete_tail) == 0 &&
+        (the = strstr(line, "The ")) != NULL) {
+        const char *mod = the + 4;
+        int n = (int)(line + len - (sizeof incomplete_tail - 1) - mod);
+
+        if (n > 0 && n < 64)
+            return error_at(err, STATUS_PARSE, p->path, lineno, "incomplete: %.*s", n,
+                            mod);
+        return error_at(err, STATUS_PARSE, p->path, lineno, "incomplete: a module");
+    }
+    return STATUS_OK;
+}
+
+/* ---- counter lines ------------------------------------------------------------- */
+
+static size_t hash_slot(const struct parser *p, int layer, int64_t rank, uint64_t id)
+{
+    /* record ids are already hashes; mix in rank and layer, keep the high bits */
+    uint64_t h = (id ^ ((uint64_t)rank * 0x9e3779b97f4a7c15u) ^ (uint64_t)layer) *
+                 0xbf58476d1ce4e5b9u;
+
+    return (size_t)(h >> 20) & (p->table_size - 1);
+}
+
+static bool same_record(const struct darshan_record *r, int layer, int64_t rank,
+                        uint64_t id)
+{
+    return (int)r->layer == layer && r->rank == rank && r->record_id == id;
+}
+
+static enum status table_grow(struct parser *p, struct error *err)
+{
+    size_t size = p->table_size ? 2 * p->table_size : 256;
+    size_t *t = calloc(size, sizeof *t);
+
+    if (t == NULL)
+        return error_set(err, STATUS_NOMEM, "record table of %s", p->path);
+    free(p->table);
+    p->table = t;
+    p->table_size = size;
+    for (size_t i = 0; i < p->log->n_records; i++) {
+        const struct darshan_record *r = &p->log->records[i];
+        size_t h = hash_slot(p, (int)r->layer, r->rank, r->record_id);
+
+        while (t[h] != 0)
+            h = (h + 1) & (size - 1);
+        t[h] = i + 1;
+    }
+    return STATUS_OK;
+}
+
+/* The record of (layer, rank, id), made on first sight; *rec_index is its position. */
+static enum status find_record(struct parser *p, int layer, int64_t rank, uint64_t id,
+                               char **fields, long lineno, size_t *rec_index,
+                               struct error *err)
+{
+    struct darshan_log *log = p->log;
+    struct darshan_record *r;
+    size_t h;
+
+    /* darshan-parser prints a record's counters together: try the previous one */
+    if (p->last != 0 && same_record(&log->records[p->last - 1], layer, rank, id)) {
+        *rec_index = p->last - 1;
+        return STATUS_OK;
+    }
+    if (2 * (log->n_records + 1) > p->table_size && table_grow(p, err) != STATUS_OK)
+        return STATUS_NOMEM;
+    for (h = hash_slot(p, layer, rank, id); p->table[h] != 0;
+         h = (h + 1) & (p->table_size - 1))
+        if (same_record(&log->records[p->table[h] - 1], layer, rank, id)) {
+            *rec_index = p->table[h] - 1;
+            p->last = *rec_index + 1;
+            return STATUS_OK;
+        }
+
+    if (log->n_records == p->cap_records) {
+        size_t cap = p->cap_records ? 2 * p->cap_records : 64;
+        struct darshan_record *recs = realloc(log->records, cap * sizeof *recs);
+        struct pending *pend;
+
+        if (recs == NULL)
+            return error_set(err, STATUS_NOMEM, "records of %s", p->path);
+        log->records = recs;
+        pend = realloc(p->pend, cap * sizeof *pend);
+        if (pend == NULL)
+            return error_set(err, STATUS_NOMEM, "records of %s", p->path);
+        p->pend = pend;
+        p->cap_records = cap;
+    }
+    r = &log->records[log->n_records];
+    memset(r, 0, sizeof *r);
+    r->layer = (enum ingest_layer)layer;
+    r->rank = rank;
+    r->record_id = id;
+    r->slowest_rank_time = -1;
+    memset(&p->pend[log->n_records], 0, sizeof p->pend[0]);
+    p->pend[log->n_records].first_line = lineno;
+    log->n_records++; /* counted first so that darshan_log_free releases the names */
+    r->file_name = str_dup(fields[5]);
+    r->mount_point = str_dup(fields[6]);
+    r->fs_type = str_dup(fields[7]);
+    if (r->file_name == NULL || r->mount_point == NULL || r->fs_type == NULL)
+        return error_set(err, STATUS_NOMEM, "records of %s", p->path);
+    p->table[h] = log->n_records;
+    *rec_index = log->n_records - 1;
+    p->last = log->n_records;
+    return STATUS_OK;
+}
+
+static const struct counter *find_counter(int layer, const char *name)
+{
+    size_t plen = strlen(counter_prefixes[layer]);
+
+    if (strncmp(name, counter_prefixes[layer], plen) != 0)
+        return NULL;
+    for (size_t i = 0; i < N_COUNTERS; i++)
+        if ((counters[i].layers & (1u << layer)) &&
+            strcmp(name + plen, counters[i].suffix) == 0)
+            return &counters[i];
+    return NULL;
+}
+
+static enum status counter_line(struct parser *p, char *line, bool has_newline,
+                                long lineno, struct error *err)
+{
+    char *fields[8];
+    size_t n = 1;
+    int64_t rank;
+    uint64_t id;
+    int layer;
+    size_t rec_index = 0;
+    const struct counter *c;
+    struct pending *pd;
+    enum status rc;
+
+    for (const char *s = line; *s != '\0'; s++)
+        n += *s == '\t';
+    if (n != 8 && strncmp(line, "total_", 6) == 0)
+        return error_at(err, STATUS_PARSE, p->path, lineno,
+                        "expected darshan-parser default output, got --total output");
+    if (n != 8)
+        return error_at(err, STATUS_PARSE, p->path, lineno,
+                        "expected 8 tab-separated fields, got %zu", n);
+    /* darshan-parser ends every line: a last line without one was cut off, maybe in
+     * the middle of its fs type */
+    if (!has_newline)
+        return error_at(err, STATUS_PARSE, p->path, lineno,
+                        "expected a complete line ending in a newline, got end of file");
+    fields[0] = line;
+    for (size_t i = 1; i < 8; i++) {
+        char *tab = strchr(fields[i - 1], '\t');
+
+        *tab = '\0';
+        fields[i] = tab + 1;
+    }
+    if (!parse_i64(fields[1], &rank) || rank < -1)
+        return error_at(err, STATUS_PARSE, p->path, lineno,
+                        "expected a rank (an integer >= -1) in field 2, got '%.40s'",
+                        fields[1]);
+    if (!parse_u64(fields[2], &id))
+        return error_at(err, STATUS_PARSE, p->path, lineno,
+                        "expected a record id (unsigned 64-bit) in field 3, got '%.40s'",
+                        fields[2]);
+    if (p->banner[0] != '\0' && strcmp(fields[0], p->banner) == 0)
+        p->banner[0] = '\0';
+
+    layer = layer_of_module(fields[0]);
+    if (layer < 0) {
+        p->log->n_skipped_module++;
+        return STATUS_OK;
+    }
+    if (rank >= p->log->nprocs)
+        return error_at(err, STATUS_PARSE, p->path, lineno,
+                        "expected a rank below nprocs (%" PRId64 "), got %" PRId64,
+                        p->log->nprocs, rank);
+    rc = find_record(p, layer, rank, id, fields, lineno, &rec_index, err);
+    if (rc != STATUS_OK)
+        return rc;
+    c = find_counter(layer, fields[3]);
+    if (c == NULL)
+        return STATUS_OK; /* a counter the metrics do not use */
+    pd = &p->pend[rec_index];
+    if (c->slot < S_FIRST_DOUBLE) {
+        if (!parse_i64(fields[4], &pd->ival[c->slot]))
+            return error_at(err, STATUS_PARSE, p->path, lineno,
+                            "expected an integer value for %.48s, got '%.40s'", fields[3],
+                            fields[4]);
+    } else if (!parse_f64(fields[4], &pd->dval[c->slot - S_FIRST_DOUBLE])) {
+        return error_at(err, STATUS_PARSE, p->path, lineno,
+                        "expected a number value for %.48s, got '%.40s'", fields[3],
+                        fields[4]);
+    }
+    pd->seen |= 1u << c->slot;
+    return STATUS_OK;
+}
+
+/* ---- finishing ------------------------------------------------------------------ */
+
+/* Sum of the collected parts (-1 = "not collected" parts are left out); -1 when no
+ * part was collected. Saturates instead of overflowing on absurd input. */
+static int64_t sum_counts(const int64_t *v, size_t n)
+{
+    int64_t sum = 0;
+    bool any = false;
+
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] < 0)
+            continue;
+        any = true;
+        sum = v[i] > INT64_MAX - sum ? INT64_MAX : sum + v[i];
+    }
+    return any ? sum : -1;
+}
+
+static enum status finish_records(struct parser *p, struct error *err)
+{
+    struct darshan_log *log = p->log;
+
+    for (size_t i = 0; i < log->n_records; i++) {
+        struct darshan_record *r = &log->records[i];
+        const struct pending *pd = &p->pend[i];
+        uint32_t missing = p->required[r->layer] & ~pd->seen;
+
+        if (missing != 0) {
+            const char *name = "?";
+
+            for (size_t k = 0; k < N_COUNTERS; k++)
+                if ((counters[k].layers & (1u << r->layer)) &&
+                    (missing & (1u << counters[k].slot))) {
+                    name = counters[k].suffix;
+                    break;
+                }
+            return error_at(err, STATUS_PARSE, p->path, pd->first_line,
+                            "expected counter %s%s in the %s record that starts here "
+                            "(the log is truncated?), got none",
+                            counter_prefixes[r->layer], name, module_names[r->layer]);
+        }
+        r->reads = sum_counts(&pd->ival[S_READS_1], 4);
+        r->writes = sum_counts(&pd->ival[S_WRITES_1], 4);
+        r->opens = sum_counts(&pd->ival[S_OPENS_1], 2);
+        r->bytes_read = pd->ival[S_BYTES_READ];
+        r->bytes_written = pd->ival[S_BYTES_WRITTEN];
+        r->open_start = pd->dval[S_OPEN_START - S_FIRST_DOUBLE];
+        r->read_start = pd->dval[S_READ_START - S_FIRST_DOUBLE];
+        r->read_end = pd->dval[S_READ_END - S_FIRST_DOUBLE];
+        r->write_start = pd->dval[S_WRITE_START - S_FIRST_DOUBLE];
+        r->write_end = pd->dval[S_WRITE_END - S_FIRST_DOUBLE];
+        r->close_end = pd->dval[S_CLOSE_END - S_FIRST_DOUBLE];
+        r->read_time = pd->dval[S_READ_TIME - S_FIRST_DOUBLE];
+        r->write_time = pd->dval[S_WRITE_TIME - S_FIRST_DOUBLE];
+        r->meta_time = pd->dval[S_META_TIME - S_FIRST_DOUBLE];
+        if ((pd->seen & (1u << S_SLOWEST)) && pd->dval[S_SLOWEST - S_FIRST_DOUBLE] >= 0)
+            r->slowest_rank_time = pd->dval[S_SLOWEST - S_FIRST_DOUBLE];
+    }
+    return STATUS_OK;
+}
+
+static enum status parse_lines(struct parser *p, FILE *fp, struct error *err)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    long lineno = 0;
+    enum status rc = STATUS_OK;
+
+    while ((got = getline(&line, &cap, fp)) >= 0) {
+        size_t len = (size_t)got;
+        bool has_newline = len > 0 && line[len - 1] == '\n';
+        char *key, *value;
+
+        lineno++;
+        p->log->n_lines++;
+        if (strlen(line) != len) {
+            rc = error_at(err, STATUS_PARSE, p->path, lineno,
+                          "expected text, got a NUL byte (a binary .darshan file?)");
+            break;
+        }
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            line[--len] = '\0';
+        if (p->in_header) {
+            if (split_header_line(line, &key, &value)) {
+                rc = header_value(p, key, value, lineno, err);
+                if (rc != STATUS_OK)
+                    break;
+                continue;
+            }
+            rc = header_end(p, lineno, err);
+            if (rc != STATUS_OK)
+                break;
+        }
+        if (len == 0)
+            continue;
+        if (line[0] == '#') {
+            rc = comment_line(p, line, lineno, err);
+        } else {
+            rc = counter_line(p, line, has_newline, lineno, err);
+        }
+        if (rc != STATUS_OK)
+            break;
+    }
+    if (rc == STATUS_OK && ferror(fp))
+        rc = error_at(err, STATUS_PARSE, p->path, lineno + 1,
+                      "expected readable text, got a read error: %s", strerror(errno));
+    free(line);
+    if (rc != STATUS_OK)
+        return rc;
+    if (p->in_header) {
+        rc = header_end(p, lineno > 0 ? lineno : 1, err);
+        if (rc != STATUS_OK)
+            return rc;
+    }
+    rc = banner_close(p, err);
+    if (rc != STATUS_OK)
+        return rc;
+    return finish_records(p, err);
+}
+
+enum status ingest_darshan_parse(FILE *fp, const char *path, struct darshan_log **out,
+                                 struct error *err)
+{
+    struct parser p;
+    enum status rc;
+
+    if (out != NULL)
+        *out = NULL;
+    if (fp == NULL || out == NULL)
+        return error_set(err, STATUS_INVALID, "ingest_darshan_parse: no input or output");
+    memset(&p, 0, sizeof p);
+    p.path = path != NULL ? path : "";
+    p.in_header = true;
+    p.log = calloc(1, sizeof *p.log);
+    if (p.log == NULL)
+        return error_set(err, STATUS_NOMEM, "log %s", p.path);
+    p.log->path = str_dup(p.path);
+    if (p.log->path == NULL) {
+        rc = error_set(err, STATUS_NOMEM, "log %s", p.path);
+        goto out;
+    }
+    for (size_t i = 0; i < N_COUNTERS; i++)
+        if (counters[i].slot != S_SLOWEST) /* absent in some formats: -1 then */
+            for (int l = 0; l < LAYER_COUNT; l++)
+                if (counters[i].layers & (1u << l))
+                    p.required[l] |= 1u << counters[i].slot;
+    rc = parse_lines(&p, fp, err);
+out:
+    free(p.pend);
+    free(p.table);
+    if (rc != STATUS_OK) {
+        darshan_log_free(p.log);
+        return rc;
+    }
+    *out = p.log;
+    return STATUS_OK;
+}
+
+void darshan_log_free(struct darshan_log *log)
+{
+    if (log == NULL)
+        return;
+    for (size_t i = 0; i < log->n_records; i++) {
+        free(log->records[i].file_name);
+        free(log->records[i].mount_point);
+        free(log->records[i].fs_type);
+    }
+    free(log->records);
+    for (size_t i = 0; i < log->n_mounts; i++) {
+        free(log->mount_points[i]);
+        free(log->mount_fs_types[i]);
+    }
+    free(log->mount_points);
+    free(log->mount_fs_types);
+    free(log->exe);
+    free(log->path);
+    free(log);
+}

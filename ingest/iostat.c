@@ -1,0 +1,1138 @@
+/* iostat.c: server samples (METHOD.md §1) from iostat text / JSON and sadf -d / -j. */
+#include "ingest.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/*
+ * Decisions taken here (the header states the contract):
+ * - The format comes from the contents: '{' first means JSON (a string "timestamp"
+ *   is iostat -o JSON, an object is sadf -j); otherwise a first line with ';' is
+ *   sadf -d and anything else iostat text.
+ * - Every iostat stream (a banner starts one) drops its first report, the average
+ *   since boot; with `iostat -y` that costs one real interval, which the output
+ *   cannot reveal. sadf never drops.
+ * - iostat text without -t has no time of day anywhere (the banner has the date
+ *   only), so it is STATUS_PARSE "no timestamps: run iostat with -t" rather than a
+ *   guess. Locale stamps (MM/DD/YY) and sadf stamps with no zone are taken as UTC;
+ *   ISO stamps honour their offset.
+ * - Stamps must increase from report to report: a repeat or a step back (a local
+ *   clock at a DST change, two captures pasted together) is STATUS_PARSE.
+ * - Device lines of a dropped report are checked but neither kept nor counted in
+ *   n_devices_excluded, which counts only lines that would otherwise be samples.
+ * - JSON has no line numbers once loaded: errors in its contents give line 0 and
+ *   the path inside the document (statistics[3].disk[0]).
+ */
+
+/* What a column can contribute to a sample. */
+enum quantity {
+    Q_READ_BYTES = 0,
+    Q_WRITE_BYTES,
+    Q_READ_OPS,
+    Q_WRITE_OPS,
+    Q_TPS,
+    Q_COUNT
+};
+
+struct column_name {
+    const char *name;
+    enum quantity q;
+    double scale; /* to bytes or operations per second */
+};
+
+/* Every spelling we know across sysstat versions and outputs, best first: when a
+ * header offers two sources of one quantity (sadf -j has rkB and rd_sec) the first
+ * listed wins. Discards (d/s, dkB/s, kB_dscd/s) and flushes (f/s) are absent on
+ * purpose: they never enter R, W, RO, WO (METHOD.md §1). So are totals such as
+ * kB_read, which are amounts since the previous report, not rates. */
+static const struct column_name column_names[] = {
+    {"rkB/s", Q_READ_BYTES, 1024.0},        /* iostat -x [-k], iostat JSON, sadf -d */
+    {"rMB/s", Q_READ_BYTES, 1048576.0},     /* iostat -x -m */
+    {"kB_read/s", Q_READ_BYTES, 1024.0},    /* iostat -d [-k] */
+    {"MB_read/s", Q_READ_BYTES, 1048576.0}, /* iostat -d -m */
+    {"rkB", Q_READ_BYTES, 1024.0},          /* sadf -j: kB per second despite the name */
+    {"rsec/s", Q_READ_BYTES, 512.0},        /* old iostat -x without -k: sectors */
+    {"rd_sec/s", Q_READ_BYTES, 512.0},      /* sadf -d before sysstat 11 */
+    {"rd_sec", Q_READ_BYTES, 512.0},        /* sadf -j: sectors per second */
+    {"Blk_read/s", Q_READ_BYTES, 512.0},    /* old iostat -d: 512-byte blocks */
+    {"wkB/s", Q_WRITE_BYTES, 1024.0},
+    {"wMB/s", Q_WRITE_BYTES, 1048576.0},
+    {"kB_wrtn/s", Q_WRITE_BYTES, 1024.0},
+    {"MB_wrtn/s", Q_WRITE_BYTES, 1048576.0},
+    {"wkB", Q_WRITE_BYTES, 1024.0},
+    {"wsec/s", Q_WRITE_BYTES, 512.0},
+    {"wr_sec/s", Q_WRITE_BYTES, 512.0},
+    {"wr_sec", Q_WRITE_BYTES, 512.0},
+    {"Blk_wrtn/s", Q_WRITE_BYTES, 512.0},
+    {"r/s", Q_READ_OPS, 1.0},
+    {"w/s", Q_WRITE_OPS, 1.0},
+    {"tps", Q_TPS, 1.0},
+};
+
+/* The device column of each output. */
+static const char *const text_device_names[] = {"Device", "Device:", NULL};
+static const char *const sadf_device_names[] = {"DEV", NULL};
+static const char *const json_device_names[] = {"disk_device", "disk-device", NULL};
+
+struct column_map {
+    size_t n_fields;       /* columns in the header, the device included */
+    size_t device;         /* column of the device name */
+    size_t index[Q_COUNT]; /* column of each quantity; SIZE_MAX when absent */
+    double scale[Q_COUNT]; /* to bytes or operations per second */
+};
+
+/* Fields of one line or the keys of one JSON object; borrowed pointers. */
+struct tokens {
+    const char **v;
+    size_t n, cap;
+};
+
+/* A header line kept while its rows are read. */
+struct header {
+    char *text;          /* owned: the column names, NUL-separated */
+    struct tokens names; /* into text */
+    struct column_map map;
+    long line; /* 1-based */
+};
+
+struct parser {
+    const char *path;
+    struct error *err;
+    regex_t include;
+    struct iostat_data *data;
+    size_t cap;           /* samples allocated */
+    bool have_report;     /* report_stamp is set */
+    int64_t report_stamp; /* stamp of the current report */
+    size_t report_first;  /* index of the current report's first sample */
+    struct tokens fields; /* scratch for the line being read */
+};
+
+/* ---- small helpers ------------------------------------------------------------ */
+
+static bool tokens_push(struct tokens *t, const char *s)
+{
+    if (t->n == t->cap) {
+        size_t cap = t->cap == 0 ? 32 : t->cap * 2;
+        const char **v = realloc(t->v, cap * sizeof *v);
+
+        if (v == NULL)
+            return false;
+        t->v = v;
+        t->cap = cap;
+    }
+    t->v[t->n++] = s;
+    return true;
+}
+
+static bool is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* Splits s in place on runs of white space. false: no memory. */
+static bool split_ws(char *s, struct tokens *t)
+{
+    t->n = 0;
+    for (;;) {
+        while (is_space(*s))
+            s++;
+        if (*s == '\0')
+            return true;
+        if (!tokens_push(t, s))
+            return false;
+        while (*s != '\0' && !is_space(*s))
+            s++;
+        if (*s == '\0')
+            return true;
+        *s++ = '\0';
+    }
+}
+
+/* Splits s in place at every sep; empty fields are kept. false: no memory. */
+static bool split_char(char *s, char sep, struct tokens *t)
+{
+    t->n = 0;
+    for (;;) {
+        char *end = strchr(s, sep);
+
+        if (!tokens_push(t, s))
+            return false;
+        if (end == NULL)
+            return true;
+        *end = '\0';
+        s = end + 1;
+    }
+}
+
+/* s without leading and trailing white space (trailing cut in place). */
+static char *trim(char *s)
+{
+    size_t len;
+
+    while (is_space(*s))
+        s++;
+    len = strlen(s);
+    while (len > 0 && is_space(s[len - 1]))
+        s[--len] = '\0';
+    return s;
+}
+
+static bool parse_number(const char *s, double *out)
+{
+    char *end = NULL;
+    double v;
+
+    errno = 0;
+    v = strtod(s, &end);
+    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v))
+        return false;
+    *out = v;
+    return true;
+}
+
+/* ---- timestamps ----------------------------------------------------------------- */
+
+/* Reads exactly n decimal digits. */
+static bool read_digits(const char **s, int n, int *out)
+{
+    int v = 0;
+
+    for (int i = 0; i < n; i++) {
+        char c = (*s)[i];
+
+        if (c < '0' || c > '9')
+            return false;
+        v = v * 10 + (c - '0');
+    }
+    *s += n;
+    *out = v;
+    return true;
+}
+
+/* "HH:MM:SS" */
+static bool read_time(const char **s, int *hour, int *min, int *sec)
+{
+    return read_digits(s, 2, hour) && *(*s)++ == ':' && read_digits(s, 2, min) &&
+           *(*s)++ == ':' && read_digits(s, 2, sec);
+}
+
+/* The epoch of a civil time that is offset_s ahead of UTC; false for an impossible
+ * date (the round trip through gmtime_r catches 02/30). */
+static bool epoch_of(int year, int mon, int day, int hour, int min, int sec,
+                     long offset_s, int64_t *out)
+{
+    struct tm tm = {0}, back;
+    time_t t;
+
+    if (year < 1970 || year > 9999 || mon < 1 || mon > 12 || day < 1 || day > 31 ||
+        hour > 23 || min > 59 || sec > 59)
+        return false;
+    tm.tm_year = year - 1900;
+    tm.tm_mon = mon - 1;
+    tm.tm_mday = day;
+    tm.tm_hour = hour;
+    tm.tm_min = min;
+    tm.tm_sec = sec;
+    t = timegm(&tm);
+    if (gmtime_r(&t, &back) == NULL || back.tm_mday != day || back.tm_mon != mon - 1)
+        return false;
+    *out = (int64_t)t - offset_s;
+    return true;
+}
+
+/* The whole of s as one of the stamps sysstat prints:
+ *   "11/22/26 12:59:03" or "11/22/2026 12:59:03 PM" (iostat -t, locale; UTC assumed),
+ *   "2026-11-22T12:59:03+0000" (S_TIME_FORMAT=ISO; also Z, +hh:mm or no zone),
+ *   "2026-11-22 12:59:04 UTC" (sadf -d; no zone means UTC). */
+static bool parse_stamp(const char *s, int64_t *out)
+{
+    const char *c = s;
+    int year, mon, day, hour, min, sec;
+    long offset_s = 0;
+
+    if (read_digits(&c, 4, &year) && *c == '-') {
+        char sep;
+
+        c++;
+        if (!read_digits(&c, 2, &mon) || *c++ != '-' || !read_digits(&c, 2, &day))
+            return false;
+        sep = *c++;
+        if ((sep != 'T' && sep != ' ') || !read_time(&c, &hour, &min, &sec))
+            return false;
+        if (sep == ' ' && strcmp(c, " UTC") == 0) {
+            c += 4;
+        } else if (sep == 'T' && *c == 'Z') {
+            c++;
+        } else if (sep == 'T' && (*c == '+' || *c == '-')) {
+            long sign = *c++ == '-' ? -1 : 1;
+            int oh, om;
+
+            if (!read_digits(&c, 2, &oh))
+                return false;
+            if (*c == ':')
+                c++;
+            if (!read_digits(&c, 2, &om) || oh > 23 || om > 59)
+                return false;
+            offset_s = sign * (oh * 3600L + om * 60L);
+        }
+    } else {
+        c = s;
+        if (!read_digits(&c, 2, &mon) || *c++ != '/' || !read_digits(&c, 2, &day) ||
+            *c++ != '/')
+            return false;
+        if (!read_digits(&c, 4, &year)) {
+            if (!read_digits(&c, 2, &year))
+                return false;
+            year += year < 69 ? 2000 : 1900; /* POSIX %y */
+        }
+        if (*c++ != ' ' || !read_time(&c, &hour, &min, &sec))
+            return false;
+        if (strcmp(c, " AM") == 0 || strcmp(c, " PM") == 0) {
+            if (hour < 1 || hour > 12)
+                return false;
+            hour = hour % 12 + (c[1] == 'P' ? 12 : 0);
+            c += 3;
+        }
+    }
+    return *c == '\0' && epoch_of(year, mon, day, hour, min, sec, offset_s, out);
+}
+
+static void format_stamp(int64_t stamp, char *buf, size_t size)
+{
+    time_t t = (time_t)stamp;
+    struct tm tm;
+
+    if (gmtime_r(&t, &tm) == NULL || strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+        snprintf(buf, size, "%lld", (long long)stamp);
+}
+
+/* ---- columns -------------------------------------------------------------------- */
+
+static size_t find_name(const struct tokens *names, const char *name)
+{
+    for (size_t i = 0; i < names->n; i++) {
+        if (strcmp(names->v[i], name) == 0)
+            return i;
+    }
+    return SIZE_MAX;
+}
+
+/* Maps a header by name. NULL on success, else what is missing (for "expected %s"). */
+static const char *map_columns(const struct tokens *names,
+                               const char *const *device_names, struct column_map *map)
+{
+    map->n_fields = names->n;
+    map->device = SIZE_MAX;
+    for (size_t i = 0; device_names[i] != NULL && map->device == SIZE_MAX; i++)
+        map->device = find_name(names, device_names[i]);
+    for (size_t q = 0; q < Q_COUNT; q++) {
+        map->index[q] = SIZE_MAX;
+        map->scale[q] = 1.0;
+    }
+    for (size_t i = 0; i < sizeof column_names / sizeof column_names[0]; i++) {
+        const struct column_name *c = &column_names[i];
+
+        if (map->index[c->q] == SIZE_MAX) {
+            map->index[c->q] = find_name(names, c->name);
+            map->scale[c->q] = c->scale;
+        }
+    }
+    if (map->device == SIZE_MAX)
+        return "a device column";
+    if (map->index[Q_READ_BYTES] == SIZE_MAX)
+        return "a read bandwidth column (rkB/s, rMB/s, kB_read/s)";
+    if (map->index[Q_WRITE_BYTES] == SIZE_MAX)
+        return "a write bandwidth column (wkB/s, wMB/s, kB_wrtn/s)";
+    if (map->index[Q_READ_OPS] != SIZE_MAX && map->index[Q_WRITE_OPS] != SIZE_MAX) {
+        map->index[Q_TPS] = SIZE_MAX; /* extended: ops_total is r/s + w/s */
+        return NULL;
+    }
+    map->index[Q_READ_OPS] = map->index[Q_WRITE_OPS] = SIZE_MAX;
+    if (map->index[Q_TPS] == SIZE_MAX)
+        return "r/s and w/s, or tps";
+    return NULL;
+}
+
+/* Copies names into h (its own storage) and maps them. *missing as map_columns. */
+static enum status header_set(struct parser *p, struct header *h,
+                              const struct tokens *names, const char *const *device_names,
+                              long line, const char **missing)
+{
+    size_t size = 0;
+    char *text, *at;
+
+    for (size_t i = 0; i < names->n; i++)
+        size += strlen(names->v[i]) + 1;
+    text = malloc(size + 1);
+    if (text == NULL)
+        return error_set(p->err, STATUS_NOMEM, "header of %s", p->path);
+    free(h->text);
+    h->text = text;
+    h->names.n = 0;
+    at = text;
+    for (size_t i = 0; i < names->n; i++) {
+        size_t len = strlen(names->v[i]);
+
+        memcpy(at, names->v[i], len + 1);
+        if (!tokens_push(&h->names, at))
+            return error_set(p->err, STATUS_NOMEM, "header of %s", p->path);
+        at += len + 1;
+    }
+    h->line = line;
+    *missing = map_columns(&h->names, device_names, &h->map);
+    return STATUS_OK;
+}
+
+static void header_clear(struct header *h)
+{
+    free(h->text);
+    free(h->names.v);
+    memset(h, 0, sizeof *h);
+}
+
+/* The rates of one row: every mapped quantity times its scale, NAN when absent.
+ * values[i] is the number in column i. */
+static void rates_of(const struct column_map *map, const double *values,
+                     double rates[Q_COUNT])
+{
+    for (size_t q = 0; q < Q_COUNT; q++) {
+        size_t i = map->index[q];
+
+        rates[q] = i == SIZE_MAX ? (double)NAN : values[i] * map->scale[q];
+    }
+}
+
+/* ---- samples -------------------------------------------------------------------- */
+
+/* Starts the report stamped stamp; stamps must increase. */
+static enum status begin_report(struct parser *p, int64_t stamp, long line)
+{
+    if (p->have_report && stamp <= p->report_stamp) {
+        char before[32], now[32];
+
+        format_stamp(p->report_stamp, before, sizeof before);
+        format_stamp(stamp, now, sizeof now);
+        return error_at(p->err, STATUS_PARSE, p->path, line,
+                        "expected a timestamp after %s, got %s", before, now);
+    }
+    p->have_report = true;
+    p->report_stamp = stamp;
+    p->report_first = p->data->n;
+    return STATUS_OK;
+}
+
+static enum status set_host(struct parser *p, const char *host, size_t len, long line)
+{
+    char *have = p->data->host;
+
+    if (len >= sizeof p->data->host) {
+        return error_at(p->err, STATUS_PARSE, p->path, line,
+                        "expected a host name of at most %zu characters, got %zu",
+                        sizeof p->data->host - 1, len);
+    }
+    if (have[0] == '\0') {
+        memcpy(have, host, len);
+        have[len] = '\0';
+    } else if (strlen(have) != len || strncmp(have, host, len) != 0) {
+        return error_at(p->err, STATUS_PARSE, p->path, line,
+                        "expected one host per file (%s), got %.*s", have, (int)len,
+                        host);
+    }
+    return STATUS_OK;
+}
+
+/* Adds one device's row of the current report unless the include regex rejects the
+ * device. rates as from rates_of. */
+static enum status add_sample(struct parser *p, const char *device,
+                              const double rates[Q_COUNT], long line)
+{
+    struct iostat_data *d = p->data;
+    struct iostat_sample *s;
+    size_t len = strlen(device);
+
+    if (regexec(&p->include, device, 0, NULL, 0) != 0) {
+        d->n_devices_excluded++;
+        return STATUS_OK;
+    }
+    if (len >= sizeof s->device) {
+        return error_at(p->err, STATUS_PARSE, p->path, line,
+                        "expected a device name of at most %zu characters, got %zu",
+                        sizeof s->device - 1, len);
+    }
+    for (size_t i = p->report_first; i < d->n; i++) {
+        if (strcmp(d->samples[i].device, device) == 0) {
+            return error_at(p->err, STATUS_PARSE, p->path, line,
+                            "expected each device once per report, got %s twice", device);
+        }
+    }
+    if (d->n == p->cap) {
+        size_t cap = p->cap == 0 ? 256 : p->cap * 2;
+        struct iostat_sample *more = realloc(d->samples, cap * sizeof *more);
+
+        if (more == NULL)
+            return error_set(p->err, STATUS_NOMEM, "samples of %s", p->path);
+        d->samples = more;
+        p->cap = cap;
+    }
+    s = &d->samples[d->n++];
+    memcpy(s->device, device, len + 1);
+    s->stamp_s = p->report_stamp;
+    s->r_bps = rates[Q_READ_BYTES];
+    s->w_bps = rates[Q_WRITE_BYTES];
+    if (!isnan(rates[Q_READ_OPS]) && !isnan(rates[Q_WRITE_OPS])) {
+        s->ro_ps = rates[Q_READ_OPS];
+        s->wo_ps = rates[Q_WRITE_OPS];
+        s->ops_total_ps = s->ro_ps + s->wo_ps;
+    } else {
+        /* tps-only outputs: RO and WO are unknown, never derived from tps (which
+         * counts discards too); tps is kept as ops_total (METHOD.md §1). */
+        s->ro_ps = s->wo_ps = NAN;
+        s->ops_total_ps = rates[Q_TPS];
+    }
+    return STATUS_OK;
+}
+
+/* Checks the non-device fields of a row are numbers, then adds it unless drop. */
+static enum status add_row(struct parser *p, const struct header *h,
+                           const char *const *skip, bool drop, long line)
+{
+    const struct tokens *f = &p->fields;
+    double *values;
+    double rates[Q_COUNT];
+    enum status rc = STATUS_OK;
+
+    values = malloc(f->n * sizeof *values);
+    if (values == NULL)
+        return error_set(p->err, STATUS_NOMEM, "row of %s", p->path);
+    for (size_t i = 0; i < f->n; i++) {
+        bool other = i == h->map.device;
+
+        for (size_t k = 0; skip != NULL && skip[k] != NULL && !other; k++)
+            other = strcmp(h->names.v[i], skip[k]) == 0;
+        values[i] = NAN;
+        if (!other && !parse_number(f->v[i], &values[i])) {
+            rc = error_at(p->err, STATUS_PARSE, p->path, line,
+                          "expected a number in column %s, got '%.40s'", h->names.v[i],
+                          f->v[i]);
+            goto out;
+        }
+    }
+    if (!drop) {
+        rates_of(&h->map, values, rates);
+        rc = add_sample(p, f->v[h->map.device], rates, line);
+    }
+out:
+    free(values);
+    return rc;
+}
+
+/* ---- iostat text ------------------------------------------------------------------ */
+
+enum iostat_where { IN_OUTSIDE = 0, IN_CPU_VALUES, IN_TABLE };
+
+struct iostat_text {
+    enum iostat_where where;
+    size_t cpu_values;     /* numbers expected on the avg-cpu values line */
+    long cpu_line;         /* the avg-cpu header line */
+    size_t stream_reports; /* stamp lines since the banner */
+    bool stamp_pending;    /* a stamp line not yet used by a Device table */
+    bool drop;             /* the current report is the since-boot one */
+    struct header header;
+};
+
+/* "Linux 6.18.44-fc-v595 (vm) \t11/22/26 \t_x86_64_\t(2 CPU)": the host is in the
+ * first parentheses. */
+static bool banner_host(const char *s, const char **host, size_t *len)
+{
+    const char *open, *close;
+
+    if (strncmp(s, "Linux", 5) != 0 || !is_space(s[5]))
+        return false;
+    open = strchr(s, '(');
+    close = open != NULL ? strchr(open, ')') : NULL;
+    if (close == NULL)
+        return false;
+    *host = open + 1;
+    *len = (size_t)(close - open - 1);
+    return true;
+}
+
+static bool is_device_header(const struct tokens *t)
+{
+    for (size_t i = 0; text_device_names[i] != NULL; i++) {
+        if (find_name(t, text_device_names[i]) != SIZE_MAX)
+            return true;
+    }
+    return false;
+}
+
+static enum status iostat_stamp_line(struct parser *p, struct iostat_text *t,
+                                     int64_t stamp, long line)
+{
+    t->stream_reports++;
+    t->drop = t->stream_reports == 1; /* the average since boot */
+    if (t->drop)
+        p->data->n_reports_dropped++;
+    t->stamp_pending = true;
+    t->where = IN_OUTSIDE;
+    return begin_report(p, stamp, line);
+}
+
+static enum status iostat_header_line(struct parser *p, struct iostat_text *t, long line)
+{
+    const char *missing = NULL;
+    enum status rc;
+
+    if (!t->stamp_pending) {
+        if (t->stream_reports == 0) {
+            return error_at(p->err, STATUS_PARSE, p->path, line,
+                            "no timestamps: run iostat with -t");
+        }
+        return error_at(p->err, STATUS_PARSE, p->path, line,
+                        "expected a timestamp line before the Device header, got none");
+    }
+    rc = header_set(p, &t->header, &p->fields, text_device_names, line, &missing);
+    if (rc != STATUS_OK)
+        return rc;
+    if (missing != NULL) {
+        return error_at(p->err, STATUS_PARSE, p->path, line,
+                        "expected %s in the Device header, got none", missing);
+    }
+    t->stamp_pending = false;
+    t->where = IN_TABLE;
+    return STATUS_OK;
+}
+
+/* The line after "avg-cpu:": one number per column name. */
+static enum status iostat_cpu_values(struct parser *p, struct iostat_text *t, char *s,
+                                     long lineno)
+{
+    double v;
+
+    if (!split_ws(s, &p->fields))
+        return error_set(p->err, STATUS_NOMEM, "fields of %s", p->path);
+    if (p->fields.n != t->cpu_values) {
+        return error_at(p->err, STATUS_PARSE, p->path, lineno,
+                        "expected %zu avg-cpu values as in the line above, got %zu",
+                        t->cpu_values, p->fields.n);
+    }
+    for (size_t i = 0; i < p->fields.n; i++) {
+        if (!parse_number(p->fields.v[i], &v)) {
+            return error_at(p->err, STATUS_PARSE, p->path, lineno,
+                            "expected an avg-cpu value, got '%.40s'", p->fields.v[i]);
+        }
+    }
+    t->where = IN_OUTSIDE;
+    return STATUS_OK;
+}
+
+static enum status iostat_line(struct parser *p, struct iostat_text *t, char *line,
+                               long lineno)
+{
+    char *s = trim(line);
+    char shown[48]; /* the line as read, for messages: splitting cuts it */
+    const char *host;
+    size_t host_len;
+    int64_t stamp;
+
+    snprintf(shown, sizeof shown, "%s", s);
+    if (t->where == IN_CPU_VALUES)
+        return iostat_cpu_values(p, t, s, lineno);
+    if (*s == '\0') {
+        t->where = IN_OUTSIDE; /* a blank line ends a device table */
+        return STATUS_OK;
+    }
+    if (banner_host(s, &host, &host_len)) {
+        t->stream_reports = 0;
+        t->stamp_pending = false;
+        t->where = IN_OUTSIDE;
+        return set_host(p, host, host_len, lineno);
+    }
+    if (parse_stamp(s, &stamp))
+        return iostat_stamp_line(p, t, stamp, lineno);
+    if (!split_ws(s, &p->fields))
+        return error_set(p->err, STATUS_NOMEM, "fields of %s", p->path);
+    if (strcmp(p->fields.v[0], "avg-cpu:") == 0) {
+        t->cpu_values = p->fields.n - 1;
+        t->cpu_line = lineno;
+        t->where = IN_CPU_VALUES;
+        return STATUS_OK;
+    }
+    if (is_device_header(&p->fields))
+        return iostat_header_line(p, t, lineno);
+    if (t->where != IN_TABLE) {
+        return error_at(p->err, STATUS_PARSE, p->path, lineno,
+                        "expected a timestamp, avg-cpu or Device header line, got '%s'",
+                        shown);
+    }
+    if (p->fields.n != t->header.map.n_fields) {
+        return error_at(
+            p->err, STATUS_PARSE, p->path, lineno,
+            "expected %zu fields as in the Device header at line %ld, got %zu",
+            t->header.map.n_fields, t->header.line, p->fields.n);
+    }
+    return add_row(p, &t->header, NULL, t->drop, lineno);
+}
+
+static enum status iostat_end(struct parser *p, const struct iostat_text *t)
+{
+    if (t->where == IN_CPU_VALUES) {
+        return error_at(p->err, STATUS_PARSE, p->path, t->cpu_line,
+                        "expected the avg-cpu values after this line, got end of file");
+    }
+    return STATUS_OK;
+}
+
+/* ---- sadf -d ---------------------------------------------------------------------- */
+
+struct sadf_text {
+    bool have_header;
+    bool disk;         /* the section has a DEV column: disk activity */
+    size_t host_col;   /* SIZE_MAX when absent */
+    size_t stamp_col;  /* always present */
+    size_t period_col; /* the "interval" column; SIZE_MAX when absent */
+    struct header header;
+};
+
+static const char *const sadf_text_columns[] = {"hostname", "timestamp", NULL};
+
+static enum status sadf_header_line(struct parser *p, struct sadf_text *t, char *s,
+                                    long lineno)
+{
+    const char *missing = NULL;
+    enum status rc;
+
+    char shown[48]; /* the line as read, for messages: splitting cuts it */
+
+    snprintf(shown, sizeof shown, "%s", s);
+    s++; /* the '#' */
+    while (is_space(*s))
+        s++;
+    if (!split_char(s, ';', &p->fields))
+        return error_set(p->err, STATUS_NOMEM, "fields of %s", p->path);
+    rc = header_set(p, &t->header, &p->fields, sadf_device_names, lineno, &missing);
+    if (rc != STATUS_OK)
+        return rc;
+    t->stamp_col = find_name(&t->header.names, "timestamp");
+    if (t->stamp_col == SIZE_MAX) {
+        return error_at(
+            p->err, STATUS_PARSE, p->path, lineno,
+            "expected a sadf -d header '# hostname;interval;timestamp;...', got "
+            "'%s'",
+            shown);
+    }
+    t->host_col = find_name(&t->header.names, "hostname");
+    t->period_col = find_name(&t->header.names, "interval");
+    t->have_header = true;
+    /* A section of another activity (sadf -d -- -u -d prints one per activity) has
+     * no DEV column: its records are skipped. */
+    t->disk = t->header.map.device != SIZE_MAX;
+    if (t->disk && missing != NULL) {
+        return error_at(p->err, STATUS_PARSE, p->path, lineno,
+                        "expected %s in the sadf header, got none", missing);
+    }
+    return STATUS_OK;
+}
+
+static enum status sadf_line(struct parser *p, struct sadf_text *t, char *line,
+                             long lineno)
+{
+    char *s = trim(line);
+    const struct tokens *f = &p->fields;
+    int64_t stamp;
+    enum status rc;
+
+    if (*s == '\0')
+        return STATUS_OK;
+    if (*s == '#')
+        return sadf_header_line(p, t, s, lineno);
+    if (!t->have_header) {
+        return error_at(
+            p->err, STATUS_PARSE, p->path, lineno,
+            "expected a sadf -d header '# hostname;interval;timestamp;...', got "
+            "'%.40s'",
+            s);
+    }
+    if (!split_char(s, ';', &p->fields))
+        return error_set(p->err, STATUS_NOMEM, "fields of %s", p->path);
+    /* Restart and comment records ("vm;-1;...;LINUX-RESTART") have interval -1 and
+     * their own shape. */
+    if (t->period_col < f->n && strcmp(f->v[t->period_col], "-1") == 0)
+        return STATUS_OK;
+    if (f->n != t->header.map.n_fields) {
+        return error_at(p->err, STATUS_PARSE, p->path, lineno,
+                        "expected %zu fields as in the sadf header at line %ld, got %zu",
+                        t->header.map.n_fields, t->header.line, f->n);
+    }
+    if (!t->disk)
+        return STATUS_OK;
+    if (!parse_stamp(f->v[t->stamp_col], &stamp)) {
+        return error_at(p->err, STATUS_PARSE, p->path, lineno,
+                        "expected a timestamp like 2026-11-22 12:59:04 UTC, got '%.40s'",
+                        f->v[t->stamp_col]);
+    }
+    if (t->host_col != SIZE_MAX) {
+        rc = set_host(p, f->v[t->host_col], strlen(f->v[t->host_col]), lineno);
+        if (rc != STATUS_OK)
+            return rc;
+    }
+    /* One report per stamp: sadf prints every device of an interval together. */
+    if (!p->have_report || stamp != p->report_stamp) {
+        rc = begin_report(p, stamp, lineno);
+        if (rc != STATUS_OK)
+            return rc;
+    }
+    return add_row(p, &t->header, sadf_text_columns, false, lineno);
+}
+
+/* ---- text of either kind ---------------------------------------------------------- */
+
+enum text_kind { TEXT_UNKNOWN = 0, TEXT_IOSTAT, TEXT_SADF };
+
+static enum status parse_text(struct parser *p, FILE *fp, long lineno)
+{
+    struct iostat_text it = {0};
+    struct sadf_text st = {0};
+    enum text_kind kind = TEXT_UNKNOWN;
+    enum status rc = STATUS_OK;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+
+    errno = 0;
+    while ((len = getline(&line, &cap, fp)) != -1) {
+        lineno++;
+        if (memchr(line, '\0', (size_t)len) != NULL) {
+            rc = error_at(p->err, STATUS_PARSE, p->path, lineno,
+                          "expected iostat or sadf text, got a NUL byte");
+            break;
+        }
+        /* sysstat ends every line: a cut last line is a capture still being
+         * written, whose last number may be cut too ("2.0" of "2.00"). The file is
+         * refused now and loads whole later (ingest is idempotent). */
+        if (line[len - 1] != '\n') {
+            rc = error_at(p->err, STATUS_PARSE, p->path, lineno,
+                          "expected a newline at the end of the line, got end of file");
+            break;
+        }
+        if (kind == TEXT_UNKNOWN) {
+            if (*trim(line) == '\0')
+                continue;
+            kind = strchr(line, ';') != NULL ? TEXT_SADF : TEXT_IOSTAT;
+        }
+        rc = kind == TEXT_SADF ? sadf_line(p, &st, line, lineno)
+                               : iostat_line(p, &it, line, lineno);
+        if (rc != STATUS_OK)
+            break;
+        errno = 0;
+    }
+    if (rc == STATUS_OK && !feof(fp)) {
+        rc = errno == ENOMEM ? error_set(p->err, STATUS_NOMEM, "line of %s", p->path)
+                             : error_at(p->err, STATUS_INTERNAL, p->path, lineno + 1,
+                                        "read error: %s", strerror(errno));
+    }
+    if (rc == STATUS_OK && kind == TEXT_IOSTAT)
+        rc = iostat_end(p, &it);
+    free(line);
+    header_clear(&it.header);
+    header_clear(&st.header);
+    return rc;
+}
+
+/* ---- JSON (iostat -o JSON, sadf -j) ----------------------------------------------- */
+
+/* One element of "disk": its keys are mapped like a header's names. */
+static enum status json_disk(struct parser *p, json_t *disk, size_t i, size_t j,
+                             bool drop)
+{
+    const char *key, *missing, *device;
+    json_t *value;
+    struct column_map map;
+    double rates[Q_COUNT];
+
+    if (!json_is_object(disk)) {
+        return error_at(p->err, STATUS_PARSE, p->path, 0,
+                        "statistics[%zu].disk[%zu]: expected an object", i, j);
+    }
+    p->fields.n = 0;
+    json_object_foreach(disk, key, value)
+    {
+        if (!tokens_push(&p->fields, key))
+            return error_set(p->err, STATUS_NOMEM, "keys of %s", p->path);
+    }
+    missing = map_columns(&p->fields, json_device_names, &map);
+    if (missing != NULL) {
+        return error_at(p->err, STATUS_PARSE, p->path, 0,
+                        "statistics[%zu].disk[%zu]: expected %s, got none", i, j,
+                        missing);
+    }
+    device = json_string_value(json_object_get(disk, p->fields.v[map.device]));
+    if (device == NULL) {
+        return error_at(p->err, STATUS_PARSE, p->path, 0,
+                        "statistics[%zu].disk[%zu]: expected a string for \"%s\"", i, j,
+                        p->fields.v[map.device]);
+    }
+    for (size_t q = 0; q < Q_COUNT; q++) {
+        size_t k = map.index[q];
+
+        rates[q] = NAN;
+        if (k == SIZE_MAX)
+            continue;
+        value = json_object_get(disk, p->fields.v[k]);
+        if (!json_is_number(value) || !isfinite(json_number_value(value))) {
+            return error_at(p->err, STATUS_PARSE, p->path, 0,
+                            "statistics[%zu].disk[%zu]: expected a number for \"%s\"", i,
+                            j, p->fields.v[k]);
+        }
+        rates[q] = json_number_value(value) * map.scale[q];
+    }
+    return drop ? STATUS_OK : add_sample(p, device, rates, 0);
+}
+
+/* The stamp of statistics[i]: a string (iostat) or {date, time} (sadf -j, UTC unless
+ * "utc" is 0, in which case the local time of the sadf run is taken as UTC). */
+static enum status json_stamp(struct parser *p, const json_t *ts, size_t i,
+                              int64_t *stamp)
+{
+    char buf[64];
+    const char *text = json_string_value(ts);
+
+    if (json_is_object(ts)) {
+        const char *date = json_string_value(json_object_get(ts, "date"));
+        const char *time = json_string_value(json_object_get(ts, "time"));
+
+        if (date != NULL && time != NULL)
+            snprintf(buf, sizeof buf, "%s %s", date, time);
+        text = date != NULL && time != NULL ? buf : NULL;
+    }
+    if (text == NULL || !parse_stamp(text, stamp)) {
+        return error_at(p->err, STATUS_PARSE, p->path, 0,
+                        "statistics[%zu]: expected a timestamp, got '%.40s'", i,
+                        text != NULL ? text : "?");
+    }
+    return STATUS_OK;
+}
+
+static enum status json_document(struct parser *p, json_t *root)
+{
+    json_t *hosts = json_object_get(json_object_get(root, "sysstat"), "hosts");
+    json_t *host, *stats, *item;
+    const char *nodename;
+    bool sadf = false;
+    size_t i;
+    enum status rc;
+
+    if (!json_is_array(hosts) || json_array_size(hosts) != 1) {
+        return error_at(p->err, STATUS_PARSE, p->path, 0,
+                        "expected sysstat.hosts with one host, got %s",
+                        json_is_array(hosts) ? "another count" : "none");
+    }
+    host = json_array_get(hosts, 0);
+    nodename = json_string_value(json_object_get(host, "nodename"));
+    if (nodename != NULL) {
+        rc = set_host(p, nodename, strlen(nodename), 0);
+        if (rc != STATUS_OK)
+            return rc;
+    }
+    stats = json_object_get(host, "statistics");
+    if (!json_is_array(stats)) {
+        return error_at(p->err, STATUS_PARSE, p->path, 0,
+                        "expected a statistics array in sysstat.hosts[0], got none");
+    }
+    json_array_foreach(stats, i, item)
+    {
+        json_t *ts = json_object_get(item, "timestamp");
+        json_t *disk = json_object_get(item, "disk"), *one;
+        int64_t stamp = 0;
+        size_t j;
+
+        if (ts == NULL && i == 0) {
+            return error_at(p->err, STATUS_PARSE, p->path, 0,
+                            "no timestamps: run iostat with -t");
+        }
+        if (ts == NULL) {
+            return error_at(p->err, STATUS_PARSE, p->path, 0,
+                            "statistics[%zu]: expected a timestamp, got none", i);
+        }
+        if (i == 0) {
+            sadf = json_is_object(ts); /* sadf -j stamps are objects, iostat's strings */
+        } else if (sadf != json_is_object(ts)) {
+            return error_at(p->err, STATUS_PARSE, p->path, 0,
+                            "statistics[%zu]: expected a timestamp like the first one's",
+                            i);
+        }
+        rc = json_stamp(p, ts, i, &stamp);
+        if (rc == STATUS_OK)
+            rc = begin_report(p, stamp, 0);
+        if (rc != STATUS_OK)
+            return rc;
+        if (!sadf && i == 0)
+            p->data->n_reports_dropped++; /* the average since boot */
+        if (disk == NULL)
+            continue; /* e.g. iostat -c: no device table */
+        if (!json_is_array(disk)) {
+            return error_at(p->err, STATUS_PARSE, p->path, 0,
+                            "statistics[%zu]: expected a disk array", i);
+        }
+        json_array_foreach(disk, j, one)
+        {
+            rc = json_disk(p, one, i, j, !sadf && i == 0);
+            if (rc != STATUS_OK)
+                return rc;
+        }
+    }
+    return STATUS_OK;
+}
+
+static enum status parse_json(struct parser *p, FILE *fp, long lines_before)
+{
+    json_error_t jerr;
+    json_t *root = json_loadf(fp, 0, &jerr);
+    enum status rc;
+
+    if (root == NULL) {
+        if (json_error_code(&jerr) == json_error_out_of_memory)
+            return error_set(p->err, STATUS_NOMEM, "JSON of %s", p->path);
+        return error_at(p->err, STATUS_PARSE, p->path,
+                        jerr.line > 0 ? jerr.line + lines_before : 0, "expected JSON: %s",
+                        jerr.text);
+    }
+    rc = json_document(p, root);
+    json_decref(root);
+    return rc;
+}
+
+/* ---- the whole file --------------------------------------------------------------- */
+
+static int compare_int64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* Δ = the median of the differences between consecutive distinct stamps (METHOD.md
+ * §1, the grid); 0 with fewer than two. */
+static enum status median_interval(struct parser *p)
+{
+    struct iostat_data *d = p->data;
+    int64_t *stamps = malloc(d->n * sizeof *stamps);
+    double *gaps = malloc(d->n * sizeof *gaps);
+    size_t n = 0, m = 0;
+
+    if (stamps == NULL || gaps == NULL) {
+        free(stamps);
+        free(gaps);
+        return error_set(p->err, STATUS_NOMEM, "stamps of %s", p->path);
+    }
+    for (size_t i = 0; i < d->n; i++)
+        stamps[i] = d->samples[i].stamp_s;
+    qsort(stamps, d->n, sizeof *stamps, compare_int64);
+    for (size_t i = 0; i < d->n; i++) {
+        if (n == 0 || stamps[i] != stamps[n - 1])
+            stamps[n++] = stamps[i];
+    }
+    for (size_t i = 1; i < n; i++)
+        gaps[m++] = (double)(stamps[i] - stamps[i - 1]);
+    qsort(gaps, m, sizeof *gaps, compare_double);
+    d->interval_s = m == 0       ? 0.0
+                    : m % 2 == 1 ? gaps[m / 2]
+                                 : (gaps[m / 2 - 1] + gaps[m / 2]) / 2.0;
+    free(stamps);
+    free(gaps);
+    return STATUS_OK;
+}
+
+static enum status parse_any(struct parser *p, FILE *fp)
+{
+    long lines_before = 0;
+    int c;
+    enum status rc;
+
+    /* Only the first non-blank character is needed to choose: ungetc keeps the
+     * stream usable for pipes. */
+    while ((c = getc(fp)) != EOF && is_space((char)c)) {
+        if (c == '\n')
+            lines_before++;
+    }
+    if (c == EOF) {
+        if (ferror(fp)) {
+            return error_at(p->err, STATUS_INTERNAL, p->path, 0, "read error: %s",
+                            strerror(errno));
+        }
+        return error_at(p->err, STATUS_PARSE, p->path, 0, "no samples");
+    }
+    if (ungetc(c, fp) == EOF)
+        return error_at(p->err, STATUS_INTERNAL, p->path, 0, "cannot push back a byte");
+    rc = c == '{' ? parse_json(p, fp, lines_before) : parse_text(p, fp, lines_before);
+    if (rc != STATUS_OK)
+        return rc;
+    if (p->data->n == 0) {
+        if (p->data->n_devices_excluded > 0) {
+            return error_at(p->err, STATUS_PARSE, p->path, 0,
+                            "no samples: the %zu device rows did not match the include "
+                            "regex",
+                            p->data->n_devices_excluded);
+        }
+        return error_at(p->err, STATUS_PARSE, p->path, 0, "no samples");
+    }
+    return median_interval(p);
+}
+
+enum status ingest_iostat_parse(FILE *fp, const char *path, const char *device_include,
+                                struct iostat_data **out, struct error *err)
+{
+    struct parser p = {0};
+    enum status rc;
+    int regrc;
+
+    if (out != NULL)
+        *out = NULL;
+    if (fp == NULL || out == NULL) {
+        return error_set(err, STATUS_INVALID, "ingest_iostat_parse: no %s",
+                         fp == NULL ? "input" : "output");
+    }
+    p.path = path != NULL ? path : "";
+    p.err = err;
+    if (device_include == NULL)
+        device_include = INGEST_DEFAULT_DEVICE_INCLUDE;
+    regrc = regcomp(&p.include, device_include, REG_EXTENDED | REG_NOSUB);
+    if (regrc != 0) {
+        char why[96];
+
+        regerror(regrc, &p.include, why, sizeof why);
+        return error_set(err, regrc == REG_ESPACE ? STATUS_NOMEM : STATUS_INVALID,
+                         "device include regex '%.40s': %s", device_include, why);
+    }
+    p.data = calloc(1, sizeof *p.data);
+    rc = p.data == NULL ? error_set(err, STATUS_NOMEM, "samples of %s", p.path)
+                        : parse_any(&p, fp);
+    regfree(&p.include);
+    free(p.fields.v);
+    if (rc != STATUS_OK) {
+        iostat_data_free(p.data);
+        return rc;
+    }
+    *out = p.data;
+    return STATUS_OK;
+}
+
+void iostat_data_free(struct iostat_data *d)
+{
+    if (d == NULL)
+        return;
+    free(d->samples);
+    free(d);
+}

@@ -1,0 +1,260 @@
+/* assoc.c: Pearson and Spearman associations over the jobs of a group (METHOD.md §5). */
+#include "stats.h"
+
+#include <gsl/gsl_sort_double.h>
+
+#include <math.h>
+#include <stdlib.h>
+
+struct stats_ws {
+    size_t d_max;  /* jobs the arrays hold */
+    size_t *order; /* sort permutation, d_max */
+    double *rx;    /* average ranks of x, d_max */
+    double *ry;    /* average ranks of y, d_max */
+};
+
+struct stats_ws *stats_ws_new(size_t d_max)
+{
+    struct stats_ws *ws = calloc(1, sizeof *ws);
+    size_t cap = d_max > 0 ? d_max : 1;
+
+    if (ws == NULL)
+        return NULL;
+    ws->d_max = d_max;
+    ws->order = calloc(cap, sizeof *ws->order);
+    ws->rx = calloc(cap, sizeof *ws->rx);
+    ws->ry = calloc(cap, sizeof *ws->ry);
+    if (ws->order == NULL || ws->rx == NULL || ws->ry == NULL) {
+        stats_ws_free(ws);
+        return NULL;
+    }
+    return ws;
+}
+
+void stats_ws_free(struct stats_ws *ws)
+{
+    if (ws == NULL)
+        return;
+    free(ws->order);
+    free(ws->rx);
+    free(ws->ry);
+    free(ws);
+}
+
+const char *stats_reason_name(enum stats_reason r)
+{
+    switch (r) {
+    case REASON_NONE: return "";
+    case REASON_D_BELOW_MIN: return "d_below_min";
+    case REASON_CONSTANT_X: return "constant_x";
+    case REASON_CONSTANT_Y: return "constant_y";
+    case REASON_NOT_COMPUTED: return "not_computed";
+    }
+    return "";
+}
+
+static bool all_finite(const double *v, size_t d)
+{
+    for (size_t i = 0; i < d; i++) {
+        if (!isfinite(v[i]))
+            return false;
+    }
+    return true;
+}
+
+static bool all_equal(const double *v, size_t d)
+{
+    for (size_t i = 1; i < d; i++) {
+        if (v[i] != v[0])
+            return false;
+    }
+    return true;
+}
+
+/* The mean, refined by a second pass: x − m1 is exact near the mean, so the
+ * correction removes the rounding of a large Σx (x up to 1e15 bytes). */
+static double mean(const double *v, size_t d)
+{
+    double s = 0.0, c = 0.0;
+
+    for (size_t i = 0; i < d; i++)
+        s += v[i];
+    s /= (double)d;
+    for (size_t i = 0; i < d; i++)
+        c += v[i] - s;
+    return s + c / (double)d;
+}
+
+/* Pearson's r by centred sums with the correction term of the "corrected two-pass"
+ * algorithm (Chan, Golub & LeVeque 1983): Sxx = Σdx² − (Σdx)²/d, Sxy likewise, which
+ * removes what rounding of the mean left. The one-pass Σxy − d·x̄·ȳ loses every digit
+ * for x ≈ 1e15 (METHOD.md §5). Needs d >= 2 finite values. */
+static enum stats_reason pearson_core(const double *x, const double *y, size_t d,
+                                      double *r)
+{
+    double mx, my, sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0, n = (double)d;
+
+    if (all_equal(x, d))
+        return REASON_CONSTANT_X;
+    if (all_equal(y, d))
+        return REASON_CONSTANT_Y;
+    mx = mean(x, d);
+    my = mean(y, d);
+    for (size_t i = 0; i < d; i++) {
+        double dx = x[i] - mx, dy = y[i] - my;
+        sx += dx;
+        sy += dy;
+        sxx += dx * dx;
+        syy += dy * dy;
+        sxy += dx * dy;
+    }
+    sxx -= sx * sx / n;
+    syy -= sy * sy / n;
+    sxy -= sx * sy / n;
+    if (!(sxx > 0.0))
+        return REASON_CONSTANT_X;
+    if (!(syy > 0.0))
+        return REASON_CONSTANT_Y;
+    /* sqrt of each factor: Sxx·Syy may overflow where r does not. */
+    *r = fmax(-1.0, fmin(1.0, sxy / (sqrt(sxx) * sqrt(syy))));
+    return REASON_NONE;
+}
+
+/* Ranks 1..d of v, ties given their average rank; order is scratch (d). */
+static void average_ranks(const double *v, size_t d, size_t *order, double *rank)
+{
+    gsl_sort_index(order, v, 1, d); /* heapsort in place: no allocation */
+    for (size_t i = 0; i < d;) {
+        size_t j = i + 1;
+        while (j < d && v[order[j]] == v[order[i]])
+            j++;
+        /* positions i..j−1 hold ranks i+1..j: their mean is (i + 1 + j) / 2 */
+        double avg = 0.5 * (double)(i + 1 + j);
+        for (size_t k = i; k < j; k++)
+            rank[order[k]] = avg;
+        i = j;
+    }
+}
+
+static enum status reason_status(enum stats_reason reason, struct error *err)
+{
+    if (reason == REASON_NONE)
+        return STATUS_OK;
+    return error_set(err, STATUS_INVALID, "%s", stats_reason_name(reason));
+}
+
+static enum status check_pair(const double *x, const double *y, size_t d,
+                              struct error *err)
+{
+    if (x == NULL || y == NULL)
+        return error_set(err, STATUS_INVALID, "missing x or y");
+    if (!all_finite(x, d))
+        return error_set(err, STATUS_INVALID, "nonfinite x");
+    if (!all_finite(y, d))
+        return error_set(err, STATUS_INVALID, "nonfinite y");
+    return STATUS_OK;
+}
+
+enum status stats_pearson(const double *x, const double *y, size_t d, double *r,
+                          struct error *err)
+{
+    enum status rc;
+
+    if (r == NULL)
+        return error_set(err, STATUS_INVALID, "no output");
+    *r = NAN;
+    if (d < 2)
+        return error_set(err, STATUS_INVALID, "needs d >= 2, got %zu", d);
+    rc = check_pair(x, y, d, err);
+    if (rc != STATUS_OK)
+        return rc;
+    return reason_status(pearson_core(x, y, d, r), err);
+}
+
+enum status stats_spearman(const double *x, const double *y, size_t d,
+                           struct stats_ws *ws, double *r, struct error *err)
+{
+    enum status rc;
+
+    if (r == NULL)
+        return error_set(err, STATUS_INVALID, "no output");
+    *r = NAN;
+    if (d < 2)
+        return error_set(err, STATUS_INVALID, "needs d >= 2, got %zu", d);
+    if (ws == NULL || d > ws->d_max) {
+        return error_set(err, STATUS_INVALID, "workspace for %zu jobs, got %zu",
+                         ws == NULL ? 0 : ws->d_max, d);
+    }
+    rc = check_pair(x, y, d, err);
+    if (rc != STATUS_OK)
+        return rc;
+    /* Ranks are constant exactly when the values are, so the reasons carry over. */
+    if (all_equal(x, d))
+        return reason_status(REASON_CONSTANT_X, err);
+    if (all_equal(y, d))
+        return reason_status(REASON_CONSTANT_Y, err);
+    average_ranks(x, d, ws->order, ws->rx);
+    average_ranks(y, d, ws->order, ws->ry);
+    return reason_status(pearson_core(ws->rx, ws->ry, d, r), err);
+}
+
+static struct stats_coef coef_of(enum stats_reason reason, double value)
+{
+    return (struct stats_coef){reason == REASON_NONE ? value : (double)NAN, reason};
+}
+
+enum status stats_assoc_compute(const double *x, const double *y, size_t d,
+                                unsigned methods, size_t d_min, struct stats_ws *ws,
+                                struct stats_assoc *out, struct error *err)
+{
+    const unsigned known = METHOD_PEARSON | METHOD_SPEARMAN;
+    enum stats_reason undefined = REASON_NONE;
+    enum status rc;
+    double r = NAN;
+
+    if (out == NULL)
+        return error_set(err, STATUS_INVALID, "no output");
+    out->d = d;
+    out->pearson = out->spearman = (struct stats_coef){NAN, REASON_NOT_COMPUTED};
+    if ((methods & ~known) != 0)
+        return error_set(err, STATUS_INVALID, "unknown methods 0x%x", methods & ~known);
+
+    /* Undefined cases are facts about the group, not errors: the coefficient is null
+     * with its reason and a sweep continues (METHOD.md §5). A method not asked for
+     * stays not_computed whatever d is. */
+    if (d < d_min || d < 2) {
+        undefined = REASON_D_BELOW_MIN;
+    } else {
+        rc = check_pair(x, y, d, err);
+        if (rc != STATUS_OK)
+            return rc;
+        if (all_equal(x, d)) {
+            undefined = REASON_CONSTANT_X;
+        } else if (all_equal(y, d)) {
+            undefined = REASON_CONSTANT_Y;
+        }
+    }
+    if (undefined != REASON_NONE) {
+        if (methods & METHOD_PEARSON)
+            out->pearson = coef_of(undefined, NAN);
+        if (methods & METHOD_SPEARMAN)
+            out->spearman = coef_of(undefined, NAN);
+        return STATUS_OK;
+    }
+
+    if ((methods & METHOD_SPEARMAN) && (ws == NULL || d > ws->d_max)) {
+        return error_set(err, STATUS_INVALID, "workspace for %zu jobs, got %zu",
+                         ws == NULL ? 0 : ws->d_max, d);
+    }
+    if (methods & METHOD_PEARSON) {
+        enum stats_reason reason = pearson_core(x, y, d, &r);
+        out->pearson = coef_of(reason, r);
+    }
+    if (methods & METHOD_SPEARMAN) {
+        average_ranks(x, d, ws->order, ws->rx);
+        average_ranks(y, d, ws->order, ws->ry);
+        enum stats_reason reason = pearson_core(ws->rx, ws->ry, d, &r);
+        out->spearman = coef_of(reason, r);
+    }
+    return STATUS_OK;
+}

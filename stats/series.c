@@ -1,0 +1,339 @@
+/* series.c: the grid and the system-wide series (METHOD.md §1) and its coarsening (§6).
+ */
+#include "stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* METHOD.md §1: a sample whose end lies within Δ/4 of a grid point is that interval. */
+#define SNAP_FRACTION 0.25
+/* A grid interval is fully covered when its coverage reaches Δ·(1 − COVER_TOL): the
+ * pieces of split samples add up to Δ only to rounding. */
+#define COVER_TOL 1e-9
+/* Relative tolerance for "Δ_s is an integer multiple of Δ" and for "Δ_s equals Δ". */
+#define DELTA_TOL 1e-9
+/* Grid indices and times stay far from int64_t's range (2^62). */
+#define J_LIMIT 4.611686018427387904e18
+
+struct stats_series *stats_series_new(double delta_s, int64_t j_first, size_t n)
+{
+    struct stats_series *s = calloc(1, sizeof *s);
+    size_t cap =
+        n > 0 ? n : 1; /* calloc(0) may return NULL: keep NULL meaning "no memory" */
+
+    if (s == NULL)
+        return NULL;
+    s->delta_s = delta_s;
+    s->origin_s = 0.0;
+    s->j_first = j_first;
+    s->n = n;
+    s->r = calloc(cap, sizeof *s->r);
+    s->w = calloc(cap, sizeof *s->w);
+    s->ro = calloc(cap, sizeof *s->ro);
+    s->wo = calloc(cap, sizeof *s->wo);
+    s->present = calloc(cap, sizeof *s->present);
+    if (s->r == NULL || s->w == NULL || s->ro == NULL || s->wo == NULL ||
+        s->present == NULL) {
+        stats_series_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void stats_series_free(struct stats_series *s)
+{
+    if (s == NULL)
+        return;
+    free(s->r);
+    free(s->w);
+    free(s->ro);
+    free(s->wo);
+    free(s->present);
+    free(s);
+}
+
+/* True when a and b (both > 0) are integer multiples of one another. */
+static bool multiples(double a, double b)
+{
+    double q = a >= b ? a / b : b / a;
+    double k = nearbyint(q);
+
+    return k >= 1.0 && fabs(q - k) <= DELTA_TOL * q;
+}
+
+static double grid_end(int64_t j, double delta_s)
+{
+    return (double)j * delta_s;
+}
+
+/* Seconds of the sample (e − ds, e] inside grid interval j = (T_{j−1}, T_j]. */
+static double overlap(double e, double ds, int64_t j, double delta_s)
+{
+    double lo = fmax(e - ds, grid_end(j - 1, delta_s));
+    double hi = fmin(e, grid_end(j, delta_s));
+
+    return hi - lo;
+}
+
+/* Where sample (e − ds, e] goes: *snap when it is grid interval *lo exactly (within
+ * Δ/4 of a grid point and of the grid's own Δ), else the grid intervals it overlaps
+ * with positive length, [*lo, *hi]. */
+static void sample_place(double e, double ds, double delta_s, int64_t *lo, int64_t *hi,
+                         bool *snap)
+{
+    double nearest = nearbyint(e / delta_s);
+    bool same_delta = fabs(ds - delta_s) <= DELTA_TOL * delta_s;
+
+    if (same_delta && fabs(e - nearest * delta_s) <= SNAP_FRACTION * delta_s) {
+        *lo = *hi = (int64_t)nearest;
+        *snap = true;
+        return;
+    }
+    *snap = false;
+    /* Start one interval wide on each side and trim: floor/ceil of a rounded quotient
+     * can be one off, and only a positive overlap may widen the series. */
+    *lo = (int64_t)floor((e - ds) / delta_s);
+    *hi = (int64_t)ceil(e / delta_s) + 1;
+    while (*lo < *hi && !(overlap(e, ds, *lo, delta_s) > 0.0))
+        (*lo)++;
+    while (*hi > *lo && !(overlap(e, ds, *hi, delta_s) > 0.0))
+        (*hi)--;
+}
+
+/* A sample enters the series only when its bandwidths are numbers; a missing
+ * value is a hole, never a zero (METHOD.md §1). */
+static bool sample_usable(const struct stats_stream *st, size_t i)
+{
+    return isfinite(st->r[i]) && isfinite(st->w[i]);
+}
+
+static enum status check_stream(const struct stats_stream *st, size_t k, size_t n_servers,
+                                double delta_s, struct error *err)
+{
+    if (st->server >= n_servers) {
+        return error_set(err, STATUS_INVALID, "stream %zu: server %zu of %zu", k,
+                         st->server, n_servers);
+    }
+    if (!(isfinite(st->delta_s) && st->delta_s > 0.0)) {
+        return error_set(err, STATUS_INVALID, "stream %zu: delta_s %g is not positive", k,
+                         st->delta_s);
+    }
+    if (!multiples(st->delta_s, delta_s)) {
+        return error_set(err, STATUS_INVALID,
+                         "stream %zu: delta_s %g and grid delta_s %g are not multiples",
+                         k, st->delta_s, delta_s);
+    }
+    if (st->n > 0 && (st->end_s == NULL || st->r == NULL || st->w == NULL))
+        return error_set(err, STATUS_INVALID, "stream %zu: missing end_s, r or w", k);
+    for (size_t i = 0; i < st->n; i++) {
+        if (!isfinite(st->end_s[i]) ||
+            fabs(st->end_s[i] / delta_s) + st->delta_s / delta_s >= J_LIMIT) {
+            return error_set(err, STATUS_INVALID, "stream %zu: end_s[%zu] off the grid",
+                             k, i);
+        }
+        if (i > 0 && !(st->end_s[i] > st->end_s[i - 1])) {
+            return error_set(err, STATUS_INVALID, "stream %zu: end_s[%zu] not ascending",
+                             k, i);
+        }
+    }
+    return STATUS_OK;
+}
+
+/* Adds volume rate·len of one sample to element k of s, len seconds of it (at most
+ * what the stream has not covered yet: samples of one stream that overlap, from
+ * irregular stamps, would count the same seconds twice; the first one wins). */
+static void add_piece(struct stats_series *s, double *cover, size_t k, double len,
+                      const double rates[4])
+{
+    double f = fmin(len, s->delta_s - cover[k]) / s->delta_s;
+
+    if (!(f > 0.0))
+        return;
+    s->r[k] += rates[0] * f;
+    s->w[k] += rates[1] * f;
+    s->ro[k] += rates[2] * f;
+    s->wo[k] += rates[3] * f;
+    cover[k] += f * s->delta_s;
+}
+
+/* Adds stream st to s: rates summed into every interval it overlaps, its coverage
+ * per interval in cover (seconds, zeroed here). */
+static void add_stream(struct stats_series *s, const struct stats_stream *st,
+                       double *cover)
+{
+    double delta_s = s->delta_s;
+
+    memset(cover, 0, s->n * sizeof *cover);
+    for (size_t i = 0; i < st->n; i++) {
+        int64_t lo, hi;
+        bool snap;
+        const double rates[4] = {st->r[i], st->w[i], st->ro != NULL ? st->ro[i] : NAN,
+                                 st->wo != NULL ? st->wo[i] : NAN};
+
+        if (!sample_usable(st, i))
+            continue;
+        sample_place(st->end_s[i], st->delta_s, delta_s, &lo, &hi, &snap);
+        if (snap) { /* the whole interval, rates copied */
+            add_piece(s, cover, (size_t)(lo - s->j_first), delta_s, rates);
+            continue;
+        }
+        /* Volume rate·overlap lands in interval j, i.e. rate·overlap/Δ as a rate:
+         * Σ_j rate_j·Δ over the grid equals the sample's rate·Δ_s. */
+        for (int64_t j = lo; j <= hi; j++) {
+            add_piece(s, cover, (size_t)(j - s->j_first),
+                      overlap(st->end_s[i], st->delta_s, j, delta_s), rates);
+        }
+    }
+}
+
+enum status stats_series_build(const struct stats_stream *streams, size_t n_streams,
+                               size_t n_servers, double delta_s,
+                               struct stats_series **out, struct error *err)
+{
+    enum status rc = STATUS_OK;
+    struct stats_series *s = NULL;
+    double *cover = NULL;
+    unsigned char *seen = NULL;
+    int64_t j_lo = INT64_MAX, j_hi = INT64_MIN;
+    size_t n;
+    bool every_server = true;
+
+    if (out == NULL)
+        return error_set(err, STATUS_INVALID, "no output series");
+    *out = NULL;
+    if (!(isfinite(delta_s) && delta_s > 0.0))
+        return error_set(err, STATUS_INVALID, "grid delta_s %g is not positive", delta_s);
+    if (n_streams > 0 && streams == NULL)
+        return error_set(err, STATUS_INVALID, "no streams");
+    for (size_t k = 0; k < n_streams; k++) {
+        rc = check_stream(&streams[k], k, n_servers, delta_s, err);
+        if (rc != STATUS_OK)
+            return rc;
+    }
+
+    /* The series spans the earliest to the latest grid interval any sample touches. */
+    for (size_t k = 0; k < n_streams; k++) {
+        const struct stats_stream *st = &streams[k];
+        for (size_t i = 0; i < st->n; i++) {
+            int64_t lo, hi;
+            bool snap;
+
+            if (!sample_usable(st, i))
+                continue;
+            sample_place(st->end_s[i], st->delta_s, delta_s, &lo, &hi, &snap);
+            j_lo = lo < j_lo ? lo : j_lo;
+            j_hi = hi > j_hi ? hi : j_hi;
+        }
+    }
+    if (j_lo > j_hi) { /* no usable sample: an empty series */
+        s = stats_series_new(delta_s, 0, 0);
+        if (s == NULL)
+            return error_set(err, STATUS_NOMEM, "empty series");
+        *out = s;
+        return STATUS_OK;
+    }
+
+    n = (size_t)(j_hi - j_lo) + 1;
+    s = stats_series_new(delta_s, j_lo, n);
+    cover = calloc(n > 0 ? n : 1, sizeof *cover);
+    seen = calloc(n_servers > 0 ? n_servers : 1, sizeof *seen);
+    if (s == NULL || cover == NULL || seen == NULL) {
+        rc = error_set(err, STATUS_NOMEM, "series of %zu intervals", n);
+        goto out;
+    }
+
+    /* Present iff every server reported the interval: a server reported it when each
+     * of its streams (devices) covers it fully, so the interval is present iff every
+     * stream covers it and every server has a stream. A partial sum is a hole. */
+    memset(s->present, 1, s->n);
+    for (size_t k = 0; k < n_streams; k++) {
+        add_stream(s, &streams[k], cover);
+        seen[streams[k].server] = 1;
+        for (size_t i = 0; i < s->n; i++) {
+            if (cover[i] < delta_s * (1.0 - COVER_TOL))
+                s->present[i] = 0;
+        }
+    }
+    for (size_t v = 0; v < n_servers; v++)
+        every_server = every_server && seen[v];
+    if (!every_server)
+        memset(s->present, 0, s->n);
+    *out = s;
+    s = NULL;
+out:
+    stats_series_free(s);
+    free(cover);
+    free(seen);
+    return rc;
+}
+
+/* floor(a / b) for b > 0, also for negative a (C division truncates). */
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+enum status stats_series_coarsen(const struct stats_series *fine, unsigned k,
+                                 unsigned phase, struct stats_series **out,
+                                 struct error *err)
+{
+    struct stats_series *s;
+    int64_t kk = (int64_t)k, ph = (int64_t)phase;
+    int64_t jc_first = 0;
+    size_t nc = 0;
+
+    if (out == NULL)
+        return error_set(err, STATUS_INVALID, "no output series");
+    *out = NULL;
+    if (fine == NULL)
+        return error_set(err, STATUS_INVALID, "no series");
+    if (k == 0 || phase >= k)
+        return error_set(err, STATUS_INVALID, "granularity %u with phase %u", k, phase);
+
+    /* METHOD.md §6 numbers coarse intervals J from 0: J merges fine intervals
+     * kJ + φ + 1 … kJ + φ + k and ends at (kJ + φ + k)·Δ = origin' + (J + 1)·kΔ with
+     * origin' = origin + φΔ. On the coarse grid that is interval J + 1, which holds fine
+     * j with k·jc + φ − k < j <= k·jc + φ, i.e. jc = floor((j − φ − 1) / k) + 1. Coarse
+     * intervals that reach past either end of the fine series are kept, as holes. */
+    if (fine->n > 0) {
+        int64_t jc_last =
+            floor_div(fine->j_first + (int64_t)fine->n - 1 - ph - 1, kk) + 1;
+        jc_first = floor_div(fine->j_first - ph - 1, kk) + 1;
+        nc = (size_t)(jc_last - jc_first) + 1;
+    }
+    s = stats_series_new(fine->delta_s * (double)k, jc_first, nc);
+    if (s == NULL)
+        return error_set(err, STATUS_NOMEM, "coarse series of %zu intervals", nc);
+    s->origin_s = fine->origin_s + (double)phase * fine->delta_s;
+
+    for (size_t c = 0; c < nc; c++) {
+        int64_t jc = jc_first + (int64_t)c;
+        double r = 0.0, w = 0.0, ro = 0.0, wo = 0.0;
+        unsigned char present = 1;
+
+        for (int64_t q = 1; q <= kk; q++) {
+            int64_t i = kk * (jc - 1) + ph + q - fine->j_first;
+
+            if (i < 0 || i >= (int64_t)fine->n) {
+                present = 0;
+                continue;
+            }
+            r += fine->r[i];
+            w += fine->w[i];
+            ro += fine->ro[i];
+            wo += fine->wo[i];
+            present = (unsigned char)(present && fine->present[i]);
+        }
+        /* The coarse rate is the mean of the k fine rates (§6). */
+        s->r[c] = r / (double)k;
+        s->w[c] = w / (double)k;
+        s->ro[c] = ro / (double)k;
+        s->wo[c] = wo / (double)k;
+        s->present[c] = present;
+    }
+    *out = s;
+    return STATUS_OK;
+}

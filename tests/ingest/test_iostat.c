@@ -1,0 +1,707 @@
+/* test_iostat.c: server samples from the real sysstat captures and every error path. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "../../ingest/ingest.h"
+#include "../support/testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* 2026-11-22 12:59:04 UTC, the first kept stamp of lab run1: calendar.timegm in
+ * /usr/bin/python3, and `date -u -d '2026-11-22 12:59:04' +%s`. */
+/* A non-NULL value that a failing parse must replace with NULL. */
+static struct iostat_data sentinel;
+
+#define RUN1_FIRST_S 1795352344
+#define RUN1_LAST_S  1795352532 /* 13:02:12, the last iostat report */
+#define SADF_LAST_S  1795352533 /* 13:02:13, the last sadf record */
+
+/* Parses a file of the shared data folder; fails the test unless it parses. */
+static struct iostat_data *parse_shared(const char *rel)
+{
+    const char *path = testutil_path(testutil_shared_data(), rel);
+    struct error err = {0};
+    struct iostat_data *d = NULL;
+    FILE *fp = fopen(path, "r");
+
+    if (fp == NULL)
+        fail_msg("cannot open %s", path);
+    if (ingest_iostat_parse(fp, path, NULL, &d, &err) != STATUS_OK)
+        fail_msg("%s:%ld: %s", path, err.line, err.msg);
+    fclose(fp);
+    assert_non_null(d);
+    return d;
+}
+
+/* Parses text through a real temporary file named "tmp.txt" in errors. */
+static enum status parse_text(const char *text, const char *include,
+                              struct iostat_data **out, struct error *err)
+{
+    FILE *fp = tmpfile();
+    enum status rc;
+
+    assert_non_null(fp);
+    assert_int_equal(fwrite(text, 1, strlen(text), fp), strlen(text));
+    rewind(fp);
+    rc = ingest_iostat_parse(fp, "tmp.txt", include, out, err);
+    fclose(fp);
+    return rc;
+}
+
+/* Parses text that must fail with STATUS_PARSE at line with msg. */
+static void expect_parse_error(const char *text, long line, const char *msg)
+{
+    struct error err = {0};
+    struct iostat_data *d = &sentinel;
+
+    assert_int_equal(parse_text(text, NULL, &d, &err), STATUS_PARSE);
+    assert_null(d);
+    assert_int_equal(err.code, STATUS_PARSE);
+    assert_string_equal(err.file, "tmp.txt");
+    assert_string_equal(err.msg, msg);
+    assert_int_equal(err.line, line);
+}
+
+#define BANNER "Linux 6.18.44-fc-v595 (vm) \t11/22/26 \t_x86_64_\t(2 CPU)\n\n"
+#define XHDR                                                                             \
+    "Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     "      \
+    "wkB/s "                                                                             \
+    "  wrqm/s  %wrqm w_await wareq-sz     d/s     dkB/s   drqm/s  %drqm d_await "        \
+    "dareq-sz     f/s f_await  aqu-sz  %util\n"
+/* 23 fields; r/s 2.385, rkB/s 1234.5, w/s 7.25, wkB/s 4321.75, d/s 9.5, dkB/s 99999,
+ * f/s 3.5 */
+#define XROW(dev)                                                                        \
+    dev "  2.385 1234.5 0.00 0.00 0.10 4.00 7.25 4321.75 0.00 0.00 0.20 8.00 9.5 99999 " \
+        "0.00 "                                                                          \
+        "0.00 0.30 9.00 3.5 0.00 0.01 1.00\n"
+
+/* ---- the real captures ---------------------------------------------------------- */
+
+static void lab_text_gives_189_vda_samples_after_the_since_boot_report(void **state)
+{
+    struct iostat_data *d = parse_shared("lab/run1_queue_depth/iostat/iostat_dxt.txt");
+    double r = 0, w = 0, ops = 0;
+
+    (void)state;
+    assert_int_equal(d->n, 189);
+    assert_int_equal(d->n_reports_dropped, 1);
+    assert_int_equal(d->n_devices_excluded, 0);
+    assert_string_equal(d->host, "vm");
+    assert_rel(d->interval_s, 1.0, 0.0);
+    /* 12:59:04: r/s 24.00 rkB/s 420.00 w/s 17.00 wkB/s 20364.00 (line 11) */
+    assert_string_equal(d->samples[0].device, "vda");
+    assert_int_equal(d->samples[0].stamp_s, RUN1_FIRST_S);
+    assert_rel(d->samples[0].r_bps, 420.0 * 1024, 0.0);
+    assert_rel(d->samples[0].w_bps, 20364.0 * 1024, 0.0);
+    assert_rel(d->samples[0].ro_ps, 24.0, 0.0);
+    assert_rel(d->samples[0].wo_ps, 17.0, 0.0);
+    assert_rel(d->samples[0].ops_total_ps, 41.0, 0.0);
+    /* 12:59:05 has d/s 5 and dkB/s 412496 (a discard burst): not a write */
+    assert_int_equal(d->samples[1].stamp_s, RUN1_FIRST_S + 1);
+    assert_rel(d->samples[1].w_bps, 10036.0 * 1024, 0.0);
+    assert_rel(d->samples[1].ops_total_ps, 10.0, 0.0);
+    assert_int_equal(d->samples[188].stamp_s, RUN1_LAST_S);
+    assert_rel(d->samples[188].w_bps, 22292.0 * 1024, 0.0);
+    for (size_t i = 0; i < d->n; i++) {
+        assert_int_equal(d->samples[i].stamp_s, RUN1_FIRST_S + (int64_t)i);
+        r += d->samples[i].r_bps;
+        w += d->samples[i].w_bps;
+        ops += d->samples[i].ops_total_ps;
+    }
+    /* sums of rkB/s*1024, wkB/s*1024, r/s+w/s over the kept vda lines: python3 */
+    assert_rel(r, 90202800588.8, 1e-3);
+    assert_rel(w, 98153904322.56, 1e-3);
+    assert_rel(ops, 224231.56, 1e-6);
+    iostat_data_free(d);
+}
+
+static void lab_json_has_the_text_stamps_and_its_own_values(void **state)
+{
+    struct iostat_data *j =
+        parse_shared("lab/run1_queue_depth/iostat/iostat_dxt_json.json");
+    struct iostat_data *t = parse_shared("lab/run1_queue_depth/iostat/iostat_dxt.txt");
+    double r = 0, w = 0, ops = 0;
+
+    (void)state;
+    assert_int_equal(j->n, 189);
+    assert_int_equal(j->n_reports_dropped, 1);
+    assert_string_equal(j->host, "vm");
+    assert_rel(j->interval_s, 1.0, 0.0);
+    for (size_t i = 0; i < j->n; i++) {
+        assert_string_equal(j->samples[i].device, t->samples[i].device);
+        assert_int_equal(j->samples[i].stamp_s, t->samples[i].stamp_s);
+        r += j->samples[i].r_bps;
+        w += j->samples[i].w_bps;
+        ops += j->samples[i].ops_total_ps;
+    }
+    /* Where the two iostat processes saw the same second the values are equal... */
+    assert_rel(j->samples[0].r_bps, t->samples[0].r_bps, 0.0);
+    assert_rel(j->samples[0].w_bps, t->samples[0].w_bps, 0.0);
+    assert_rel(j->samples[0].ro_ps, t->samples[0].ro_ps, 0.0);
+    assert_rel(j->samples[0].wo_ps, t->samples[0].wo_ps, 0.0);
+    /* ...but they were separate captures: at 12:59:06 the JSON has r/s 3.00 w/s 388.00
+     * rkB/s 12.00 wkB/s 413064.00, the text 2.97 384.16 11.88 408974.26. */
+    assert_rel(j->samples[2].ro_ps, 3.0, 0.0);
+    assert_rel(j->samples[2].wo_ps, 388.0, 0.0);
+    assert_rel(j->samples[2].r_bps, 12.0 * 1024, 0.0);
+    assert_rel(j->samples[2].w_bps, 413064.0 * 1024, 0.0);
+    assert_rel(t->samples[2].w_bps, 408974.26 * 1024, 0.0);
+    /* sums over the JSON's kept statistics: python3 json */
+    assert_rel(r, 90202854430.72, 1e-3);
+    assert_rel(w, 98152178268.16, 1e-3);
+    assert_rel(ops, 224236.97, 1e-6);
+    iostat_data_free(j);
+    iostat_data_free(t);
+}
+
+static void iso_stamps_give_the_same_epochs(void **state)
+{
+    struct iostat_data *d =
+        parse_shared("lab/run1_queue_depth/iostat/iostat_dxkt_iso.txt");
+    double r = 0;
+
+    (void)state;
+    assert_int_equal(d->n, 189);
+    assert_int_equal(d->samples[0].stamp_s, RUN1_FIRST_S);
+    assert_int_equal(d->samples[188].stamp_s, RUN1_LAST_S);
+    /* 2026-11-22T12:59:04+0000: r/s 17.00 rkB/s 360.00 */
+    assert_rel(d->samples[0].ro_ps, 17.0, 0.0);
+    assert_rel(d->samples[0].r_bps, 360.0 * 1024, 0.0);
+    for (size_t i = 0; i < d->n; i++)
+        r += d->samples[i].r_bps;
+    assert_rel(r, 90195896023.04, 1e-3); /* python3 */
+    iostat_data_free(d);
+}
+
+static void basic_iostat_keeps_tps_as_ops_total(void **state)
+{
+    struct iostat_data *d = parse_shared("lab/run1_queue_depth/iostat/iostat_dkt.txt");
+    double tps = 0;
+
+    (void)state;
+    assert_int_equal(d->n, 189);
+    assert_int_equal(d->n_reports_dropped, 1);
+    assert_int_equal(d->samples[0].stamp_s, RUN1_FIRST_S);
+    assert_true(isnan(d->samples[0].ro_ps));
+    assert_true(isnan(d->samples[0].wo_ps));
+    assert_rel(d->samples[0].ops_total_ps, 41.0, 0.0);
+    assert_rel(d->samples[0].r_bps, 420.0 * 1024, 0.0);
+    assert_rel(d->samples[0].w_bps, 20364.0 * 1024, 0.0);
+    /* 12:59:05: kB_dscd/s 412496 stays out of w_bps; tps 15 = 10 writes + 5 discards */
+    assert_rel(d->samples[1].w_bps, 10036.0 * 1024, 0.0);
+    assert_rel(d->samples[1].ops_total_ps, 15.0, 0.0);
+    for (size_t i = 0; i < d->n; i++)
+        tps += d->samples[i].ops_total_ps;
+    assert_rel(tps, 224501.01, 1e-6); /* python3 */
+    iostat_data_free(d);
+}
+
+static void sadf_csv_keeps_all_190_records(void **state)
+{
+    struct iostat_data *d = parse_shared("iostat/sadf_d_lab_run1_disk.csv");
+    double tps = 0, w = 0;
+
+    (void)state;
+    assert_int_equal(d->n, 190);
+    assert_int_equal(d->n_reports_dropped, 0);
+    assert_string_equal(d->host, "vm");
+    assert_rel(d->interval_s, 1.0, 0.0);
+    /* vm;1;2026-11-22 12:59:04 UTC;vda;17.00;0.00;20364.00;... */
+    assert_string_equal(d->samples[0].device, "vda");
+    assert_int_equal(d->samples[0].stamp_s, RUN1_FIRST_S);
+    assert_rel(d->samples[0].ops_total_ps, 17.0, 0.0);
+    assert_rel(d->samples[0].r_bps, 0.0, 0.0);
+    assert_rel(d->samples[0].w_bps, 20364.0 * 1024, 0.0);
+    assert_true(isnan(d->samples[0].ro_ps));
+    assert_true(isnan(d->samples[0].wo_ps));
+    assert_int_equal(d->samples[189].stamp_s, SADF_LAST_S);
+    assert_rel(d->samples[189].w_bps, 24916.0 * 1024, 0.0);
+    for (size_t i = 0; i < d->n; i++) {
+        tps += d->samples[i].ops_total_ps;
+        w += d->samples[i].w_bps;
+    }
+    assert_rel(tps, 224492.69, 1e-6);    /* python3 */
+    assert_rel(w, 98175249264.64, 1e-3); /* python3 */
+    iostat_data_free(d);
+}
+
+static void sadf_json_equals_sadf_csv(void **state)
+{
+    struct iostat_data *c = parse_shared("iostat/sadf_d_lab_run1_disk.csv");
+    struct iostat_data *j = parse_shared("iostat/sadf_j_lab_run1_disk.json");
+
+    (void)state;
+    assert_int_equal(j->n, c->n);
+    assert_int_equal(j->n_reports_dropped, 0);
+    assert_string_equal(j->host, "vm");
+    assert_rel(j->interval_s, 1.0, 0.0);
+    for (size_t i = 0; i < c->n; i++) {
+        assert_string_equal(j->samples[i].device, c->samples[i].device);
+        assert_int_equal(j->samples[i].stamp_s, c->samples[i].stamp_s);
+        assert_rel(j->samples[i].r_bps, c->samples[i].r_bps, 0.0);
+        assert_rel(j->samples[i].w_bps, c->samples[i].w_bps, 0.0);
+        assert_rel(j->samples[i].ops_total_ps, c->samples[i].ops_total_ps, 0.0);
+        assert_true(isnan(j->samples[i].ro_ps) && isnan(j->samples[i].wo_ps));
+    }
+    iostat_data_free(c);
+    iostat_data_free(j);
+}
+
+static void avg_cpu_blocks_are_skipped(void **state)
+{
+    struct iostat_data *d = parse_shared("iostat/iostat_x_k_t_1s.txt");
+    double w = 0;
+
+    (void)state;
+    assert_int_equal(d->n, 44);
+    assert_int_equal(d->n_reports_dropped, 1);
+    assert_string_equal(d->host, "vm");
+    assert_rel(d->interval_s, 1.0, 0.0);
+    assert_int_equal(d->samples[0].stamp_s, 1795352808); /* 13:06:48 UTC */
+    /* 13:07:31: r/s 2.00 rkB/s 8.00 w/s 117.00 wkB/s 183064.00 */
+    assert_int_equal(d->samples[43].stamp_s, 1795352808 + 43);
+    assert_rel(d->samples[43].ro_ps, 2.0, 0.0);
+    assert_rel(d->samples[43].wo_ps, 117.0, 0.0);
+    assert_rel(d->samples[43].r_bps, 8.0 * 1024, 0.0);
+    assert_rel(d->samples[43].w_bps, 183064.0 * 1024, 0.0);
+    for (size_t i = 0; i < d->n; i++)
+        w += d->samples[i].w_bps;
+    assert_rel(w, 6210313185.28, 1e-4); /* python3 */
+    iostat_data_free(d);
+}
+
+static void iostat_without_timestamps_is_refused(void **state)
+{
+    const char *path = testutil_path(testutil_shared_data(), "iostat/iostat_x_k_5s.txt");
+    struct error err = {0};
+    struct iostat_data *d = &sentinel;
+    FILE *fp = fopen(path, "r");
+
+    (void)state;
+    assert_non_null(fp);
+    assert_int_equal(ingest_iostat_parse(fp, path, NULL, &d, &err), STATUS_PARSE);
+    fclose(fp);
+    assert_null(d);
+    assert_int_equal(err.line, 6); /* the first Device header */
+    assert_string_equal(err.msg, "no timestamps: run iostat with -t");
+}
+
+static void binary_sa_file_is_refused(void **state)
+{
+    const char *path = testutil_path(testutil_shared_data(), "iostat/sar_lab_run1.sa");
+    struct error err = {0};
+    struct iostat_data *d = NULL;
+    FILE *fp = fopen(path, "rb");
+
+    (void)state;
+    assert_non_null(fp);
+    assert_int_equal(ingest_iostat_parse(fp, path, NULL, &d, &err), STATUS_PARSE);
+    fclose(fp);
+    assert_null(d);
+    assert_int_equal(err.line, 1);
+    assert_string_equal(err.msg, "expected iostat or sadf text, got a NUL byte");
+}
+
+/* ---- small files: formats and options ------------------------------------------- */
+
+static void device_filter_excludes_partitions_and_mappers(void **state)
+{
+    const char *text = BANNER "11/22/26 12:59:03\n" XHDR XROW("vda") XROW("vda1")
+        XROW("dm-0") "\n\n11/22/26 12:59:04\n" XHDR XROW("vda") XROW("vda1")
+            XROW("dm-0") "\n";
+    struct error err = {0};
+    struct iostat_data *d = NULL;
+
+    (void)state;
+    assert_int_equal(parse_text(text, NULL, &d, &err), STATUS_OK);
+    assert_int_equal(d->n, 1);
+    assert_string_equal(d->samples[0].device, "vda");
+    assert_int_equal(d->n_devices_excluded, 2); /* the dropped report counts none */
+    assert_int_equal(d->samples[0].stamp_s, RUN1_FIRST_S);
+    /* rkB/s 1234.5, wkB/s 4321.75; d/s 9.5, dkB/s 99999 and f/s 3.5 stay out */
+    assert_rel(d->samples[0].r_bps, 1234.5 * 1024, 0.0);
+    assert_rel(d->samples[0].w_bps, 4321.75 * 1024, 0.0);
+    assert_rel(d->samples[0].ops_total_ps, 2.385 + 7.25, 0.0);
+    iostat_data_free(d);
+
+    assert_int_equal(parse_text(text, "^dm-[0-9]+$", &d, &err), STATUS_OK);
+    assert_int_equal(d->n, 1);
+    assert_string_equal(d->samples[0].device, "dm-0");
+    assert_int_equal(d->n_devices_excluded, 2);
+    iostat_data_free(d);
+}
+
+static void megabyte_and_sector_columns_are_scaled(void **state)
+{
+    const char *mb = "11/22/26 12:59:03\n"
+                     "Device r/s rMB/s w/s wMB/s %util\nsdb 1 2 3 4 5\n\n"
+                     "11/22/26 12:59:04\n"
+                     "Device r/s rMB/s w/s wMB/s %util\nsdb 2.385 1.5 3.25 0.75 9\n";
+    /* sysstat 9: "Device:" and sectors of 512 bytes */
+    const char *sectors = "Linux 2.6.32 (old) \t11/22/26\n\n11/22/26 12:59:03\n"
+                          "Device: rrqm/s wrqm/s r/s w/s rsec/s wsec/s avgrq-sz avgqu-sz "
+                          "await svctm %util\n"
+                          "sda 0 0 1 1 8 8 8 0 0 0 0\n\n11/22/26 12:59:04\n"
+                          "Device: rrqm/s wrqm/s r/s w/s rsec/s wsec/s avgrq-sz avgqu-sz "
+                          "await svctm %util\n"
+                          "sda 0 0 2.5 4 2.385 16 8 0 0 0 0\n";
+    struct error err = {0};
+    struct iostat_data *d = NULL;
+
+    (void)state;
+    assert_int_equal(parse_text(mb, NULL, &d, &err), STATUS_OK);
+    assert_int_equal(d->n, 1);
+    assert_string_equal(d->host, "");
+    assert_rel(d->samples[0].r_bps, 1.5 * 1048576, 0.0);
+    assert_rel(d->samples[0].w_bps, 0.75 * 1048576, 0.0);
+    assert_rel(d->samples[0].ops_total_ps, 2.385 + 3.25, 0.0);
+    assert_rel(d->interval_s, 0.0, 0.0); /* one stamp */
+    iostat_data_free(d);
+
+    assert_int_equal(parse_text(sectors, NULL, &d, &err), STATUS_OK);
+    assert_int_equal(d->n, 1);
+    assert_string_equal(d->host, "old");
+    assert_rel(d->samples[0].r_bps, 2.385 * 512, 0.0);
+    assert_rel(d->samples[0].w_bps, 16.0 * 512, 0.0);
+    assert_rel(d->samples[0].ro_ps, 2.5, 0.0);
+    iostat_data_free(d);
+}
+
+static void locale_and_iso_stamp_variants_agree(void **state)
+{
+    /* Each gives 2026-11-22 12:59:04 UTC for its kept report. */
+    const char *texts[] = {
+        "11/22/2026 12:59:03 PM\nDevice tps kB_read/s kB_wrtn/s\nvda 1 1 1\n"
+        "11/22/2026 12:59:04 PM\nDevice tps kB_read/s kB_wrtn/s\nvda 1 1 1\n",
+        "2026-11-22T13:59:03+0100\nDevice tps kB_read/s kB_wrtn/s\nvda 1 1 1\n"
+        "2026-11-22T13:59:04+01:00\nDevice tps kB_read/s kB_wrtn/s\nvda 1 1 1\n",
+        "2026-11-22T07:59:03-05:00\nDevice tps kB_read/s kB_wrtn/s\nvda 1 1 1\n"
+        "2026-11-22T12:59:04Z\nDevice tps kB_read/s kB_wrtn/s\nvda 1 1 1\n",
+    };
+    struct error err = {0};
+    struct iostat_data *d = NULL;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        assert_int_equal(parse_text(texts[i], NULL, &d, &err), STATUS_OK);
+        assert_int_equal(d->n, 1);
+        assert_int_equal(d->samples[0].stamp_s, RUN1_FIRST_S);
+        iostat_data_free(d);
+    }
+}
+
+static void interval_is_the_median_of_stamp_gaps(void **state)
+{
+    /* distinct stamps 0, 2, 7, 17, 22, 27 s after 12:59:04 (two devices at some):
+     * gaps 2, 5, 10, 5, 5, sorted 2 5 5 5 10, median 5 */
+    const char *odd = "# hostname;interval;timestamp;DEV;tps;rkB/s;wkB/s\n"
+                      "h;5;2026-11-22 12:59:04 UTC;sda;1;1;1\n"
+                      "h;5;2026-11-22 12:59:04 UTC;sdb;1;1;1\n"
+                      "h;5;2026-11-22 12:59:06 UTC;sda;1;1;1\n"
+                      "h;5;2026-11-22 12:59:06 UTC;sdb;1;1;1\n"
+                      "h;5;2026-11-22 12:59:11 UTC;sda;1;1;1\n"
+                      "h;5;2026-11-22 12:59:21 UTC;sda;1;1;1\n"
+                      "h;5;2026-11-22 12:59:26 UTC;sda;1;1;1\n"
+                      "h;5;2026-11-22 12:59:31 UTC;sdb;1;1;1\n";
+    /* gaps 5 and 10: the median of an even count is the mean of the middle two */
+    const char *even = "# hostname;interval;timestamp;DEV;tps;rkB/s;wkB/s\n"
+                       "h;5;2026-11-22 12:59:04 UTC;sda;1;1;1\n"
+                       "h;5;2026-11-22 12:59:09 UTC;sda;1;1;1\n"
+                       "h;5;2026-11-22 12:59:19 UTC;sda;1;1;1\n";
+    struct error err = {0};
+    struct iostat_data *d = NULL;
+
+    (void)state;
+    assert_int_equal(parse_text(odd, NULL, &d, &err), STATUS_OK);
+    assert_int_equal(d->n, 8);
+    assert_string_equal(d->host, "h");
+    assert_rel(d->interval_s, 5.0, 0.0);
+    iostat_data_free(d);
+    assert_int_equal(parse_text(even, NULL, &d, &err), STATUS_OK);
+    assert_rel(d->interval_s, 7.5, 0.0);
+    iostat_data_free(d);
+}
+
+static void sadf_restarts_and_other_activities_are_skipped(void **state)
+{
+    const char *text = "# hostname;interval;timestamp;CPU;%user;%idle\n"
+                       "h;1;2026-11-22 12:59:04 UTC;-1;1.5;98.5\n"
+                       "h;-1;2026-11-22 12:59:04 UTC;LINUX-RESTART\t(2 CPU)\n"
+                       "# hostname;interval;timestamp;DEV;tps;rd_sec/s;wr_sec/s;%util\n"
+                       "h;1;2026-11-22 12:59:04 UTC;sdc;3;2.385;8;1\n";
+    struct error err = {0};
+    struct iostat_data *d = NULL;
+
+    (void)state;
+    assert_int_equal(parse_text(text, NULL, &d, &err), STATUS_OK);
+    assert_int_equal(d->n, 1);
+    assert_rel(d->samples[0].r_bps, 2.385 * 512, 0.0);
+    assert_rel(d->samples[0].w_bps, 8.0 * 512, 0.0);
+    assert_rel(d->samples[0].ops_total_ps, 3.0, 0.0);
+    iostat_data_free(d);
+}
+
+/* ---- every error path ----------------------------------------------------------- */
+
+static void short_device_line_names_the_header_line(void **state)
+{
+    (void)state;
+    expect_parse_error(BANNER "11/22/26 12:59:03\n" XHDR
+                              "vda 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19\n",
+                       5, "expected 23 fields as in the Device header at line 4, got 20");
+}
+
+static void non_number_names_its_column(void **state)
+{
+    (void)state;
+    expect_parse_error("11/22/26 12:59:03\nDevice r/s rkB/s w/s wkB/s\nvda 1 12x 3 4\n",
+                       3, "expected a number in column rkB/s, got '12x'");
+}
+
+static void stray_line_is_reported(void **state)
+{
+    (void)state;
+    expect_parse_error(BANNER "hello there\n", 3,
+                       "expected a timestamp, avg-cpu or Device header line, got 'hello "
+                       "there'");
+    /* an impossible date is no timestamp */
+    expect_parse_error(
+        "02/30/26 12:00:00\n", 1,
+        "expected a timestamp, avg-cpu or Device header line, got '02/30/26 "
+        "12:00:00'");
+}
+
+static void repeated_stamp_is_reported(void **state)
+{
+    (void)state;
+    expect_parse_error("11/22/26 12:59:04\nDevice r/s rkB/s w/s wkB/s\nvda 1 2 3 4\n\n"
+                       "11/22/26 12:59:04\n",
+                       5,
+                       "expected a timestamp after 2026-11-22T12:59:04Z, got "
+                       "2026-11-22T12:59:04Z");
+}
+
+static void second_table_without_stamp_is_reported(void **state)
+{
+    (void)state;
+    expect_parse_error("11/22/26 12:59:04\nDevice r/s rkB/s w/s wkB/s\nvda 1 2 3 4\n\n"
+                       "Device r/s rkB/s w/s wkB/s\n",
+                       5, "expected a timestamp line before the Device header, got none");
+}
+
+static void header_without_bandwidth_is_reported(void **state)
+{
+    (void)state;
+    expect_parse_error(
+        "11/22/26 12:59:04\nDevice r/s w/s %util\n", 2,
+        "expected a read bandwidth column (rkB/s, rMB/s, kB_read/s) in the "
+        "Device header, got none");
+    expect_parse_error("11/22/26 12:59:04\nDevice r/s rkB/s wkB/s\n", 2,
+                       "expected r/s and w/s, or tps in the Device header, got none");
+}
+
+static void bad_avg_cpu_values_are_reported(void **state)
+{
+    (void)state;
+    expect_parse_error("11/22/26 12:59:04\navg-cpu:  %user   %nice %system\n 1.0 2.0\n",
+                       3, "expected 3 avg-cpu values as in the line above, got 2");
+    expect_parse_error("11/22/26 12:59:04\navg-cpu:  %user   %nice\n 1.0 x\n", 3,
+                       "expected an avg-cpu value, got 'x'");
+    expect_parse_error("11/22/26 12:59:04\navg-cpu:  %user   %nice\n", 2,
+                       "expected the avg-cpu values after this line, got end of file");
+}
+
+static void two_hosts_are_reported(void **state)
+{
+    (void)state;
+    expect_parse_error(BANNER "Linux 6.1 (other) \t11/22/26\n", 3,
+                       "expected one host per file (vm), got other");
+}
+
+static void device_twice_in_a_report_is_reported(void **state)
+{
+    (void)state;
+    expect_parse_error("11/22/26 12:59:03\nDevice r/s rkB/s w/s wkB/s\nvda 1 2 3 4\n\n"
+                       "11/22/26 12:59:04\nDevice r/s rkB/s w/s wkB/s\nvda 1 2 3 4\n"
+                       "vda 1 2 3 4\n",
+                       8, "expected each device once per report, got vda twice");
+}
+
+static void empty_input_has_no_samples(void **state)
+{
+    (void)state;
+    expect_parse_error("", 0, "no samples");
+    expect_parse_error("\n  \n", 0, "no samples");
+    /* only the since-boot report */
+    expect_parse_error(BANNER "11/22/26 12:59:03\n" XHDR XROW("vda"), 0, "no samples");
+}
+
+static void cut_last_line_is_reported(void **state)
+{
+    (void)state;
+    /* iostat killed mid-write: "2.00" cut to "2.0" must not pass as a number */
+    expect_parse_error("11/22/26 12:59:03\nDevice r/s rkB/s w/s wkB/s\nvda 1 2 3 4\n\n"
+                       "11/22/26 12:59:04\nDevice r/s rkB/s w/s wkB/s\nvda 1 2 3 4.0",
+                       7, "expected a newline at the end of the line, got end of file");
+}
+
+static void all_devices_excluded_says_so(void **state)
+{
+    (void)state;
+    expect_parse_error("11/22/26 12:59:03\nDevice r/s rkB/s w/s wkB/s\nsda1 1 2 3 4\n\n"
+                       "11/22/26 12:59:04\nDevice r/s rkB/s w/s wkB/s\nsda1 1 2 3 4\n",
+                       0,
+                       "no samples: the 1 device rows did not match the include regex");
+}
+
+static void sadf_field_count_names_the_header_line(void **state)
+{
+    (void)state;
+    expect_parse_error(
+        "# hostname;interval;timestamp;DEV;tps;rkB/s;wkB/s;dkB/s;areq-sz;"
+        "aqu-sz;await;%util\n"
+        "vm;1;2026-11-22 12:59:04 UTC;vda;17.00;0.00;20364.00;0.00;1197.88;"
+        "0.02;1.12\n",
+        2, "expected 12 fields as in the sadf header at line 1, got 11");
+}
+
+static void sadf_record_before_header_is_reported(void **state)
+{
+    (void)state;
+    expect_parse_error(
+        "vm;1;2026-11-22 12:59:04 UTC;vda;17.00;0.00;20364.00\n", 1,
+        "expected a sadf -d header '# hostname;interval;timestamp;...', got "
+        "'vm;1;2026-11-22 12:59:04 UTC;vda;17.00;0'");
+}
+
+static void sadf_bad_stamp_is_reported(void **state)
+{
+    (void)state;
+    expect_parse_error("# hostname;interval;timestamp;DEV;tps;rkB/s;wkB/s\n"
+                       "vm;1;2026-11-22 12:59:04 CET;vda;1;2;3\n",
+                       2,
+                       "expected a timestamp like 2026-11-22 12:59:04 UTC, got "
+                       "'2026-11-22 12:59:04 CET'");
+}
+
+static void broken_json_names_jansson_line(void **state)
+{
+    struct error err = {0};
+    struct iostat_data *d = &sentinel;
+
+    (void)state;
+    assert_int_equal(
+        parse_text("\n{\"sysstat\": {\n\t\"hosts\": [\n\t\t{\"nodename\": \"vm\",,\n",
+                   NULL, &d, &err),
+        STATUS_PARSE);
+    assert_null(d);
+    assert_int_equal(err.line, 4); /* the ",," after one leading blank line */
+    assert_non_null(strstr(err.msg, "expected JSON: "));
+}
+
+static void json_contents_errors_name_the_element(void **state)
+{
+    (void)state;
+    expect_parse_error(
+        "{\"sysstat\": {\"hosts\": [{\"nodename\": \"vm\", \"statistics\": ["
+        "{\"timestamp\": \"11/22/26 12:59:03\", \"disk\": []},"
+        "{\"timestamp\": \"11/22/26 12:59:04\", \"disk\": [{\"disk_device\": "
+        "\"vda\", \"r/s\": \"1\", \"w/s\": 1, \"rkB/s\": 1, \"wkB/s\": 1}]}"
+        "]}]}}\n",
+        0, "statistics[1].disk[0]: expected a number for \"r/s\"");
+    expect_parse_error(
+        "{\"sysstat\": {\"hosts\": [{\"nodename\": \"vm\", \"statistics\": ["
+        "{\"disk\": [{\"disk_device\": \"vda\", \"r/s\": 1, \"w/s\": 1, "
+        "\"rkB/s\": 1, \"wkB/s\": 1}]}]}]}}\n",
+        0, "no timestamps: run iostat with -t");
+    expect_parse_error("{\"sysstat\": {\"hosts\": []}}", 0,
+                       "expected sysstat.hosts with one host, got another count");
+    expect_parse_error(
+        "{\"sysstat\": {\"hosts\": [{\"statistics\": ["
+        "{\"timestamp\": \"11/22/26 12:59:03\", \"disk\": [{\"disk_device\": "
+        "\"vda\", \"r/s\": 1, \"w/s\": 1, \"wkB/s\": 1}]}]}]}}",
+        0,
+        "statistics[0].disk[0]: expected a read bandwidth column (rkB/s, "
+        "rMB/s, kB_read/s), got none");
+}
+
+static void bad_include_regex_is_invalid(void **state)
+{
+    struct error err = {0};
+    struct iostat_data *d = &sentinel;
+
+    (void)state;
+    assert_int_equal(parse_text("x\n", "(vd", &d, &err), STATUS_INVALID);
+    assert_null(d);
+    assert_non_null(strstr(err.msg, "device include regex '(vd'"));
+    error_clear(&err);
+    assert_int_equal(ingest_iostat_parse(NULL, "x", NULL, &d, &err), STATUS_INVALID);
+}
+
+static void unreadable_stream_is_internal(void **state)
+{
+    struct error err = {0};
+    struct iostat_data *d = &sentinel;
+    FILE *fp = tmpfile();
+    FILE *wo;
+
+    (void)state;
+    assert_non_null(fp);
+    /* A write-only stream: every read fails (EBADF). */
+    wo = fdopen(dup(fileno(fp)), "w");
+    assert_non_null(wo);
+    assert_int_equal(ingest_iostat_parse(wo, "wo.txt", NULL, &d, &err), STATUS_INTERNAL);
+    assert_null(d);
+    assert_non_null(strstr(err.msg, "read error"));
+    fclose(wo);
+    fclose(fp);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(lab_text_gives_189_vda_samples_after_the_since_boot_report),
+        cmocka_unit_test(lab_json_has_the_text_stamps_and_its_own_values),
+        cmocka_unit_test(iso_stamps_give_the_same_epochs),
+        cmocka_unit_test(basic_iostat_keeps_tps_as_ops_total),
+        cmocka_unit_test(sadf_csv_keeps_all_190_records),
+        cmocka_unit_test(sadf_json_equals_sadf_csv),
+        cmocka_unit_test(avg_cpu_blocks_are_skipped),
+        cmocka_unit_test(iostat_without_timestamps_is_refused),
+        cmocka_unit_test(binary_sa_file_is_refused),
+        cmocka_unit_test(device_filter_excludes_partitions_and_mappers),
+        cmocka_unit_test(megabyte_and_sector_columns_are_scaled),
+        cmocka_unit_test(locale_and_iso_stamp_variants_agree),
+        cmocka_unit_test(interval_is_the_median_of_stamp_gaps),
+        cmocka_unit_test(sadf_restarts_and_other_activities_are_skipped),
+        cmocka_unit_test(short_device_line_names_the_header_line),
+        cmocka_unit_test(non_number_names_its_column),
+        cmocka_unit_test(stray_line_is_reported),
+        cmocka_unit_test(repeated_stamp_is_reported),
+        cmocka_unit_test(second_table_without_stamp_is_reported),
+        cmocka_unit_test(header_without_bandwidth_is_reported),
+        cmocka_unit_test(bad_avg_cpu_values_are_reported),
+        cmocka_unit_test(two_hosts_are_reported),
+        cmocka_unit_test(device_twice_in_a_report_is_reported),
+        cmocka_unit_test(empty_input_has_no_samples),
+        cmocka_unit_test(cut_last_line_is_reported),
+        cmocka_unit_test(all_devices_excluded_says_so),
+        cmocka_unit_test(sadf_field_count_names_the_header_line),
+        cmocka_unit_test(sadf_record_before_header_is_reported),
+        cmocka_unit_test(sadf_bad_stamp_is_reported),
+        cmocka_unit_test(broken_json_names_jansson_line),
+        cmocka_unit_test(json_contents_errors_name_the_element),
+        cmocka_unit_test(bad_include_regex_is_invalid),
+        cmocka_unit_test(unreadable_stream_is_internal),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,780 @@
+/* test_api.c: the HTTP API of INTERFACES.md over real HTTP against a real PostgreSQL. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "../../common/common.h"
+#include "../support/testutil.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HOST "127.0.0.1"
+
+/* A server started as a child process. */
+struct server {
+    pid_t pid;  /* 0 when not running */
+    int out_fd; /* read end of its stdout, kept open so a late write cannot SIGPIPE it */
+    int port;   /* from its "listening on" line */
+};
+
+/* The fixture of the whole suite, made once in the group setup. */
+static struct {
+    char tmp[512];   /* throwaway directory: state dir, config files */
+    const char *bin; /* the iocontend under test */
+    bool configured; /* a configured server (IOCONTEND_DB / PG*) holds our database */
+    char dbname[64]; /* the throwaway database there */
+    char admin_conninfo[1024]; /* the original IOCONTEND_DB ("" = libpq's PG* defaults) */
+    char socket_dir[512];      /* the embedded server's socket folder, "" when unknown */
+    struct server main;        /* the server every test talks to */
+    long jobs;                 /* jobs in the database, from health */
+} fx;
+
+/* ---- processes ----------------------------------------------------------------- */
+
+static int sh(const char *fmt, ...) PRINTF_LIKE(1, 2);
+static int sh(const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    int rc = -1;
+
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    char *out = testutil_run(cmd, &rc);
+    if (out != NULL && rc != 0)
+        fprintf(stderr, "test_api: `%s` exited %d:\n%s\n", cmd, rc, out);
+    free(out);
+    return out == NULL ? -1 : rc;
+}
+
+/* Starts `bin [--config conf] serve --listen 127.0.0.1:0` and reads its port. */
+static int server_start(struct server *s, const char *conf)
+{
+    int fds[2];
+    char line[512];
+    size_t used = 0;
+
+    memset(s, 0, sizeof *s);
+    s->out_fd = -1;
+    if (pipe(fds) != 0)
+        return -1;
+    s->pid = fork();
+    if (s->pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        s->pid = 0;
+        return -1;
+    }
+    if (s->pid == 0) {
+        dup2(fds[1], STDOUT_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        if (conf != NULL)
+            execl(fx.bin, fx.bin, "--config", conf, "serve", "--listen", HOST ":0",
+                  (char *)NULL);
+        else
+            execl(fx.bin, fx.bin, "serve", "--listen", HOST ":0", (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    s->out_fd = fds[0];
+    /* The line comes once the socket listens; a server that never says it failed. */
+    for (;;) {
+        struct pollfd p = {.fd = s->out_fd, .events = POLLIN};
+        if (poll(&p, 1, 60000) <= 0)
+            break;
+        ssize_t n = read(s->out_fd, line + used, sizeof line - 1 - used);
+        if (n <= 0)
+            break;
+        used += (size_t)n;
+        line[used] = '\0';
+        const char *at = strstr(line, "listening on " HOST ":");
+        if (at != NULL && strchr(at, '\n') != NULL) {
+            s->port = atoi(at + strlen("listening on " HOST ":"));
+            return s->port > 0 ? 0 : -1;
+        }
+        if (used == sizeof line - 1)
+            break;
+    }
+    fprintf(stderr, "test_api: the server did not say where it listens (got \"%.*s\")\n",
+            (int)used, line);
+    return -1;
+}
+
+/* SIGTERM, then the exit status (-1 when it had to be killed). */
+static int server_stop(struct server *s)
+{
+    int status = 0, code = -1;
+
+    if (s->pid <= 0)
+        return -1;
+    kill(s->pid, SIGTERM);
+    for (int i = 0; i < 300; i++) {
+        pid_t done = waitpid(s->pid, &status, WNOHANG);
+        if (done == s->pid) {
+            code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+            break;
+        }
+        struct timespec ts = {0, 50 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    if (code == -1 && waitpid(s->pid, &status, WNOHANG) == 0) {
+        kill(s->pid, SIGKILL);
+        waitpid(s->pid, &status, 0);
+    }
+    if (s->out_fd >= 0)
+        close(s->out_fd);
+    s->pid = 0;
+    s->out_fd = -1;
+    return code;
+}
+
+/* ---- the database -------------------------------------------------------------- */
+
+static bool server_configured(void)
+{
+    static const char *const vars[] = {"IOCONTEND_DB", "PGHOST",     "PGHOSTADDR",
+                                       "PGPORT",       "PGDATABASE", "PGSERVICE"};
+
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v != NULL && v[0] != '\0')
+            return true;
+    }
+    return false;
+}
+
+/* psql against the configured server as the caller configured it. */
+static int psql(const char *sql)
+{
+    if (fx.admin_conninfo[0] != '\0')
+        return sh("psql -X -q -v ON_ERROR_STOP=1 -d '%s' -c '%s' 2>&1", fx.admin_conninfo,
+                  sql);
+    return sh("psql -X -q -v ON_ERROR_STOP=1 -c '%s' 2>&1", sql);
+}
+
+/* Points IOCONTEND_DB at a new throwaway database on the configured server. */
+static int database_create(void)
+{
+    char sql[128], conninfo[1200];
+    const char *old = getenv("IOCONTEND_DB");
+
+    snprintf(fx.admin_conninfo, sizeof fx.admin_conninfo, "%s", old != NULL ? old : "");
+    snprintf(fx.dbname, sizeof fx.dbname, "iocontend_test_api_%ld", (long)getpid());
+    snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s", fx.dbname);
+    psql(sql);
+    snprintf(sql, sizeof sql, "CREATE DATABASE %s", fx.dbname);
+    if (psql(sql) != 0)
+        return -1;
+    /* Keyword/value conninfo: a later dbname wins. URI: a query parameter does. */
+    if (fx.admin_conninfo[0] == '\0')
+        snprintf(conninfo, sizeof conninfo, "dbname=%s", fx.dbname);
+    else if (strncmp(fx.admin_conninfo, "postgres", 8) == 0)
+        snprintf(conninfo, sizeof conninfo, "%s%cdbname=%s", fx.admin_conninfo,
+                 strchr(fx.admin_conninfo, '?') != NULL ? '&' : '?', fx.dbname);
+    else
+        snprintf(conninfo, sizeof conninfo, "%s dbname=%s", fx.admin_conninfo, fx.dbname);
+    return setenv("IOCONTEND_DB", conninfo, 1);
+}
+
+/* `db stop` leaves the embedded server's socket folder under $TMPDIR; `db status`
+ * names it, so that the teardown can remove it. */
+static void remember_socket_dir(void)
+{
+    char cmd[600];
+    int rc = 0;
+
+    snprintf(cmd, sizeof cmd, "'%s' db status 2>/dev/null", fx.bin);
+    char *out = testutil_run(cmd, &rc);
+    const char *at = out != NULL ? strstr(out, "socket directory: ") : NULL;
+    if (at != NULL) {
+        at += strlen("socket directory: ");
+        snprintf(fx.socket_dir, sizeof fx.socket_dir, "%.*s", (int)strcspn(at, "\n"), at);
+    }
+    free(out);
+}
+
+static int group_setup(void **state)
+{
+    const char *tmpdir = getenv("TMPDIR");
+    const char *data = testutil_shared_data();
+
+    (void)state;
+    memset(&fx, 0, sizeof fx);
+    fx.bin =
+        getenv("IOCONTEND_BIN") != NULL ? getenv("IOCONTEND_BIN") : "build/iocontend";
+    snprintf(fx.tmp, sizeof fx.tmp, "%s/iocontend-api-XXXXXX",
+             tmpdir != NULL && tmpdir[0] != '\0' ? tmpdir : "/tmp");
+    if (mkdtemp(fx.tmp) == NULL) {
+        fprintf(stderr, "test_api: mkdtemp %s: %s\n", fx.tmp, strerror(errno));
+        return -1;
+    }
+    /* As root the embedded server runs as postgres, which must reach the folder. */
+    if (geteuid() == 0)
+        chmod(fx.tmp, 0755);
+    setenv("IOCONTEND_STATE_DIR", fx.tmp, 1);
+    unsetenv("IOCONTEND_TOKEN"); /* the main server is open; one test adds a token */
+    fx.configured = server_configured();
+    if (fx.configured) {
+        if (database_create() != 0 || sh("'%s' db migrate 2>&1", fx.bin) != 0)
+            return -1;
+    } else if (sh("'%s' db start 2>&1", fx.bin) != 0) {
+        return -1;
+    } else {
+        remember_socket_dir();
+    }
+    /* A few real logs: the lab run's jobs (several groups) and three other machines. */
+    int rc = sh("'%s' ingest darshan --json '%s/lab/run1_queue_depth/darshan' "
+                "'%s/darshan/ior_hdf5' '%s/darshan/skew_app' "
+                "'%s/darshan/release_x86_64_3.4.7' 2>&1",
+                fx.bin, data, data, data, data);
+    if (rc != 0 && rc != 1)
+        return -1;
+    return server_start(&fx.main, NULL);
+}
+
+static int group_teardown(void **state)
+{
+    char sql[128];
+
+    (void)state;
+    server_stop(&fx.main);
+    if (fx.configured) {
+        snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s", fx.dbname);
+        psql(sql);
+    } else {
+        sh("'%s' db stop 2>&1", fx.bin);
+        if (fx.socket_dir[0] != '\0')
+            rmdir(fx.socket_dir); /* db stop leaves it; removed only when empty */
+    }
+    if (fx.tmp[0] != '\0')
+        sh("rm -rf '%s'", fx.tmp);
+    return 0;
+}
+
+/* ---- HTTP helpers -------------------------------------------------------------- */
+
+/* GET path from port; the body parsed as JSON (caller json_decref's). Fails the test
+ * unless the status is want and the body is a JSON object. */
+static json_t *get_json_from(int port, const char *path, const char *headers, int want)
+{
+    int status = 0;
+    char *body = NULL;
+    json_error_t jerr;
+
+    assert_int_equal(http_get(HOST, port, path, headers, &status, &body), 0);
+    if (status != want)
+        print_error("GET %s answered %d: %s\n", path, status, body);
+    assert_int_equal(status, want);
+    json_t *j = json_loads(body, 0, &jerr);
+    if (j == NULL)
+        print_error("GET %s: not JSON (%s): %s\n", path, jerr.text, body);
+    free(body);
+    assert_non_null(j);
+    assert_true(json_is_object(j));
+    return j;
+}
+
+static json_t *get_json(const char *path, int want)
+{
+    return get_json_from(fx.main.port, path, NULL, want);
+}
+
+/* Fails unless j is the error body with that status word (and parameter, unless
+ * NULL). */
+static void assert_error_body(const json_t *j, const char *status, const char *parameter)
+{
+    const json_t *e = json_object_get(j, "error");
+
+    assert_true(json_is_object(e));
+    assert_string_equal(json_string_value(json_object_get(e, "status")), status);
+    assert_true(json_is_string(json_object_get(e, "message")));
+    if (parameter != NULL)
+        assert_string_equal(json_string_value(json_object_get(e, "parameter")),
+                            parameter);
+}
+
+static void expect_invalid(const char *path, const char *parameter)
+{
+    json_t *j = get_json(path, 400);
+    assert_error_body(j, "invalid", parameter);
+    json_decref(j);
+}
+
+/* Percent-encodes a query value. */
+static void url_encode(const char *in, char *out, size_t size)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t o = 0;
+
+    for (; *in != '\0' && o + 4 < size; in++) {
+        unsigned char c = (unsigned char)*in;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            c == '-' || c == '_' || c == '.' || c == '~') {
+            out[o++] = (char)c;
+        } else {
+            out[o++] = '%';
+            out[o++] = hex[c >> 4];
+            out[o++] = hex[c & 15];
+        }
+    }
+    out[o] = '\0';
+}
+
+/* Every job through paging by limit (and an extra query, e.g. "&group=G"), as one
+ * array in the order served. */
+static json_t *all_jobs(size_t limit, const char *extra)
+{
+    json_t *all = json_array();
+    char cursor[256] = "", path[1024];
+
+    for (int pages = 0; pages < 10000; pages++) {
+        if (cursor[0] != '\0')
+            snprintf(path, sizeof path, "/api/v1/jobs?limit=%zu&cursor=%s%s", limit,
+                     cursor, extra);
+        else
+            snprintf(path, sizeof path, "/api/v1/jobs?limit=%zu%s", limit, extra);
+        json_t *page = get_json(path, 200);
+        json_t *jobs = json_object_get(page, "jobs"); /* borrowed */
+        const json_t *next = json_object_get(page, "next_cursor");
+        assert_true(json_is_array(jobs));
+        assert_true(json_array_size(jobs) <= limit);
+        json_array_extend(all, jobs);
+        if (json_is_null(next)) {
+            json_decref(page);
+            return all;
+        }
+        assert_true(json_is_string(next));
+        assert_int_equal(json_array_size(jobs), limit); /* only the last page is short */
+        url_encode(json_string_value(next), cursor, sizeof cursor);
+        json_decref(page);
+    }
+    fail_msg("paging did not end");
+    return all;
+}
+
+static double job_start_s(const json_t *job)
+{
+    return (double)json_integer_value(json_object_get(job, "start_ms")) / 1000.0;
+}
+
+/* ---- tests --------------------------------------------------------------------- */
+
+static void health_reports_a_reachable_database_and_its_schema_version(void **state)
+{
+    json_t *j = get_json("/api/v1/health", 200);
+
+    (void)state;
+    assert_string_equal(json_string_value(json_object_get(j, "status")), "ok");
+    assert_string_equal(json_string_value(json_object_get(j, "database")), "reachable");
+    assert_true(json_is_integer(json_object_get(j, "schema_version")));
+    assert_true(json_integer_value(json_object_get(j, "schema_version")) >= 1);
+    assert_true(json_is_string(json_object_get(j, "last_ingest"))); /* we ingested */
+    assert_true(json_is_string(json_object_get(j, "last_analysis")) ||
+                json_is_null(json_object_get(j, "last_analysis")));
+    assert_true(json_is_integer(json_object_get(j, "samples")));
+    assert_string_equal(json_string_value(json_object_get(j, "version")),
+                        IOCONTEND_VERSION);
+    fx.jobs = (long)json_integer_value(json_object_get(j, "jobs"));
+    assert_true(fx.jobs >= 5);
+    json_decref(j);
+}
+
+static void groups_list_every_group_and_their_jobs_add_up_to_all_jobs(void **state)
+{
+    json_t *j = get_json("/api/v1/groups", 200);
+    json_t *h = get_json("/api/v1/health", 200);
+    const json_t *groups = json_object_get(j, "groups"), *g;
+    long sum = 0;
+    size_t i;
+
+    (void)state;
+    assert_true(json_is_array(groups));
+    assert_true(json_array_size(groups) >= 2);
+    json_array_foreach(groups, i, g)
+    {
+        assert_true(json_is_string(json_object_get(g, "id")));
+        assert_true(json_is_string(json_object_get(g, "name")));
+        assert_true(json_is_string(json_object_get(g, "key")));
+        assert_true(json_is_integer(json_object_get(g, "jobs")));
+        assert_true(json_integer_value(json_object_get(g, "jobs")) >= 1);
+        sum += (long)json_integer_value(json_object_get(g, "jobs"));
+    }
+    assert_int_equal(sum, json_integer_value(json_object_get(h, "jobs")));
+    json_decref(h);
+    json_decref(j);
+}
+
+static void paging_by_two_visits_every_job_exactly_once_in_start_order(void **state)
+{
+    json_t *h = get_json("/api/v1/health", 200);
+    json_t *all = all_jobs(2, "");
+    json_t *seen = json_object();
+    const json_t *job;
+    double last_start = -INFINITY;
+    size_t i;
+
+    (void)state;
+    assert_int_equal(json_array_size(all),
+                     json_integer_value(json_object_get(h, "jobs")));
+    json_array_foreach(all, i, job)
+    {
+        const char *id = json_string_value(json_object_get(job, "id"));
+        assert_non_null(id);
+        assert_null(json_object_get(seen, id)); /* exactly once */
+        json_object_set_new(seen, id, json_true());
+        assert_true(job_start_s(job) >= last_start);
+        last_start = job_start_s(job);
+    }
+    json_decref(seen);
+    json_decref(all);
+    json_decref(h);
+}
+
+static void a_job_carries_every_field_of_the_contract(void **state)
+{
+    static const char *const metrics[] = {"t_j", "t_um", "t_urw", "t_s",
+                                          "t",   "t_fr", "t_fw"};
+    static const char *const counts[] = {"eta_read",      "eta_write", "eta_mon_read",
+                                         "eta_mon_write", "uid",       "nprocs",
+                                         "start_ms",      "end_ms"};
+    json_t *all = all_jobs(1000, "");
+    const json_t *job;
+    size_t i;
+
+    (void)state;
+    assert_true(json_array_size(all) > 0);
+    json_array_foreach(all, i, job)
+    {
+        char want[40];
+        struct tm tm;
+        time_t start =
+            (time_t)(json_integer_value(json_object_get(job, "start_ms")) / 1000);
+
+        assert_int_equal(strlen(json_string_value(json_object_get(job, "id"))), 32);
+        assert_true(
+            json_is_string(json_object_get(job, "jobid"))); /* 64-bit ids: strings */
+        assert_true(json_is_string(json_object_get(job, "group")));
+        assert_true(json_is_string(json_object_get(job, "exe")));
+        for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
+            assert_true(json_is_integer(json_object_get(job, counts[k])));
+        for (size_t k = 0; k < sizeof metrics / sizeof metrics[0]; k++) {
+            const json_t *m = json_object_get(job, metrics[k]);
+            assert_true(json_is_null(m) ||
+                        (json_is_number(m) && json_number_value(m) >= 0));
+        }
+        assert_true(json_is_number(json_object_get(job, "t_j")));
+        /* RFC 3339 in UTC, the same instant as start_ms. */
+        gmtime_r(&start, &tm);
+        strftime(want, sizeof want, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        assert_string_equal(json_string_value(json_object_get(job, "start")), want);
+        assert_true(json_integer_value(json_object_get(job, "end_ms")) >=
+                    json_integer_value(json_object_get(job, "start_ms")));
+    }
+    json_decref(all);
+}
+
+/* The ids served for path, as a JSON object used as a set. */
+static json_t *ids_of(const char *path)
+{
+    json_t *page = get_json(path, 200), *ids = json_object();
+    const json_t *job;
+    size_t i;
+
+    assert_true(json_is_null(json_object_get(page, "next_cursor")));
+    json_array_foreach(json_object_get(page, "jobs"), i, job) json_object_set_new(
+        ids, json_string_value(json_object_get(job, "id")), json_true());
+    json_decref(page);
+    return ids;
+}
+
+static void from_and_to_keep_exactly_the_jobs_that_overlap_the_window(void **state)
+{
+    json_t *all = all_jobs(1000, "");
+    const json_t *job, *pick = NULL;
+    size_t i, n_long = 0, k = 0, expected = 0;
+    char path[256], from_text[64], enc[128];
+    struct tm tm;
+
+    (void)state;
+    /* A window of one second starting half a second into a job of the middle. */
+    json_array_foreach(all, i, job)
+    {
+        if (json_number_value(json_object_get(job, "t_j")) >= 1)
+            n_long++;
+    }
+    assert_true(n_long > 0);
+    json_array_foreach(all, i, job)
+    {
+        if (json_number_value(json_object_get(job, "t_j")) >= 1 && k++ == n_long / 2)
+            pick = job;
+    }
+    json_int_t from_ms = json_integer_value(json_object_get(pick, "start_ms")) + 500;
+    json_int_t to_ms = from_ms + 1000;
+    double from_s = (double)from_ms / 1000.0, to_s = (double)to_ms / 1000.0;
+
+    snprintf(path, sizeof path, "/api/v1/jobs?limit=1000&from=%lld&to=%lld",
+             (long long)from_ms, (long long)to_ms);
+    json_t *by_ms = ids_of(path);
+    /* The same window in RFC 3339. */
+    time_t whole = (time_t)(from_ms / 1000);
+    gmtime_r(&whole, &tm);
+    strftime(from_text, sizeof from_text, "%Y-%m-%dT%H:%M:%S.500Z", &tm);
+    url_encode(from_text, enc, sizeof enc);
+    snprintf(path, sizeof path, "/api/v1/jobs?limit=1000&from=%s&to=%lld", enc,
+             (long long)to_ms);
+    json_t *by_text = ids_of(path);
+    assert_true(json_equal(by_ms, by_text));
+    assert_non_null(
+        json_object_get(by_ms, json_string_value(json_object_get(pick, "id"))));
+    /* [start, start + t_j] overlaps [from, to) — exactly those, none else. */
+    json_array_foreach(all, i, job)
+    {
+        double start = job_start_s(job);
+        double end = start + json_number_value(json_object_get(job, "t_j"));
+        bool overlaps = start < to_s && end >= from_s;
+        bool served =
+            json_object_get(by_ms, json_string_value(json_object_get(job, "id")));
+        if (fabs(start - to_s) < 1e-3 || fabs(end - from_s) < 1e-3)
+            continue; /* on an edge: printing t_j may round either way */
+        expected += overlaps;
+        assert_int_equal(served, overlaps);
+    }
+    assert_true(expected >= 1);
+    assert_true(expected < json_array_size(all)); /* the filter did filter */
+    json_decref(by_text);
+    json_decref(by_ms);
+    json_decref(all);
+}
+
+static void group_filter_keeps_only_that_groups_jobs(void **state)
+{
+    json_t *groups = get_json("/api/v1/groups", 200);
+    const json_t *g, *job;
+    const char *id = NULL;
+    json_int_t want = 0;
+    char extra[64];
+    size_t i;
+
+    (void)state;
+    json_array_foreach(json_object_get(groups, "groups"), i, g)
+    {
+        if (json_integer_value(json_object_get(g, "jobs")) >= 2) {
+            id = json_string_value(json_object_get(g, "id"));
+            want = json_integer_value(json_object_get(g, "jobs"));
+            break;
+        }
+    }
+    assert_non_null(id);
+    snprintf(extra, sizeof extra, "&group=%s", id);
+    json_t *jobs = all_jobs(1, extra);
+    assert_int_equal(json_array_size(jobs), want);
+    json_array_foreach(jobs, i, job)
+        assert_string_equal(json_string_value(json_object_get(job, "group")), id);
+    json_decref(jobs);
+    json_decref(groups);
+}
+
+static void a_limit_outside_1_to_1000_is_refused_naming_limit(void **state)
+{
+    (void)state;
+    expect_invalid("/api/v1/jobs?limit=0", "limit");
+    expect_invalid("/api/v1/jobs?limit=1001", "limit");
+    expect_invalid("/api/v1/jobs?limit=-5", "limit");
+    expect_invalid("/api/v1/jobs?limit=two", "limit");
+}
+
+static void a_malformed_window_is_refused_naming_its_parameter(void **state)
+{
+    (void)state;
+    expect_invalid("/api/v1/jobs?from=yesterday", "from");
+    expect_invalid("/api/v1/jobs?from=2026-13-20T10:00:00Z", "from");
+    expect_invalid("/api/v1/jobs?to=2026-11-20T10:00:00", "to"); /* no zone */
+    expect_invalid("/api/v1/jobs?from=2026-11-20T10:00:00Z&to=2026-11-20T09:00:00Z",
+                   "to");
+    expect_invalid("/api/v1/jobs?cursor=not-a-cursor", "cursor");
+}
+
+static void an_unknown_route_answers_404_with_the_error_body(void **state)
+{
+    json_t *j = get_json("/api/v1/nothing", 404);
+    const json_t *e = json_object_get(j, "error");
+
+    (void)state;
+    assert_error_body(j, "not_found", NULL);
+    assert_string_equal(json_string_value(json_object_get(e, "message")),
+                        "no route GET /api/v1/nothing");
+    json_decref(j);
+}
+
+static void association_of_an_unknown_group_answers_404(void **state)
+{
+    json_t *j = get_json("/api/v1/groups/ffffffffffffffff/association", 404);
+
+    (void)state;
+    assert_error_body(j, "not_found", NULL);
+    json_decref(j);
+    j = get_json("/api/v1/groups/not-even-an-id-this-long/association", 404);
+    assert_error_body(j, "not_found", NULL);
+    json_decref(j);
+}
+
+/* The id of the first group served. Borrowed static storage. */
+static const char *some_group(void)
+{
+    static char id[64];
+    json_t *groups = get_json("/api/v1/groups", 200);
+    const json_t *first = json_array_get(json_object_get(groups, "groups"), 0);
+
+    assert_non_null(first);
+    snprintf(id, sizeof id, "%s", json_string_value(json_object_get(first, "id")));
+    json_decref(groups);
+    return id;
+}
+
+static void association_with_an_unknown_metric_answers_400_naming_y_or_x(void **state)
+{
+    char path[256];
+    const char *id = some_group();
+
+    (void)state;
+    snprintf(path, sizeof path, "/api/v1/groups/%s/association?y=no_such_metric", id);
+    expect_invalid(path, "y");
+    snprintf(path, sizeof path, "/api/v1/groups/%s/association?x=no_such_metric", id);
+    expect_invalid(path, "x");
+}
+
+static void association_with_a_nonpositive_granularity_answers_400(void **state)
+{
+    static const char *const bad[] = {"0", "-60", "sixty", "1e999", "nan"};
+    char path[256];
+    const char *id = some_group();
+
+    (void)state;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(path, sizeof path, "/api/v1/groups/%s/association?granularity=%s", id,
+                 bad[i]);
+        expect_invalid(path, "granularity");
+    }
+}
+
+static void a_method_other_than_get_answers_405(void **state)
+{
+    int status = 0;
+    char *body = NULL;
+
+    (void)state;
+    assert_int_equal(
+        http_request(HOST, fx.main.port, "POST", "/api/v1/health", NULL, &status, &body),
+        0);
+    assert_int_equal(status, 405);
+    json_t *j = json_loads(body, 0, NULL);
+    assert_non_null(j);
+    assert_true(json_is_object(json_object_get(j, "error")));
+    json_decref(j);
+    free(body);
+}
+
+static void static_paths_that_climb_out_of_the_page_folder_are_refused(void **state)
+{
+    static const char *const paths[] = {"/web/../Makefile", "/web/%2e%2e/Makefile",
+                                        "/web/../../etc/passwd", "/web/.hidden"};
+
+    (void)state;
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        int status = 0;
+        char *body = NULL;
+        assert_int_equal(http_get(HOST, fx.main.port, paths[i], NULL, &status, &body), 0);
+        if (status != 404)
+            print_error("GET %s answered %d\n", paths[i], status);
+        assert_int_equal(status, 404);
+        assert_null(strstr(body, "root:")); /* nothing of /etc/passwd */
+        free(body);
+    }
+}
+
+static void api_needs_the_bearer_token_when_one_is_configured(void **state)
+{
+    char conf[600];
+    struct server s;
+    FILE *fp;
+
+    (void)state;
+    snprintf(conf, sizeof conf, "%s/token.conf", fx.tmp);
+    fp = fopen(conf, "w");
+    assert_non_null(fp);
+    fprintf(fp, "[serve]\ntoken = t0ken-2.385\n");
+    fclose(fp);
+    assert_int_equal(server_start(&s, conf), 0);
+
+    json_t *j = get_json_from(s.port, "/api/v1/health", NULL, 401);
+    json_decref(j);
+    j = get_json_from(s.port, "/api/v1/health", "Authorization: Bearer t0ken-2.38\r\n",
+                      401);
+    json_decref(j);
+    j = get_json_from(s.port, "/api/v1/health", "Authorization: Bearer t0ken-2.385\r\n",
+                      200);
+    assert_string_equal(json_string_value(json_object_get(j, "status")), "ok");
+    json_decref(j);
+    assert_int_equal(server_stop(&s), 0);
+}
+
+static void health_answers_503_while_the_database_is_down(void **state)
+{
+    (void)state;
+    if (fx.configured)
+        skip(); /* not ours to stop */
+    assert_int_equal(sh("'%s' db stop 2>&1", fx.bin), 0);
+    json_t *j = get_json("/api/v1/health", 503);
+    assert_error_body(j, "db", NULL);
+    json_decref(j);
+    assert_int_equal(sh("'%s' db start 2>&1", fx.bin), 0);
+    j = get_json("/api/v1/health", 200); /* and it reconnects */
+    json_decref(j);
+}
+
+static void the_server_stops_cleanly_on_sigterm(void **state)
+{
+    (void)state;
+    assert_int_equal(server_stop(&fx.main), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(health_reports_a_reachable_database_and_its_schema_version),
+        cmocka_unit_test(groups_list_every_group_and_their_jobs_add_up_to_all_jobs),
+        cmocka_unit_test(paging_by_two_visits_every_job_exactly_once_in_start_order),
+        cmocka_unit_test(a_job_carries_every_field_of_the_contract),
+        cmocka_unit_test(from_and_to_keep_exactly_the_jobs_that_overlap_the_window),
+        cmocka_unit_test(group_filter_keeps_only_that_groups_jobs),
+        cmocka_unit_test(a_limit_outside_1_to_1000_is_refused_naming_limit),
+        cmocka_unit_test(a_malformed_window_is_refused_naming_its_parameter),
+        cmocka_unit_test(an_unknown_route_answers_404_with_the_error_body),
+        cmocka_unit_test(association_of_an_unknown_group_answers_404),
+        cmocka_unit_test(association_with_an_unknown_metric_answers_400_naming_y_or_x),
+        cmocka_unit_test(association_with_a_nonpositive_granularity_answers_400),
+        cmocka_unit_test(a_method_other_than_get_answers_405),
+        cmocka_unit_test(static_paths_that_climb_out_of_the_page_folder_are_refused),
+        cmocka_unit_test(api_needs_the_bearer_token_when_one_is_configured),
+        cmocka_unit_test(health_answers_503_while_the_database_is_down),
+        cmocka_unit_test(the_server_stops_cleanly_on_sigterm),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

@@ -1,0 +1,472 @@
+/* test_series.c: the grid, the system-wide series (METHOD.md §1) and coarsening (§6). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "../../stats/stats.h"
+#include "../support/testutil.h"
+
+#include <gsl/gsl_errno.h>
+
+#include <math.h>
+#include <string.h>
+
+/* An epoch-sized base on the 60 s grid: B = J0·60 is a grid point. */
+#define J0    INT64_C(28333333)
+#define B     1699999980.0
+#define DELTA 60.0
+
+/* The interval of s that is grid interval j (a test bug when it is not there). */
+static size_t at(const struct stats_series *s, int64_t j)
+{
+    assert_true(j >= s->j_first && j < s->j_first + (int64_t)s->n);
+    return (size_t)(j - s->j_first);
+}
+
+static struct stats_stream stream_of(size_t server, const double *end_s, const double *r,
+                                     const double *w, size_t n, double delta_s)
+{
+    struct stats_stream st = {.server = server,
+                              .end_s = end_s,
+                              .r = r,
+                              .w = w,
+                              .ro = r, /* ops rates: any numbers will do */
+                              .wo = w,
+                              .n = n,
+                              .delta_s = delta_s};
+    return st;
+}
+
+static void samples_ending_on_grid_points_are_those_intervals(void **state)
+{
+    const double end[] = {B + 60.0, B + 120.0, B + 180.0};
+    const double r[] = {2.385e6, 1.7413e6, 3.0917e6};
+    const double w[] = {4.125e5, 9.5311e5, 6.2221e5};
+    struct stats_stream st = stream_of(0, end, r, w, 3, DELTA);
+    struct stats_series *s = NULL;
+
+    (void)state;
+    assert_int_equal(stats_series_build(&st, 1, 1, DELTA, &s, NULL), STATUS_OK);
+    assert_true(s->j_first == J0 + 1);
+    assert_int_equal(s->n, 3);
+    assert_rel(s->origin_s, 0.0, 0.0);
+    for (size_t i = 0; i < 3; i++) {
+        assert_rel(s->r[i], r[i], 0.0); /* copied, not re-weighted */
+        assert_rel(s->w[i], w[i], 0.0);
+        assert_rel(s->ro[i], r[i], 0.0);
+        assert_int_equal(s->present[i], 1);
+    }
+    stats_series_free(s);
+}
+
+static void ends_within_a_quarter_interval_snap_and_beyond_it_split(void **state)
+{
+    /* Δ/4 = 15 s: 14.75 s late, 3.5 s late and 14.9 s early all snap (METHOD.md §1). */
+    const double end[] = {B + 60.0 + 14.75, B + 120.0 + 3.5, B + 180.0 - 14.9};
+    const double r[] = {2.385e6, 1.7413e6, 3.0917e6};
+    const double w[] = {4.125e5, 9.5311e5, 6.2221e5};
+    struct stats_stream st = stream_of(0, end, r, w, 3, DELTA);
+    struct stats_series *s = NULL;
+
+    (void)state;
+    assert_int_equal(stats_series_build(&st, 1, 1, DELTA, &s, NULL), STATUS_OK);
+    assert_int_equal(s->n, 3);
+    for (size_t i = 0; i < 3; i++) {
+        assert_rel(s->r[at(s, J0 + 1 + (int64_t)i)], r[i], 0.0);
+        assert_int_equal(s->present[i], 1);
+    }
+    stats_series_free(s);
+
+    /* 15.25 s late is beyond Δ/4: (B + 15.25, B + 75.25] is split 44.75 / 15.25. */
+    const double late[] = {B + 75.25};
+    st = stream_of(0, late, r, w, 1, DELTA);
+    assert_int_equal(stats_series_build(&st, 1, 1, DELTA, &s, NULL), STATUS_OK);
+    assert_int_equal(s->n, 2);
+    assert_rel(s->r[at(s, J0 + 1)], r[0] * 44.75 / 60.0, 1e-15 * r[0]);
+    assert_rel(s->r[at(s, J0 + 2)], r[0] * 15.25 / 60.0, 1e-15 * r[0]);
+    assert_int_equal(s->present[0], 0); /* each only partly covered */
+    assert_int_equal(s->present[1], 0);
+    stats_series_free(s);
+}
+
+/* Σ rate·Δ over the grid: the volume the series holds. */
+static void series_volume(const struct stats_series *s, double *r, double *w)
+{
+    *r = *w = 0.0;
+    for (size_t i = 0; i < s->n; i++) {
+        *r += s->r[i] * s->delta_s;
+        *w += s->w[i] * s->delta_s;
+    }
+}
+
+static void split_samples_conserve_volume_and_fill_interior_intervals(void **state)
+{
+    enum { N = 10 };
+    double end[N], r[N], w[N], vr = 0.0, vw = 0.0, gr, gw;
+    struct stats_series *s = NULL;
+
+    (void)state;
+    for (size_t k = 0; k < N; k++) {
+        end[k] = B + 20.0 + 60.0 * (double)(k + 1); /* 20 s past every grid point */
+        r[k] = 2.385e6 * (1.0 + 0.37 * (double)k);
+        w[k] = 7.9113e5 / (1.0 + 0.21 * (double)k);
+        vr += r[k] * 60.0;
+        vw += w[k] * 60.0;
+    }
+    struct stats_stream st = stream_of(0, end, r, w, N, DELTA);
+    assert_int_equal(stats_series_build(&st, 1, 1, DELTA, &s, NULL), STATUS_OK);
+    assert_int_equal(s->n, N + 1);
+    series_volume(s, &gr, &gw);
+    assert_rel(gr, vr, 1e-14 * vr);
+    assert_rel(gw, vw, 1e-14 * vw);
+    /* Edge intervals are partial sums (holes); interval k+2 holds 20 s of sample k
+     * and 40 s of sample k+1. */
+    assert_int_equal(s->present[0], 0);
+    assert_int_equal(s->present[N], 0);
+    for (size_t k = 0; k + 1 < N; k++) {
+        size_t i = at(s, J0 + 2 + (int64_t)k);
+        assert_int_equal(s->present[i], 1);
+        assert_rel(s->r[i], (r[k] * 20.0 + r[k + 1] * 40.0) / 60.0, 1e-15 * r[k + 1]);
+    }
+    stats_series_free(s);
+}
+
+static void streams_with_multiple_and_fraction_deltas_conserve_volume(void **state)
+{
+    enum { N = 12 };
+    double end2[N], end3[N], r[N], w[N], v2 = 0.0, v3 = 0.0, gr, gw;
+    struct stats_series *s = NULL;
+
+    (void)state;
+    for (size_t k = 0; k < N; k++) {
+        end2[k] = B + 120.0 * (double)(k + 1);      /* Δ_s = 2Δ, aligned */
+        end3[k] = B + 7.3 + 20.0 * (double)(k + 1); /* Δ_s = Δ/3, off the grid */
+        r[k] = 1.3917e7 * (1.0 + 0.113 * (double)k);
+        w[k] = 2.2871e6 * (1.0 + 0.071 * (double)(N - k));
+        v2 += r[k] * 120.0;
+        v3 += r[k] * 20.0;
+    }
+    struct stats_stream st = stream_of(0, end2, r, w, N, 2.0 * DELTA);
+    assert_int_equal(stats_series_build(&st, 1, 1, DELTA, &s, NULL), STATUS_OK);
+    assert_int_equal(s->n, 2 * N);
+    series_volume(s, &gr, &gw);
+    assert_rel(gr, v2, 1e-14 * v2);
+    for (size_t k = 0; k < N; k++) { /* a 120 s sample is two full 60 s intervals */
+        assert_rel(s->r[2 * k], r[k], 1e-15 * r[k]);
+        assert_rel(s->r[2 * k + 1], r[k], 1e-15 * r[k]);
+        assert_int_equal(s->present[2 * k], 1);
+    }
+    stats_series_free(s);
+
+    st = stream_of(0, end3, r, w, N, DELTA / 3.0);
+    assert_int_equal(stats_series_build(&st, 1, 1, DELTA, &s, NULL), STATUS_OK);
+    series_volume(s, &gr, &gw);
+    assert_rel(gr, v3, 1e-14 * v3);
+    /* (B + 7.3, B + 247.3] is covered: (B + 60, B + 240] fully, the ends partly. */
+    assert_int_equal(s->present[at(s, J0 + 1)], 0);
+    assert_int_equal(s->present[at(s, J0 + 2)], 1);
+    assert_int_equal(s->present[at(s, J0 + 4)], 1);
+    assert_int_equal(s->present[at(s, J0 + 5)], 0);
+    stats_series_free(s);
+}
+
+static void server_missing_an_interval_makes_a_hole_and_devices_add(void **state)
+{
+    const double e0[] = {B + 60.0, B + 120.0, B + 180.0, B + 240.0};
+    const double e1[] = {B + 60.0, B + 120.0, B + 240.0}; /* misses B + 180 */
+    const double r0[] = {2.385e6, 1.7413e6, 3.0917e6, 5.5123e6};
+    const double w0[] = {4.125e5, 9.5311e5, 6.2221e5, 1.1093e5};
+    const double r1[] = {3.3141e6, 8.2219e5, 2.0713e6};
+    const double w1[] = {7.125e4, 1.9117e5, 4.4513e5};
+    struct stats_stream st[] = {
+        stream_of(0, e0, r0, w0, 4, DELTA), /* server 0, device a */
+        stream_of(0, e0, w0, r0, 4, DELTA), /* server 0, device b */
+        stream_of(1, e1, r1, w1, 3, DELTA), /* server 1 */
+    };
+    struct stats_series *s = NULL;
+
+    (void)state;
+    assert_int_equal(stats_series_build(st, 3, 2, DELTA, &s, NULL), STATUS_OK);
+    assert_int_equal(s->n, 4);
+    assert_int_equal(s->present[0], 1);
+    assert_int_equal(s->present[1], 1);
+    assert_int_equal(s->present[2], 0); /* a partial sum is a hole */
+    assert_int_equal(s->present[3], 1);
+    assert_rel(s->r[0], r0[0] + w0[0] + r1[0], 1e-15 * s->r[0]);
+    assert_rel(s->w[3], w0[3] + r0[3] + w1[2], 1e-15 * s->w[3]);
+    stats_series_free(s);
+
+    /* A server with no stream at all never reported anything. */
+    assert_int_equal(stats_series_build(st, 2, 2, DELTA, &s, NULL), STATUS_OK);
+    for (size_t i = 0; i < s->n; i++)
+        assert_int_equal(s->present[i], 0);
+    stats_series_free(s);
+}
+
+static void lab_samples_with_offset_point_nine_snap_to_the_next_second(void **state)
+{
+    /* iostat stamps whole seconds T; the sample covers (T − 0.1, T + 0.9] (lab README,
+     * θ = +0.9). Its end T + 0.9 lies 0.1 s < Δ/4 before grid point T + 1, so by
+     * METHOD.md §1 it is grid interval (T, T + 1], rates copied. */
+    enum { N = 8 };
+    double end[N], r[N], w[N], v = 0.0, gr, gw;
+    struct stats_series *s = NULL;
+
+    (void)state;
+    for (size_t k = 0; k < N; k++) {
+        end[k] = 1700000000.0 + (double)k + 0.9;
+        r[k] = 1.1385e9 * (1.0 + 0.043 * (double)k);
+        w[k] = 2.0417e8;
+        v += r[k];
+    }
+    struct stats_stream st = stream_of(0, end, r, w, N, 1.0);
+    assert_int_equal(stats_series_build(&st, 1, 1, 1.0, &s, NULL), STATUS_OK);
+    assert_true(s->j_first == INT64_C(1700000001));
+    assert_int_equal(s->n, N);
+    for (size_t k = 0; k < N; k++) {
+        assert_rel(s->r[k], r[k], 0.0);
+        assert_int_equal(s->present[k], 1);
+    }
+    series_volume(s, &gr, &gw);
+    assert_rel(gr, v, 1e-15 * v);
+    stats_series_free(s);
+}
+
+static void lab_samples_with_offset_beyond_a_quarter_split_over_two_seconds(void **state)
+{
+    /* With θ = 0.4 the end is 0.4 s from the nearest grid point: each sample splits,
+     * 0.6 s into (T − 1, T] and 0.4 s into (T, T + 1]; interior seconds are full. */
+    enum { N = 8 };
+    double end[N], r[N], w[N], v = 0.0, gr, gw;
+    struct stats_series *s = NULL;
+
+    (void)state;
+    for (size_t k = 0; k < N; k++) {
+        end[k] = 1700000000.0 + (double)k + 0.4;
+        r[k] = 1.1385e9 * (1.0 + 0.043 * (double)k);
+        w[k] = 2.0417e8 * (1.0 - 0.031 * (double)k);
+        v += r[k];
+    }
+    struct stats_stream st = stream_of(0, end, r, w, N, 1.0);
+    assert_int_equal(stats_series_build(&st, 1, 1, 1.0, &s, NULL), STATUS_OK);
+    assert_true(s->j_first == INT64_C(1700000000));
+    assert_int_equal(s->n, N + 1);
+    series_volume(s, &gr, &gw);
+    assert_rel(gr, v, 1e-14 * v);
+    assert_int_equal(s->present[0], 0);
+    assert_int_equal(s->present[N], 0);
+    for (size_t k = 1; k < N; k++) {
+        /* The sub-second parts are exact only to the ulp of T (2.4e-7 s). */
+        assert_rel(s->r[k], 0.4 * r[k - 1] + 0.6 * r[k], 1e-6 * r[k]);
+        assert_int_equal(s->present[k], 1);
+    }
+    stats_series_free(s);
+}
+
+static void deltas_that_are_not_multiples_are_invalid(void **state)
+{
+    const double end[] = {B + 90.0, B + 180.0};
+    const double r[] = {2.385e6, 1.7413e6};
+    struct stats_stream st = stream_of(0, end, r, r, 2, 90.0);
+    struct stats_series *s = NULL;
+    struct error err = {0};
+
+    (void)state;
+    assert_int_equal(stats_series_build(&st, 1, 1, DELTA, &s, &err), STATUS_INVALID);
+    assert_null(s);
+    assert_non_null(strstr(err.msg, "not multiples"));
+    st.delta_s = 45.0;
+    assert_int_equal(stats_series_build(&st, 1, 1, DELTA, &s, NULL), STATUS_INVALID);
+    st.delta_s = 180.0; /* 3Δ */
+    assert_int_equal(stats_series_build(&st, 1, 1, DELTA, &s, NULL), STATUS_OK);
+    stats_series_free(s);
+    st.delta_s = 60.0 * (1.0 + 1e-12); /* a median that is Δ up to rounding */
+    assert_int_equal(stats_series_build(&st, 1, 1, DELTA, &s, NULL), STATUS_OK);
+    stats_series_free(s);
+}
+
+static void bad_streams_and_grids_are_invalid(void **state)
+{
+    const double end[] = {B + 60.0, B + 60.0};
+    const double bad[] = {B + 60.0, NAN};
+    const double r[] = {2.385e6, 1.7413e6};
+    struct stats_stream st = stream_of(0, end, r, r, 2, DELTA);
+    struct stats_series *s = NULL;
+
+    (void)state;
+    assert_int_equal(stats_series_build(&st, 1, 1, DELTA, &s, NULL), STATUS_INVALID);
+    st.end_s = bad;
+    assert_int_equal(stats_series_build(&st, 1, 1, DELTA, &s, NULL), STATUS_INVALID);
+    st = stream_of(3, end, r, r, 1, DELTA); /* server 3 of 2 */
+    assert_int_equal(stats_series_build(&st, 1, 2, DELTA, &s, NULL), STATUS_INVALID);
+    st = stream_of(0, end, r, r, 1, DELTA);
+    assert_int_equal(stats_series_build(&st, 1, 1, 0.0, &s, NULL), STATUS_INVALID);
+    st.delta_s = -60.0;
+    assert_int_equal(stats_series_build(&st, 1, 1, DELTA, &s, NULL), STATUS_INVALID);
+    st = stream_of(0, NULL, r, r, 1, DELTA);
+    assert_int_equal(stats_series_build(&st, 1, 1, DELTA, &s, NULL), STATUS_INVALID);
+    assert_int_equal(stats_series_build(NULL, 1, 1, DELTA, &s, NULL), STATUS_INVALID);
+    assert_int_equal(stats_series_build(&st, 1, 1, DELTA, NULL, NULL), STATUS_INVALID);
+    assert_null(s);
+}
+
+static void missing_rates_are_holes_and_missing_ops_are_nan(void **state)
+{
+    const double end[] = {B + 60.0, B + 120.0, B + 180.0};
+    const double r[] = {2.385e6, NAN, 3.0917e6};
+    const double w[] = {4.125e5, 9.5311e5, 6.2221e5};
+    struct stats_stream st = stream_of(0, end, r, w, 3, DELTA);
+    struct stats_series *s = NULL;
+
+    (void)state;
+    st.ro = NULL;
+    st.wo = NULL;
+    assert_int_equal(stats_series_build(&st, 1, 1, DELTA, &s, NULL), STATUS_OK);
+    assert_int_equal(s->n, 3);
+    assert_int_equal(s->present[0], 1);
+    assert_int_equal(s->present[1], 0);
+    assert_int_equal(s->present[2], 1);
+    assert_rel(s->r[2], r[2], 0.0);
+    assert_true(isnan(s->ro[0]) && isnan(s->wo[2]));
+    stats_series_free(s);
+}
+
+static void no_samples_give_an_empty_series(void **state)
+{
+    struct stats_series *s = NULL;
+
+    (void)state;
+    assert_int_equal(stats_series_build(NULL, 0, 0, DELTA, &s, NULL), STATUS_OK);
+    assert_non_null(s);
+    assert_int_equal(s->n, 0);
+    stats_series_free(s);
+}
+
+/* Fine series over grid intervals 1..10 (j_first 1), every rate distinct. */
+static struct stats_series *fine_series(void)
+{
+    struct stats_series *s = stats_series_new(DELTA, 1, 10);
+
+    assert_non_null(s);
+    for (size_t i = 0; i < s->n; i++) {
+        s->r[i] = 2.385e6 * (1.0 + 0.37 * (double)i);
+        s->w[i] = 9.113e5 / (1.0 + 0.11 * (double)i);
+        s->ro[i] = 17.25 + (double)i;
+        s->wo[i] = 3.125 * (double)(i + 1);
+        s->present[i] = 1;
+    }
+    return s;
+}
+
+/* Checks every coarse interval against the fine intervals inside it, found by time:
+ * fine j belongs to coarse jc when its end lies in (T'_{jc−1}, T'_{jc}]. */
+static void check_coarse(const struct stats_series *f, const struct stats_series *c,
+                         unsigned k)
+{
+    for (size_t ci = 0; ci < c->n; ci++) {
+        double hi = c->origin_s + (double)(c->j_first + (int64_t)ci) * c->delta_s;
+        double lo = hi - c->delta_s, r = 0.0, w = 0.0;
+        unsigned found = 0, present = 1;
+
+        for (size_t fi = 0; fi < f->n; fi++) {
+            double fe = f->origin_s + (double)(f->j_first + (int64_t)fi) * f->delta_s;
+            if (fe > lo && fe <= hi) {
+                r += f->r[fi];
+                w += f->w[fi];
+                present = present && f->present[fi];
+                found++;
+            }
+        }
+        if (found < k)
+            present = 0;
+        assert_int_equal(c->present[ci], present);
+        if (present) {
+            assert_rel(c->r[ci], r / (double)k, 1e-15 * c->r[ci]);
+            assert_rel(c->w[ci], w / (double)k, 1e-15 * c->w[ci]);
+        }
+    }
+}
+
+static void coarsening_takes_means_keeps_holes_and_shifts_by_phase(void **state)
+{
+    struct stats_series *f = fine_series(), *c = NULL;
+
+    (void)state;
+    /* k = 3, φ = 0: J = 0 merges fine 1..3 and ends at 3Δ; fine 10 alone is a hole. */
+    assert_int_equal(stats_series_coarsen(f, 3, 0, &c, NULL), STATUS_OK);
+    assert_rel(c->delta_s, 180.0, 0.0);
+    assert_rel(c->origin_s, 0.0, 0.0);
+    assert_rel(c->origin_s + (double)c->j_first * c->delta_s, 3.0 * DELTA, 0.0);
+    assert_int_equal(c->n, 4);
+    assert_rel(c->r[0], (f->r[0] + f->r[1] + f->r[2]) / 3.0, 1e-15 * c->r[0]);
+    assert_rel(c->ro[1], (f->ro[3] + f->ro[4] + f->ro[5]) / 3.0, 1e-15 * c->ro[1]);
+    assert_int_equal(c->present[3], 0);
+    check_coarse(f, c, 3);
+    stats_series_free(c);
+
+    /* φ = 1: coarse intervals end at (3J + 4)·Δ; the first (fine −1..1) is a hole. */
+    assert_int_equal(stats_series_coarsen(f, 3, 1, &c, NULL), STATUS_OK);
+    assert_rel(c->origin_s, DELTA, 0.0);
+    assert_int_equal(c->n, 4);
+    assert_int_equal(c->present[0], 0);
+    assert_rel(c->r[1], (f->r[1] + f->r[2] + f->r[3]) / 3.0, 1e-15 * c->r[1]);
+    assert_rel(c->origin_s + (double)(c->j_first + 1) * c->delta_s, 4.0 * DELTA, 0.0);
+    assert_int_equal(c->present[3], 1); /* fine 8..10 */
+    check_coarse(f, c, 3);
+    stats_series_free(c);
+
+    /* A fine hole makes its coarse interval a hole. */
+    f->present[4] = 0;
+    for (unsigned k = 1; k <= 4; k++) {
+        for (unsigned phase = 0; phase < k; phase++) {
+            assert_int_equal(stats_series_coarsen(f, k, phase, &c, NULL), STATUS_OK);
+            check_coarse(f, c, k);
+            stats_series_free(c);
+        }
+    }
+    /* k = 1 is the fine series itself. */
+    assert_int_equal(stats_series_coarsen(f, 1, 0, &c, NULL), STATUS_OK);
+    assert_int_equal(c->n, f->n);
+    assert_true(c->j_first == f->j_first);
+    assert_rel(c->r[7], f->r[7], 0.0);
+    stats_series_free(c);
+    stats_series_free(f);
+}
+
+static void coarsening_rejects_zero_k_and_phase_past_k(void **state)
+{
+    struct stats_series *f = fine_series(), *c = NULL;
+
+    (void)state;
+    assert_int_equal(stats_series_coarsen(f, 0, 0, &c, NULL), STATUS_INVALID);
+    assert_int_equal(stats_series_coarsen(f, 3, 3, &c, NULL), STATUS_INVALID);
+    assert_int_equal(stats_series_coarsen(NULL, 3, 0, &c, NULL), STATUS_INVALID);
+    assert_int_equal(stats_series_coarsen(f, 3, 0, NULL, NULL), STATUS_INVALID);
+    assert_null(c);
+    stats_series_free(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(samples_ending_on_grid_points_are_those_intervals),
+        cmocka_unit_test(ends_within_a_quarter_interval_snap_and_beyond_it_split),
+        cmocka_unit_test(split_samples_conserve_volume_and_fill_interior_intervals),
+        cmocka_unit_test(streams_with_multiple_and_fraction_deltas_conserve_volume),
+        cmocka_unit_test(server_missing_an_interval_makes_a_hole_and_devices_add),
+        cmocka_unit_test(lab_samples_with_offset_point_nine_snap_to_the_next_second),
+        cmocka_unit_test(lab_samples_with_offset_beyond_a_quarter_split_over_two_seconds),
+        cmocka_unit_test(deltas_that_are_not_multiples_are_invalid),
+        cmocka_unit_test(bad_streams_and_grids_are_invalid),
+        cmocka_unit_test(missing_rates_are_holes_and_missing_ops_are_nan),
+        cmocka_unit_test(no_samples_give_an_empty_series),
+        cmocka_unit_test(coarsening_takes_means_keeps_holes_and_shifts_by_phase),
+        cmocka_unit_test(coarsening_rejects_zero_k_and_phase_past_k),
+    };
+
+    gsl_set_error_handler_off();
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
