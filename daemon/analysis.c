@@ -232,9 +232,20 @@ static enum status collect_pairs(const struct db_jobs *jobs,
                                .end_s = j->end_s,
                                .windows = win,
                                .n_windows = j->n_windows};
-        rc = stats_job_volume(series, &sj, scratch, &v, err);
-        if (rc != STATUS_OK)
+        struct error job_err = {0};
+        rc = stats_job_volume(series, &sj, scratch, &v, &job_err);
+        if (rc == STATUS_INVALID) {
+            /* A reversed or non-finite window is a fact about this log, not a reason to
+             * stop the whole group. */
+            log_debug("job %s: %s", j->job_key, job_err.msg);
+            p->excluded[EXCL_NONFINITE]++;
+            rc = STATUS_OK;
+            continue;
+        }
+        if (rc != STATUS_OK) {
+            *err = job_err;
             goto out;
+        }
         enum stats_exclusion e = family_excl(my->fam, &v);
         if (e == EXCL_NONE)
             e = family_excl(mx->fam, &v);

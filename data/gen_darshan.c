@@ -132,7 +132,6 @@ static void posix_record(FILE *fp, const struct data_file *f)
     put_float(&r, "POSIX_F_READ_START_TIMESTAMP", f->read_start_s);
     put_float(&r, "POSIX_F_WRITE_START_TIMESTAMP", f->write_start_s);
     put_float(&r, "POSIX_F_CLOSE_START_TIMESTAMP", f->close_start_s);
-    put_float(&r, "POSIX_F_OPEN_END_TIMESTAMP", f->open_end_s);
     put_float(&r, "POSIX_F_READ_END_TIMESTAMP", f->read_end_s);
     put_float(&r, "POSIX_F_WRITE_END_TIMESTAMP", f->write_end_s);
     put_float(&r, "POSIX_F_CLOSE_END_TIMESTAMP", f->close_end_s);
@@ -176,7 +175,6 @@ static void mpiio_record(FILE *fp, const struct data_file *f, int64_t nprocs)
     put_float(&r, "MPIIO_F_READ_START_TIMESTAMP", around(f->read_start_s, -0.000431));
     put_float(&r, "MPIIO_F_WRITE_START_TIMESTAMP", around(f->write_start_s, -0.000457));
     put_float(&r, "MPIIO_F_CLOSE_START_TIMESTAMP", around(f->close_start_s, -0.000213));
-    put_float(&r, "MPIIO_F_OPEN_END_TIMESTAMP", around(f->open_end_s, 0.000534));
     put_float(&r, "MPIIO_F_READ_END_TIMESTAMP", around(f->read_end_s, 0.000602));
     put_float(&r, "MPIIO_F_WRITE_END_TIMESTAMP", around(f->write_end_s, 0.000587));
     put_float(&r, "MPIIO_F_CLOSE_END_TIMESTAMP", around(f->close_end_s, 0.000388));

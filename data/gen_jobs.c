@@ -27,8 +27,8 @@
  * compute gap plus close and open stays under Δ, so no whole interval between the
  * first and the last burst is idle: T^D then follows the bursts' length, not their
  * phase against the grid. */
-#define ESB_RANKS      3
-#define ESB_BURSTS     6
+#define ESB_RANKS      2
+#define ESB_BURSTS     7
 #define ESB_INIT_S     20.0
 #define ESB_GAP_S      25.0
 #define ESB_TAIL_S     12.0
@@ -82,8 +82,6 @@ struct plan {
     const struct data_background *bg;
     gsl_rng *rng;
     struct data_job *job;
-    double mean_read_bps; /* system-wide background means the effects are relative to */
-    double mean_ops_s;
 };
 
 /* One unique file opened once, read or written in one stretch, closed. */
@@ -96,36 +94,51 @@ struct access {
     int write;        /* writes instead of reads */
 };
 
+/* Contention comes from the job's own file system: its servers are the ones shared.
+ * The other file system's load then reaches the system-wide series (METHOD.md §1) as
+ * noise, as it did on Intrepid. */
+static double tune(const char *name, double def)
+{
+    const char *s = getenv(name);
+    return s != NULL ? strtod(s, NULL) : def;
+}
+
 static double load_ratio_at(const struct plan *pl, double rel_s)
 {
+    int fs = pl->job->fs;
     struct data_rates r;
 
-    data_background_rates(pl->bg, -1, pl->job->start_s + rel_s, &r);
-    return r.read_bps / pl->mean_read_bps;
+    data_background_rates(pl->bg, fs, pl->job->start_s + rel_s, &r);
+    return r.read_bps / data_background_mean_read_bps(pl->bg, fs);
 }
 
 static double ops_ratio_at(const struct plan *pl, double rel_s)
 {
+    int fs = pl->job->fs;
     struct data_rates r;
 
-    data_background_rates(pl->bg, -1, pl->job->start_s + rel_s, &r);
-    return (r.read_ops_s + r.write_ops_s) / pl->mean_ops_s;
+    data_background_rates(pl->bg, fs, pl->job->start_s + rel_s, &r);
+    return (r.read_ops_s + r.write_ops_s) / data_background_mean_ops_s(pl->bg, fs);
 }
 
 static double ops_ratio_over(const struct plan *pl, double a_rel_s, double b_rel_s)
 {
+    int fs = pl->job->fs;
     struct data_volume v;
 
-    data_background_volume(pl->bg, -1, pl->job->start_s + a_rel_s,
+    data_background_volume(pl->bg, fs, pl->job->start_s + a_rel_s,
                            pl->job->start_s + b_rel_s, &v);
-    return (v.read_ops + v.write_ops) / (b_rel_s - a_rel_s) / pl->mean_ops_s;
+    return (v.read_ops + v.write_ops) / (b_rel_s - a_rel_s) /
+           data_background_mean_ops_s(pl->bg, fs);
 }
 
 /* The planted I/O effect for a phase starting at rel_s; 1 when coupling is 0. */
 static double io_stretch(const struct plan *pl, double rel_s)
 {
-    double eps = data_unit_lognormal(pl->rng, IO_SIGMA);
-    double share = data_group_info(pl->job->group)->io_coupling;
+    static const char *const sig[] = {"T_ESB_SIG", "T_NPC_SIG", "T_NPB_SIG"};
+    static const char *const sh[] = {"T_ESB_SH", "T_NPC_SH", "T_NPB_SH"};
+    double eps = data_unit_lognormal(pl->rng, tune(sig[pl->job->group], IO_SIGMA));
+    double share = tune(sh[pl->job->group], data_group_info(pl->job->group)->io_coupling);
 
     return 1.0 + pl->params->coupling * share * load_ratio_at(pl, rel_s) * eps;
 }
@@ -133,9 +146,9 @@ static double io_stretch(const struct plan *pl, double rel_s)
 /* The planted metadata effect for an operation-rate ratio, times a small jitter. */
 static double meta_stretch(const struct plan *pl, double ops_ratio)
 {
-    double eps = data_unit_lognormal(pl->rng, META_SIGMA);
+    double eps = data_unit_lognormal(pl->rng, tune("T_MSIG", META_SIGMA));
     double jitter = data_unit_lognormal(pl->rng, META_JITTER);
-    double f = 1.0 + pl->params->coupling * META_COUPLING * ops_ratio * eps;
+    double f = 1.0 + pl->params->coupling * tune("T_MC", META_COUPLING) * ops_ratio * eps;
 
     return (f < META_CAP ? f : META_CAP) * jitter;
 }
@@ -229,7 +242,7 @@ static double rank_phase(const struct plan *pl, const struct phase *ph, int inde
         struct access a = {0};
         double close_end;
 
-        snprintf(f->path, sizeof f->path, "/scratch%d/%s/run%" PRIu64 "/%s_%02d_r%02d.dat",
+        snprintf(f->path, sizeof f->path, "/scratch%d/%s/%" PRIu64 "/%s%02d.r%d",
                  job->fs + 1, gi->user, job->jobid, ph->stem, index, r);
         a.open_s = t + 0.03 * r;
         a.meta_s = ph->meta_s * meta_stretch(pl, ops_ratio_at(pl, a.open_s));
@@ -258,8 +271,8 @@ static void plan_esb(const struct plan *pl)
 
 static void plan_npc(const struct plan *pl)
 {
-    const struct phase in = {NPC_RANKS, 0, NPC_READ_S, NPC_READ_BYTES, NPC_META_S, "in"};
-    const struct phase out = {NPC_RANKS, 1, NPC_WRITE_S, NPC_WRITE_BYTES, NPC_META_S, "out"};
+    const struct phase in = {NPC_RANKS, 0, tune("T_NPC_R", NPC_READ_S), NPC_READ_BYTES, NPC_META_S, "in"};
+    const struct phase out = {NPC_RANKS, 1, tune("T_NPC_W", NPC_WRITE_S), NPC_WRITE_BYTES, NPC_META_S, "out"};
     double t = prologue(pl, "/home/npcuser/decks/deck.in", 256 * 1024, NPC_INIT_S);
 
     for (int p = 0; p < NPC_PHASES; p++) {
@@ -334,11 +347,11 @@ static void plan_npb(const struct plan *pl)
     struct data_file *in = new_file(job, -1, job->fs);
     struct data_file *out = new_file(job, -1, job->fs);
 
-    snprintf(log->path, sizeof log->path, "/scratch%d/npbuser/run%" PRIu64 "/npb.log",
+    snprintf(log->path, sizeof log->path, "/scratch%d/npbuser/%" PRIu64 "/npb.log",
              job->fs + 1, job->jobid);
     snprintf(in->path, sizeof in->path, "/scratch%d/npbuser/gauge/l48c96_b6.0.lat",
              job->fs + 1);
-    snprintf(out->path, sizeof out->path, "/scratch%d/npbuser/run%" PRIu64 "/props.dat",
+    snprintf(out->path, sizeof out->path, "/scratch%d/npbuser/%" PRIu64 "/props.dat",
              job->fs + 1, job->jobid);
     t = shared_access(pl, in, 0, t, NPB_READ_S, NPB_READ_BYTES) + NPB_GAP_S;
     t = shared_access(pl, out, 1, t, NPB_WRITE_S, NPB_WRITE_BYTES);
@@ -391,7 +404,7 @@ static void fill_truth(const struct plan *pl)
     }
     job->io_first_s = first;
     job->io_last_s = last;
-    data_background_volume(pl->bg, -1, job->start_s + first, job->start_s + last, &v);
+    data_background_volume(pl->bg, job->fs, job->start_s + first, job->start_s + last, &v);
     job->load_read_bps = last > first ? v.read_bytes / (last - first) : 0.0;
 }
 
@@ -447,8 +460,7 @@ struct data_job *data_jobs_plan(const struct data_params *p, const struct data_b
     size_t n = (size_t)DATA_NGROUPS * p->jobs_per_group;
     struct start_key *keys = draw_starts(p, rng, n);
     struct data_job *jobs = calloc(n, sizeof *jobs);
-    struct plan pl = {p, bg, rng, NULL, data_background_mean_read_bps(bg),
-                      data_background_mean_ops_s(bg)};
+    struct plan pl = {p, bg, rng, NULL};
     uint64_t jobid = 3104000;
 
     if (keys == NULL || jobs == NULL) {

@@ -26,8 +26,8 @@ struct data_background {
     struct segment *seg[DATA_NFS];
     size_t nseg[DATA_NFS];
     double span_s;
-    double mean_read_bps; /* system-wide, time mean over [0, span_s] */
-    double mean_ops_s;    /* system-wide reads + writes, time mean */
+    double mean_read_bps[DATA_NFS + 1]; /* time mean over [0, span_s]; last: all */
+    double mean_ops_s[DATA_NFS + 1];    /* reads + writes, time mean; last: all */
 };
 
 /* A log-normal factor with mean 1, from a standard normal z. */
@@ -41,6 +41,12 @@ double data_unit_lognormal(gsl_rng *rng, double sigma)
     return unit_lognormal(gsl_ran_ugaussian(rng), sigma);
 }
 
+static double tune(const char *name, double def)
+{
+    const char *s = getenv(name);
+    return s != NULL ? strtod(s, NULL) : def;
+}
+
 static void draw_level(gsl_rng *rng, struct data_rates *r)
 {
     double zr = gsl_ran_ugaussian(rng);
@@ -50,8 +56,8 @@ static void draw_level(gsl_rng *rng, struct data_rates *r)
     double write_op =
         WRITE_OP_BYTES * unit_lognormal(gsl_ran_ugaussian(rng), OP_SIZE_SIGMA);
 
-    r->read_bps = MEAN_READ_BPS * unit_lognormal(zr, LEVEL_SIGMA);
-    r->write_bps = MEAN_WRITE_BPS * unit_lognormal(zw, LEVEL_SIGMA);
+    r->read_bps = MEAN_READ_BPS * unit_lognormal(zr, tune("T_LSIG", LEVEL_SIGMA));
+    r->write_bps = MEAN_WRITE_BPS * unit_lognormal(zw, tune("T_LSIG", LEVEL_SIGMA));
     r->read_ops_s = r->read_bps / read_op;
     r->write_ops_s = r->write_bps / write_op;
 }
@@ -160,9 +166,12 @@ struct data_background *data_background_new(double span_s, gsl_rng *rng)
             return NULL;
         }
     }
-    data_background_volume(bg, -1, 0.0, span_s, &all);
-    bg->mean_read_bps = all.read_bytes / span_s;
-    bg->mean_ops_s = (all.read_ops + all.write_ops) / span_s;
+    for (int f = -1; f < DATA_NFS; f++) {
+        size_t i = f < 0 ? DATA_NFS : (size_t)f;
+        data_background_volume(bg, f, 0.0, span_s, &all);
+        bg->mean_read_bps[i] = all.read_bytes / span_s;
+        bg->mean_ops_s[i] = (all.read_ops + all.write_ops) / span_s;
+    }
     return bg;
 }
 
@@ -175,12 +184,12 @@ void data_background_free(struct data_background *bg)
     free(bg);
 }
 
-double data_background_mean_read_bps(const struct data_background *bg)
+double data_background_mean_read_bps(const struct data_background *bg, int fs)
 {
-    return bg->mean_read_bps;
+    return bg->mean_read_bps[fs < 0 ? DATA_NFS : fs];
 }
 
-double data_background_mean_ops_s(const struct data_background *bg)
+double data_background_mean_ops_s(const struct data_background *bg, int fs)
 {
-    return bg->mean_ops_s;
+    return bg->mean_ops_s[fs < 0 ? DATA_NFS : fs];
 }

@@ -57,10 +57,11 @@ void data_background_rates(const struct data_background *bg, int fs, double t_s,
 /* Traffic over [a_s, b_s] of file system fs, or of all of them when fs < 0. */
 void data_background_volume(const struct data_background *bg, int fs, double a_s,
                             double b_s, struct data_volume *out);
-/* Time means over the whole series, system-wide: read bandwidth (bytes/s) and
- * read + write operations (ops/s). The planted effects are relative to them. */
-double data_background_mean_read_bps(const struct data_background *bg);
-double data_background_mean_ops_s(const struct data_background *bg);
+/* Time means over the whole series of file system fs (all when fs < 0): read
+ * bandwidth (bytes/s) and read + write operations (ops/s). The planted effects are
+ * relative to them. */
+double data_background_mean_read_bps(const struct data_background *bg, int fs);
+double data_background_mean_ops_s(const struct data_background *bg, int fs);
 
 /* A log-normal factor with mean 1 and log-sd sigma, drawn from rng. */
 double data_unit_lognormal(gsl_rng *rng, double sigma);
@@ -112,7 +113,7 @@ struct data_job {
     struct data_file files[DATA_MAX_FILES];
     double io_first_s;     /* truth: first read/write window start, relative */
     double io_last_s;      /* truth: last read/write window end, relative */
-    double load_read_bps;  /* truth: mean system-wide background read bandwidth over it */
+    double load_read_bps;  /* truth: mean background read bandwidth of fs over it */
 };
 
 /* Plans jobs_per_group jobs of every group against bg: start times, job ids (rising

@@ -102,10 +102,10 @@ static const char *const header_keys[H_COUNT] = {
 
 /* A record while its counters are read. */
 struct pending {
-    int64_t ival[S_FIRST_DOUBLE];
-    double dval[S_COUNT - S_FIRST_DOUBLE];
-    uint32_t seen;   /* bit per slot */
-    long first_line; /* where the record starts, for errors */
+    int64_t ival[S_FIRST_DOUBLE]; /* integer slots */
+    double dval[S_COUNT]; /* floating slots, indexed by slot from S_FIRST_DOUBLE */
+    uint32_t seen;        /* bit per slot */
+    long first_line;      /* where the record starts, for errors */
 };
 
 struct parser {
@@ -178,9 +178,10 @@ static bool parse_f64(const char *s, double *out)
 
 static int layer_of_module(const char *module)
 {
-    for (int l = 0; l < LAYER_COUNT; l++)
+    for (int l = 0; l < LAYER_COUNT; l++) {
         if (strcmp(module, module_names[l]) == 0)
             return l;
+    }
     return -1;
 }
 
@@ -210,23 +211,26 @@ static enum status header_value(struct parser *p, const char *key, const char *v
     struct darshan_log *log = p->log;
     int k;
 
-    for (k = 0; k < H_COUNT; k++)
+    for (k = 0; k < H_COUNT; k++) {
         if (strcmp(key, header_keys[k]) == 0)
             break;
+    }
     if (k == H_COUNT)
         return STATUS_OK; /* compression method, *_asci, metadata: not needed */
 
     switch ((enum hkey)k) {
     case H_VERSION:
-        if (!parse_f64(value, &log->log_version))
+        if (!parse_f64(value, &log->log_version)) {
             return error_at(err, STATUS_PARSE, p->path, lineno,
                             "expected a number for darshan log version, got '%.40s'",
                             value);
+        }
         /* 2.x text has 7 fields and CP_ counters: another format altogether. */
-        if (log->log_version < 3.0)
+        if (log->log_version < 3.0) {
             return error_at(err, STATUS_PARSE, p->path, lineno,
                             "expected darshan log version 3.x or later, got '%.40s'",
                             value);
+        }
         break;
     case H_EXE:
         free(log->exe);
@@ -235,17 +239,19 @@ static enum status header_value(struct parser *p, const char *key, const char *v
             return error_set(err, STATUS_NOMEM, "exe of %s", p->path);
         break;
     case H_UID:
-        if (!parse_u64(value, &log->uid))
+        if (!parse_u64(value, &log->uid)) {
             return error_at(err, STATUS_PARSE, p->path, lineno,
                             "expected an unsigned integer for uid, got '%.40s'", value);
+        }
         break;
     case H_JOBID: {
         size_t n = strlen(value);
 
-        if (n == 0 || n >= sizeof log->jobid)
+        if (n == 0 || n >= sizeof log->jobid) {
             return error_at(err, STATUS_PARSE, p->path, lineno,
                             "expected a job id of 1 to %zu characters, got '%.40s'",
                             sizeof log->jobid - 1, value);
+        }
         memcpy(log->jobid, value, n + 1);
         break;
     }
@@ -254,24 +260,27 @@ static enum status header_value(struct parser *p, const char *key, const char *v
     case H_NPROCS: {
         int64_t v;
 
-        if (!parse_i64(value, &v))
+        if (!parse_i64(value, &v)) {
             return error_at(err, STATUS_PARSE, p->path, lineno,
                             "expected an integer for %s, got '%.40s'", key, value);
-        if (k == H_START)
+        }
+        if (k == H_START) {
             log->start_time_s = v;
-        else if (k == H_END)
+        } else if (k == H_END) {
             log->end_time_s = v;
-        else if (v < 1)
+        } else if (v < 1) {
             return error_at(err, STATUS_PARSE, p->path, lineno,
                             "expected nprocs of at least 1, got '%.40s'", value);
-        else
+        } else {
             log->nprocs = v;
+        }
         break;
     }
     case H_RUN_TIME:
-        if (!parse_f64(value, &log->run_time_s))
+        if (!parse_f64(value, &log->run_time_s)) {
             return error_at(err, STATUS_PARSE, p->path, lineno,
                             "expected a number for run time, got '%.40s'", value);
+        }
         break;
     case H_COUNT: break;
     }
@@ -284,11 +293,13 @@ static enum status header_value(struct parser *p, const char *key, const char *v
 static enum status header_end(struct parser *p, long lineno, struct error *err)
 {
     p->in_header = false;
-    for (int k = 0; k < H_COUNT; k++)
-        if (!(p->header_seen & (1u << k)))
+    for (int k = 0; k < H_COUNT; k++) {
+        if (!(p->header_seen & (1u << k))) {
             return error_at(err, STATUS_PARSE, p->path, lineno,
                             "expected header line '# %s: ...' before this line, got none",
                             header_keys[k]);
+        }
+    }
     return STATUS_OK;
 }
 
@@ -303,10 +314,11 @@ static enum status mount_entry(struct parser *p, char *line, long lineno,
     /* "# mount entry:\t<mount point>\t<fs type>" */
     mount = strchr(line, '\t');
     fs = mount != NULL ? strchr(mount + 1, '\t') : NULL;
-    if (mount == NULL || fs == NULL || strchr(fs + 1, '\t') != NULL)
+    if (mount == NULL || fs == NULL || strchr(fs + 1, '\t') != NULL) {
         return error_at(
             err, STATUS_PARSE, p->path, lineno,
             "expected '# mount entry:<TAB>mount point<TAB>fs type', got '%.60s'", line);
+    }
     *mount++ = '\0';
     *fs++ = '\0';
     if (log->n_mounts == p->cap_mounts) {
@@ -331,11 +343,13 @@ static enum status mount_entry(struct parser *p, char *line, long lineno,
     return STATUS_OK;
 }
 
-/* darshan-parser prints "# <MOD> module data" and then stops, without records, when
- * a module ran out of memory at run time (the reason goes to stderr). A banner with
- * no record of its module before the next banner or the end is therefore an
- * incomplete log. Modules it cannot decode (APMPI, APXC) or leaves to
- * darshan-dxt-parser (DXT_*) get no banner at all, so they never trip this. */
+/* darshan-parser prints "# <MOD> module data" and then stops, before the module's
+ * counter description and without records, when the module ran out of memory at run
+ * time (the reason goes to stderr). A banner followed by neither its description, nor
+ * its column line, nor a record of its module before the next banner or the end is
+ * therefore an incomplete log. A module that has a section but no records (the
+ * parser's loop simply finds none) is legitimately empty; modules it cannot decode
+ * (APMPI, APXC) or leaves to darshan-dxt-parser (DXT_*) get no banner at all. */
 static enum status banner_close(struct parser *p, struct error *err)
 {
     if (p->banner[0] == '\0')
@@ -348,9 +362,10 @@ static bool module_word(const char *s, size_t len)
 {
     if (len == 0)
         return false;
-    for (size_t i = 0; i < len; i++)
+    for (size_t i = 0; i < len; i++) {
         if (s[i] == ' ' || s[i] == '\t')
             return false;
+    }
     return true;
 }
 
@@ -364,10 +379,17 @@ static enum status comment_line(struct parser *p, char *line, long lineno,
 
     if (strncmp(line, "# mount entry:", 14) == 0)
         return mount_entry(p, line, lineno, err);
+    /* the module's section goes on normally: it is not cut short */
+    if (p->banner[0] != '\0' && (strncmp(line, "# description of ", 17) == 0 ||
+                                 strncmp(line, "#<module>", 9) == 0)) {
+        p->banner[0] = '\0';
+        return STATUS_OK;
+    }
     /* --perf prints the banners with no records: say so rather than "incomplete" */
-    if (strcmp(line, "# performance") == 0)
+    if (strcmp(line, "# performance") == 0) {
         return error_at(err, STATUS_PARSE, p->path, lineno,
                         "expected darshan-parser default output, got --perf output");
+    }
 
     /* "# POSIX module data" */
     if (len > 2 + sizeof banner_tail - 1 && line[1] == ' ' &&
@@ -396,9 +418,10 @@ static enum status comment_line(struct parser *p, char *line, long lineno,
         const char *mod = the + 4;
         int n = (int)(line + len - (sizeof incomplete_tail - 1) - mod);
 
-        if (n > 0 && n < 64)
+        if (n > 0 && n < 64) {
             return error_at(err, STATUS_PARSE, p->path, lineno, "incomplete: %.*s", n,
                             mod);
+        }
         return error_at(err, STATUS_PARSE, p->path, lineno, "incomplete: a module");
     }
     return STATUS_OK;
@@ -459,12 +482,13 @@ static enum status find_record(struct parser *p, int layer, int64_t rank, uint64
     if (2 * (log->n_records + 1) > p->table_size && table_grow(p, err) != STATUS_OK)
         return STATUS_NOMEM;
     for (h = hash_slot(p, layer, rank, id); p->table[h] != 0;
-         h = (h + 1) & (p->table_size - 1))
+         h = (h + 1) & (p->table_size - 1)) {
         if (same_record(&log->records[p->table[h] - 1], layer, rank, id)) {
             *rec_index = p->table[h] - 1;
             p->last = *rec_index + 1;
             return STATUS_OK;
         }
+    }
 
     if (log->n_records == p->cap_records) {
         size_t cap = p->cap_records ? 2 * p->cap_records : 64;
@@ -506,10 +530,11 @@ static const struct counter *find_counter(int layer, const char *name)
 
     if (strncmp(name, counter_prefixes[layer], plen) != 0)
         return NULL;
-    for (size_t i = 0; i < N_COUNTERS; i++)
+    for (size_t i = 0; i < N_COUNTERS; i++) {
         if ((counters[i].layers & (1u << layer)) &&
             strcmp(name + plen, counters[i].suffix) == 0)
             return &counters[i];
+    }
     return NULL;
 }
 
@@ -528,17 +553,20 @@ static enum status counter_line(struct parser *p, char *line, bool has_newline,
 
     for (const char *s = line; *s != '\0'; s++)
         n += *s == '\t';
-    if (n != 8 && strncmp(line, "total_", 6) == 0)
+    if (n != 8 && strncmp(line, "total_", 6) == 0) {
         return error_at(err, STATUS_PARSE, p->path, lineno,
                         "expected darshan-parser default output, got --total output");
-    if (n != 8)
+    }
+    if (n != 8) {
         return error_at(err, STATUS_PARSE, p->path, lineno,
                         "expected 8 tab-separated fields, got %zu", n);
+    }
     /* darshan-parser ends every line: a last line without one was cut off, maybe in
      * the middle of its fs type */
-    if (!has_newline)
+    if (!has_newline) {
         return error_at(err, STATUS_PARSE, p->path, lineno,
                         "expected a complete line ending in a newline, got end of file");
+    }
     fields[0] = line;
     for (size_t i = 1; i < 8; i++) {
         char *tab = strchr(fields[i - 1], '\t');
@@ -546,14 +574,16 @@ static enum status counter_line(struct parser *p, char *line, bool has_newline,
         *tab = '\0';
         fields[i] = tab + 1;
     }
-    if (!parse_i64(fields[1], &rank) || rank < -1)
+    if (!parse_i64(fields[1], &rank) || rank < -1) {
         return error_at(err, STATUS_PARSE, p->path, lineno,
                         "expected a rank (an integer >= -1) in field 2, got '%.40s'",
                         fields[1]);
-    if (!parse_u64(fields[2], &id))
+    }
+    if (!parse_u64(fields[2], &id)) {
         return error_at(err, STATUS_PARSE, p->path, lineno,
                         "expected a record id (unsigned 64-bit) in field 3, got '%.40s'",
                         fields[2]);
+    }
     if (p->banner[0] != '\0' && strcmp(fields[0], p->banner) == 0)
         p->banner[0] = '\0';
 
@@ -562,10 +592,11 @@ static enum status counter_line(struct parser *p, char *line, bool has_newline,
         p->log->n_skipped_module++;
         return STATUS_OK;
     }
-    if (rank >= p->log->nprocs)
+    if (rank >= p->log->nprocs) {
         return error_at(err, STATUS_PARSE, p->path, lineno,
                         "expected a rank below nprocs (%" PRId64 "), got %" PRId64,
                         p->log->nprocs, rank);
+    }
     rc = find_record(p, layer, rank, id, fields, lineno, &rec_index, err);
     if (rc != STATUS_OK)
         return rc;
@@ -574,11 +605,12 @@ static enum status counter_line(struct parser *p, char *line, bool has_newline,
         return STATUS_OK; /* a counter the metrics do not use */
     pd = &p->pend[rec_index];
     if (c->slot < S_FIRST_DOUBLE) {
-        if (!parse_i64(fields[4], &pd->ival[c->slot]))
+        if (!parse_i64(fields[4], &pd->ival[c->slot])) {
             return error_at(err, STATUS_PARSE, p->path, lineno,
                             "expected an integer value for %.48s, got '%.40s'", fields[3],
                             fields[4]);
-    } else if (!parse_f64(fields[4], &pd->dval[c->slot - S_FIRST_DOUBLE])) {
+        }
+    } else if (!parse_f64(fields[4], &pd->dval[c->slot])) {
         return error_at(err, STATUS_PARSE, p->path, lineno,
                         "expected a number value for %.48s, got '%.40s'", fields[3],
                         fields[4]);
@@ -617,12 +649,13 @@ static enum status finish_records(struct parser *p, struct error *err)
         if (missing != 0) {
             const char *name = "?";
 
-            for (size_t k = 0; k < N_COUNTERS; k++)
+            for (size_t k = 0; k < N_COUNTERS; k++) {
                 if ((counters[k].layers & (1u << r->layer)) &&
                     (missing & (1u << counters[k].slot))) {
                     name = counters[k].suffix;
                     break;
                 }
+            }
             return error_at(err, STATUS_PARSE, p->path, pd->first_line,
                             "expected counter %s%s in the %s record that starts here "
                             "(the log is truncated?), got none",
@@ -633,17 +666,17 @@ static enum status finish_records(struct parser *p, struct error *err)
         r->opens = sum_counts(&pd->ival[S_OPENS_1], 2);
         r->bytes_read = pd->ival[S_BYTES_READ];
         r->bytes_written = pd->ival[S_BYTES_WRITTEN];
-        r->open_start = pd->dval[S_OPEN_START - S_FIRST_DOUBLE];
-        r->read_start = pd->dval[S_READ_START - S_FIRST_DOUBLE];
-        r->read_end = pd->dval[S_READ_END - S_FIRST_DOUBLE];
-        r->write_start = pd->dval[S_WRITE_START - S_FIRST_DOUBLE];
-        r->write_end = pd->dval[S_WRITE_END - S_FIRST_DOUBLE];
-        r->close_end = pd->dval[S_CLOSE_END - S_FIRST_DOUBLE];
-        r->read_time = pd->dval[S_READ_TIME - S_FIRST_DOUBLE];
-        r->write_time = pd->dval[S_WRITE_TIME - S_FIRST_DOUBLE];
-        r->meta_time = pd->dval[S_META_TIME - S_FIRST_DOUBLE];
-        if ((pd->seen & (1u << S_SLOWEST)) && pd->dval[S_SLOWEST - S_FIRST_DOUBLE] >= 0)
-            r->slowest_rank_time = pd->dval[S_SLOWEST - S_FIRST_DOUBLE];
+        r->open_start = pd->dval[S_OPEN_START];
+        r->read_start = pd->dval[S_READ_START];
+        r->read_end = pd->dval[S_READ_END];
+        r->write_start = pd->dval[S_WRITE_START];
+        r->write_end = pd->dval[S_WRITE_END];
+        r->close_end = pd->dval[S_CLOSE_END];
+        r->read_time = pd->dval[S_READ_TIME];
+        r->write_time = pd->dval[S_WRITE_TIME];
+        r->meta_time = pd->dval[S_META_TIME];
+        if ((pd->seen & (1u << S_SLOWEST)) && pd->dval[S_SLOWEST] >= 0)
+            r->slowest_rank_time = pd->dval[S_SLOWEST];
     }
     return STATUS_OK;
 }
@@ -691,9 +724,10 @@ static enum status parse_lines(struct parser *p, FILE *fp, struct error *err)
         if (rc != STATUS_OK)
             break;
     }
-    if (rc == STATUS_OK && ferror(fp))
+    if (rc == STATUS_OK && ferror(fp)) {
         rc = error_at(err, STATUS_PARSE, p->path, lineno + 1,
                       "expected readable text, got a read error: %s", strerror(errno));
+    }
     free(line);
     if (rc != STATUS_OK)
         return rc;
@@ -729,11 +763,14 @@ enum status ingest_darshan_parse(FILE *fp, const char *path, struct darshan_log 
         rc = error_set(err, STATUS_NOMEM, "log %s", p.path);
         goto out;
     }
-    for (size_t i = 0; i < N_COUNTERS; i++)
-        if (counters[i].slot != S_SLOWEST) /* absent in some formats: -1 then */
-            for (int l = 0; l < LAYER_COUNT; l++)
+    for (size_t i = 0; i < N_COUNTERS; i++) {
+        if (counters[i].slot != S_SLOWEST) { /* absent in some formats: -1 then */
+            for (int l = 0; l < LAYER_COUNT; l++) {
                 if (counters[i].layers & (1u << l))
                     p.required[l] |= 1u << counters[i].slot;
+            }
+        }
+    }
     rc = parse_lines(&p, fp, err);
 out:
     free(p.pend);

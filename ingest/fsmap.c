@@ -12,9 +12,10 @@ enum status ingest_fs_map_add(struct ingest_fs_map *map, const char *prefix,
     size_t len;
 
     if (map == NULL || prefix == NULL || fs_name == NULL || prefix[0] == '\0' ||
-        fs_name[0] == '\0')
+        fs_name[0] == '\0') {
         return error_set(err, STATUS_INVALID,
                          "expected a non-empty mount prefix and file system name");
+    }
     p = str_dup(prefix);
     f = str_dup(fs_name);
     bigger = realloc(map->entries, (map->n + 1) * sizeof *map->entries);

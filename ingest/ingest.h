@@ -47,7 +47,8 @@ struct darshan_record {
     char *file_name;       /* owned; may be "" */
     char *mount_point;     /* owned */
     char *fs_type;         /* owned */
-    int64_t reads, writes; /* operation counts (POSIX_READS, MPIIO_INDEP_READS+COLL_READS+..., STDIO_READS) */
+    int64_t reads, writes; /* operation counts (POSIX_READS,
+                              MPIIO_INDEP_READS+COLL_READS+..., STDIO_READS) */
     int64_t opens;
     int64_t bytes_read, bytes_written;
     double open_start, read_start, read_end, write_start, write_end, close_end;
@@ -56,22 +57,23 @@ struct darshan_record {
 };
 
 struct darshan_log {
-    char *path;           /* owned: the file it came from */
-    double log_version;   /* 3.41 */
-    char *exe;            /* owned: the whole command line as logged */
+    char *path;         /* owned: the file it came from */
+    double log_version; /* 3.41 */
+    char *exe;          /* owned: the whole command line as logged */
     uint64_t uid;
     char jobid[32];       /* as text: ids can exceed int64 */
     int64_t start_time_s; /* epoch, truncated */
     int64_t end_time_s;
     int64_t nprocs;
-    double run_time_s;    /* header "run time" */
-    char **mount_points;  /* owned, n_mounts of each */
+    double run_time_s;   /* header "run time" */
+    char **mount_points; /* owned, n_mounts of each */
     char **mount_fs_types;
     size_t n_mounts;
     struct darshan_record *records; /* owned */
     size_t n_records;
     size_t n_lines;          /* lines read */
-    size_t n_skipped_module; /* counter lines of modules not parsed (HEATMAP, LUSTRE, H5*, …) */
+    size_t n_skipped_module; /* counter lines of modules not parsed (HEATMAP, LUSTRE, H5*,
+                                …) */
 };
 
 /* Parses darshan-parser default text (Darshan 3.x, 8 tab-separated fields). path
@@ -92,25 +94,26 @@ void darshan_log_free(struct darshan_log *log);
 struct job_window {
     double start_s, end_s;
     bool is_write;
-    bool monitored;     /* the file is on a monitored file system */
-    int64_t bytes;      /* bytes moved by the file in this direction */
-    const char *fs;     /* monitored fs name (borrowed from the fs map) or NULL */
+    bool monitored; /* the file is on a monitored file system */
+    int64_t bytes;  /* bytes moved by the file in this direction */
+    const char *fs; /* monitored fs name (borrowed from the fs map) or NULL */
 };
 
 /* Metrics of METHOD.md §2 that need only the log. Times in seconds, bytes. */
 struct job_metrics {
-    char job_key[33];      /* hash of (jobid, uid, start, end, nprocs, exe) */
-    char executable[128];  /* basename of the first token of exe */
-    double t_j;            /* run time: header for format >= 3.41, else end - start */
-    double t_um, t_urw;    /* slowest rank's unique-file meta and read+write time */
+    char job_key[33];     /* hash of (jobid, uid, start, end, nprocs, exe) */
+    char executable[128]; /* basename of the first token of exe */
+    double t_j;           /* run time: header for format >= 3.41, else end - start */
+    double t_um, t_urw;   /* slowest rank's unique-file meta and read+write time */
     double t_s, t_s_span, t_s_slowest;
-    double t;              /* t_um + t_urw + t_s */
-    double t_fr, t_fw;     /* read / write window spans; -1 when the job never read / wrote */
+    double t;          /* t_um + t_urw + t_s */
+    double t_fr, t_fw; /* read / write window spans; -1 when the job never read / wrote */
     int64_t eta_read, eta_write;         /* all file systems, one layer per file */
     int64_t eta_mon_read, eta_mon_write; /* monitored file systems only */
     int64_t n_unique_files, n_shared_files;
-    char group_key[256];   /* "uid|executable|nprocs|b(read)|b(write)|b(unique)|b(shared)" */
-    char group_id[17];     /* stable 64-bit hash of group_key, 16 hex digits */
+    char
+        group_key[256]; /* "uid|executable|nprocs|b(read)|b(write)|b(unique)|b(shared)" */
+    char group_id[17];  /* stable 64-bit hash of group_key, 16 hex digits */
     struct job_window *windows; /* owned */
     size_t n_windows;
 };
@@ -121,8 +124,9 @@ struct job_metrics {
  * is owned by out (job_metrics_clear frees it). A record whose operations have no
  * end timestamp gets no window (and span 0 in t_fr / t_fw); see metrics.c.
  * STATUS_INVALID for a NULL log or out, STATUS_NOMEM (then *out is cleared). */
-enum status ingest_job_metrics(const struct darshan_log *log, const struct ingest_fs_map *map,
-                               struct job_metrics *out, struct error *err);
+enum status ingest_job_metrics(const struct darshan_log *log,
+                               const struct ingest_fs_map *map, struct job_metrics *out,
+                               struct error *err);
 void job_metrics_clear(struct job_metrics *m);
 
 /* b(v) of METHOD.md §4: 0 for v = 0, else 1 + floor(ln v / ln 1.2). */
@@ -173,14 +177,14 @@ struct db;
 struct ingest_opts {
     const struct ingest_fs_map *fs_map; /* monitored file systems (darshan) */
     const char *device_include;         /* iostat device regex, NULL: default */
-    const char *fs;                     /* iostat: the file system the samples belong to */
-    const char *server;                 /* iostat: server name, NULL: the file's host */
-    bool progress;                      /* draw a progress bar on stderr */
+    const char *fs;     /* iostat: the file system the samples belong to */
+    const char *server; /* iostat: server name, NULL: the file's host */
+    bool progress;      /* draw a progress bar on stderr */
 };
 
 struct ingest_failure {
     char path[512];
-    long line;        /* 0 when none */
+    long line; /* 0 when none */
     char message[200];
 };
 

@@ -277,10 +277,11 @@ int ingest_size_bin(double v)
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
 
-            if (bin_edges[mid] <= u)
+            if (bin_edges[mid] <= u) {
                 lo = mid + 1;
-            else
+            } else {
                 hi = mid;
+            }
         }
         return 1 + (int)lo;
     }
@@ -368,6 +369,8 @@ static bool window_of(int64_t count, double start, double end, double *a, double
     return true;
 }
 
+/* basename of the first whitespace-separated token of exe (METHOD.md §4), as
+ * basename(1): trailing slashes do not count, "/" stays "/". */
 static void executable_of(const char *exe, char *out, size_t size)
 {
     const char *tok = exe != NULL ? exe : "";
@@ -379,10 +382,13 @@ static void executable_of(const char *exe, char *out, size_t size)
     end = tok;
     while (*end != '\0' && *end != ' ' && *end != '\t')
         end++;
+    while (end - tok > 1 && end[-1] == '/')
+        end--;
     base = tok;
-    for (const char *c = tok; c < end; c++)
-        if (*c == '/' && c + 1 < end)
+    for (const char *c = tok; c + 1 < end; c++) {
+        if (*c == '/')
             base = c + 1;
+    }
     n = (size_t)(end - base);
     if (n >= size)
         n = size - 1;
@@ -474,17 +480,19 @@ static void add_windows(struct job_metrics *m, const struct darshan_log *log,
         bool has = window_of(r->reads, r->read_start, r->read_end, &a, &b);
 
         m->t_fr = fmax(m->t_fr, has ? b - a : 0.0);
-        if (has)
+        if (has) {
             m->windows[m->n_windows++] = (struct job_window){
                 t0 + a, t0 + b, false, fs != NULL, add_count(0, r->bytes_read), fs};
+        }
     }
     if (r->writes > 0) {
         bool has = window_of(r->writes, r->write_start, r->write_end, &a, &b);
 
         m->t_fw = fmax(m->t_fw, has ? b - a : 0.0);
-        if (has)
+        if (has) {
             m->windows[m->n_windows++] = (struct job_window){
                 t0 + a, t0 + b, true, fs != NULL, add_count(0, r->bytes_written), fs};
+        }
     }
 }
 
@@ -598,10 +606,11 @@ enum status ingest_job_metrics(const struct darshan_log *log,
             if (r->layer == windowed)
                 add_windows(out, log, r, fs);
         }
-        if (shared)
+        if (shared) {
             out->n_shared_files++;
-        else
+        } else {
             out->n_unique_files++;
+        }
         i = j;
     }
 

@@ -90,8 +90,11 @@ enum status db_target_resolve(const char *db_arg, struct db_target *out,
         return error_set(err, STATUS_INVALID, "state directory path is too long: %s",
                          abs_state);
     }
-    snprintf(out->state_dir, sizeof out->state_dir, "%s", abs_state);
-    snprintf(out->data_dir, sizeof out->data_dir, "%s/pg", abs_state);
+    /* Lengths checked above; memcpy keeps -Wformat-truncation quiet at -O1. */
+    size_t len = strlen(abs_state);
+    memcpy(out->state_dir, abs_state, len + 1);
+    memcpy(out->data_dir, abs_state, len);
+    memcpy(out->data_dir + len, "/pg", 4);
     socket_dir_for(abs_state, out->socket_dir, sizeof out->socket_dir);
     snprintf(out->conninfo, sizeof out->conninfo, "host=%s port=%d dbname=%s user=%s",
              out->socket_dir, EMBEDDED_PORT, EMBEDDED_DBNAME, EMBEDDED_USER);
@@ -424,6 +427,9 @@ enum status db_cluster_stop(const struct db_target *t, struct error *err)
         return error_set(err, STATUS_DB, "pg_ctl stop failed for %s: see %s", t->data_dir,
                          ctl_log);
     }
+    /* The socket folder is ours alone; an empty one left in $TMPDIR is litter. */
+    if (rmdir(t->socket_dir) != 0 && errno != ENOENT)
+        log_debug("could not remove %s: %s", t->socket_dir, strerror(errno));
     log_info("stopped the embedded server");
     return STATUS_OK;
 }

@@ -1,5 +1,4 @@
-/* series.c: the grid and the system-wide series (METHOD.md §1) and its coarsening (§6).
- */
+/* series.c: the grid, the system-wide series (METHOD.md §1) and coarsening (§6). */
 #include "stats.h"
 
 #include <math.h>
@@ -168,8 +167,9 @@ static void add_stream(struct stats_series *s, const struct stats_stream *st,
     for (size_t i = 0; i < st->n; i++) {
         int64_t lo, hi;
         bool snap;
-        const double rates[4] = {st->r[i], st->w[i], st->ro != NULL ? st->ro[i] : NAN,
-                                 st->wo != NULL ? st->wo[i] : NAN};
+        const double rates[4] = {st->r[i], st->w[i],
+                                 st->ro != NULL ? st->ro[i] : (double)NAN,
+                                 st->wo != NULL ? st->wo[i] : (double)NAN};
 
         if (!sample_usable(st, i))
             continue;

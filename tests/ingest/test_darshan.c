@@ -128,10 +128,11 @@ static const struct darshan_record *find_record(const struct darshan_log *log,
                                                 enum ingest_layer layer, int64_t rank,
                                                 uint64_t id)
 {
-    for (size_t i = 0; i < log->n_records; i++)
+    for (size_t i = 0; i < log->n_records; i++) {
         if (log->records[i].layer == layer && log->records[i].rank == rank &&
             log->records[i].record_id == id)
             return &log->records[i];
+    }
     fail_msg("no record (%d, %lld, %llu)", (int)layer, (long long)rank,
              (unsigned long long)id);
     return NULL;
@@ -428,6 +429,25 @@ static void banner_at_the_end_without_records_is_incomplete(void **state)
     expect_parse_error(HEADER BANNER("POSIX") "\n", 19, "incomplete: POSIX");
 }
 
+static void a_module_section_without_records_is_legitimately_empty(void **state)
+{
+    static const char text[] =
+        HEADER BANNER("POSIX") "\n# description of POSIX counters:\n"
+                               "#   POSIX_*: posix operation counts.\n"
+                               "#<module>\t<rank>\t<record "
+                               "id>\t<counter>\t<value>\t<file name>\t<mount pt>\t<fs "
+                               "type>\n" BANNER("STDIO") "\n#<module>\t<rank>\t<record "
+                                                         "id>\t<counter>\t<value>\t<file "
+                                                         "name>\t<mount pt>\t<fs type>\n";
+    struct darshan_log *log;
+    struct error err = {0};
+
+    (void)state;
+    assert_int_equal(parse_text(text, &log, &err), STATUS_OK);
+    assert_int_equal(log->n_records, 0);
+    darshan_log_free(log);
+}
+
 static void incomplete_note_is_incomplete(void **state)
 {
     static const char text[] = HEADER BANNER("POSIX") POSIX_RECORD
@@ -702,6 +722,7 @@ int main(void)
         cmocka_unit_test(a_hand_made_record_parses),
         cmocka_unit_test(banner_without_records_is_incomplete),
         cmocka_unit_test(banner_at_the_end_without_records_is_incomplete),
+        cmocka_unit_test(a_module_section_without_records_is_legitimately_empty),
         cmocka_unit_test(incomplete_note_is_incomplete),
         cmocka_unit_test(modules_listed_without_banner_are_not_incomplete),
         cmocka_unit_test(wrong_field_count_reports_its_line),

@@ -266,6 +266,29 @@ static void lab_samples_with_offset_beyond_a_quarter_split_over_two_seconds(void
     stats_series_free(s);
 }
 
+static void overlapping_samples_of_one_stream_do_not_count_twice(void **state)
+{
+    /* Irregular stamps: B + 55 and B + 65 both snap to (B, B + 60]; a restart
+     * 30 s later, B + 95, overlaps (B + 35, B + 60] too. The stream covers each
+     * second once, the first sample wins. */
+    const double end[] = {B + 55.0, B + 65.0, B + 95.0, B + 180.0};
+    const double r[] = {2.385e6, 1.7413e6, 3.0917e6, 5.5123e6};
+    const double w[] = {4.125e5, 9.5311e5, 6.2221e5, 1.1093e5};
+    struct stats_stream st = stream_of(0, end, r, w, 4, DELTA);
+    struct stats_series *s = NULL;
+
+    (void)state;
+    assert_int_equal(stats_series_build(&st, 1, 1, DELTA, &s, NULL), STATUS_OK);
+    assert_int_equal(s->n, 3);
+    assert_rel(s->r[0], r[0], 0.0);
+    assert_int_equal(s->present[0], 1);
+    /* (B + 60, B + 120]: 35 s of the B + 95 sample; B + 65 lost to interval 1. */
+    assert_rel(s->r[1], r[2] * 35.0 / 60.0, 1e-15 * r[2]);
+    assert_int_equal(s->present[1], 0);
+    assert_rel(s->r[2], r[3], 0.0);
+    stats_series_free(s);
+}
+
 static void deltas_that_are_not_multiples_are_invalid(void **state)
 {
     const double end[] = {B + 90.0, B + 180.0};
@@ -459,6 +482,7 @@ int main(void)
         cmocka_unit_test(server_missing_an_interval_makes_a_hole_and_devices_add),
         cmocka_unit_test(lab_samples_with_offset_point_nine_snap_to_the_next_second),
         cmocka_unit_test(lab_samples_with_offset_beyond_a_quarter_split_over_two_seconds),
+        cmocka_unit_test(overlapping_samples_of_one_stream_do_not_count_twice),
         cmocka_unit_test(deltas_that_are_not_multiples_are_invalid),
         cmocka_unit_test(bad_streams_and_grids_are_invalid),
         cmocka_unit_test(missing_rates_are_holes_and_missing_ops_are_nan),

@@ -1,5 +1,4 @@
-/* test_volume.c: Ψ, Ψ^O, A, T^D, Ψ^D, Ψ^{DO}, A^I, Ψ^I of METHOD.md §3 and their holes.
- */
+/* test_volume.c: Ψ, Ψ^O, A, T^D, Ψ^D, Ψ^{DO}, A^I, Ψ^I (METHOD.md §3) and their holes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
