@@ -97,8 +97,14 @@ test: deps all lint
 	sh tests/summary.sh build/test-results.txt build/san/test-results.txt; \
 	test $$a -eq 0 && test $$b -eq 0
 
+# As root the embedded cluster runs as postgres, who cannot enter a checkout under
+# /root (mode 0700): the demo's state then goes to /var/tmp/iocontend-demo.
 demo: deps all
-	$(PROG) demo
+	@if [ -z "$$IOCONTEND_STATE_DIR" ] && [ "$$(id -u)" -eq 0 ] && \
+	    ! runuser -u postgres -- test -x "$(CURDIR)" 2>/dev/null; then \
+	  echo "demo: postgres cannot enter $(CURDIR); state goes to /var/tmp/iocontend-demo"; \
+	  export IOCONTEND_STATE_DIR=/var/tmp/iocontend-demo; \
+	fi; exec $(PROG) demo
 
 bench: deps all
 	@echo "bench: not written yet"; exit 1

@@ -1,4 +1,5 @@
-/* gen.c: iocontend-gen, the sample data set: iostat and darshan-parser text with planted effects. */
+/* gen.c: iocontend-gen, the sample data set: iostat and darshan-parser text with planted
+ * effects. */
 #include "internal.h"
 
 #include <dirent.h>
@@ -32,7 +33,8 @@ static const char usage_text[] =
 /* Independent random streams, so that e.g. more jobs leave the background unchanged. */
 enum stream { STREAM_BACKGROUND = 1, STREAM_JOBS, STREAM_SPLIT };
 
-static int parse_ulong(const char *s, unsigned long lo, unsigned long hi, unsigned long *out)
+static int parse_ulong(const char *s, unsigned long lo, unsigned long hi,
+                       unsigned long *out)
 {
     char *end = NULL;
     unsigned long v;
@@ -181,7 +183,8 @@ static enum status prepare_out(const struct data_params *p, struct error *err)
     enum status rc = STATUS_OK;
 
     for (int g = 0; g < DATA_NGROUPS && rc == STATUS_OK; g++) {
-        snprintf(sub, sizeof sub, "darshan/%s", data_group_info((enum data_group)g)->name);
+        snprintf(sub, sizeof sub, "darshan/%s",
+                 data_group_info((enum data_group)g)->name);
         rc = prepare_dir(p->out_dir, sub, ".parser.txt", err);
     }
     for (int f = 0; f < DATA_NFS && rc == STATUS_OK; f++) {
@@ -291,7 +294,8 @@ static enum status generate(const struct data_params *p, size_t *njobs, struct e
     if (bg != NULL)
         jobs = data_jobs_plan(p, bg, job_rng, njobs);
     if (jobs == NULL)
-        rc = error_set(err, STATUS_NOMEM, "planning %u jobs per group", p->jobs_per_group);
+        rc =
+            error_set(err, STATUS_NOMEM, "planning %u jobs per group", p->jobs_per_group);
     if (rc == STATUS_OK)
         rc = prepare_out(p, err);
     if (rc == STATUS_OK)
@@ -339,9 +343,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "iocontend-gen: %s\n", msg);
         return exit_code_of(rc);
     }
-    printf("iocontend-gen: %zu jobs (%u per group: esb, npc, npb) and %d iostat files over "
-           "%u days in %s (seed %lu, coupling %g)\n",
-           njobs, p.jobs_per_group, DATA_NFS * DATA_NSERVERS, p.days, p.out_dir, p.seed,
-           p.coupling);
+    printf(
+        "iocontend-gen: %zu jobs (%u per group: esb, npc, npb) and %d iostat files over "
+        "%u days in %s (seed %lu, coupling %g)\n",
+        njobs, p.jobs_per_group, DATA_NFS * DATA_NSERVERS, p.days, p.out_dir, p.seed,
+        p.coupling);
     return 0;
 }

@@ -27,9 +27,11 @@ static const char columns_help[] =
 static const char posix_help[] =
     "# description of POSIX counters:\n"
     "#   POSIX_*: posix operation counts.\n"
-    "#   READS,WRITES,OPENS,SEEKS,STATS,MMAPS,SYNCS,FILENOS,DUPS are types of operations.\n"
+    "#   READS,WRITES,OPENS,SEEKS,STATS,MMAPS,SYNCS,FILENOS,DUPS are types of "
+    "operations.\n"
     "#   POSIX_BYTES_*: total bytes read and written.\n"
-    "#   POSIX_*_RANK: rank of the processes that were the fastest and slowest at I/O (for "
+    "#   POSIX_*_RANK: rank of the processes that were the fastest and slowest at I/O "
+    "(for "
     "shared files).\n"
     "#   POSIX_F_*_START_TIMESTAMP: timestamp of first open/read/write/close.\n"
     "#   POSIX_F_*_END_TIMESTAMP: timestamp of last open/read/write/close.\n"
@@ -57,13 +59,15 @@ static const char stdio_help[] =
     "# description of STDIO counters:\n"
     "#   STDIO_{OPENS|FDOPENS|WRITES|READS|SEEKS|FLUSHES} are types of operations.\n"
     "#   STDIO_BYTES_*: total bytes read and written.\n"
-    "#   STDIO_F_*_START_TIMESTAMP: timestamp of the first call to that type of function.\n"
+    "#   STDIO_F_*_START_TIMESTAMP: timestamp of the first call to that type of "
+    "function.\n"
     "#   STDIO_F_*_END_TIMESTAMP: timestamp of the completion of the last call to that "
     "type of function.\n"
     "#   STDIO_F_*_TIME: cumulative time spent in different types of functions.\n";
 
-static const char column_line[] = "#<module>\t<rank>\t<record id>\t<counter>\t<value>\t<file "
-                                  "name>\t<mount pt>\t<fs type>\n";
+static const char column_line[] =
+    "#<module>\t<rank>\t<record id>\t<counter>\t<value>\t<file "
+    "name>\t<mount pt>\t<fs type>\n";
 
 /* Where one record's lines go: module, rank, id and the file's columns. */
 struct record {
@@ -88,14 +92,14 @@ static uint64_t record_id(const char *path)
 
 static void put_int(const struct record *r, const char *counter, int64_t v)
 {
-    fprintf(r->fp, "%s\t%d\t%" PRIu64 "\t%s\t%" PRId64 "\t%s\t%s\t%s\n", r->module, r->rank,
-            r->id, counter, v, r->path, r->mount, r->fs_type);
+    fprintf(r->fp, "%s\t%d\t%" PRIu64 "\t%s\t%" PRId64 "\t%s\t%s\t%s\n", r->module,
+            r->rank, r->id, counter, v, r->path, r->mount, r->fs_type);
 }
 
 static void put_float(const struct record *r, const char *counter, double v)
 {
-    fprintf(r->fp, "%s\t%d\t%" PRIu64 "\t%s\t%.6f\t%s\t%s\t%s\n", r->module, r->rank, r->id,
-            counter, v, r->path, r->mount, r->fs_type);
+    fprintf(r->fp, "%s\t%d\t%" PRIu64 "\t%s\t%.6f\t%s\t%s\t%s\n", r->module, r->rank,
+            r->id, counter, v, r->path, r->mount, r->fs_type);
 }
 
 static void banner(FILE *fp, const char *module, const char *help)
@@ -109,8 +113,8 @@ static void banner(FILE *fp, const char *module, const char *help)
 
 static struct record file_record(FILE *fp, const char *module, const struct data_file *f)
 {
-    struct record r = {fp, module, f->rank, record_id(f->path), f->path, f->mount,
-                       f->fs_type};
+    struct record r = {fp,      module,   f->rank,   record_id(f->path),
+                       f->path, f->mount, f->fs_type};
     return r;
 }
 
@@ -188,7 +192,8 @@ static void mpiio_record(FILE *fp, const struct data_file *f, int64_t nprocs)
 /* Rank 0's <STDOUT>, in STDIO's own counter order (it differs from POSIX's). */
 static void stdout_record(FILE *fp, const struct data_job *job)
 {
-    struct record r = {fp, "STDIO", 0, STDOUT_RECORD_ID, "<STDOUT>", "UNKNOWN", "UNKNOWN"};
+    struct record r = {fp,         "STDIO",   0,        STDOUT_RECORD_ID,
+                       "<STDOUT>", "UNKNOWN", "UNKNOWN"};
 
     put_int(&r, "STDIO_OPENS", 1);
     put_int(&r, "STDIO_FDOPENS", 0);
@@ -244,8 +249,8 @@ static void write_header(FILE *fp, const struct data_job *job)
             "# uid: %" PRId64 "\n# jobid: %" PRIu64 "\n# start_time: %lld\n"
             "# start_time_asci: %s\n# end_time: %lld\n# end_time_asci: %s\n"
             "# nprocs: %" PRId64 "\n# run time: %.4f\n# metadata: lib_ver = 3.4.4\n",
-            gi->exe, gi->uid, job->jobid, start_s, start_asci, end_s, end_asci, gi->nprocs,
-            job->run_time_s);
+            gi->exe, gi->uid, job->jobid, start_s, start_asci, end_s, end_asci,
+            gi->nprocs, job->run_time_s);
     if (nmpi > 0)
         fputs("# metadata: h = romio_no_indep_rw=true;cb_nodes=4\n", fp);
     fprintf(fp,
@@ -298,8 +303,8 @@ static enum status write_job(const struct data_params *p, const struct data_job 
     FILE *fp;
     int bad;
 
-    snprintf(path, sizeof path, "%s/darshan/%s/%s_%s_id%" PRIu64 ".parser.txt", p->out_dir,
-             gi->name, gi->user, gi->exe_base, job->jobid);
+    snprintf(path, sizeof path, "%s/darshan/%s/%s_%s_id%" PRIu64 ".parser.txt",
+             p->out_dir, gi->name, gi->user, gi->exe_base, job->jobid);
     fp = fopen(path, "w");
     if (fp == NULL)
         return error_set(err, STATUS_NOT_FOUND, "%s: %s", path, strerror(errno));

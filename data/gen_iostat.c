@@ -19,13 +19,14 @@
 static const double server_share[DATA_NSERVERS] = {0.26, 0.24, 0.255, 0.245};
 static const double device_share[DATA_NDEVICES] = {0.51, 0.49};
 
-static const char header_line[] =
-    "Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   "
-    "wrqm/s  %wrqm w_await wareq-sz     d/s     dkB/s   drqm/s  %drqm d_await dareq-sz     "
-    "f/s f_await  aqu-sz  %util\n";
+static const char header_line[] = "Device            r/s     rkB/s   rrqm/s  %rrqm "
+                                  "r_await rareq-sz     w/s     wkB/s   "
+                                  "wrqm/s  %wrqm w_await wareq-sz     d/s     dkB/s   "
+                                  "drqm/s  %drqm d_await dareq-sz     "
+                                  "f/s f_await  aqu-sz  %util\n";
 
 struct data_traffic {
-    size_t n;                         /* intervals; k covers (kΔ, (k+1)Δ] after the start */
+    size_t n; /* intervals; k covers (kΔ, (k+1)Δ] after the start */
     struct data_volume *fs[DATA_NFS]; /* per interval: background plus jobs */
 };
 
@@ -72,8 +73,8 @@ static void add_job(struct data_traffic *tr, const struct data_job *job)
         if (f->fs < 0)
             continue; /* /home is not on the monitored servers */
         if (f->reads > 0)
-            spread(tr, f->fs, job->start_s + f->read_start_s, job->start_s + f->read_end_s,
-                   &r);
+            spread(tr, f->fs, job->start_s + f->read_start_s,
+                   job->start_s + f->read_end_s, &r);
         if (f->writes > 0)
             spread(tr, f->fs, job->start_s + f->write_start_s,
                    job->start_s + f->write_end_s, &w);
@@ -127,8 +128,8 @@ static struct tm utc_at(double offset_s)
 static void print_device(FILE *fp, const char *name, const struct device_line *d)
 {
     double rrqm = 0.06 * d->r_s, wrqm = 0.11 * d->w_s;
-    double util = fmin(99.5, 100.0 * ((d->rkb_s + d->wkb_s) / 716800.0 +
-                                      (d->r_s + d->w_s) * 0.00012));
+    double util = fmin(
+        99.5, 100.0 * ((d->rkb_s + d->wkb_s) / 716800.0 + (d->r_s + d->w_s) * 0.00012));
     double r_await = d->r_s > 0.0 ? 0.7 + 0.06 * util : 0.0;
     double w_await = d->w_s > 0.0 ? 0.4 + 0.04 * util : 0.0;
 
@@ -154,8 +155,8 @@ static void print_report(FILE *fp, double stamp_s, const struct device_line dev[
     struct tm tm = utc_at(stamp_s);
 
     /* sysstat's %x %X in the C locale: a two-digit year */
-    snprintf(stamp, sizeof stamp, "%02d/%02d/%02d %02d:%02d:%02d", tm.tm_mon + 1, tm.tm_mday,
-             tm.tm_year % 100, tm.tm_hour, tm.tm_min, tm.tm_sec);
+    snprintf(stamp, sizeof stamp, "%02d/%02d/%02d %02d:%02d:%02d", tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_year % 100, tm.tm_hour, tm.tm_min, tm.tm_sec);
     fprintf(fp, "%s\n%s", stamp, header_line);
     for (int d = 0; d < DATA_NDEVICES; d++) {
         print_device(fp, names[d], &dev[d]);
@@ -176,8 +177,8 @@ static void draw_weights(gsl_rng *rng, double w[DATA_NSERVERS][DATA_NDEVICES])
 
     for (int h = 0; h < DATA_NSERVERS; h++) {
         for (int d = 0; d < DATA_NDEVICES; d++) {
-            w[h][d] = server_share[h] * device_share[d] *
-                      data_unit_lognormal(rng, SPLIT_SIGMA);
+            w[h][d] =
+                server_share[h] * device_share[d] * data_unit_lognormal(rng, SPLIT_SIGMA);
             sum += w[h][d];
         }
     }
@@ -206,7 +207,8 @@ static void device_lines(gsl_rng *rng, const struct data_volume *v,
 
 /* The banner and the since-boot report iostat prints first (consumers drop it): a
  * quieter average over the weeks the server has been up. */
-static void print_start(FILE *fp, const char *host, double at_s, const struct data_volume *v)
+static void print_start(FILE *fp, const char *host, double at_s,
+                        const struct data_volume *v)
 {
     char date[40];
     struct device_line boot[DATA_NDEVICES];
@@ -234,14 +236,14 @@ static void close_all(FILE *fp[DATA_NSERVERS])
     }
 }
 
-static enum status open_servers(const struct data_params *p, int fs, FILE *fp[DATA_NSERVERS],
-                                struct error *err)
+static enum status open_servers(const struct data_params *p, int fs,
+                                FILE *fp[DATA_NSERVERS], struct error *err)
 {
     char path[4096];
 
     for (int h = 0; h < DATA_NSERVERS; h++) {
-        snprintf(path, sizeof path, "%s/iostat/scratch%d/s%d-ds%02d.iostat.txt", p->out_dir,
-                 fs + 1, fs + 1, h + 1);
+        snprintf(path, sizeof path, "%s/iostat/scratch%d/s%d-ds%02d.iostat.txt",
+                 p->out_dir, fs + 1, fs + 1, h + 1);
         fp[h] = fopen(path, "w");
         if (fp[h] == NULL) {
             close_all(fp);

@@ -1,4 +1,5 @@
-/* gen_jobs.c: the jobs of the three application groups, planned against the background. */
+/* gen_jobs.c: the jobs of the three application groups, planned against the background.
+ */
 #include "internal.h"
 
 #include <assert.h>
@@ -15,11 +16,11 @@
 #define BUSY 0.96
 /* The planted I/O effect: a phase starting at t lasts nominal * (1 + coupling * share *
  * L(t)/mean(L) * eps), L the system-wide background read bandwidth, eps log-normal. */
-#define IO_SIGMA 0.45
+#define IO_SIGMA 0.7
 /* Metadata slows with the system-wide operation rate O in the same way, so T^U_M
  * against Psi^O is moderate for all three groups (METHOD.md §8). */
 #define META_COUPLING 0.8
-#define META_SIGMA    0.6
+#define META_SIGMA    1.1
 #define META_CAP      6.0  /* keeps open + close + compute under Δ (see ESB_GAP_S) */
 #define META_JITTER   0.03 /* always on: T^U_M is never constant within a group */
 
@@ -38,38 +39,45 @@
 #define ESB_OUT_S      10.0
 #define ESB_OUT_BYTES  (512 * MIB)
 
-/* NPC: long reads then writes in phases, two I/O ranks, a milder coupling. */
+/* NPC: phases of long read windows then write windows, two I/O ranks, a milder
+ * coupling (0.3). The windows are long because the reads interleave with compute;
+ * only the time in the calls stretches, by about as much as a job's phase against the
+ * 60 s grid moves T^D, so the association is weaker than ESB's yet clear. */
 #define NPC_RANKS       2
 #define NPC_PHASES      3
 #define NPC_INIT_S      15.0
 #define NPC_GAP_S       20.0
 #define NPC_TAIL_S      10.0
-#define NPC_READ_S      150.0
+#define NPC_READ_IO_S   16.0
+#define NPC_READ_CPU_S  140.0
 #define NPC_READ_BYTES  (3 * GIB)
-#define NPC_WRITE_S     60.0
+#define NPC_WRITE_IO_S  8.0
+#define NPC_WRITE_CPU_S 50.0
 #define NPC_WRITE_BYTES (1 * GIB)
 #define NPC_META_S      0.8
 
 /* NPB: one shared input read and one shared output written by every rank, of fixed
  * length whatever the load; rank 0 keeps a log on scratch for the whole run. */
-#define NPB_INIT_S      5.0
-#define NPB_READ_S      180.0
-#define NPB_READ_BYTES  (4352 * MIB)
-#define NPB_GAP_S       10.0
-#define NPB_WRITE_S     1280.0
-#define NPB_WRITE_BYTES (112 * MIB)
-#define NPB_TAIL_S      8.0
-#define NPB_LOG_META_S  1.5
-#define NPB_LOG_BYTES   (3 * MIB / 2)
-#define NPB_SHARED_OP   (4 * MIB)
+#define NPB_INIT_S         5.0
+#define NPB_READ_S         180.0
+#define NPB_READ_BYTES     (4352 * MIB)
+#define NPB_GAP_S          10.0
+#define NPB_WRITE_S        1280.0
+#define NPB_WRITE_BYTES    (112 * MIB)
+#define NPB_TAIL_S         8.0
+#define NPB_LOG_META_S     1.5
+#define NPB_LOG_META_SIGMA 0.4 /* many small syncs and stats: their noise averages out   \
+                                */
+#define NPB_LOG_BYTES (3 * MIB / 2)
+#define NPB_SHARED_OP (4 * MIB)
 
 static const struct data_group_info groups[DATA_NGROUPS] = {
     {"esb", "esbuser", 20501, "/home/esbuser/bin/esb_model -n ocean.nml", "esb_model", 16,
      1.0},
     {"npc", "npcuser", 20502, "/home/npcuser/bin/npc_solver --deck deck.in", "npc_solver",
      32, 0.3},
-    {"npb", "npbuser", 20503, "/home/npbuser/bin/npb_lattice -i lattice.cfg", "npb_lattice",
-     64, 0.0},
+    {"npb", "npbuser", 20503, "/home/npbuser/bin/npb_lattice -i lattice.cfg",
+     "npb_lattice", 64, 0.0},
 };
 
 const struct data_group_info *data_group_info(enum data_group g)
@@ -89,6 +97,7 @@ struct access {
     double open_s;    /* when the open starts, relative */
     double meta_s;    /* metadata seconds: 80 % in the open, 20 % in the close */
     double io_s;      /* first read/write start to last end */
+    double busy_s;    /* of which inside read/write calls */
     int64_t bytes;    /* moved */
     int64_t op_bytes; /* per read/write call */
     int write;        /* writes instead of reads */
@@ -97,12 +106,6 @@ struct access {
 /* Contention comes from the job's own file system: its servers are the ones shared.
  * The other file system's load then reaches the system-wide series (METHOD.md §1) as
  * noise, as it did on Intrepid. */
-static double tune(const char *name, double def)
-{
-    const char *s = getenv(name);
-    return s != NULL ? strtod(s, NULL) : def;
-}
-
 static double load_ratio_at(const struct plan *pl, double rel_s)
 {
     int fs = pl->job->fs;
@@ -135,20 +138,18 @@ static double ops_ratio_over(const struct plan *pl, double a_rel_s, double b_rel
 /* The planted I/O effect for a phase starting at rel_s; 1 when coupling is 0. */
 static double io_stretch(const struct plan *pl, double rel_s)
 {
-    static const char *const sig[] = {"T_ESB_SIG", "T_NPC_SIG", "T_NPB_SIG"};
-    static const char *const sh[] = {"T_ESB_SH", "T_NPC_SH", "T_NPB_SH"};
-    double eps = data_unit_lognormal(pl->rng, tune(sig[pl->job->group], IO_SIGMA));
-    double share = tune(sh[pl->job->group], data_group_info(pl->job->group)->io_coupling);
+    double eps = data_unit_lognormal(pl->rng, IO_SIGMA);
+    double share = data_group_info(pl->job->group)->io_coupling;
 
     return 1.0 + pl->params->coupling * share * load_ratio_at(pl, rel_s) * eps;
 }
 
 /* The planted metadata effect for an operation-rate ratio, times a small jitter. */
-static double meta_stretch(const struct plan *pl, double ops_ratio)
+static double meta_stretch(const struct plan *pl, double ops_ratio, double sigma)
 {
-    double eps = data_unit_lognormal(pl->rng, tune("T_MSIG", META_SIGMA));
+    double eps = data_unit_lognormal(pl->rng, sigma);
     double jitter = data_unit_lognormal(pl->rng, META_JITTER);
-    double f = 1.0 + pl->params->coupling * tune("T_MC", META_COUPLING) * ops_ratio * eps;
+    double f = 1.0 + pl->params->coupling * META_COUPLING * ops_ratio * eps;
 
     return (f < META_CAP ? f : META_CAP) * jitter;
 }
@@ -182,13 +183,13 @@ static double access_once(struct data_file *f, const struct access *a)
         f->write_bytes = a->bytes;
         f->write_start_s = open_end;
         f->write_end_s = io_end;
-        f->write_time_s = BUSY * a->io_s;
+        f->write_time_s = a->busy_s;
     } else {
         f->reads = ops;
         f->read_bytes = a->bytes;
         f->read_start_s = open_end;
         f->read_end_s = io_end;
-        f->read_time_s = BUSY * a->io_s;
+        f->read_time_s = a->busy_s;
     }
     f->close_start_s = io_end;
     f->close_end_s = io_end + 0.2 * a->meta_s;
@@ -211,8 +212,9 @@ static double prologue(const struct plan *pl, const char *deck, int64_t deck_byt
     job->stdout_bytes = 1462;
     snprintf(f->path, sizeof f->path, "%s", deck);
     a.open_s = gsl_ran_flat(pl->rng, 0.4, 0.45);
-    a.meta_s = 0.04 * meta_stretch(pl, ops_ratio_at(pl, a.open_s));
+    a.meta_s = 0.04 * meta_stretch(pl, ops_ratio_at(pl, a.open_s), META_SIGMA);
     a.io_s = 0.002 + (double)deck_bytes / 400e6;
+    a.busy_s = BUSY * a.io_s;
     a.bytes = deck_bytes;
     a.op_bytes = 65536;
     access_once(f, &a);
@@ -224,13 +226,15 @@ static double prologue(const struct plan *pl, const char *deck, int64_t deck_byt
 struct phase {
     int nranks;
     int write;
-    double io_s;     /* nominal, before the planted stretch */
-    int64_t bytes;   /* per file */
-    double meta_s;   /* nominal per file */
+    double io_s;      /* nominal time in read/write calls, before the planted stretch */
+    double cpu_s;     /* compute between the calls, inside the window: load-free */
+    int64_t bytes;    /* per file */
+    double meta_s;    /* nominal per file */
     const char *stem; /* file name stem: "in", "out" */
 };
 
-static double rank_phase(const struct plan *pl, const struct phase *ph, int index, double t)
+static double rank_phase(const struct plan *pl, const struct phase *ph, int index,
+                         double t)
 {
     struct data_job *job = pl->job;
     const struct data_group_info *gi = data_group_info(job->group);
@@ -245,8 +249,9 @@ static double rank_phase(const struct plan *pl, const struct phase *ph, int inde
         snprintf(f->path, sizeof f->path, "/scratch%d/%s/%" PRIu64 "/%s%02d.r%d",
                  job->fs + 1, gi->user, job->jobid, ph->stem, index, r);
         a.open_s = t + 0.03 * r;
-        a.meta_s = ph->meta_s * meta_stretch(pl, ops_ratio_at(pl, a.open_s));
-        a.io_s = ph->io_s * stretch * (1.0 + 0.005 * gsl_ran_ugaussian(pl->rng));
+        a.meta_s = ph->meta_s * meta_stretch(pl, ops_ratio_at(pl, a.open_s), META_SIGMA);
+        a.busy_s = ph->io_s * stretch * (1.0 + 0.005 * gsl_ran_ugaussian(pl->rng));
+        a.io_s = ph->cpu_s + a.busy_s / BUSY;
         a.bytes = ph->bytes;
         a.op_bytes = MIB;
         a.write = ph->write;
@@ -259,8 +264,9 @@ static double rank_phase(const struct plan *pl, const struct phase *ph, int inde
 
 static void plan_esb(const struct plan *pl)
 {
-    const struct phase burst = {ESB_RANKS, 0, ESB_READ_S, ESB_READ_BYTES, ESB_META_S, "in"};
-    const struct phase out = {1, 1, ESB_OUT_S, ESB_OUT_BYTES, ESB_META_S, "out"};
+    const struct phase burst = {ESB_RANKS,      0,          ESB_READ_S, 0.0,
+                                ESB_READ_BYTES, ESB_META_S, "in"};
+    const struct phase out = {1, 1, ESB_OUT_S, 0.0, ESB_OUT_BYTES, ESB_META_S, "out"};
     double t = prologue(pl, "/home/esbuser/esb/ocean.nml", 48 * 1024, ESB_INIT_S);
 
     for (int b = 0; b < ESB_BURSTS; b++)
@@ -271,8 +277,11 @@ static void plan_esb(const struct plan *pl)
 
 static void plan_npc(const struct plan *pl)
 {
-    const struct phase in = {NPC_RANKS, 0, tune("T_NPC_R", NPC_READ_S), NPC_READ_BYTES, NPC_META_S, "in"};
-    const struct phase out = {NPC_RANKS, 1, tune("T_NPC_W", NPC_WRITE_S), NPC_WRITE_BYTES, NPC_META_S, "out"};
+    const struct phase in = {NPC_RANKS,      0,          NPC_READ_IO_S, NPC_READ_CPU_S,
+                             NPC_READ_BYTES, NPC_META_S, "in"};
+    const struct phase out = {
+        NPC_RANKS,       1,          NPC_WRITE_IO_S, NPC_WRITE_CPU_S,
+        NPC_WRITE_BYTES, NPC_META_S, "out"};
     double t = prologue(pl, "/home/npcuser/decks/deck.in", 256 * 1024, NPC_INIT_S);
 
     for (int p = 0; p < NPC_PHASES; p++) {
@@ -288,7 +297,7 @@ static double shared_access(const struct plan *pl, struct data_file *f, int writ
                             double t, double io_s, int64_t bytes)
 {
     int64_t nprocs = data_group_info(pl->job->group)->nprocs;
-    double ms = meta_stretch(pl, ops_ratio_at(pl, t));
+    double ms = meta_stretch(pl, ops_ratio_at(pl, t), META_SIGMA);
     double io_start = t + 0.3 * ms + 0.01;
     double io_end = io_start + io_s * (1.0 + 0.001 * gsl_ran_ugaussian(pl->rng));
     double per_rank = BUSY * 0.9 * (io_end - io_start);
@@ -324,7 +333,8 @@ static double shared_access(const struct plan *pl, struct data_file *f, int writ
  * stats along the run) follows the mean operation rate over the run. */
 static void npb_log(const struct plan *pl, struct data_file *f, double io_end)
 {
-    double meta = NPB_LOG_META_S * meta_stretch(pl, ops_ratio_over(pl, 1.0, io_end));
+    double meta = NPB_LOG_META_S *
+                  meta_stretch(pl, ops_ratio_over(pl, 1.0, io_end), NPB_LOG_META_SIGMA);
 
     f->opens = 1;
     f->open_start_s = 1.0;
@@ -373,10 +383,10 @@ static void round_times(struct data_job *job)
     job->run_time_s = micro(job->run_time_s);
     for (size_t i = 0; i < job->nfiles; i++) {
         struct data_file *f = &job->files[i];
-        double *t[] = {&f->open_start_s,  &f->open_end_s,    &f->read_start_s,
-                       &f->read_end_s,    &f->write_start_s, &f->write_end_s,
-                       &f->close_start_s, &f->close_end_s,   &f->read_time_s,
-                       &f->write_time_s,  &f->meta_time_s,   &f->fastest_rank_time_s,
+        double *t[] = {&f->open_start_s,       &f->open_end_s,    &f->read_start_s,
+                       &f->read_end_s,         &f->write_start_s, &f->write_end_s,
+                       &f->close_start_s,      &f->close_end_s,   &f->read_time_s,
+                       &f->write_time_s,       &f->meta_time_s,   &f->fastest_rank_time_s,
                        &f->slowest_rank_time_s};
         for (size_t k = 0; k < sizeof t / sizeof t[0]; k++)
             *t[k] = micro(*t[k]);
@@ -404,7 +414,8 @@ static void fill_truth(const struct plan *pl)
     }
     job->io_first_s = first;
     job->io_last_s = last;
-    data_background_volume(pl->bg, job->fs, job->start_s + first, job->start_s + last, &v);
+    data_background_volume(pl->bg, job->fs, job->start_s + first, job->start_s + last,
+                           &v);
     job->load_read_bps = last > first ? v.read_bytes / (last - first) : 0.0;
 }
 
@@ -454,8 +465,9 @@ static void plan_one(struct plan *pl, struct data_job *job)
     fill_truth(pl);
 }
 
-struct data_job *data_jobs_plan(const struct data_params *p, const struct data_background *bg,
-                                gsl_rng *rng, size_t *njobs)
+struct data_job *data_jobs_plan(const struct data_params *p,
+                                const struct data_background *bg, gsl_rng *rng,
+                                size_t *njobs)
 {
     size_t n = (size_t)DATA_NGROUPS * p->jobs_per_group;
     struct start_key *keys = draw_starts(p, rng, n);
@@ -469,7 +481,8 @@ struct data_job *data_jobs_plan(const struct data_params *p, const struct data_b
         return NULL;
     }
     for (size_t i = 0; i < n; i++) {
-        jobid += 1 + gsl_rng_uniform_int(rng, 37); /* other users' jobs take ids between */
+        jobid +=
+            1 + gsl_rng_uniform_int(rng, 37); /* other users' jobs take ids between */
         jobs[i].group = (enum data_group)keys[i].group;
         jobs[i].start_s = keys[i].start_s;
         jobs[i].jobid = jobid;

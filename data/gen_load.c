@@ -1,4 +1,5 @@
-/* gen_load.c: the background traffic each scratch file system carries besides the jobs. */
+/* gen_load.c: the background traffic each scratch file system carries besides the jobs.
+ */
 #include "internal.h"
 
 #include <gsl/gsl_randist.h>
@@ -41,23 +42,18 @@ double data_unit_lognormal(gsl_rng *rng, double sigma)
     return unit_lognormal(gsl_ran_ugaussian(rng), sigma);
 }
 
-static double tune(const char *name, double def)
-{
-    const char *s = getenv(name);
-    return s != NULL ? strtod(s, NULL) : def;
-}
-
 static void draw_level(gsl_rng *rng, struct data_rates *r)
 {
     double zr = gsl_ran_ugaussian(rng);
-    double zw = READ_WRITE_RHO * zr + sqrt(1.0 - READ_WRITE_RHO * READ_WRITE_RHO) *
-                                          gsl_ran_ugaussian(rng);
-    double read_op = READ_OP_BYTES * unit_lognormal(gsl_ran_ugaussian(rng), OP_SIZE_SIGMA);
+    double zw = READ_WRITE_RHO * zr +
+                sqrt(1.0 - READ_WRITE_RHO * READ_WRITE_RHO) * gsl_ran_ugaussian(rng);
+    double read_op =
+        READ_OP_BYTES * unit_lognormal(gsl_ran_ugaussian(rng), OP_SIZE_SIGMA);
     double write_op =
         WRITE_OP_BYTES * unit_lognormal(gsl_ran_ugaussian(rng), OP_SIZE_SIGMA);
 
-    r->read_bps = MEAN_READ_BPS * unit_lognormal(zr, tune("T_LSIG", LEVEL_SIGMA));
-    r->write_bps = MEAN_WRITE_BPS * unit_lognormal(zw, tune("T_LSIG", LEVEL_SIGMA));
+    r->read_bps = MEAN_READ_BPS * unit_lognormal(zr, LEVEL_SIGMA);
+    r->write_bps = MEAN_WRITE_BPS * unit_lognormal(zw, LEVEL_SIGMA);
     r->read_ops_s = r->read_bps / read_op;
     r->write_ops_s = r->write_bps / write_op;
 }

@@ -20,11 +20,11 @@
 #define DATA_EPOCH_START 1795132800LL
 
 struct data_params {
-    const char *out_dir;      /* borrowed */
-    unsigned long seed;       /* only the low 32 bits reach mt19937 */
-    double coupling;          /* strength of every planted effect; 0 switches all off */
-    unsigned days;            /* length of the iostat series */
-    unsigned jobs_per_group;  /* jobs planned per application group */
+    const char *out_dir;     /* borrowed */
+    unsigned long seed;      /* only the low 32 bits reach mt19937 */
+    double coupling;         /* strength of every planted effect; 0 switches all off */
+    unsigned days;           /* length of the iostat series */
+    unsigned jobs_per_group; /* jobs planned per application group */
 };
 
 /* Rates of traffic at one moment. */
@@ -71,8 +71,8 @@ double data_unit_lognormal(gsl_rng *rng, double sigma);
 enum data_group { DATA_ESB = 0, DATA_NPC, DATA_NPB };
 
 struct data_group_info {
-    const char *name;     /* folder under darshan/: "esb" */
-    const char *user;     /* log owner, first part of the log file name */
+    const char *name; /* folder under darshan/: "esb" */
+    const char *user; /* log owner, first part of the log file name */
     int64_t uid;
     const char *exe;      /* the `exe` header line: full command line */
     const char *exe_base; /* basename of its first token */
@@ -96,7 +96,7 @@ struct data_file {
     int64_t read_bytes, write_bytes;
     double open_start_s, open_end_s, read_start_s, read_end_s;
     double write_start_s, write_end_s, close_start_s, close_end_s;
-    double read_time_s, write_time_s, meta_time_s; /* cumulative (summed over ranks) */
+    double read_time_s, write_time_s, meta_time_s;   /* cumulative (summed over ranks) */
     double fastest_rank_time_s, slowest_rank_time_s; /* shared files only */
     int64_t fastest_rank, slowest_rank;              /* shared files only */
 };
@@ -104,23 +104,24 @@ struct data_file {
 struct data_job {
     enum data_group group;
     uint64_t jobid;
-    int fs;               /* the scratch file system it used */
-    double start_s;       /* true start, seconds after DATA_EPOCH_START */
-    double run_time_s;    /* true end - true start */
+    int fs;                              /* the scratch file system it used */
+    double start_s;                      /* true start, seconds after DATA_EPOCH_START */
+    double run_time_s;                   /* true end - true start */
     double stdout_start_s, stdout_end_s; /* its <STDOUT> writes, relative */
     int64_t stdout_writes, stdout_bytes;
     size_t nfiles;
     struct data_file files[DATA_MAX_FILES];
-    double io_first_s;     /* truth: first read/write window start, relative */
-    double io_last_s;      /* truth: last read/write window end, relative */
-    double load_read_bps;  /* truth: mean background read bandwidth of fs over it */
+    double io_first_s;    /* truth: first read/write window start, relative */
+    double io_last_s;     /* truth: last read/write window end, relative */
+    double load_read_bps; /* truth: mean background read bandwidth of fs over it */
 };
 
 /* Plans jobs_per_group jobs of every group against bg: start times, job ids (rising
  * with the start), timelines and counters. Returns an array the caller frees (free),
  * sorted by start, its length in *njobs; NULL: no memory. */
-struct data_job *data_jobs_plan(const struct data_params *p, const struct data_background *bg,
-                                gsl_rng *rng, size_t *njobs);
+struct data_job *data_jobs_plan(const struct data_params *p,
+                                const struct data_background *bg, gsl_rng *rng,
+                                size_t *njobs);
 
 /* ---- output (gen_iostat.c, gen_darshan.c) ---- */
 

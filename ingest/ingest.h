@@ -47,8 +47,7 @@ struct darshan_record {
     char *file_name;       /* owned; may be "" */
     char *mount_point;     /* owned */
     char *fs_type;         /* owned */
-    int64_t reads, writes; /* operation counts (POSIX_READS,
-                              MPIIO_INDEP_READS+COLL_READS+..., STDIO_READS) */
+    int64_t reads, writes; /* operation counts; MPI-IO: INDEP + COLL + SPLIT + NB */
     int64_t opens;
     int64_t bytes_read, bytes_written;
     double open_start, read_start, read_end, write_start, write_end, close_end;
@@ -72,20 +71,20 @@ struct darshan_log {
     struct darshan_record *records; /* owned */
     size_t n_records;
     size_t n_lines;          /* lines read */
-    size_t n_skipped_module; /* counter lines of modules not parsed (HEATMAP, LUSTRE, H5*,
-                                …) */
+    size_t n_skipped_module; /* lines of other modules (HEATMAP, LUSTRE, H5*, …) */
 };
 
 /* Parses darshan-parser default text (Darshan 3.x, 8 tab-separated fields). path
  * names the input in errors. On success *out is a new log the caller frees. An
  * incomplete log (a module banner with no records while the region table lists the
  * module, or the parser's "incomplete" note) is STATUS_PARSE with msg
- * "incomplete: MODULE". Bad lines are STATUS_PARSE naming the line and what was
- * expected, e.g. "expected 8 tab-separated fields, got 5"; so are a missing header
- * key (darshan log version, exe, uid, jobid, start_time, end_time, nprocs, run time),
- * a record lacking a counter the metrics use, and a last counter line with no
- * newline. On any error *out is NULL and nothing is kept. STATUS_INVALID for a NULL
- * fp or out, STATUS_NOMEM. One pass, O(lines). */
+ * "incomplete: MODULE"; a banner followed by its counter description is a module
+ * with no records, not an incomplete one. Bad lines are STATUS_PARSE naming the line
+ * and what was expected, e.g. "expected 8 tab-separated fields, got 5"; so are a
+ * missing header key (darshan log version, exe, uid, jobid, start_time, end_time,
+ * nprocs, run time), a record lacking a counter the metrics use, and a last counter
+ * line with no newline. On any error *out is NULL and nothing is kept.
+ * STATUS_INVALID for a NULL fp or out, STATUS_NOMEM. One pass, O(lines). */
 enum status ingest_darshan_parse(FILE *fp, const char *path, struct darshan_log **out,
                                  struct error *err);
 void darshan_log_free(struct darshan_log *log);
@@ -111,9 +110,8 @@ struct job_metrics {
     int64_t eta_read, eta_write;         /* all file systems, one layer per file */
     int64_t eta_mon_read, eta_mon_write; /* monitored file systems only */
     int64_t n_unique_files, n_shared_files;
-    char
-        group_key[256]; /* "uid|executable|nprocs|b(read)|b(write)|b(unique)|b(shared)" */
-    char group_id[17];  /* stable 64-bit hash of group_key, 16 hex digits */
+    char group_key[256]; /* "uid|executable|nprocs|b(read)|b(write)|b(unique)|b(shared)"*/
+    char group_id[17];   /* stable 64-bit hash of group_key, 16 hex digits */
     struct job_window *windows; /* owned */
     size_t n_windows;
 };
@@ -168,8 +166,6 @@ void iostat_data_free(struct iostat_data *d);
 
 #define INGEST_DEFAULT_DEVICE_INCLUDE "^(sd[a-z]+|vd[a-z]+|xvd[a-z]+|nvme[0-9]+n[0-9]+)$"
 
-#endif
-
 /* ---- the loader (files → database) ---------------------------------------------- */
 
 struct db;
@@ -211,3 +207,5 @@ enum status ingest_iostat_paths(struct db *db, char *const *paths, size_t n_path
                                 const struct ingest_opts *opts, struct ingest_summary *s,
                                 struct error *err);
 void ingest_summary_clear(struct ingest_summary *s);
+
+#endif

@@ -43,6 +43,8 @@
     "# " mod " module data\n"                                                            \
     "# *******************************************************\n"
 
+#define MPIIO_BANNER BANNER("MPI-IO")
+
 #define FIRST_BODY_LINE 21
 
 /* A POSIX record of rank 1 with every counter the metrics use: 15 lines. */
@@ -319,28 +321,28 @@ static void records_of_release_3_5_0_match_their_counters(void **state)
 
 static void mpiio_counts_add_all_four_kinds(void **state)
 {
-    static const char text[] = HEADER BANNER(
-        "MPI-IO") "MPI-IO\t-1\t5\tMPIIO_INDEP_OPENS\t3\tf\t/\text4\n"
-                  "MPI-IO\t-1\t5\tMPIIO_COLL_OPENS\t4\tf\t/\text4\n"
-                  "MPI-IO\t-1\t5\tMPIIO_INDEP_READS\t1\tf\t/\text4\n"
-                  "MPI-IO\t-1\t5\tMPIIO_COLL_READS\t20\tf\t/\text4\n"
-                  "MPI-IO\t-1\t5\tMPIIO_SPLIT_READS\t300\tf\t/\text4\n"
-                  "MPI-IO\t-1\t5\tMPIIO_NB_READS\t4000\tf\t/\text4\n"
-                  "MPI-IO\t-1\t5\tMPIIO_INDEP_WRITES\t2\tf\t/\text4\n"
-                  "MPI-IO\t-1\t5\tMPIIO_COLL_WRITES\t-1\tf\t/\text4\n" /* not collected */
-                  "MPI-IO\t-1\t5\tMPIIO_SPLIT_WRITES\t30\tf\t/\text4\n"
-                  "MPI-IO\t-1\t5\tMPIIO_NB_WRITES\t0\tf\t/\text4\n"
-                  "MPI-IO\t-1\t5\tMPIIO_BYTES_READ\t1\tf\t/\text4\n"
-                  "MPI-IO\t-1\t5\tMPIIO_BYTES_WRITTEN\t2\tf\t/\text4\n"
-                  "MPI-IO\t-1\t5\tMPIIO_F_OPEN_START_TIMESTAMP\t0.1\tf\t/\text4\n"
-                  "MPI-IO\t-1\t5\tMPIIO_F_READ_START_TIMESTAMP\t0.2\tf\t/\text4\n"
-                  "MPI-IO\t-1\t5\tMPIIO_F_READ_END_TIMESTAMP\t0.3\tf\t/\text4\n"
-                  "MPI-IO\t-1\t5\tMPIIO_F_WRITE_START_TIMESTAMP\t0.4\tf\t/\text4\n"
-                  "MPI-IO\t-1\t5\tMPIIO_F_WRITE_END_TIMESTAMP\t0.5\tf\t/\text4\n"
-                  "MPI-IO\t-1\t5\tMPIIO_F_CLOSE_END_TIMESTAMP\t0.6\tf\t/\text4\n"
-                  "MPI-IO\t-1\t5\tMPIIO_F_READ_TIME\t0.01\tf\t/\text4\n"
-                  "MPI-IO\t-1\t5\tMPIIO_F_WRITE_TIME\t0.02\tf\t/\text4\n"
-                  "MPI-IO\t-1\t5\tMPIIO_F_META_TIME\t0.03\tf\t/\text4\n";
+    static const char text[] = HEADER MPIIO_BANNER
+        "MPI-IO\t-1\t5\tMPIIO_INDEP_OPENS\t3\tf\t/\text4\n"
+        "MPI-IO\t-1\t5\tMPIIO_COLL_OPENS\t4\tf\t/\text4\n"
+        "MPI-IO\t-1\t5\tMPIIO_INDEP_READS\t1\tf\t/\text4\n"
+        "MPI-IO\t-1\t5\tMPIIO_COLL_READS\t20\tf\t/\text4\n"
+        "MPI-IO\t-1\t5\tMPIIO_SPLIT_READS\t300\tf\t/\text4\n"
+        "MPI-IO\t-1\t5\tMPIIO_NB_READS\t4000\tf\t/\text4\n"
+        "MPI-IO\t-1\t5\tMPIIO_INDEP_WRITES\t2\tf\t/\text4\n"
+        "MPI-IO\t-1\t5\tMPIIO_COLL_WRITES\t-1\tf\t/\text4\n" /* not collected */
+        "MPI-IO\t-1\t5\tMPIIO_SPLIT_WRITES\t30\tf\t/\text4\n"
+        "MPI-IO\t-1\t5\tMPIIO_NB_WRITES\t0\tf\t/\text4\n"
+        "MPI-IO\t-1\t5\tMPIIO_BYTES_READ\t1\tf\t/\text4\n"
+        "MPI-IO\t-1\t5\tMPIIO_BYTES_WRITTEN\t2\tf\t/\text4\n"
+        "MPI-IO\t-1\t5\tMPIIO_F_OPEN_START_TIMESTAMP\t0.1\tf\t/\text4\n"
+        "MPI-IO\t-1\t5\tMPIIO_F_READ_START_TIMESTAMP\t0.2\tf\t/\text4\n"
+        "MPI-IO\t-1\t5\tMPIIO_F_READ_END_TIMESTAMP\t0.3\tf\t/\text4\n"
+        "MPI-IO\t-1\t5\tMPIIO_F_WRITE_START_TIMESTAMP\t0.4\tf\t/\text4\n"
+        "MPI-IO\t-1\t5\tMPIIO_F_WRITE_END_TIMESTAMP\t0.5\tf\t/\text4\n"
+        "MPI-IO\t-1\t5\tMPIIO_F_CLOSE_END_TIMESTAMP\t0.6\tf\t/\text4\n"
+        "MPI-IO\t-1\t5\tMPIIO_F_READ_TIME\t0.01\tf\t/\text4\n"
+        "MPI-IO\t-1\t5\tMPIIO_F_WRITE_TIME\t0.02\tf\t/\text4\n"
+        "MPI-IO\t-1\t5\tMPIIO_F_META_TIME\t0.03\tf\t/\text4\n";
     struct darshan_log *log;
     struct error err = {0};
 
