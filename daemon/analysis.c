@@ -22,6 +22,8 @@ static const struct metric_def metrics[] = {
     {"t_um", FAM_LOG},
     {"t_urw", FAM_LOG},
     {"t_s", FAM_LOG},
+    {"t_s_span", FAM_LOG},
+    {"t_s_slowest", FAM_LOG},
     {"t", FAM_LOG},
     {"t_fr", FAM_LOG},
     {"t_fw", FAM_LOG},
@@ -79,6 +81,8 @@ static double metric_value(const char *name, const struct db_job *j,
         {"t_um", j->t_um},
         {"t_urw", j->t_urw},
         {"t_s", j->t_s},
+        {"t_s_span", j->t_s_span},
+        {"t_s_slowest", j->t_s_slowest},
         {"t", j->t},
         {"t_fr", j->t_fr >= 0 ? j->t_fr : (double)NAN},
         {"t_fw", j->t_fw >= 0 ? j->t_fw : (double)NAN},
@@ -295,6 +299,67 @@ static enum status invalid_param(struct error *err, const char *param, const cha
     return rc;
 }
 
+/* What every analysis of one granularity and scope needs: the series on its grid. */
+struct analysis_ctx {
+    struct db_streams *streams;
+    struct stats_series *series;
+    double base_delta_s; /* Δ */
+    unsigned k;          /* granularity = k·Δ */
+    const char *scope;   /* "all" or "fs:NAME" */
+};
+
+static void ctx_clear(struct analysis_ctx *c)
+{
+    stats_series_free(c->series);
+    db_streams_free(c->streams);
+    memset(c, 0, sizeof *c);
+}
+
+static enum status ctx_prepare(struct db *db, const struct app_config *cfg,
+                               double granularity_s, const char *scope,
+                               struct analysis_ctx *c, struct error *err)
+{
+    const char *fs = NULL;
+    enum status rc;
+
+    memset(c, 0, sizeof *c);
+    if (scope == NULL || strcmp(scope, "all") == 0)
+        scope = "all";
+    else if (strncmp(scope, "fs:", 3) == 0 && scope[3] != '\0')
+        fs = scope + 3;
+    else
+        return invalid_param(err, "scope", "use all or fs:NAME; unsupported scope",
+                             scope);
+    c->scope = scope;
+    rc = db_streams_load(db, fs, cfg->sample_offset_s, &c->streams, err);
+    if (rc != STATUS_OK)
+        return rc;
+    if (c->streams->n == 0) {
+        rc = error_set(err, STATUS_NOT_FOUND, "no server samples%s%s are loaded",
+                       fs != NULL ? " for " : "", fs != NULL ? fs : "");
+        ctx_clear(c);
+        return rc;
+    }
+    c->base_delta_s = base_delta(cfg, c->streams);
+    double kf = granularity_s > 0 ? granularity_s / c->base_delta_s : 1;
+    c->k = (unsigned)lround(kf);
+    if (c->k < 1 || fabs(kf - c->k) > 1e-9 * kf) {
+        char value[40];
+        snprintf(value, sizeof value, "%g", granularity_s);
+        rc = error_set(
+            err, STATUS_INVALID,
+            "granularity %s s is not a whole multiple of the base interval %g s", value,
+            c->base_delta_s);
+        snprintf(err->file, sizeof err->file, "granularity");
+        ctx_clear(c);
+        return rc;
+    }
+    rc = build_series(c->streams, c->base_delta_s, c->k, &c->series, err);
+    if (rc != STATUS_OK)
+        ctx_clear(c);
+    return rc;
+}
+
 enum status analysis_association(struct db *db, const struct app_config *cfg,
                                  const char *group_id, const char *y, const char *x,
                                  double granularity_s, const char *scope, json_t **out,
@@ -303,59 +368,29 @@ enum status analysis_association(struct db *db, const struct app_config *cfg,
     const struct metric_def *my = metric_find(y), *mx = metric_find(x);
     struct db_group group;
     struct db_jobs *jobs = NULL;
-    struct db_streams *streams = NULL;
-    struct stats_series *series = NULL;
+    struct analysis_ctx ctx;
     struct stats_ws *ws = NULL;
     struct pair_data p;
     struct stats_assoc a;
     enum status rc;
-    const char *fs = NULL;
 
     *out = NULL;
     memset(&p, 0, sizeof p);
+    memset(&ctx, 0, sizeof ctx);
     if (my == NULL)
         return invalid_param(err, "y", "unknown metric", y);
     if (mx == NULL)
         return invalid_param(err, "x", "unknown metric", x);
-    if (scope == NULL || strcmp(scope, "all") == 0) {
-        scope = "all";
-    } else if (strncmp(scope, "fs:", 3) == 0 && scope[3] != '\0') {
-        fs = scope + 3;
-    } else {
-        return invalid_param(err, "scope", "use all or fs:NAME; unsupported scope",
-                             scope);
-    }
     rc = db_group_get(db, group_id, &group, err);
     if (rc != STATUS_OK)
         return rc;
-    rc = db_streams_load(db, fs, cfg->sample_offset_s, &streams, err);
+    rc = ctx_prepare(db, cfg, granularity_s, scope, &ctx, err);
     if (rc != STATUS_OK)
-        goto out;
-    if (streams->n == 0) {
-        rc = error_set(err, STATUS_NOT_FOUND, "no server samples%s%s are loaded",
-                       fs != NULL ? " for " : "", fs != NULL ? fs : "");
-        goto out;
-    }
-    double delta = base_delta(cfg, streams);
-    double kf = granularity_s > 0 ? granularity_s / delta : 1;
-    unsigned k = (unsigned)lround(kf);
-    if (k < 1 || fabs(kf - k) > 1e-9 * kf) {
-        char msg[40];
-        snprintf(msg, sizeof msg, "%g", granularity_s);
-        rc = error_set(
-            err, STATUS_INVALID,
-            "granularity %s s is not a whole multiple of the base interval %g s", msg,
-            delta);
-        snprintf(err->file, sizeof err->file, "granularity");
-        goto out;
-    }
-    rc = build_series(streams, delta, k, &series, err);
-    if (rc != STATUS_OK)
-        goto out;
+        return rc;
     rc = db_jobs_of_group(db, group_id, &jobs, err);
     if (rc != STATUS_OK)
         goto out;
-    rc = collect_pairs(jobs, series, my, mx, false, &p, err);
+    rc = collect_pairs(jobs, ctx.series, my, mx, false, &p, err);
     if (rc != STATUS_OK)
         goto out;
     ws = stats_ws_new(p.d > 0 ? p.d : 1);
@@ -367,32 +402,15 @@ enum status analysis_association(struct db *db, const struct app_config *cfg,
                              ws, &a, err);
     if (rc != STATUS_OK)
         goto out;
-    bool all_positive = p.d > 0;
-    for (size_t i = 0; i < p.d; i++) {
-        if (!(p.x[i] > 0 && p.y[i] > 0))
-            all_positive = false;
-    }
-
     json_t *o = json_object();
-    json_t *reasons = json_object();
     json_object_set_new(o, "group", json_string(group.id));
     json_object_set_new(o, "y", json_string(y));
     json_object_set_new(o, "x", json_string(x));
-    json_object_set_new(o, "granularity_s", json_real(delta * k));
-    json_object_set_new(o, "base_granularity_s", json_real(delta));
-    json_object_set_new(o, "space", json_string(all_positive ? "log" : "linear"));
-    json_object_set_new(o, "scope", json_string(scope));
-    json_object_set_new(o, "d", json_integer((json_int_t)p.d));
+    json_object_set_new(o, "granularity_s", json_real(ctx.base_delta_s * ctx.k));
+    json_object_set_new(o, "base_granularity_s", json_real(ctx.base_delta_s));
+    json_object_set_new(o, "scope", json_string(ctx.scope));
     json_object_set_new(o, "excluded", excluded_json(&p));
-    set_coef(o, reasons, "pearson", &a.pearson);
-    set_coef(o, reasons, "spearman", &a.spearman);
-    if (json_object_size(reasons) > 0) {
-        /* One reason for the whole object (INTERFACES.md), and each coefficient's. */
-        json_object_set(o, "reason", json_object_iter_value(json_object_iter(reasons)));
-        json_object_set_new(o, "reasons", reasons);
-    } else {
-        json_decref(reasons);
-    }
+    assoc_fill_json(o, p.x, p.y, &a);
     json_object_set_new(o, "sample_offset_s", num_or_null(cfg->sample_offset_s));
     /* Darshan's whole-second start: every absolute time may be up to 1 s early. */
     json_object_set_new(o, "time_error_s", json_real(1.0));
@@ -401,8 +419,153 @@ out:
     free(p.x);
     free(p.y);
     stats_ws_free(ws);
-    stats_series_free(series);
     db_jobs_free(jobs);
-    db_streams_free(streams);
+    ctx_clear(&ctx);
+    return rc;
+}
+
+void assoc_fill_json(json_t *o, const double *x, const double *y,
+                     const struct stats_assoc *a)
+{
+    json_t *reasons = json_object();
+    bool all_positive = a->d > 0;
+
+    for (size_t i = 0; i < a->d; i++)
+        if (!(x[i] > 0 && y[i] > 0))
+            all_positive = false;
+    /* The KDE's fitting space (METHOD.md §5): log when every value is positive. */
+    json_object_set_new(o, "space", json_string(all_positive ? "log" : "linear"));
+    json_object_set_new(o, "d", json_integer((json_int_t)a->d));
+    set_coef(o, reasons, "pearson", &a->pearson);
+    set_coef(o, reasons, "spearman", &a->spearman);
+    if (json_object_size(reasons) > 0) {
+        /* One reason for the whole object (INTERFACES.md), and each coefficient's. */
+        json_object_set(o, "reason", json_object_iter_value(json_object_iter(reasons)));
+        json_object_set_new(o, "reasons", reasons);
+    } else {
+        json_decref(reasons);
+    }
+}
+
+/* ---- export jobs --------------------------------------------------------------- */
+
+static const char *const family_names[] = {"log", "psi", "d", "i"};
+
+static void put_csv_value(FILE *fp, double v)
+{
+    if (isfinite(v))
+        fprintf(fp, ",%.17g", v);
+    else
+        fputs(",", fp);
+}
+
+enum status analysis_export_jobs(struct db *db, const struct app_config *cfg,
+                                 const char *group_id, double granularity_s,
+                                 const char *scope, bool json, FILE *fp,
+                                 struct error *err)
+{
+    struct analysis_ctx ctx;
+    struct db_jobs *jobs = NULL;
+    struct stats_window *win = NULL;
+    size_t *scratch = NULL;
+    json_t *rows = NULL;
+    enum status rc;
+    size_t n_metrics = sizeof metrics / sizeof metrics[0];
+
+    rc = ctx_prepare(db, cfg, granularity_s, scope, &ctx, err);
+    if (rc != STATUS_OK)
+        return rc;
+    rc = db_jobs_of_group(db, group_id, &jobs, err);
+    if (rc != STATUS_OK)
+        goto out;
+    size_t max_w = 0;
+    for (size_t i = 0; i < jobs->n; i++)
+        if (jobs->jobs[i].n_windows > max_w)
+            max_w = jobs->jobs[i].n_windows;
+    win = calloc(max_w + 1, sizeof *win);
+    scratch = calloc(2 * max_w + 2, sizeof *scratch);
+    if (win == NULL || scratch == NULL) {
+        rc = error_set(err, STATUS_NOMEM, "export");
+        goto out;
+    }
+    if (json) {
+        rows = json_array();
+    } else {
+        fputs("id,jobid,group,start_time,granularity_s", fp);
+        for (size_t m = 0; m < n_metrics; m++)
+            fprintf(fp, ",%s", metrics[m].name);
+        fputs(",excluded_psi,excluded_d,excluded_i\n", fp);
+    }
+    for (size_t i = 0; i < jobs->n; i++) {
+        const struct db_job *j = &jobs->jobs[i];
+        struct stats_job_volume v;
+        struct error job_err = {0};
+        for (size_t w = 0; w < j->n_windows; w++)
+            win[w] = (struct stats_window){.start_s = j->windows[w].start_s,
+                                           .end_s = j->windows[w].end_s,
+                                           .monitored = j->windows[w].monitored};
+        struct stats_job sj = {.start_s = j->start_s,
+                               .end_s = j->end_s,
+                               .windows = win,
+                               .n_windows = j->n_windows};
+        enum status jrc = stats_job_volume(ctx.series, &sj, scratch, &v, &job_err);
+        if (jrc != STATUS_OK && jrc != STATUS_INVALID) {
+            rc = error_set(err, jrc, "%s", job_err.msg);
+            goto out;
+        }
+        if (jrc == STATUS_INVALID) {
+            memset(&v, 0, sizeof v);
+            v.psi_excl = v.d_excl = v.i_excl = EXCL_NONFINITE;
+        }
+        enum stats_exclusion fam_excl[4] = {EXCL_NONE, v.psi_excl, v.d_excl, v.i_excl};
+        if (json) {
+            json_t *o = json_object();
+            json_object_set_new(o, "id", json_string(j->job_key));
+            json_object_set_new(o, "jobid", json_string(j->jobid));
+            json_object_set_new(o, "group", json_string(j->group_id));
+            json_object_set_new(o, "start_time", json_integer((json_int_t)j->start_s));
+            json_object_set_new(o, "granularity_s", json_real(ctx.base_delta_s * ctx.k));
+            for (size_t m = 0; m < n_metrics; m++) {
+                double val = fam_excl[metrics[m].fam] == EXCL_NONE
+                                 ? metric_value(metrics[m].name, j, &v)
+                                 : (double)NAN;
+                json_object_set_new(o, metrics[m].name, num_or_null(val));
+            }
+            json_t *ex = json_object();
+            for (int f = 1; f < 4; f++)
+                if (fam_excl[f] != EXCL_NONE)
+                    json_object_set_new(ex, family_names[f],
+                                        json_string(stats_exclusion_name(fam_excl[f])));
+            json_object_set_new(o, "excluded", ex);
+            json_array_append_new(rows, o);
+        } else {
+            fprintf(fp, "%s,%s,%s,%.0f", j->job_key, j->jobid, j->group_id, j->start_s);
+            put_csv_value(fp, ctx.base_delta_s * ctx.k);
+            for (size_t m = 0; m < n_metrics; m++)
+                put_csv_value(fp, fam_excl[metrics[m].fam] == EXCL_NONE
+                                      ? metric_value(metrics[m].name, j, &v)
+                                      : (double)NAN);
+            for (int f = 1; f < 4; f++)
+                fprintf(fp, ",%s", stats_exclusion_name(fam_excl[f]));
+            fputc('\n', fp);
+        }
+    }
+    if (json) {
+        json_t *doc = json_object();
+        json_object_set_new(doc, "granularity_s", json_real(ctx.base_delta_s * ctx.k));
+        json_object_set_new(doc, "scope", json_string(ctx.scope));
+        json_object_set_new(doc, "jobs", rows);
+        rows = NULL;
+        if (json_dumpf(doc, fp, JSON_COMPACT | JSON_REAL_PRECISION(17)) != 0)
+            rc = error_set(err, STATUS_INTERNAL, "writing JSON");
+        fputc('\n', fp);
+        json_decref(doc);
+    }
+out:
+    json_decref(rows);
+    free(win);
+    free(scratch);
+    db_jobs_free(jobs);
+    ctx_clear(&ctx);
     return rc;
 }

@@ -62,6 +62,7 @@ int cmd_analyze(struct app_config *cfg, int argc, char **argv);
 int cmd_serve(struct app_config *cfg, int argc, char **argv);
 int cmd_demo(struct app_config *cfg, int argc, char **argv);
 int cmd_config(struct app_config *cfg, int argc, char **argv);
+int cmd_export(struct app_config *cfg, int argc, char **argv);
 
 /* Starts the HTTP API on listen ("ADDR:PORT"; port 0 picks a free one) and
  * prints "listening on ADDR:PORT" on stdout. Serves until SIGINT/SIGTERM, or, with
@@ -85,6 +86,19 @@ enum status analysis_association(struct db *db, const struct app_config *cfg,
  * groups or jobs were excluded). */
 int analyze_run(const struct app_config *cfg, struct db *db, const char *group_id,
                 double granularity_s, bool progress);
+
+/* Writes every job metric of METHOD.md §2–3 (one row per job; CSV with canonical
+ * column names, or JSON) for a group (NULL: all) at granularity_s (0: base). */
+enum status analysis_export_jobs(struct db *db, const struct app_config *cfg,
+                                 const char *group_id, double granularity_s,
+                                 const char *scope, bool json, FILE *fp,
+                                 struct error *err);
+
+struct stats_assoc;
+/* Adds d, space and the coefficients (null with a reason when undefined) of a to
+ * the association object o; x and y are the d values it was computed on. */
+void assoc_fill_json(json_t *o, const double *x, const double *y,
+                     const struct stats_assoc *a);
 
 /* true when name is a job metric that y or x may take. */
 bool analysis_metric_known(const char *name);

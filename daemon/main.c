@@ -26,6 +26,8 @@ static void usage(FILE *fp)
         "system\n"
         "  analyze [--group G] [--granularity S]\n"
         "                                      compute and store the associations\n"
+        "  export jobs [--granularity S] [--group G] [--format csv|json] [--out FILE]\n"
+        "                                      every job metric, one row per job\n"
         "  serve [--listen ADDR:PORT]          the HTTP JSON API and the dashboard\n"
         "  demo [--check]                      sample data -> ingest -> analyze -> "
         "serve\n"
@@ -176,13 +178,16 @@ int main(int argc, char **argv)
         rc = cmd_serve(&cfg, sub_argc, sub_argv);
     } else if (strcmp(cmd, "demo") == 0) {
         rc = cmd_demo(&cfg, sub_argc, sub_argv);
+    } else if (strcmp(cmd, "export") == 0) {
+        rc = cmd_export(&cfg, sub_argc, sub_argv);
     } else if (strcmp(cmd, "config") == 0) {
         rc = cmd_config(&cfg, sub_argc, sub_argv);
     } else if (strcmp(cmd, "help") == 0) {
         usage(stdout);
         rc = EXIT_OK;
-    } else
+    } else {
         rc = cmd_help(cmd);
+    }
     app_config_clear(&cfg);
     return rc;
 }

@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <gsl/gsl_errno.h>
 #include <inttypes.h>
@@ -25,7 +26,7 @@ static const char usage_text[] =
     "darshan-parser text of three application groups (esb, npc, npb), iocontend.conf\n"
     "and truth.csv. The output depends only on the seed and the parameters.\n"
     "  --out DIR            output folder (var/sample)\n"
-    "  --seed N             random seed (20240601)\n"
+    "  --seed N             random seed, 0-4294967295 (20240601)\n"
     "  --coupling C         strength of the planted contention effects, 0 = none (1.0)\n"
     "  --days D             length of the iostat series in days, 1-60 (3)\n"
     "  --jobs-per-group N   jobs in each group, 1-100000 (420)\n";
@@ -96,15 +97,20 @@ static int parse_args(int argc, char **argv, struct data_params *p)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    int opt;
+    int opt, index = -1;
 
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "", longopts, &index)) != -1) {
         if (opt == 'h')
             return 1;
-        if (opt == '?' || parse_option(opt, optarg, p) != 0) {
-            fprintf(stderr, "iocontend-gen: bad or unknown option %s\n%s",
+        if (opt == '?') {
+            fprintf(stderr, "iocontend-gen: unknown option or missing value: %s\n%s",
                     argv[optind - 1], usage_text);
+            return -1;
+        }
+        if (parse_option(opt, optarg, p) != 0) {
+            fprintf(stderr, "iocontend-gen: bad value for --%s: '%s'\n%s",
+                    longopts[index].name, optarg, usage_text);
             return -1;
         }
     }
@@ -149,17 +155,16 @@ static enum status clear_dir(const char *dir, const char *suffix, struct error *
 {
     DIR *d = opendir(dir);
     const struct dirent *e;
-    char path[4096];
 
     if (d == NULL)
         return error_set(err, STATUS_NOT_FOUND, "%s: %s", dir, strerror(errno));
     while ((e = readdir(d)) != NULL) {
         if (!ends_with(e->d_name, suffix))
             continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (unlink(path) != 0) {
+        if (unlinkat(dirfd(d), e->d_name, 0) != 0) {
             closedir(d);
-            return error_set(err, STATUS_NOT_FOUND, "%s: %s", path, strerror(errno));
+            return error_set(err, STATUS_NOT_FOUND, "%s/%s: %s", dir, e->d_name,
+                             strerror(errno));
         }
     }
     closedir(d);
@@ -266,10 +271,8 @@ static enum status write_outputs(const struct data_params *p, const struct data_
     gsl_rng *rng = stream_new(p, STREAM_SPLIT);
     enum status rc;
 
-    if (tr == NULL || rng == NULL)
-        rc = error_set(err, STATUS_NOMEM, "server traffic");
-    else
-        rc = data_iostat_write(p, tr, rng, err);
+    rc = tr == NULL || rng == NULL ? error_set(err, STATUS_NOMEM, "server traffic")
+                                   : data_iostat_write(p, tr, rng, err);
     if (rc == STATUS_OK)
         rc = data_darshan_write(p, jobs, njobs, err);
     if (rc == STATUS_OK)
@@ -293,9 +296,10 @@ static enum status generate(const struct data_params *p, size_t *njobs, struct e
         bg = data_background_new((double)p->days * 86400.0, bg_rng);
     if (bg != NULL)
         jobs = data_jobs_plan(p, bg, job_rng, njobs);
-    if (jobs == NULL)
+    if (jobs == NULL) {
         rc =
             error_set(err, STATUS_NOMEM, "planning %u jobs per group", p->jobs_per_group);
+    }
     if (rc == STATUS_OK)
         rc = prepare_out(p, err);
     if (rc == STATUS_OK)
@@ -343,10 +347,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "iocontend-gen: %s\n", msg);
         return exit_code_of(rc);
     }
-    printf(
-        "iocontend-gen: %zu jobs (%u per group: esb, npc, npb) and %d iostat files over "
-        "%u days in %s (seed %lu, coupling %g)\n",
-        njobs, p.jobs_per_group, DATA_NFS * DATA_NSERVERS, p.days, p.out_dir, p.seed,
-        p.coupling);
+    printf("iocontend-gen: %zu jobs (%u per group: esb, npc, npb), %d iostat files of %u "
+           "intervals of 60 s, in %s (seed %lu, coupling %g)\n",
+           njobs, p.jobs_per_group, DATA_NFS * DATA_NSERVERS, p.days * 1440U, p.out_dir,
+           p.seed, p.coupling);
     return 0;
 }

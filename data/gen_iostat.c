@@ -47,19 +47,20 @@ static void add_volume(struct data_volume *sum, const struct data_volume *v, dou
 static void spread(struct data_traffic *tr, int fs, double a_s, double b_s,
                    const struct data_volume *v)
 {
-    double k0 = floor(a_s / DATA_INTERVAL_S);
+    long first = lround(floor(a_s / DATA_INTERVAL_S));
+    long last = lround(ceil(b_s / DATA_INTERVAL_S)) - 1;
 
     if (b_s <= a_s) {
-        double k = ceil(a_s / DATA_INTERVAL_S) - 1.0;
-        if (k >= 0.0 && k < (double)tr->n)
-            add_volume(&tr->fs[fs][(size_t)k], v, 1.0);
+        long k = lround(ceil(a_s / DATA_INTERVAL_S)) - 1;
+        if (k >= 0 && (size_t)k < tr->n)
+            add_volume(&tr->fs[fs][k], v, 1.0);
         return;
     }
-    for (double k = k0; k * DATA_INTERVAL_S < b_s; k += 1.0) {
-        double lo = fmax(a_s, k * DATA_INTERVAL_S);
-        double hi = fmin(b_s, (k + 1.0) * DATA_INTERVAL_S);
-        if (k >= 0.0 && k < (double)tr->n && hi > lo)
-            add_volume(&tr->fs[fs][(size_t)k], v, (hi - lo) / (b_s - a_s));
+    for (long k = first < 0 ? 0 : first; k <= last && (size_t)k < tr->n; k++) {
+        double lo = fmax(a_s, (double)k * DATA_INTERVAL_S);
+        double hi = fmin(b_s, (double)(k + 1) * DATA_INTERVAL_S);
+        if (hi > lo)
+            add_volume(&tr->fs[fs][k], v, (hi - lo) / (b_s - a_s));
     }
 }
 
@@ -72,12 +73,14 @@ static void add_job(struct data_traffic *tr, const struct data_job *job)
 
         if (f->fs < 0)
             continue; /* /home is not on the monitored servers */
-        if (f->reads > 0)
+        if (f->reads > 0) {
             spread(tr, f->fs, job->start_s + f->read_start_s,
                    job->start_s + f->read_end_s, &r);
-        if (f->writes > 0)
+        }
+        if (f->writes > 0) {
             spread(tr, f->fs, job->start_s + f->write_start_s,
                    job->start_s + f->write_end_s, &w);
+        }
     }
 }
 
@@ -96,9 +99,10 @@ struct data_traffic *data_traffic_new(const struct data_params *p,
             data_traffic_free(tr);
             return NULL;
         }
-        for (size_t k = 0; k < tr->n; k++)
+        for (size_t k = 0; k < tr->n; k++) {
             data_background_volume(bg, f, (double)k * DATA_INTERVAL_S,
                                    (double)(k + 1) * DATA_INTERVAL_S, &tr->fs[f][k]);
+        }
     }
     for (size_t j = 0; j < njobs; j++)
         add_job(tr, &jobs[j]);
@@ -227,13 +231,17 @@ static void print_start(FILE *fp, const char *host, double at_s,
     print_report(fp, at_s, boot);
 }
 
-static void close_all(FILE *fp[DATA_NSERVERS])
+/* Closes every open file; nonzero when a close (the last flush) failed. */
+static int close_all(FILE *fp[DATA_NSERVERS])
 {
+    int bad = 0;
+
     for (int h = 0; h < DATA_NSERVERS; h++) {
         if (fp[h] != NULL)
-            fclose(fp[h]);
+            bad |= fclose(fp[h]) != 0;
         fp[h] = NULL;
     }
+    return bad;
 }
 
 static enum status open_servers(const struct data_params *p, int fs,
@@ -284,11 +292,10 @@ static enum status write_fs(const struct data_params *p, const struct data_traff
     }
     for (int h = 0; h < DATA_NSERVERS; h++)
         bad |= ferror(fp[h]);
-    close_all(fp);
-    if (bad != 0)
-        return error_set(err, STATUS_NOT_FOUND, "writing the iostat text of scratch%d",
-                         fs + 1);
-    return STATUS_OK;
+    bad |= close_all(fp);
+    return bad == 0 ? STATUS_OK
+                    : error_set(err, STATUS_NOT_FOUND,
+                                "writing the iostat text of scratch%d", fs + 1);
 }
 
 enum status data_iostat_write(const struct data_params *p, const struct data_traffic *tr,

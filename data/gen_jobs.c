@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#define KIB 1024LL
 #define MIB 1048576LL
 #define GIB 1073741824LL
 
@@ -58,18 +59,18 @@
 
 /* NPB: one shared input read and one shared output written by every rank, of fixed
  * length whatever the load; rank 0 keeps a log on scratch for the whole run. */
-#define NPB_INIT_S         5.0
-#define NPB_READ_S         180.0
-#define NPB_READ_BYTES     (4352 * MIB)
-#define NPB_GAP_S          10.0
-#define NPB_WRITE_S        1280.0
-#define NPB_WRITE_BYTES    (112 * MIB)
-#define NPB_TAIL_S         8.0
-#define NPB_LOG_META_S     1.5
-#define NPB_LOG_META_SIGMA 0.4 /* many small syncs and stats: their noise averages out   \
-                                */
-#define NPB_LOG_BYTES (3 * MIB / 2)
-#define NPB_SHARED_OP (4 * MIB)
+#define NPB_INIT_S      5.0
+#define NPB_READ_S      180.0
+#define NPB_READ_BYTES  (4352 * MIB)
+#define NPB_GAP_S       10.0
+#define NPB_WRITE_S     1280.0
+#define NPB_WRITE_BYTES (112 * MIB)
+#define NPB_TAIL_S      8.0
+#define NPB_LOG_META_S  1.5
+/* The log's metadata is many small syncs and stats: their noise averages out. */
+#define NPB_LOG_META_SIGMA 0.4
+#define NPB_LOG_BYTES      (3 * MIB / 2)
+#define NPB_SHARED_OP      (4 * MIB)
 
 static const struct data_group_info groups[DATA_NGROUPS] = {
     {"esb", "esbuser", 20501, "/home/esbuser/bin/esb_model -n ocean.nml", "esb_model", 16,
@@ -267,7 +268,7 @@ static void plan_esb(const struct plan *pl)
     const struct phase burst = {ESB_RANKS,      0,          ESB_READ_S, 0.0,
                                 ESB_READ_BYTES, ESB_META_S, "in"};
     const struct phase out = {1, 1, ESB_OUT_S, 0.0, ESB_OUT_BYTES, ESB_META_S, "out"};
-    double t = prologue(pl, "/home/esbuser/esb/ocean.nml", 48 * 1024, ESB_INIT_S);
+    double t = prologue(pl, "/home/esbuser/esb/ocean.nml", 48 * KIB, ESB_INIT_S);
 
     for (int b = 0; b < ESB_BURSTS; b++)
         t = rank_phase(pl, &burst, b, t) + ESB_GAP_S;
@@ -282,7 +283,7 @@ static void plan_npc(const struct plan *pl)
     const struct phase out = {
         NPC_RANKS,       1,          NPC_WRITE_IO_S, NPC_WRITE_CPU_S,
         NPC_WRITE_BYTES, NPC_META_S, "out"};
-    double t = prologue(pl, "/home/npcuser/decks/deck.in", 256 * 1024, NPC_INIT_S);
+    double t = prologue(pl, "/home/npcuser/decks/deck.in", 256 * KIB, NPC_INIT_S);
 
     for (int p = 0; p < NPC_PHASES; p++) {
         t = rank_phase(pl, &in, p, t) + NPC_GAP_S;
@@ -352,7 +353,7 @@ static void npb_log(const struct plan *pl, struct data_file *f, double io_end)
 static void plan_npb(const struct plan *pl)
 {
     struct data_job *job = pl->job;
-    double t = prologue(pl, "/home/npbuser/lattice.cfg", 16 * 1024, NPB_INIT_S);
+    double t = prologue(pl, "/home/npbuser/lattice.cfg", 16 * KIB, NPB_INIT_S);
     struct data_file *log = new_file(job, 0, job->fs);
     struct data_file *in = new_file(job, -1, job->fs);
     struct data_file *out = new_file(job, -1, job->fs);

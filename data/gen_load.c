@@ -85,10 +85,11 @@ static size_t find_segment(const struct segment *seg, size_t n, double t_s)
 
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
-        if (seg[mid].start_s <= t_s)
+        if (seg[mid].start_s <= t_s) {
             lo = mid;
-        else
+        } else {
             hi = mid;
+        }
     }
     return lo;
 }

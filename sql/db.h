@@ -110,7 +110,7 @@ struct db_job {
     char jobid[32];
     char group_id[17];
     double start_s, end_s; /* T_start, T_end: start_time and start_time + t_j */
-    double t_j, t_um, t_urw, t_s, t, t_fr, t_fw;
+    double t_j, t_um, t_urw, t_s, t_s_span, t_s_slowest, t, t_fr, t_fw;
     int64_t eta_read, eta_write, eta_mon_read, eta_mon_write;
     struct db_window *windows; /* owned by the db_jobs array */
     size_t n_windows;
