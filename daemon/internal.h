@@ -63,6 +63,7 @@ int cmd_serve(struct app_config *cfg, int argc, char **argv);
 int cmd_demo(struct app_config *cfg, int argc, char **argv);
 int cmd_config(struct app_config *cfg, int argc, char **argv);
 int cmd_export(struct app_config *cfg, int argc, char **argv);
+int cmd_assoc(struct app_config *cfg, int argc, char **argv);
 
 /* Starts the HTTP API on listen ("ADDR:PORT"; port 0 picks a free one) and
  * prints "listening on ADDR:PORT" on stdout. Serves until SIGINT/SIGTERM, or, with

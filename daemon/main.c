@@ -26,6 +26,9 @@ static void usage(FILE *fp)
         "system\n"
         "  analyze [--group G] [--granularity S]\n"
         "                                      compute and store the associations\n"
+        "  assoc --input FILE --x COL --y COL [--methods LIST] [--json]\n"
+        "                                      association of two CSV columns, no "
+        "database\n"
         "  export jobs [--granularity S] [--group G] [--format csv|json] [--out FILE]\n"
         "                                      every job metric, one row per job\n"
         "  serve [--listen ADDR:PORT]          the HTTP JSON API and the dashboard\n"
@@ -178,6 +181,8 @@ int main(int argc, char **argv)
         rc = cmd_serve(&cfg, sub_argc, sub_argv);
     } else if (strcmp(cmd, "demo") == 0) {
         rc = cmd_demo(&cfg, sub_argc, sub_argv);
+    } else if (strcmp(cmd, "assoc") == 0) {
+        rc = cmd_assoc(&cfg, sub_argc, sub_argv);
     } else if (strcmp(cmd, "export") == 0) {
         rc = cmd_export(&cfg, sub_argc, sub_argv);
     } else if (strcmp(cmd, "config") == 0) {

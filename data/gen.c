@@ -1,5 +1,4 @@
-/* gen.c: iocontend-gen, the sample data set: iostat and darshan-parser text with planted
- * effects. */
+/* gen.c: iocontend-gen, a sample data set of real-format text with planted effects. */
 #include "internal.h"
 
 #include <dirent.h>

@@ -1,5 +1,4 @@
-/* gen_jobs.c: the jobs of the three application groups, planned against the background.
- */
+/* gen_jobs.c: the jobs of the three application groups, planned against the load. */
 #include "internal.h"
 
 #include <assert.h>
@@ -15,10 +14,11 @@
 
 /* Share of a read/write window spent inside read/write calls. */
 #define BUSY 0.96
-/* The planted I/O effect: a phase starting at t lasts nominal * (1 + coupling * share *
- * L(t)/mean(L) * eps), L the system-wide background read bandwidth, eps log-normal. */
+/* The planted I/O effect: a phase starting at t spends nominal * (1 + coupling * share *
+ * L(t)/mean(L) * eps) in its calls, L the background read bandwidth of the job's file
+ * system, eps log-normal with mean 1. */
 #define IO_SIGMA 0.7
-/* Metadata slows with the system-wide operation rate O in the same way, so T^U_M
+/* Metadata slows with the background operation rate O in the same way, so T^U_M
  * against Psi^O is moderate for all three groups (METHOD.md §8). */
 #define META_COUPLING 0.8
 #define META_SIGMA    1.1
@@ -434,17 +434,15 @@ static int by_start(const void *a, const void *b)
     return x->group - y->group;
 }
 
-/* Uniform starts, leaving room at the end for jobs the coupling stretches. */
+/* Uniform starts, two hours clear of the end for jobs the coupling stretches; the
+ * same whatever the coupling, so data sets with and without the effects pair up. */
 static struct start_key *draw_starts(const struct data_params *p, gsl_rng *rng, size_t n)
 {
     struct start_key *keys = malloc(n * sizeof *keys);
-    double span_s = (double)p->days * 86400.0;
-    double last = span_s - 3600.0 * (1.0 + p->coupling);
+    double last = (double)p->days * 86400.0 - 7200.0;
 
     if (keys == NULL)
         return NULL;
-    if (last < span_s / 2.0)
-        last = span_s / 2.0;
     for (size_t i = 0; i < n; i++) {
         keys[i].group = (int)(i / p->jobs_per_group);
         keys[i].start_s = gsl_ran_flat(rng, 900.0, last);
@@ -482,8 +480,8 @@ struct data_job *data_jobs_plan(const struct data_params *p,
         return NULL;
     }
     for (size_t i = 0; i < n; i++) {
-        jobid +=
-            1 + gsl_rng_uniform_int(rng, 37); /* other users' jobs take ids between */
+        /* other users' jobs take the ids between */
+        jobid += 1 + gsl_rng_uniform_int(rng, 37);
         jobs[i].group = (enum data_group)keys[i].group;
         jobs[i].start_s = keys[i].start_s;
         jobs[i].jobid = jobid;

@@ -1,5 +1,4 @@
-/* gen_load.c: the background traffic each scratch file system carries besides the jobs.
- */
+/* gen_load.c: the background traffic of each scratch file system, besides jobs. */
 #include "internal.h"
 
 #include <gsl/gsl_randist.h>
@@ -26,7 +25,6 @@ struct segment {
 struct data_background {
     struct segment *seg[DATA_NFS];
     size_t nseg[DATA_NFS];
-    double span_s;
     double mean_read_bps[DATA_NFS + 1]; /* time mean over [0, span_s]; last: all */
     double mean_ops_s[DATA_NFS + 1];    /* reads + writes, time mean; last: all */
 };
@@ -155,7 +153,6 @@ struct data_background *data_background_new(double span_s, gsl_rng *rng)
 
     if (bg == NULL)
         return NULL;
-    bg->span_s = span_s;
     for (int f = 0; f < DATA_NFS; f++) {
         bg->seg[f] = draw_segments(rng, span_s, &bg->nseg[f]);
         if (bg->seg[f] == NULL) {
