@@ -19,6 +19,7 @@
 static const double server_share[DATA_NSERVERS] = {0.26, 0.24, 0.255, 0.245};
 static const double device_share[DATA_NDEVICES] = {0.51, 0.49};
 
+/* sysstat 12.6's header of `iostat -d -x`, byte for byte */
 static const char header_line[] = "Device            r/s     rkB/s   rrqm/s  %rrqm "
                                   "r_await rareq-sz     w/s     wkB/s   "
                                   "wrqm/s  %wrqm w_await wareq-sz     d/s     dkB/s   "
@@ -155,7 +156,6 @@ static void print_report(FILE *fp, double stamp_s, const struct device_line dev[
     char stamp[32];
     struct device_line dm = {0};
     static const char *const names[DATA_NDEVICES] = {"sdb", "sdc"};
-
     struct tm tm = utc_at(stamp_s);
 
     /* sysstat's %x %X in the C locale: a two-digit year */
@@ -216,7 +216,6 @@ static void print_start(FILE *fp, const char *host, double at_s,
 {
     char date[40];
     struct device_line boot[DATA_NDEVICES];
-
     struct tm tm = utc_at(at_s);
 
     snprintf(date, sizeof date, "%02d/%02d/%02d", tm.tm_mon + 1, tm.tm_mday,
