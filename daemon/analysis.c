@@ -323,13 +323,14 @@ static enum status ctx_prepare(struct db *db, const struct app_config *cfg,
     enum status rc;
 
     memset(c, 0, sizeof *c);
-    if (scope == NULL || strcmp(scope, "all") == 0)
+    if (scope == NULL || strcmp(scope, "all") == 0) {
         scope = "all";
-    else if (strncmp(scope, "fs:", 3) == 0 && scope[3] != '\0')
+    } else if (strncmp(scope, "fs:", 3) == 0 && scope[3] != '\0') {
         fs = scope + 3;
-    else
+    } else {
         return invalid_param(err, "scope", "use all or fs:NAME; unsupported scope",
                              scope);
+    }
     c->scope = scope;
     rc = db_streams_load(db, fs, cfg->sample_offset_s, &c->streams, err);
     if (rc != STATUS_OK)
@@ -430,9 +431,10 @@ void assoc_fill_json(json_t *o, const double *x, const double *y,
     json_t *reasons = json_object();
     bool all_positive = a->d > 0;
 
-    for (size_t i = 0; i < a->d; i++)
+    for (size_t i = 0; i < a->d; i++) {
         if (!(x[i] > 0 && y[i] > 0))
             all_positive = false;
+    }
     /* The KDE's fitting space (METHOD.md §5): log when every value is positive. */
     json_object_set_new(o, "space", json_string(all_positive ? "log" : "linear"));
     json_object_set_new(o, "d", json_integer((json_int_t)a->d));
@@ -453,10 +455,11 @@ static const char *const family_names[] = {"log", "psi", "d", "i"};
 
 static void put_csv_value(FILE *fp, double v)
 {
-    if (isfinite(v))
+    if (isfinite(v)) {
         fprintf(fp, ",%.17g", v);
-    else
+    } else {
         fputs(",", fp);
+    }
 }
 
 enum status analysis_export_jobs(struct db *db, const struct app_config *cfg,
@@ -479,9 +482,10 @@ enum status analysis_export_jobs(struct db *db, const struct app_config *cfg,
     if (rc != STATUS_OK)
         goto out;
     size_t max_w = 0;
-    for (size_t i = 0; i < jobs->n; i++)
+    for (size_t i = 0; i < jobs->n; i++) {
         if (jobs->jobs[i].n_windows > max_w)
             max_w = jobs->jobs[i].n_windows;
+    }
     win = calloc(max_w + 1, sizeof *win);
     scratch = calloc(2 * max_w + 2, sizeof *scratch);
     if (win == NULL || scratch == NULL) {
@@ -500,10 +504,11 @@ enum status analysis_export_jobs(struct db *db, const struct app_config *cfg,
         const struct db_job *j = &jobs->jobs[i];
         struct stats_job_volume v;
         struct error job_err = {0};
-        for (size_t w = 0; w < j->n_windows; w++)
+        for (size_t w = 0; w < j->n_windows; w++) {
             win[w] = (struct stats_window){.start_s = j->windows[w].start_s,
                                            .end_s = j->windows[w].end_s,
                                            .monitored = j->windows[w].monitored};
+        }
         struct stats_job sj = {.start_s = j->start_s,
                                .end_s = j->end_s,
                                .windows = win,
@@ -532,19 +537,22 @@ enum status analysis_export_jobs(struct db *db, const struct app_config *cfg,
                 json_object_set_new(o, metrics[m].name, num_or_null(val));
             }
             json_t *ex = json_object();
-            for (int f = 1; f < 4; f++)
-                if (fam_excl[f] != EXCL_NONE)
+            for (int f = 1; f < 4; f++) {
+                if (fam_excl[f] != EXCL_NONE) {
                     json_object_set_new(ex, family_names[f],
                                         json_string(stats_exclusion_name(fam_excl[f])));
+                }
+            }
             json_object_set_new(o, "excluded", ex);
             json_array_append_new(rows, o);
         } else {
             fprintf(fp, "%s,%s,%s,%.0f", j->job_key, j->jobid, j->group_id, j->start_s);
             put_csv_value(fp, ctx.base_delta_s * ctx.k);
-            for (size_t m = 0; m < n_metrics; m++)
+            for (size_t m = 0; m < n_metrics; m++) {
                 put_csv_value(fp, fam_excl[metrics[m].fam] == EXCL_NONE
                                       ? metric_value(metrics[m].name, j, &v)
                                       : (double)NAN);
+            }
             for (int f = 1; f < 4; f++)
                 fprintf(fp, ",%s", stats_exclusion_name(fam_excl[f]));
             fputc('\n', fp);

@@ -98,9 +98,10 @@ static enum status read_columns(const char *path, const char *xcol, const char *
     char *fields[1024];
     enum status rc = STATUS_OK;
 
-    if (fp == NULL)
+    if (fp == NULL) {
         return error_at(err, STATUS_NOT_FOUND, path, 0, "cannot open: %s",
                         strerror(errno));
+    }
     while (getline(&line, &cap, fp) != -1) {
         lineno++;
         size_t n = csv_split(line, fields, 1024);
@@ -153,9 +154,10 @@ static enum status read_columns(const char *path, const char *xcol, const char *
         c->y[c->d] = yv;
         c->d++;
     }
-    if (rc == STATUS_OK && lineno == 0)
+    if (rc == STATUS_OK && lineno == 0) {
         rc = error_at(err, STATUS_PARSE, path, 0,
                       "expected a header line, got an empty file");
+    }
     free(line);
     fclose(fp);
     return rc;
@@ -170,12 +172,13 @@ static enum status parse_methods(const char *list, unsigned *out)
     snprintf(buf, sizeof buf, "%s", list);
     for (char *tok = strtok_r(buf, ",", &save); tok != NULL;
          tok = strtok_r(NULL, ",", &save)) {
-        if (strcmp(tok, "pearson") == 0)
+        if (strcmp(tok, "pearson") == 0) {
             *out |= METHOD_PEARSON;
-        else if (strcmp(tok, "spearman") == 0)
+        } else if (strcmp(tok, "spearman") == 0) {
             *out |= METHOD_SPEARMAN;
-        else
+        } else {
             return STATUS_INVALID;
+        }
     }
     return *out != 0 ? STATUS_OK : STATUS_INVALID;
 }
@@ -277,8 +280,8 @@ int cmd_assoc(struct app_config *cfg, int argc, char **argv)
     json_object_set_new(o, "granularity_s", json_null());
     json_object_set_new(o, "scope", json_null());
     json_t *ex = json_object();
-    json_object_set_new(ex, "total",
-                        json_integer((json_int_t)(c.nonfinite + c.nonpositive)));
+    json_object_set_new(
+        ex, "total", json_integer((json_int_t)c.nonfinite + (json_int_t)c.nonpositive));
     json_object_set_new(ex, "nonfinite", json_integer((json_int_t)c.nonfinite));
     json_object_set_new(ex, "nonpositive_in_log_space",
                         json_integer((json_int_t)c.nonpositive));
