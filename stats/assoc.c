@@ -1,30 +1,38 @@
 /* assoc.c: Pearson and Spearman associations over the jobs of a group (METHOD.md §5). */
-#include "stats.h"
-
-#include <gsl/gsl_sort_double.h>
+#include "internal.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-struct stats_ws {
-    size_t d_max;  /* jobs the arrays hold */
-    size_t *order; /* sort permutation, d_max */
-    double *rx;    /* average ranks of x, d_max */
-    double *ry;    /* average ranks of y, d_max */
-};
 
 struct stats_ws *stats_ws_new(size_t d_max)
 {
     struct stats_ws *ws = calloc(1, sizeof *ws);
     size_t cap = d_max > 0 ? d_max : 1;
+    bool ok;
 
     if (ws == NULL)
         return NULL;
     ws->d_max = d_max;
     ws->order = calloc(cap, sizeof *ws->order);
+    ws->order_y = calloc(cap, sizeof *ws->order_y);
     ws->rx = calloc(cap, sizeof *ws->rx);
     ws->ry = calloc(cap, sizeof *ws->ry);
-    if (ws->order == NULL || ws->rx == NULL || ws->ry == NULL) {
+    ws->key = calloc(cap, sizeof *ws->key);
+    ws->key_tmp = calloc(cap, sizeof *ws->key_tmp);
+    ws->idx_tmp = calloc(cap, sizeof *ws->idx_tmp);
+    ws->hist = calloc((size_t)STATS_SORT_PASSES << STATS_SORT_BITS, sizeof *ws->hist);
+    ok = ws->order != NULL && ws->order_y != NULL && ws->rx != NULL && ws->ry != NULL &&
+         ws->key != NULL && ws->key_tmp != NULL && ws->idx_tmp != NULL &&
+         ws->hist != NULL;
+    for (size_t i = 0; i < STATS_WS_DTMP; i++) {
+        ws->dtmp[i] = calloc(cap, sizeof *ws->dtmp[i]);
+        ok = ok && ws->dtmp[i] != NULL;
+    }
+    for (size_t i = 0; i < STATS_WS_ITMP; i++) {
+        ws->itmp[i] = calloc(cap, sizeof *ws->itmp[i]);
+        ok = ok && ws->itmp[i] != NULL;
+    }
+    if (!ok) {
         stats_ws_free(ws);
         return NULL;
     }
@@ -36,8 +44,17 @@ void stats_ws_free(struct stats_ws *ws)
     if (ws == NULL)
         return;
     free(ws->order);
+    free(ws->order_y);
     free(ws->rx);
     free(ws->ry);
+    free(ws->key);
+    free(ws->key_tmp);
+    free(ws->idx_tmp);
+    free(ws->hist);
+    for (size_t i = 0; i < STATS_WS_DTMP; i++)
+        free(ws->dtmp[i]);
+    for (size_t i = 0; i < STATS_WS_ITMP; i++)
+        free(ws->itmp[i]);
     free(ws);
 }
 
@@ -120,20 +137,13 @@ static enum stats_reason pearson_core(const double *x, const double *y, size_t d
     return REASON_NONE;
 }
 
-/* Ranks 1..d of v, ties given their average rank; order is scratch (d). */
-static void average_ranks(const double *v, size_t d, size_t *order, double *rank)
+/* Ranks 1..d of x and y into ws->rx, ws->ry, leaving both sort orders in ws. */
+static void rank_both(const double *x, const double *y, size_t d, struct stats_ws *ws)
 {
-    gsl_sort_index(order, v, 1, d); /* heapsort in place: no allocation */
-    for (size_t i = 0; i < d;) {
-        size_t j = i + 1;
-        while (j < d && v[order[j]] == v[order[i]])
-            j++;
-        /* positions i..j−1 hold ranks i+1..j: their mean is (i + 1 + j) / 2 */
-        double avg = 0.5 * (double)(i + 1 + j);
-        for (size_t k = i; k < j; k++)
-            rank[order[k]] = avg;
-        i = j;
-    }
+    stats_argsort(ws, x, d, ws->order);
+    stats_argsort(ws, y, d, ws->order_y);
+    stats_average_ranks(x, ws->order, d, ws->rx);
+    stats_average_ranks(y, ws->order_y, d, ws->ry);
 }
 
 static enum status reason_status(enum stats_reason reason, struct error *err)
@@ -193,8 +203,7 @@ enum status stats_spearman(const double *x, const double *y, size_t d,
         return reason_status(REASON_CONSTANT_X, err);
     if (all_equal(y, d))
         return reason_status(REASON_CONSTANT_Y, err);
-    average_ranks(x, d, ws->order, ws->rx);
-    average_ranks(y, d, ws->order, ws->ry);
+    rank_both(x, y, d, ws);
     return reason_status(pearson_core(ws->rx, ws->ry, d, r), err);
 }
 
@@ -251,8 +260,7 @@ enum status stats_assoc_compute(const double *x, const double *y, size_t d,
         out->pearson = coef_of(reason, r);
     }
     if (methods & METHOD_SPEARMAN) {
-        average_ranks(x, d, ws->order, ws->rx);
-        average_ranks(y, d, ws->order, ws->ry);
+        rank_both(x, y, d, ws);
         enum stats_reason reason = pearson_core(ws->rx, ws->ry, d, &r);
         out->spearman = coef_of(reason, r);
     }

@@ -1,0 +1,40 @@
+/* internal.h: what the files of stats/ share and nobody outside stats/ sees. */
+#ifndef IOCONTEND_STATS_INTERNAL_H
+#define IOCONTEND_STATS_INTERNAL_H
+
+#include "stats.h"
+
+#include <stdint.h>
+
+/* Scratch arrays any method may use between its entry and its return (none keeps
+ * anything in them across calls): d_max elements each. */
+#define STATS_WS_DTMP 6
+#define STATS_WS_ITMP 4
+/* Radix digits of the argsort: 6 passes of 11 bits cover a 64-bit key. */
+#define STATS_SORT_BITS   11
+#define STATS_SORT_PASSES 6
+
+struct stats_ws {
+    size_t d_max;    /* jobs the arrays hold */
+    size_t *order;   /* sort permutation of x, d_max */
+    size_t *order_y; /* sort permutation of y, d_max */
+    double *rx;      /* average ranks of x, d_max */
+    double *ry;      /* average ranks of y, d_max */
+    double *dtmp[STATS_WS_DTMP];
+    size_t *itmp[STATS_WS_ITMP];
+    /* owned by stats_argsort */
+    uint64_t *key, *key_tmp;
+    size_t *idx_tmp;
+    size_t *hist; /* STATS_SORT_PASSES << STATS_SORT_BITS */
+};
+
+/* The permutation that sorts v ascending (stable: equal values keep their index
+ * order) into order (d elements, not one of ws's sort arrays). LSD radix sort on
+ * order-preserving 64-bit keys, O(d); v must be finite (−0 sorts as +0). Needs
+ * d <= ws->d_max. */
+void stats_argsort(struct stats_ws *ws, const double *v, size_t d, size_t *order);
+
+/* Ranks 1..d of v given its sort permutation, ties given their average rank. */
+void stats_average_ranks(const double *v, const size_t *order, size_t d, double *rank);
+
+#endif
