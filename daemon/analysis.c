@@ -399,8 +399,9 @@ enum status analysis_association(struct db *db, const struct app_config *cfg,
         rc = error_set(err, STATUS_NOMEM, "stats workspace");
         goto out;
     }
-    rc = stats_assoc_compute(p.x, p.y, p.d, METHOD_PEARSON | METHOD_SPEARMAN, cfg->d_min,
-                             ws, &a, err);
+    struct stats_assoc_opts opts = {METHOD_PEARSON | METHOD_SPEARMAN, cfg->d_min,
+                                    STATS_DEFAULT_SEED, true};
+    rc = stats_assoc_compute(p.x, p.y, p.d, &opts, ws, &a, err);
     if (rc != STATUS_OK)
         goto out;
     json_t *o = json_object();

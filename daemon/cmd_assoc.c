@@ -265,7 +265,10 @@ int cmd_assoc(struct app_config *cfg, int argc, char **argv)
         ws = stats_ws_new(c.d > 0 ? c.d : 1);
         rc = ws == NULL
                  ? error_set(&err, STATUS_NOMEM, "stats workspace")
-                 : stats_assoc_compute(c.x, c.y, c.d, methods, cfg->d_min, ws, &a, &err);
+                 : stats_assoc_compute(c.x, c.y, c.d,
+                                       &(struct stats_assoc_opts){
+                                           methods, cfg->d_min, STATS_DEFAULT_SEED, true},
+                                       ws, &a, &err);
     }
     if (rc != STATUS_OK) {
         char msg[400];

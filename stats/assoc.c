@@ -213,25 +213,29 @@ static struct stats_coef coef_of(enum stats_reason reason, double value)
 }
 
 enum status stats_assoc_compute(const double *x, const double *y, size_t d,
-                                unsigned methods, size_t d_min, struct stats_ws *ws,
+                                const struct stats_assoc_opts *opts, struct stats_ws *ws,
                                 struct stats_assoc *out, struct error *err)
 {
+    /* KNOWN METHODS: each method adds its bit here when it is implemented. */
     const unsigned known = METHOD_PEARSON | METHOD_SPEARMAN;
     enum stats_reason undefined = REASON_NONE;
     enum status rc;
     double r = NAN;
 
-    if (out == NULL)
-        return error_set(err, STATUS_INVALID, "no output");
+    if (out == NULL || opts == NULL)
+        return error_set(err, STATUS_INVALID, "no output or no options");
+    const unsigned methods = opts->methods;
+    const struct stats_coef none = {NAN, REASON_NOT_COMPUTED};
     out->d = d;
-    out->pearson = out->spearman = (struct stats_coef){NAN, REASON_NOT_COMPUTED};
+    out->pearson = out->spearman = out->dcor_v = out->dcor2_u = none;
+    out->mi_ksg_nats = out->mi_linfoot = none;
     if ((methods & ~known) != 0)
         return error_set(err, STATUS_INVALID, "unknown methods 0x%x", methods & ~known);
 
     /* Undefined cases are facts about the group, not errors: the coefficient is null
      * with its reason and a sweep continues (METHOD.md §5). A method not asked for
      * stays not_computed whatever d is. */
-    if (d < d_min || d < 2) {
+    if (d < opts->d_min || d < 2) {
         undefined = REASON_D_BELOW_MIN;
     } else {
         rc = check_pair(x, y, d, err);
@@ -248,10 +252,14 @@ enum status stats_assoc_compute(const double *x, const double *y, size_t d,
             out->pearson = coef_of(undefined, NAN);
         if (methods & METHOD_SPEARMAN)
             out->spearman = coef_of(undefined, NAN);
+        if (methods & METHOD_DCOR)
+            out->dcor_v = out->dcor2_u = coef_of(undefined, NAN);
+        if (methods & METHOD_MI)
+            out->mi_ksg_nats = out->mi_linfoot = coef_of(undefined, NAN);
         return STATUS_OK;
     }
 
-    if ((methods & METHOD_SPEARMAN) && (ws == NULL || d > ws->d_max)) {
+    if ((methods & ~METHOD_PEARSON) && (ws == NULL || d > ws->d_max)) {
         return error_set(err, STATUS_INVALID, "workspace for %zu jobs, got %zu",
                          ws == NULL ? 0 : ws->d_max, d);
     }
@@ -259,10 +267,14 @@ enum status stats_assoc_compute(const double *x, const double *y, size_t d,
         enum stats_reason reason = pearson_core(x, y, d, &r);
         out->pearson = coef_of(reason, r);
     }
-    if (methods & METHOD_SPEARMAN) {
+    /* Sort once: ranks, dCor and KSG all start from the two sort orders. */
+    if (methods & ~METHOD_PEARSON)
         rank_both(x, y, d, ws);
+    if (methods & METHOD_SPEARMAN) {
         enum stats_reason reason = pearson_core(ws->rx, ws->ry, d, &r);
         out->spearman = coef_of(reason, r);
     }
+    /* DCOR BLOCK: dcor.c fills out->dcor_v, out->dcor2_u from the sort orders. */
+    /* MI BLOCK: mi.c fills out->mi_ksg_nats, out->mi_linfoot. */
     return STATUS_OK;
 }

@@ -147,11 +147,25 @@ struct stats_coef {
 enum stats_method {
     METHOD_PEARSON = 1u << 0,
     METHOD_SPEARMAN = 1u << 1,
+    METHOD_DCOR = 1u << 2, /* dcor_v and dcor2_u */
+    METHOD_MI = 1u << 3,   /* mi_ksg_nats and mi_linfoot */
+};
+
+/* The default seed of every seeded method (METHOD.md §5). */
+#define STATS_DEFAULT_SEED UINT64_C(20240601)
+
+struct stats_assoc_opts {
+    unsigned methods; /* METHOD_* bits */
+    size_t d_min;     /* below it every coefficient is d_below_min */
+    uint64_t seed;    /* KSG jitter */
+    bool mi_jitter;   /* false: KSG without jitter (--mi-jitter 0) */
 };
 
 struct stats_assoc {
     size_t d;                            /* jobs */
     struct stats_coef pearson, spearman; /* METHOD.md §5 */
+    struct stats_coef dcor_v, dcor2_u;   /* dcor2_u needs d >= 4 (else d_below_min) */
+    struct stats_coef mi_ksg_nats, mi_linfoot;
 };
 
 struct stats_ws; /* scratch for up to d_max jobs */
@@ -171,14 +185,14 @@ enum status stats_pearson(const double *x, const double *y, size_t d, double *r,
 enum status stats_spearman(const double *x, const double *y, size_t d,
                            struct stats_ws *ws, double *r, struct error *err);
 
-/* The methods asked for (METHOD_* bits) over d jobs, with d_min: below it every
+/* The methods asked for (opts->methods) over d jobs, with opts->d_min: below it every
  * coefficient is REASON_D_BELOW_MIN; constant series give REASON_CONSTANT_*.
  * Methods not asked for are REASON_NOT_COMPUTED (also below d_min). d < 2 counts as
  * below d_min whatever d_min is; x constant wins over y constant. STATUS_OK with
  * these reasons; STATUS_INVALID for unknown method bits, missing or non-finite
  * x / y, or Spearman asked with ws NULL or smaller than d. */
 enum status stats_assoc_compute(const double *x, const double *y, size_t d,
-                                unsigned methods, size_t d_min, struct stats_ws *ws,
+                                const struct stats_assoc_opts *opts, struct stats_ws *ws,
                                 struct stats_assoc *out, struct error *err);
 
 #endif

@@ -130,7 +130,10 @@ static void check_against_oracle(const double *x, const double *y, size_t d)
     assert_rel(rs, ref.spearman, TOL);
     assert_rel(rs, ref.spearman_exact, TOL_EXACT);
     assert_int_equal(
-        stats_assoc_compute(x, y, d, METHOD_PEARSON | METHOD_SPEARMAN, 10, ws, &a, NULL),
+        stats_assoc_compute(x, y, d,
+                            &(struct stats_assoc_opts){METHOD_PEARSON | METHOD_SPEARMAN,
+                                                       10, STATS_DEFAULT_SEED, true},
+                            ws, &a, NULL),
         STATUS_OK);
     assert_int_equal(a.d, d);
     assert_int_equal(a.pearson.reason, REASON_NONE);
@@ -306,18 +309,27 @@ static void assoc_below_d_min_is_null_with_a_reason(void **state)
         y[i] = 1.5 + sin((double)i);
     }
     assert_int_equal(
-        stats_assoc_compute(x, y, 9, METHOD_PEARSON | METHOD_SPEARMAN, 10, ws, &a, NULL),
+        stats_assoc_compute(x, y, 9,
+                            &(struct stats_assoc_opts){METHOD_PEARSON | METHOD_SPEARMAN,
+                                                       10, STATS_DEFAULT_SEED, true},
+                            ws, &a, NULL),
         STATUS_OK);
     assert_int_equal(a.d, 9);
     assert_int_equal(a.pearson.reason, REASON_D_BELOW_MIN);
     assert_int_equal(a.spearman.reason, REASON_D_BELOW_MIN);
     assert_true(isnan(a.pearson.value) && isnan(a.spearman.value));
     /* d_min below 2 still needs two jobs. */
-    assert_int_equal(stats_assoc_compute(x, y, 1, METHOD_PEARSON, 0, ws, &a, NULL),
+    assert_int_equal(stats_assoc_compute(x, y, 1,
+                                         &(struct stats_assoc_opts){
+                                             METHOD_PEARSON, 0, STATS_DEFAULT_SEED, true},
+                                         ws, &a, NULL),
                      STATUS_OK);
     assert_int_equal(a.pearson.reason, REASON_D_BELOW_MIN);
     /* At d_min it is computed. */
-    assert_int_equal(stats_assoc_compute(x, y, 9, METHOD_PEARSON, 9, ws, &a, NULL),
+    assert_int_equal(stats_assoc_compute(x, y, 9,
+                                         &(struct stats_assoc_opts){
+                                             METHOD_PEARSON, 9, STATS_DEFAULT_SEED, true},
+                                         ws, &a, NULL),
                      STATUS_OK);
     assert_int_equal(a.pearson.reason, REASON_NONE);
     assert_true(isfinite(a.pearson.value));
@@ -336,20 +348,35 @@ static void assoc_constant_series_and_unasked_methods_have_reasons(void **state)
         c[i] = 60.0;
     }
     assert_int_equal(
-        stats_assoc_compute(c, x, 12, METHOD_PEARSON | METHOD_SPEARMAN, 10, ws, &a, NULL),
+        stats_assoc_compute(c, x, 12,
+                            &(struct stats_assoc_opts){METHOD_PEARSON | METHOD_SPEARMAN,
+                                                       10, STATS_DEFAULT_SEED, true},
+                            ws, &a, NULL),
         STATUS_OK);
     assert_int_equal(a.pearson.reason, REASON_CONSTANT_X);
     assert_int_equal(a.spearman.reason, REASON_CONSTANT_X);
-    assert_int_equal(stats_assoc_compute(x, c, 12, METHOD_SPEARMAN, 10, ws, &a, NULL),
-                     STATUS_OK);
+    assert_int_equal(
+        stats_assoc_compute(
+            x, c, 12,
+            &(struct stats_assoc_opts){METHOD_SPEARMAN, 10, STATS_DEFAULT_SEED, true}, ws,
+            &a, NULL),
+        STATUS_OK);
     assert_int_equal(a.pearson.reason, REASON_NOT_COMPUTED);
     assert_int_equal(a.spearman.reason, REASON_CONSTANT_Y);
-    assert_int_equal(stats_assoc_compute(x, x, 12, METHOD_PEARSON, 10, NULL, &a, NULL),
-                     STATUS_OK);
+    assert_int_equal(
+        stats_assoc_compute(
+            x, x, 12,
+            &(struct stats_assoc_opts){METHOD_PEARSON, 10, STATS_DEFAULT_SEED, true},
+            NULL, &a, NULL),
+        STATUS_OK);
     assert_int_equal(a.pearson.reason, REASON_NONE);
     assert_rel(a.pearson.value, 1.0, 1e-15);
     assert_int_equal(a.spearman.reason, REASON_NOT_COMPUTED);
-    assert_int_equal(stats_assoc_compute(x, x, 3, 0, 10, NULL, &a, NULL), STATUS_OK);
+    assert_int_equal(
+        stats_assoc_compute(x, x, 3,
+                            &(struct stats_assoc_opts){0, 10, STATS_DEFAULT_SEED, true},
+                            NULL, &a, NULL),
+        STATUS_OK);
     assert_int_equal(a.pearson.reason, REASON_NOT_COMPUTED); /* not asked beats d_min */
     stats_ws_free(ws);
 }
@@ -366,20 +393,43 @@ static void assoc_rejects_unknown_methods_bad_values_and_small_workspaces(void *
         x[i] = 2.385e9 * (double)(i + 1);
         y[i] = 7.5 - cos((double)i);
     }
-    assert_int_equal(stats_assoc_compute(x, y, 12, 1u << 7, 10, ws, &a, &err),
-                     STATUS_INVALID);
+    assert_int_equal(
+        stats_assoc_compute(
+            x, y, 12, &(struct stats_assoc_opts){1u << 7, 10, STATS_DEFAULT_SEED, true},
+            ws, &a, &err),
+        STATUS_INVALID);
     assert_non_null(strstr(err.msg, "unknown methods"));
-    assert_int_equal(stats_assoc_compute(x, y, 12, METHOD_SPEARMAN, 10, ws, &a, NULL),
-                     STATUS_INVALID);
-    assert_int_equal(stats_assoc_compute(x, y, 12, METHOD_SPEARMAN, 10, NULL, &a, NULL),
-                     STATUS_INVALID);
+    assert_int_equal(
+        stats_assoc_compute(
+            x, y, 12,
+            &(struct stats_assoc_opts){METHOD_SPEARMAN, 10, STATS_DEFAULT_SEED, true}, ws,
+            &a, NULL),
+        STATUS_INVALID);
+    assert_int_equal(
+        stats_assoc_compute(
+            x, y, 12,
+            &(struct stats_assoc_opts){METHOD_SPEARMAN, 10, STATS_DEFAULT_SEED, true},
+            NULL, &a, NULL),
+        STATUS_INVALID);
     y[4] = NAN;
-    assert_int_equal(stats_assoc_compute(x, y, 11, METHOD_PEARSON, 10, ws, &a, NULL),
-                     STATUS_INVALID);
-    assert_int_equal(stats_assoc_compute(NULL, y, 11, METHOD_PEARSON, 10, ws, &a, NULL),
-                     STATUS_INVALID);
-    assert_int_equal(stats_assoc_compute(x, y, 11, METHOD_PEARSON, 10, ws, NULL, NULL),
-                     STATUS_INVALID);
+    assert_int_equal(
+        stats_assoc_compute(
+            x, y, 11,
+            &(struct stats_assoc_opts){METHOD_PEARSON, 10, STATS_DEFAULT_SEED, true}, ws,
+            &a, NULL),
+        STATUS_INVALID);
+    assert_int_equal(
+        stats_assoc_compute(
+            NULL, y, 11,
+            &(struct stats_assoc_opts){METHOD_PEARSON, 10, STATS_DEFAULT_SEED, true}, ws,
+            &a, NULL),
+        STATUS_INVALID);
+    assert_int_equal(
+        stats_assoc_compute(
+            x, y, 11,
+            &(struct stats_assoc_opts){METHOD_PEARSON, 10, STATS_DEFAULT_SEED, true}, ws,
+            NULL, NULL),
+        STATUS_INVALID);
     stats_ws_free(ws);
 }
 
