@@ -399,8 +399,8 @@ enum status analysis_association(struct db *db, const struct app_config *cfg,
         rc = error_set(err, STATUS_NOMEM, "stats workspace");
         goto out;
     }
-    struct stats_assoc_opts opts = {METHOD_PEARSON | METHOD_SPEARMAN, cfg->d_min,
-                                    STATS_DEFAULT_SEED, true};
+    struct stats_assoc_opts opts = {stats_methods_available(), cfg->d_min, cfg->seed,
+                                    true};
     rc = stats_assoc_compute(p.x, p.y, p.d, &opts, ws, &a, err);
     if (rc != STATUS_OK)
         goto out;
@@ -441,6 +441,10 @@ void assoc_fill_json(json_t *o, const double *x, const double *y,
     json_object_set_new(o, "d", json_integer((json_int_t)a->d));
     set_coef(o, reasons, "pearson", &a->pearson);
     set_coef(o, reasons, "spearman", &a->spearman);
+    set_coef(o, reasons, "dcor_v", &a->dcor_v);
+    set_coef(o, reasons, "dcor2_u", &a->dcor2_u);
+    set_coef(o, reasons, "mi_ksg_nats", &a->mi_ksg_nats);
+    set_coef(o, reasons, "mi_linfoot", &a->mi_linfoot);
     if (json_object_size(reasons) > 0) {
         /* One reason for the whole object (INTERFACES.md), and each coefficient's. */
         json_object_set(o, "reason", json_object_iter_value(json_object_iter(reasons)));

@@ -15,13 +15,19 @@ static void assoc_usage(FILE *fp)
     fprintf(
         fp,
         "usage: iocontend assoc --input FILE --x COL --y COL [--methods LIST]\n"
-        "                       [--space log|linear] [--seed N] [--json]\n"
+        "                       [--space log|linear] [--seed N] [--mi-jitter 0|1]\n"
+        "                       [--json]\n"
         "The association of column y with column x of a CSV file with a header line\n"
         "(METHOD.md §5), without a database. Rows whose x or y is empty or not a finite\n"
         "number are dropped and counted (and, with --space log, rows with a value <= "
         "0).\n"
-        "  --methods LIST  comma-separated: pearson,spearman (default: all)\n"
-        "  --json          print the association object of INTERFACES.md\n");
+        "  --methods LIST  comma-separated from pearson,spearman,dcor,mi (default: all)\n"
+        "  --space S       log: drop rows with a value <= 0 (the KDE's fitting space)\n"
+        "  --seed N        seed of the seeded methods (default 20240601 or the config)\n"
+        "  --mi-jitter B   0 switches off KSG's tie-breaking jitter (default 1)\n"
+        "  --json          print the association object of INTERFACES.md\n"
+        "Exit status: 0 every row used, 1 rows dropped, 64 bad usage or a malformed\n"
+        "file (named with its line), 66 no such file.\n");
 }
 
 /* Splits one CSV line in place into fields (double quotes group, "" escapes). */
@@ -176,16 +182,25 @@ static enum status parse_methods(const char *list, unsigned *out)
             *out |= METHOD_PEARSON;
         } else if (strcmp(tok, "spearman") == 0) {
             *out |= METHOD_SPEARMAN;
+        } else if (strcmp(tok, "dcor") == 0) {
+            *out |= METHOD_DCOR;
+        } else if (strcmp(tok, "mi") == 0) {
+            *out |= METHOD_MI;
+        } else if (strcmp(tok, "all") == 0) {
+            *out |= stats_methods_available();
         } else {
             return STATUS_INVALID;
         }
     }
+    if ((*out & ~stats_methods_available()) != 0)
+        return STATUS_NOT_FOUND;
     return *out != 0 ? STATUS_OK : STATUS_INVALID;
 }
 
 static void print_table(json_t *o)
 {
-    static const char *const names[] = {"pearson", "spearman"};
+    static const char *const names[] = {"pearson", "spearman",    "dcor_v",
+                                        "dcor2_u", "mi_ksg_nats", "mi_linfoot"};
 
     printf("y = %s, x = %s, d = %lld (dropped: %lld)\n",
            json_string_value(json_object_get(o, "y")),
@@ -198,10 +213,10 @@ static void print_table(json_t *o)
         if (v == NULL)
             continue;
         if (json_is_number(v)) {
-            printf("  %-10s %10.6f\n", names[i], json_number_value(v));
+            printf("  %-12s %10.6f\n", names[i], json_number_value(v));
         } else {
             json_t *why = json_object_get(json_object_get(o, "reasons"), names[i]);
-            printf("  %-10s %10s (%s)\n", names[i], "null",
+            printf("  %-12s %10s (%s)\n", names[i], "null",
                    why != NULL ? json_string_value(why) : "undefined");
         }
     }
@@ -215,12 +230,14 @@ int cmd_assoc(struct app_config *cfg, int argc, char **argv)
                                              {"methods", required_argument, NULL, 'm'},
                                              {"space", required_argument, NULL, 's'},
                                              {"seed", required_argument, NULL, 'S'},
+                                             {"mi-jitter", required_argument, NULL, 'J'},
                                              {"json", no_argument, NULL, 'j'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     const char *input = NULL, *xcol = NULL, *ycol = NULL, *space = NULL;
-    unsigned methods = METHOD_PEARSON | METHOD_SPEARMAN;
-    bool json = false;
+    unsigned methods = stats_methods_available();
+    bool json = false, mi_jitter = true;
+    char *end;
     struct columns c = {0};
     struct error err = {0};
     struct stats_ws *ws = NULL;
@@ -233,13 +250,29 @@ int cmd_assoc(struct app_config *cfg, int argc, char **argv)
         case 'i': input = optarg; break;
         case 'x': xcol = optarg; break;
         case 'y': ycol = optarg; break;
-        case 'm':
-            if (parse_methods(optarg, &methods) != STATUS_OK) {
-                fprintf(stderr,
-                        "iocontend assoc: --methods takes pearson,spearman; got '%s'\n",
+        case 'm': {
+            enum status mrc = parse_methods(optarg, &methods);
+            if (mrc == STATUS_NOT_FOUND) {
+                fprintf(stderr, "iocontend assoc: --methods '%s': not in this build\n",
                         optarg);
                 return EXIT_USAGE;
             }
+            if (mrc != STATUS_OK) {
+                fprintf(stderr,
+                        "iocontend assoc: --methods takes a comma-separated list of "
+                        "pearson, spearman, dcor, mi, all; got '%s'\n",
+                        optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        }
+        case 'J':
+            if (strcmp(optarg, "0") != 0 && strcmp(optarg, "1") != 0) {
+                fprintf(stderr, "iocontend assoc: --mi-jitter takes 0 or 1, got '%s'\n",
+                        optarg);
+                return EXIT_USAGE;
+            }
+            mi_jitter = optarg[0] == '1';
             break;
         case 's':
             if (strcmp(optarg, "log") != 0 && strcmp(optarg, "linear") != 0) {
@@ -248,7 +281,17 @@ int cmd_assoc(struct app_config *cfg, int argc, char **argv)
             }
             space = optarg;
             break;
-        case 'S': cfg->seed = strtoul(optarg, NULL, 10); break;
+        case 'S':
+            errno = 0;
+            cfg->seed = strtoul(optarg, &end, 10);
+            if (errno != 0 || end == optarg || *end != '\0' || optarg[0] == '-') {
+                fprintf(
+                    stderr,
+                    "iocontend assoc: --seed takes a non-negative integer, got '%s'\n",
+                    optarg);
+                return EXIT_USAGE;
+            }
+            break;
         case 'j': json = true; break;
         case 'h': assoc_usage(stdout); return EXIT_OK;
         default: assoc_usage(stderr); return EXIT_USAGE;
@@ -266,8 +309,8 @@ int cmd_assoc(struct app_config *cfg, int argc, char **argv)
         rc = ws == NULL
                  ? error_set(&err, STATUS_NOMEM, "stats workspace")
                  : stats_assoc_compute(c.x, c.y, c.d,
-                                       &(struct stats_assoc_opts){
-                                           methods, cfg->d_min, STATS_DEFAULT_SEED, true},
+                                       &(struct stats_assoc_opts){methods, cfg->d_min,
+                                                                  cfg->seed, mi_jitter},
                                        ws, &a, &err);
     }
     if (rc != STATUS_OK) {

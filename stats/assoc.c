@@ -212,12 +212,19 @@ static struct stats_coef coef_of(enum stats_reason reason, double value)
     return (struct stats_coef){reason == REASON_NONE ? value : (double)NAN, reason};
 }
 
+/* KNOWN METHODS: each method adds its bit here when it is implemented. */
+#define KNOWN_METHODS (METHOD_PEARSON | METHOD_SPEARMAN)
+
+unsigned stats_methods_available(void)
+{
+    return KNOWN_METHODS;
+}
+
 enum status stats_assoc_compute(const double *x, const double *y, size_t d,
                                 const struct stats_assoc_opts *opts, struct stats_ws *ws,
                                 struct stats_assoc *out, struct error *err)
 {
-    /* KNOWN METHODS: each method adds its bit here when it is implemented. */
-    const unsigned known = METHOD_PEARSON | METHOD_SPEARMAN;
+    const unsigned known = KNOWN_METHODS;
     enum stats_reason undefined = REASON_NONE;
     enum status rc;
     double r = NAN;

@@ -168,6 +168,9 @@ struct stats_assoc {
     struct stats_coef mi_ksg_nats, mi_linfoot;
 };
 
+/* The METHOD_* bits this build computes. */
+unsigned stats_methods_available(void);
+
 struct stats_ws; /* scratch for up to d_max jobs */
 
 /* NULL: no memory. */
