@@ -198,4 +198,30 @@ enum status stats_assoc_compute(const double *x, const double *y, size_t d,
                                 const struct stats_assoc_opts *opts, struct stats_ws *ws,
                                 struct stats_assoc *out, struct error *err);
 
+/* ---- the granularity sweep's verdicts (METHOD.md §6) ------------------------- */
+
+/* One coefficient over the sweep: c[i] at granularity k[i]·Δ, k ascending from 1;
+ * NAN where it was undefined at that k. */
+struct stats_sweep_curve {
+    const unsigned *k;
+    const double *c;
+    size_t n;
+};
+
+/* Falling: c(k_last) < c(1) − drop (METHOD.md: drop = 0.1) and Spearman's r of
+ * (k, c_k) over the defined points <= rho_max (−0.7). False when c(1) or c(k_last)
+ * is undefined or fewer than 3 points are defined. STATUS_INVALID for a curve that
+ * does not start at k = 1 or whose k do not ascend. */
+enum status stats_sweep_falling(const struct stats_sweep_curve *curve, double drop,
+                                double rho_max, bool *falling, struct error *err);
+
+/* The recommended sampling interval: the largest k such that for every k' <= k and
+ * every curve, |c(k') − c(1)| <= tol (METHOD.md: 0.05). An undefined c(k') ends the
+ * run (nothing can be said beyond it); all curves share one k list. *k_out = 0 when
+ * some c(1) is undefined. STATUS_INVALID as stats_sweep_falling, or curves with
+ * different k. */
+enum status stats_sweep_recommended(const struct stats_sweep_curve *curves,
+                                    size_t n_curves, double tol, unsigned *k_out,
+                                    struct error *err);
+
 #endif
