@@ -99,12 +99,13 @@ test: deps all lint
 
 # As root the embedded cluster runs as postgres, who cannot enter a checkout under
 # /root (mode 0700): the demo's state then goes to /var/tmp/iocontend-demo.
+# make demo DEMO_ARGS=--check: the whole path, exiting 0 once the API answers.
 demo: deps all
 	@if [ -z "$$IOCONTEND_STATE_DIR" ] && [ "$$(id -u)" -eq 0 ] && \
 	    ! runuser -u postgres -- test -x "$(CURDIR)" 2>/dev/null; then \
 	  echo "demo: postgres cannot enter $(CURDIR); state goes to /var/tmp/iocontend-demo"; \
 	  export IOCONTEND_STATE_DIR=/var/tmp/iocontend-demo; \
-	fi; exec $(PROG) demo
+	fi; exec $(PROG) demo $(DEMO_ARGS)
 
 bench: deps all
 	@echo "bench: not written yet"; exit 1
