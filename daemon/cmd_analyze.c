@@ -95,11 +95,17 @@ int analyze_run(const struct app_config *cfg, struct db *db, const char *group_i
                 jobs_used += json_int_at(res, "d", NULL);
                 jobs_excluded += json_int_at(res, "excluded", "total");
                 short_group = json_object_get(res, "reason") != NULL;
+                json_t *r = json_object_get(res, "pearson");
+                char value[32];
+                if (json_is_real(r)) {
+                    snprintf(value, sizeof value, "%.3f", json_real_value(r));
+                } else {
+                    snprintf(value, sizeof value, "null");
+                }
                 log_info(
                     "group %s (%s): d = %ld, excluded %ld, pearson(t_d, psi_d_read) = %s",
                     groups[g].id, groups[g].name, json_int_at(res, "d", NULL),
-                    json_int_at(res, "excluded", "total"),
-                    json_is_real(json_object_get(res, "pearson")) ? "computed" : "null");
+                    json_int_at(res, "excluded", "total"), value);
             }
             json_decref(res);
             if (rc != STATUS_OK) {
