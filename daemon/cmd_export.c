@@ -12,13 +12,16 @@ static void export_usage(FILE *fp)
 {
     fprintf(
         fp,
-        "usage: iocontend export jobs [--granularity S] [--group G] [--scope "
-        "all|fs:NAME]\n"
+        "usage: iocontend export jobs [--granularity S] [--group G]\n"
+        "                             [--scope all|touched|fs:NAME]\n"
         "                             [--format csv|json] [--out FILE]\n"
         "Every job metric of METHOD.md (t_j, t_um, ..., psi_d_read, ..., tau), one row\n"
         "per job, columns named as in METHOD.md. A metric a job has no value for (a\n"
         "hole in the samples, no I/O) is empty in CSV and null in JSON; the excluded_*\n"
-        "columns say why. Default: CSV on stdout at the base sampling interval.\n");
+        "columns say why. nu_* and b_d below zero are kept and listed in 'negative'.\n"
+        "--scope: the server series summed over all monitored file systems (default),\n"
+        "those each job read or wrote (touched), or one; 'scope_fs' lists them.\n"
+        "Default: CSV on stdout at the base sampling interval.\n");
 }
 
 int cmd_export(struct app_config *cfg, int argc, char **argv)

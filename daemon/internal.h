@@ -73,10 +73,13 @@ int serve_run(struct app_config *cfg, const char *listen, bool check_only);
 /* ---- the analysis driver ------------------------------------------------------- */
 
 /* The association object of INTERFACES.md for (group, y, x) at granularity_s
- * (0: the base Δ) and scope ("all"): loads jobs and samples, computes the volume
- * metrics and the coefficients. *out is a new JSON object (caller json_decref's).
- * STATUS_INVALID for an unknown metric name or a granularity that is not k·Δ
- * (err->msg says which; the offending parameter name is in err->file). */
+ * (0: the base Δ) and scope (METHOD.md §1: "all", "touched" — per job, the monitored
+ * file systems it read or wrote — or "fs:NAME"): loads jobs and samples, computes the
+ * volume metrics and the coefficients. For a metric that may be negative (ν, ν^D,
+ * B^D) the object has "negative": {metric: jobs whose value is below zero}.
+ * *out is a new JSON object (caller json_decref's). STATUS_INVALID for an unknown
+ * metric name or scope or a granularity that is not k·Δ (err->msg says which; the
+ * offending parameter name is in err->file). */
 enum status analysis_association(struct db *db, const struct app_config *cfg,
                                  const char *group_id, const char *y, const char *x,
                                  double granularity_s, const char *scope, json_t **out,
@@ -89,7 +92,11 @@ int analyze_run(const struct app_config *cfg, struct db *db, const char *group_i
                 double granularity_s, bool progress);
 
 /* Writes every job metric of METHOD.md §2–3 (one row per job; CSV with canonical
- * column names, or JSON) for a group (NULL: all) at granularity_s (0: base). */
+ * column names, or JSON) for a group (NULL: all) at granularity_s (0: base) and scope
+ * (as analysis_association). Beside the metrics: excluded_psi, _d, _i, _b_d, _tau
+ * (the reason a family is missing, "" when present), negative (the metrics kept
+ * although below zero, ';'-separated; a JSON array) and scope_fs (the file systems
+ * the job's series summed; empty when none). */
 enum status analysis_export_jobs(struct db *db, const struct app_config *cfg,
                                  const char *group_id, double granularity_s,
                                  const char *scope, bool json, FILE *fp,

@@ -663,13 +663,12 @@ enum status db_jobs_of_group(struct db *db, const char *group_id, struct db_jobs
         1, vals, &r, err);
     if (rc != STATUS_OK)
         return rc;
-    rc =
-        exec_params(db,
-                    "SELECT w.job_key, w.is_write, w.start_s, w.end_s, w.fs IS NOT NULL, "
-                    "w.bytes FROM job_windows w JOIN jobs j USING (job_key) "
-                    "WHERE ($1::text IS NULL OR j.group_id = $1) "
-                    "ORDER BY j.start_time, j.job_key, w.start_s",
-                    1, vals, &w, err);
+    rc = exec_params(db,
+                     "SELECT w.job_key, w.is_write, w.start_s, w.end_s, w.fs, w.bytes "
+                     "FROM job_windows w JOIN jobs j USING (job_key) "
+                     "WHERE ($1::text IS NULL OR j.group_id = $1) "
+                     "ORDER BY j.start_time, j.job_key, w.start_s",
+                     1, vals, &w, err);
     if (rc != STATUS_OK)
         goto out;
     jobs = calloc(1, sizeof *jobs);
@@ -709,7 +708,8 @@ enum status db_jobs_of_group(struct db *db, const char *group_id, struct db_jobs
             dw->is_write = PQgetvalue(w, (int)k, 1)[0] == 't';
             dw->start_s = get_double(w, (int)k, 2);
             dw->end_s = get_double(w, (int)k, 3);
-            dw->monitored = PQgetvalue(w, (int)k, 4)[0] == 't';
+            dw->monitored = !PQgetisnull(w, (int)k, 4);
+            copy_text(dw->fs, sizeof dw->fs, w, (int)k, 4);
             dw->bytes = get_int64(w, (int)k, 5);
             j->n_windows++;
             k++;

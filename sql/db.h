@@ -101,8 +101,9 @@ enum status db_ingest_error_record(struct db *db, const char *path,
 struct db_window {
     double start_s, end_s; /* absolute epoch seconds */
     bool is_write;
-    bool monitored;
+    bool monitored; /* the file is on a monitored file system */
     int64_t bytes;
+    char fs[64]; /* that file system's name (job_windows.fs), "" when not monitored */
 };
 
 struct db_job {

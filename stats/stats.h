@@ -126,6 +126,53 @@ enum status stats_job_volume(const struct stats_series *s, const struct stats_jo
                              size_t *scratch, struct stats_job_volume *out,
                              struct error *err);
 
+/* ---- derived job metrics: ν, B^D, τ (METHOD.md §3) ---------------------------- */
+
+/* What the derived metrics need of the log (METHOD.md §2). */
+struct stats_job_log {
+    double t;                            /* T = T^U_M + T^U_RW + T^S, seconds */
+    int64_t eta_read, eta_write;         /* η, bytes, every file system */
+    int64_t eta_mon_read, eta_mon_write; /* η^mon, bytes, monitored file systems */
+};
+
+/* Bits of stats_job_derived.negative: a value below zero. Server and client bytes
+ * differ (caches, read-ahead, RAID), so such values are kept, never clipped, and
+ * flagged so that a reader can tell them apart. */
+enum stats_negative {
+    NEGATIVE_NU_READ = 1u << 0,
+    NEGATIVE_NU_WRITE = 1u << 1,
+    NEGATIVE_NU_D_READ = 1u << 2,
+    NEGATIVE_NU_D_WRITE = 1u << 3,
+    NEGATIVE_B_D = 1u << 4
+};
+
+/* The metric name of one NEGATIVE_* bit ("nu_read", …, "b_d"); "" for any other. */
+const char *stats_negative_name(unsigned bit);
+
+struct stats_job_derived {
+    enum stats_exclusion nu_excl;   /* for nu_read, nu_write: Ψ's (psi_excl) */
+    double nu_read, nu_write;       /* ν = Ψ − η^mon, bytes */
+    enum stats_exclusion nu_d_excl; /* for nu_d_*: Ψ^D's (d_excl) */
+    double nu_d_read, nu_d_write;   /* Ψ^D − η^mon, bytes */
+    enum stats_exclusion b_d_excl;  /* Ψ^D's; EXCL_NONFINITE when |S^D| = 0 */
+    double b_d;                     /* B^D, bytes per second */
+    enum stats_exclusion tau_excl;  /* EXCL_NO_IO when η = 0; EXCL_NONFINITE: T */
+    double tau;                     /* τ = T / (η / 2^30), seconds per GiB */
+    unsigned negative;              /* NEGATIVE_* bits of the values below zero */
+};
+
+/* ν, ν^D, B^D and τ of one job (METHOD.md §3) from its volume metrics v (over the
+ * series of the analysis' scope) and its log metrics: ν = Ψ − η^mon per direction,
+ * ν^D = Ψ^D − η^mon, B^D = (Ψ^D_R + Ψ^D_W − η^mon_R − η^mon_W) / |S^D| (|S^D| is
+ * v->s_d), τ = T / ((η_R + η_W) / 2^30) with η over every file system. A metric whose
+ * input family is excluded is NAN with that family's reason; negative ν, ν^D, B^D are
+ * kept and flagged in out->negative. No allocation. STATUS_INVALID for a missing
+ * pointer, a negative byte count or η^mon above η (out is then all NAN, excluded as
+ * EXCL_NONFINITE). */
+enum status stats_job_derived(const struct stats_job_volume *v,
+                              const struct stats_job_log *log,
+                              struct stats_job_derived *out, struct error *err);
+
 /* ---- associations (METHOD.md §5) ---------------------------------------------- */
 
 enum stats_reason {

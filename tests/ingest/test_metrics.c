@@ -352,6 +352,195 @@ static void mpiio_windows_only_without_a_lower_layer(void **state)
     job_metrics_clear(&m);
 }
 
+/* ---- the layer rule on darshan-parser text ------------------------------------------
+ */
+
+/* A darshan-parser snippet written by hand (METHOD.md §2's layer rule). File a.dat,
+ * unique to rank 0, has an MPI-IO record over a POSIX one (data sieving: more bytes and
+ * reads below); c.dat, shared, likewise for writes; rank 1's log.txt is STDIO only.
+ * One string per line: the whole exceeds C's 4095-character literal limit. */
+#define PA     "POSIX\t0\t111\t"
+#define MA     "MPI-IO\t0\t111\t"
+#define A_FILE "\t/scratch/a.dat\t/scratch\tlustre\n"
+#define PC     "POSIX\t-1\t333\t"
+#define MC     "MPI-IO\t-1\t333\t"
+#define C_FILE "\t/scratch/c.dat\t/scratch\tlustre\n"
+#define SB     "STDIO\t1\t222\t"
+#define B_FILE "\t/home/u/log.txt\t/home\tnfs\n"
+
+/* clang-format off */
+static const char *const layered_log[] = {
+    "# darshan log version: 3.41\n",
+    "# exe: /opt/app/bin/layered -i 2.385\n",
+    "# uid: 4321\n",
+    "# jobid: 777\n",
+    "# start_time: 1700000000\n",
+    "# end_time: 1700000020\n",
+    "# nprocs: 2\n",
+    "# run time: 20.5\n",
+    "\n",
+    "# mount entry:\t/scratch\tlustre\n",
+    "# mount entry:\t/home\tnfs\n",
+    "\n",
+    "# *******************************************************\n",
+    "# POSIX module data\n",
+    "# *******************************************************\n",
+    "\n",
+    PA "POSIX_OPENS\t1" A_FILE,
+    PA "POSIX_READS\t16" A_FILE,
+    PA "POSIX_WRITES\t0" A_FILE,
+    PA "POSIX_BYTES_READ\t4194304" A_FILE,
+    PA "POSIX_BYTES_WRITTEN\t0" A_FILE,
+    PA "POSIX_F_OPEN_START_TIMESTAMP\t1.100000" A_FILE,
+    PA "POSIX_F_READ_START_TIMESTAMP\t2.100000" A_FILE,
+    PA "POSIX_F_WRITE_START_TIMESTAMP\t0.000000" A_FILE,
+    PA "POSIX_F_READ_END_TIMESTAMP\t3.900000" A_FILE,
+    PA "POSIX_F_WRITE_END_TIMESTAMP\t0.000000" A_FILE,
+    PA "POSIX_F_CLOSE_END_TIMESTAMP\t4.050000" A_FILE,
+    PA "POSIX_F_READ_TIME\t1.250000" A_FILE,
+    PA "POSIX_F_WRITE_TIME\t0.000000" A_FILE,
+    PA "POSIX_F_META_TIME\t0.125000" A_FILE,
+    PC "POSIX_OPENS\t2" C_FILE,
+    PC "POSIX_READS\t0" C_FILE,
+    PC "POSIX_WRITES\t32" C_FILE,
+    PC "POSIX_BYTES_READ\t0" C_FILE,
+    PC "POSIX_BYTES_WRITTEN\t8388608" C_FILE,
+    PC "POSIX_F_OPEN_START_TIMESTAMP\t7.050000" C_FILE,
+    PC "POSIX_F_READ_START_TIMESTAMP\t0.000000" C_FILE,
+    PC "POSIX_F_WRITE_START_TIMESTAMP\t8.100000" C_FILE,
+    PC "POSIX_F_READ_END_TIMESTAMP\t0.000000" C_FILE,
+    PC "POSIX_F_WRITE_END_TIMESTAMP\t9.950000" C_FILE,
+    PC "POSIX_F_CLOSE_END_TIMESTAMP\t10.100000" C_FILE,
+    PC "POSIX_F_READ_TIME\t0.000000" C_FILE,
+    PC "POSIX_F_WRITE_TIME\t1.500000" C_FILE,
+    PC "POSIX_F_META_TIME\t0.062500" C_FILE,
+    "\n",
+    "# *******************************************************\n",
+    "# MPI-IO module data\n",
+    "# *******************************************************\n",
+    "\n",
+    MA "MPIIO_INDEP_OPENS\t1" A_FILE,
+    MA "MPIIO_COLL_OPENS\t0" A_FILE,
+    MA "MPIIO_INDEP_READS\t3" A_FILE,
+    MA "MPIIO_INDEP_WRITES\t0" A_FILE,
+    MA "MPIIO_COLL_READS\t1" A_FILE,
+    MA "MPIIO_COLL_WRITES\t0" A_FILE,
+    MA "MPIIO_SPLIT_READS\t0" A_FILE,
+    MA "MPIIO_SPLIT_WRITES\t0" A_FILE,
+    MA "MPIIO_NB_READS\t0" A_FILE,
+    MA "MPIIO_NB_WRITES\t0" A_FILE,
+    MA "MPIIO_BYTES_READ\t4000000" A_FILE,
+    MA "MPIIO_BYTES_WRITTEN\t0" A_FILE,
+    MA "MPIIO_F_OPEN_START_TIMESTAMP\t1.000000" A_FILE,
+    MA "MPIIO_F_READ_START_TIMESTAMP\t2.000000" A_FILE,
+    MA "MPIIO_F_WRITE_START_TIMESTAMP\t0.000000" A_FILE,
+    MA "MPIIO_F_READ_END_TIMESTAMP\t4.000000" A_FILE,
+    MA "MPIIO_F_WRITE_END_TIMESTAMP\t0.000000" A_FILE,
+    MA "MPIIO_F_CLOSE_END_TIMESTAMP\t4.100000" A_FILE,
+    MA "MPIIO_F_READ_TIME\t1.500000" A_FILE,
+    MA "MPIIO_F_WRITE_TIME\t0.000000" A_FILE,
+    MA "MPIIO_F_META_TIME\t0.250000" A_FILE,
+    MC "MPIIO_INDEP_OPENS\t0" C_FILE,
+    MC "MPIIO_COLL_OPENS\t2" C_FILE,
+    MC "MPIIO_INDEP_READS\t0" C_FILE,
+    MC "MPIIO_INDEP_WRITES\t0" C_FILE,
+    MC "MPIIO_COLL_READS\t0" C_FILE,
+    MC "MPIIO_COLL_WRITES\t4" C_FILE,
+    MC "MPIIO_SPLIT_READS\t0" C_FILE,
+    MC "MPIIO_SPLIT_WRITES\t0" C_FILE,
+    MC "MPIIO_NB_READS\t0" C_FILE,
+    MC "MPIIO_NB_WRITES\t0" C_FILE,
+    MC "MPIIO_BYTES_READ\t0" C_FILE,
+    MC "MPIIO_BYTES_WRITTEN\t8000000" C_FILE,
+    MC "MPIIO_F_OPEN_START_TIMESTAMP\t7.000000" C_FILE,
+    MC "MPIIO_F_READ_START_TIMESTAMP\t0.000000" C_FILE,
+    MC "MPIIO_F_WRITE_START_TIMESTAMP\t8.000000" C_FILE,
+    MC "MPIIO_F_READ_END_TIMESTAMP\t0.000000" C_FILE,
+    MC "MPIIO_F_WRITE_END_TIMESTAMP\t10.000000" C_FILE,
+    MC "MPIIO_F_CLOSE_END_TIMESTAMP\t10.200000" C_FILE,
+    MC "MPIIO_F_READ_TIME\t0.000000" C_FILE,
+    MC "MPIIO_F_WRITE_TIME\t1.750000" C_FILE,
+    MC "MPIIO_F_META_TIME\t0.125000" C_FILE,
+    "\n",
+    "# *******************************************************\n",
+    "# STDIO module data\n",
+    "# *******************************************************\n",
+    "\n",
+    SB "STDIO_OPENS\t1" B_FILE,
+    SB "STDIO_READS\t0" B_FILE,
+    SB "STDIO_WRITES\t10" B_FILE,
+    SB "STDIO_BYTES_READ\t0" B_FILE,
+    SB "STDIO_BYTES_WRITTEN\t2385" B_FILE,
+    SB "STDIO_F_OPEN_START_TIMESTAMP\t0.500000" B_FILE,
+    SB "STDIO_F_READ_START_TIMESTAMP\t0.000000" B_FILE,
+    SB "STDIO_F_WRITE_START_TIMESTAMP\t5.000000" B_FILE,
+    SB "STDIO_F_READ_END_TIMESTAMP\t0.000000" B_FILE,
+    SB "STDIO_F_WRITE_END_TIMESTAMP\t6.500000" B_FILE,
+    SB "STDIO_F_CLOSE_END_TIMESTAMP\t6.750000" B_FILE,
+    SB "STDIO_F_READ_TIME\t0.000000" B_FILE,
+    SB "STDIO_F_WRITE_TIME\t0.500000" B_FILE,
+    SB "STDIO_F_META_TIME\t0.750000" B_FILE,
+};
+/* clang-format on */
+
+static void mpiio_over_posix_counts_once_and_stdio_alone_counts(void **state)
+{
+    struct ingest_fs_map map = {0};
+    struct darshan_log *log = NULL;
+    struct job_metrics m;
+    struct error err = {0};
+    FILE *fp = tmpfile();
+
+    (void)state;
+    assert_non_null(fp);
+    for (size_t i = 0; i < sizeof layered_log / sizeof layered_log[0]; i++)
+        assert_true(fputs(layered_log[i], fp) >= 0);
+    rewind(fp);
+    assert_int_equal(ingest_darshan_parse(fp, "layered", &log, &err), STATUS_OK);
+    fclose(fp);
+    assert_int_equal(log->n_records, 5);
+    assert_int_equal(ingest_fs_map_add(&map, "/scratch", "scratch1", NULL), STATUS_OK);
+    metrics_of(log, &map, &m);
+
+    /* Bytes from MPI-IO where a file has it (a.dat 4e6 read, not POSIX's 4194304 nor
+     * their sum; c.dat 8e6 written), STDIO for log.txt (2385). */
+    assert_int_equal(m.eta_read, 4000000);
+    assert_int_equal(m.eta_write, 8000000 + 2385);
+    assert_int_equal(m.eta_mon_read, 4000000);
+    assert_int_equal(m.eta_mon_write, 8000000);
+    assert_int_equal(m.n_unique_files, 2);
+    assert_int_equal(m.n_shared_files, 1);
+    /* U_0 = MPI-IO of a.dat: 1.5 read + 0.25 meta = 1.75 (POSIX's 1.375 added would
+     * give 3.125); U_1 = STDIO of log.txt: 0.5 + 0.75 = 1.25. Slowest: rank 0. */
+    assert_rel(m.t_um, 0.25, 1e-12);
+    assert_rel(m.t_urw, 1.5, 1e-12);
+    /* Shared c.dat by MPI-IO: last write 10.0 − open 7.0 (POSIX would say 2.9). */
+    assert_rel(m.t_s, 3.0, 1e-12);
+    assert_rel(m.t, 4.75, 1e-12);
+    /* Windows from the layer nearest the storage: POSIX of a.dat [2.1, 3.9] and c.dat
+     * [8.1, 9.95], STDIO of log.txt [5.0, 6.5]; never MPI-IO's beside them. */
+    assert_int_equal(m.n_windows, 3);
+    assert_rel(m.windows[0].start_s, 1700000002.1, 1e-6);
+    assert_rel(m.windows[0].end_s, 1700000003.9, 1e-6);
+    assert_false(m.windows[0].is_write);
+    assert_string_equal(m.windows[0].fs, "scratch1");
+    assert_int_equal(m.windows[0].bytes, 4194304);
+    assert_rel(m.windows[1].start_s, 1700000005.0, 1e-6);
+    assert_rel(m.windows[1].end_s, 1700000006.5, 1e-6);
+    assert_false(m.windows[1].monitored);
+    assert_int_equal(m.windows[1].bytes, 2385);
+    assert_rel(m.windows[2].start_s, 1700000008.1, 1e-6);
+    assert_rel(m.windows[2].end_s, 1700000009.95, 1e-6);
+    assert_true(m.windows[2].is_write);
+    assert_string_equal(m.windows[2].fs, "scratch1");
+    /* T^F from the same windows: 3.9 − 2.1 read; max(1.5, 1.85) write. */
+    assert_rel(m.t_fr, 1.8, 1e-12);
+    assert_rel(m.t_fw, 1.85, 1e-12);
+    job_metrics_clear(&m);
+    darshan_log_free(log);
+    ingest_fs_map_clear(&map);
+}
+
 /* ---- windows and timestamps ------------------------------------------------------ */
 
 static void operations_without_timestamps_get_no_window(void **state)
@@ -736,6 +925,7 @@ int main(void)
         cmocka_unit_test(fs_map_refuses_empty_names),
         cmocka_unit_test(each_file_counts_one_layer),
         cmocka_unit_test(mpiio_windows_only_without_a_lower_layer),
+        cmocka_unit_test(mpiio_over_posix_counts_once_and_stdio_alone_counts),
         cmocka_unit_test(operations_without_timestamps_get_no_window),
         cmocka_unit_test(lab_windows_match_the_recorded_io_intervals),
         cmocka_unit_test(unique_times_match_darshan_perf),
