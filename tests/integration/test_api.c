@@ -7,297 +7,60 @@
 #include <cmocka.h>
 
 #include "../../common/common.h"
+#include "../support/pgfixture.h"
+#include "../support/server.h"
 #include "../support/testutil.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
-#define HOST "127.0.0.1"
-
-/* A server started as a child process. */
-struct server {
-    pid_t pid;  /* 0 when not running */
-    int out_fd; /* read end of its stdout, kept open so a late write cannot SIGPIPE it */
-    int port;   /* from its "listening on" line */
-};
+#define HOST SERVER_HOST
 
 /* The fixture of the whole suite, made once in the group setup. */
 static struct {
-    char tmp[512];   /* throwaway directory: state dir, config files */
-    const char *bin; /* the iocontend under test */
-    bool configured; /* a configured server (IOCONTEND_DB / PG*) holds our database */
-    char dbname[64]; /* the throwaway database there */
-    char admin_conninfo[1024]; /* the original IOCONTEND_DB ("" = libpq's PG* defaults) */
-    char socket_dir[512];      /* the embedded server's socket folder, "" when unknown */
-    struct server main;        /* the server every test talks to */
-    long jobs;                 /* jobs in the database, from health */
+    struct pgfixture db; /* the throwaway database (and state dir for config files) */
+    struct server main;  /* the server every test talks to */
+    long jobs;           /* jobs in the database, from health */
 } fx;
-
-/* ---- processes ----------------------------------------------------------------- */
-
-static int sh(const char *fmt, ...) PRINTF_LIKE(1, 2);
-static int sh(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    int rc = -1;
-
-    va_start(ap, fmt);
-    /* clang-analyzer loses track of va_start here (a false positive). */
-    vsnprintf(cmd, sizeof cmd, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
-    va_end(ap);
-    char *out = testutil_run(cmd, &rc);
-    if (out != NULL && rc != 0)
-        fprintf(stderr, "test_api: `%s` exited %d:\n%s\n", cmd, rc, out);
-    free(out);
-    return out == NULL ? -1 : rc;
-}
-
-/* Starts `bin [--config conf] serve --listen 127.0.0.1:0` and reads its port. */
-static int server_start(struct server *s, const char *conf)
-{
-    int fds[2];
-    char line[512];
-    size_t used = 0;
-
-    memset(s, 0, sizeof *s);
-    s->out_fd = -1;
-    if (pipe(fds) != 0)
-        return -1;
-    s->pid = fork();
-    if (s->pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        s->pid = 0;
-        return -1;
-    }
-    if (s->pid == 0) {
-        dup2(fds[1], STDOUT_FILENO);
-        close(fds[0]);
-        close(fds[1]);
-        if (conf != NULL) {
-            execl(fx.bin, fx.bin, "--config", conf, "serve", "--listen", HOST ":0",
-                  (char *)NULL);
-        } else {
-            execl(fx.bin, fx.bin, "serve", "--listen", HOST ":0", (char *)NULL);
-        }
-        _exit(127);
-    }
-    close(fds[1]);
-    s->out_fd = fds[0];
-    /* The line comes once the socket listens; a server that never says it failed. */
-    for (;;) {
-        struct pollfd p = {.fd = s->out_fd, .events = POLLIN};
-        if (poll(&p, 1, 60000) <= 0)
-            break;
-        ssize_t n = read(s->out_fd, line + used, sizeof line - 1 - used);
-        if (n <= 0)
-            break;
-        used += (size_t)n;
-        line[used] = '\0';
-        const char *at = strstr(line, "listening on " HOST ":");
-        if (at != NULL && strchr(at, '\n') != NULL) {
-            s->port = (int)strtol(at + strlen("listening on " HOST ":"), NULL, 10);
-            return s->port > 0 ? 0 : -1;
-        }
-        if (used == sizeof line - 1)
-            break;
-    }
-    fprintf(stderr, "test_api: the server did not say where it listens (got \"%.*s\")\n",
-            (int)used, line);
-    return -1;
-}
-
-/* SIGTERM, then the exit status (-1 when it had to be killed). */
-static int server_stop(struct server *s)
-{
-    int status = 0, code = -1;
-
-    if (s->pid <= 0)
-        return -1;
-    kill(s->pid, SIGTERM);
-    for (int i = 0; i < 300; i++) {
-        pid_t done = waitpid(s->pid, &status, WNOHANG);
-        if (done == s->pid) {
-            code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-            break;
-        }
-        struct timespec ts = {0, 50L * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
-    if (code == -1 && waitpid(s->pid, &status, WNOHANG) == 0) {
-        kill(s->pid, SIGKILL);
-        waitpid(s->pid, &status, 0);
-    }
-    if (s->out_fd >= 0)
-        close(s->out_fd);
-    s->pid = 0;
-    s->out_fd = -1;
-    return code;
-}
-
-/* ---- the database -------------------------------------------------------------- */
-
-static bool server_configured(void)
-{
-    static const char *const vars[] = {"IOCONTEND_DB", "PGHOST",     "PGHOSTADDR",
-                                       "PGPORT",       "PGDATABASE", "PGSERVICE"};
-
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v != NULL && v[0] != '\0')
-            return true;
-    }
-    return false;
-}
-
-/* psql against the configured server as the caller configured it. */
-static int psql(const char *sql)
-{
-    if (fx.admin_conninfo[0] != '\0') {
-        return sh("psql -X -q -v ON_ERROR_STOP=1 -d '%s' -c '%s' 2>&1", fx.admin_conninfo,
-                  sql);
-    }
-    return sh("psql -X -q -v ON_ERROR_STOP=1 -c '%s' 2>&1", sql);
-}
-
-/* Points IOCONTEND_DB at a new throwaway database on the configured server. */
-static int database_create(void)
-{
-    char sql[128], conninfo[1200];
-    const char *old = getenv("IOCONTEND_DB");
-
-    snprintf(fx.admin_conninfo, sizeof fx.admin_conninfo, "%s", old != NULL ? old : "");
-    snprintf(fx.dbname, sizeof fx.dbname, "iocontend_test_api_%ld", (long)getpid());
-    snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s", fx.dbname);
-    psql(sql);
-    snprintf(sql, sizeof sql, "CREATE DATABASE %s", fx.dbname);
-    if (psql(sql) != 0)
-        return -1;
-    /* Keyword/value conninfo: a later dbname wins. URI: a query parameter does. */
-    if (fx.admin_conninfo[0] == '\0') {
-        snprintf(conninfo, sizeof conninfo, "dbname=%s", fx.dbname);
-    } else if (strncmp(fx.admin_conninfo, "postgres", 8) == 0) {
-        snprintf(conninfo, sizeof conninfo, "%s%cdbname=%s", fx.admin_conninfo,
-                 strchr(fx.admin_conninfo, '?') != NULL ? '&' : '?', fx.dbname);
-    } else {
-        snprintf(conninfo, sizeof conninfo, "%s dbname=%s", fx.admin_conninfo, fx.dbname);
-    }
-    return setenv("IOCONTEND_DB", conninfo, 1);
-}
-
-/* `db stop` leaves the embedded server's socket folder under $TMPDIR; `db status`
- * names it, so that the teardown can remove it. */
-static void remember_socket_dir(void)
-{
-    char cmd[600];
-    int rc = 0;
-
-    snprintf(cmd, sizeof cmd, "'%s' db status 2>/dev/null", fx.bin);
-    char *out = testutil_run(cmd, &rc);
-    const char *at = out != NULL ? strstr(out, "socket directory: ") : NULL;
-    if (at != NULL) {
-        at += strlen("socket directory: ");
-        snprintf(fx.socket_dir, sizeof fx.socket_dir, "%.*s", (int)strcspn(at, "\n"), at);
-    }
-    free(out);
-}
 
 static int group_setup(void **state)
 {
-    const char *tmpdir = getenv("TMPDIR");
     const char *data = testutil_shared_data();
 
     (void)state;
     memset(&fx, 0, sizeof fx);
-    fx.bin =
-        getenv("IOCONTEND_BIN") != NULL ? getenv("IOCONTEND_BIN") : "build/iocontend";
-    snprintf(fx.tmp, sizeof fx.tmp, "%s/iocontend-api-XXXXXX",
-             tmpdir != NULL && tmpdir[0] != '\0' ? tmpdir : "/tmp");
-    if (mkdtemp(fx.tmp) == NULL) {
-        fprintf(stderr, "test_api: mkdtemp %s: %s\n", fx.tmp, strerror(errno));
-        return -1;
-    }
-    /* As root the embedded server runs as postgres, which must reach the folder. */
-    if (geteuid() == 0)
-        chmod(fx.tmp, 0755);
-    setenv("IOCONTEND_STATE_DIR", fx.tmp, 1);
     unsetenv("IOCONTEND_TOKEN"); /* the main server is open; one test adds a token */
-    fx.configured = server_configured();
-    if (fx.configured) {
-        if (database_create() != 0 || sh("'%s' db migrate 2>&1", fx.bin) != 0)
-            return -1;
-    } else if (sh("'%s' db start 2>&1", fx.bin) != 0) {
-        return -1;
-    } else {
-        remember_socket_dir();
-    }
+    if (pgfixture_start(&fx.db) != 0)
+        return -1; /* cmocka runs the group teardown even then: it cleans up */
     /* A few real logs: the lab run's jobs (several groups) and three other machines. */
-    int rc = sh("'%s' ingest darshan --json '%s/lab/run1_queue_depth/darshan' "
-                "'%s/darshan/ior_hdf5' '%s/darshan/skew_app' "
-                "'%s/darshan/release_x86_64_3.4.7' 2>&1",
-                fx.bin, data, data, data, data);
+    int rc = pgfixture_cmd(&fx.db,
+                           "ingest darshan --json '%s/lab/run1_queue_depth/darshan' "
+                           "'%s/darshan/ior_hdf5' '%s/darshan/skew_app' "
+                           "'%s/darshan/release_x86_64_3.4.7'",
+                           data, data, data, data);
     if (rc != 0 && rc != 1)
         return -1;
-    return server_start(&fx.main, NULL);
+    return server_start(&fx.main, &fx.db, NULL);
 }
 
 static int group_teardown(void **state)
 {
-    char sql[128];
-
     (void)state;
     server_stop(&fx.main);
-    if (fx.configured) {
-        snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s", fx.dbname);
-        psql(sql);
-    } else {
-        sh("'%s' db stop 2>&1", fx.bin);
-        if (fx.socket_dir[0] != '\0')
-            rmdir(fx.socket_dir); /* db stop leaves it; removed only when empty */
-    }
-    if (fx.tmp[0] != '\0')
-        sh("rm -rf '%s'", fx.tmp);
+    pgfixture_stop(&fx.db);
     return 0;
 }
 
 /* ---- HTTP helpers -------------------------------------------------------------- */
 
-/* GET path from port; the body parsed as JSON (caller json_decref's). Fails the test
- * unless the status is want and the body is a JSON object. */
-static json_t *get_json_from(int port, const char *path, const char *headers, int want)
-{
-    int status = 0;
-    char *body = NULL;
-    json_error_t jerr;
-
-    assert_int_equal(http_get(HOST, port, path, headers, &status, &body), 0);
-    if (status != want)
-        print_error("GET %s answered %d: %s\n", path, status, body);
-    assert_int_equal(status, want);
-    json_t *j = json_loads(body, 0, &jerr);
-    if (j == NULL)
-        print_error("GET %s: not JSON (%s): %s\n", path, jerr.text, body);
-    free(body);
-    assert_non_null(j);
-    assert_true(json_is_object(j));
-    return j;
-}
-
 static json_t *get_json(const char *path, int want)
 {
-    return get_json_from(fx.main.port, path, NULL, want);
+    return server_get_json(&fx.main, path, NULL, want);
 }
 
 /* Fails unless j is the error body with that status word (and parameter, unless
@@ -740,20 +503,20 @@ static void api_needs_the_bearer_token_when_one_is_configured(void **state)
     FILE *fp;
 
     (void)state;
-    snprintf(conf, sizeof conf, "%s/token.conf", fx.tmp);
+    snprintf(conf, sizeof conf, "%s/token.conf", fx.db.state_dir);
     fp = fopen(conf, "w");
     assert_non_null(fp);
     fprintf(fp, "[serve]\ntoken = t0ken-2.385\n");
     fclose(fp);
-    assert_int_equal(server_start(&s, conf), 0);
+    assert_int_equal(server_start(&s, &fx.db, conf), 0);
 
-    json_t *j = get_json_from(s.port, "/api/v1/health", NULL, 401);
+    json_t *j = server_get_json(&s, "/api/v1/health", NULL, 401);
     json_decref(j);
-    j = get_json_from(s.port, "/api/v1/health", "Authorization: Bearer t0ken-2.38\r\n",
-                      401);
+    j = server_get_json(&s, "/api/v1/health", "Authorization: Bearer t0ken-2.38\r\n",
+                        401);
     json_decref(j);
-    j = get_json_from(s.port, "/api/v1/health", "Authorization: Bearer t0ken-2.385\r\n",
-                      200);
+    j = server_get_json(&s, "/api/v1/health", "Authorization: Bearer t0ken-2.385\r\n",
+                        200);
     assert_string_equal(json_string_value(json_object_get(j, "status")), "ok");
     json_decref(j);
     assert_int_equal(server_stop(&s), 0);
@@ -762,13 +525,13 @@ static void api_needs_the_bearer_token_when_one_is_configured(void **state)
 static void health_answers_503_while_the_database_is_down(void **state)
 {
     (void)state;
-    if (fx.configured)
+    if (fx.db.configured)
         skip(); /* not ours to stop */
-    assert_int_equal(sh("'%s' db stop 2>&1", fx.bin), 0);
+    assert_int_equal(pgfixture_cmd(&fx.db, "db stop"), 0);
     json_t *j = get_json("/api/v1/health", 503);
     assert_error_body(j, "db", NULL);
     json_decref(j);
-    assert_int_equal(sh("'%s' db start 2>&1", fx.bin), 0);
+    assert_int_equal(pgfixture_cmd(&fx.db, "db start"), 0);
     j = get_json("/api/v1/health", 200); /* and it reconnects */
     json_decref(j);
 }

@@ -4,21 +4,31 @@
 #ifndef IOCONTEND_PGFIXTURE_H
 #define IOCONTEND_PGFIXTURE_H
 
+#include "../../common/common.h"
+
 #include <stdbool.h>
 
 struct pgfixture {
     char state_dir[256]; /* the throwaway state directory (also for embedded data) */
     bool configured;     /* a configured server: dbname is ours to drop */
-    char dbname[64];
-    char bin[512]; /* the iocontend binary under test */
+    char dbname[64];     /* that database, "" when embedded */
+    char admin_conninfo[1024]; /* the caller's IOCONTEND_DB, "" when unset */
+    char saved_state_dir[512]; /* the caller's IOCONTEND_STATE_DIR, "" when unset */
+    char bin[512];             /* the iocontend binary under test ($IOCONTEND_BIN) */
 };
 
-/* Makes the database and exports what iocontend needs to find it. 0 on success. */
+/* Makes the database and exports what iocontend needs to find it
+ * (IOCONTEND_STATE_DIR, and IOCONTEND_DB for a configured server). Several fixtures
+ * may follow one another in one process, each started after the last one stopped.
+ * 0 on success. */
 int pgfixture_start(struct pgfixture *f);
-/* Stops / drops it and removes the state directory. */
+/* Stops / drops it, removes the state directory and restores the environment. */
 void pgfixture_stop(struct pgfixture *f);
 /* Runs "iocontend ARGS" (quoted by the caller) and returns its stdout (malloc'd);
  * *rc is its exit status. */
 char *pgfixture_run(const struct pgfixture *f, const char *args, int *rc);
+/* Runs "iocontend ARGS" with stderr joined to stdout and returns its exit status (-1
+ * when it could not run); the output goes to stderr when the status is not 0. */
+int pgfixture_cmd(const struct pgfixture *f, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 #endif

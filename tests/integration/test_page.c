@@ -1,0 +1,336 @@
+/* test_page.c: the dashboard page (web/index.html) in a real headless browser against
+ * a real server: what it renders is what the API serves. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "../support/pgfixture.h"
+#include "../support/sample.h"
+#include "../support/server.h"
+#include "../support/testutil.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Debian's chromium; tests/deps.sh installs it. Missing is a failure, not a skip. */
+#define CHROMIUM "/usr/bin/chromium"
+#define TOKEN    "t0ken-2.385"
+
+/* The fixture of the whole suite: a small sample (one seed), ingested and analysed. */
+static struct {
+    struct pgfixture db;
+    struct server main; /* open: no token */
+    char conf[600];     /* the sample's iocontend.conf */
+    int runs;           /* browser runs so far: each gets a fresh profile */
+} fx;
+
+static int group_setup(void **state)
+{
+    char dir[512];
+
+    (void)state;
+    memset(&fx, 0, sizeof fx);
+    unsetenv("IOCONTEND_TOKEN");
+    if (pgfixture_start(&fx.db) != 0)
+        return -1; /* cmocka runs the group teardown even then: it cleans up */
+    snprintf(dir, sizeof dir, "%s/sample", fx.db.state_dir);
+    sample_conf(dir, fx.conf, sizeof fx.conf);
+    if (sample_generate(dir, 20240601UL, "--days 1 --jobs-per-group 60") != 0 ||
+        sample_load(&fx.db, dir) != 0)
+        return -1;
+    return server_start(&fx.main, &fx.db, fx.conf);
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    server_stop(&fx.main);
+    pgfixture_stop(&fx.db);
+    return 0;
+}
+
+/* ---- the browser --------------------------------------------------------------- */
+
+/* The DOM of http://127.0.0.1:port/path once the page's scripts have run (up to 10 s
+ * of virtual time), as chromium --dump-dom serializes it. Caller frees. */
+static char *rendered(int port, const char *path)
+{
+    char profile[600], log[600], cmd[4096];
+    int rc = -1;
+
+    if (access(CHROMIUM, X_OK) != 0) {
+        fail_msg("%s is missing: run 'make deps' (tests/deps.sh installs chromium)",
+                 CHROMIUM);
+    }
+    snprintf(profile, sizeof profile, "%s/chromium-%d", fx.db.state_dir, fx.runs);
+    snprintf(log, sizeof log, "%s/chromium-%d.log", fx.db.state_dir, fx.runs);
+    fx.runs++;
+    snprintf(cmd, sizeof cmd,
+             "timeout 120 " CHROMIUM " --headless --no-sandbox --disable-gpu "
+             "--disable-quic --no-first-run --disable-background-networking "
+             "--disable-component-update --disable-sync --user-data-dir='%s' "
+             "--virtual-time-budget=10000 --dump-dom 'http://" SERVER_HOST ":%d%s' "
+             "2>'%s'",
+             profile, port, path, log);
+    char *dom = testutil_run(cmd, &rc);
+    assert_non_null(dom);
+    bool ok = rc == 0 && strstr(dom, "</html>") != NULL;
+    if (!ok) {
+        char tail[700];
+        int ignored = 0;
+        snprintf(tail, sizeof tail, "tail -n 20 '%s'", log);
+        char *err = testutil_run(tail, &ignored);
+        print_error("no DOM from %s\nchromium exited %d; its stderr ends:\n%s\n", cmd, rc,
+                    err != NULL ? err : "");
+        free(err);
+        free(dom);
+        dom = NULL;
+    }
+    assert_true(ok);
+    return dom;
+}
+
+/* ---- reading the DOM ------------------------------------------------------------- */
+
+/* The text between the end of the start tag found at open and the next '<', with the
+ * entities the serializer writes decoded, into out. false when open is absent. */
+static bool text_after(const char *dom, const char *open, char *out, size_t size)
+{
+    const char *at = strstr(dom, open);
+    size_t o = 0;
+
+    if (at == NULL)
+        return false;
+    at = strchr(at + strlen(open) - 1, '>');
+    if (at == NULL)
+        return false;
+    for (at++; *at != '\0' && *at != '<' && o + 3 < size;) {
+        static const struct {
+            const char *entity, *text;
+        } entities[] = {{"&amp;", "&"},
+                        {"&lt;", "<"},
+                        {"&gt;", ">"},
+                        {"&quot;", "\""},
+                        {"&nbsp;", "\xc2\xa0"}};
+        bool decoded = false;
+        for (size_t i = 0; i < sizeof entities / sizeof entities[0]; i++) {
+            size_t n = strlen(entities[i].entity);
+            if (strncmp(at, entities[i].entity, n) == 0) {
+                size_t m = strlen(entities[i].text);
+                memcpy(out + o, entities[i].text, m);
+                o += m;
+                at += n;
+                decoded = true;
+                break;
+            }
+        }
+        if (!decoded)
+            out[o++] = *at++;
+    }
+    out[o] = '\0';
+    return true;
+}
+
+#define NCELLS 6 /* group, name, jobs, d, Pearson, Spearman */
+
+/* The cells of the row of group id; the number of rows for that group. */
+static int row_of(const char *dom, const char *id, char cells[NCELLS][128])
+{
+    char open[96];
+    int rows = 0;
+
+    snprintf(open, sizeof open, "<tr data-group=\"%s\">", id);
+    for (const char *at = strstr(dom, open); at != NULL; at = strstr(at + 1, open)) {
+        const char *end = strstr(at, "</tr>");
+        const char *td = at;
+        rows++;
+        for (int i = 0; i < NCELLS; i++) {
+            td = strstr(td + 1, "<td");
+            if (td == NULL || (end != NULL && td > end) ||
+                !text_after(td, "<td", cells[i], sizeof cells[i]))
+                cells[i][0] = '\0';
+            if (td == NULL)
+                break;
+        }
+    }
+    return rows;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+
+    for (const char *at = strstr(hay, needle); at != NULL; at = strstr(at + 1, needle))
+        n++;
+    return n;
+}
+
+/* ---- what the page should show ------------------------------------------------- */
+
+/* v as JavaScript's v.toFixed(3) writes it (ECMA-262 Number.prototype.toFixed): the
+ * exact value rounded to 3 decimals with halves away from zero (printf's "%.3f"
+ * rounds exact halves to even), "-" only for a negative v (-0 gives "0.000"). */
+static void js_fixed3(double v, char *out, size_t size)
+{
+    char digits[400];
+    bool negative = v < 0;
+
+    /* glibc prints the exact decimal value; 70 decimals hold all of it for |v| >=
+     * 2^-11 (a multiple of 2^-63 there), and below that the 4th decimal is < 5 anyway.
+     * digits[0] takes a carry out of the first digit. */
+    digits[0] = '0';
+    snprintf(digits + 1, sizeof digits - 1, "%.70f", fabs(v)); /* -0: "0.000" */
+    char *dot = strchr(digits, '.');
+    bool up = dot[4] >= '5';
+    dot[4] = '\0';
+    for (char *p = dot + 3; up; p--) {
+        if (*p == '.')
+            continue;
+        if (*p == '9') {
+            *p = '0';
+        } else {
+            (*p)++;
+            up = false;
+        }
+    }
+    const char *start = digits[0] == '0' ? digits + 1 : digits;
+    size_t len = strlen(start), o = 0;
+    if (size < len + 2)
+        fail_msg("js_fixed3: %zu bytes cannot hold %s", size, start);
+    if (negative)
+        out[o++] = '-';
+    memcpy(out + o, start, len + 1);
+}
+
+/* A coefficient as the page's coef() shows it: toFixed(3), or a dash when null. */
+static void shown(const json_t *v, char *out, size_t size)
+{
+    if (json_is_number(v)) {
+        js_fixed3(json_number_value(v), out, size);
+    } else {
+        snprintf(out, size, "\xe2\x80\x94"); /* — */
+    }
+}
+
+/* Every group the API lists is one row of the page, cell for cell. */
+static void page_shows_what_the_api_serves(const char *path)
+{
+    json_t *groups = server_get_json(&fx.main, "/api/v1/groups", NULL, 200);
+    const json_t *list = json_object_get(groups, "groups"), *g;
+    char *dom = rendered(fx.main.port, path);
+    char status[256], want[64];
+    size_t i;
+
+    assert_true(json_array_size(list) >= 3); /* esb, npc, npb */
+    assert_true(text_after(dom, "<p id=\"status\">", status, sizeof status));
+    snprintf(want, sizeof want, "%zu groups", json_array_size(list));
+    assert_string_equal(status, want);
+    assert_non_null(strstr(dom, "<table id=\"groups\">")); /* no longer hidden */
+    assert_int_equal(count(dom, "<tr data-group="), json_array_size(list));
+    json_array_foreach(list, i, g)
+    {
+        char cells[NCELLS][128], url[256], jobs[32], d[32], pearson[64], spearman[64];
+        const char *id = json_string_value(json_object_get(g, "id"));
+
+        snprintf(url, sizeof url, "/api/v1/groups/%s/association?y=t_d&x=psi_d_read", id);
+        json_t *a = server_get_json(&fx.main, url, NULL, 200);
+        snprintf(jobs, sizeof jobs, "%lld",
+                 (long long)json_integer_value(json_object_get(g, "jobs")));
+        snprintf(d, sizeof d, "%lld",
+                 (long long)json_integer_value(json_object_get(a, "d")));
+        shown(json_object_get(a, "pearson"), pearson, sizeof pearson);
+        shown(json_object_get(a, "spearman"), spearman, sizeof spearman);
+        assert_true(json_is_number(json_object_get(a, "pearson")));
+        json_decref(a);
+        print_message("%s: Pearson %s on the page\n", id, pearson);
+
+        assert_int_equal(row_of(dom, id, cells), 1);
+        assert_string_equal(cells[0], id);
+        assert_string_equal(cells[1], json_string_value(json_object_get(g, "name")));
+        assert_string_equal(cells[2], jobs);
+        assert_string_equal(cells[3], d);
+        assert_string_equal(cells[4], pearson);
+        assert_string_equal(cells[5], spearman);
+    }
+    free(dom);
+    json_decref(groups);
+}
+
+/* ---- tests --------------------------------------------------------------------- */
+
+static void expected_cells_are_rounded_as_javascript_tofixed_does(void **state)
+{
+    static const struct {
+        double v;
+        const char *want; /* (v).toFixed(3) in chromium 156 and node */
+    } cases[] = {{0.8128420751, "0.813"}, {-0.0544659, "-0.054"}, {0.0625, "0.063"},
+                 {-0.0625, "-0.063"},     {0.9995, "1.000"},      {1.0005, "1.000"},
+                 {0.1235, "0.123"},       {-0.0001, "-0.000"},    {-0.0, "0.000"},
+                 {2.385, "2.385"},        {9.9996, "10.000"}};
+    char got[64];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        js_fixed3(cases[i].v, got, sizeof got);
+        assert_string_equal(got, cases[i].want);
+    }
+}
+
+static void the_page_lists_every_group_with_its_pearson_as_the_api_serves_it(void **state)
+{
+    (void)state;
+    page_shows_what_the_api_serves("/");
+}
+
+static void the_page_under_web_reaches_the_same_api(void **state)
+{
+    (void)state;
+    page_shows_what_the_api_serves("/web/index.html");
+}
+
+static void
+without_the_token_the_page_says_the_api_refused_and_shows_no_table(void **state)
+{
+    char conf[700], status[256];
+    struct server guarded;
+    FILE *fp;
+
+    (void)state;
+    snprintf(conf, sizeof conf, "%s/token.conf", fx.db.state_dir);
+    fp = fopen(conf, "w");
+    assert_non_null(fp);
+    fprintf(fp, "[serve]\ntoken = " TOKEN "\n");
+    fclose(fp);
+    assert_int_equal(server_start(&guarded, &fx.db, conf), 0);
+    /* The page sends no token: the API refuses it. */
+    char *dom = rendered(guarded.port, "/");
+    assert_int_equal(server_stop(&guarded), 0);
+
+    assert_true(text_after(dom, "<p id=\"status\">", status, sizeof status));
+    assert_string_equal(status, "the API answered 401: this server needs "
+                                "Authorization: Bearer <token>");
+    assert_non_null(strstr(dom, "<table id=\"groups\" hidden"));
+    assert_int_equal(count(dom, "<tr data-group="), 0);
+    free(dom);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(expected_cells_are_rounded_as_javascript_tofixed_does),
+        cmocka_unit_test(
+            the_page_lists_every_group_with_its_pearson_as_the_api_serves_it),
+        cmocka_unit_test(the_page_under_web_reaches_the_same_api),
+        cmocka_unit_test(
+            without_the_token_the_page_says_the_api_refused_and_shows_no_table),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
