@@ -78,38 +78,16 @@ static int teardown(void **state)
     return 0;
 }
 
-/* The oracle script from the working directory (the repo root under make test-run)
- * or the folders above it. NULL when not found. */
-static const char *oracle_path(void)
-{
-    static char path[4096];
-    char dir[2048];
-
-    if (getcwd(dir, sizeof dir) == NULL)
-        return NULL;
-    for (;;) {
-        snprintf(path, sizeof path, "%s/%s", dir, ORACLE);
-        if (access(path, R_OK) == 0)
-            return path;
-        char *slash = strrchr(dir, '/');
-        if (slash == NULL || slash == dir)
-            return NULL;
-        *slash = '\0';
-    }
-}
-
 /* The oracle's answer for the data in dir (caller json_decref's). */
 static json_t *run_oracle(const char *dir)
 {
-    const char *py = getenv("ORACLE_PY");
-    const char *script = oracle_path();
+    const char *script = testutil_repo_file(ORACLE);
     char cmd[8192];
     json_error_t jerr;
     int rc = -1;
 
     assert_non_null(script);
-    snprintf(cmd, sizeof cmd, "'%s' '%s' '%s'",
-             py != NULL && py[0] != '\0' ? py : "/usr/bin/python3", script, dir);
+    snprintf(cmd, sizeof cmd, "'%s' '%s' '%s'", testutil_oracle_python(), script, dir);
     char *out = testutil_run(cmd, &rc);
     assert_non_null(out);
     json_t *j = rc == 0 ? json_loads(out, 0, &jerr) : NULL;

@@ -41,26 +41,6 @@ static double normal(void)
     return sqrt(-2.0 * log(uniform())) * cos(6.283185307179586 * uniform());
 }
 
-/* The oracle script from the working directory (the repo root under make test-run)
- * or the folders above it. NULL when not found. */
-static const char *oracle_path(void)
-{
-    static char path[4096];
-    char dir[2048];
-
-    if (getcwd(dir, sizeof dir) == NULL)
-        return NULL;
-    for (;;) {
-        snprintf(path, sizeof path, "%s/%s", dir, ORACLE);
-        if (access(path, R_OK) == 0)
-            return path;
-        char *slash = strrchr(dir, '/');
-        if (slash == NULL || slash == dir)
-            return NULL;
-        *slash = '\0';
-    }
-}
-
 struct reference {
     double pearson, spearman;             /* scipy.stats */
     double pearson_exact, spearman_exact; /* exact rational sums, rounded once */
@@ -71,8 +51,7 @@ static void run_oracle(const double *x, const double *y, size_t d, struct refere
 {
     char file[] = "/tmp/iocontend-assoc-XXXXXX";
     char cmd[8192];
-    const char *py = getenv("ORACLE_PY");
-    const char *script = oracle_path();
+    const char *script = testutil_repo_file(ORACLE);
     int fd = mkstemp(file), rc = -1;
     FILE *fp;
     char *out, *line;
@@ -85,8 +64,7 @@ static void run_oracle(const double *x, const double *y, size_t d, struct refere
     for (size_t i = 0; i < d; i++)
         fprintf(fp, "%.17g %.17g\n", x[i], y[i]);
     assert_int_equal(fclose(fp), 0);
-    snprintf(cmd, sizeof cmd, "'%s' '%s' '%s'",
-             py != NULL && py[0] != '\0' ? py : "/usr/bin/python3", script, file);
+    snprintf(cmd, sizeof cmd, "'%s' '%s' '%s'", testutil_oracle_python(), script, file);
     out = testutil_run(cmd, &rc);
     unlink(file);
     assert_non_null(out);

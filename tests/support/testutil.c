@@ -91,3 +91,27 @@ char *testutil_run(const char *cmd, int *rc)
     *rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
     return out;
 }
+
+const char *testutil_repo_file(const char *rel)
+{
+    static char path[4096];
+    char dir[2048];
+
+    if (getcwd(dir, sizeof dir) == NULL)
+        return NULL;
+    for (;;) {
+        snprintf(path, sizeof path, "%s/%s", dir, rel);
+        if (access(path, R_OK) == 0)
+            return path;
+        char *slash = strrchr(dir, '/');
+        if (slash == NULL || slash == dir)
+            return NULL;
+        *slash = '\0';
+    }
+}
+
+const char *testutil_oracle_python(void)
+{
+    const char *py = getenv("ORACLE_PY");
+    return py != NULL && py[0] != '\0' ? py : "/usr/bin/python3";
+}

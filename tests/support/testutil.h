@@ -19,6 +19,14 @@ const char *testutil_shared_data(void);
 /* Path join into a static buffer (valid until the next call). */
 const char *testutil_path(const char *dir, const char *rel);
 
+/* A file of the repository (e.g. "tests/oracles/x.py") found from the working
+ * directory upwards; NULL when not found. Static storage, valid until the next call. */
+const char *testutil_repo_file(const char *rel);
+
+/* The interpreter of the oracles: $ORACLE_PY, else Debian's /usr/bin/python3 (the
+ * first python3 on PATH may lack numpy and scipy). */
+const char *testutil_oracle_python(void);
+
 /* Runs a shell command and returns its stdout (malloc'd, caller frees) and exit
  * status in *rc. NULL when it could not run. */
 char *testutil_run(const char *cmd, int *rc);
