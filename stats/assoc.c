@@ -21,9 +21,10 @@ struct stats_ws *stats_ws_new(size_t d_max)
     ws->key_tmp = calloc(cap, sizeof *ws->key_tmp);
     ws->idx_tmp = calloc(cap, sizeof *ws->idx_tmp);
     ws->hist = calloc((size_t)STATS_SORT_PASSES << STATS_SORT_BITS, sizeof *ws->hist);
+    ws->rng = gsl_rng_alloc(gsl_rng_mt19937);
     ok = ws->order != NULL && ws->order_y != NULL && ws->rx != NULL && ws->ry != NULL &&
          ws->key != NULL && ws->key_tmp != NULL && ws->idx_tmp != NULL &&
-         ws->hist != NULL;
+         ws->hist != NULL && ws->rng != NULL;
     for (size_t i = 0; i < STATS_WS_DTMP; i++) {
         ws->dtmp[i] = calloc(cap, sizeof *ws->dtmp[i]);
         ok = ok && ws->dtmp[i] != NULL;
@@ -51,6 +52,8 @@ void stats_ws_free(struct stats_ws *ws)
     free(ws->key_tmp);
     free(ws->idx_tmp);
     free(ws->hist);
+    if (ws->rng != NULL)
+        gsl_rng_free(ws->rng);
     for (size_t i = 0; i < STATS_WS_DTMP; i++)
         free(ws->dtmp[i]);
     for (size_t i = 0; i < STATS_WS_ITMP; i++)
@@ -213,7 +216,7 @@ static struct stats_coef coef_of(enum stats_reason reason, double value)
 }
 
 /* KNOWN METHODS: each method adds its bit here when it is implemented. */
-#define KNOWN_METHODS (METHOD_PEARSON | METHOD_SPEARMAN)
+#define KNOWN_METHODS (METHOD_PEARSON | METHOD_SPEARMAN | METHOD_MI)
 
 unsigned stats_methods_available(void)
 {
@@ -282,6 +285,16 @@ enum status stats_assoc_compute(const double *x, const double *y, size_t d,
         out->spearman = coef_of(reason, r);
     }
     /* DCOR BLOCK: dcor.c fills out->dcor_v, out->dcor2_u from the sort orders. */
-    /* MI BLOCK: mi.c fills out->mi_ksg_nats, out->mi_linfoot. */
+    if (methods & METHOD_MI) {
+        /* KSG needs k + 1 = 4 jobs: each its 3 nearest neighbours. */
+        if (d < 4) {
+            out->mi_ksg_nats = out->mi_linfoot = coef_of(REASON_D_BELOW_MIN, NAN);
+        } else {
+            stats_mi_sorted(x, y, d, ws, opts->seed, opts->mi_jitter, &r);
+            out->mi_ksg_nats = coef_of(REASON_NONE, r);
+            /* Linfoot's informational coefficient sqrt(1 − exp(−2I)) (METHOD.md §5) */
+            out->mi_linfoot = coef_of(REASON_NONE, sqrt(-expm1(-2.0 * r)));
+        }
+    }
     return STATUS_OK;
 }

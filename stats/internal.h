@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include <gsl/gsl_rng.h>
+
 /* Scratch arrays any method may use between its entry and its return (none keeps
  * anything in them across calls): d_max elements each. */
 #define STATS_WS_DTMP 6
@@ -26,6 +28,7 @@ struct stats_ws {
     uint64_t *key, *key_tmp;
     size_t *idx_tmp;
     size_t *hist; /* STATS_SORT_PASSES << STATS_SORT_BITS */
+    gsl_rng *rng; /* KSG jitter (mi.c), reseeded on every call */
 };
 
 /* The permutation that sorts v ascending (stable: equal values keep their index
@@ -36,5 +39,17 @@ void stats_argsort(struct stats_ws *ws, const double *v, size_t d, size_t *order
 
 /* Ranks 1..d of v given its sort permutation, ties given their average rank. */
 void stats_average_ranks(const double *v, const size_t *order, size_t d, double *rank);
+
+/* KSG mutual information in nats (METHOD.md §5 mi_ksg_nats), k = 3, max-norm, as
+ * scikit-learn's mutual_info_regression: each variable divided by its sd (d in the
+ * denominator, correctly rounded), jitter v += 1e-10·max(1, mean|v|)·z with z
+ * standard normal from MT19937 seeded with seed (skipped when !jitter), then
+ * Kraskov et al. 2004 algorithm 1, clipped at 0. Needs x, y finite and not
+ * constant, 4 <= d <= ws->d_max (NAN below 4). Uses ws->dtmp[0..3], ws->itmp[0],
+ * ws->rng and stats_argsort's arrays (not ws->order, ws->order_y: it sorts the
+ * jittered values itself). O(d log d): a k-d tree for the neighbours, galloping
+ * searches on the sorted values for the counts. */
+void stats_mi_sorted(const double *x, const double *y, size_t d, struct stats_ws *ws,
+                     uint64_t seed, bool jitter, double *mi_nats);
 
 #endif

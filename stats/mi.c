@@ -1,0 +1,505 @@
+/* mi.c: Kraskov–Stögbauer–Grassberger mutual information, k = 3 (METHOD.md §5). */
+#include "internal.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sf_psi.h>
+
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+
+#define KSG_K 3 /* kd_scan keeps the best three */
+/* Points in a k-d tree leaf: small enough that a query scans few points, large
+ * enough that the tree stays shallow. */
+#define LEAF 24
+
+/* ---- the sd, correctly rounded ------------------------------------------------ */
+
+/* A double-double: the unevaluated sum hi + lo, |lo| <= ulp(hi) / 2. */
+struct dd {
+    double hi, lo;
+};
+
+/* a + b exactly (Knuth's TwoSum). */
+static struct dd two_sum(double a, double b)
+{
+    double s = a + b, bb = s - a;
+    return (struct dd){s, (a - (s - bb)) + (b - bb)};
+}
+
+/* a² exactly: Dekker's product with Veltkamp's split (|a| < 1e300). Plain
+ * arithmetic: without -mfma, fma() is a library call. */
+static struct dd two_square(double a)
+{
+    const double p = a * a, c = 134217729.0 * a; /* 2^27 + 1 */
+    const double ah = c - (c - a), al = a - ah;
+    return (struct dd){p, ((ah * ah - p) + 2.0 * ah * al) + al * al};
+}
+
+static struct dd dd_div(struct dd a, double b)
+{
+    double q1 = a.hi / b, p = q1 * b, pe = fma(q1, b, -p);
+    return two_sum(q1, (a.hi - p - pe + a.lo) / b);
+}
+
+/* The population sd (d in the denominator) rounded once: the sums as if in twice
+ * the precision (Ogita, Rump & Oishi 2005, Sum2: the rounding errors gather in a
+ * second sum, off the dependency chain of the first), then one Newton step on the
+ * square root. The oracle rounds the exact value, so both scale by the same
+ * double; with x near 1e15 a one-ulp difference in the sd moves the scaled values
+ * by half an ulp and flips near-equal distances. Needs |v| < 1e150. */
+static double sd_of(const double *v, size_t d)
+{
+    struct dd mean, var;
+    double n = (double)d, s = 0.0, c = 0.0, s0;
+
+    for (size_t i = 0; i < d; i++) {
+        const struct dd t = two_sum(s, v[i]);
+        s = t.hi;
+        c += t.lo;
+    }
+    mean = dd_div(two_sum(s, c), n);
+    s = c = 0.0;
+    for (size_t i = 0; i < d; i++) {
+        /* v − mean as hi + lo with |lo| <= ulp(hi) / 2: lo² is below the error */
+        const struct dd part = two_sum(v[i], -mean.hi);
+        const struct dd dev = two_sum(part.hi, part.lo - mean.lo);
+        const struct dd sq = two_square(dev.hi);
+        const struct dd t = two_sum(s, sq.hi);
+        s = t.hi;
+        c += t.lo + (sq.lo + 2.0 * dev.hi * dev.lo);
+    }
+    var = dd_div(two_sum(s, c), n);
+    s0 = sqrt(var.hi);
+    if (s0 == 0.0 || !isfinite(s0))
+        return s0;
+    /* the residual var.hi − s0² is exact with fma */
+    return s0 + (fma(-s0, s0, var.hi) + var.lo) / (2.0 * s0);
+}
+
+/* ---- scaling and jitter, as scikit-learn ---------------------------------------- */
+
+/* out = v / sd. scikit-learn replaces a zero sd by 1, and for the feature x also one
+ * below 10·DBL_EPSILON (sklearn.preprocessing._handle_zeros_in_scale). */
+static void scale(const double *v, size_t d, bool is_feature, double *out)
+{
+    double sd = sd_of(v, d);
+
+    if (sd == 0.0 || (is_feature && sd < 10.0 * DBL_EPSILON))
+        sd = 1.0;
+    for (size_t i = 0; i < d; i++)
+        out[i] = v[i] / sd;
+}
+
+/* v += 1e-10·max(1, mean|v|)·z, z standard normal (Kraskov et al. 2004, §II: noise
+ * breaks the ties of discretised data). */
+static void add_jitter(double *v, size_t d, gsl_rng *rng)
+{
+    double sum = 0.0;
+
+    for (size_t i = 0; i < d; i++)
+        sum += fabs(v[i]);
+    const double amp = 1e-10 * fmax(1.0, sum / (double)d);
+    for (size_t i = 0; i < d; i++)
+        v[i] += amp * gsl_ran_gaussian_ziggurat(rng, 1.0);
+}
+
+/* ---- the k-th neighbour in the max-norm: a k-d tree ---------------------------- */
+
+/* An implicit, balanced k-d tree over positions [0, d): a node [lo, hi) with more
+ * than LEAF points holds the median point at mid = lo + (hi − lo) / 2 along the
+ * axis of the larger spread of its points (as scipy's cKDTree, so a variable that
+ * is almost constant within a node is not split on); its children are [lo, mid),
+ * with values <= the median's, and [mid + 1, hi), with values >= it. Nothing below
+ * moves the point at mid, so it is the split value. */
+struct kd {
+    double *x, *y; /* the points, permuted in place */
+    size_t *on_y;  /* at mid of each inner node: 1 when it splits on y */
+};
+
+static double max2(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+static double min2(double a, double b)
+{
+    return a < b ? a : b;
+}
+
+/* Moves the points of [l, r) whose key is < pivot (<= pivot when or_equal) to the
+ * front and returns where that front part ends. Lomuto's scheme with an
+ * unconditional swap, so branch-free: the comparisons are coin flips that a branch
+ * would mispredict. A swap of a point at or behind the front with the front's
+ * first point (>= pivot, or the point itself) keeps the invariant either way. */
+static size_t kd_partition(const struct kd *t, const double *key, size_t l, size_t r,
+                           double pivot, bool or_equal)
+{
+    size_t front = l;
+
+    for (size_t i = l; i < r; i++) {
+        const double k = key[i], xi = t->x[i], yi = t->y[i];
+        const bool in = or_equal ? k <= pivot : k < pivot;
+        t->x[i] = t->x[front];
+        t->y[i] = t->y[front];
+        t->x[front] = xi;
+        t->y[front] = yi;
+        front += in;
+    }
+    return front;
+}
+
+/* Moves the nth smallest key of [lo, hi) to nth, smaller-or-equal keys before it
+ * and greater-or-equal after. The pivot comes from Floyd & Rivest's SELECT (CACM
+ * 18(3), 1975): a selection within a sample around nth first, so that it lands
+ * close to nth and about 1.5 (hi − lo) points are partitioned for a median. */
+static void kd_select(const struct kd *t, const double *key, size_t lo, size_t hi,
+                      size_t nth)
+{
+    size_t left = lo, right = hi; /* nth is in [left, right) */
+
+    while (right - left > 1) {
+        if (right - left > 600) {
+            const double n = (double)(right - left), i = (double)(nth - left + 1);
+            const double z = log(n), s = 0.5 * exp(2.0 * z / 3.0);
+            const double sd =
+                0.5 * sqrt(z * s * (n - s) / n) * (i < n / 2.0 ? -1.0 : 1.0);
+            const double from = (double)nth - i * s / n + sd;
+            const double to = (double)nth + (n - i) * s / n + sd;
+            kd_select(t, key, from > (double)left ? (size_t)from : left,
+                      to < (double)(right - 1) ? (size_t)to + 1 : right, nth);
+        }
+        const double pivot = key[nth];
+        const size_t less = kd_partition(t, key, left, right, pivot, false);
+        if (nth < less) {
+            right = less; /* the pivot itself is not in it: progress */
+            continue;
+        }
+        const size_t upto = kd_partition(t, key, less, right, pivot, true);
+        if (nth < upto)
+            return; /* [less, upto) all equal the pivot */
+        left = upto;
+    }
+}
+
+/* The median of 7 keys spread over [lo, hi): a cheap guess at the node's median. */
+static double sample_median(const double *key, size_t lo, size_t hi)
+{
+    double v[7] = {0};
+
+    for (size_t i = 0; i < 7; i++)
+        v[i] = key[lo + (2 * i + 1) * (hi - lo) / 14];
+    for (size_t i = 1; i < 7; i++) {
+        const double k = v[i];
+        size_t j = i;
+        for (; j > 0 && v[j - 1] > k; j--)
+            v[j] = v[j - 1];
+        v[j] = k;
+    }
+    return v[3];
+}
+
+/* A median m in [lo_k, hi_k] within a quarter of the other axis' spread of an edge.
+ * That is a cluster of (near-)ties at the edge of the node, as in T^D, a multiple
+ * of Δ: splitting there would cut the cluster into pieces that each span its whole
+ * other axis, and a query near it would have to visit them all. */
+static bool at_edge(double m, double lo_k, double hi_k, double other_spread)
+{
+    return min2(m - lo_k, hi_k - m) < 0.25 * other_spread;
+}
+
+static void kd_build(const struct kd *t, size_t lo, size_t hi)
+{
+    double x_min, x_max, y_min, y_max;
+
+    if (hi - lo <= LEAF)
+        return;
+    x_min = x_max = t->x[lo];
+    y_min = y_max = t->y[lo];
+    for (size_t i = lo + 1; i < hi; i++) {
+        const double xi = t->x[i], yi = t->y[i];
+        x_min = min2(xi, x_min);
+        x_max = max2(xi, x_max);
+        y_min = min2(yi, y_min);
+        y_max = max2(yi, y_max);
+    }
+    const size_t mid = lo + (hi - lo) / 2;
+    const double x_spread = x_max - x_min, y_spread = y_max - y_min;
+    /* the axis of the larger spread, unless a sample puts its median at an edge */
+    bool on_y = y_spread > x_spread;
+    const double guess = sample_median(on_y ? t->y : t->x, lo, hi);
+    const bool flipped = on_y ? at_edge(guess, y_min, y_max, x_spread)
+                              : at_edge(guess, x_min, x_max, y_spread);
+    on_y = on_y != flipped;
+    kd_select(t, on_y ? t->y : t->x, lo, hi, mid);
+    /* the sample can mislead; the exact median decides, once */
+    if (!flipped && (on_y ? at_edge(t->y[mid], y_min, y_max, x_spread)
+                          : at_edge(t->x[mid], x_min, x_max, y_spread))) {
+        on_y = !on_y;
+        kd_select(t, on_y ? t->y : t->x, lo, hi, mid);
+    }
+    t->on_y[mid] = on_y;
+    kd_build(t, lo, mid);
+    kd_build(t, mid + 1, hi);
+}
+
+/* A query: the point at position self and its KSG_K smallest distances so far. */
+struct knn {
+    double x, y;
+    size_t self;
+    double best[KSG_K]; /* ascending */
+};
+
+/* Distances are max(|Δx|, |Δy|) in double, as the reference computes them. The
+ * points at positions [lo, hi) enter the best three through a sorting network:
+ * branch-free, since which slot changes is a coin flip the branch predictor
+ * would lose. */
+static void kd_scan(const struct kd *t, size_t lo, size_t hi, struct knn *q)
+{
+    double b0 = q->best[0], b1 = q->best[1], b2 = q->best[2];
+
+    for (size_t j = lo; j < hi; j++) {
+        double dist = max2(fabs(t->x[j] - q->x), fabs(t->y[j] - q->y));
+        dist = j == q->self ? (double)INFINITY : dist;
+        const double up0 = max2(b0, dist);
+        b0 = min2(b0, dist);
+        const double up1 = max2(b1, up0);
+        b1 = min2(b1, up0);
+        b2 = min2(b2, up1);
+    }
+    q->best[0] = b0;
+    q->best[1] = b1;
+    q->best[2] = b2;
+}
+
+/* Visits [lo, hi), whose points are at least off_x along x and off_y along y from
+ * the query. A node is skipped when this lower bound is >= the k-th best: the
+ * rounding of a difference is monotone, so no point in it could be strictly
+ * closer. */
+static void kd_search(const struct kd *t, size_t lo, size_t hi, double off_x,
+                      double off_y, struct knn *q)
+{
+    if (hi - lo <= LEAF) {
+        kd_scan(t, lo, hi, q);
+        return;
+    }
+    const size_t mid = lo + (hi - lo) / 2;
+    const bool on_y = t->on_y[mid] != 0;
+    const double split = on_y ? t->y[mid] : t->x[mid];
+    const double c = on_y ? q->y : q->x;
+    double far_x = off_x, far_y = off_y;
+
+    kd_scan(t, mid, mid + 1, q);
+    if (c < split) {
+        kd_search(t, lo, mid, off_x, off_y, q);
+        if (on_y) {
+            far_y = max2(off_y, split - c);
+        } else {
+            far_x = max2(off_x, split - c);
+        }
+        if (max2(far_x, far_y) < q->best[KSG_K - 1])
+            kd_search(t, mid + 1, hi, far_x, far_y, q);
+    } else {
+        kd_search(t, mid + 1, hi, off_x, off_y, q);
+        if (on_y) {
+            far_y = max2(off_y, c - split);
+        } else {
+            far_x = max2(off_x, c - split);
+        }
+        if (max2(far_x, far_y) < q->best[KSG_K - 1])
+            kd_search(t, lo, mid, far_x, far_y, q);
+    }
+}
+
+/* An ancestor of the node a query starts from, and the side the node is on. */
+struct level {
+    size_t lo, mid, hi;
+    bool on_y, in_left;
+};
+
+/* eps[p] of the point at position p, which lies in the node [lo, hi) below the
+ * ancestors path[0..depth): that node first, then bottom-up each ancestor's median
+ * and other child, whose points are at least gap = |split − q| from the query
+ * along the split axis (the query is inside the ancestor's cell). Far from the
+ * split lines, as most points are, the ancestors cost a comparison each. */
+static void kd_query(const struct kd *t, const struct level *path, size_t depth,
+                     size_t lo, size_t hi, size_t p, double *eps)
+{
+    struct knn q = {
+        t->x[p], t->y[p], p, {(double)INFINITY, (double)INFINITY, (double)INFINITY}};
+
+    kd_search(t, lo, hi, 0.0, 0.0, &q);
+    for (size_t l = depth; l-- > 0;) {
+        const struct level *a = &path[l];
+        const double split = a->on_y ? t->y[a->mid] : t->x[a->mid];
+        const double c = a->on_y ? q.y : q.x;
+        const double gap = a->in_left ? split - c : c - split;
+
+        if (!(gap < q.best[KSG_K - 1]))
+            continue;
+        kd_scan(t, a->mid, a->mid + 1, &q);
+        if (a->in_left) {
+            kd_search(t, a->mid + 1, a->hi, a->on_y ? 0.0 : gap, a->on_y ? gap : 0.0, &q);
+        } else {
+            kd_search(t, a->lo, a->mid, a->on_y ? 0.0 : gap, a->on_y ? gap : 0.0, &q);
+        }
+    }
+    eps[p] = q.best[KSG_K - 1];
+}
+
+/* Queries every point of [lo, hi) in tree order, so that consecutive queries share
+ * their path (path[0..depth) are the ancestors of [lo, hi)). */
+static void kd_walk(const struct kd *t, struct level *path, size_t depth, size_t lo,
+                    size_t hi, double *eps)
+{
+    if (hi - lo <= LEAF) {
+        for (size_t p = lo; p < hi; p++)
+            kd_query(t, path, depth, lo, hi, p, eps);
+        return;
+    }
+    const size_t mid = lo + (hi - lo) / 2;
+    kd_query(t, path, depth, lo, hi, mid, eps);
+    path[depth] = (struct level){lo, mid, hi, t->on_y[mid] != 0, true};
+    kd_walk(t, path, depth + 1, lo, mid, eps);
+    path[depth].in_left = false;
+    kd_walk(t, path, depth + 1, mid + 1, hi, eps);
+}
+
+/* eps[p] = max-norm distance from the point at position p of the tree it builds in
+ * t to its KSG_K-th neighbour (itself excluded). */
+static void kth_neighbour_distances(const struct kd *t, size_t d, double *eps)
+{
+    /* a balanced tree over d < 2^64 points is less than 64 levels deep */
+    struct level path[64];
+
+    kd_build(t, 0, d);
+    kd_walk(t, path, 0, 0, d, eps);
+}
+
+/* ---- the marginal counts ------------------------------------------------------- */
+
+static double psi_of(size_t n)
+{
+    return n <= INT_MAX ? gsl_sf_psi_int((int)n) : gsl_sf_psi((double)n);
+}
+
+/* The first position j <= p of ascending s with s[p] − s[j] < e, for e > 0. The
+ * difference is computed as the reference computes |v_j − v_i|; its rounding is
+ * monotone in s[j], so the predicate is monotone in j. Galloping out from p bounds
+ * the answer within twice the count; the bisection is branch-free (its branches
+ * would be coin flips). */
+static size_t reach_down(const double *s, size_t p, double e)
+{
+    size_t step = 1, base, len;
+
+    while (step <= p && s[p] - s[p - step] < e)
+        step *= 2;
+    /* in: p − step / 2; out: p − step, or it is below 0 */
+    base = step <= p ? p - step + 1 : 0;
+    len = p - step / 2 - base + 1;
+    while (len > 1) {
+        size_t half = len / 2;
+        base = s[p] - s[base + half - 1] < e ? base : base + half;
+        len -= half;
+    }
+    return base;
+}
+
+/* One past the last position j >= p of ascending s with s[j] − s[p] < e, e > 0. */
+static size_t reach_up(const double *s, size_t d, size_t p, double e)
+{
+    size_t step = 1, base, len;
+
+    while (step < d - p && s[p + step] - s[p] < e)
+        step *= 2;
+    /* in: p + step / 2; out: p + step, or it is d or beyond */
+    base = p + step / 2 + 1;
+    len = (step < d - p ? p + step : d) - base + 1;
+    while (len > 1) {
+        size_t half = len / 2;
+        base = s[base + half - 1] - s[p] < e ? base + half : base;
+        len -= half;
+    }
+    return base;
+}
+
+/* count[q] = #{j ≠ q : |v_j − v_q| < eps_q} for ascending v. Strict as METHOD.md
+ * §5. scikit-learn counts |v_j − v_i| <= nextafter(eps_i, 0), the same for eps_i >
+ * 0; eps_i = 0 (k + 1 identical points, only without jitter) counts nobody here and
+ * the duplicates there. */
+static void count_sorted(const double *v, const double *eps, size_t d, size_t *count)
+{
+    for (size_t q = 0; q < d; q++) {
+        const double e = eps[q];
+        count[q] = e > 0.0 ? reach_up(v, d, q, e) - reach_down(v, q, e) - 1 : 0;
+    }
+}
+
+/* Σ_q ψ(count[q] + 1), through a histogram of the counts in hist (d doubles, exact
+ * counters below 2^53): ψ once per distinct count. */
+static double psi_sum(const size_t *count, size_t d, double *hist)
+{
+    double sum = 0.0;
+
+    for (size_t n = 0; n < d; n++)
+        hist[n] = 0.0;
+    for (size_t q = 0; q < d; q++)
+        hist[count[q]] += 1.0;
+    for (size_t n = 0; n < d; n++) {
+        if (hist[n] != 0.0)
+            sum += hist[n] * psi_of(n + 1);
+    }
+    return sum;
+}
+
+/* Σ_i ψ(n_v(i) + 1) for the values v and eps of the points in tree order. v is
+ * overwritten; sorted and aux are scratch. The cache misses of the gathers overlap
+ * in loops of their own; inside the searches each would wait for the one before. */
+static double psi_sum_marginal(struct stats_ws *ws, double *v, const double *eps,
+                               size_t d, double *sorted, size_t *aux)
+{
+    stats_argsort(ws, v, d, aux);
+    for (size_t q = 0; q < d; q++)
+        sorted[q] = v[aux[q]];
+    for (size_t q = 0; q < d; q++)
+        v[q] = eps[aux[q]];
+    count_sorted(sorted, v, d, aux);
+    return psi_sum(aux, d, sorted);
+}
+
+/* ---- KSG ------------------------------------------------------------------------- */
+
+void stats_mi_sorted(const double *x, const double *y, size_t d, struct stats_ws *ws,
+                     uint64_t seed, bool jitter, double *mi_nats)
+{
+    /* Five arrays of d, for the memory target at d = 10^6: the points and their eps
+     * in tree order, a sorted copy, and aux for the tree's split axes, then a sort
+     * order, then the counts. */
+    double *vx = ws->dtmp[0], *vy = ws->dtmp[1], *eps = ws->dtmp[2];
+    double *sorted = ws->dtmp[3];
+    size_t *aux = ws->itmp[0];
+    const struct kd tree = {vx, vy, aux};
+    double psi_total, mi;
+
+    if (d < KSG_K + 1) {
+        *mi_nats = (double)NAN;
+        return;
+    }
+    scale(x, d, true, vx);
+    scale(y, d, false, vy);
+    if (jitter) {
+        /* MT19937 keeps 32 bits of its seed: fold the high half in. */
+        gsl_rng_set(ws->rng, (unsigned long)(seed ^ (seed >> 32)));
+        add_jitter(vx, d, ws->rng);
+        add_jitter(vy, d, ws->rng);
+    }
+    kth_neighbour_distances(&tree, d, eps);
+    /* The jitter reorders near-ties and the tree reordered everything: sort anew
+     * (ws->order, ws->order_y index the jobs, which the tree does not track). */
+    psi_total = psi_sum_marginal(ws, vx, eps, d, sorted, aux);
+    psi_total += psi_sum_marginal(ws, vy, eps, d, sorted, aux);
+    /* Kraskov et al. 2004, eq. 8: ψ(d) + ψ(k) − <ψ(n_x + 1)> − <ψ(n_y + 1)> */
+    mi = psi_of(d) + psi_of(KSG_K) - psi_total / (double)d;
+    *mi_nats = mi > 0.0 ? mi : 0.0;
+}
