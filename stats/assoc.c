@@ -25,10 +25,12 @@ struct stats_ws *stats_ws_new(size_t d_max)
     ok = ws->order != NULL && ws->order_y != NULL && ws->rx != NULL && ws->ry != NULL &&
          ws->key != NULL && ws->key_tmp != NULL && ws->idx_tmp != NULL &&
          ws->hist != NULL && ws->rng != NULL;
-    for (size_t i = 0; i < STATS_WS_DTMP; i++) {
-        ws->dtmp[i] = calloc(cap, sizeof *ws->dtmp[i]);
-        ok = ok && ws->dtmp[i] != NULL;
-    }
+    /* One block, so that neighbouring scratch arrays can serve as one interleaved
+     * array (dcor.c's Fenwick tree). */
+    ws->dblock = calloc(STATS_WS_DTMP * cap, sizeof *ws->dblock);
+    ok = ok && ws->dblock != NULL;
+    for (size_t i = 0; i < STATS_WS_DTMP && ws->dblock != NULL; i++)
+        ws->dtmp[i] = ws->dblock + i * cap;
     for (size_t i = 0; i < STATS_WS_ITMP; i++) {
         ws->itmp[i] = calloc(cap, sizeof *ws->itmp[i]);
         ok = ok && ws->itmp[i] != NULL;
@@ -54,8 +56,7 @@ void stats_ws_free(struct stats_ws *ws)
     free(ws->hist);
     if (ws->rng != NULL)
         gsl_rng_free(ws->rng);
-    for (size_t i = 0; i < STATS_WS_DTMP; i++)
-        free(ws->dtmp[i]);
+    free(ws->dblock);
     for (size_t i = 0; i < STATS_WS_ITMP; i++)
         free(ws->itmp[i]);
     free(ws);
@@ -216,7 +217,7 @@ static struct stats_coef coef_of(enum stats_reason reason, double value)
 }
 
 /* KNOWN METHODS: each method adds its bit here when it is implemented. */
-#define KNOWN_METHODS (METHOD_PEARSON | METHOD_SPEARMAN | METHOD_MI)
+#define KNOWN_METHODS (METHOD_PEARSON | METHOD_SPEARMAN | METHOD_DCOR | METHOD_MI)
 
 unsigned stats_methods_available(void)
 {
@@ -277,14 +278,29 @@ enum status stats_assoc_compute(const double *x, const double *y, size_t d,
         enum stats_reason reason = pearson_core(x, y, d, &r);
         out->pearson = coef_of(reason, r);
     }
-    /* Sort once: ranks, dCor and KSG all start from the two sort orders. */
-    if (methods & ~METHOD_PEARSON)
-        rank_both(x, y, d, ws);
+    /* Sort once: ranks and dCor share the two sort orders (KSG sorts its jittered
+     * values itself). */
+    if (methods & (METHOD_SPEARMAN | METHOD_DCOR)) {
+        stats_argsort(ws, x, d, ws->order);
+        stats_argsort(ws, y, d, ws->order_y);
+    }
+    if (methods & METHOD_SPEARMAN) {
+        stats_average_ranks(x, ws->order, d, ws->rx);
+        stats_average_ranks(y, ws->order_y, d, ws->ry);
+    }
     if (methods & METHOD_SPEARMAN) {
         enum stats_reason reason = pearson_core(ws->rx, ws->ry, d, &r);
         out->spearman = coef_of(reason, r);
     }
-    /* DCOR BLOCK: dcor.c fills out->dcor_v, out->dcor2_u from the sort orders. */
+    if (methods & METHOD_DCOR) {
+        double v = NAN, u2 = NAN;
+        stats_dcor_sorted(x, y, d, ws, &v, &u2);
+        out->dcor_v = isfinite(v) ? coef_of(REASON_NONE, v) : none;
+        /* dCor²_U's centring divides by d − 3 */
+        out->dcor2_u = d < 4          ? coef_of(REASON_D_BELOW_MIN, NAN)
+                       : isfinite(u2) ? coef_of(REASON_NONE, u2)
+                                      : none;
+    }
     if (methods & METHOD_MI) {
         /* KSG needs k + 1 = 4 jobs: each its 3 nearest neighbours. */
         if (d < 4) {

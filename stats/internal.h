@@ -22,6 +22,7 @@ struct stats_ws {
     size_t *order_y; /* sort permutation of y, d_max */
     double *rx;      /* average ranks of x, d_max */
     double *ry;      /* average ranks of y, d_max */
+    double *dblock;  /* STATS_WS_DTMP·d_max: dtmp[i] = dblock + i·d_max */
     double *dtmp[STATS_WS_DTMP];
     size_t *itmp[STATS_WS_ITMP];
     /* owned by stats_argsort */
@@ -39,6 +40,13 @@ void stats_argsort(struct stats_ws *ws, const double *v, size_t d, size_t *order
 
 /* Ranks 1..d of v given its sort permutation, ties given their average rank. */
 void stats_average_ranks(const double *v, const size_t *order, size_t d, double *rank);
+
+/* Distance correlation (METHOD.md §5): dCor_V into *dcor_v and the bias-corrected
+ * dCor²_U into *dcor2_u (NAN for d < 4), in O(d log d). Needs x, y finite and not
+ * constant, 2 <= d <= ws->d_max, and ws->order / ws->order_y the sort orders of x
+ * and y. Uses ws->dtmp[0..5] and ws->itmp[0]. NAN when a variance is not positive. */
+void stats_dcor_sorted(const double *x, const double *y, size_t d, struct stats_ws *ws,
+                       double *dcor_v, double *dcor2_u);
 
 /* KSG mutual information in nats (METHOD.md §5 mi_ksg_nats), k = 3, max-norm, as
  * scikit-learn's mutual_info_regression: each variable divided by its sd (d in the

@@ -115,3 +115,48 @@ const char *testutil_oracle_python(void)
     const char *py = getenv("ORACLE_PY");
     return py != NULL && py[0] != '\0' ? py : "/usr/bin/python3";
 }
+
+char *testutil_run_oracle(const char *script_rel, const double *const *x,
+                          const double *const *y, const size_t *d, size_t n, int *rc)
+{
+    const char *found = testutil_repo_file(script_rel);
+    char script[4096], cmd[16384], files[64][40];
+    size_t len;
+    char *out = NULL;
+
+    *rc = -1;
+    if (found == NULL || n > 64)
+        return NULL;
+    snprintf(script, sizeof script, "%s", found);
+    len =
+        (size_t)snprintf(cmd, sizeof cmd, "'%s' '%s'", testutil_oracle_python(), script);
+    size_t made = 0;
+    for (; made < n; made++) {
+        strcpy(files[made], "/tmp/iocontend-oracle-XXXXXX");
+        int fd = mkstemp(files[made]);
+        if (fd < 0)
+            goto out;
+        FILE *fp = fdopen(fd, "w");
+        if (fp == NULL) {
+            close(fd);
+            made++;
+            goto out;
+        }
+        for (size_t i = 0; i < d[made]; i++)
+            fprintf(fp, "%.17g %.17g\n", x[made][i], y[made][i]);
+        if (fclose(fp) != 0) {
+            made++;
+            goto out;
+        }
+        len += (size_t)snprintf(cmd + len, sizeof cmd - len, " '%s'", files[made]);
+        if (len >= sizeof cmd) {
+            made++;
+            goto out;
+        }
+    }
+    out = testutil_run(cmd, rc);
+out:
+    for (size_t k = 0; k < made; k++)
+        unlink(files[k]);
+    return out;
+}

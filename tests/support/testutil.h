@@ -27,6 +27,13 @@ const char *testutil_repo_file(const char *rel);
  * first python3 on PATH may lack numpy and scipy). */
 const char *testutil_oracle_python(void);
 
+/* Writes n samples to temporary files ("x y" per line, %.17g), runs the oracle
+ * script script_rel (found by testutil_repo_file) over them with
+ * testutil_oracle_python(), removes the files and returns the oracle's stdout
+ * (malloc'd) with its exit status in *rc; NULL when it could not run. n <= 64. */
+char *testutil_run_oracle(const char *script_rel, const double *const *x,
+                          const double *const *y, const size_t *d, size_t n, int *rc);
+
 /* Runs a shell command and returns its stdout (malloc'd, caller frees) and exit
  * status in *rc. NULL when it could not run. */
 char *testutil_run(const char *cmd, int *rc);
