@@ -8,6 +8,8 @@
 
 #include <gsl/gsl_rng.h>
 
+_Static_assert(sizeof(uint64_t) == sizeof(double), "sort keys share the double scratch");
+
 /* Scratch arrays any method may use between its entry and its return (none keeps
  * anything in them across calls): d_max elements each. */
 #define STATS_WS_DTMP 6
@@ -20,13 +22,13 @@ struct stats_ws {
     size_t d_max;    /* jobs the arrays hold */
     size_t *order;   /* sort permutation of x, d_max */
     size_t *order_y; /* sort permutation of y, d_max */
-    double *rx;      /* average ranks of x, d_max */
-    double *ry;      /* average ranks of y, d_max */
+    double *rx;      /* average ranks of x: dtmp[2], until a method reuses it */
+    double *ry;      /* average ranks of y: dtmp[3], likewise */
     double *dblock;  /* STATS_WS_DTMP·d_max: dtmp[i] = dblock + i·d_max */
     double *dtmp[STATS_WS_DTMP];
     size_t *itmp[STATS_WS_ITMP];
     /* owned by stats_argsort */
-    uint64_t *key, *key_tmp;
+    uint64_t *key, *key_tmp; /* dtmp[4], dtmp[5]: no method holds them across a sort */
     size_t *idx_tmp;
     size_t *hist; /* STATS_SORT_PASSES << STATS_SORT_BITS */
     gsl_rng *rng; /* KSG jitter (mi.c), reseeded on every call */
