@@ -166,6 +166,15 @@ static void served_against_oracle(const struct sample_case *c, double *esb, doub
         assert_non_null(o);
         assert_true(json_is_number(json_object_get(a, "pearson")));
         assert_true(json_is_number(json_object_get(oa, "pearson")));
+        /* Every core coefficient is served (METHOD.md §5), each in its range. */
+        static const char *const unit[] = {"spearman", "dcor_v", "mi_linfoot"};
+        for (size_t k = 0; k < sizeof unit / sizeof unit[0]; k++) {
+            const json_t *v = json_object_get(a, unit[k]);
+            if (!json_is_number(v) || fabs(json_number_value(v)) > 1.0)
+                fail_msg("%s: %s missing or outside [-1, 1]", exe, unit[k]);
+        }
+        assert_true(json_is_number(json_object_get(a, "dcor2_u")));
+        assert_true(json_number_value(json_object_get(a, "mi_ksg_nats")) >= 0.0);
         double r = json_number_value(json_object_get(a, "pearson"));
         double r_oracle = json_number_value(json_object_get(oa, "pearson"));
         json_int_t d = json_integer_value(json_object_get(a, "d"));
