@@ -297,10 +297,18 @@ enum status stats_assoc_compute(const double *x, const double *y, size_t d,
         double v = NAN, u2 = NAN;
         stats_dcor_sorted(x, y, d, ws, &v, &u2);
         out->dcor_v = isfinite(v) ? coef_of(REASON_NONE, v) : none;
-        /* dCor²_U's centring divides by d − 3 */
-        out->dcor2_u = d < 4          ? coef_of(REASON_D_BELOW_MIN, NAN)
-                       : isfinite(u2) ? coef_of(REASON_NONE, u2)
-                                      : none;
+        /* dCor²_U's centring divides by d − 3. It also makes the distance matrix
+         * of a series that is constant but for its smallest and largest value
+         * exactly zero (dcor.c): dCor²_U is then 0/0, null as for a constant. */
+        if (d < 4) {
+            out->dcor2_u = coef_of(REASON_D_BELOW_MIN, NAN);
+        } else if (x[ws->order[1]] == x[ws->order[d - 2]]) {
+            out->dcor2_u = coef_of(REASON_CONSTANT_X, NAN);
+        } else if (y[ws->order_y[1]] == y[ws->order_y[d - 2]]) {
+            out->dcor2_u = coef_of(REASON_CONSTANT_Y, NAN);
+        } else {
+            out->dcor2_u = isfinite(u2) ? coef_of(REASON_NONE, u2) : none;
+        }
     }
     if (methods & METHOD_MI) {
         /* KSG needs k + 1 = 4 jobs: each its 3 nearest neighbours. */

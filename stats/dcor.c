@@ -3,190 +3,255 @@
  *
  * Every dCov form needs three sums over the distance matrices a_ij = |x_i − x_j|,
  * b_ij = |y_i − y_j|: Σ_ij a_ij·b_ij, Σ_i a_i.·b_i. and a..·b.. (a_i. the row sums).
- * Row sums come from prefix sums along each sort order. The cross term splits each
- * pair by the sign of (y_i − y_j): walking x upwards, the points already passed have
- * x_j < x_i, and a Fenwick tree over the ranks of y holds their count, Σx, Σy, Σxy
- * below and above y_i, which is all (x_i − x_j)·|y_i − y_j| needs. Equal x (or y)
- * contribute zero on either side; a tie group of x is still queried before any of
- * it is inserted, so that its zero is exact.
+ * Row sums come from prefix sums along each sort order. For the cross term, take
+ * the pairs j before i in x order, so that x_i − x_j >= 0: |Δx|·|Δy| is Δx·Δy where
+ * y_j <= y_i and −Δx·Δy elsewhere. A merge sort by y of the points in x order meets
+ * every such pair once, when the run holding j merges with the run holding i, and
+ * has then passed exactly the j of the left run with y_j <= y_i: the count and the
+ * sums of x, y, x·y over them give Σ_j Δx·Δy in O(1) (Chaudhuri & Hu's merge step).
+ * Ties need no care: an equal x or y makes Δx·Δy zero whichever side the pair is
+ * counted on.
  *
- * x and y are centred and scaled first (dCor does not change): sums of raw bytes
- * near 1e15 would cancel every digit. */
+ * Accuracy. x and y are centred and scaled first (dCor does not change): sums of raw
+ * bytes near 1e15 would cancel every digit. The statistics are differences of terms
+ * of order 1 that are of order 1/d under independence, and dCor_V is the square root
+ * of one (an error e in dCor² is e / (2·dCor_V) in dCor_V), so every long sum
+ * carries its rounding error (TwoSum). Against quad precision at d = 10^6: plain sums
+ * (in a Fenwick tree, the first version) were up to 4e-9 off with heavy ties (the
+ * same values, added a million times, round the same way each time); compensated,
+ * 2e-13 (1e-12 when x is one value but for two far outliers: the variance itself is
+ * then a 1/d-sized difference). */
 #include "internal.h"
 
 #include <math.h>
-#include <string.h>
 
-#define FEN_W 4 /* count, Σx, Σy, Σxy per Fenwick node */
+/* A running sum and the rounding error of its additions (Knuth's TwoSum, exact in
+ * round-to-nearest): s + c is the sum to about twice double precision. */
+struct ksum {
+    double s; /* the plain running sum */
+    double c; /* Σ of the rounding errors of s */
+};
 
-/* The mean, refined by a second pass (as assoc.c's): exact near the mean. */
-static double refined_mean(const double *v, size_t d)
+static void ksum_add(struct ksum *k, double v)
 {
-    double s = 0.0, c = 0.0;
+    double t = k->s + v;
+    double z = t - k->s;
 
-    for (size_t i = 0; i < d; i++)
-        s += v[i];
-    s /= (double)d;
-    for (size_t i = 0; i < d; i++)
-        c += v[i] - s;
-    return s + c / (double)d;
+    k->c += (k->s - (t - z)) + (v - z);
+    k->s = t;
 }
 
-/* out = (v − mean) / sd, sd with d in the denominator; false when v is constant. */
-static bool standardize(const double *v, size_t d, double *out)
+static double ksum_value(const struct ksum *k)
 {
-    double m = refined_mean(v, d), ss = 0.0;
+    return k->s + k->c;
+}
+
+/* v ↦ (v − centre) / scale. Values are mapped where they are used, always by this
+ * one expression, so that equal v stay equal (and the scratch holds no copy). */
+struct affine {
+    double centre; /* the mean */
+    double scale;  /* the largest distance from it, > 0: |image| <= 1 */
+};
+
+static double map(const struct affine *t, double v)
+{
+    return (v - t->centre) / t->scale;
+}
+
+/* The mean refined by a second pass (as assoc.c's) and the scale; order sorts v,
+ * which is not constant. */
+static struct affine centring(const double *v, const size_t *order, size_t d)
+{
+    struct ksum s = {0.0, 0.0}, c = {0.0, 0.0};
+
+    for (size_t i = 0; i < d; i++)
+        ksum_add(&s, v[i]);
+    double m = ksum_value(&s) / (double)d;
+    for (size_t i = 0; i < d; i++)
+        ksum_add(&c, v[i] - m);
+    m += ksum_value(&c) / (double)d;
+    struct affine t = {m, fmax(m - v[order[0]], v[order[d - 1]] - m)};
+    return t;
+}
+
+/* The sums of one series that every form of dCov needs. */
+struct margin {
+    double all;     /* a.. = Σ_i a_i. */
+    double rows_sq; /* Σ_i a_i.² */
+    double sq;      /* Σ_ij a_ij² = 2d·Σu² − 2(Σu)² */
+};
+
+/* Row sums a_i. = Σ_j |u_i − u_j| of u = map(v) into row[i], along the sort order:
+ * the point at sorted position p has a_i. = u_i·(2p − d) + T − 2·S_p, S_p the sum of
+ * the p values before it and T the total. */
+static struct margin row_sums(const double *v, const size_t *order, size_t d,
+                              const struct affine *t, double *row)
+{
+    struct ksum su = {0.0, 0.0}, suu = {0.0, 0.0}, before = {0.0, 0.0};
+    struct ksum all = {0.0, 0.0}, rows_sq = {0.0, 0.0};
 
     for (size_t i = 0; i < d; i++) {
-        out[i] = v[i] - m;
-        ss += out[i] * out[i];
+        double u = map(t, v[i]);
+        ksum_add(&su, u);
+        ksum_add(&suu, u * u);
     }
-    double sd = sqrt(ss / (double)d);
-    if (!(sd > 0.0))
-        return false;
-    for (size_t i = 0; i < d; i++)
-        out[i] /= sd;
-    return true;
-}
-
-/* Row sums of |v_i − v_j| into row[] (indexed like v) along the sort order:
- * a_i. = v_i·(2p − d) + T − 2·S_p for the point at sorted position p, S_p the sum of
- * the p values before it and T the total. Equal values get equal sums. */
-static void row_sums(const double *v, const size_t *order, size_t d, double *row)
-{
-    double total = 0.0, before = 0.0;
-
-    for (size_t i = 0; i < d; i++)
-        total += v[i];
+    const double total = ksum_value(&su);
     for (size_t p = 0; p < d; p++) {
         size_t i = order[p];
-        row[i] = v[i] * (2.0 * (double)p - (double)d) + total - 2.0 * before;
-        before += v[i];
+        double u = map(t, v[i]);
+        row[i] =
+            u * (2.0 * (double)p - (double)d) - 2.0 * before.s + (total - 2.0 * before.c);
+        ksum_add(&all, row[i]);
+        ksum_add(&rows_sq, row[i] * row[i]);
+        ksum_add(&before, u);
     }
+    struct margin m = {ksum_value(&all), ksum_value(&rows_sq),
+                       2.0 * (double)d * ksum_value(&suu) - 2.0 * total * total};
+    return m;
 }
 
-/* Sums over Fenwick nodes 0..r (0-based tree: i ← (i & (i + 1)) − 1). */
-static void fen_prefix(const double *fen, long r, double out[FEN_W])
+/* A point of the merge sort: its mapped x and y. */
+struct point {
+    double u, v;
+};
+
+/* The points of a left run that the merge has passed. */
+struct passed {
+    double n;             /* how many (exact: an integer below 2^53) */
+    struct ksum u, v, uv; /* Σu, Σv, Σuv over them */
+};
+
+static void passed_add(struct passed *s, const struct point *p)
 {
-    memset(out, 0, FEN_W * sizeof *out);
-    for (long i = r; i >= 0; i = (i & (i + 1)) - 1) {
-        const double *node = fen + (size_t)i * FEN_W;
-        for (int w = 0; w < FEN_W; w++)
-            out[w] += node[w];
-    }
+    s->n += 1.0;
+    ksum_add(&s->u, p->u);
+    ksum_add(&s->v, p->v);
+    ksum_add(&s->uv, p->u * p->v);
 }
 
-static void fen_add(double *fen, size_t m, size_t r, const double val[FEN_W])
+/* Σ over the passed points j of (u − u_j)(v − v_j). */
+static double paired(const struct point *p, const struct passed *s)
 {
-    for (size_t i = r; i < m; i |= i + 1) {
-        double *node = fen + i * FEN_W;
-        for (int w = 0; w < FEN_W; w++)
-            node[w] += val[w];
-    }
+    return s->n * p->u * p->v - p->u * ksum_value(&s->v) - p->v * ksum_value(&s->u) +
+           ksum_value(&s->uv);
 }
 
-/* Σ over j in a set of (u_i − u_j)(v_i − v_j), from the set's count and sums. */
-static double paired(double u, double v, const double s[FEN_W])
+/* One level of a bottom-up merge sort by v: the runs of w points of src[0..n) merged
+ * in pairs into dst (stable), Σ_j (u_i − u_j)(v_i − v_j) over the j of the left run
+ * with v_j <= v_i added to conc for each i of the right run. */
+static void merge_level(const struct point *src, struct point *dst, size_t n, size_t w,
+                        struct ksum *conc)
 {
-    return s[0] * u * v - u * s[2] - v * s[1] + s[3];
-}
+    for (size_t lo = 0; lo < n; lo += 2 * w) {
+        size_t mid = n - lo > w ? lo + w : n;
+        size_t hi = n - mid > w ? mid + w : n;
+        size_t i = lo, j = mid, k = lo;
+        struct passed below = {0.0, {0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}};
 
-/* Σ_ij |u_i − u_j|·|v_i − v_j| (over ordered pairs). */
-static double cross_sum(const double *u, const double *v, size_t d, struct stats_ws *ws)
-{
-    const size_t *ox = ws->order, *oy = ws->order_y;
-    size_t *yrank = ws->itmp[0];
-    /* dtmp[2..5] are one stretch of the workspace block: FEN_W·d doubles. */
-    double *fen = ws->dtmp[2];
-    double total[FEN_W] = {0}, below[FEN_W], above[FEN_W];
-    double cross = 0.0;
-    size_t m = 0;
-
-    for (size_t q = 0; q < d; q++) {
-        if (q > 0 && v[oy[q]] != v[oy[q - 1]])
-            m++;
-        yrank[oy[q]] = m;
-    }
-    m++;
-    memset(fen, 0, m * FEN_W * sizeof *fen);
-    for (size_t g0 = 0; g0 < d;) {
-        size_t g1 = g0 + 1;
-        while (g1 < d && u[ox[g1]] == u[ox[g0]])
-            g1++;
-        for (size_t p = g0; p < g1; p++) {
-            size_t i = ox[p];
-            long r = (long)yrank[i];
-            /* Points with y_j = y_i add (u_i − u_j)·0 on either side: one query
-             * serves both. */
-            fen_prefix(fen, r, below);
-            for (int w = 0; w < FEN_W; w++)
-                above[w] = total[w] - below[w];
-            /* x_j < x_i here: + for y_j < y_i, − for y_j > y_i */
-            cross += paired(u[i], v[i], below) - paired(u[i], v[i], above);
+        while (i < mid && j < hi) {
+            if (src[i].v <= src[j].v) {
+                passed_add(&below, &src[i]);
+                dst[k++] = src[i++];
+            } else {
+                ksum_add(conc, paired(&src[j], &below));
+                dst[k++] = src[j++];
+            }
         }
-        for (size_t p = g0; p < g1; p++) {
-            size_t i = ox[p];
-            double val[FEN_W] = {1.0, u[i], v[i], u[i] * v[i]};
-            fen_add(fen, m, yrank[i], val);
-            for (int w = 0; w < FEN_W; w++)
-                total[w] += val[w];
+        while (i < mid)
+            dst[k++] = src[i++];
+        for (; j < hi; j++) {
+            ksum_add(conc, paired(&src[j], &below));
+            dst[k++] = src[j];
         }
-        g0 = g1;
     }
-    return 2.0 * cross;
+}
+
+/* Points merged within a block, while it sits in cache, before the levels that span
+ * blocks: a power of two. */
+#define BLOCK 4096
+
+/* Σ_ij |u_i − u_j|·|v_i − v_j| over ordered pairs, u = map(x), v = map(y): twice
+ * 2·C − T over the pairs j before i in x order, C = Σ Δu·Δv over those with
+ * v_j <= v_i (the merge sort's) and T = Σ Δu·Δv over all = d·Σuv − Σu·Σv.
+ * The merge sort runs in the scratch block, 4d doubles. */
+static double cross_sum(const double *x, const double *y, size_t d, struct stats_ws *ws,
+                        const struct affine *tx, const struct affine *ty)
+{
+    struct point *a = (struct point *)(void *)ws->dblock, *b = a + d;
+    struct ksum conc = {0.0, 0.0}, su = {0.0, 0.0}, sv = {0.0, 0.0}, suv = {0.0, 0.0};
+
+    for (size_t p = 0; p < d; p++) {
+        size_t i = ws->order[p];
+        a[p].u = map(tx, x[i]);
+        a[p].v = map(ty, y[i]);
+        ksum_add(&su, a[p].u);
+        ksum_add(&sv, a[p].v);
+        ksum_add(&suv, a[p].u * a[p].v);
+    }
+    /* Every block takes the same number of levels, so all end in the same buffer. */
+    for (size_t lo = 0; lo < d; lo += BLOCK) {
+        size_t n = d - lo < BLOCK ? d - lo : BLOCK;
+        struct point *src = a + lo, *dst = b + lo;
+        for (size_t w = 1; w < BLOCK; w *= 2) {
+            merge_level(src, dst, n, w, &conc);
+            struct point *t = src;
+            src = dst;
+            dst = t;
+        }
+    }
+    for (size_t w = 1; w < BLOCK; w *= 2) {
+        struct point *t = a;
+        a = b;
+        b = t;
+    }
+    for (size_t w = BLOCK; w < d; w *= 2) {
+        merge_level(a, b, d, w, &conc);
+        struct point *t = a;
+        a = b;
+        b = t;
+    }
+    const double s_u = ksum_value(&su), s_v = ksum_value(&sv);
+    const double t_all = (double)d * ksum_value(&suv) - s_u * s_v;
+    return 2.0 * (2.0 * ksum_value(&conc) - t_all);
 }
 
 void stats_dcor_sorted(const double *x, const double *y, size_t d, struct stats_ws *ws,
                        double *dcor_v, double *dcor2_u)
 {
-    double *u = ws->dtmp[0], *v = ws->dtmp[1], *arow = ws->dtmp[2];
+    const size_t *ox = ws->order, *oy = ws->order_y;
+    double *arow = ws->dtmp[0], *brow = ws->dtmp[1];
     const double n = (double)d;
 
     *dcor_v = *dcor2_u = NAN;
-    if (d < 2 || !standardize(x, d, u) || !standardize(y, d, v))
+    if (d < 2 || x[ox[0]] == x[ox[d - 1]] || y[oy[0]] == y[oy[d - 1]])
         return;
-
-    /* Row sums: a_i. kept per point, b_i. consumed at once. */
-    double a_all = 0.0, b_all = 0.0, ab_rows = 0.0, aa_rows = 0.0, bb_rows = 0.0;
-    row_sums(u, ws->order, d, arow);
-    for (size_t i = 0; i < d; i++) {
-        a_all += arow[i];
-        aa_rows += arow[i] * arow[i];
-    }
-    /* b_i. into the Fenwick's stretch for a moment: arow is read alongside. */
-    double *brow = ws->dtmp[3];
-    row_sums(v, ws->order_y, d, brow);
-    for (size_t i = 0; i < d; i++) {
-        b_all += brow[i];
-        bb_rows += brow[i] * brow[i];
-        ab_rows += arow[i] * brow[i];
-    }
-    /* Σ_ij (u_i − u_j)² = 2d·Σu² − 2(Σu)², and Σu = 0 up to rounding. */
-    double su = 0.0, suu = 0.0, sv = 0.0, svv = 0.0;
-    for (size_t i = 0; i < d; i++) {
-        su += u[i];
-        suu += u[i] * u[i];
-        sv += v[i];
-        svv += v[i] * v[i];
-    }
-    double aa = 2.0 * n * suu - 2.0 * su * su;
-    double bb = 2.0 * n * svv - 2.0 * sv * sv;
-    double ab = cross_sum(u, v, d, ws);
+    const struct affine tx = centring(x, ox, d), ty = centring(y, oy, d);
+    const struct margin a = row_sums(x, ox, d, &tx, arow);
+    const struct margin b = row_sums(y, oy, d, &ty, brow);
+    struct ksum rows_ab = {0.0, 0.0};
+    for (size_t i = 0; i < d; i++)
+        ksum_add(&rows_ab, arow[i] * brow[i]);
+    const double abr = ksum_value(&rows_ab);
+    /* the rows are done with: the merge sort takes their place */
+    const double ab = cross_sum(x, y, d, ws, &tx, &ty);
 
     /* V-statistics (Székely, Rizzo & Bakirov 2007). */
-    double n2 = n * n, n3 = n2 * n, n4 = n3 * n;
-    double cov_v = ab / n2 - 2.0 * ab_rows / n3 + a_all * b_all / n4;
-    double var_x = aa / n2 - 2.0 * aa_rows / n3 + a_all * a_all / n4;
-    double var_y = bb / n2 - 2.0 * bb_rows / n3 + b_all * b_all / n4;
+    const double n2 = n * n, n3 = n2 * n, n4 = n3 * n;
+    const double cov_v = ab / n2 - 2.0 * abr / n3 + a.all * b.all / n4;
+    const double var_x = a.sq / n2 - 2.0 * a.rows_sq / n3 + a.all * a.all / n4;
+    const double var_y = b.sq / n2 - 2.0 * b.rows_sq / n3 + b.all * b.all / n4;
     if (var_x > 0.0 && var_y > 0.0)
         *dcor_v = sqrt(fmax(0.0, cov_v / sqrt(var_x * var_y)));
 
-    /* U-statistics (Székely & Rizzo 2014): the common factor 1/(d(d − 3)) cancels. */
-    if (d >= 4) {
-        double k1 = 2.0 / (n - 2.0), k2 = 1.0 / ((n - 1.0) * (n - 2.0));
-        double cov_u = ab - k1 * ab_rows + k2 * a_all * b_all;
-        double uvar_x = aa - k1 * aa_rows + k2 * a_all * a_all;
-        double uvar_y = bb - k1 * bb_rows + k2 * b_all * b_all;
+    /* U-statistics (Székely & Rizzo 2014): the common factor 1/(d(d − 3)) cancels.
+     * The U-centred matrix of x is exactly zero, and dCor²_U 0/0, when every x but
+     * the smallest and the largest is equal (then a_ij = g_i + g_j for i ≠ j):
+     * decided on the sort order, since the sums would leave rounding noise. */
+    if (d >= 4 && x[ox[1]] != x[ox[d - 2]] && y[oy[1]] != y[oy[d - 2]]) {
+        const double k1 = 2.0 / (n - 2.0), k2 = 1.0 / ((n - 1.0) * (n - 2.0));
+        const double cov_u = ab - k1 * abr + k2 * a.all * b.all;
+        const double uvar_x = a.sq - k1 * a.rows_sq + k2 * a.all * a.all;
+        const double uvar_y = b.sq - k1 * b.rows_sq + k2 * b.all * b.all;
         if (uvar_x > 0.0 && uvar_y > 0.0)
             *dcor2_u = cov_u / sqrt(uvar_x * uvar_y);
     }

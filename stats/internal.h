@@ -46,7 +46,10 @@ void stats_average_ranks(const double *v, const size_t *order, size_t d, double 
 /* Distance correlation (METHOD.md §5): dCor_V into *dcor_v and the bias-corrected
  * dCor²_U into *dcor2_u (NAN for d < 4), in O(d log d). Needs x, y finite and not
  * constant, 2 <= d <= ws->d_max, and ws->order / ws->order_y the sort orders of x
- * and y. Uses ws->dtmp[0..5] and ws->itmp[0]. NAN when a variance is not positive. */
+ * and y. Uses ws->dtmp[0..3] (one stretch of ws->dblock: a merge sort of 4d doubles).
+ * dCor²_U is also NAN when a series is constant but for its smallest and largest
+ * value (its U-centred distance matrix is then zero). About 1e-12 off the exact
+ * values at d = 10^6, ties or not: the long sums are compensated. */
 void stats_dcor_sorted(const double *x, const double *y, size_t d, struct stats_ws *ws,
                        double *dcor_v, double *dcor2_u);
 

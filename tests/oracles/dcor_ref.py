@@ -41,7 +41,8 @@ def dcor_direct(x, y):
     au, bu = u_centre(a), u_centre(b)
     k = d * (d - 3)
     ucov, uvx, uvy = (au * bu).sum() / k, (au * au).sum() / k, (bu * bu).sum() / k
-    return dcor_v, ucov / math.sqrt(uvx * uvy)
+    # 0/0 when a U-centred matrix is zero (a series constant but for its extremes)
+    return dcor_v, ucov / math.sqrt(uvx * uvy) if uvx * uvy > 0 else math.nan
 
 
 def main():

@@ -1,5 +1,6 @@
 /* test_dcor.c: distance correlation (METHOD.md §5) in O(d log d) against the O(d²)
- * definitions (tests/oracles/dcor_ref.py) and values worked by hand. */
+ * definitions (tests/oracles/dcor_ref.py), published values and values worked by
+ * hand. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,12 +19,11 @@
 #define ORACLE "tests/oracles/dcor_ref.py"
 #define TOL    1e-9 /* METHOD.md §5: dCor against the direct formula, absolute */
 #define D_MAX  2000
-#define N_CASE 8
+#define N_CASE 10
 
 static double pool_x[N_CASE][D_MAX], pool_y[N_CASE][D_MAX];
 static size_t pool_d[N_CASE];
 static const char *pool_name[N_CASE];
-static double max_error;
 
 /* xorshift64*: a fixed, portable stream of test data. */
 static uint64_t rng_state = UINT64_C(0x9E3779B97F4A7C15);
@@ -54,8 +54,41 @@ static struct stats_assoc dcor_of(const double *x, const double *y, size_t d)
     return a;
 }
 
-/* Shapes with unround values, ties (T^D is a multiple of Δ), the smallest d of the
- * U-statistic and the cancellation case of METHOD.md §5. */
+/* The number after key in line ("nan" included). */
+static double field_after(const char *line, const char *key)
+{
+    const char *p = strstr(line, key);
+    char *end;
+
+    assert_non_null(p);
+    p += strlen(key);
+    double v = strtod(p, &end);
+    assert_true(end != p);
+    return v;
+}
+
+/* The oracle's dcor_v and dcor2_u (NAN for d < 4) of n samples, in order. */
+static void run_oracle(const double *const *x, const double *const *y, const size_t *d,
+                       size_t n, double *v, double *u)
+{
+    int rc;
+    char *out = testutil_run_oracle(ORACLE, x, y, d, n, &rc);
+    char *save = NULL, *line;
+
+    assert_non_null(out);
+    assert_int_equal(rc, 0);
+    line = strtok_r(out, "\n", &save);
+    for (size_t c = 0; c < n; c++, line = strtok_r(NULL, "\n", &save)) {
+        assert_non_null(line);
+        v[c] = field_after(line, "dcor_v ");
+        u[c] = field_after(line, "dcor2_u ");
+    }
+    free(out);
+}
+
+/* Shapes with unround values, ties (T^D is a multiple of Δ), the size of a group of
+ * the paper, the smallest d of the U-statistic and the cancellation case of
+ * METHOD.md §5. */
 static void make_cases(void)
 {
     size_t c = 0;
@@ -95,6 +128,21 @@ static void make_cases(void)
         pool_x[c][i] = 1e6 * floor(40.0 * m + 30.0 * uniform());
     }
     c++;
+    /* Few values on both sides and no relation: dCor_V is small, where its square
+     * root magnifies every error of dCor². */
+    CASE("few_levels", 2000);
+    for (size_t i = 0; i < 2000; i++) {
+        pool_x[c][i] = 60.0 * floor(1.0 + 3.0 * uniform());
+        pool_y[c][i] = 2.385 * floor(4.0 * uniform());
+    }
+    c++;
+    CASE("group_170", 170); /* t_d in whole minutes against bytes */
+    for (size_t i = 0; i < 170; i++) {
+        double m = floor(1.0 + 20.0 * uniform());
+        pool_y[c][i] = 60.0 * m;
+        pool_x[c][i] = 2.385e9 * m * exp(0.7 * normal());
+    }
+    c++;
     CASE("d4", 4);
     static const double x4[4] = {1.7, 3.1, 2.2, 9.85}, y4[4] = {0.3, 0.2, 0.9, 0.41};
     memcpy(pool_x[c], x4, sizeof x4);
@@ -116,7 +164,7 @@ static void make_cases(void)
 static void matches_the_direct_formula(void **state)
 {
     const double *xs[N_CASE], *ys[N_CASE];
-    int rc;
+    double v[N_CASE], u[N_CASE], max_error = 0.0;
     (void)state;
 
     make_cases();
@@ -124,27 +172,64 @@ static void matches_the_direct_formula(void **state)
         xs[c] = pool_x[c];
         ys[c] = pool_y[c];
     }
-    char *out = testutil_run_oracle(ORACLE, xs, ys, pool_d, N_CASE, &rc);
-    assert_non_null(out);
-    assert_int_equal(rc, 0);
-    char *save = NULL, *line = strtok_r(out, "\n", &save);
-    for (size_t c = 0; c < N_CASE; c++, line = strtok_r(NULL, "\n", &save)) {
-        double v, u;
-        assert_non_null(line);
-        assert_int_equal(sscanf(line, "dcor_v %lf dcor2_u %lf", &v, &u), 2);
+    run_oracle(xs, ys, pool_d, N_CASE, v, u);
+    for (size_t c = 0; c < N_CASE; c++) {
         struct stats_assoc a = dcor_of(pool_x[c], pool_y[c], pool_d[c]);
         assert_int_equal(a.dcor_v.reason, REASON_NONE);
         assert_int_equal(a.dcor2_u.reason, REASON_NONE);
-        max_error =
-            fmax(max_error, fmax(fabs(a.dcor_v.value - v), fabs(a.dcor2_u.value - u)));
+        max_error = fmax(max_error,
+                         fmax(fabs(a.dcor_v.value - v[c]), fabs(a.dcor2_u.value - u[c])));
         print_message(
             "  %-12s d=%-5zu dcor_v %.15f (ref %.15f) dcor2_u %.15f (ref %.15f)\n",
-            pool_name[c], pool_d[c], a.dcor_v.value, v, a.dcor2_u.value, u);
-        assert_rel(a.dcor_v.value, v, TOL);
-        assert_rel(a.dcor2_u.value, u, TOL);
+            pool_name[c], pool_d[c], a.dcor_v.value, v[c], a.dcor2_u.value, u[c]);
+        assert_rel(a.dcor_v.value, v[c], TOL);
+        assert_rel(a.dcor2_u.value, u[c], TOL);
     }
-    free(out);
     print_message("  largest |ours - direct|: %.3g\n", max_error);
+}
+
+/* Published values, unchanged by a shift and a positive scale of either series:
+ * - Python dcor's docstrings (distance_correlation, u_distance_correlation_sqr): the
+ *   rows of a = [[1..4], [5..8], [9..12], [13..16]] lie on a line, evenly spaced, and
+ *   b = (1, 0, 0, 1) give dCor_V = 0.5266403…, dCor²_U = −0.5. By hand with
+ *   x = (0, 1, 2, 3): the double-centred matrices give dCov² = 2/16, dVar²(x) = 13/16,
+ *   dVar²(y) = 4/16, so dCor²_V = 1/sqrt(13) and dCor_V = 13^(−1/4).
+ * - The distcorr gist (satra, 2014) and pingouin's distance_corr: x = (1, …, 5),
+ *   y = (1, 2, 9, 4, 4) give 0.762676242417 (12 digits printed). */
+#define N_PUBLISHED 2
+static const double pub_x0[4] = {2.385, 11.925, 21.465, 31.005}; /* 2.385·(1 + 4i) */
+static const double pub_y0[4] = {1, 0, 0, 1};
+static const double pub_x1[5] = {1, 2, 3, 4, 5}, pub_y1[5] = {1, 2, 9, 4, 4};
+static const double *const pub_x[N_PUBLISHED] = {pub_x0, pub_x1};
+static const double *const pub_y[N_PUBLISHED] = {pub_y0, pub_y1};
+static const size_t pub_d[N_PUBLISHED] = {4, 5};
+
+static void published_values_are_reproduced(void **state)
+{
+    (void)state;
+    struct stats_assoc a = dcor_of(pub_x0, pub_y0, 4);
+    assert_rel(a.dcor_v.value, pow(13.0, -0.25), 1e-14);
+    assert_rel(a.dcor2_u.value, -0.5, 1e-14);
+    a = dcor_of(pub_x1, pub_y1, 5);
+    assert_rel(a.dcor_v.value, 0.762676242417, 5e-13);
+}
+
+/* The oracle itself, on the same published values and on the hand-worked d = 3. */
+static void the_oracle_reproduces_published_values(void **state)
+{
+    static const double x3[3] = {0, 1, 2}, y3[3] = {0, 1, 0};
+    const double *xs[N_PUBLISHED + 1] = {pub_x[0], pub_x[1], x3};
+    const double *ys[N_PUBLISHED + 1] = {pub_y[0], pub_y[1], y3};
+    const size_t ds[N_PUBLISHED + 1] = {pub_d[0], pub_d[1], 3};
+    double v[N_PUBLISHED + 1], u[N_PUBLISHED + 1];
+    (void)state;
+
+    run_oracle(xs, ys, ds, N_PUBLISHED + 1, v, u);
+    assert_rel(v[0], pow(13.0, -0.25), 1e-14);
+    assert_rel(u[0], -0.5, 1e-14);
+    assert_rel(v[1], 0.762676242417, 5e-13);
+    assert_rel(v[2], pow(10.0, -0.25), 1e-14);
+    assert_true(isnan(u[2]));
 }
 
 /* y = a + b·x: every distance of y is |b| times that of x, so dCov = |b|·dVar(x) and
@@ -178,29 +263,62 @@ static void three_points_by_hand(void **state)
     (void)state;
     struct stats_assoc a = dcor_of(x, y, 3);
     assert_int_equal(a.dcor_v.reason, REASON_NONE);
-    assert_rel(a.dcor_v.value, sqrt(1.0 / sqrt(10.0)), 1e-14);
+    assert_rel(a.dcor_v.value, pow(10.0, -0.25), 1e-14);
     /* the U-statistic's centring divides by d − 3 */
     assert_int_equal(a.dcor2_u.reason, REASON_D_BELOW_MIN);
 }
 
 /* The order of the jobs, a shift and a positive scale of either series change
- * nothing. */
+ * nothing, ties included (which side of a tie a pair falls on must not matter). */
 static void invariant_under_order_shift_and_scale(void **state)
 {
-    double x[300], y[300], x2[300], y2[300];
+    double x[3000], y[3000], x2[3000], y2[3000];
     (void)state;
-    for (size_t i = 0; i < 300; i++) {
-        x[i] = normal();
-        y[i] = x[i] * x[i] + normal();
+    for (size_t i = 0; i < 3000; i++) {
+        x[i] = 60.0 * floor(1.0 + 5.0 * uniform());
+        y[i] = floor(x[i] / 60.0 * (1.0 + 3.0 * uniform()));
     }
-    for (size_t i = 0; i < 300; i++) {
-        size_t j = 299 - i;
+    for (size_t i = 0; i < 3000; i++) {
+        size_t j = (i * 1217) % 3000; /* 1217 is prime to 3000: a permutation */
         x2[j] = 1e9 + 3e4 * x[i];
         y2[j] = -7.0 + 0.001 * y[i];
     }
-    struct stats_assoc a = dcor_of(x, y, 300), b = dcor_of(x2, y2, 300);
+    struct stats_assoc a = dcor_of(x, y, 3000), b = dcor_of(x2, y2, 3000);
     assert_rel(a.dcor_v.value, b.dcor_v.value, 1e-12);
     assert_rel(a.dcor2_u.value, b.dcor2_u.value, 1e-12);
+}
+
+/* x equal but for its smallest and largest value: a_ij = g_i + g_j for i ≠ j
+ * (g = 0 in the middle, the distance to it at either end), which U-centring maps to
+ * exactly zero, so dCor²_U is 0/0 (the direct formula returns rounding noise).
+ * dCor_V stays defined; checked against the oracle. */
+static void a_series_flat_but_its_extremes_has_no_dcor2_u(void **state)
+{
+    double x[12], y[12], v, u;
+    const double *xs[1] = {x}, *ys[1] = {y};
+    const size_t ds[1] = {12};
+    struct stats_ws *ws = stats_ws_new(12);
+    struct stats_assoc a;
+    struct stats_assoc_opts opts = {METHOD_DCOR, 10, STATS_DEFAULT_SEED, true};
+    (void)state;
+
+    for (size_t i = 0; i < 12; i++) {
+        x[i] = 120.0;
+        y[i] = 2.385 * (double)(i * i % 7) + 0.1 * (double)i;
+    }
+    x[3] = 60.0;
+    x[8] = 600.0;
+    run_oracle(xs, ys, ds, 1, &v, &u);
+    assert_int_equal(stats_assoc_compute(x, y, 12, &opts, ws, &a, NULL), STATUS_OK);
+    assert_int_equal(a.dcor_v.reason, REASON_NONE);
+    assert_rel(a.dcor_v.value, v, TOL);
+    assert_int_equal(a.dcor2_u.reason, REASON_CONSTANT_X);
+    /* one outlier alone, and on the side of y */
+    x[8] = 120.0;
+    assert_int_equal(stats_assoc_compute(y, x, 12, &opts, ws, &a, NULL), STATUS_OK);
+    assert_int_equal(a.dcor_v.reason, REASON_NONE);
+    assert_int_equal(a.dcor2_u.reason, REASON_CONSTANT_Y);
+    stats_ws_free(ws);
 }
 
 static void undefined_cases_have_reasons(void **state)
@@ -217,9 +335,22 @@ static void undefined_cases_have_reasons(void **state)
     assert_int_equal(a.dcor2_u.reason, REASON_CONSTANT_Y);
     assert_int_equal(stats_assoc_compute(c, x, 12, &opts, ws, &a, NULL), STATUS_OK);
     assert_int_equal(a.dcor_v.reason, REASON_CONSTANT_X);
+    assert_int_equal(a.dcor2_u.reason, REASON_CONSTANT_X);
     assert_int_equal(stats_assoc_compute(x, x, 9, &opts, ws, &a, NULL), STATUS_OK);
     assert_int_equal(a.dcor_v.reason, REASON_D_BELOW_MIN);
+    assert_int_equal(a.dcor2_u.reason, REASON_D_BELOW_MIN);
     assert_int_equal(a.pearson.reason, REASON_NOT_COMPUTED);
+    /* d_min below 4: dcor_v is defined, dcor2_u is not */
+    opts.d_min = 2;
+    assert_int_equal(stats_assoc_compute(x, c + 2, 3, &opts, ws, &a, NULL), STATUS_OK);
+    assert_int_equal(a.dcor_v.reason, REASON_CONSTANT_Y);
+    assert_int_equal(stats_assoc_compute(x, x + 4, 3, &opts, ws, &a, NULL), STATUS_OK);
+    assert_int_equal(a.dcor_v.reason, REASON_NONE);
+    assert_rel(a.dcor_v.value, 1.0, 1e-15);
+    assert_int_equal(a.dcor2_u.reason, REASON_D_BELOW_MIN);
+    assert_int_equal(stats_assoc_compute(x, x + 4, 2, &opts, ws, &a, NULL), STATUS_OK);
+    assert_rel(a.dcor_v.value, 1.0, 1e-15); /* any two distinct points */
+    assert_int_equal(a.dcor2_u.reason, REASON_D_BELOW_MIN);
     stats_ws_free(ws);
 }
 
@@ -227,9 +358,12 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(matches_the_direct_formula),
+        cmocka_unit_test(published_values_are_reproduced),
+        cmocka_unit_test(the_oracle_reproduces_published_values),
         cmocka_unit_test(an_affine_y_has_dcor_one),
         cmocka_unit_test(three_points_by_hand),
         cmocka_unit_test(invariant_under_order_shift_and_scale),
+        cmocka_unit_test(a_series_flat_but_its_extremes_has_no_dcor2_u),
         cmocka_unit_test(undefined_cases_have_reasons),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
