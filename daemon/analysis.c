@@ -492,14 +492,8 @@ static void volume_excluded(struct stats_job_volume *v, enum stats_exclusion e)
                                    .psi_i_write = NAN};
 }
 
-/* Window scratch for the jobs of a list: win and scratch sized for the most windows. */
-struct job_scratch {
-    struct stats_window *win;
-    size_t *idx;
-};
-
-static enum status scratch_new(const struct db_jobs *jobs, struct job_scratch *s,
-                               struct error *err)
+enum status analysis_scratch_init(struct analysis_scratch *s, const struct db_jobs *jobs,
+                                  struct error *err)
 {
     size_t max_w = 0;
 
@@ -514,28 +508,26 @@ static enum status scratch_new(const struct db_jobs *jobs, struct job_scratch *s
     return STATUS_OK;
 }
 
-static void scratch_free(struct job_scratch *s)
+void analysis_scratch_clear(struct analysis_scratch *s)
 {
     free(s->win);
     free(s->idx);
 }
 
-/* Computes every metric of one job (METHOD.md §3) over the series of its scope. A
- * job whose own data are unusable (a reversed or non-finite window, bytes that do not
- * add up) is a fact about that log, not a reason to stop: its volume families are
- * excluded as nonfinite and the call succeeds. Fails only for lack of memory or a
- * series that cannot be built. */
-static enum status job_eval(struct analysis_ctx *c, const struct db_job *j,
-                            struct job_scratch *s, struct job_eval *ev, struct error *err)
+/* Computes every metric of one job (METHOD.md §3) over series (NULL: the job touched
+ * no monitored file system of its scope). A job whose own data are unusable (a
+ * reversed or non-finite window, bytes that do not add up) is a fact about that log,
+ * not a reason to stop: its volume families are excluded as nonfinite and the call
+ * succeeds. Fails only for lack of memory. ev->ss is left NULL. */
+static enum status job_eval_on(const struct stats_series *series, const struct db_job *j,
+                               struct analysis_scratch *s, struct job_eval *ev,
+                               struct error *err)
 {
     struct error job_err = {0};
     enum status rc;
 
     memset(ev, 0, sizeof *ev);
-    rc = ctx_series_for(c, j, &ev->ss, err);
-    if (rc != STATUS_OK)
-        return rc;
-    if (ev->ss == NULL) {
+    if (series == NULL) {
         /* scope=touched, and the job read or wrote no monitored file system. */
         volume_excluded(&ev->v, j->n_windows > 0 ? EXCL_NO_MONITORED_IO : EXCL_NO_IO);
     } else {
@@ -548,7 +540,7 @@ static enum status job_eval(struct analysis_ctx *c, const struct db_job *j,
                                .end_s = j->end_s,
                                .windows = s->win,
                                .n_windows = j->n_windows};
-        rc = stats_job_volume(ev->ss->series, &sj, s->idx, &ev->v, &job_err);
+        rc = stats_job_volume(series, &sj, s->idx, &ev->v, &job_err);
         if (rc == STATUS_INVALID) {
             log_debug("job %s: %s", j->job_key, job_err.msg);
             volume_excluded(&ev->v, EXCL_NONFINITE);
@@ -567,6 +559,22 @@ static enum status job_eval(struct analysis_ctx *c, const struct db_job *j,
         volume_excluded(&ev->v, EXCL_NONFINITE);
     }
     return STATUS_OK;
+}
+
+/* job_eval_on over the series of the job's scope (METHOD.md §1), which ev->ss names.
+ * Fails also when that series cannot be built. */
+static enum status job_eval(struct analysis_ctx *c, const struct db_job *j,
+                            struct analysis_scratch *s, struct job_eval *ev,
+                            struct error *err)
+{
+    const struct scope_series *ss = NULL;
+    enum status rc = ctx_series_for(c, j, &ss, err);
+
+    if (rc != STATUS_OK)
+        return rc;
+    rc = job_eval_on(ss != NULL ? ss->series : NULL, j, s, ev, err);
+    ev->ss = ss;
+    return rc;
 }
 
 /* ---- association -------------------------------------------------------------- */
@@ -596,36 +604,51 @@ struct pair_data {
     size_t negative_y, negative_x; /* of the d pairs, values below zero (ν, B^D) */
 };
 
+/* Why job j does not count for the pair (my, mx), EXCL_NONE when it does; its values
+ * in *yv and *xv either way. */
+static enum stats_exclusion pair_values(const struct metric_def *my,
+                                        const struct metric_def *mx,
+                                        const struct db_job *j, const struct job_eval *ev,
+                                        bool log_space, double *yv, double *xv)
+{
+    enum stats_exclusion e = family_excl(my->fam, ev);
+
+    if (e == EXCL_NONE)
+        e = family_excl(mx->fam, ev);
+    *yv = metric_value(my, j, ev);
+    *xv = metric_value(mx, j, ev);
+    if (e == EXCL_NONE && !(j->t_j > 0))
+        e = EXCL_NO_IO; /* METHOD.md §2: T_J = 0 is excluded from time analyses */
+    if (e == EXCL_NONE && (!isfinite(*yv) || !isfinite(*xv)))
+        e = EXCL_NONFINITE;
+    if (e == EXCL_NONE && log_space && (*yv <= 0 || *xv <= 0))
+        e = EXCL_NONPOSITIVE_IN_LOG_SPACE;
+    return e;
+}
+
 /* Fills x/y over the jobs of a group, counting exclusions. */
 static enum status collect_pairs(struct analysis_ctx *c, const struct db_jobs *jobs,
                                  const struct metric_def *my, const struct metric_def *mx,
                                  bool log_space, struct pair_data *p, struct error *err)
 {
-    struct job_scratch s = {0};
+    struct analysis_scratch s = {0};
     enum status rc;
 
-    rc = scratch_new(jobs, &s, err);
+    rc = analysis_scratch_init(&s, jobs, err);
     p->x = calloc(jobs->n + 1, sizeof *p->x);
     p->y = calloc(jobs->n + 1, sizeof *p->y);
-    if (rc == STATUS_OK && (p->x == NULL || p->y == NULL))
-        rc = error_set(err, STATUS_NOMEM, "association inputs");
+    if (rc == STATUS_OK && (p->x == NULL || p->y == NULL)) {
+        analysis_scratch_clear(&s);
+        return error_set(err, STATUS_NOMEM, "association inputs");
+    }
     for (size_t i = 0; rc == STATUS_OK && i < jobs->n; i++) {
         const struct db_job *j = &jobs->jobs[i];
         struct job_eval ev;
         rc = job_eval(c, j, &s, &ev, err);
         if (rc != STATUS_OK)
             break;
-        enum stats_exclusion e = family_excl(my->fam, &ev);
-        if (e == EXCL_NONE)
-            e = family_excl(mx->fam, &ev);
-        double yv = metric_value(my, j, &ev);
-        double xv = metric_value(mx, j, &ev);
-        if (e == EXCL_NONE && !(j->t_j > 0))
-            e = EXCL_NO_IO; /* METHOD.md §2: T_J = 0 is excluded from time analyses */
-        if (e == EXCL_NONE && (!isfinite(yv) || !isfinite(xv)))
-            e = EXCL_NONFINITE;
-        if (e == EXCL_NONE && log_space && (yv <= 0 || xv <= 0))
-            e = EXCL_NONPOSITIVE_IN_LOG_SPACE;
+        double yv, xv;
+        enum stats_exclusion e = pair_values(my, mx, j, &ev, log_space, &yv, &xv);
         if (e != EXCL_NONE) {
             p->excluded[e]++;
             continue;
@@ -636,7 +659,7 @@ static enum status collect_pairs(struct analysis_ctx *c, const struct db_jobs *j
         p->y[p->d] = yv;
         p->d++;
     }
-    scratch_free(&s);
+    analysis_scratch_clear(&s);
     return rc;
 }
 
@@ -738,6 +761,62 @@ out:
     db_jobs_free(jobs);
     ctx_clear(&ctx);
     return rc;
+}
+
+/* ---- for the granularity sweep (sweep.c) --------------------------------------- */
+
+enum status analysis_base_series(struct db *db, const struct app_config *cfg,
+                                 struct stats_series **series, double *delta_s,
+                                 struct error *err)
+{
+    struct analysis_ctx ctx;
+    enum status rc = ctx_prepare(db, cfg, 0, "all", &ctx, err);
+
+    *series = NULL;
+    *delta_s = 0;
+    if (rc != STATUS_OK)
+        return rc;
+    /* Scope all: ctx_prepare built the one series; it changes owner here. */
+    struct scope_series *ss = ctx.sets[0];
+    *series = ss->series;
+    ss->series = NULL;
+    *delta_s = ctx.base_delta_s;
+    ctx_clear(&ctx);
+    return STATUS_OK;
+}
+
+enum status analysis_pair_resolve(const char *y, const char *x, struct analysis_pair *out,
+                                  struct error *err)
+{
+    const struct metric_def *my = metric_find(y), *mx = metric_find(x);
+
+    if (my == NULL)
+        return invalid_param(err, "y", "unknown metric", y);
+    if (mx == NULL)
+        return invalid_param(err, "x", "unknown metric", x);
+    out->y = (size_t)(my - metrics);
+    out->x = (size_t)(mx - metrics);
+    return STATUS_OK;
+}
+
+enum status analysis_job_pairs(const struct stats_series *series, const struct db_job *j,
+                               const struct analysis_pair *pairs, size_t n_pairs,
+                               struct analysis_scratch *s, double *y, double *x,
+                               unsigned char *excl, double *m, struct error *err)
+{
+    struct job_eval ev;
+    enum status rc = job_eval_on(series, j, s, &ev, err);
+
+    if (rc != STATUS_OK)
+        return rc;
+    for (size_t p = 0; p < n_pairs; p++) {
+        excl[p] = (unsigned char)pair_values(&metrics[pairs[p].y], &metrics[pairs[p].x],
+                                             j, &ev, false, &y[p], &x[p]);
+    }
+    /* A (and so m) is known beside a hole; the other exclusions leave it unknown. */
+    bool known = ev.v.d_excl == EXCL_NONE || ev.v.d_excl == EXCL_HOLE;
+    *m = known ? (double)ev.v.m : (double)NAN;
+    return STATUS_OK;
 }
 
 void assoc_fill_json(json_t *o, const double *x, const double *y,
@@ -866,7 +945,7 @@ enum status analysis_export_jobs(struct db *db, const struct app_config *cfg,
 {
     struct analysis_ctx ctx;
     struct db_jobs *jobs = NULL;
-    struct job_scratch s = {0};
+    struct analysis_scratch s = {0};
     json_t *rows = NULL;
     enum status rc;
 
@@ -875,7 +954,7 @@ enum status analysis_export_jobs(struct db *db, const struct app_config *cfg,
         return rc;
     rc = db_jobs_of_group(db, group_id, &jobs, err);
     if (rc == STATUS_OK)
-        rc = scratch_new(jobs, &s, err);
+        rc = analysis_scratch_init(&s, jobs, err);
     if (rc != STATUS_OK)
         goto out;
     if (json) {
@@ -908,7 +987,7 @@ enum status analysis_export_jobs(struct db *db, const struct app_config *cfg,
     }
 out:
     json_decref(rows);
-    scratch_free(&s);
+    analysis_scratch_clear(&s);
     db_jobs_free(jobs);
     ctx_clear(&ctx);
     return rc;

@@ -22,15 +22,27 @@ static void analyze_usage(FILE *fp)
 {
     fprintf(
         fp,
-        "usage: iocontend analyze [--group G] [--granularity S] [--since T]\n"
+        "usage: iocontend analyze [--group G] [--granularity S | --sweep [--k-max N]\n"
+        "                         [--phases 0|all]] [--since T]\n"
         "Computes, for every application group (or G), the association of job I/O time\n"
         "with system-wide I/O for the default pairs (t_d~psi_d_read, t_d~psi_d_write,\n"
         "t_um~psi_o_read, t_um~psi_o_write) at granularity S seconds (a multiple of the\n"
         "sampling interval; default: the sampling interval), and stores the results.\n"
-        "  --sweep   the granularity sweep (not implemented yet)\n"
-        "  --since T accepted; every group is recomputed for now\n"
-        "exit: 0 done; 1 done but groups or jobs were excluded; 69 database "
-        "unavailable.\n");
+        "  --sweep      the granularity sweep instead (METHOD.md 6): every coefficient "
+        "of\n"
+        "               those pairs and t_i~psi_i_read, t_i~psi_i_write, tau~b_d at k "
+        "times\n"
+        "               the sampling interval, k = 1..N, over the jobs valid at every "
+        "k;\n"
+        "               whether each falls with k, and the recommended sampling "
+        "interval\n"
+        "  --k-max N    the largest k, 1 to %d ([analysis] sweep_k_max, default 20)\n"
+        "  --phases P   0: phase 0 only (default); all: every phase 0..k-1 at each k,\n"
+        "               reporting their mean and range ([analysis] sweep_phases)\n"
+        "  --since T    accepted; every group is recomputed for now\n"
+        "exit: 0 done; 1 done but groups or jobs were excluded (or, in a sweep, dropped\n"
+        "as not valid at every k); 64 usage; 69 database unavailable.\n",
+        SWEEP_K_LIMIT);
 }
 
 static long json_int_at(json_t *o, const char *a, const char *b)
@@ -144,11 +156,15 @@ int cmd_analyze(struct app_config *cfg, int argc, char **argv)
         {"group", required_argument, NULL, 'g'},
         {"granularity", required_argument, NULL, 'k'},
         {"sweep", no_argument, NULL, 'w'},
+        {"k-max", required_argument, NULL, 'K'},
+        {"phases", required_argument, NULL, 'p'},
         {"since", required_argument, NULL, 's'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     const char *group = NULL;
     double granularity = 0;
+    bool sweep = false, sweep_option = false;
+    struct sweep_opts sw = {cfg->sweep_k_max, cfg->sweep_all_phases};
     struct db *db = NULL;
     struct error err = {0};
     int c;
@@ -168,9 +184,28 @@ int cmd_analyze(struct app_config *cfg, int argc, char **argv)
             }
             break;
         }
-        case 'w':
-            fprintf(stderr, "iocontend analyze: --sweep is not implemented yet\n");
-            return EXIT_USAGE;
+        case 'w': sweep = true; break;
+        case 'K': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end != '\0' || end == optarg || v < 1 || v > SWEEP_K_LIMIT) {
+                fprintf(stderr, "iocontend analyze: --k-max takes 1 to %d, got '%s'\n",
+                        SWEEP_K_LIMIT, optarg);
+                return EXIT_USAGE;
+            }
+            sw.k_max = (unsigned)v;
+            sweep_option = true;
+            break;
+        }
+        case 'p':
+            if (strcmp(optarg, "all") != 0 && strcmp(optarg, "0") != 0) {
+                fprintf(stderr, "iocontend analyze: --phases takes 0 or all, got '%s'\n",
+                        optarg);
+                return EXIT_USAGE;
+            }
+            sw.all_phases = strcmp(optarg, "all") == 0;
+            sweep_option = true;
+            break;
         case 's': log_debug("--since %s: every group is recomputed", optarg); break;
         case 'h': analyze_usage(stdout); return EXIT_OK;
         default: analyze_usage(stderr); return EXIT_USAGE;
@@ -180,13 +215,23 @@ int cmd_analyze(struct app_config *cfg, int argc, char **argv)
         fprintf(stderr, "iocontend analyze: unexpected argument '%s'\n", argv[optind]);
         return EXIT_USAGE;
     }
+    if (sweep && granularity > 0) {
+        fprintf(stderr,
+                "iocontend analyze: --granularity and --sweep exclude each other\n");
+        return EXIT_USAGE;
+    }
+    if (sweep_option && !sweep) {
+        fprintf(stderr, "iocontend analyze: --k-max and --phases need --sweep\n");
+        return EXIT_USAGE;
+    }
     enum status rc = app_db_open(cfg, &db, &err);
     if (rc != STATUS_OK) {
         log_error("%s", err.msg);
         return exit_code_of(rc == STATUS_INVALID ? STATUS_INVALID : STATUS_DB);
     }
-    int code =
-        analyze_run(cfg, db, group, granularity, !cfg->quiet && isatty(STDERR_FILENO));
+    bool progress = !cfg->quiet && isatty(STDERR_FILENO);
+    int code = sweep ? analyze_sweep_run(cfg, db, group, &sw, progress)
+                     : analyze_run(cfg, db, group, granularity, progress);
     db_close(db);
     return code;
 }

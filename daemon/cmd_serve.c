@@ -181,6 +181,13 @@ int cmd_demo(struct app_config *cfg, int argc, char **argv)
     int code = demo_ingest(cfg, db, sample);
     if (code == EXIT_OK || code == EXIT_PARTIAL) {
         code = analyze_run(cfg, db, NULL, 0, false);
+        if (code == EXIT_OK || code == EXIT_PARTIAL) {
+            /* The sweep too, so that /api/v1/groups/{id}/sweep answers. */
+            struct sweep_opts sw = {cfg->sweep_k_max, cfg->sweep_all_phases};
+            int sweep_code = analyze_sweep_run(cfg, db, NULL, &sw, false);
+            if (sweep_code != EXIT_OK && sweep_code != EXIT_PARTIAL)
+                code = sweep_code;
+        }
         if (code == EXIT_PARTIAL)
             code = EXIT_OK; /* exclusions are facts about the data, not a demo failure */
     }

@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,14 @@ static enum status set_key(struct app_config *cfg, const char *section, const ch
     }
     if (strcmp(section, "samples") == 0 && strcmp(key, "sample_offset_s") == 0)
         return parse_double(value, &cfg->sample_offset_s, path, line, err);
+    if (strcmp(section, "analysis") == 0 && strcmp(key, "sweep_phases") == 0) {
+        if (strcmp(value, "all") != 0 && strcmp(value, "0") != 0) {
+            return error_at(err, STATUS_PARSE, path, line,
+                            "expected sweep_phases = 0 or all, got '%s'", value);
+        }
+        cfg->sweep_all_phases = strcmp(value, "all") == 0;
+        return STATUS_OK;
+    }
     if (strcmp(section, "analysis") == 0) {
         double v = 0;
         enum status rc = parse_double(value, &v, path, line, err);
@@ -76,11 +85,14 @@ static enum status set_key(struct app_config *cfg, const char *section, const ch
             cfg->seed = (unsigned long)v;
         } else if (strcmp(key, "granularity_s") == 0 && v >= 0) {
             cfg->granularity_s = v;
+        } else if (strcmp(key, "sweep_k_max") == 0 && v >= 1 && v <= SWEEP_K_LIMIT &&
+                   v == floor(v)) {
+            cfg->sweep_k_max = (unsigned)v;
         } else {
-            return error_at(
-                err, STATUS_PARSE, path, line,
-                "expected d_min >= 2, seed or granularity_s in [analysis], got '%s'",
-                key);
+            return error_at(err, STATUS_PARSE, path, line,
+                            "expected d_min >= 2, seed, granularity_s, sweep_k_max "
+                            "(1 to %d) or sweep_phases in [analysis], got %s = %s",
+                            SWEEP_K_LIMIT, key, value);
         }
         return STATUS_OK;
     }
@@ -147,6 +159,7 @@ enum status app_config_load(struct app_config *cfg, const char *path, struct err
              INGEST_DEFAULT_DEVICE_INCLUDE);
     cfg->d_min = 10;
     cfg->seed = 20240601UL;
+    cfg->sweep_k_max = 20;
     if (path == NULL && access(DEFAULT_CONFIG_PATH, R_OK) == 0)
         path = DEFAULT_CONFIG_PATH;
     if (path != NULL) {
@@ -206,4 +219,6 @@ void app_config_print(const struct app_config *cfg, FILE *fp)
     fprintf(fp, "\n[samples]\nsample_offset_s = %g\n", cfg->sample_offset_s);
     fprintf(fp, "\n[analysis]\nd_min = %zu\nseed = %lu\ngranularity_s = %g\n", cfg->d_min,
             cfg->seed, cfg->granularity_s);
+    fprintf(fp, "sweep_k_max = %u\nsweep_phases = %s\n", cfg->sweep_k_max,
+            cfg->sweep_all_phases ? "all" : "0");
 }

@@ -649,6 +649,67 @@ static void route_association(struct server *srv, struct MHD_Connection *conn,
     answer_json_take(req, 200, out);
 }
 
+/* The stored granularity sweep of (group, y, x) (METHOD.md §6), as `analyze --sweep`
+ * stored it: never computed here. */
+static void route_sweep(struct server *srv, struct MHD_Connection *conn,
+                        struct request *req, const char *group_id)
+{
+    const char *y = query(conn, "y"), *x = query(conn, "x");
+    struct db_group g;
+    struct error err = {0};
+    char *text = NULL;
+    json_error_t jerr;
+
+    y = y != NULL ? y : "t_d";
+    x = x != NULL ? x : "psi_d_read";
+    if (!analysis_metric_known(y)) {
+        answer_error(req, STATUS_INVALID, "y", "unknown metric %s", y);
+        return;
+    }
+    if (!analysis_metric_known(x)) {
+        answer_error(req, STATUS_INVALID, "x", "unknown metric %s", x);
+        return;
+    }
+    if (group_id == NULL) {
+        answer_error(req, STATUS_NOT_FOUND, NULL, "no such group");
+        return;
+    }
+    struct db *db = db_acquire(srv, &err);
+    if (db == NULL) {
+        answer_failure(req, STATUS_DB, &err, "sweep", NULL);
+        return;
+    }
+    enum status rc = db_group_get(db, group_id, &g, &err);
+    if (rc == STATUS_NOT_FOUND) {
+        db_release(srv, rc);
+        answer_error(req, rc, NULL, "no group %s", group_id);
+        return;
+    }
+    if (rc == STATUS_OK)
+        rc = db_sweep_get(db, group_id, y, x, "all", &text, &err);
+    db_release(srv, rc);
+    if (rc == STATUS_NOT_FOUND) {
+        answer_error(req, rc, NULL,
+                     "no sweep stored for %s~%s in group %s (iocontend analyze --sweep "
+                     "stores them)",
+                     y, x, group_id);
+        return;
+    }
+    if (rc != STATUS_OK) {
+        answer_failure(req, rc, &err, "sweep", NULL);
+        return;
+    }
+    json_t *o = json_loads(text, 0, &jerr);
+    free(text);
+    if (o == NULL) {
+        log_error("sweep of %s %s~%s: stored JSON unreadable: %s", group_id, y, x,
+                  jerr.text);
+        answer_error(req, STATUS_INTERNAL, NULL, "internal error");
+        return;
+    }
+    answer_json_take(req, 200, o);
+}
+
 /* ---- the static page ----------------------------------------------------------- */
 
 static const char *content_type_of(const char *name)
@@ -715,6 +776,7 @@ enum route {
     ROUTE_GROUPS,
     ROUTE_ASSOCIATION,
     ROUTE_PREDICT,
+    ROUTE_SWEEP,
     ROUTE_STATIC
 };
 
@@ -749,6 +811,7 @@ static enum route route_of(const char *url, char id[17], const char **group,
         return ROUTE_NONE;
     enum route r = strcmp(slash, "/association") == 0 ? ROUTE_ASSOCIATION
                    : strcmp(slash, "/predict") == 0   ? ROUTE_PREDICT
+                   : strcmp(slash, "/sweep") == 0     ? ROUTE_SWEEP
                                                       : ROUTE_NONE;
     size_t len = (size_t)(slash - seg);
     if (r != ROUTE_NONE && group_id_ok(seg, len)) {
@@ -827,6 +890,7 @@ static void dispatch(struct server *srv, struct MHD_Connection *conn, const char
     case ROUTE_PREDICT:
         answer_error(req, STATUS_NOT_FOUND, NULL, "predict is not implemented yet");
         return;
+    case ROUTE_SWEEP: route_sweep(srv, conn, req, group); return;
     case ROUTE_STATIC: route_static(srv, req, rel); return;
     case ROUTE_NONE: return;
     }

@@ -34,6 +34,8 @@ struct app_config {
     double granularity_s;   /* base Δ when the samples do not say; 0 = from samples */
     size_t d_min;           /* METHOD.md §5, default 10 */
     unsigned long seed;     /* default 20240601 */
+    unsigned sweep_k_max;   /* [analysis] sweep_k_max: the sweep's largest k (20) */
+    bool sweep_all_phases;  /* [analysis] sweep_phases = all: every phase φ at each k */
     struct ingest_fs_map fs_map; /* [filesystems] */
     bool quiet;
 };
@@ -110,5 +112,67 @@ void assoc_fill_json(json_t *o, const double *x, const double *y,
 
 /* true when name is a job metric that y or x may take. */
 bool analysis_metric_known(const char *name);
+
+/* ---- what the granularity sweep (sweep.c) takes from the analysis driver --------- */
+
+struct stats_series;
+struct stats_window;
+
+/* The base Δ (seconds) and the system-wide series at Δ over every file system loaded
+ * (scope "all"), as analysis_association builds them. *series is new
+ * (stats_series_free). STATUS_NOT_FOUND when no samples are loaded; STATUS_DB. */
+enum status analysis_base_series(struct db *db, const struct app_config *cfg,
+                                 struct stats_series **series, double *delta_s,
+                                 struct error *err);
+
+/* A (y, x) pair of job metrics, resolved once (indexes into analysis.c's table). */
+struct analysis_pair {
+    size_t y, x;
+};
+
+/* STATUS_INVALID for an unknown metric (err->file says "y" or "x"). */
+enum status analysis_pair_resolve(const char *y, const char *x, struct analysis_pair *out,
+                                  struct error *err);
+
+/* Window scratch for evaluating the jobs of a list, sized for the job with the most
+ * windows. */
+struct analysis_scratch {
+    struct stats_window *win; /* one per window */
+    size_t *idx;              /* stats_job_volume's scratch: two per window */
+};
+
+/* STATUS_NOMEM; analysis_scratch_clear releases s either way. */
+enum status analysis_scratch_init(struct analysis_scratch *s, const struct db_jobs *jobs,
+                                  struct error *err);
+void analysis_scratch_clear(struct analysis_scratch *s);
+
+/* One job of the list s was made for, over series (scope "all", any granularity),
+ * for each of n_pairs pairs as analysis_association collects them: y[p] and x[p],
+ * and excl[p] the enum stats_exclusion for which the job does not count for pair p
+ * (EXCL_NONE when it does). *m is |A| at the series' granularity (METHOD.md §3), NAN
+ * when A is unknown (its family excluded for other than a hole). No allocation;
+ * STATUS_OK unless an internal call fails. */
+enum status analysis_job_pairs(const struct stats_series *series, const struct db_job *j,
+                               const struct analysis_pair *pairs, size_t n_pairs,
+                               struct analysis_scratch *s, double *y, double *x,
+                               unsigned char *excl, double *m, struct error *err);
+
+/* ---- the granularity sweep (METHOD.md §6; sweep.c) ------------------------------- */
+
+/* The largest k a sweep may reach: with every phase it takes k(k + 1)/2 series. */
+#define SWEEP_K_LIMIT 1000
+
+/* What `analyze --sweep` was asked for. */
+struct sweep_opts {
+    unsigned k_max;  /* k = 1 … k_max */
+    bool all_phases; /* φ = 0 … k − 1 at every k (mean and range), else φ = 0 */
+};
+
+/* The sweep for every group (group_id NULL) or one, over the default pairs of
+ * METHOD.md §6, each stored as a sweep result (db_sweep_store). Prints a progress bar
+ * on stderr when progress, per-group lines and a summary; returns an exit code (1
+ * when groups or jobs were excluded or dropped). */
+int analyze_sweep_run(const struct app_config *cfg, struct db *db, const char *group_id,
+                      const struct sweep_opts *opts, bool progress);
 
 #endif

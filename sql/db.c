@@ -921,10 +921,10 @@ enum status db_result_store(struct db *db, const char *group_id, const char *y,
     snprintf(g, sizeof g, "%.17g", granularity_s);
     enum status rc = exec_params(
         db,
-        "INSERT INTO results (group_id, y, x, granularity_s, space, scope, result) "
-        "VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (group_id, y, x, granularity_s, "
-        "space, scope) DO UPDATE SET result = EXCLUDED.result, computed_at = now() "
-        "WHERE results.result IS DISTINCT FROM EXCLUDED.result",
+        "INSERT INTO results (kind, group_id, y, x, granularity_s, space, scope, result) "
+        "VALUES ('association', $1, $2, $3, $4, $5, $6, $7) ON CONFLICT (kind, group_id, "
+        "y, x, granularity_s, space, scope) DO UPDATE SET result = EXCLUDED.result, "
+        "computed_at = now() WHERE results.result IS DISTINCT FROM EXCLUDED.result",
         7, vals, &r, err);
     if (rc == STATUS_OK)
         PQclear(r);
@@ -943,9 +943,9 @@ enum status db_result_get(struct db *db, const char *group_id, const char *y,
     snprintf(g, sizeof g, "%.17g", granularity_s);
     enum status rc =
         exec_params(db,
-                    "SELECT result::text FROM results WHERE group_id = $1 AND "
-                    "y = $2 AND x = $3 AND granularity_s = $4 AND space = $5 "
-                    "AND scope = $6",
+                    "SELECT result::text FROM results WHERE kind = 'association' "
+                    "AND group_id = $1 AND y = $2 AND x = $3 AND granularity_s = $4 "
+                    "AND space = $5 AND scope = $6",
                     6, vals, &r, err);
     if (rc != STATUS_OK)
         return rc;
@@ -969,7 +969,8 @@ enum status db_result_granularities(struct db *db, const char *group_id, const c
     *n = 0;
     enum status rc = exec_params(db,
                                  "SELECT DISTINCT granularity_s FROM results WHERE "
-                                 "group_id = $1 AND y = $2 AND x = $3 ORDER BY 1",
+                                 "kind = 'association' AND group_id = $1 AND y = $2 "
+                                 "AND x = $3 ORDER BY 1",
                                  3, vals, &r, err);
     if (rc != STATUS_OK)
         return rc;
@@ -986,6 +987,64 @@ enum status db_result_granularities(struct db *db, const char *group_id, const c
     *n = rows;
     PQclear(r);
     return STATUS_OK;
+}
+
+enum status db_sweep_store(struct db *db, const char *group_id, const char *y,
+                           const char *x, double base_granularity_s, const char *scope,
+                           const char *json, struct error *err)
+{
+    char g[40];
+    const char *keys[4] = {group_id, y, x, scope};
+    const char *vals[6] = {group_id, y, x, g, scope, json};
+    PGresult *r;
+
+    snprintf(g, sizeof g, "%.17g", base_granularity_s);
+    /* One sweep per (group, y, x, scope): an older one at another base Δ goes too. */
+    enum status rc = exec_cmd(db, "BEGIN", err);
+    if (rc != STATUS_OK)
+        return rc;
+    rc = exec_params(db,
+                     "DELETE FROM results WHERE kind = 'sweep' AND group_id = $1 AND "
+                     "y = $2 AND x = $3 AND scope = $4",
+                     4, keys, &r, err);
+    if (rc == STATUS_OK) {
+        PQclear(r);
+        rc = exec_params(
+            db,
+            "INSERT INTO results (kind, group_id, y, x, granularity_s, space, "
+            "scope, result) VALUES ('sweep', $1, $2, $3, $4, 'auto', $5, $6)",
+            6, vals, &r, err);
+    }
+    if (rc == STATUS_OK) {
+        PQclear(r);
+        rc = exec_cmd(db, "COMMIT", err);
+    }
+    if (rc != STATUS_OK)
+        rollback(db);
+    return rc;
+}
+
+enum status db_sweep_get(struct db *db, const char *group_id, const char *y,
+                         const char *x, const char *scope, char **json, struct error *err)
+{
+    const char *vals[4] = {group_id, y, x, scope};
+    PGresult *r;
+
+    *json = NULL;
+    enum status rc = exec_params(db,
+                                 "SELECT result::text FROM results WHERE kind = 'sweep' "
+                                 "AND group_id = $1 AND y = $2 AND x = $3 AND scope = $4 "
+                                 "ORDER BY computed_at DESC LIMIT 1",
+                                 4, vals, &r, err);
+    if (rc != STATUS_OK)
+        return rc;
+    if (PQntuples(r) == 0) {
+        PQclear(r);
+        return error_set(err, STATUS_NOT_FOUND, "no sweep stored");
+    }
+    *json = str_dup(PQgetvalue(r, 0, 0));
+    PQclear(r);
+    return *json != NULL ? STATUS_OK : error_set(err, STATUS_NOMEM, "sweep");
 }
 
 enum status db_analysis_run_record(struct db *db, long groups, long jobs, long excluded,

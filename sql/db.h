@@ -181,6 +181,18 @@ enum status db_result_granularities(struct db *db, const char *group_id, const c
                                     const char *x, double **out, size_t *n,
                                     struct error *err);
 
+/* Stores a granularity sweep (METHOD.md §6; JSON text) of (group, y, x, scope) at
+ * base_granularity_s (its Δ), replacing any sweep stored for them, in one
+ * transaction. */
+enum status db_sweep_store(struct db *db, const char *group_id, const char *y,
+                           const char *x, double base_granularity_s, const char *scope,
+                           const char *json, struct error *err);
+/* The stored sweep of (group, y, x, scope) (malloc'd, caller frees) or
+ * STATUS_NOT_FOUND. */
+enum status db_sweep_get(struct db *db, const char *group_id, const char *y,
+                         const char *x, const char *scope, char **json,
+                         struct error *err);
+
 /* Marks an analysis run's end. */
 enum status db_analysis_run_record(struct db *db, long groups, long jobs, long excluded,
                                    double seconds, struct error *err);

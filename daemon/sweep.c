@@ -1,0 +1,727 @@
+/* sweep.c: `analyze --sweep`, the granularity sweep of METHOD.md §6: every coefficient
+ * of the default pairs at k·Δ for k = 1 … k_max over one job set per pair, the
+ * verdicts (falling, recommended sampling interval), one stored JSON object per pair. */
+#include "internal.h"
+
+#include "../stats/stats.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* METHOD.md §6: falling is c(k_max) < c(1) − DROP with Spearman(k, c_k) <= RHO_MAX;
+ * the recommended interval keeps every |c(k') − c(1)| <= TOLERANCE. */
+#define SWEEP_DROP      0.1
+#define SWEEP_RHO_MAX   (-0.7)
+#define SWEEP_TOLERANCE 0.05
+
+/* The pairs of METHOD.md §6 (Fig. 10–12). */
+static const char *const sweep_pairs[][2] = {
+    {"t_d", "psi_d_read"},   {"t_d", "psi_d_write"}, {"t_um", "psi_o_read"},
+    {"t_um", "psi_o_write"}, {"t_i", "psi_i_read"},  {"t_i", "psi_i_write"},
+    {"tau", "b_d"},
+};
+
+#define N_PAIRS (sizeof sweep_pairs / sizeof sweep_pairs[0])
+
+/* The coefficients of a stats_assoc, in the association object's order. */
+struct coef_def {
+    const char *name;
+    unsigned method; /* the METHOD_* bit that computes it */
+    bool recommend;  /* one of those the recommended interval watches (METHOD.md §6) */
+};
+
+static const struct coef_def coefs[] = {
+    {"pearson", METHOD_PEARSON, true}, {"spearman", METHOD_SPEARMAN, true},
+    {"dcor_v", METHOD_DCOR, true},     {"dcor2_u", METHOD_DCOR, false},
+    {"mi_ksg_nats", METHOD_MI, false}, {"mi_linfoot", METHOD_MI, true},
+};
+
+#define N_COEFS (sizeof coefs / sizeof coefs[0])
+
+static void coef_list(const struct stats_assoc *a, const struct stats_coef *out[N_COEFS])
+{
+    out[0] = &a->pearson;
+    out[1] = &a->spearman;
+    out[2] = &a->dcor_v;
+    out[3] = &a->dcor2_u;
+    out[4] = &a->mi_ksg_nats;
+    out[5] = &a->mi_linfoot;
+}
+
+/* One series of the sweep: granularity k·Δ at phase φ. */
+struct sweep_step {
+    unsigned k, phase;
+    size_t k_index;              /* k − 1: its point on the curves */
+    struct stats_series *series; /* owned */
+};
+
+/* One k on the curves, its phases combined (φ = 0 alone unless all_phases). */
+struct sweep_point {
+    size_t phases;     /* phases computed */
+    double c[N_COEFS]; /* mean over the phases where defined; NAN when none */
+    double lo[N_COEFS], hi[N_COEFS];
+    size_t defined[N_COEFS];           /* phases where the coefficient was defined */
+    enum stats_reason reason[N_COEFS]; /* the first phase's reason when undefined */
+    double m_sum, m_lo, m_hi;          /* mean |A| per phase: sum, min, max */
+    size_t m_phases;                   /* phases with a mean |A| */
+};
+
+/* Everything one run shares: series per step, scratch made once for the largest group. */
+struct sweep_run {
+    const struct app_config *cfg;
+    const struct sweep_opts *opts;
+    double delta_s;           /* the base Δ */
+    struct sweep_step *steps; /* k ascending, φ ascending within k */
+    size_t n_steps;
+    struct analysis_pair pairs[N_PAIRS];
+    unsigned methods;           /* stats_methods_available() */
+    size_t d_max;               /* jobs of the largest group */
+    struct stats_ws *ws;        /* for d_max jobs */
+    double *y, *x;              /* [(step · d_max + job) · N_PAIRS + pair] */
+    unsigned char *excl;        /* enum stats_exclusion, indexed as y */
+    double *m;                  /* [step · d_max + job]: |A|, NAN when unknown */
+    double *ys, *xs;            /* the d values of one step, d_max each */
+    unsigned char *fixed;       /* per job: counts for the pair at every step */
+    struct sweep_point *points; /* k_max */
+    struct stats_assoc at_base; /* k = 1 over every job valid there (the association's) */
+    size_t d_at_base;
+    /* progress and timing */
+    bool progress;
+    const char *group_name;         /* the group at hand, for the bar */
+    size_t units_done, units_total; /* per group and step: its jobs, then each pair */
+    struct timespec started;
+    double t_series, t_jobs, t_eval, t_coef, t_store; /* seconds */
+};
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t1;
+
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+/* One more unit done; a bar on stderr, as ingest's: redrawn in place, ended with a
+ * newline. */
+static void progress_step(struct sweep_run *r)
+{
+    enum { WIDTH = 30 };
+
+    r->units_done++;
+    if (!r->progress || r->units_total == 0)
+        return;
+    double done = (double)r->units_done / (double)r->units_total;
+    int filled = (int)((double)WIDTH * done);
+    fprintf(stderr, "\r[%.*s%*s] %3.0f %%, %.0f s  %-24.24s", filled,
+            "##############################", WIDTH - filled, "", 100 * done,
+            seconds_since(&r->started), r->group_name);
+    if (r->units_done == r->units_total)
+        fputc('\n', stderr);
+    fflush(stderr);
+}
+
+/* Blanks the bar's line, that a log line can take it; the next step redraws it. */
+static void progress_clear(const struct sweep_run *r)
+{
+    if (r->progress && r->units_done > 0 && r->units_done < r->units_total)
+        fprintf(stderr, "\r%80s\r", "");
+}
+
+/* ---- the steps: the series coarsened once per (k, φ) --------------------------- */
+
+static void steps_free(struct sweep_step *steps, size_t n)
+{
+    for (size_t i = 0; steps != NULL && i < n; i++)
+        stats_series_free(steps[i].series);
+    free(steps);
+}
+
+/* k = 1 is the base series itself (analysis_association's, bit for bit); every other
+ * step is coarsened from it. base_take is owned here on every path. */
+static enum status steps_make(struct sweep_run *r, struct stats_series *base_take,
+                              struct error *err)
+{
+    unsigned k_max = r->opts->k_max;
+    size_t n = 0;
+    enum status rc = STATUS_OK;
+
+    for (unsigned k = 1; k <= k_max; k++)
+        n += r->opts->all_phases ? k : 1;
+    r->steps = calloc(n > 0 ? n : 1, sizeof *r->steps);
+    if (r->steps == NULL) {
+        stats_series_free(base_take);
+        return error_set(err, STATUS_NOMEM, "sweep steps");
+    }
+    r->steps[0] =
+        (struct sweep_step){.k = 1, .phase = 0, .k_index = 0, .series = base_take};
+    r->n_steps = 1;
+    for (unsigned k = 2; rc == STATUS_OK && k <= k_max; k++) {
+        unsigned phases = r->opts->all_phases ? k : 1;
+        for (unsigned phase = 0; rc == STATUS_OK && phase < phases; phase++) {
+            struct sweep_step *s = &r->steps[r->n_steps];
+            *s = (struct sweep_step){.k = k, .phase = phase, .k_index = k - 1};
+            rc = stats_series_coarsen(base_take, k, phase, &s->series, err);
+            if (rc == STATUS_OK)
+                r->n_steps++;
+        }
+    }
+    return rc;
+}
+
+/* ---- one group ------------------------------------------------------------------ */
+
+/* Every pair's values of every job at every step: one evaluation per (step, job). */
+static enum status group_eval(struct sweep_run *r, const struct db_jobs *jobs,
+                              struct error *err)
+{
+    struct analysis_scratch scratch = {0};
+    enum status rc = analysis_scratch_init(&scratch, jobs, err);
+
+    for (size_t s = 0; rc == STATUS_OK && s < r->n_steps; s++) {
+        for (size_t j = 0; rc == STATUS_OK && j < jobs->n; j++) {
+            size_t at = (s * r->d_max + j) * N_PAIRS;
+            rc = analysis_job_pairs(r->steps[s].series, &jobs->jobs[j], r->pairs, N_PAIRS,
+                                    &scratch, r->y + at, r->x + at, r->excl + at,
+                                    &r->m[s * r->d_max + j], err);
+        }
+        progress_step(r);
+    }
+    analysis_scratch_clear(&scratch);
+    return rc;
+}
+
+/* What the job set of one pair is: jobs counting at every step (METHOD.md §6). */
+struct job_set {
+    size_t d;                    /* jobs in the set */
+    size_t valid_at_base;        /* jobs counting at k = 1 */
+    size_t dropped;              /* of those, not counting at some step */
+    size_t excluded[EXCL_COUNT]; /* why jobs do not count at k = 1 */
+};
+
+static void job_set_decide(struct sweep_run *r, size_t n_jobs, size_t pair,
+                           struct job_set *set)
+{
+    memset(set, 0, sizeof *set);
+    for (size_t j = 0; j < n_jobs; j++) {
+        unsigned char base = r->excl[j * N_PAIRS + pair];
+        bool every = true;
+        for (size_t s = 1; every && s < r->n_steps; s++)
+            every = r->excl[(s * r->d_max + j) * N_PAIRS + pair] == EXCL_NONE;
+        set->excluded[base]++;
+        if (base == EXCL_NONE) {
+            set->valid_at_base++;
+            set->dropped += every ? 0 : 1;
+        }
+        r->fixed[j] = base == EXCL_NONE && every;
+        set->d += r->fixed[j];
+    }
+}
+
+static void points_reset(struct sweep_run *r)
+{
+    for (size_t i = 0; i < r->opts->k_max; i++) {
+        struct sweep_point *p = &r->points[i];
+        memset(p, 0, sizeof *p);
+        for (size_t c = 0; c < N_COEFS; c++) {
+            p->lo[c] = INFINITY;
+            p->hi[c] = -INFINITY;
+        }
+        p->m_lo = INFINITY;
+        p->m_hi = -INFINITY;
+    }
+}
+
+/* Adds one step's coefficients and mean |A| to its point. */
+static void point_add(struct sweep_point *p, const struct stats_assoc *a, double m_mean)
+{
+    const struct stats_coef *cs[N_COEFS];
+
+    coef_list(a, cs);
+    for (size_t c = 0; c < N_COEFS; c++) {
+        if (cs[c]->reason == REASON_NONE && isfinite(cs[c]->value)) {
+            p->c[c] += cs[c]->value; /* a sum until point_finish */
+            p->lo[c] = fmin(p->lo[c], cs[c]->value);
+            p->hi[c] = fmax(p->hi[c], cs[c]->value);
+            p->defined[c]++;
+        } else if (p->defined[c] == 0 && p->reason[c] == REASON_NONE) {
+            p->reason[c] =
+                cs[c]->reason != REASON_NONE ? cs[c]->reason : REASON_NOT_COMPUTED;
+        }
+    }
+    if (isfinite(m_mean)) {
+        p->m_sum += m_mean;
+        p->m_lo = fmin(p->m_lo, m_mean);
+        p->m_hi = fmax(p->m_hi, m_mean);
+        p->m_phases++;
+    }
+    p->phases++;
+}
+
+static void point_finish(struct sweep_point *p)
+{
+    for (size_t c = 0; c < N_COEFS; c++)
+        p->c[c] = p->defined[c] > 0 ? p->c[c] / (double)p->defined[c] : (double)NAN;
+}
+
+/* The coefficients of one pair at every step over its job set, into r->points. */
+static enum status pair_compute(struct sweep_run *r, size_t n_jobs, size_t pair,
+                                const struct job_set *set, struct error *err)
+{
+    struct stats_assoc_opts opts = {r->methods, r->cfg->d_min, r->cfg->seed, true};
+    enum status rc = STATUS_OK;
+
+    points_reset(r);
+    for (size_t s = 0; rc == STATUS_OK && s < r->n_steps; s++) {
+        size_t d = 0;
+        double m_sum = 0;
+        size_t m_n = 0;
+        for (size_t j = 0; j < n_jobs; j++) {
+            if (!r->fixed[j])
+                continue;
+            size_t at = (s * r->d_max + j) * N_PAIRS + pair;
+            r->ys[d] = r->y[at];
+            r->xs[d] = r->x[at];
+            d++;
+            double m = r->m[s * r->d_max + j];
+            if (isfinite(m)) {
+                m_sum += m;
+                m_n++;
+            }
+        }
+        struct stats_assoc a;
+        rc = stats_assoc_compute(r->xs, r->ys, set->d, &opts, r->ws, &a, err);
+        if (rc == STATUS_OK) {
+            point_add(&r->points[r->steps[s].k_index], &a,
+                      m_n > 0 ? m_sum / (double)m_n : (double)NAN);
+        }
+        progress_step(r);
+    }
+    for (size_t i = 0; i < r->opts->k_max; i++)
+        point_finish(&r->points[i]);
+    if (rc != STATUS_OK)
+        return rc;
+    /* And k = 1 over the association object's jobs, that the two can be compared. */
+    size_t d = 0;
+    for (size_t j = 0; j < n_jobs; j++) {
+        if (r->excl[j * N_PAIRS + pair] == EXCL_NONE) {
+            r->ys[d] = r->y[j * N_PAIRS + pair];
+            r->xs[d] = r->x[j * N_PAIRS + pair];
+            d++;
+        }
+    }
+    r->d_at_base = d;
+    return stats_assoc_compute(r->xs, r->ys, d, &opts, r->ws, &r->at_base, err);
+}
+
+/* ---- the verdicts and the JSON -------------------------------------------------- */
+
+static json_t *num_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static bool coef_computed(const struct sweep_run *r, size_t c)
+{
+    return (r->methods & coefs[c].method) != 0;
+}
+
+/* "at_base": d and the coefficients at k = 1 over every job valid there (the job set
+ * of the association object), null with a reason when undefined. */
+static json_t *at_base_json(const struct sweep_run *r)
+{
+    const struct stats_coef *cs[N_COEFS];
+    json_t *o = json_object(), *reasons = json_object();
+
+    coef_list(&r->at_base, cs);
+    json_object_set_new(o, "d", json_integer((json_int_t)r->d_at_base));
+    for (size_t c = 0; c < N_COEFS; c++) {
+        if (!coef_computed(r, c))
+            continue;
+        bool defined = cs[c]->reason == REASON_NONE && isfinite(cs[c]->value);
+        json_object_set_new(o, coefs[c].name,
+                            defined ? json_real(cs[c]->value) : json_null());
+        if (!defined) {
+            enum stats_reason why =
+                cs[c]->reason != REASON_NONE ? cs[c]->reason : REASON_NOT_COMPUTED;
+            json_object_set_new(reasons, coefs[c].name,
+                                json_string(stats_reason_name(why)));
+        }
+    }
+    if (json_object_size(reasons) > 0) {
+        json_object_set_new(o, "reasons", reasons);
+    } else {
+        json_decref(reasons);
+    }
+    return o;
+}
+
+/* One step of the "steps" array: k, its granularity, d, the mean |A| and each
+ * coefficient (null with a reason when undefined); with every phase, their range. */
+static json_t *point_json(const struct sweep_run *r, size_t k_index, size_t d)
+{
+    const struct sweep_point *p = &r->points[k_index];
+    unsigned k = (unsigned)k_index + 1;
+    json_t *o = json_object(), *reasons = json_object(), *range = json_object();
+    json_t *undefined = json_object();
+    double m_mean = p->m_phases > 0 ? p->m_sum / (double)p->m_phases : (double)NAN;
+
+    json_object_set_new(o, "k", json_integer((json_int_t)k));
+    json_object_set_new(o, "granularity_s", json_real(r->delta_s * k));
+    json_object_set_new(o, "d", json_integer((json_int_t)d));
+    json_object_set_new(o, "m_mean", num_or_null(m_mean));
+    if (r->opts->all_phases && p->m_phases > 0)
+        json_object_set_new(range, "m_mean", json_pack("[f, f]", p->m_lo, p->m_hi));
+    for (size_t c = 0; c < N_COEFS; c++) {
+        if (!coef_computed(r, c))
+            continue;
+        json_object_set_new(o, coefs[c].name, num_or_null(p->c[c]));
+        if (p->defined[c] == 0) {
+            json_object_set_new(reasons, coefs[c].name,
+                                json_string(stats_reason_name(p->reason[c])));
+        } else if (r->opts->all_phases) {
+            json_object_set_new(range, coefs[c].name,
+                                json_pack("[f, f]", p->lo[c], p->hi[c]));
+        }
+        if (p->defined[c] > 0 && p->defined[c] < p->phases) {
+            json_object_set_new(undefined, coefs[c].name,
+                                json_integer((json_int_t)(p->phases - p->defined[c])));
+        }
+    }
+    if (r->opts->all_phases) {
+        json_object_set_new(o, "phases", json_integer((json_int_t)p->phases));
+        json_object_set_new(o, "range", range);
+        range = NULL;
+    }
+    if (json_object_size(reasons) > 0) {
+        json_object_set_new(o, "reasons", reasons);
+        reasons = NULL;
+    }
+    if (json_object_size(undefined) > 0) {
+        json_object_set_new(o, "undefined_phases", undefined);
+        undefined = NULL;
+    }
+    json_decref(reasons);
+    json_decref(range);
+    json_decref(undefined);
+    return o;
+}
+
+/* The verdicts of METHOD.md §6 over the curves c(k) (the phase mean with every
+ * phase): "falling" per coefficient (null when c(1) is undefined) and the recommended
+ * sampling interval over those of pearson, spearman, dcor_v, mi_linfoot computed. */
+static enum status verdicts_json(const struct sweep_run *r, json_t *o, unsigned *k_rec,
+                                 struct error *err)
+{
+    size_t n = r->opts->k_max;
+    unsigned *ks = malloc((n > 0 ? n : 1) * sizeof *ks);
+    double *cs = malloc(N_COEFS * (n > 0 ? n : 1) * sizeof *cs);
+    struct stats_sweep_curve curves[N_COEFS], watched[N_COEFS];
+    size_t n_watched = 0;
+    json_t *falling = json_object(), *over = json_array();
+    enum status rc = STATUS_OK;
+
+    *k_rec = 0;
+    if (ks == NULL || cs == NULL) {
+        rc = error_set(err, STATUS_NOMEM, "sweep curves");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        ks[i] = (unsigned)i + 1;
+    for (size_t c = 0; c < N_COEFS; c++) {
+        for (size_t i = 0; i < n; i++)
+            cs[c * n + i] = r->points[i].c[c];
+        curves[c] = (struct stats_sweep_curve){.k = ks, .c = cs + c * n, .n = n};
+    }
+    for (size_t c = 0; rc == STATUS_OK && c < N_COEFS; c++) {
+        bool f = false;
+        if (!coef_computed(r, c))
+            continue;
+        rc = stats_sweep_falling(&curves[c], SWEEP_DROP, SWEEP_RHO_MAX, &f, err);
+        json_object_set_new(falling, coefs[c].name,
+                            isfinite(curves[c].c[0]) ? json_boolean(f) : json_null());
+        if (coefs[c].recommend) {
+            watched[n_watched++] = curves[c];
+            json_array_append_new(over, json_string(coefs[c].name));
+        }
+    }
+    if (rc == STATUS_OK && n_watched > 0)
+        rc = stats_sweep_recommended(watched, n_watched, SWEEP_TOLERANCE, k_rec, err);
+    if (rc != STATUS_OK)
+        goto out;
+    json_t *v = json_object();
+    json_object_set_new(v, "drop", json_real(SWEEP_DROP));
+    json_object_set_new(v, "rho_max", json_real(SWEEP_RHO_MAX));
+    json_object_set_new(v, "tolerance", json_real(SWEEP_TOLERANCE));
+    json_object_set_new(v, "falling", falling);
+    json_object_set_new(v, "recommended_over", over);
+    falling = over = NULL;
+    if (*k_rec > 0) {
+        json_object_set_new(v, "recommended_k", json_integer((json_int_t)*k_rec));
+        json_object_set_new(v, "recommended_interval_s", json_real(r->delta_s * *k_rec));
+    } else {
+        /* Some watched coefficient is undefined at k = 1: nothing can be said. */
+        json_object_set_new(v, "recommended_k", json_null());
+        json_object_set_new(v, "recommended_interval_s", json_null());
+    }
+    json_object_set_new(o, "verdicts", v);
+out:
+    json_decref(falling);
+    json_decref(over);
+    free(ks);
+    free(cs);
+    return rc;
+}
+
+static json_t *excluded_json(const struct job_set *set)
+{
+    json_t *o = json_object();
+    size_t total = 0;
+
+    for (int e = EXCL_NONE + 1; e < EXCL_COUNT; e++)
+        total += set->excluded[e];
+    json_object_set_new(o, "total", json_integer((json_int_t)total));
+    for (int e = EXCL_NONE + 1; e < EXCL_COUNT; e++) {
+        json_object_set_new(o, stats_exclusion_name((enum stats_exclusion)e),
+                            json_integer((json_int_t)set->excluded[e]));
+    }
+    return o;
+}
+
+/* The sweep result of one pair (README: "The sweep object"). */
+static enum status sweep_json(const struct sweep_run *r, const struct db_group *g,
+                              size_t pair, size_t n_jobs, const struct job_set *set,
+                              json_t **out, unsigned *k_rec, struct error *err)
+{
+    json_t *o = json_object(), *jobs = json_object(), *steps = json_array();
+
+    json_object_set_new(o, "kind", json_string("sweep"));
+    json_object_set_new(o, "group", json_string(g->id));
+    json_object_set_new(o, "y", json_string(sweep_pairs[pair][0]));
+    json_object_set_new(o, "x", json_string(sweep_pairs[pair][1]));
+    json_object_set_new(o, "scope", json_string("all"));
+    json_object_set_new(o, "base_granularity_s", json_real(r->delta_s));
+    json_object_set_new(o, "k_max", json_integer((json_int_t)r->opts->k_max));
+    json_object_set_new(o, "phases", json_string(r->opts->all_phases ? "all" : "0"));
+    json_object_set_new(o, "d", json_integer((json_int_t)set->d));
+    json_object_set_new(jobs, "in_group", json_integer((json_int_t)n_jobs));
+    json_object_set_new(jobs, "valid_at_base",
+                        json_integer((json_int_t)set->valid_at_base));
+    json_object_set_new(jobs, "dropped_not_valid_at_every_k",
+                        json_integer((json_int_t)set->dropped));
+    json_object_set_new(jobs, "excluded_at_base", excluded_json(set));
+    json_object_set_new(o, "jobs", jobs);
+    for (size_t i = 0; i < r->opts->k_max; i++)
+        json_array_append_new(steps, point_json(r, i, set->d));
+    json_object_set_new(o, "steps", steps);
+    json_object_set_new(o, "at_base", at_base_json(r));
+    enum status rc = verdicts_json(r, o, k_rec, err);
+    json_object_set_new(o, "d_min", json_integer((json_int_t)r->cfg->d_min));
+    json_object_set_new(o, "seed", json_integer((json_int_t)r->cfg->seed));
+    if (rc != STATUS_OK) {
+        json_decref(o);
+        return rc;
+    }
+    *out = o;
+    return STATUS_OK;
+}
+
+/* ---- the run -------------------------------------------------------------------- */
+
+static void run_clear(struct sweep_run *r)
+{
+    steps_free(r->steps, r->n_steps);
+    stats_ws_free(r->ws);
+    free(r->y);
+    free(r->x);
+    free(r->excl);
+    free(r->m);
+    free(r->ys);
+    free(r->xs);
+    free(r->fixed);
+    free(r->points);
+}
+
+/* The per-step arrays, sized once for the largest group. */
+static enum status run_alloc(struct sweep_run *r, struct error *err)
+{
+    size_t d = r->d_max > 0 ? r->d_max : 1;
+    size_t cells = r->n_steps * d * N_PAIRS;
+
+    r->ws = stats_ws_new(d);
+    r->y = malloc(cells * sizeof *r->y);
+    r->x = malloc(cells * sizeof *r->x);
+    r->excl = malloc(cells);
+    r->m = malloc(r->n_steps * d * sizeof *r->m);
+    r->ys = malloc(d * sizeof *r->ys);
+    r->xs = malloc(d * sizeof *r->xs);
+    r->fixed = malloc(d);
+    r->points = calloc(r->opts->k_max, sizeof *r->points);
+    if (r->ws == NULL || r->y == NULL || r->x == NULL || r->excl == NULL ||
+        r->m == NULL || r->ys == NULL || r->xs == NULL || r->fixed == NULL ||
+        r->points == NULL) {
+        return error_set(err, STATUS_NOMEM, "sweep of %zu steps over %zu jobs",
+                         r->n_steps, d);
+    }
+    return STATUS_OK;
+}
+
+/* Totals of the summary line, over the first pair (t_d~psi_d_read) as analyze's. */
+struct sweep_totals {
+    long groups, groups_short, jobs_used, jobs_excluded, jobs_dropped;
+};
+
+static void log_pair(const struct db_group *g, size_t pair, const struct sweep_run *r,
+                     const struct job_set *set, unsigned k_rec)
+{
+    const struct sweep_point *first = &r->points[0];
+    const struct sweep_point *last = &r->points[r->opts->k_max - 1];
+    char rec[48];
+
+    if (k_rec > 0) {
+        snprintf(rec, sizeof rec, "%g s (k = %u)", r->delta_s * k_rec, k_rec);
+    } else {
+        snprintf(rec, sizeof rec, "none");
+    }
+    log_info("group %s (%s): %s~%s d = %zu (%zu dropped), pearson %.3f at k = 1, "
+             "%.3f at k = %u; recommended interval %s",
+             g->id, g->name, sweep_pairs[pair][0], sweep_pairs[pair][1], set->d,
+             set->dropped, first->c[0], last->c[0], r->opts->k_max, rec);
+}
+
+/* Loads the group's jobs once, evaluates them at every step, and computes and stores
+ * the sweep of every pair. */
+static enum status group_sweep(struct sweep_run *r, struct db *db,
+                               const struct db_group *g, struct sweep_totals *t,
+                               struct error *err)
+{
+    struct db_jobs *jobs = NULL;
+    struct timespec t0;
+    enum status rc;
+
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    rc = db_jobs_of_group(db, g->id, &jobs, err);
+    r->t_jobs += seconds_since(&t0);
+    if (rc != STATUS_OK)
+        return rc;
+    if (jobs->n > r->d_max) { /* jobs arrived since the groups were counted */
+        progress_clear(r);
+        log_warn("group %s: %zu jobs, counted %zu; the newest are left out", g->id,
+                 jobs->n, r->d_max);
+        jobs->n = r->d_max;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    r->group_name = g->name;
+    rc = group_eval(r, jobs, err);
+    r->t_eval += seconds_since(&t0);
+    for (size_t p = 0; rc == STATUS_OK && p < N_PAIRS; p++) {
+        struct job_set set;
+        json_t *o = NULL;
+        unsigned k_rec = 0;
+
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        job_set_decide(r, jobs->n, p, &set);
+        rc = pair_compute(r, jobs->n, p, &set, err);
+        if (rc == STATUS_OK)
+            rc = sweep_json(r, g, p, jobs->n, &set, &o, &k_rec, err);
+        r->t_coef += seconds_since(&t0);
+        if (rc != STATUS_OK)
+            break;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+        rc = text != NULL
+                 ? db_sweep_store(db, g->id, sweep_pairs[p][0], sweep_pairs[p][1],
+                                  r->delta_s, "all", text, err)
+                 : error_set(err, STATUS_NOMEM, "sweep text");
+        free(text);
+        json_decref(o);
+        r->t_store += seconds_since(&t0);
+        if (rc != STATUS_OK)
+            break;
+        progress_clear(r);
+        log_pair(g, p, r, &set, k_rec);
+        if (p == 0) {
+            t->jobs_used += (long)set.d;
+            t->jobs_excluded += (long)(jobs->n - set.valid_at_base);
+            t->jobs_dropped += (long)set.dropped;
+            t->groups_short += set.d < r->cfg->d_min ? 1 : 0;
+        }
+    }
+    t->groups += rc == STATUS_OK ? 1 : 0;
+    db_jobs_free(jobs);
+    return rc;
+}
+
+int analyze_sweep_run(const struct app_config *cfg, struct db *db, const char *group_id,
+                      const struct sweep_opts *opts, bool progress)
+{
+    struct sweep_run r = {.cfg = cfg, .opts = opts, .progress = progress};
+    struct db_group *groups = NULL;
+    size_t n_groups = 0;
+    struct sweep_totals t = {0};
+    struct stats_series *base = NULL;
+    struct error err = {0};
+    struct timespec t0;
+    int code = EXIT_OK;
+    enum status rc;
+
+    clock_gettime(CLOCK_MONOTONIC, &r.started);
+    r.methods = stats_methods_available();
+    for (size_t p = 0; p < N_PAIRS; p++) {
+        rc = analysis_pair_resolve(sweep_pairs[p][0], sweep_pairs[p][1], &r.pairs[p],
+                                   &err);
+        if (rc != STATUS_OK) {
+            log_error("analyze --sweep: %s", err.msg);
+            return EXIT_SOFTWARE;
+        }
+    }
+    if (group_id != NULL) {
+        groups = calloc(1, sizeof *groups);
+        rc = groups != NULL ? db_group_get(db, group_id, groups, &err)
+                            : error_set(&err, STATUS_NOMEM, "groups");
+        n_groups = rc == STATUS_OK ? 1 : 0;
+    } else {
+        rc = db_groups_list(db, &groups, &n_groups, &err);
+    }
+    for (size_t g = 0; rc == STATUS_OK && g < n_groups; g++) {
+        if ((size_t)groups[g].jobs > r.d_max)
+            r.d_max = (size_t)groups[g].jobs;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (rc == STATUS_OK)
+        rc = analysis_base_series(db, cfg, &base, &r.delta_s, &err);
+    if (rc == STATUS_OK)
+        rc = steps_make(&r, base, &err); /* owns base from here */
+    r.t_series = seconds_since(&t0);
+    if (rc == STATUS_OK)
+        rc = run_alloc(&r, &err);
+    r.units_total = n_groups * r.n_steps * (1 + N_PAIRS);
+    for (size_t g = 0; rc == STATUS_OK && g < n_groups; g++)
+        rc = group_sweep(&r, db, &groups[g], &t, &err);
+    if (rc != STATUS_OK) {
+        progress_clear(&r);
+        log_error("analyze --sweep: %s", err.msg);
+        code = exit_code_of(rc);
+        goto out;
+    }
+    double secs = seconds_since(&r.started);
+    if (db_analysis_run_record(db, t.groups, t.jobs_used,
+                               t.jobs_excluded + t.jobs_dropped, secs, &err) != STATUS_OK)
+        log_warn("analyze --sweep: could not record the run: %s", err.msg);
+    log_info("analyze --sweep: %ld groups (%ld below d_min = %zu), %zu pairs, k = 1..%u "
+             "(%s), %zu series; t_d~psi_d_read: %ld jobs used, %ld excluded at k = 1, "
+             "%ld dropped as not valid at every k; %.2f s (series %.2f, jobs %.2f, "
+             "metrics %.2f, coefficients %.2f, store %.2f)",
+             t.groups, t.groups_short, cfg->d_min, N_PAIRS, opts->k_max,
+             opts->all_phases ? "every phase" : "phase 0", r.n_steps, t.jobs_used,
+             t.jobs_excluded, t.jobs_dropped, secs, r.t_series, r.t_jobs, r.t_eval,
+             r.t_coef, r.t_store);
+    if (t.groups_short > 0 || t.jobs_excluded > 0 || t.jobs_dropped > 0)
+        code = EXIT_PARTIAL;
+out:
+    run_clear(&r);
+    free(groups);
+    return code;
+}

@@ -1,0 +1,551 @@
+/* test_sweep.c: `analyze --sweep` (METHOD.md §6) on generated data, stored and served
+ * by GET /api/v1/groups/{id}/sweep over real HTTP against a real PostgreSQL: the
+ * planted effects show (ESB falling, NPB near 0), the job set is one for every k, and
+ * every k agrees with the jobs `export jobs` gives at that granularity. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "../support/pgfixture.h"
+#include "../support/sample.h"
+#include "../support/server.h"
+#include "../support/testutil.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One seed, the default coupling, one day (420 jobs per group still). */
+#define SEED     20240601UL
+#define GEN_ARGS "--days 1"
+#define K_MAX    20
+/* Both sides are doubles over the same jobs; the API prints 15 significant digits. */
+#define TOL 1e-12
+
+/* The pairs analyze --sweep stores (METHOD.md §6). */
+static const char *const pairs[][2] = {
+    {"t_d", "psi_d_read"},   {"t_d", "psi_d_write"}, {"t_um", "psi_o_read"},
+    {"t_um", "psi_o_write"}, {"t_i", "psi_i_read"},  {"t_i", "psi_i_write"},
+    {"tau", "b_d"},
+};
+
+#define N_PAIRS (sizeof pairs / sizeof pairs[0])
+
+static struct {
+    struct pgfixture db;
+    struct server srv;
+    char dir[512];  /* the generated data */
+    char conf[600]; /* its iocontend.conf */
+    char groups[3][17];
+    char esb[17], npb[17];
+    double base_s; /* Δ */
+} fx;
+
+static int group_setup(void **state)
+{
+    int rc = -1;
+
+    (void)state;
+    memset(&fx, 0, sizeof fx);
+    if (pgfixture_start(&fx.db) != 0)
+        return -1; /* the group teardown cleans up */
+    snprintf(fx.dir, sizeof fx.dir, "%s/sample", fx.db.state_dir);
+    sample_conf(fx.dir, fx.conf, sizeof fx.conf);
+    if (sample_generate(fx.dir, SEED, GEN_ARGS) != 0 || sample_load(&fx.db, fx.dir) != 0)
+        return -1;
+    /* Exit 1: the planted hole excludes jobs. */
+    rc = pgfixture_cmd(&fx.db, "--config '%s' analyze --sweep", fx.conf);
+    if (rc != 0 && rc != 1)
+        return -1;
+    return server_start(&fx.srv, &fx.db, fx.conf);
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    server_stop(&fx.srv);
+    pgfixture_stop(&fx.db);
+    return 0;
+}
+
+/* ---- helpers ------------------------------------------------------------------- */
+
+static json_t *get_json(const char *path, int want)
+{
+    return server_get_json(&fx.srv, path, NULL, want);
+}
+
+static json_t *get_sweep(const char *group, const char *y, const char *x)
+{
+    char path[256];
+
+    snprintf(path, sizeof path, "/api/v1/groups/%s/sweep?y=%s&x=%s", group, y, x);
+    return get_json(path, 200);
+}
+
+static double num(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+
+    if (!json_is_number(v))
+        fail_msg("%s is not a number", key);
+    return json_number_value(v);
+}
+
+static long integer(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+
+    if (!json_is_integer(v))
+        fail_msg("%s is not an integer", key);
+    return (long)json_integer_value(v);
+}
+
+static const json_t *step(const json_t *sweep, size_t i)
+{
+    const json_t *s = json_array_get(json_object_get(sweep, "steps"), i);
+
+    assert_true(json_is_object(s));
+    return s;
+}
+
+/* Finds the ids of the groups, the ESB- and NPB-like ones by their names. */
+static void find_groups(void)
+{
+    json_t *j;
+    const json_t *g;
+    size_t i;
+
+    if (fx.esb[0] != '\0')
+        return;
+    j = get_json("/api/v1/groups", 200);
+    assert_int_equal(json_array_size(json_object_get(j, "groups")), 3);
+    json_array_foreach(json_object_get(j, "groups"), i, g)
+    {
+        const char *id = json_string_value(json_object_get(g, "id"));
+        const char *name = json_string_value(json_object_get(g, "name"));
+        snprintf(fx.groups[i], sizeof fx.groups[i], "%s", id);
+        if (strncmp(name, "esb", 3) == 0)
+            snprintf(fx.esb, sizeof fx.esb, "%s", id);
+        if (strncmp(name, "npb", 3) == 0)
+            snprintf(fx.npb, sizeof fx.npb, "%s", id);
+    }
+    json_decref(j);
+    assert_true(fx.esb[0] != '\0');
+    assert_true(fx.npb[0] != '\0');
+    /* The generator samples every 60 s. */
+    j = get_sweep(fx.esb, "t_d", "psi_d_read");
+    fx.base_s = num(j, "base_granularity_s");
+    json_decref(j);
+    assert_rel(fx.base_s, 60.0, 0);
+}
+
+static void expect_error(const char *path, int code, const char *status,
+                         const char *parameter)
+{
+    json_t *j = get_json(path, code);
+    const json_t *e = json_object_get(j, "error");
+
+    assert_true(json_is_object(e));
+    assert_string_equal(json_string_value(json_object_get(e, "status")), status);
+    assert_true(json_is_string(json_object_get(e, "message")));
+    if (parameter != NULL) {
+        assert_string_equal(json_string_value(json_object_get(e, "parameter")),
+                            parameter);
+    } else {
+        assert_null(json_object_get(e, "parameter"));
+    }
+    json_decref(j);
+}
+
+/* Pearson's r by two-pass centred sums, written here so that the test does not lean
+ * on the library it checks. */
+static double pearson(const double *x, const double *y, size_t n)
+{
+    double mx = 0, my = 0, sxy = 0, sxx = 0, syy = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        mx += x[i];
+        my += y[i];
+    }
+    mx /= (double)n;
+    my /= (double)n;
+    for (size_t i = 0; i < n; i++) {
+        sxy += (x[i] - mx) * (y[i] - my);
+        sxx += (x[i] - mx) * (x[i] - mx);
+        syy += (y[i] - my) * (y[i] - my);
+    }
+    return sxy / sqrt(sxx * syy);
+}
+
+/* ---- tests --------------------------------------------------------------------- */
+
+static void every_group_has_a_sweep_of_every_pair_with_k_from_1_to_20(void **state)
+{
+    (void)state;
+    find_groups();
+    for (size_t g = 0; g < 3; g++) {
+        for (size_t p = 0; p < N_PAIRS; p++) {
+            json_t *s = get_sweep(fx.groups[g], pairs[p][0], pairs[p][1]);
+            assert_string_equal(json_string_value(json_object_get(s, "kind")), "sweep");
+            assert_string_equal(json_string_value(json_object_get(s, "group")),
+                                fx.groups[g]);
+            assert_string_equal(json_string_value(json_object_get(s, "y")), pairs[p][0]);
+            assert_string_equal(json_string_value(json_object_get(s, "x")), pairs[p][1]);
+            assert_string_equal(json_string_value(json_object_get(s, "phases")), "0");
+            assert_int_equal(integer(s, "k_max"), K_MAX);
+            assert_rel(num(s, "base_granularity_s"), fx.base_s, 0);
+            assert_int_equal(json_array_size(json_object_get(s, "steps")), K_MAX);
+            for (size_t i = 0; i < K_MAX; i++) {
+                assert_int_equal(integer(step(s, i), "k"), i + 1);
+                assert_rel(num(step(s, i), "granularity_s"), fx.base_s * (double)(i + 1),
+                           0);
+                /* Every coefficient of this build is there, a number or null with a
+                 * reason. */
+                static const char *const coefs[] = {"pearson",     "spearman",
+                                                    "dcor_v",      "dcor2_u",
+                                                    "mi_ksg_nats", "mi_linfoot"};
+                for (size_t c = 0; c < sizeof coefs / sizeof coefs[0]; c++) {
+                    const json_t *v = json_object_get(step(s, i), coefs[c]);
+                    assert_true(json_is_number(v) ||
+                                (json_is_null(v) &&
+                                 json_is_string(json_object_get(
+                                     json_object_get(step(s, i), "reasons"), coefs[c]))));
+                }
+            }
+            const json_t *v = json_object_get(s, "verdicts");
+            assert_true(json_is_object(json_object_get(v, "falling")));
+            assert_int_equal(json_array_size(json_object_get(v, "recommended_over")), 4);
+            json_decref(s);
+        }
+    }
+}
+
+static void
+esb_pearson_and_spearman_of_t_d_psi_d_read_fall_with_a_recommended_interval(void **state)
+{
+    (void)state;
+    find_groups();
+    json_t *s = get_sweep(fx.esb, "t_d", "psi_d_read");
+    const json_t *v = json_object_get(s, "verdicts");
+    const json_t *falling = json_object_get(v, "falling");
+
+    assert_true(json_is_true(json_object_get(falling, "pearson")));
+    assert_true(json_is_true(json_object_get(falling, "spearman")));
+    assert_rel(num(v, "drop"), 0.1, 0);
+    assert_rel(num(v, "rho_max"), -0.7, 0);
+    assert_rel(num(v, "tolerance"), 0.05, 0);
+    /* Reported, and k·Δ for a k within the sweep. */
+    double k = num(v, "recommended_k");
+    assert_true(k >= 1 && k <= K_MAX);
+    assert_rel(num(v, "recommended_interval_s"), k * fx.base_s, 0);
+    /* What falling means (METHOD.md §6), checked on the served curve. */
+    assert_true(num(step(s, K_MAX - 1), "pearson") < num(step(s, 0), "pearson") - 0.1);
+    assert_true(num(step(s, K_MAX - 1), "spearman") < num(step(s, 0), "spearman") - 0.1);
+    /* Pearson is one of the coefficients kept within the tolerance up to that k. */
+    double c1 = num(step(s, 0), "pearson");
+    for (size_t i = 0; i < (size_t)k; i++)
+        assert_true(fabs(num(step(s, i), "pearson") - c1) <= 0.05);
+    json_decref(s);
+}
+
+static void npb_pearson_of_t_d_psi_d_read_stays_below_0_15_at_every_k(void **state)
+{
+    (void)state;
+    find_groups();
+    json_t *s = get_sweep(fx.npb, "t_d", "psi_d_read");
+
+    for (size_t i = 0; i < K_MAX; i++)
+        assert_true(fabs(num(step(s, i), "pearson")) < 0.15);
+    assert_true(json_is_false(json_object_get(
+        json_object_get(json_object_get(s, "verdicts"), "falling"), "pearson")));
+    json_decref(s);
+}
+
+/* The mean m of a sweep (Fig. 9) over k. Where k divides k', a coarse interval of k'
+ * is a union of those of k, so no job has more active ones: m(k') <= m(k) exactly,
+ * and m(k) >= m(1) / k. Between k that do not divide each other the partitions differ
+ * and a job's m can grow by one (active in fine intervals 3 and 4: m(2) = 1,
+ * m(3) = 2), so there the mean may rise a little: at most 1 % here. */
+static void assert_m_falls(const json_t *s)
+{
+    double m1 = num(step(s, 0), "m_mean");
+
+    for (size_t k = 2; k <= K_MAX; k++) {
+        double mk = num(step(s, k - 1), "m_mean");
+        assert_true(mk <= num(step(s, k - 2), "m_mean") * 1.01);
+        assert_true(mk >= m1 / (double)k);
+        for (size_t div = 1; div < k; div++) {
+            if (k % div == 0)
+                assert_true(mk <= num(step(s, div - 1), "m_mean"));
+        }
+    }
+    assert_true(num(step(s, K_MAX - 1), "m_mean") < m1 / 2);
+}
+
+static void mean_m_falls_with_k_and_d_is_the_same_at_every_k(void **state)
+{
+    (void)state;
+    find_groups();
+    for (size_t g = 0; g < 3; g++) {
+        for (size_t p = 0; p < N_PAIRS; p++) {
+            json_t *s = get_sweep(fx.groups[g], pairs[p][0], pairs[p][1]);
+            const json_t *jobs = json_object_get(s, "jobs");
+            double d = num(s, "d");
+            assert_true(d >= 100);
+            /* The one job set: valid at k = 1 less those dropped at some k. */
+            assert_rel(
+                d, num(jobs, "valid_at_base") - num(jobs, "dropped_not_valid_at_every_k"),
+                0);
+            assert_rel(num(jobs, "valid_at_base"),
+                       num(jobs, "in_group") -
+                           num(json_object_get(jobs, "excluded_at_base"), "total"),
+                       0);
+            for (size_t i = 0; i < K_MAX; i++)
+                assert_rel(num(step(s, i), "d"), d, 0);
+            if (strcmp(pairs[p][0], "t_d") == 0)
+                assert_m_falls(s);
+            json_decref(s);
+        }
+    }
+}
+
+/* The sweep's k = 1 over the association's jobs ("at_base") is the association
+ * endpoint's answer; its k = 1 step is that over the jobs valid at every k. */
+static void k1_equals_the_association_endpoint_at_the_base_granularity(void **state)
+{
+    static const char *const coefs[] = {"pearson", "spearman",    "dcor_v",
+                                        "dcor2_u", "mi_ksg_nats", "mi_linfoot"};
+    char path[256];
+
+    (void)state;
+    find_groups();
+    for (size_t g = 0; g < 3; g++) {
+        for (size_t p = 0; p < N_PAIRS; p++) {
+            json_t *s = get_sweep(fx.groups[g], pairs[p][0], pairs[p][1]);
+            snprintf(path, sizeof path, "/api/v1/groups/%s/association?y=%s&x=%s",
+                     fx.groups[g], pairs[p][0], pairs[p][1]);
+            json_t *a = get_json(path, 200);
+            const json_t *base = json_object_get(s, "at_base");
+            assert_rel(num(base, "d"), num(a, "d"), 0);
+            assert_rel(num(base, "d"), num(json_object_get(s, "jobs"), "valid_at_base"),
+                       0);
+            for (size_t c = 0; c < sizeof coefs / sizeof coefs[0]; c++)
+                assert_rel(num(base, coefs[c]), num(a, coefs[c]), TOL);
+            if (num(json_object_get(s, "jobs"), "dropped_not_valid_at_every_k") == 0)
+                assert_rel(num(step(s, 0), "pearson"), num(a, "pearson"), TOL);
+            json_decref(a);
+            json_decref(s);
+        }
+    }
+}
+
+/* One export at one granularity: t_d, psi_d_read and m of the jobs valid for the pair
+ * t_d~psi_d_read (excluded_d empty, T_J > 0), by row. */
+struct export_rows {
+    size_t n;
+    double t_d[600], psi_d_read[600], m[600];
+    bool valid[600];
+};
+
+static void export_at(const char *group, double granularity_s, struct export_rows *out)
+{
+    char args[1024];
+    int rc = -1;
+    long col_t_j = -1, col_t_d = -1, col_psi = -1, col_m = -1, col_excl = -1;
+
+    snprintf(args, sizeof args, "export jobs --group %s --granularity %g --format csv",
+             group, granularity_s);
+    char *csv = pgfixture_run(&fx.db, args, &rc);
+    assert_non_null(csv);
+    assert_int_equal(rc, 0);
+    memset(out, 0, sizeof *out);
+    char *save = NULL;
+    bool header = true;
+    for (char *line = strtok_r(csv, "\n", &save); line != NULL;
+         line = strtok_r(NULL, "\n", &save)) {
+        long col = 0;
+        double t_j = NAN;
+        size_t r = out->n;
+        /* Split by hand: empty cells matter (an excluded value is empty). */
+        for (char *cell = line;; col++) {
+            char *comma = strchr(cell, ',');
+            if (comma != NULL)
+                *comma = '\0';
+            if (header) {
+                col_t_j = strcmp(cell, "t_j") == 0 ? col : col_t_j;
+                col_t_d = strcmp(cell, "t_d") == 0 ? col : col_t_d;
+                col_psi = strcmp(cell, "psi_d_read") == 0 ? col : col_psi;
+                col_m = strcmp(cell, "m") == 0 ? col : col_m;
+                col_excl = strcmp(cell, "excluded_d") == 0 ? col : col_excl;
+            } else {
+                double v = cell[0] != '\0' ? strtod(cell, NULL) : (double)NAN;
+                if (col == col_t_j)
+                    t_j = v;
+                if (col == col_t_d)
+                    out->t_d[r] = v;
+                if (col == col_psi)
+                    out->psi_d_read[r] = v;
+                if (col == col_m)
+                    out->m[r] = v;
+                if (col == col_excl)
+                    out->valid[r] = cell[0] == '\0';
+            }
+            if (comma == NULL)
+                break;
+            cell = comma + 1;
+        }
+        if (header) {
+            assert_true(col_t_j >= 0 && col_t_d >= 0 && col_psi >= 0 && col_m >= 0 &&
+                        col_excl >= 0);
+            header = false;
+            continue;
+        }
+        out->valid[r] = out->valid[r] && t_j > 0 && isfinite(out->t_d[r]) &&
+                        isfinite(out->psi_d_read[r]);
+        out->n++;
+        assert_true(out->n < 600);
+    }
+    free(csv);
+}
+
+/* Every k of the ESB group's t_d~psi_d_read sweep against `export jobs` at k·Δ: the
+ * jobs valid at every k, their Pearson and mean m. */
+static void every_k_matches_the_exported_jobs_valid_at_every_k(void **state)
+{
+    static struct export_rows rows[K_MAX];
+    double x[600], y[600];
+
+    (void)state;
+    find_groups();
+    json_t *s = get_sweep(fx.esb, "t_d", "psi_d_read");
+    for (size_t i = 0; i < K_MAX; i++)
+        export_at(fx.esb, fx.base_s * (double)(i + 1), &rows[i]);
+    bool every[600];
+    size_t d = 0, dropped = 0;
+    for (size_t r = 0; r < rows[0].n; r++) {
+        every[r] = true;
+        for (size_t i = 0; i < K_MAX; i++) {
+            assert_int_equal(rows[i].n, rows[0].n);
+            every[r] = every[r] && rows[i].valid[r];
+        }
+        d += every[r];
+        dropped += rows[0].valid[r] && !every[r];
+    }
+    assert_rel(num(s, "d"), (double)d, 0);
+    assert_rel(num(json_object_get(s, "jobs"), "dropped_not_valid_at_every_k"),
+               (double)dropped, 0);
+    for (size_t i = 0; i < K_MAX; i++) {
+        size_t n = 0;
+        double m_sum = 0;
+        for (size_t r = 0; r < rows[i].n; r++) {
+            if (!every[r])
+                continue;
+            x[n] = rows[i].psi_d_read[r];
+            y[n] = rows[i].t_d[r];
+            m_sum += rows[i].m[r];
+            n++;
+        }
+        assert_rel(num(step(s, i), "pearson"), pearson(x, y, n), TOL);
+        assert_rel(num(step(s, i), "m_mean"), m_sum / (double)n, TOL * 100);
+    }
+    json_decref(s);
+}
+
+static void errors_name_the_parameter_or_answer_404(void **state)
+{
+    char path[256];
+
+    (void)state;
+    find_groups();
+    snprintf(path, sizeof path, "/api/v1/groups/%s/sweep?y=nope", fx.esb);
+    expect_error(path, 400, "invalid", "y");
+    snprintf(path, sizeof path, "/api/v1/groups/%s/sweep?y=t_d&x=psi_nope", fx.esb);
+    expect_error(path, 400, "invalid", "x");
+    /* A well-formed id no group has, and one that cannot be an id. */
+    expect_error("/api/v1/groups/0123456789abcdef/sweep", 404, "not_found", NULL);
+    expect_error("/api/v1/groups/no%20such/sweep", 404, "not_found", NULL);
+    /* Known metrics, but no sweep of them is stored. */
+    snprintf(path, sizeof path, "/api/v1/groups/%s/sweep?y=t_j&x=psi_read", fx.esb);
+    expect_error(path, 404, "not_found", NULL);
+    /* The default pair is t_d~psi_d_read. */
+    snprintf(path, sizeof path, "/api/v1/groups/%s/sweep", fx.esb);
+    json_t *j = get_json(path, 200);
+    assert_string_equal(json_string_value(json_object_get(j, "x")), "psi_d_read");
+    json_decref(j);
+}
+
+static void usage_errors_exit_64(void **state)
+{
+    (void)state;
+    assert_int_equal(pgfixture_cmd(&fx.db, "analyze --sweep --granularity 120"), 64);
+    assert_int_equal(pgfixture_cmd(&fx.db, "analyze --k-max 5"), 64);
+    assert_int_equal(pgfixture_cmd(&fx.db, "analyze --sweep --k-max 0"), 64);
+    assert_int_equal(pgfixture_cmd(&fx.db, "analyze --sweep --phases 2"), 64);
+}
+
+/* Runs last: it replaces the NPB group's sweeps. k_max and the phases from the
+ * configuration file; every phase gives the mean and the range at each k. */
+static void every_phase_from_the_configuration_gives_a_mean_and_range_per_k(void **state)
+{
+    char conf[600];
+
+    (void)state;
+    find_groups();
+    snprintf(conf, sizeof conf, "%s/sweep.conf", fx.db.state_dir);
+    FILE *fp = fopen(conf, "w");
+    assert_non_null(fp);
+    fputs("[analysis]\nsweep_k_max = 4\nsweep_phases = all\n", fp);
+    assert_int_equal(fclose(fp), 0);
+    int rc =
+        pgfixture_cmd(&fx.db, "--config '%s' analyze --sweep --group %s", conf, fx.npb);
+    assert_true(rc == 0 || rc == 1);
+    json_t *s = get_sweep(fx.npb, "t_d", "psi_d_read");
+    assert_string_equal(json_string_value(json_object_get(s, "phases")), "all");
+    assert_int_equal(integer(s, "k_max"), 4);
+    assert_int_equal(json_array_size(json_object_get(s, "steps")), 4);
+    for (size_t i = 0; i < 4; i++) {
+        const json_t *st = step(s, i);
+        const json_t *range = json_object_get(json_object_get(st, "range"), "pearson");
+        assert_int_equal(integer(st, "phases"), i + 1);
+        double lo = json_number_value(json_array_get(range, 0));
+        double hi = json_number_value(json_array_get(range, 1));
+        assert_true(lo <= num(st, "pearson") + TOL && num(st, "pearson") <= hi + TOL);
+        if (i == 0)
+            assert_rel(lo, hi, 0); /* one phase at k = 1 */
+    }
+    json_decref(s);
+    /* The command line wins over the file. */
+    rc = pgfixture_cmd(&fx.db,
+                       "--config '%s' analyze --sweep --group %s --k-max 3 --phases 0",
+                       conf, fx.npb);
+    assert_true(rc == 0 || rc == 1);
+    s = get_sweep(fx.npb, "t_d", "psi_d_read");
+    assert_string_equal(json_string_value(json_object_get(s, "phases")), "0");
+    assert_int_equal(json_array_size(json_object_get(s, "steps")), 3);
+    assert_null(json_object_get(step(s, 1), "range"));
+    json_decref(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_group_has_a_sweep_of_every_pair_with_k_from_1_to_20),
+        cmocka_unit_test(
+            esb_pearson_and_spearman_of_t_d_psi_d_read_fall_with_a_recommended_interval),
+        cmocka_unit_test(npb_pearson_of_t_d_psi_d_read_stays_below_0_15_at_every_k),
+        cmocka_unit_test(mean_m_falls_with_k_and_d_is_the_same_at_every_k),
+        cmocka_unit_test(k1_equals_the_association_endpoint_at_the_base_granularity),
+        cmocka_unit_test(every_k_matches_the_exported_jobs_valid_at_every_k),
+        cmocka_unit_test(errors_name_the_parameter_or_answer_404),
+        cmocka_unit_test(usage_errors_exit_64),
+        cmocka_unit_test(every_phase_from_the_configuration_gives_a_mean_and_range_per_k),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
