@@ -107,8 +107,14 @@ demo: deps all
 	  export IOCONTEND_STATE_DIR=/var/tmp/iocontend-demo; \
 	fi; exec $(PROG) demo $(DEMO_ARGS)
 
-bench: deps all
-	@echo "bench: not written yet"; exit 1
+# Ours beside the Python stack (bench/run.sh): d = 10^3 .. 10^6, about 2 minutes on
+# 2 cores; never part of test. BENCH_D="1000 10000" for a shorter run.
+BENCH_BIN := $(BUILD)/bench/bench_assoc
+$(BENCH_BIN): $(BUILD)/bench/bench_assoc.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+bench: deps all $(BENCH_BIN)
+	@ORACLE_PY=$(ORACLE_PY) bash bench/run.sh $(BUILD)
 
 clean:
 	rm -rf build
