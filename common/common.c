@@ -1,6 +1,7 @@
 /* common.c: errors, logging and hashing for every part. */
 #include "common.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -188,4 +189,76 @@ char *str_dup(const char *s)
     if (d != NULL)
         memcpy(d, s, n);
     return d;
+}
+
+/* ---- time ----------------------------------------------------------------------- */
+
+static bool fixed_digits(const char *s, int n, int *out)
+{
+    int v = 0;
+
+    for (int i = 0; i < n; i++) {
+        if (!isdigit((unsigned char)s[i]))
+            return false;
+        v = v * 10 + (s[i] - '0');
+    }
+    *out = v;
+    return true;
+}
+
+static int days_in_month(int year, int mon)
+{
+    static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+
+    return mon == 2 && leap ? 29 : days[mon - 1];
+}
+
+bool time_parse_rfc3339(const char *s, double *out_s)
+{
+    int year, mon, day, hour, min, sec, off_h = 0, off_m = 0;
+    double frac = 0;
+    long sign = 0;
+
+    /* Each test stops at the first character that does not fit, so none reads past
+     * the terminating NUL. */
+    if (!fixed_digits(s, 4, &year) || s[4] != '-' || !fixed_digits(s + 5, 2, &mon) ||
+        s[7] != '-' || !fixed_digits(s + 8, 2, &day) ||
+        (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
+        !fixed_digits(s + 11, 2, &hour) || s[13] != ':' ||
+        !fixed_digits(s + 14, 2, &min) || s[16] != ':' || !fixed_digits(s + 17, 2, &sec))
+        return false;
+    const char *p = s + 19;
+    if (*p == '.') {
+        /* Digits only: strtod alone would also take an exponent. */
+        size_t n_digits = strspn(p + 1, "0123456789");
+        if (n_digits == 0)
+            return false;
+        frac = strtod(p, NULL);
+        p += 1 + n_digits;
+    }
+    if (*p == 'Z' || *p == 'z') {
+        p++;
+    } else if (*p == '+' || *p == '-') {
+        sign = *p == '-' ? -1 : 1;
+        if (!fixed_digits(p + 1, 2, &off_h) || p[3] != ':' ||
+            !fixed_digits(p + 4, 2, &off_m) || off_h > 23 || off_m > 59)
+            return false;
+        p += 6;
+    } else {
+        return false;
+    }
+    if (*p != '\0' || mon < 1 || mon > 12 || day < 1 || day > days_in_month(year, mon) ||
+        hour > 23 || min > 59 || sec > 60)
+        return false;
+    struct tm tm = {0};
+    tm.tm_year = year - 1900;
+    tm.tm_mon = mon - 1;
+    tm.tm_mday = day;
+    tm.tm_hour = hour;
+    tm.tm_min = min;
+    tm.tm_sec = sec; /* a leap second 60 normalizes to the next minute */
+    time_t t = timegm(&tm);
+    *out_s = (double)t + frac - (double)(sign * (off_h * 3600L + off_m * 60L));
+    return true;
 }

@@ -2,6 +2,7 @@
 #ifndef IOCONTEND_COMMON_H
 #define IOCONTEND_COMMON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -66,6 +67,11 @@ struct hash128 {
 void hash128_init(struct hash128 *h);
 void hash128_update(struct hash128 *h, const void *data, size_t len);
 void hash128_hex(const struct hash128 *h, char out[33]);
+
+/* An RFC 3339 instant (2026-11-20T10:00:00Z; fractional seconds and ±HH:MM offsets
+ * allowed; 'T', 't' or ' ' between date and time) into epoch seconds. false when s
+ * is anything else (the checks stop at the first character that does not fit). */
+bool time_parse_rfc3339(const char *s, double *out_s);
 
 /* strdup that returns NULL on NULL or no memory. */
 char *str_dup(const char *s);

@@ -2,6 +2,7 @@
  * stores them with what they were computed from. */
 #include "internal.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -39,7 +40,13 @@ static void analyze_usage(FILE *fp)
         "  --k-max N    the largest k, 1 to %d ([analysis] sweep_k_max, default 20)\n"
         "  --phases P   0: phase 0 only (default); all: every phase 0..k-1 at each k,\n"
         "               reporting their mean and range ([analysis] sweep_phases)\n"
-        "  --since T    accepted; every group is recomputed for now\n"
+        "  --since T    only groups with jobs or samples loaded since T (RFC 3339,\n"
+        "               e.g. 2026-11-21T00:00:00Z, or a duration back from now: 36h, "
+        "7d)\n"
+        "  --force      recompute groups whose inputs did not change too\n"
+        "A group whose jobs, samples (within a day of its jobs) and settings are those\n"
+        "its stored results came from is kept as it is: a second run over unchanged\n"
+        "inputs changes nothing. Each result stores its provenance.\n"
         "exit: 0 done; 1 done but groups or jobs were excluded (or, in a sweep, dropped\n"
         "as not valid at every k); 64 usage; 69 database unavailable.\n",
         SWEEP_K_LIMIT);
@@ -53,16 +60,81 @@ static long json_int_at(json_t *o, const char *a, const char *b)
     return json_is_integer(v) ? (long)json_integer_value(v) : 0;
 }
 
+/* Everything beside the jobs and samples that a stored association result depends
+ * on: a change of any of them recomputes every group. */
+static void settings_text(const struct app_config *cfg, double granularity_s, char *out,
+                          size_t size)
+{
+    snprintf(out, size,
+             "version=%s;kind=association;pairs=%zu;d_min=%zu;seed=%lu;theta=%.17g;"
+             "base_granularity=%.17g;granularity=%.17g",
+             IOCONTEND_VERSION, sizeof default_pairs / sizeof default_pairs[0],
+             cfg->d_min, cfg->seed, cfg->sample_offset_s, cfg->granularity_s,
+             granularity_s);
+}
+
+/* The provenance stored with each result: what it was computed from. */
+static json_t *provenance_json(const struct db_group_inputs *in, const char *settings,
+                               unsigned long seed)
+{
+    return json_pack("{s:I, s:s, s:I, s:s, s:I, s:s, s:s}", "jobs", (json_int_t)in->jobs,
+                     "jobs_md5", in->jobs_md5, "samples", (json_int_t)in->samples,
+                     "samples_md5", in->samples_md5, "seed", (json_int_t)seed, "version",
+                     IOCONTEND_VERSION, "settings", settings);
+}
+
+/* Adds the counts of res's "excluded" object (one per reason) to sum. */
+static void excluded_add(json_t *sum, json_t *res)
+{
+    const char *reason;
+    json_t *v;
+
+    json_object_foreach(json_object_get(res, "excluded"), reason, v)
+    {
+        if (strcmp(reason, "total") == 0 || !json_is_integer(v))
+            continue;
+        json_int_t old = json_integer_value(json_object_get(sum, reason));
+        json_object_set_new(sum, reason, json_integer(old + json_integer_value(v)));
+    }
+}
+
+/* "hole 3, no_io 1" for the summary: the reasons with a count. */
+static void excluded_text(json_t *sum, char *out, size_t size)
+{
+    const char *reason;
+    json_t *v;
+    size_t len = 0;
+
+    out[0] = '\0';
+    json_object_foreach(sum, reason, v)
+    {
+        if (json_integer_value(v) == 0 || len >= size)
+            continue;
+        int w = snprintf(out + len, size - len, "%s%s %lld", len > 0 ? ", " : "", reason,
+                         (long long)json_integer_value(v));
+        len += w > 0 ? (size_t)w : 0;
+    }
+}
+
 int analyze_run(const struct app_config *cfg, struct db *db, const char *group_id,
-                double granularity_s, bool progress)
+                double granularity_s, const struct analyze_opts *opts, bool progress)
 {
     struct db_group *groups = NULL;
     size_t n_groups = 0;
     struct error err = {0};
     struct timespec t0, t1;
-    long groups_done = 0, groups_short = 0, jobs_used = 0, jobs_excluded = 0;
+    long groups_done = 0, groups_short = 0, groups_unchanged = 0, groups_untouched = 0;
+    long jobs_used = 0, jobs_excluded = 0;
+    char(*touched)[17] = NULL;
+    size_t n_touched = 0;
+    char settings[512];
+    json_t *excluded_sum = json_object();
     int code = EXIT_OK;
     enum status rc;
+
+    settings_text(cfg, granularity_s, settings, sizeof settings);
+    if (excluded_sum == NULL)
+        return EXIT_SOFTWARE;
 
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (group_id != NULL) {
@@ -74,13 +146,44 @@ int analyze_run(const struct app_config *cfg, struct db *db, const char *group_i
     } else {
         rc = db_groups_list(db, &groups, &n_groups, &err);
     }
+    if (rc == STATUS_OK && opts->since_set)
+        rc = db_groups_touched_since(db, opts->since_s, &touched, &n_touched, &err);
     if (rc != STATUS_OK) {
         log_error("analyze: %s", err.msg);
         free(groups);
+        json_decref(excluded_sum);
         return exit_code_of(rc);
     }
     for (size_t g = 0; g < n_groups; g++) {
         bool short_group = false;
+        struct db_group_inputs inputs;
+
+        if (progress)
+            fprintf(stderr, "\ranalyze: %zu/%zu groups", g + 1, n_groups);
+
+        if (opts->since_set) {
+            bool hit = false;
+            for (size_t i = 0; i < n_touched && !hit; i++)
+                hit = strcmp(touched[i], groups[g].id) == 0;
+            if (!hit) {
+                groups_untouched++;
+                continue;
+            }
+        }
+        rc = db_group_inputs_read(db, groups[g].id, "association", settings, &inputs,
+                                  &err);
+        if (rc != STATUS_OK) {
+            log_error("analyze: group %s: reading its inputs: %s", groups[g].id, err.msg);
+            code = exit_code_of(rc);
+            goto out;
+        }
+        /* Unchanged inputs give the same results: leave them (and their times). */
+        if (!opts->force && strcmp(inputs.fingerprint, inputs.stored_fingerprint) == 0) {
+            log_debug("group %s (%s): inputs unchanged (%ld jobs, %lld samples), kept",
+                      groups[g].id, groups[g].name, inputs.jobs, inputs.samples);
+            groups_unchanged++;
+            continue;
+        }
         for (size_t p = 0; p < sizeof default_pairs / sizeof default_pairs[0]; p++) {
             json_t *res = NULL;
             error_clear(&err);
@@ -93,6 +196,8 @@ int analyze_run(const struct app_config *cfg, struct db *db, const char *group_i
                 code = exit_code_of(rc);
                 goto out;
             }
+            json_object_set_new(res, "provenance",
+                                provenance_json(&inputs, settings, cfg->seed));
             char *text = json_dumps(res, JSON_COMPACT | JSON_REAL_PRECISION(17));
             double gran = json_real_value(json_object_get(res, "granularity_s"));
             if (text == NULL) {
@@ -104,6 +209,7 @@ int analyze_run(const struct app_config *cfg, struct db *db, const char *group_i
             }
             free(text);
             if (p == 0) {
+                excluded_add(excluded_sum, res);
                 jobs_used += json_int_at(res, "d", NULL);
                 jobs_excluded += json_int_at(res, "excluded", "total");
                 short_group = json_object_get(res, "reason") != NULL;
@@ -126,28 +232,59 @@ int analyze_run(const struct app_config *cfg, struct db *db, const char *group_i
                 goto out;
             }
         }
+        rc = db_group_inputs_store(db, groups[g].id, "association", settings, &inputs,
+                                   &err);
+        if (rc != STATUS_OK) {
+            log_error("analyze: storing the inputs of group %s: %s", groups[g].id,
+                      err.msg);
+            code = exit_code_of(rc);
+            goto out;
+        }
         groups_done++;
         groups_short += short_group ? 1 : 0;
-        if (progress) {
-            fprintf(stderr, "\ranalyze: %zu/%zu groups", g + 1, n_groups);
-            if (g + 1 == n_groups)
-                fputc('\n', stderr);
-        }
     }
+    if (progress && n_groups > 0)
+        fputc('\n', stderr);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double secs =
         (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     if (db_analysis_run_record(db, groups_done, jobs_used, jobs_excluded, secs, &err) !=
         STATUS_OK)
         log_warn("analyze: could not record the run: %s", err.msg);
-    log_info("analyze: %ld groups (%ld below d_min = %zu), %ld jobs used, %ld excluded, "
-             "%.1f s",
-             groups_done, groups_short, cfg->d_min, jobs_used, jobs_excluded, secs);
+    char by_reason[256];
+    excluded_text(excluded_sum, by_reason, sizeof by_reason);
+    log_info("analyze: %ld groups computed (%ld below d_min = %zu), %ld unchanged and "
+             "kept, %ld without new inputs; %ld jobs used, %ld excluded%s%s%s; %.1f s",
+             groups_done, groups_short, cfg->d_min, groups_unchanged, groups_untouched,
+             jobs_used, jobs_excluded, by_reason[0] != '\0' ? " (" : "", by_reason,
+             by_reason[0] != '\0' ? ")" : "", secs);
     if (groups_short > 0 || jobs_excluded > 0)
         code = EXIT_PARTIAL;
 out:
     free(groups);
+    free(touched);
+    json_decref(excluded_sum);
     return code;
+}
+
+/* --since: RFC 3339, or N followed by m, h or d meaning that long before now. */
+static bool since_parse(const char *s, double *out_s)
+{
+    char *end = NULL;
+    double n = strtod(s, &end);
+
+    if (end != s && isdigit((unsigned char)s[0]) && end[0] != '\0' && end[1] == '\0' &&
+        isfinite(n)) {
+        double unit = end[0] == 'm'   ? 60
+                      : end[0] == 'h' ? 3600
+                      : end[0] == 'd' ? 86400
+                                      : 0;
+        if (unit == 0)
+            return false;
+        *out_s = (double)time(NULL) - n * unit;
+        return true;
+    }
+    return time_parse_rfc3339(s, out_s);
 }
 
 int cmd_analyze(struct app_config *cfg, int argc, char **argv)
@@ -159,12 +296,14 @@ int cmd_analyze(struct app_config *cfg, int argc, char **argv)
         {"k-max", required_argument, NULL, 'K'},
         {"phases", required_argument, NULL, 'p'},
         {"since", required_argument, NULL, 's'},
+        {"force", no_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     const char *group = NULL;
     double granularity = 0;
     bool sweep = false, sweep_option = false;
     struct sweep_opts sw = {cfg->sweep_k_max, cfg->sweep_all_phases};
+    struct analyze_opts aopts = {0};
     struct db *db = NULL;
     struct error err = {0};
     int c;
@@ -206,7 +345,18 @@ int cmd_analyze(struct app_config *cfg, int argc, char **argv)
             sw.all_phases = strcmp(optarg, "all") == 0;
             sweep_option = true;
             break;
-        case 's': log_debug("--since %s: every group is recomputed", optarg); break;
+        case 's':
+            if (!since_parse(optarg, &aopts.since_s)) {
+                fprintf(stderr,
+                        "iocontend analyze: --since takes an RFC 3339 time "
+                        "(2026-11-21T00:00:00Z) or a duration such as 36h or 7d, got "
+                        "'%s'\n",
+                        optarg);
+                return EXIT_USAGE;
+            }
+            aopts.since_set = true;
+            break;
+        case 'f': aopts.force = true; break;
         case 'h': analyze_usage(stdout); return EXIT_OK;
         default: analyze_usage(stderr); return EXIT_USAGE;
         }
@@ -220,6 +370,11 @@ int cmd_analyze(struct app_config *cfg, int argc, char **argv)
                 "iocontend analyze: --granularity and --sweep exclude each other\n");
         return EXIT_USAGE;
     }
+    if (sweep && (aopts.since_set || aopts.force)) {
+        fprintf(stderr, "iocontend analyze: --since and --force do not apply to --sweep "
+                        "yet (a sweep recomputes its groups)\n");
+        return EXIT_USAGE;
+    }
     if (sweep_option && !sweep) {
         fprintf(stderr, "iocontend analyze: --k-max and --phases need --sweep\n");
         return EXIT_USAGE;
@@ -231,7 +386,7 @@ int cmd_analyze(struct app_config *cfg, int argc, char **argv)
     }
     bool progress = !cfg->quiet && isatty(STDERR_FILENO);
     int code = sweep ? analyze_sweep_run(cfg, db, group, &sw, progress)
-                     : analyze_run(cfg, db, group, granularity, progress);
+                     : analyze_run(cfg, db, group, granularity, &aopts, progress);
     db_close(db);
     return code;
 }

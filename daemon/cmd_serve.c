@@ -180,7 +180,8 @@ int cmd_demo(struct app_config *cfg, int argc, char **argv)
     }
     int code = demo_ingest(cfg, db, sample);
     if (code == EXIT_OK || code == EXIT_PARTIAL) {
-        code = analyze_run(cfg, db, NULL, 0, false);
+        const struct analyze_opts all = {0};
+        code = analyze_run(cfg, db, NULL, 0, &all, false);
         if (code == EXIT_OK || code == EXIT_PARTIAL) {
             /* The sweep too, so that /api/v1/groups/{id}/sweep answers. */
             struct sweep_opts sw = {cfg->sweep_k_max, cfg->sweep_all_phases};

@@ -88,10 +88,17 @@ enum status analysis_association(struct db *db, const struct app_config *cfg,
                                  struct error *err);
 
 /* Computes and stores the default pairs for every group (group_id NULL) or one,
- * at granularity_s (0: base). Prints a summary; returns an exit code (1 when
- * groups or jobs were excluded). */
+ * at granularity_s (0: base), with their provenance; a group whose inputs (jobs,
+ * samples near them, settings) are those of its stored results is kept as it is
+ * unless opts->force. Prints a summary; returns an exit code (1 when groups or jobs
+ * of the groups computed were excluded). */
+struct analyze_opts {
+    bool force;     /* recompute groups whose inputs are unchanged too */
+    bool since_set; /* only groups with inputs loaded at or after since_s */
+    double since_s; /* epoch seconds */
+};
 int analyze_run(const struct app_config *cfg, struct db *db, const char *group_id,
-                double granularity_s, bool progress);
+                double granularity_s, const struct analyze_opts *opts, bool progress);
 
 /* Writes every job metric of METHOD.md §2–3 (one row per job; CSV with canonical
  * column names, or JSON) for a group (NULL: all) at granularity_s (0: base) and scope

@@ -1047,6 +1047,114 @@ enum status db_sweep_get(struct db *db, const char *group_id, const char *y,
     return *json != NULL ? STATUS_OK : error_set(err, STATUS_NOMEM, "sweep");
 }
 
+/* ---- provenance: a group's inputs ----------------------------------------------- */
+
+/* Samples within this many seconds of a group's span count as its inputs: wider than
+ * any coarse interval of a sweep (20 × an hourly Δ) and any clock offset θ, so that a
+ * late sample that can change a result always changes the fingerprint. */
+#define INPUT_MARGIN_S "86400"
+
+enum status db_group_inputs_read(struct db *db, const char *group_id, const char *kind,
+                                 const char *settings, struct db_group_inputs *out,
+                                 struct error *err)
+{
+    const char *vals[3] = {group_id, kind, settings};
+    PGresult *r;
+
+    memset(out, 0, sizeof *out);
+    /* A group's result depends on its jobs, the samples around them, and the
+     * settings; a hash of each is cheap to compare and says what changed. */
+    enum status rc = exec_params(
+        db,
+        "WITH j AS (SELECT count(*) AS n, "
+        "  coalesce(md5(string_agg(job_key, ',' ORDER BY job_key)), '') AS h, "
+        "  min(start_time) AS s, max(end_time) AS e FROM jobs WHERE group_id = $1), "
+        "smp AS (SELECT count(*) AS n, coalesce(md5(string_agg(DISTINCT source_hash, ',' "
+        "  ORDER BY source_hash)), '') AS h FROM samples, j "
+        "  WHERE samples.stamp_s BETWEEN j.s - " INPUT_MARGIN_S
+        " AND j.e + " INPUT_MARGIN_S "), old AS (SELECT fingerprint FROM group_inputs "
+                                     "WHERE group_id = $1 AND kind = $2) "
+        "SELECT j.n, j.h, smp.n, smp.h, "
+        "  md5(j.h || '|' || smp.n || '|' || smp.h || '|' || $3), "
+        "  coalesce((SELECT fingerprint FROM old), '') FROM j, smp",
+        3, vals, &r, err);
+    if (rc != STATUS_OK)
+        return rc;
+    out->jobs = (long)get_int64(r, 0, 0);
+    copy_text(out->jobs_md5, sizeof out->jobs_md5, r, 0, 1);
+    out->samples = (long long)get_int64(r, 0, 2);
+    copy_text(out->samples_md5, sizeof out->samples_md5, r, 0, 3);
+    copy_text(out->fingerprint, sizeof out->fingerprint, r, 0, 4);
+    copy_text(out->stored_fingerprint, sizeof out->stored_fingerprint, r, 0, 5);
+    PQclear(r);
+    return STATUS_OK;
+}
+
+enum status db_group_inputs_store(struct db *db, const char *group_id, const char *kind,
+                                  const char *settings, const struct db_group_inputs *in,
+                                  struct error *err)
+{
+    char jobs[32], samples[32];
+    const char *vals[8] = {group_id,     kind,    in->fingerprint, jobs,
+                           in->jobs_md5, samples, in->samples_md5, settings};
+    PGresult *r;
+
+    snprintf(jobs, sizeof jobs, "%ld", in->jobs);
+    snprintf(samples, sizeof samples, "%lld", in->samples);
+    enum status rc = exec_params(
+        db,
+        "INSERT INTO group_inputs (group_id, kind, fingerprint, jobs, jobs_md5, samples, "
+        "samples_md5, settings) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+        "ON CONFLICT (group_id, kind) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, "
+        "jobs = EXCLUDED.jobs, jobs_md5 = EXCLUDED.jobs_md5, samples = EXCLUDED.samples, "
+        "samples_md5 = EXCLUDED.samples_md5, settings = EXCLUDED.settings, "
+        "analyzed_at = now() WHERE group_inputs.fingerprint <> EXCLUDED.fingerprint",
+        8, vals, &r, err);
+    if (rc == STATUS_OK)
+        PQclear(r);
+    return rc;
+}
+
+enum status db_groups_touched_since(struct db *db, double since_s, char (**ids)[17],
+                                    size_t *n, struct error *err)
+{
+    char since[40];
+    const char *vals[1] = {since};
+    PGresult *r;
+
+    *ids = NULL;
+    *n = 0;
+    snprintf(since, sizeof since, "%.3f", since_s);
+    /* New jobs touch their group; new samples touch every group with a job within
+     * the margin of their time range (one range per loaded file). */
+    enum status rc = exec_params(
+        db,
+        "WITH f AS (SELECT content_hash FROM loaded_files "
+        "  WHERE loaded_at >= to_timestamp($1::double precision)), "
+        "rng AS (SELECT min(stamp_s) AS s, max(stamp_s) AS e FROM samples "
+        "  WHERE source_hash IN (SELECT content_hash FROM f) GROUP BY source_hash) "
+        "SELECT DISTINCT j.group_id FROM jobs j "
+        "WHERE j.source_hash IN (SELECT content_hash FROM f) "
+        "  OR EXISTS (SELECT 1 FROM rng WHERE j.start_time <= rng.e + " INPUT_MARGIN_S
+        "  AND j.end_time >= rng.s - " INPUT_MARGIN_S ") ORDER BY 1",
+        1, vals, &r, err);
+    if (rc != STATUS_OK)
+        return rc;
+    size_t rows = (size_t)PQntuples(r);
+    if (rows > 0) {
+        *ids = calloc(rows, sizeof **ids);
+        if (*ids == NULL) {
+            PQclear(r);
+            return error_set(err, STATUS_NOMEM, "groups");
+        }
+    }
+    for (size_t i = 0; i < rows; i++)
+        copy_text((*ids)[i], sizeof(*ids)[i], r, (int)i, 0);
+    *n = rows;
+    PQclear(r);
+    return STATUS_OK;
+}
+
 enum status db_analysis_run_record(struct db *db, long groups, long jobs, long excluded,
                                    double seconds, struct error *err)
 {

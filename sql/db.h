@@ -193,6 +193,32 @@ enum status db_sweep_get(struct db *db, const char *group_id, const char *y,
                          const char *x, const char *scope, char **json,
                          struct error *err);
 
+/* What a group's results are computed from (provenance): its jobs, the samples
+ * within a day of their span, and the caller's settings text (software version,
+ * seed, d_min, θ, granularity...). fingerprint hashes all of it; stored_fingerprint
+ * is the one group_inputs holds for (group, kind), "" when none. */
+struct db_group_inputs {
+    long jobs;
+    char jobs_md5[33];
+    long long samples;
+    char samples_md5[33];
+    char fingerprint[33];
+    char stored_fingerprint[33];
+};
+enum status db_group_inputs_read(struct db *db, const char *group_id, const char *kind,
+                                 const char *settings, struct db_group_inputs *out,
+                                 struct error *err);
+/* Records in's inputs for (group, kind) after its results are stored; a no-op when
+ * the fingerprint is the stored one. */
+enum status db_group_inputs_store(struct db *db, const char *group_id, const char *kind,
+                                  const char *settings, const struct db_group_inputs *in,
+                                  struct error *err);
+/* The groups whose inputs were loaded at or after since_s (epoch seconds): those
+ * with a job from a file loaded since, or a job within a day of samples from one.
+ * *ids malloc'd (caller frees). */
+enum status db_groups_touched_since(struct db *db, double since_s, char (**ids)[17],
+                                    size_t *n, struct error *err);
+
 /* Marks an analysis run's end. */
 enum status db_analysis_run_record(struct db *db, long groups, long jobs, long excluded,
                                    double seconds, struct error *err);
