@@ -749,9 +749,10 @@ enum status analysis_association(struct db *db, const struct app_config *cfg,
     if (mx == NULL)
         return invalid_param(err, "x", "unknown metric", x);
     if (strcmp(space, "auto") != 0 && strcmp(space, "log") != 0 &&
-        strcmp(space, "linear") != 0)
+        strcmp(space, "linear") != 0) {
         return invalid_param(err, "space", "use auto, log or linear; unknown space",
                              space);
+    }
     rc = db_group_get(db, group_id, &group, err);
     if (rc != STATUS_OK)
         return rc;

@@ -237,7 +237,7 @@ static enum status fit_kde(const double *x, const double *y, size_t d,
                            struct assoc_work *w, struct error *err)
 {
     w->kde_ws = stats_kde_ws_new(d > 0 ? d : 1);
-    w->kde = malloc(sizeof *w->kde);
+    w->kde = calloc(1, sizeof *w->kde);
     if (w->kde_ws == NULL || w->kde == NULL)
         return error_set(err, STATUS_NOMEM, "KDE workspace for d = %zu", d);
     const struct stats_kde_opts ko = kde_opts_of(opts, space);
@@ -265,7 +265,7 @@ static enum status test_significance(const double *x, const double *y, size_t d,
     if (w->signif == NULL)
         return error_set(err, STATUS_NOMEM, "significance");
     if (w->kde != NULL) {
-        w->kde_perm = malloc(sizeof *w->kde_perm);
+        w->kde_perm = calloc(1, sizeof *w->kde_perm);
         if (w->kde_perm == NULL)
             return error_set(err, STATUS_NOMEM, "KDE scratch");
         /* The space the data were fitted in: permuting y keeps every value's sign. */
@@ -311,9 +311,10 @@ enum status assoc_object_fill(json_t *o, const double *x, const double *y, size_
     put_coefficients(o, &a);
     if (w.kde != NULL)
         json_object_set_new(o, "kde", kde_json(w.kde, opts->density));
-    if (w.signif != NULL)
+    if (w.signif != NULL) {
         json_object_set_new(o, "significance",
                             signif_json(w.signif, opts, w.kde != NULL));
+    }
 out:
     work_clear(&w);
     return rc;
