@@ -584,19 +584,6 @@ static json_t *num_or_null(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-static void set_coef(json_t *o, json_t *reasons, const char *name,
-                     const struct stats_coef *c)
-{
-    if (c->reason == REASON_NOT_COMPUTED)
-        return;
-    if (c->reason == REASON_NONE && isfinite(c->value)) {
-        json_object_set_new(o, name, json_real(c->value));
-        return;
-    }
-    json_object_set_new(o, name, json_null());
-    json_object_set_new(reasons, name, json_string(stats_reason_name(c->reason)));
-}
-
 struct pair_data {
     double *x, *y;
     size_t d;
@@ -695,18 +682,77 @@ static json_t *negative_json(const struct metric_def *my, const struct metric_de
     return o;
 }
 
+/* The object's identity of the data: two objects with equal keys were computed on
+ * the same jobs and values (the coefficients are exact functions of them). */
+static bool same_data(const json_t *a, const json_t *b)
+{
+    static const char *const keys[] = {"d",        "excluded", "space",  "pearson",
+                                       "spearman", "dcor_v",   "dcor2_u"};
+
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const json_t *va = json_object_get(a, keys[i]), *vb = json_object_get(b, keys[i]);
+        if ((va == NULL) != (vb == NULL) || (va != NULL && !json_equal(va, vb)))
+            return false;
+    }
+    const json_t *ka = json_object_get(json_object_get(a, "kde"), "kernel");
+    const json_t *kb = json_object_get(json_object_get(b, "kde"), "kernel");
+    return ka == NULL || kb == NULL || json_equal(ka, kb);
+}
+
+/* What analyze stored under the same key, beside the object computed now: "stored"
+ * says when it was computed, from what (its provenance) and whether it is of the
+ * same data ("current"). Its significance (analyze computes it at the base
+ * granularity: METHOD.md §5) is added when with_significance and of the same data.
+ * A result that cannot be read is skipped, logged. */
+static void attach_stored(struct db *db, const char *group_id, const char *y,
+                          const char *x, double granularity_s, const char *space,
+                          const char *scope, bool with_significance, json_t *o)
+{
+    struct error err = {0};
+    json_error_t jerr;
+    char *text = NULL, computed_at[40];
+    enum status rc = db_result_get(db, group_id, y, x, granularity_s, space, scope, &text,
+                                   computed_at, &err);
+
+    if (rc != STATUS_OK) {
+        if (rc != STATUS_NOT_FOUND)
+            log_warn("stored result of %s %s~%s: %s", group_id, y, x, err.msg);
+        free(text);
+        return;
+    }
+    json_t *stored = json_loads(text, 0, &jerr);
+    free(text);
+    if (stored == NULL) {
+        log_warn("stored result of %s %s~%s unreadable: %s", group_id, y, x, jerr.text);
+        return;
+    }
+    bool current = same_data(stored, o);
+    json_t *signif = json_object_get(stored, "significance"); /* borrowed */
+    if (with_significance && signif != NULL && current)
+        json_object_set(o, "significance", signif);
+    json_t *meta =
+        json_pack("{s:s, s:b}", "computed_at", computed_at, "current", current);
+    json_t *prov = json_object_get(stored, "provenance"); /* borrowed */
+    if (meta != NULL && prov != NULL)
+        json_object_set(meta, "provenance", prov);
+    if (meta != NULL)
+        json_object_set_new(o, "stored", meta);
+    json_decref(stored);
+}
+
 enum status analysis_association(struct db *db, const struct app_config *cfg,
                                  const char *group_id, const char *y, const char *x,
-                                 double granularity_s, const char *scope, json_t **out,
+                                 double granularity_s, const char *scope,
+                                 const struct assoc_opts *opts, json_t **out,
                                  struct error *err)
 {
     const struct metric_def *my = metric_find(y), *mx = metric_find(x);
+    const char *space = opts->space != NULL ? opts->space : "auto";
     struct db_group group;
     struct db_jobs *jobs = NULL;
     struct analysis_ctx ctx;
-    struct stats_ws *ws = NULL;
     struct pair_data p;
-    struct stats_assoc a;
+    json_t *o = NULL;
     enum status rc;
 
     *out = NULL;
@@ -716,6 +762,11 @@ enum status analysis_association(struct db *db, const struct app_config *cfg,
         return invalid_param(err, "y", "unknown metric", y);
     if (mx == NULL)
         return invalid_param(err, "x", "unknown metric", x);
+    if (strcmp(space, "auto") != 0 && strcmp(space, "log") != 0 &&
+        strcmp(space, "linear") != 0) {
+        return invalid_param(err, "space", "use auto, log or linear; unknown space",
+                             space);
+    }
     rc = db_group_get(db, group_id, &group, err);
     if (rc != STATUS_OK)
         return rc;
@@ -725,20 +776,14 @@ enum status analysis_association(struct db *db, const struct app_config *cfg,
     rc = db_jobs_of_group(db, group_id, &jobs, err);
     if (rc != STATUS_OK)
         goto out;
-    rc = collect_pairs(&ctx, jobs, my, mx, false, &p, err);
+    /* An explicit log space excludes the jobs it cannot fit, counted (METHOD.md §3). */
+    rc = collect_pairs(&ctx, jobs, my, mx, strcmp(space, "log") == 0, &p, err);
     if (rc != STATUS_OK)
         goto out;
-    ws = stats_ws_new(p.d > 0 ? p.d : 1);
-    if (ws == NULL) {
-        rc = error_set(err, STATUS_NOMEM, "stats workspace");
-        goto out;
-    }
-    struct stats_assoc_opts opts = {stats_methods_available(), cfg->d_min, cfg->seed,
-                                    true};
-    rc = stats_assoc_compute(p.x, p.y, p.d, &opts, ws, &a, err);
-    if (rc != STATUS_OK)
-        goto out;
-    json_t *o = json_object();
+    struct assoc_opts ao = *opts;
+    ao.space = space;
+    ao.significance = opts->significance && (!opts->significance_base_only || ctx.k == 1);
+    o = json_object();
     json_object_set_new(o, "group", json_string(group.id));
     json_object_set_new(o, "y", json_string(y));
     json_object_set_new(o, "x", json_string(x));
@@ -749,15 +794,22 @@ enum status analysis_association(struct db *db, const struct app_config *cfg,
     json_t *neg = negative_json(my, mx, &p);
     if (neg != NULL)
         json_object_set_new(o, "negative", neg);
-    assoc_fill_json(o, p.x, p.y, &a);
+    rc = assoc_object_fill(o, p.x, p.y, p.d, &ao, err);
+    if (rc != STATUS_OK)
+        goto out;
+    if (opts->stored_significance) {
+        attach_stored(db, group_id, y, x, ctx.base_delta_s * ctx.k, space, ctx.scope,
+                      !ao.significance, o);
+    }
     json_object_set_new(o, "sample_offset_s", num_or_null(cfg->sample_offset_s));
     /* Darshan's whole-second start: every absolute time may be up to 1 s early. */
     json_object_set_new(o, "time_error_s", json_real(1.0));
     *out = o;
+    o = NULL;
 out:
+    json_decref(o);
     free(p.x);
     free(p.y);
-    stats_ws_free(ws);
     db_jobs_free(jobs);
     ctx_clear(&ctx);
     return rc;
@@ -817,34 +869,6 @@ enum status analysis_job_pairs(const struct stats_series *series, const struct d
     bool known = ev.v.d_excl == EXCL_NONE || ev.v.d_excl == EXCL_HOLE;
     *m = known ? (double)ev.v.m : (double)NAN;
     return STATUS_OK;
-}
-
-void assoc_fill_json(json_t *o, const double *x, const double *y,
-                     const struct stats_assoc *a)
-{
-    json_t *reasons = json_object();
-    bool all_positive = a->d > 0;
-
-    for (size_t i = 0; i < a->d; i++) {
-        if (!(x[i] > 0 && y[i] > 0))
-            all_positive = false;
-    }
-    /* The KDE's fitting space (METHOD.md §5): log when every value is positive. */
-    json_object_set_new(o, "space", json_string(all_positive ? "log" : "linear"));
-    json_object_set_new(o, "d", json_integer((json_int_t)a->d));
-    set_coef(o, reasons, "pearson", &a->pearson);
-    set_coef(o, reasons, "spearman", &a->spearman);
-    set_coef(o, reasons, "dcor_v", &a->dcor_v);
-    set_coef(o, reasons, "dcor2_u", &a->dcor2_u);
-    set_coef(o, reasons, "mi_ksg_nats", &a->mi_ksg_nats);
-    set_coef(o, reasons, "mi_linfoot", &a->mi_linfoot);
-    if (json_object_size(reasons) > 0) {
-        /* One reason for the whole object (INTERFACES.md), and each coefficient's. */
-        json_object_set(o, "reason", json_object_iter_value(json_object_iter(reasons)));
-        json_object_set_new(o, "reasons", reasons);
-    } else {
-        json_decref(reasons);
-    }
 }
 
 /* ---- export jobs --------------------------------------------------------------- */

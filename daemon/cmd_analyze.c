@@ -24,11 +24,13 @@ static void analyze_usage(FILE *fp)
     fprintf(
         fp,
         "usage: iocontend analyze [--group G] [--granularity S | --sweep [--k-max N]\n"
-        "                         [--phases 0|all]] [--since T]\n"
+        "                         [--phases 0|all]] [--permutations B] [--since T]\n"
         "Computes, for every application group (or G), the association of job I/O time\n"
         "with system-wide I/O for the default pairs (t_d~psi_d_read, t_d~psi_d_write,\n"
         "t_um~psi_o_read, t_um~psi_o_write) at granularity S seconds (a multiple of the\n"
-        "sampling interval; default: the sampling interval), and stores the results.\n"
+        "sampling interval; default: the sampling interval), and stores the results:\n"
+        "the association object with its KDE and, at the sampling interval, its\n"
+        "significance (METHOD.md 5).\n"
         "  --sweep      the granularity sweep instead (METHOD.md 6): every coefficient "
         "of\n"
         "               those pairs and t_i~psi_i_read, t_i~psi_i_write, tau~b_d at k "
@@ -40,6 +42,9 @@ static void analyze_usage(FILE *fp)
         "  --k-max N    the largest k, 1 to %d ([analysis] sweep_k_max, default 20)\n"
         "  --phases P   0: phase 0 only (default); all: every phase 0..k-1 at each k,\n"
         "               reporting their mean and range ([analysis] sweep_phases)\n"
+        "  --permutations B  permutations of the significance test, 0 to %d\n"
+        "               ([analysis] permutations, default 999; 0: no significance;\n"
+        "               about 6 s per pair at d = 420 with 999)\n"
         "  --since T    only groups with jobs or samples loaded since T (RFC 3339,\n"
         "               e.g. 2026-11-21T00:00:00Z, or a duration back from now: 36h, "
         "7d)\n"
@@ -49,7 +54,7 @@ static void analyze_usage(FILE *fp)
         "inputs changes nothing. Each result stores its provenance.\n"
         "exit: 0 done; 1 done but groups or jobs were excluded (or, in a sweep, dropped\n"
         "as not valid at every k); 64 usage; 69 database unavailable.\n",
-        SWEEP_K_LIMIT);
+        SWEEP_K_LIMIT, ANALYZE_PERMUTATIONS_MAX);
 }
 
 static long json_int_at(json_t *o, const char *a, const char *b)
@@ -67,10 +72,10 @@ static void settings_text(const struct app_config *cfg, double granularity_s, ch
 {
     snprintf(out, size,
              "version=%s;kind=association;pairs=%zu;d_min=%zu;seed=%lu;theta=%.17g;"
-             "base_granularity=%.17g;granularity=%.17g",
+             "base_granularity=%.17g;granularity=%.17g;permutations=%zu",
              IOCONTEND_VERSION, sizeof default_pairs / sizeof default_pairs[0],
              cfg->d_min, cfg->seed, cfg->sample_offset_s, cfg->granularity_s,
-             granularity_s);
+             granularity_s, cfg->permutations);
 }
 
 /* The provenance stored with each result: what it was computed from. */
@@ -116,6 +121,16 @@ static void excluded_text(json_t *sum, char *out, size_t size)
     }
 }
 
+/* A JSON number with 3 decimals (3 significant digits when general), or "null". */
+static void number_text(const json_t *v, bool general, char *out, size_t size)
+{
+    if (json_is_number(v)) {
+        snprintf(out, size, general ? "%.3g" : "%.3f", json_number_value(v));
+    } else {
+        snprintf(out, size, "null");
+    }
+}
+
 int analyze_run(const struct app_config *cfg, struct db *db, const char *group_id,
                 double granularity_s, const struct analyze_opts *opts, bool progress)
 {
@@ -154,6 +169,11 @@ int analyze_run(const struct app_config *cfg, struct db *db, const char *group_i
         json_decref(excluded_sum);
         return exit_code_of(rc);
     }
+    /* METHOD.md §5: significance at the base granularity, seeded and stored. */
+    struct assoc_opts ao = assoc_opts_default(cfg);
+    ao.significance = cfg->permutations > 0;
+    ao.significance_base_only = true;
+    ao.n_perm = cfg->permutations;
     for (size_t g = 0; g < n_groups; g++) {
         bool short_group = false;
         struct db_group_inputs inputs;
@@ -188,8 +208,8 @@ int analyze_run(const struct app_config *cfg, struct db *db, const char *group_i
             json_t *res = NULL;
             error_clear(&err);
             rc = analysis_association(db, cfg, groups[g].id, default_pairs[p][0],
-                                      default_pairs[p][1], granularity_s, "all", &res,
-                                      &err);
+                                      default_pairs[p][1], granularity_s, "all", &ao,
+                                      &res, &err);
             if (rc != STATUS_OK) {
                 log_error("analyze: group %s %s~%s: %s", groups[g].id,
                           default_pairs[p][0], default_pairs[p][1], err.msg);
@@ -213,17 +233,18 @@ int analyze_run(const struct app_config *cfg, struct db *db, const char *group_i
                 jobs_used += json_int_at(res, "d", NULL);
                 jobs_excluded += json_int_at(res, "excluded", "total");
                 short_group = json_object_get(res, "reason") != NULL;
-                json_t *r = json_object_get(res, "pearson");
-                char value[32];
-                if (json_is_real(r)) {
-                    snprintf(value, sizeof value, "%.3f", json_real_value(r));
-                } else {
-                    snprintf(value, sizeof value, "null");
-                }
-                log_info(
-                    "group %s (%s): d = %ld, excluded %ld, pearson(t_d, psi_d_read) = %s",
-                    groups[g].id, groups[g].name, json_int_at(res, "d", NULL),
-                    json_int_at(res, "excluded", "total"), value);
+                char r[32], w[32], pw[32];
+                number_text(json_object_get(res, "pearson"), false, r, sizeof r);
+                const json_t *kde = json_object_get(res, "kde");
+                const json_t *sig = json_object_get(res, "significance");
+                number_text(json_object_get(kde, "width_ratio"), false, w, sizeof w);
+                number_text(
+                    json_object_get(json_object_get(sig, "width_ratio"), "p_value"), true,
+                    pw, sizeof pw);
+                log_info("group %s (%s): d = %ld, excluded %ld, t_d~psi_d_read: "
+                         "pearson %s, width_ratio %s (p %s)",
+                         groups[g].id, groups[g].name, json_int_at(res, "d", NULL),
+                         json_int_at(res, "excluded", "total"), r, w, pw);
             }
             json_decref(res);
             if (rc != STATUS_OK) {
@@ -297,6 +318,7 @@ int cmd_analyze(struct app_config *cfg, int argc, char **argv)
         {"phases", required_argument, NULL, 'p'},
         {"since", required_argument, NULL, 's'},
         {"force", no_argument, NULL, 'f'},
+        {"permutations", required_argument, NULL, 'B'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     const char *group = NULL;
@@ -357,6 +379,18 @@ int cmd_analyze(struct app_config *cfg, int argc, char **argv)
             aopts.since_set = true;
             break;
         case 'f': aopts.force = true; break;
+        case 'B': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end != '\0' || end == optarg || v < 0 || v > ANALYZE_PERMUTATIONS_MAX) {
+                fprintf(stderr,
+                        "iocontend analyze: --permutations takes 0 to %d, got '%s'\n",
+                        ANALYZE_PERMUTATIONS_MAX, optarg);
+                return EXIT_USAGE;
+            }
+            cfg->permutations = (size_t)v;
+            break;
+        }
         case 'h': analyze_usage(stdout); return EXIT_OK;
         default: analyze_usage(stderr); return EXIT_USAGE;
         }

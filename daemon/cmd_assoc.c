@@ -15,17 +15,30 @@ static void assoc_usage(FILE *fp)
     fprintf(
         fp,
         "usage: iocontend assoc --input FILE --x COL --y COL [--methods LIST]\n"
-        "                       [--space log|linear] [--seed N] [--mi-jitter 0|1]\n"
-        "                       [--json]\n"
+        "                       [--space auto|log|linear] [--kernel product|full]\n"
+        "                       [--density] [--significance] [--permutations B]\n"
+        "                       [--resamples B] [--seed N] [--mi-jitter 0|1] [--json]\n"
         "The association of column y with column x of a CSV file with a header line\n"
         "(METHOD.md §5), without a database. Rows whose x or y is empty or not a finite\n"
         "number are dropped and counted (and, with --space log, rows with a value <= "
         "0).\n"
-        "  --methods LIST  comma-separated from pearson,spearman,dcor,mi (default: all)\n"
-        "  --space S       log: drop rows with a value <= 0 (the KDE's fitting space)\n"
-        "  --seed N        seed of the seeded methods (default 20240601 or the config)\n"
-        "  --mi-jitter B   0 switches off KSG's tie-breaking jitter (default 1)\n"
-        "  --json          print the association object of INTERFACES.md\n"
+        "  --methods LIST    comma-separated from pearson,spearman,dcor,mi,kde, or all\n"
+        "                    (default: all)\n"
+        "  --space S         the KDE's fitting space: auto (default: log when every\n"
+        "                    value is > 0, else linear), log (drops rows with a value\n"
+        "                    <= 0) or linear\n"
+        "  --kernel K        the KDE's kernel: product (default) or full\n"
+        "  --density         add the KDE's 128 x 128 density grid to the JSON\n"
+        "  --significance    permutation p-values and noise floors of every coefficient\n"
+        "                    and of the KDE's width_ratio, BCa CIs of pearson and\n"
+        "                    spearman\n"
+        "  --permutations B  permutations of y (default 999; implies --significance)\n"
+        "  --resamples B     pair resamples of the BCa CIs (default 2000; implies\n"
+        "                    --significance)\n"
+        "  --seed N          seed of KSG's jitter, the permutations and the resamples\n"
+        "                    (default 20240601 or the config)\n"
+        "  --mi-jitter B     0 switches off KSG's tie-breaking jitter (default 1)\n"
+        "  --json            print the association object of INTERFACES.md\n"
         "Exit status: 0 every row used, 1 rows dropped, 64 bad usage or a malformed\n"
         "file (named with its line), 66 no such file.\n");
 }
@@ -169,12 +182,15 @@ static enum status read_columns(const char *path, const char *xcol, const char *
     return rc;
 }
 
-static enum status parse_methods(const char *list, unsigned *out)
+/* --methods: the core METHOD_* bits and the KDE. STATUS_NOT_FOUND for a method
+ * this build lacks, STATUS_INVALID for an unknown word or an empty list. */
+static enum status parse_methods(const char *list, unsigned *out, bool *kde)
 {
     char buf[256];
     char *save = NULL;
 
     *out = 0;
+    *kde = false;
     snprintf(buf, sizeof buf, "%s", list);
     for (char *tok = strtok_r(buf, ",", &save); tok != NULL;
          tok = strtok_r(NULL, ",", &save)) {
@@ -186,62 +202,165 @@ static enum status parse_methods(const char *list, unsigned *out)
             *out |= METHOD_DCOR;
         } else if (strcmp(tok, "mi") == 0) {
             *out |= METHOD_MI;
+        } else if (strcmp(tok, "kde") == 0) {
+            *kde = true;
         } else if (strcmp(tok, "all") == 0) {
             *out |= stats_methods_available();
+            *kde = true;
         } else {
             return STATUS_INVALID;
         }
     }
     if ((*out & ~stats_methods_available()) != 0)
         return STATUS_NOT_FOUND;
-    return *out != 0 ? STATUS_OK : STATUS_INVALID;
+    return *out != 0 || *kde ? STATUS_OK : STATUS_INVALID;
 }
 
-static void print_table(json_t *o)
+/* A number of the object as text of width w, "null" when it is not one. */
+static void cell(char *out, size_t size, const json_t *v, int w)
+{
+    if (json_is_number(v)) {
+        snprintf(out, size, "%*.6g", w, json_number_value(v));
+    } else {
+        snprintf(out, size, "%*s", w, "null");
+    }
+}
+
+/* One coefficient's line: value, and with significance its p-value, noise floor
+ * and CI. */
+static void print_coef(const json_t *o, const char *name, const json_t *value)
+{
+    const json_t *sig = json_object_get(json_object_get(o, "significance"), name);
+    char v[32], p[32], f[32], lo[32], hi[32];
+
+    if (value == NULL)
+        return;
+    cell(v, sizeof v, value, 10);
+    printf("  %-17s %s", name, v);
+    if (sig != NULL) {
+        cell(p, sizeof p, json_object_get(sig, "p_value"), 9);
+        cell(f, sizeof f, json_object_get(sig, "noise_floor"), 11);
+        printf(" %s %s", p, f);
+        if (json_object_get(sig, "ci_low") != NULL) {
+            cell(lo, sizeof lo, json_object_get(sig, "ci_low"), 0);
+            cell(hi, sizeof hi, json_object_get(sig, "ci_high"), 0);
+            printf("  [%s, %s]", lo, hi);
+        }
+    }
+    const json_t *why = json_object_get(json_object_get(o, "reasons"), name);
+    if (!json_is_number(value)) {
+        if (why == NULL && sig != NULL)
+            why = json_object_get(sig, "reason");
+        printf(" (%s)", why != NULL ? json_string_value(why) : "undefined");
+    }
+    putchar('\n');
+}
+
+static void print_kde(const json_t *o)
+{
+    const json_t *k = json_object_get(o, "kde");
+    char a[32], b[32], c[32], d[32];
+
+    if (k == NULL)
+        return;
+    printf("KDE (%s space, %s kernel%s)", json_string_value(json_object_get(k, "space")),
+           json_string_value(json_object_get(k, "kernel")),
+           json_is_true(json_object_get(k, "binned")) ? ", binned" : "");
+    if (json_object_get(k, "reason") != NULL) {
+        printf(": null (%s)\n", json_string_value(json_object_get(k, "reason")));
+        return;
+    }
+    cell(a, sizeof a, json_object_get(k, "hx"), 0);
+    cell(b, sizeof b, json_object_get(k, "hy"), 0);
+    printf(": hx %s, hy %s (fitting space)\n", a, b);
+    cell(a, sizeof a, json_object_get(k, "mean"), 0);
+    cell(b, sizeof b, json_object_get(k, "sd"), 0);
+    cell(c, sizeof c, json_object_get(k, "band_low"), 0);
+    cell(d, sizeof d, json_object_get(k, "band_high"), 0);
+    printf("  y mean %s, sd %s, mean -/+ 1.645 sd [%s, %s]\n", a, b, c, d);
+    cell(a, sizeof a, json_object_get(k, "marg_q05"), 0);
+    cell(b, sizeof b, json_object_get(k, "marg_q95"), 0);
+    printf("  marginal q05 %s, q95 %s\n", a, b);
+    print_coef(o, "width_ratio", json_object_get(k, "width_ratio"));
+    print_coef(o, "paper_width_ratio", json_object_get(k, "paper_width_ratio"));
+    printf("  %12s %12s %12s %12s\n", "x", "q05", "q50", "q95");
+    for (size_t i = 0; i < json_array_size(json_object_get(k, "x_grid")); i++) {
+        cell(a, sizeof a, json_array_get(json_object_get(k, "x_grid"), i), 12);
+        cell(b, sizeof b, json_array_get(json_object_get(k, "q05"), i), 12);
+        cell(c, sizeof c, json_array_get(json_object_get(k, "q50"), i), 12);
+        cell(d, sizeof d, json_array_get(json_object_get(k, "q95"), i), 12);
+        printf("  %s %s %s %s\n", a, b, c, d);
+    }
+}
+
+static void print_table(const json_t *o)
 {
     static const char *const names[] = {"pearson", "spearman",    "dcor_v",
                                         "dcor2_u", "mi_ksg_nats", "mi_linfoot"};
+    const json_t *sig = json_object_get(o, "significance");
 
-    printf("y = %s, x = %s, d = %lld (dropped: %lld)\n",
+    printf("y = %s, x = %s, d = %lld (dropped: %lld), space %s\n",
            json_string_value(json_object_get(o, "y")),
            json_string_value(json_object_get(o, "x")),
            (long long)json_integer_value(json_object_get(o, "d")),
            (long long)json_integer_value(
-               json_object_get(json_object_get(o, "excluded"), "total")));
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        json_t *v = json_object_get(o, names[i]);
-        if (v == NULL)
-            continue;
-        if (json_is_number(v)) {
-            printf("  %-12s %10.6f\n", names[i], json_number_value(v));
-        } else {
-            json_t *why = json_object_get(json_object_get(o, "reasons"), names[i]);
-            printf("  %-12s %10s (%s)\n", names[i], "null",
-                   why != NULL ? json_string_value(why) : "undefined");
-        }
+               json_object_get(json_object_get(o, "excluded"), "total")),
+           json_string_value(json_object_get(o, "space")));
+    if (sig != NULL) {
+        printf("  %-17s %10s %9s %11s  %s (%lld permutations, %lld resamples, seed "
+               "%lld)\n",
+               "", "value", "p", "noise floor", "95% CI",
+               (long long)json_integer_value(json_object_get(sig, "permutations")),
+               (long long)json_integer_value(json_object_get(sig, "resamples")),
+               (long long)json_integer_value(json_object_get(sig, "seed")));
     }
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        print_coef(o, names[i], json_object_get(o, names[i]));
+    print_kde(o);
+}
+
+/* --permutations, --resamples: 0 .. STATS_SIGNIF_B_MAX. */
+static bool parse_b(const char *s, size_t *out)
+{
+    char *end;
+
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || v > STATS_SIGNIF_B_MAX)
+        return false;
+    *out = (size_t)v;
+    return true;
+}
+
+static bool one_of(const char *s, const char *a, const char *b, const char *c)
+{
+    return strcmp(s, a) == 0 || strcmp(s, b) == 0 || (c != NULL && strcmp(s, c) == 0);
 }
 
 int cmd_assoc(struct app_config *cfg, int argc, char **argv)
 {
-    static const struct option longopts[] = {{"input", required_argument, NULL, 'i'},
-                                             {"x", required_argument, NULL, 'x'},
-                                             {"y", required_argument, NULL, 'y'},
-                                             {"methods", required_argument, NULL, 'm'},
-                                             {"space", required_argument, NULL, 's'},
-                                             {"seed", required_argument, NULL, 'S'},
-                                             {"mi-jitter", required_argument, NULL, 'J'},
-                                             {"json", no_argument, NULL, 'j'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
-    const char *input = NULL, *xcol = NULL, *ycol = NULL, *space = NULL;
-    unsigned methods = stats_methods_available();
-    bool json = false, mi_jitter = true;
+    static const struct option longopts[] = {
+        {"input", required_argument, NULL, 'i'},
+        {"x", required_argument, NULL, 'x'},
+        {"y", required_argument, NULL, 'y'},
+        {"methods", required_argument, NULL, 'm'},
+        {"space", required_argument, NULL, 's'},
+        {"kernel", required_argument, NULL, 'K'},
+        {"density", no_argument, NULL, 'D'},
+        {"significance", no_argument, NULL, 'P'},
+        {"permutations", required_argument, NULL, 'B'},
+        {"resamples", required_argument, NULL, 'R'},
+        {"seed", required_argument, NULL, 'S'},
+        {"mi-jitter", required_argument, NULL, 'J'},
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    const char *input = NULL, *xcol = NULL, *ycol = NULL;
+    struct assoc_opts opts = assoc_opts_default(cfg);
+    bool json = false;
     char *end;
     struct columns c = {0};
     struct error err = {0};
-    struct stats_ws *ws = NULL;
-    struct stats_assoc a;
     int c_opt, code = EXIT_OK;
 
     optind = 1;
@@ -251,7 +370,7 @@ int cmd_assoc(struct app_config *cfg, int argc, char **argv)
         case 'x': xcol = optarg; break;
         case 'y': ycol = optarg; break;
         case 'm': {
-            enum status mrc = parse_methods(optarg, &methods);
+            enum status mrc = parse_methods(optarg, &opts.methods, &opts.kde);
             if (mrc == STATUS_NOT_FOUND) {
                 fprintf(stderr, "iocontend assoc: --methods '%s': not in this build\n",
                         optarg);
@@ -260,26 +379,45 @@ int cmd_assoc(struct app_config *cfg, int argc, char **argv)
             if (mrc != STATUS_OK) {
                 fprintf(stderr,
                         "iocontend assoc: --methods takes a comma-separated list of "
-                        "pearson, spearman, dcor, mi, all; got '%s'\n",
+                        "pearson, spearman, dcor, mi, kde, all; got '%s'\n",
                         optarg);
                 return EXIT_USAGE;
             }
             break;
         }
         case 'J':
-            if (strcmp(optarg, "0") != 0 && strcmp(optarg, "1") != 0) {
+            if (!one_of(optarg, "0", "1", NULL)) {
                 fprintf(stderr, "iocontend assoc: --mi-jitter takes 0 or 1, got '%s'\n",
                         optarg);
                 return EXIT_USAGE;
             }
-            mi_jitter = optarg[0] == '1';
+            opts.mi_jitter = optarg[0] == '1';
             break;
         case 's':
-            if (strcmp(optarg, "log") != 0 && strcmp(optarg, "linear") != 0) {
-                fprintf(stderr, "iocontend assoc: --space takes log or linear\n");
+            if (!one_of(optarg, "auto", "log", "linear")) {
+                fprintf(stderr, "iocontend assoc: --space takes auto, log or linear\n");
                 return EXIT_USAGE;
             }
-            space = optarg;
+            opts.space = optarg;
+            break;
+        case 'K':
+            if (!one_of(optarg, "product", "full", NULL)) {
+                fprintf(stderr, "iocontend assoc: --kernel takes product or full\n");
+                return EXIT_USAGE;
+            }
+            opts.kernel_full = strcmp(optarg, "full") == 0;
+            break;
+        case 'D': opts.density = true; break;
+        case 'P': opts.significance = true; break;
+        case 'B':
+        case 'R':
+            if (!parse_b(optarg, c_opt == 'B' ? &opts.n_perm : &opts.n_boot)) {
+                fprintf(stderr, "iocontend assoc: --%s takes 0 to %u, got '%s'\n",
+                        c_opt == 'B' ? "permutations" : "resamples", STATS_SIGNIF_B_MAX,
+                        optarg);
+                return EXIT_USAGE;
+            }
+            opts.significance = true;
             break;
         case 'S':
             errno = 0;
@@ -291,6 +429,7 @@ int cmd_assoc(struct app_config *cfg, int argc, char **argv)
                     optarg);
                 return EXIT_USAGE;
             }
+            opts.seed = cfg->seed;
             break;
         case 'j': json = true; break;
         case 'h': assoc_usage(stdout); return EXIT_OK;
@@ -302,16 +441,23 @@ int cmd_assoc(struct app_config *cfg, int argc, char **argv)
         assoc_usage(stderr);
         return EXIT_USAGE;
     }
-    bool log_space = space != NULL && strcmp(space, "log") == 0;
-    enum status rc = read_columns(input, xcol, ycol, log_space, &c, &err);
+    json_t *o = json_object();
+    json_object_set_new(o, "y", json_string(ycol));
+    json_object_set_new(o, "x", json_string(xcol));
+    json_object_set_new(o, "granularity_s", json_null());
+    json_object_set_new(o, "scope", json_null());
+    enum status rc =
+        read_columns(input, xcol, ycol, strcmp(opts.space, "log") == 0, &c, &err);
     if (rc == STATUS_OK) {
-        ws = stats_ws_new(c.d > 0 ? c.d : 1);
-        rc = ws == NULL
-                 ? error_set(&err, STATUS_NOMEM, "stats workspace")
-                 : stats_assoc_compute(c.x, c.y, c.d,
-                                       &(struct stats_assoc_opts){methods, cfg->d_min,
-                                                                  cfg->seed, mi_jitter},
-                                       ws, &a, &err);
+        json_t *ex = json_object();
+        json_object_set_new(
+            ex, "total",
+            json_integer((json_int_t)c.nonfinite + (json_int_t)c.nonpositive));
+        json_object_set_new(ex, "nonfinite", json_integer((json_int_t)c.nonfinite));
+        json_object_set_new(ex, "nonpositive_in_log_space",
+                            json_integer((json_int_t)c.nonpositive));
+        json_object_set_new(o, "excluded", ex);
+        rc = assoc_object_fill(o, c.x, c.y, c.d, &opts, &err);
     }
     if (rc != STATUS_OK) {
         char msg[400];
@@ -320,22 +466,7 @@ int cmd_assoc(struct app_config *cfg, int argc, char **argv)
         code = exit_code_of(rc);
         goto out;
     }
-    json_t *o = json_object();
-    json_object_set_new(o, "y", json_string(ycol));
-    json_object_set_new(o, "x", json_string(xcol));
-    json_object_set_new(o, "granularity_s", json_null());
-    json_object_set_new(o, "scope", json_null());
-    json_t *ex = json_object();
-    json_object_set_new(
-        ex, "total", json_integer((json_int_t)c.nonfinite + (json_int_t)c.nonpositive));
-    json_object_set_new(ex, "nonfinite", json_integer((json_int_t)c.nonfinite));
-    json_object_set_new(ex, "nonpositive_in_log_space",
-                        json_integer((json_int_t)c.nonpositive));
-    json_object_set_new(o, "excluded", ex);
-    assoc_fill_json(o, c.x, c.y, &a);
-    if (space != NULL)
-        json_object_set_new(o, "space", json_string(space));
-    json_object_set_new(o, "seed", json_integer((json_int_t)cfg->seed));
+    json_object_set_new(o, "seed", json_integer((json_int_t)opts.seed));
     if (json) {
         char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
         if (text != NULL)
@@ -344,11 +475,10 @@ int cmd_assoc(struct app_config *cfg, int argc, char **argv)
     } else {
         print_table(o);
     }
-    json_decref(o);
     if (c.nonfinite + c.nonpositive > 0)
         code = EXIT_PARTIAL;
 out:
-    stats_ws_free(ws);
+    json_decref(o);
     free(c.x);
     free(c.y);
     return code;

@@ -88,11 +88,15 @@ static enum status set_key(struct app_config *cfg, const char *section, const ch
         } else if (strcmp(key, "sweep_k_max") == 0 && v >= 1 && v <= SWEEP_K_LIMIT &&
                    v == floor(v)) {
             cfg->sweep_k_max = (unsigned)v;
+        } else if (strcmp(key, "permutations") == 0 && v >= 0 &&
+                   v <= ANALYZE_PERMUTATIONS_MAX && v == floor(v)) {
+            cfg->permutations = (size_t)v;
         } else {
             return error_at(err, STATUS_PARSE, path, line,
                             "expected d_min >= 2, seed, granularity_s, sweep_k_max "
-                            "(1 to %d) or sweep_phases in [analysis], got %s = %s",
-                            SWEEP_K_LIMIT, key, value);
+                            "(1 to %d), permutations (0 to %d) or sweep_phases in "
+                            "[analysis], got %s = %s",
+                            SWEEP_K_LIMIT, ANALYZE_PERMUTATIONS_MAX, key, value);
         }
         return STATUS_OK;
     }
@@ -160,6 +164,7 @@ enum status app_config_load(struct app_config *cfg, const char *path, struct err
     cfg->d_min = 10;
     cfg->seed = 20240601UL;
     cfg->sweep_k_max = 20;
+    cfg->permutations = 999;
     if (path == NULL && access(DEFAULT_CONFIG_PATH, R_OK) == 0)
         path = DEFAULT_CONFIG_PATH;
     if (path != NULL) {
@@ -219,6 +224,6 @@ void app_config_print(const struct app_config *cfg, FILE *fp)
     fprintf(fp, "\n[samples]\nsample_offset_s = %g\n", cfg->sample_offset_s);
     fprintf(fp, "\n[analysis]\nd_min = %zu\nseed = %lu\ngranularity_s = %g\n", cfg->d_min,
             cfg->seed, cfg->granularity_s);
-    fprintf(fp, "sweep_k_max = %u\nsweep_phases = %s\n", cfg->sweep_k_max,
-            cfg->sweep_all_phases ? "all" : "0");
+    fprintf(fp, "sweep_k_max = %u\nsweep_phases = %s\npermutations = %zu\n",
+            cfg->sweep_k_max, cfg->sweep_all_phases ? "all" : "0", cfg->permutations);
 }

@@ -494,20 +494,103 @@ static void add_stored_granularities(struct request *req, struct db *db,
     free(g);
 }
 
+/* A 0/1 flag of the query: *out unchanged when absent; false when malformed. */
+static bool query_flag(struct MHD_Connection *conn, const char *name, bool *out)
+{
+    const char *v = query(conn, name);
+
+    if (v == NULL)
+        return true;
+    if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+        return false;
+    *out = v[0] == '1';
+    return true;
+}
+
+/* A count of the query in 0 .. ANALYZE_PERMUTATIONS_MAX: *out unchanged when absent;
+ * false when malformed. */
+static bool query_count(struct MHD_Connection *conn, const char *name, size_t *out)
+{
+    const char *v = query(conn, name);
+    char *end = NULL;
+
+    if (v == NULL)
+        return true;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (*end != '\0' || errno != 0 || !isdigit((unsigned char)v[0]) || n < 0 ||
+        n > ANALYZE_PERMUTATIONS_MAX)
+        return false;
+    *out = (size_t)n;
+    return true;
+}
+
+/* What the association's query asks beyond y, x, granularity and scope: space,
+ * kernel, density, significance, permutations, resamples. false when a value is
+ * malformed (answered 400). */
+static bool association_opts(struct MHD_Connection *conn, struct request *req,
+                             const struct app_config *cfg, struct assoc_opts *opts)
+{
+    const char *space = query(conn, "space"), *kernel = query(conn, "kernel");
+    bool significance = false;
+
+    *opts = assoc_opts_default(cfg);
+    opts->space = space != NULL ? space : "auto";
+    if (strcmp(opts->space, "auto") != 0 && strcmp(opts->space, "log") != 0 &&
+        strcmp(opts->space, "linear") != 0) {
+        answer_error(req, STATUS_INVALID, "space", "space must be auto, log or linear");
+        return false;
+    }
+    if (kernel != NULL && strcmp(kernel, "product") != 0 && strcmp(kernel, "full") != 0) {
+        answer_error(req, STATUS_INVALID, "kernel", "kernel must be product or full");
+        return false;
+    }
+    opts->kernel_full = kernel != NULL && strcmp(kernel, "full") == 0;
+    if (!query_flag(conn, "density", &opts->density)) {
+        answer_error(req, STATUS_INVALID, "density", "density must be 0 or 1");
+        return false;
+    }
+    if (!query_flag(conn, "significance", &significance)) {
+        answer_error(req, STATUS_INVALID, "significance", "significance must be 0 or 1");
+        return false;
+    }
+    if (!query_count(conn, "permutations", &opts->n_perm)) {
+        answer_error(req, STATUS_INVALID, "permutations",
+                     "permutations must be a whole number from 0 to %d",
+                     ANALYZE_PERMUTATIONS_MAX);
+        return false;
+    }
+    if (!query_count(conn, "resamples", &opts->n_boot)) {
+        answer_error(req, STATUS_INVALID, "resamples",
+                     "resamples must be a whole number from 0 to %d",
+                     ANALYZE_PERMUTATIONS_MAX);
+        return false;
+    }
+    /* significance=1, or permutations / resamples alone: computed now (B = 999:
+     * seconds for a group of a few hundred jobs); 0: none; absent: a stored
+     * significance of the same data is served. */
+    const bool asked = query(conn, "significance") != NULL;
+    const bool counts =
+        query(conn, "permutations") != NULL || query(conn, "resamples") != NULL;
+    opts->significance = asked ? significance : counts;
+    opts->stored_significance = !asked && !counts;
+    return true;
+}
+
 static void route_association(struct server *srv, struct MHD_Connection *conn,
                               struct request *req, const char *group_id)
 {
     const char *y = query(conn, "y"), *x = query(conn, "x");
-    const char *gran = query(conn, "granularity"), *space = query(conn, "space");
+    const char *gran = query(conn, "granularity");
     const char *scope = query(conn, "scope");
     double granularity_s = 0; /* the base Δ */
+    struct assoc_opts opts;
     struct db_group g;
     struct error err = {0};
     json_t *out = NULL;
 
     y = y != NULL ? y : "t_d";
     x = x != NULL ? x : "psi_d_read";
-    space = space != NULL ? space : "auto";
     scope = scope != NULL ? scope : "all";
     if (!analysis_metric_known(y)) {
         answer_error(req, STATUS_INVALID, "y", "unknown metric %s", y);
@@ -528,11 +611,8 @@ static void route_association(struct server *srv, struct MHD_Connection *conn,
             return;
         }
     }
-    if (strcmp(space, "auto") != 0 && strcmp(space, "log") != 0 &&
-        strcmp(space, "linear") != 0) {
-        answer_error(req, STATUS_INVALID, "space", "space must be auto, log or linear");
+    if (!association_opts(conn, req, srv->cfg, &opts))
         return;
-    }
     if (!scope_ok(scope)) {
         answer_error(req, STATUS_INVALID, "scope",
                      "scope must be all, touched or fs:NAME");
@@ -555,7 +635,7 @@ static void route_association(struct server *srv, struct MHD_Connection *conn,
     }
     if (rc == STATUS_OK) {
         rc = analysis_association(db, srv->cfg, group_id, y, x, granularity_s, scope,
-                                  &out, &err);
+                                  &opts, &out, &err);
     }
     if (rc == STATUS_NOT_FOUND) {
         answer_failure(req, rc, &err, "association", NULL);
@@ -567,18 +647,6 @@ static void route_association(struct server *srv, struct MHD_Connection *conn,
     db_release(srv, rc);
     if (rc != STATUS_OK) {
         answer_failure(req, rc, &err, "association", "granularity");
-        return;
-    }
-    /* analysis_association chooses the fitting space itself (log when every value
-     * is positive, METHOD.md §5); a requested space it did not use is refused rather
-     * than answered with another. */
-    const char *used = json_string_value(json_object_get(out, "space"));
-    if (strcmp(space, "auto") != 0 && used != NULL && strcmp(used, space) != 0) {
-        answer_error(
-            req, STATUS_INVALID, "space",
-            "space %s is not available for this group and metrics (fitted in %s space)",
-            space, used);
-        json_decref(out);
         return;
     }
     answer_json_take(req, 200, out);

@@ -11,6 +11,9 @@
 #include "../ingest/ingest.h"
 #include "../sql/db.h"
 
+/* The most permutations analyze and the API take (a request is served in line). */
+#define ANALYZE_PERMUTATIONS_MAX 99999
+
 /* Exit statuses of INTERFACES.md. */
 enum exit_code {
     EXIT_OK = 0,
@@ -36,6 +39,8 @@ struct app_config {
     unsigned long seed;     /* default 20240601 */
     unsigned sweep_k_max;   /* [analysis] sweep_k_max: the sweep's largest k (20) */
     bool sweep_all_phases;  /* [analysis] sweep_phases = all: every phase φ at each k */
+    size_t permutations;    /* [analysis] permutations: B of analyze's significance (999);
+                               0: analyze stores none */
     struct ingest_fs_map fs_map; /* [filesystems] */
     bool quiet;
 };
@@ -74,17 +79,56 @@ int serve_run(struct app_config *cfg, const char *listen, bool check_only);
 
 /* ---- the analysis driver ------------------------------------------------------- */
 
+/* What an association object holds beyond the core coefficients (METHOD.md §5) and
+ * how it is computed. Each further method (the KDE, later the forest) is a flag here
+ * and a part of the object. */
+struct assoc_opts {
+    unsigned methods;   /* core METHOD_* bits of stats.h: pearson, spearman, dcor, mi */
+    size_t d_min;       /* below it every coefficient is null, d_below_min */
+    unsigned long seed; /* KSG jitter, permutations and resamples (stored with them) */
+    bool mi_jitter;     /* KSG's tie-breaking jitter */
+    const char *space;  /* "auto", "log" or "linear": the KDE's fitting space */
+    bool kde;           /* the KDE credible bands, "kde" */
+    bool kernel_full;   /* kernel=full (scipy's full covariance), else product */
+    bool density;       /* with the 128 x 128 density grid (large) */
+    bool significance;  /* "significance": p-values, noise floors, BCa CIs */
+    size_t n_perm;      /* permutations of y (999) */
+    size_t n_boot;      /* pair resamples of the BCa CIs (2000) */
+    /* analysis_association only: */
+    bool significance_base_only; /* significance only at the base granularity */
+    bool stored_significance;    /* without significance, a stored result's, when it
+                                    was computed on the same jobs and values */
+};
+
+/* Every method of this build, the KDE with the product kernel and no density, space
+ * auto, no significance (B = 999 and 2000 resamples when it is turned on), d_min and
+ * seed from cfg. */
+struct assoc_opts assoc_opts_default(const struct app_config *cfg);
+
+/* Fills the association object o (INTERFACES.md) over the d pairs (x, y) as opts
+ * asks: "space" (the KDE's fitting space: opts->space, or for auto log when every
+ * value is > 0), "d", the coefficients (null with "reasons" when undefined), "kde" and
+ * "significance". Values <= 0 with space log are the caller's to drop (they are an
+ * exclusion, nonpositive_in_log_space); left in, they give STATUS_INVALID. x, y are
+ * borrowed. STATUS_INVALID for a space or option stats/ refuses (err->file names the
+ * parameter when it is one); STATUS_NOMEM; STATUS_INTERNAL. */
+enum status assoc_object_fill(json_t *o, const double *x, const double *y, size_t d,
+                              const struct assoc_opts *opts, struct error *err);
+
 /* The association object of INTERFACES.md for (group, y, x) at granularity_s
  * (0: the base Δ) and scope (METHOD.md §1: "all", "touched" — per job, the monitored
- * file systems it read or wrote — or "fs:NAME"): loads jobs and samples, computes the
- * volume metrics and the coefficients. For a metric that may be negative (ν, ν^D,
- * B^D) the object has "negative": {metric: jobs whose value is below zero}.
- * *out is a new JSON object (caller json_decref's). STATUS_INVALID for an unknown
- * metric name or scope or a granularity that is not k·Δ (err->msg says which; the
- * offending parameter name is in err->file). */
+ * file systems it read or wrote — or "fs:NAME"), as opts asks (assoc_object_fill):
+ * loads jobs and samples, computes the volume metrics and the association. With
+ * space=log, jobs with a value <= 0 are excluded as nonpositive_in_log_space
+ * (METHOD.md §3). For a metric that may be negative (ν, ν^D, B^D) the object has
+ * "negative": {metric: jobs whose value is below zero}. *out is a new JSON object
+ * (caller json_decref's). STATUS_INVALID for an unknown metric name, scope or space
+ * or a granularity that is not k·Δ (err->msg says which; the offending parameter
+ * name is in err->file). */
 enum status analysis_association(struct db *db, const struct app_config *cfg,
                                  const char *group_id, const char *y, const char *x,
-                                 double granularity_s, const char *scope, json_t **out,
+                                 double granularity_s, const char *scope,
+                                 const struct assoc_opts *opts, json_t **out,
                                  struct error *err);
 
 /* Computes and stores the default pairs for every group (group_id NULL) or one,
@@ -110,12 +154,6 @@ enum status analysis_export_jobs(struct db *db, const struct app_config *cfg,
                                  const char *group_id, double granularity_s,
                                  const char *scope, bool json, FILE *fp,
                                  struct error *err);
-
-struct stats_assoc;
-/* Adds d, space and the coefficients (null with a reason when undefined) of a to
- * the association object o; x and y are the d values it was computed on. */
-void assoc_fill_json(json_t *o, const double *x, const double *y,
-                     const struct stats_assoc *a);
 
 /* true when name is a job metric that y or x may take. */
 bool analysis_metric_known(const char *name);

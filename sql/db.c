@@ -933,7 +933,8 @@ enum status db_result_store(struct db *db, const char *group_id, const char *y,
 
 enum status db_result_get(struct db *db, const char *group_id, const char *y,
                           const char *x, double granularity_s, const char *space,
-                          const char *scope, char **json, struct error *err)
+                          const char *scope, char **json, char computed_at[40],
+                          struct error *err)
 {
     char g[40];
     const char *vals[6] = {group_id, y, x, g, space, scope};
@@ -943,7 +944,9 @@ enum status db_result_get(struct db *db, const char *group_id, const char *y,
     snprintf(g, sizeof g, "%.17g", granularity_s);
     enum status rc =
         exec_params(db,
-                    "SELECT result::text FROM results WHERE kind = 'association' "
+                    "SELECT result::text, to_char(computed_at AT TIME ZONE 'UTC', "
+                    "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') FROM results "
+                    "WHERE kind = 'association' "
                     "AND group_id = $1 AND y = $2 AND x = $3 AND granularity_s = $4 "
                     "AND space = $5 AND scope = $6",
                     6, vals, &r, err);
@@ -954,6 +957,8 @@ enum status db_result_get(struct db *db, const char *group_id, const char *y,
         return error_set(err, STATUS_NOT_FOUND, "no stored result");
     }
     *json = str_dup(PQgetvalue(r, 0, 0));
+    if (computed_at != NULL)
+        copy_text(computed_at, 40, r, 0, 1);
     PQclear(r);
     return *json != NULL ? STATUS_OK : error_set(err, STATUS_NOMEM, "result");
 }
@@ -1073,7 +1078,7 @@ enum status db_group_inputs_read(struct db *db, const char *group_id, const char
         "  ORDER BY source_hash)), '') AS h FROM samples, j "
         "  WHERE samples.stamp_s BETWEEN j.s - " INPUT_MARGIN_S
         " AND j.e + " INPUT_MARGIN_S "), old AS (SELECT fingerprint FROM group_inputs "
-                                     "WHERE group_id = $1 AND kind = $2) "
+        "WHERE group_id = $1 AND kind = $2) "
         "SELECT j.n, j.h, smp.n, smp.h, "
         "  md5(j.h || '|' || smp.n || '|' || smp.h || '|' || $3), "
         "  coalesce((SELECT fingerprint FROM old), '') FROM j, smp",

@@ -172,10 +172,12 @@ enum status db_group_get(struct db *db, const char *id, struct db_group *out,
 enum status db_result_store(struct db *db, const char *group_id, const char *y,
                             const char *x, double granularity_s, const char *space,
                             const char *scope, const char *json, struct error *err);
-/* The stored JSON (malloc'd, caller frees) or STATUS_NOT_FOUND. */
+/* The stored JSON (malloc'd, caller frees) and, when computed_at is not NULL, when
+ * it was computed (RFC 3339, UTC), or STATUS_NOT_FOUND. */
 enum status db_result_get(struct db *db, const char *group_id, const char *y,
                           const char *x, double granularity_s, const char *space,
-                          const char *scope, char **json, struct error *err);
+                          const char *scope, char **json, char computed_at[40],
+                          struct error *err);
 /* The granularities stored for (group, y, x). *out malloc'd. */
 enum status db_result_granularities(struct db *db, const char *group_id, const char *y,
                                     const char *x, double **out, size_t *n,

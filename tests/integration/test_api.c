@@ -438,6 +438,33 @@ static void association_with_a_nonpositive_granularity_answers_400(void **state)
     }
 }
 
+/* The association's KDE and significance parameters are validated before any work,
+ * each 400 naming its parameter. */
+static void association_options_answer_400_naming_the_parameter(void **state)
+{
+    static const struct {
+        const char *query, *parameter;
+    } bad[] = {
+        {"space=cubic", "space"},
+        {"kernel=diagonal", "kernel"},
+        {"density=yes", "density"},
+        {"density=2", "density"},
+        {"significance=true", "significance"},
+        {"permutations=-1", "permutations"},
+        {"permutations=1e3", "permutations"},
+        {"permutations=100000", "permutations"},
+        {"resamples=many", "resamples"},
+    };
+    char path[256];
+    const char *id = some_group();
+
+    (void)state;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(path, sizeof path, "/api/v1/groups/%s/association?%s", id, bad[i].query);
+        expect_invalid(path, bad[i].parameter);
+    }
+}
+
 static void a_method_other_than_get_answers_405(void **state)
 {
     int status = 0;
@@ -557,6 +584,7 @@ int main(void)
         cmocka_unit_test(association_of_an_unknown_group_answers_404),
         cmocka_unit_test(association_with_an_unknown_metric_answers_400_naming_y_or_x),
         cmocka_unit_test(association_with_a_nonpositive_granularity_answers_400),
+        cmocka_unit_test(association_options_answer_400_naming_the_parameter),
         cmocka_unit_test(a_method_other_than_get_answers_405),
         cmocka_unit_test(static_paths_that_climb_out_of_the_page_folder_are_refused),
         cmocka_unit_test(the_page_is_served_at_the_root_and_under_web),

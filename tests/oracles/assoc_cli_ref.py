@@ -5,9 +5,14 @@ tests/integration/test_assoc_cli.c (the `iocontend assoc --json` accuracy test).
 Usage: /usr/bin/python3 assoc_cli_ref.py OUTDIR [SEED]
 
 Writes OUTDIR/<case>.csv (header "job,load,time,note"; two extra rows whose load is
-"nan" or empty, which `assoc` must drop and count) and prints one line per case:
+"nan" or empty, which `assoc` must drop and count), OUTDIR/<case>.xy (the used pairs,
+"x y" per line, for kde_ref.py) and prints one line per case:
 
   <case> <d> <pearson> <spearman> <dcor_v> <dcor2_u> <mi_ksg> <mi_linfoot> <sklearn_mi>
+      <p_pearson> <p_spearman>
+
+(the last two: scipy's two-sided p-values of Pearson's and Spearman's r, the
+references of the permutation p-values)
 
 from independent references: scipy.stats for Pearson and Spearman, the direct O(d^2)
 double-centred (V) and U-centred (Székely & Rizzo 2014) distance correlation in
@@ -47,7 +52,15 @@ def cases(rng):
     load = 1e15 + 2.385e3 * i  # the cancellation case of METHOD.md §5
     out.append(("cancellation", load,
                 np.sin(i / 37.0) + 1e-3 * i + 0.05 * rng.standard_normal(800)))
+    load = rng.lognormal(26.0, 0.8, 200)  # nothing to find: time ignores load
+    out.append(("null", load, 300.0 * np.exp(0.25 * rng.standard_normal(200))))
     return out
+
+
+def write_xy(path, load, time):
+    with open(path, "w") as f:
+        for xv, yv in zip(load, time):
+            f.write("%r %r\n" % (float(xv), float(yv)))
 
 
 def write_csv(path, load, time):
@@ -70,14 +83,15 @@ def main():
         if len(np.unique(load)) != len(load) or len(np.unique(time)) != len(time):
             raise SystemExit("%s: ties in the generated data" % name)
         write_csv(os.path.join(outdir, name + ".csv"), load, time)
-        r = stats.pearsonr(load, time)[0]
-        rho = stats.spearmanr(load, time)[0]
+        write_xy(os.path.join(outdir, name + ".xy"), load, time)
+        r, p_r = stats.pearsonr(load, time)
+        rho, p_rho = stats.spearmanr(load, time)
         dv, du = dcor_ref.dcor_direct(load, time)
         mi = ksg_ref.ksg(load, time)
         sk = ksg_ref.sklearn_mi(load, time)
-        print("%s %d %r %r %r %r %r %r %r" % (
+        print("%s %d %r %r %r %r %r %r %r %r %r" % (
             name, len(load), float(r), float(rho), dv, du, mi,
-            math.sqrt(-math.expm1(-2.0 * mi)), sk))
+            math.sqrt(-math.expm1(-2.0 * mi)), sk, float(p_r), float(p_rho)))
 
 
 if __name__ == "__main__":

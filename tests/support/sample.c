@@ -32,6 +32,12 @@ void sample_conf(const char *dir, char *out, size_t size)
 
 int sample_load(const struct pgfixture *db, const char *dir)
 {
+    return sample_load_analyze(db, dir, "--permutations 0");
+}
+
+int sample_load_analyze(const struct pgfixture *db, const char *dir,
+                        const char *analyze_args)
+{
     char conf[1024], iostat[1024];
     const struct dirent *e;
     int rc;
@@ -59,8 +65,8 @@ int sample_load(const struct pgfixture *db, const char *dir)
         return -1;
     /* Its per-group lines (stderr) go to the test's log; exit 1 only says that jobs
      * were excluded, which the generator plants (a hole in the samples). */
-    char args[1100];
-    snprintf(args, sizeof args, "--config '%s' analyze", conf);
+    char args[2200];
+    snprintf(args, sizeof args, "--config '%s' analyze %s", conf, analyze_args);
     char *out = pgfixture_run(db, args, &rc);
     bool ran = out != NULL;
     free(out);

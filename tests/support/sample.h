@@ -16,9 +16,16 @@ int sample_generate(const char *dir, unsigned long seed, const char *gen_args);
 void sample_conf(const char *dir, char *out, size_t size);
 
 /* With --config dir/iocontend.conf: `ingest darshan dir/darshan`, then for every
- * folder dir/iostat/FS `ingest iostat --fs FS dir/iostat/FS`, then `analyze`. 0 when
- * every ingest loaded everything (exit 0) and analyze finished (exit 0, or 1 when it
- * excluded jobs, e.g. for the planted hole); -1 otherwise, the output on stderr. */
+ * folder dir/iostat/FS `ingest iostat --fs FS dir/iostat/FS`, then
+ * `analyze analyze_args`. 0 when every ingest loaded everything (exit 0) and analyze
+ * finished (exit 0, or 1 when it excluded jobs, e.g. for the planted hole); -1
+ * otherwise, the output on stderr. */
+int sample_load_analyze(const struct pgfixture *db, const char *dir,
+                        const char *analyze_args);
+
+/* sample_load_analyze with "--permutations 0": every result but the significance,
+ * whose 999 permutations cost about 6 s per pair at 420 jobs; a test that needs a
+ * stored significance runs analyze for it. */
 int sample_load(const struct pgfixture *db, const char *dir);
 
 #endif

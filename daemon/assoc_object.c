@@ -1,0 +1,321 @@
+/* assoc_object.c: the association object of INTERFACES.md from two arrays: the core
+ * coefficients, the KDE credible bands and their significance (METHOD.md §5). */
+#include "internal.h"
+
+#include "../stats/stats.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct assoc_opts assoc_opts_default(const struct app_config *cfg)
+{
+    struct stats_signif_opts s = stats_signif_opts_default();
+
+    return (struct assoc_opts){.methods = stats_methods_available(),
+                               .d_min = cfg->d_min,
+                               .seed = cfg->seed,
+                               .mi_jitter = true,
+                               .space = "auto",
+                               .kde = true,
+                               .n_perm = s.n_perm,
+                               .n_boot = s.n_boot};
+}
+
+static json_t *num_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *array_of(const double *v, size_t n)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, num_or_null(v[i]));
+    return a;
+}
+
+static void set_coef(json_t *o, json_t *reasons, const char *name,
+                     const struct stats_coef *c)
+{
+    if (c->reason == REASON_NOT_COMPUTED)
+        return;
+    if (c->reason == REASON_NONE && isfinite(c->value)) {
+        json_object_set_new(o, name, json_real(c->value));
+        return;
+    }
+    json_object_set_new(o, name, json_null());
+    json_object_set_new(reasons, name, json_string(stats_reason_name(c->reason)));
+}
+
+static void put_coefficients(json_t *o, const struct stats_assoc *a)
+{
+    json_t *reasons = json_object();
+
+    set_coef(o, reasons, "pearson", &a->pearson);
+    set_coef(o, reasons, "spearman", &a->spearman);
+    set_coef(o, reasons, "dcor_v", &a->dcor_v);
+    set_coef(o, reasons, "dcor2_u", &a->dcor2_u);
+    set_coef(o, reasons, "mi_ksg_nats", &a->mi_ksg_nats);
+    set_coef(o, reasons, "mi_linfoot", &a->mi_linfoot);
+    if (json_object_size(reasons) > 0) {
+        /* One reason for the whole object (INTERFACES.md), and each coefficient's. */
+        json_object_set(o, "reason", json_object_iter_value(json_object_iter(reasons)));
+        json_object_set_new(o, "reasons", reasons);
+    } else {
+        json_decref(reasons);
+    }
+}
+
+/* The fitting space asked; auto is resolved by stats_kde_compute. */
+static enum status space_of(const char *name, enum stats_kde_space *out,
+                            struct error *err)
+{
+    if (name == NULL || strcmp(name, "auto") == 0) {
+        *out = KDE_SPACE_AUTO;
+    } else if (strcmp(name, "log") == 0) {
+        *out = KDE_SPACE_LOG;
+    } else if (strcmp(name, "linear") == 0) {
+        *out = KDE_SPACE_LINEAR;
+    } else {
+        enum status rc = error_set(err, STATUS_INVALID,
+                                   "space must be auto, log or linear, got '%s'", name);
+        if (err != NULL)
+            snprintf(err->file, sizeof err->file, "space");
+        return rc;
+    }
+    return STATUS_OK;
+}
+
+/* METHOD.md §5: log when every value is positive (auto), else as asked. */
+static const char *space_resolved(enum stats_kde_space s, const double *x,
+                                  const double *y, size_t d)
+{
+    if (s != KDE_SPACE_AUTO)
+        return stats_kde_space_name(s);
+    for (size_t i = 0; i < d; i++) {
+        if (!(x[i] > 0 && y[i] > 0))
+            return "linear";
+    }
+    return d > 0 ? "log" : "linear";
+}
+
+/* "density": the 128 x 128 grid (a) in fitting space; values[i][j] is the density at
+ * (x0 + i·dx, y0 + j·dy). */
+static json_t *density_json(const struct stats_kde *k)
+{
+    json_t *o = json_object(), *rows = json_array();
+
+    json_object_set_new(o, "x0", num_or_null(k->grid_x0));
+    json_object_set_new(o, "dx", num_or_null(k->grid_dx));
+    json_object_set_new(o, "y0", num_or_null(k->grid_y0));
+    json_object_set_new(o, "dy", num_or_null(k->grid_dy));
+    for (size_t i = 0; i < STATS_KDE_GRID; i++)
+        json_array_append_new(rows, array_of(k->density[i], STATS_KDE_GRID));
+    json_object_set_new(o, "values", rows);
+    return o;
+}
+
+/* "kde" (METHOD.md §5 (a)–(d)): quantiles, bands and ratios in linear units, hx and
+ * hy in fitting space; null with "reason" when nothing was fitted. */
+static json_t *kde_json(const struct stats_kde *k, bool density)
+{
+    json_t *o = json_object();
+    const bool fitted = k->reason == REASON_NONE;
+
+    json_object_set_new(o, "space", json_string(stats_kde_space_name(k->space)));
+    json_object_set_new(o, "kernel",
+                        json_string(k->kernel == KDE_KERNEL_FULL ? "full" : "product"));
+    json_object_set_new(o, "binned", json_boolean(fitted && k->binned));
+    json_object_set_new(o, "hx", num_or_null(k->h_x));
+    json_object_set_new(o, "hy", num_or_null(k->h_y));
+    json_object_set_new(o, "x_grid",
+                        fitted ? array_of(k->x_grid, STATS_KDE_POINTS) : json_null());
+    json_object_set_new(o, "q05",
+                        fitted ? array_of(k->q05, STATS_KDE_POINTS) : json_null());
+    json_object_set_new(o, "q50",
+                        fitted ? array_of(k->q50, STATS_KDE_POINTS) : json_null());
+    json_object_set_new(o, "q95",
+                        fitted ? array_of(k->q95, STATS_KDE_POINTS) : json_null());
+    json_object_set_new(o, "mean", num_or_null(k->mean));
+    json_object_set_new(o, "sd", num_or_null(k->sd));
+    json_object_set_new(o, "band_low", num_or_null(k->band_low));
+    json_object_set_new(o, "band_high", num_or_null(k->band_high));
+    json_object_set_new(o, "marg_q05", num_or_null(k->marg_q05));
+    json_object_set_new(o, "marg_q95", num_or_null(k->marg_q95));
+    json_object_set_new(o, "width_ratio", num_or_null(k->width_ratio));
+    json_object_set_new(o, "paper_width_ratio", num_or_null(k->paper_width_ratio));
+    if (density)
+        json_object_set_new(o, "density", fitted ? density_json(k) : json_null());
+    if (!fitted)
+        json_object_set_new(o, "reason", json_string(stats_reason_name(k->reason)));
+    return o;
+}
+
+/* One coefficient's entry of "significance"; NULL when it was not asked. */
+static json_t *signif_coef_json(const struct stats_signif_coef *c, bool with_ci)
+{
+    json_t *o;
+
+    if (c->reason == REASON_NOT_COMPUTED)
+        return NULL;
+    o = json_object();
+    json_object_set_new(o, "p_value", num_or_null(c->p_value));
+    json_object_set_new(o, "noise_floor", num_or_null(c->noise_floor));
+    json_object_set_new(o, "n_perm", json_integer((json_int_t)c->n_perm));
+    if (with_ci) {
+        json_object_set_new(o, "ci_low", num_or_null(c->ci_low));
+        json_object_set_new(o, "ci_high", num_or_null(c->ci_high));
+        json_object_set_new(o, "level", num_or_null(c->level));
+    }
+    if (c->reason != REASON_NONE)
+        json_object_set_new(o, "reason", json_string(stats_reason_name(c->reason)));
+    return o;
+}
+
+static void put_signif_coef(json_t *o, const char *name,
+                            const struct stats_signif_coef *c, bool with_ci)
+{
+    json_t *e = signif_coef_json(c, with_ci);
+
+    if (e != NULL)
+        json_object_set_new(o, name, e);
+}
+
+/* "significance": the permutation test of every coefficient asked and of the KDE's
+ * width_ratio (extra[0] when present), and the BCa CIs of Pearson and Spearman. */
+static json_t *signif_json(const struct stats_signif *s, const struct assoc_opts *opts,
+                           bool with_width_ratio)
+{
+    json_t *o = json_object();
+
+    json_object_set_new(o, "seed", json_integer((json_int_t)s->seed));
+    json_object_set_new(o, "permutations", json_integer((json_int_t)opts->n_perm));
+    json_object_set_new(o, "resamples", json_integer((json_int_t)opts->n_boot));
+    put_signif_coef(o, "pearson", &s->pearson, true);
+    put_signif_coef(o, "spearman", &s->spearman, true);
+    put_signif_coef(o, "dcor_v", &s->dcor_v, false);
+    put_signif_coef(o, "mi_linfoot", &s->mi_linfoot, false);
+    if (with_width_ratio)
+        put_signif_coef(o, "width_ratio", &s->extra[0], false);
+    return o;
+}
+
+/* The workspaces and results of one object, freed together. */
+struct assoc_work {
+    struct stats_ws *ws;
+    struct stats_kde_ws *kde_ws;
+    struct stats_kde *kde;      /* the fit on the data */
+    struct stats_kde *kde_perm; /* the permutation test's scratch */
+    struct stats_signif *signif;
+};
+
+static void work_clear(struct assoc_work *w)
+{
+    stats_ws_free(w->ws);
+    stats_kde_ws_free(w->kde_ws);
+    free(w->kde);
+    free(w->kde_perm);
+    free(w->signif);
+}
+
+static struct stats_kde_opts kde_opts_of(const struct assoc_opts *opts,
+                                         enum stats_kde_space space)
+{
+    return (struct stats_kde_opts){.space = space,
+                                   .kernel = opts->kernel_full ? KDE_KERNEL_FULL
+                                                               : KDE_KERNEL_PRODUCT,
+                                   .d_min = opts->d_min,
+                                   .no_density = !opts->density};
+}
+
+static enum status fit_kde(const double *x, const double *y, size_t d,
+                           const struct assoc_opts *opts, enum stats_kde_space space,
+                           struct assoc_work *w, struct error *err)
+{
+    w->kde_ws = stats_kde_ws_new(d > 0 ? d : 1);
+    w->kde = calloc(1, sizeof *w->kde);
+    if (w->kde_ws == NULL || w->kde == NULL)
+        return error_set(err, STATUS_NOMEM, "KDE workspace for d = %zu", d);
+    const struct stats_kde_opts ko = kde_opts_of(opts, space);
+    enum status rc = stats_kde_compute(x, y, d, &ko, w->kde_ws, w->kde, err);
+    if (rc == STATUS_INVALID && space == KDE_SPACE_LOG && err != NULL &&
+        err->file[0] == '\0')
+        snprintf(err->file, sizeof err->file, "space");
+    return rc;
+}
+
+static enum status test_significance(const double *x, const double *y, size_t d,
+                                     const struct assoc_opts *opts, struct assoc_work *w,
+                                     struct error *err)
+{
+    struct stats_signif_opts so = stats_signif_opts_default();
+    struct stats_kde_stat_ctx ctx;
+    struct stats_signif_stat width_ratio;
+
+    so.assoc = (struct stats_assoc_opts){opts->methods, opts->d_min, opts->seed,
+                                         opts->mi_jitter};
+    so.n_perm = opts->n_perm;
+    so.n_boot = opts->n_boot;
+    so.seed = opts->seed;
+    w->signif = malloc(sizeof *w->signif);
+    if (w->signif == NULL)
+        return error_set(err, STATUS_NOMEM, "significance");
+    if (w->kde != NULL) {
+        w->kde_perm = calloc(1, sizeof *w->kde_perm);
+        if (w->kde_perm == NULL)
+            return error_set(err, STATUS_NOMEM, "KDE scratch");
+        /* The space the data were fitted in: permuting y keeps every value's sign. */
+        ctx = (struct stats_kde_stat_ctx){kde_opts_of(opts, w->kde->space), w->kde_ws,
+                                          w->kde_perm};
+        width_ratio = (struct stats_signif_stat){"width_ratio",
+                                                 stats_kde_width_ratio_stat, &ctx, 1.0};
+        so.extra = &width_ratio;
+        so.n_extra = 1;
+    }
+    return stats_signif_compute(x, y, d, &so, w->ws, w->signif, err);
+}
+
+enum status assoc_object_fill(json_t *o, const double *x, const double *y, size_t d,
+                              const struct assoc_opts *opts, struct error *err)
+{
+    struct assoc_work w = {0};
+    struct stats_assoc a;
+    enum stats_kde_space space = KDE_SPACE_AUTO;
+    enum status rc = space_of(opts->space, &space, err);
+
+    if (rc != STATUS_OK)
+        return rc;
+    w.ws = stats_ws_new(d > 0 ? d : 1);
+    if (w.ws == NULL) {
+        rc = error_set(err, STATUS_NOMEM, "stats workspace");
+        goto out;
+    }
+    const struct stats_assoc_opts ao = {opts->methods, opts->d_min, opts->seed,
+                                        opts->mi_jitter};
+    rc = stats_assoc_compute(x, y, d, &ao, w.ws, &a, err);
+    if (rc == STATUS_OK && opts->kde)
+        rc = fit_kde(x, y, d, opts, space, &w, err);
+    if (rc == STATUS_OK && opts->significance)
+        rc = test_significance(x, y, d, opts, &w, err);
+    if (rc != STATUS_OK)
+        goto out;
+    /* The top-level space is the KDE's fitting space (METHOD.md §5). */
+    json_object_set_new(o, "space",
+                        json_string(w.kde != NULL ? stats_kde_space_name(w.kde->space)
+                                                  : space_resolved(space, x, y, d)));
+    json_object_set_new(o, "d", json_integer((json_int_t)d));
+    put_coefficients(o, &a);
+    if (w.kde != NULL)
+        json_object_set_new(o, "kde", kde_json(w.kde, opts->density));
+    if (w.signif != NULL) {
+        json_object_set_new(o, "significance",
+                            signif_json(w.signif, opts, w.kde != NULL));
+    }
+out:
+    work_clear(&w);
+    return rc;
+}
