@@ -359,9 +359,10 @@ static enum status pair_compute(struct sweep_run *r, size_t n_jobs, size_t pair,
             point_add(p, &a, m_n > 0 ? m_sum / (double)m_n : (double)NAN);
         struct timespec t0;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        if (rc == STATUS_OK)
+        if (rc == STATUS_OK) {
             rc = stats_kde_compute(r->xs, r->ys, set->d, &kde_opts, r->kde_ws, r->kde,
                                    err);
+        }
         if (rc == STATUS_OK)
             point_add_kde(&p->kde, r->kde, r->steps[s].phase);
         r->t_kde += seconds_since(&t0);
