@@ -10,10 +10,11 @@
 #                       points (10000, about 2 s); above, on every 4th point of each
 #                       axis (32 x 32) and its time scaled by 16 (printed as such)
 #   REF_COND_D          sizes at which statsmodels computes the bands (default
-#                       "10000 100000"; 10^5 takes about 10 s); above the largest, its
-#                       time is extrapolated linearly in d (printed as such: each cdf
-#                       call is a sum over the d jobs, the number of calls is about
-#                       the same)
+#                       "10000 100000 1000000"; 10^6 takes about 30 s); at a d above
+#                       the largest its time is extrapolated linearly in d (printed
+#                       as such: each cdf call is a sum over the d jobs, the number
+#                       of calls about the same; from 10^5 it overstated 10^6's
+#                       measured 29 s as 39 s)
 #
 # Data: ref_assoc.py gen (the assoc section's: x = exp(27 + 2u), y = 100 exp(0.3u +
 # 0.8v)), one file per d that both sides read; both fit (ln x, ln y). Seconds: the
@@ -32,7 +33,7 @@ dir=$build/bench/kde
 grid_ds=${BENCH_KDE_GRID_D:-"10000 100000"}
 bands_ds=${BENCH_KDE_BANDS_D:-"10000 100000 1000000"}
 grid_full_max_d=${REF_GRID_FULL_MAX_D:-10000}
-cond_ds=${REF_COND_D:-"10000 100000"}
+cond_ds=${REF_COND_D:-"10000 100000 1000000"}
 seed=20240601
 failed=0
 t_start=$(date +%s)

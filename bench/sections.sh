@@ -14,19 +14,21 @@ failed=0
 t_start=$(date +%s)
 
 mkdir -p "$out" || exit 1
+script_of() {
+    case "$1" in
+    assoc) echo bench/run.sh ;;
+    kde | signif | sweep) echo "bench/$1.sh" ;;
+    *) return 1 ;;
+    esac
+}
 for s in $only; do
-    case "$s" in
-    assoc) script=bench/run.sh ;;
-    kde | signif | sweep) script=bench/$s.sh ;;
-    *)
+    if ! script_of "$s" > /dev/null; then
         echo "bench: unknown section $s in BENCH_ONLY (assoc, kde, signif, sweep)"
         exit 64
-        ;;
-    esac
+    fi
 done
 for s in $only; do
-    script=bench/$s.sh
-    [ "$s" = assoc ] && script=bench/run.sh
+    script=$(script_of "$s")
     echo
     bash "$script" "$build" 2>&1 | tee "$out/$s.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || failed=1
