@@ -54,6 +54,13 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 export IOCONTEND_STATE_DIR=$state
 conf=$state/iocontend.conf
+serve_pid=
+# The cluster and the server stop however the section ends.
+cleanup() {
+    [ -n "$serve_pid" ] && kill "$serve_pid" 2> /dev/null && wait "$serve_pid" 2> /dev/null
+    "$bin" db stop > /dev/null 2>&1
+}
+trap cleanup EXIT
 
 # The cluster with the sample data, made once.
 if [ ! -f "$state/ingested.txt" ]; then
@@ -76,7 +83,6 @@ if [ ! -f "$state/ingested.txt" ]; then
     t3=$(date +%s.%N)
     if [ "$rc" -ne 0 ]; then
         echo "bench sweep: ingest exited $rc"
-        "$bin" db stop > /dev/null 2>&1
         exit 1
     fi
     jobs=$(find "$base/sample/darshan" -type f | wc -l)
@@ -134,9 +140,8 @@ curl -s "http://127.0.0.1:$port/api/v1/groups" > "$dir/groups.json"
 for g in $("$py" -c 'import json, sys; print(" ".join(g["id"] for g in json.load(open(sys.argv[1]))["groups"]))' "$dir/groups.json"); do
     curl -s "http://127.0.0.1:$port/api/v1/groups/$g/sweep?y=t_d&x=psi_d_read" > "$dir/sweep_$g.json"
 done
-kill "$serve_pid" 2> /dev/null
-wait "$serve_pid" 2> /dev/null
-"$bin" db stop > /dev/null 2>&1
+cleanup
+serve_pid=
 "$py" bench/ref_sweep.py compare "$dir/ref.txt" "$dir"/sweep_*.json > "$dir/compare.txt" ||
     failed=1
 
