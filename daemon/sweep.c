@@ -58,6 +58,22 @@ struct sweep_step {
     struct stats_series *series; /* owned */
 };
 
+/* The KDE credible bands of one k (METHOD.md §5 `kde`, (b)–(d)): width_ratio and
+ * paper_width_ratio combined over the phases as the coefficients are; the bands of
+ * the first phase fitted (their x values move with φ, so a mean over φ is no band). */
+struct kde_point {
+    size_t defined;                  /* phases where the KDE was fitted */
+    enum stats_reason reason;        /* the first phase's reason when none was */
+    double wr, wr_lo, wr_hi;         /* width_ratio: sum until point_finish */
+    double pwr, pwr_lo, pwr_hi;      /* paper_width_ratio, likewise */
+    unsigned bands_phase;            /* the phase the bands below are of */
+    enum stats_kde_space space;      /* the fitting space of that phase */
+    double h_x, h_y, mean, sd;       /* its bandwidths (fitting space), raw y */
+    double marg_q05, marg_q95;       /* its marginal quantiles, linear units */
+    double x_grid[STATS_KDE_POINTS]; /* linear units */
+    double q05[STATS_KDE_POINTS], q50[STATS_KDE_POINTS], q95[STATS_KDE_POINTS];
+};
+
 /* One k on the curves, its phases combined (φ = 0 alone unless all_phases). */
 struct sweep_point {
     size_t phases;     /* phases computed */
@@ -67,6 +83,7 @@ struct sweep_point {
     enum stats_reason reason[N_COEFS]; /* the first phase's reason when undefined */
     double m_sum, m_lo, m_hi;          /* mean |A| per phase: sum, min, max */
     size_t m_phases;                   /* phases with a mean |A| */
+    struct kde_point kde;
 };
 
 /* Everything one run shares: series per step, scratch made once for the largest group. */
@@ -77,15 +94,17 @@ struct sweep_run {
     struct sweep_step *steps; /* k ascending, φ ascending within k */
     size_t n_steps;
     struct analysis_pair pairs[N_PAIRS];
-    unsigned methods;           /* stats_methods_available() */
-    size_t d_max;               /* jobs of the largest group */
-    struct stats_ws *ws;        /* for d_max jobs */
-    double *y, *x;              /* [(step · d_max + job) · N_PAIRS + pair] */
-    unsigned char *excl;        /* enum stats_exclusion, indexed as y */
-    double *m;                  /* [step · d_max + job]: |A|, NAN when unknown */
-    double *ys, *xs;            /* the d values of one step, d_max each */
-    unsigned char *fixed;       /* per job: counts for the pair at every step */
-    struct sweep_point *points; /* k_max */
+    unsigned methods;            /* stats_methods_available() */
+    size_t d_max;                /* jobs of the largest group */
+    struct stats_ws *ws;         /* for d_max jobs */
+    struct stats_kde_ws *kde_ws; /* for d_max jobs */
+    struct stats_kde *kde;       /* one fit, overwritten at each step */
+    double *y, *x;               /* [(step · d_max + job) · N_PAIRS + pair] */
+    unsigned char *excl;         /* enum stats_exclusion, indexed as y */
+    double *m;                   /* [step · d_max + job]: |A|, NAN when unknown */
+    double *ys, *xs;             /* the d values of one step, d_max each */
+    unsigned char *fixed;        /* per job: counts for the pair at every step */
+    struct sweep_point *points;  /* k_max */
     struct stats_assoc at_base; /* k = 1 over every job valid there (the association's) */
     size_t d_at_base;
     /* progress and timing */
@@ -93,7 +112,7 @@ struct sweep_run {
     const char *group_name;         /* the group at hand, for the bar */
     size_t units_done, units_total; /* per group and step: its jobs, then each pair */
     struct timespec started;
-    double t_series, t_jobs, t_eval, t_coef, t_store; /* seconds */
+    double t_series, t_jobs, t_eval, t_coef, t_kde, t_store; /* seconds */
 };
 
 static double seconds_since(const struct timespec *t0)
@@ -231,7 +250,41 @@ static void points_reset(struct sweep_run *r)
         }
         p->m_lo = INFINITY;
         p->m_hi = -INFINITY;
+        p->kde.wr_lo = p->kde.pwr_lo = INFINITY;
+        p->kde.wr_hi = p->kde.pwr_hi = -INFINITY;
     }
+}
+
+/* Adds one phase's KDE to its point; the first fitted phase gives the bands. */
+static void point_add_kde(struct kde_point *p, const struct stats_kde *k, unsigned phase)
+{
+    if (k->reason != REASON_NONE || !isfinite(k->width_ratio)) {
+        if (p->defined == 0 && p->reason == REASON_NONE)
+            p->reason = k->reason != REASON_NONE ? k->reason : REASON_NOT_COMPUTED;
+        return;
+    }
+    if (p->defined == 0) {
+        p->bands_phase = phase;
+        p->space = k->space;
+        p->h_x = k->h_x;
+        p->h_y = k->h_y;
+        p->mean = k->mean;
+        p->sd = k->sd;
+        p->marg_q05 = k->marg_q05;
+        p->marg_q95 = k->marg_q95;
+        memcpy(p->x_grid, k->x_grid, sizeof p->x_grid);
+        memcpy(p->q05, k->q05, sizeof p->q05);
+        memcpy(p->q50, k->q50, sizeof p->q50);
+        memcpy(p->q95, k->q95, sizeof p->q95);
+    }
+    p->wr += k->width_ratio;
+    p->wr_lo = fmin(p->wr_lo, k->width_ratio);
+    p->wr_hi = fmax(p->wr_hi, k->width_ratio);
+    /* paper_width_ratio is NAN only when sd is 0, which REASON_CONSTANT_Y caught */
+    p->pwr += k->paper_width_ratio;
+    p->pwr_lo = fmin(p->pwr_lo, k->paper_width_ratio);
+    p->pwr_hi = fmax(p->pwr_hi, k->paper_width_ratio);
+    p->defined++;
 }
 
 /* Adds one step's coefficients and mean |A| to its point. */
@@ -264,13 +317,21 @@ static void point_finish(struct sweep_point *p)
 {
     for (size_t c = 0; c < N_COEFS; c++)
         p->c[c] = p->defined[c] > 0 ? p->c[c] / (double)p->defined[c] : (double)NAN;
+    double n = (double)p->kde.defined;
+    p->kde.wr = p->kde.defined > 0 ? p->kde.wr / n : (double)NAN;
+    p->kde.pwr = p->kde.defined > 0 ? p->kde.pwr / n : (double)NAN;
 }
 
-/* The coefficients of one pair at every step over its job set, into r->points. */
+/* The coefficients and the KDE bands of one pair at every step over its job set, into
+ * r->points. The KDE is fitted without its density grid: the sweep stores no grid (20
+ * of them per pair would dwarf the rest), and the grid is most of a fit's cost at
+ * d <= STATS_KDE_EXACT_MAX. */
 static enum status pair_compute(struct sweep_run *r, size_t n_jobs, size_t pair,
                                 const struct job_set *set, struct error *err)
 {
     struct stats_assoc_opts opts = {r->methods, r->cfg->d_min, r->cfg->seed, true};
+    const struct stats_kde_opts kde_opts = {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT,
+                                            r->cfg->d_min, true};
     enum status rc = STATUS_OK;
 
     points_reset(r);
@@ -292,11 +353,19 @@ static enum status pair_compute(struct sweep_run *r, size_t n_jobs, size_t pair,
             }
         }
         struct stats_assoc a;
+        struct sweep_point *p = &r->points[r->steps[s].k_index];
         rc = stats_assoc_compute(r->xs, r->ys, set->d, &opts, r->ws, &a, err);
+        if (rc == STATUS_OK)
+            point_add(p, &a, m_n > 0 ? m_sum / (double)m_n : (double)NAN);
+        struct timespec t0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         if (rc == STATUS_OK) {
-            point_add(&r->points[r->steps[s].k_index], &a,
-                      m_n > 0 ? m_sum / (double)m_n : (double)NAN);
+            rc = stats_kde_compute(r->xs, r->ys, set->d, &kde_opts, r->kde_ws, r->kde,
+                                   err);
         }
+        if (rc == STATUS_OK)
+            point_add_kde(&p->kde, r->kde, r->steps[s].phase);
+        r->t_kde += seconds_since(&t0);
         progress_step(r);
     }
     for (size_t i = 0; i < r->opts->k_max; i++)
@@ -358,8 +427,61 @@ static json_t *at_base_json(const struct sweep_run *r)
     return o;
 }
 
+static json_t *array_of(const double *v, size_t n)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, num_or_null(v[i]));
+    return a;
+}
+
+/* A step's "kde": the bands of METHOD.md §5 `kde` (b)–(d) in linear units, hx and hy
+ * in the fitting space, as the association object's; width_ratio and
+ * paper_width_ratio null with a reason when no phase was fitted. With every phase the
+ * two ratios are the mean over the phases fitted, with their range, and the bands are
+ * those of phase bands_phase. */
+static json_t *kde_json(const struct sweep_run *r, const struct kde_point *k,
+                        size_t phases)
+{
+    json_t *o = json_object();
+
+    if (k->defined == 0) {
+        json_object_set_new(o, "width_ratio", json_null());
+        json_object_set_new(o, "paper_width_ratio", json_null());
+        json_object_set_new(o, "reason", json_string(stats_reason_name(k->reason)));
+        return o;
+    }
+    json_object_set_new(o, "space", json_string(stats_kde_space_name(k->space)));
+    json_object_set_new(o, "hx", json_real(k->h_x));
+    json_object_set_new(o, "hy", json_real(k->h_y));
+    json_object_set_new(o, "x_grid", array_of(k->x_grid, STATS_KDE_POINTS));
+    json_object_set_new(o, "q05", array_of(k->q05, STATS_KDE_POINTS));
+    json_object_set_new(o, "q50", array_of(k->q50, STATS_KDE_POINTS));
+    json_object_set_new(o, "q95", array_of(k->q95, STATS_KDE_POINTS));
+    json_object_set_new(o, "marg_q05", num_or_null(k->marg_q05));
+    json_object_set_new(o, "marg_q95", num_or_null(k->marg_q95));
+    json_object_set_new(o, "mean", num_or_null(k->mean));
+    json_object_set_new(o, "sd", num_or_null(k->sd));
+    json_object_set_new(o, "width_ratio", num_or_null(k->wr));
+    json_object_set_new(o, "paper_width_ratio", num_or_null(k->pwr));
+    if (r->opts->all_phases) {
+        json_object_set_new(o, "bands_phase", json_integer((json_int_t)k->bands_phase));
+        json_object_set_new(o, "range",
+                            json_pack("{s: [f, f], s: [f, f]}", "width_ratio", k->wr_lo,
+                                      k->wr_hi, "paper_width_ratio", k->pwr_lo,
+                                      k->pwr_hi));
+        if (k->defined < phases) {
+            json_object_set_new(o, "undefined_phases",
+                                json_integer((json_int_t)(phases - k->defined)));
+        }
+    }
+    return o;
+}
+
 /* One step of the "steps" array: k, its granularity, d, the mean |A| and each
- * coefficient (null with a reason when undefined); with every phase, their range. */
+ * coefficient (null with a reason when undefined), with every phase their range; and
+ * the KDE bands. */
 static json_t *point_json(const struct sweep_run *r, size_t k_index, size_t d)
 {
     const struct sweep_point *p = &r->points[k_index];
@@ -403,6 +525,7 @@ static json_t *point_json(const struct sweep_run *r, size_t k_index, size_t d)
         json_object_set_new(o, "undefined_phases", undefined);
         undefined = NULL;
     }
+    json_object_set_new(o, "kde", kde_json(r, &p->kde, p->phases));
     json_decref(reasons);
     json_decref(range);
     json_decref(undefined);
@@ -534,6 +657,8 @@ static void run_clear(struct sweep_run *r)
 {
     steps_free(r->steps, r->n_steps);
     stats_ws_free(r->ws);
+    stats_kde_ws_free(r->kde_ws);
+    free(r->kde);
     free(r->y);
     free(r->x);
     free(r->excl);
@@ -551,6 +676,8 @@ static enum status run_alloc(struct sweep_run *r, struct error *err)
     size_t cells = r->n_steps * d * N_PAIRS;
 
     r->ws = stats_ws_new(d);
+    r->kde_ws = stats_kde_ws_new(d);
+    r->kde = malloc(sizeof *r->kde);
     r->y = malloc(cells * sizeof *r->y);
     r->x = malloc(cells * sizeof *r->x);
     r->excl = malloc(cells);
@@ -559,9 +686,9 @@ static enum status run_alloc(struct sweep_run *r, struct error *err)
     r->xs = malloc(d * sizeof *r->xs);
     r->fixed = malloc(d);
     r->points = calloc(r->opts->k_max, sizeof *r->points);
-    if (r->ws == NULL || r->y == NULL || r->x == NULL || r->excl == NULL ||
-        r->m == NULL || r->ys == NULL || r->xs == NULL || r->fixed == NULL ||
-        r->points == NULL) {
+    if (r->ws == NULL || r->kde_ws == NULL || r->kde == NULL || r->y == NULL ||
+        r->x == NULL || r->excl == NULL || r->m == NULL || r->ys == NULL ||
+        r->xs == NULL || r->fixed == NULL || r->points == NULL) {
         return error_set(err, STATUS_NOMEM, "sweep of %zu steps over %zu jobs",
                          r->n_steps, d);
     }
@@ -713,11 +840,11 @@ int analyze_sweep_run(const struct app_config *cfg, struct db *db, const char *g
     log_info("analyze --sweep: %ld groups (%ld below d_min = %zu), %zu pairs, k = 1..%u "
              "(%s), %zu series; t_d~psi_d_read: %ld jobs used, %ld excluded at k = 1, "
              "%ld dropped as not valid at every k; %.2f s (series %.2f, jobs %.2f, "
-             "metrics %.2f, coefficients %.2f, store %.2f)",
+             "metrics %.2f, coefficients %.2f of which KDE %.2f, store %.2f)",
              t.groups, t.groups_short, cfg->d_min, N_PAIRS, opts->k_max,
              opts->all_phases ? "every phase" : "phase 0", r.n_steps, t.jobs_used,
              t.jobs_excluded, t.jobs_dropped, secs, r.t_series, r.t_jobs, r.t_eval,
-             r.t_coef, r.t_store);
+             r.t_coef, r.t_kde, r.t_store);
     if (t.groups_short > 0 || t.jobs_excluded > 0 || t.jobs_dropped > 0)
         code = EXIT_PARTIAL;
 out:

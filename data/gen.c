@@ -28,7 +28,7 @@ static const char usage_text[] =
     "  --seed N             random seed, 0-4294967295 (20240601)\n"
     "  --coupling C         strength of the planted contention effects, 0 = none (1.0)\n"
     "  --days D             length of the iostat series in days, 1-60 (3)\n"
-    "  --jobs-per-group N   jobs in each group, 1-10000 (420)\n";
+    "  --jobs-per-group N   jobs in each group, 1-40000 (420)\n";
 
 /* Independent random streams, so that e.g. more jobs leave the background unchanged. */
 enum stream { STREAM_BACKGROUND = 1, STREAM_JOBS, STREAM_SPLIT };
@@ -76,7 +76,7 @@ static int parse_option(int opt, const char *arg, struct data_params *p)
         p->days = (unsigned)v;
         return 0;
     case 'j':
-        if (parse_ulong(arg, 1, 10000, &v) != 0)
+        if (parse_ulong(arg, 1, 40000, &v) != 0)
             return -1;
         p->jobs_per_group = (unsigned)v;
         return 0;

@@ -1,7 +1,8 @@
 /* test_sweep.c: `analyze --sweep` (METHOD.md §6) on generated data, stored and served
  * by GET /api/v1/groups/{id}/sweep over real HTTP against a real PostgreSQL: the
  * planted effects show (ESB falling, NPB near 0), the job set is one for every k, and
- * every k agrees with the jobs `export jobs` gives at that granularity. */
+ * every k agrees with the jobs `export jobs` gives at that granularity, its KDE bands
+ * with statsmodels' on those jobs (tests/oracles/kde_ref.py). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* One seed, the default coupling, one day (420 jobs per group still). */
 #define SEED     20240601UL
@@ -27,6 +29,11 @@
 #define K_MAX    20
 /* Both sides are doubles over the same jobs; the API prints 15 significant digits. */
 #define TOL 1e-12
+/* The exact conditional quantiles' accuracy (METHOD.md §5), in units of h_y in the
+ * fitting space; the ESB group's d (about 400) is below STATS_KDE_EXACT_MAX. */
+#define TOL_Q_EXACT 1e-8
+#define KDE_ORACLE  "tests/oracles/kde_ref.py"
+#define NQ          16
 
 /* The pairs analyze --sweep stores (METHOD.md §6). */
 static const char *const pairs[][2] = {
@@ -184,6 +191,32 @@ static double pearson(const double *x, const double *y, size_t n)
     return sxy / sqrt(sxx * syy);
 }
 
+/* A step's "kde": its ratios and 16 ordered bands, or null ratios with a reason. */
+static void assert_kde_shape(const json_t *kde)
+{
+    static const char *const bands[] = {"x_grid", "q05", "q50", "q95"};
+
+    assert_true(json_is_object(kde));
+    if (json_is_null(json_object_get(kde, "width_ratio"))) {
+        assert_true(json_is_null(json_object_get(kde, "paper_width_ratio")));
+        assert_true(json_is_string(json_object_get(kde, "reason")));
+        return;
+    }
+    assert_true(num(kde, "width_ratio") > 0);
+    assert_true(num(kde, "paper_width_ratio") > 0);
+    const char *space = json_string_value(json_object_get(kde, "space"));
+    assert_non_null(space);
+    assert_true(strcmp(space, "log") == 0 || strcmp(space, "linear") == 0);
+    for (size_t b = 0; b < sizeof bands / sizeof bands[0]; b++)
+        assert_int_equal(json_array_size(json_object_get(kde, bands[b])), NQ);
+    for (size_t i = 0; i < NQ; i++) {
+        double q05 = json_number_value(json_array_get(json_object_get(kde, "q05"), i));
+        double q50 = json_number_value(json_array_get(json_object_get(kde, "q50"), i));
+        double q95 = json_number_value(json_array_get(json_object_get(kde, "q95"), i));
+        assert_true(q05 < q50 && q50 < q95);
+    }
+}
+
 /* ---- tests --------------------------------------------------------------------- */
 
 static void every_group_has_a_sweep_of_every_pair_with_k_from_1_to_20(void **state)
@@ -218,6 +251,7 @@ static void every_group_has_a_sweep_of_every_pair_with_k_from_1_to_20(void **sta
                                  json_is_string(json_object_get(
                                      json_object_get(step(s, i), "reasons"), coefs[c]))));
                 }
+                assert_kde_shape(json_object_get(step(s, i), "kde"));
             }
             const json_t *v = json_object_get(s, "verdicts");
             assert_true(json_is_object(json_object_get(v, "falling")));
@@ -415,26 +449,41 @@ static void export_at(const char *group, double granularity_s, struct export_row
     free(csv);
 }
 
-/* Every k of the ESB group's t_d~psi_d_read sweep against `export jobs` at k·Δ: the
- * jobs valid at every k, their Pearson and mean m. */
-static void every_k_matches_the_exported_jobs_valid_at_every_k(void **state)
-{
-    static struct export_rows rows[K_MAX];
-    double x[600], y[600];
+/* The ESB group's exports at every k·Δ, made once for the tests that read them, and
+ * which rows are valid at every k. */
+static struct export_rows rows[K_MAX];
+static bool every[600];
 
-    (void)state;
-    find_groups();
-    json_t *s = get_sweep(fx.esb, "t_d", "psi_d_read");
+static void export_esb(void)
+{
+    static bool done;
+
+    if (done)
+        return;
     for (size_t i = 0; i < K_MAX; i++)
         export_at(fx.esb, fx.base_s * (double)(i + 1), &rows[i]);
-    bool every[600];
-    size_t d = 0, dropped = 0;
     for (size_t r = 0; r < rows[0].n; r++) {
         every[r] = true;
         for (size_t i = 0; i < K_MAX; i++) {
             assert_int_equal(rows[i].n, rows[0].n);
             every[r] = every[r] && rows[i].valid[r];
         }
+    }
+    done = true;
+}
+
+/* Every k of the ESB group's t_d~psi_d_read sweep against `export jobs` at k·Δ: the
+ * jobs valid at every k, their Pearson and mean m. */
+static void every_k_matches_the_exported_jobs_valid_at_every_k(void **state)
+{
+    double x[600], y[600];
+
+    (void)state;
+    find_groups();
+    export_esb();
+    json_t *s = get_sweep(fx.esb, "t_d", "psi_d_read");
+    size_t d = 0, dropped = 0;
+    for (size_t r = 0; r < rows[0].n; r++) {
         d += every[r];
         dropped += rows[0].valid[r] && !every[r];
     }
@@ -455,6 +504,128 @@ static void every_k_matches_the_exported_jobs_valid_at_every_k(void **state)
         assert_rel(num(step(s, i), "pearson"), pearson(x, y, n), TOL);
         assert_rel(num(step(s, i), "m_mean"), m_sum / (double)n, TOL * 100);
     }
+    json_decref(s);
+}
+
+/* The values after "name " on their line of the oracle's output, n of them. */
+static void oracle_values(const char *text, const char *name, double *v, size_t n)
+{
+    const size_t len = strlen(name);
+
+    for (const char *p = text; p != NULL && *p != '\0'; p = strchr(p, '\n')) {
+        p += *p == '\n';
+        if (strncmp(p, name, len) != 0 || p[len] != ' ')
+            continue;
+        p += len;
+        for (size_t i = 0; i < n; i++) {
+            char *end;
+            v[i] = strtod(p, &end);
+            if (end == p)
+                fail_msg("oracle: %s has fewer than %zu values", name, n);
+            p = end;
+        }
+        return;
+    }
+    fail_msg("oracle: no %s", name);
+}
+
+/* One band of the sweep against the oracle's (fitting space): equal within tol after
+ * the back-transform, which scales an error by the value itself in log space. */
+static void assert_band(const json_t *kde, const char *name, const double *ref_fit,
+                        bool log_space, double tol_fit)
+{
+    const json_t *a = json_object_get(kde, name);
+
+    for (size_t i = 0; i < NQ; i++) {
+        double want = log_space ? exp(ref_fit[i]) : ref_fit[i];
+        double tol = log_space ? tol_fit * want : tol_fit;
+        assert_rel(json_number_value(json_array_get(a, i)), want,
+                   tol + 1e-14 * fabs(want));
+    }
+}
+
+/* kde_ref.py --no-density on (x, y) over n jobs: its output (malloc'd). */
+static char *kde_oracle(const double *x, const double *y, size_t n)
+{
+    char path[] = "/tmp/iocontend-sweep-kde-XXXXXX", script[1024], cmd[2048];
+    const char *found = testutil_repo_file(KDE_ORACLE);
+    int fd = mkstemp(path), rc = -1;
+
+    assert_non_null(found);
+    snprintf(script, sizeof script, "%s", found);
+    assert_true(fd >= 0);
+    FILE *fp = fdopen(fd, "w");
+    assert_non_null(fp);
+    for (size_t i = 0; i < n; i++)
+        fprintf(fp, "%.17g %.17g\n", x[i], y[i]);
+    assert_int_equal(fclose(fp), 0);
+    snprintf(cmd, sizeof cmd, "'%s' '%s' --no-density '%s'", testutil_oracle_python(),
+             script, path);
+    char *text = testutil_run(cmd, &rc);
+    unlink(path);
+    if (text == NULL || rc != 0)
+        fail_msg("kde oracle failed (%d): %s", rc, cmd);
+    return text;
+}
+
+/* The KDE bands of the ESB group's t_d~psi_d_read sweep at k = 1, 5 and 20 against
+ * statsmodels' KDEMultivariateConditional (kde_ref.py) on the jobs `export jobs`
+ * gives at k·Δ, those valid at every k: the sweep fits each k on its own values. */
+static void every_k_kde_matches_statsmodels_on_the_exported_jobs(void **state)
+{
+    static const size_t ks[] = {1, 5, 20};
+    double x[600], y[600];
+
+    (void)state;
+    find_groups();
+    export_esb();
+    json_t *s = get_sweep(fx.esb, "t_d", "psi_d_read");
+    for (size_t t = 0; t < sizeof ks / sizeof ks[0]; t++) {
+        size_t i = ks[t] - 1, n = 0;
+        for (size_t r = 0; r < rows[i].n; r++) {
+            if (every[r]) {
+                x[n] = rows[i].psi_d_read[r];
+                y[n] = rows[i].t_d[r];
+                n++;
+            }
+        }
+        char *text = kde_oracle(x, y, n);
+        char space[16] = "";
+        assert_int_equal(sscanf(text, "space %15s", space), 1);
+        double hx, hy, xg[NQ], q05[NQ], q50[NQ], q95[NQ], wr, pwr, mean, sd;
+        oracle_values(text, "hx", &hx, 1);
+        oracle_values(text, "hy", &hy, 1);
+        oracle_values(text, "x_grid", xg, NQ);
+        oracle_values(text, "q05", q05, NQ);
+        oracle_values(text, "q50", q50, NQ);
+        oracle_values(text, "q95", q95, NQ);
+        oracle_values(text, "width_ratio", &wr, 1);
+        oracle_values(text, "paper_width_ratio", &pwr, 1);
+        oracle_values(text, "mean", &mean, 1);
+        oracle_values(text, "sd", &sd, 1);
+        free(text);
+        const json_t *kde = json_object_get(step(s, i), "kde");
+        bool log_space = strcmp(space, "log") == 0;
+        print_message("k = %zu: d = %zu, %s space, width_ratio %.6f (statsmodels %.6f)\n",
+                      ks[t], n, space, num(kde, "width_ratio"), wr);
+        assert_rel(num(step(s, i), "d"), (double)n, 0);
+        assert_string_equal(json_string_value(json_object_get(kde, "space")), space);
+        assert_rel(num(kde, "hx"), hx, 1e-12 * hx);
+        assert_rel(num(kde, "hy"), hy, 1e-12 * hy);
+        assert_rel(num(kde, "mean"), mean, 1e-12 * fabs(mean));
+        assert_rel(num(kde, "sd"), sd, 1e-11 * sd);
+        assert_band(kde, "x_grid", xg, log_space, 1e-13);
+        assert_band(kde, "q05", q05, log_space, TOL_Q_EXACT * hy);
+        assert_band(kde, "q50", q50, log_space, TOL_Q_EXACT * hy);
+        assert_band(kde, "q95", q95, log_space, TOL_Q_EXACT * hy);
+        /* ratios of band widths that each move by TOL_Q_EXACT·h_y at most */
+        assert_rel(num(kde, "width_ratio"), wr, 40.0 * TOL_Q_EXACT);
+        assert_rel(num(kde, "paper_width_ratio"), pwr, 40.0 * TOL_Q_EXACT * pwr);
+    }
+    /* Coarser sampling blurs the load the band is conditioned on: the ESB band widens
+     * towards the marginal's (METHOD.md §5 (d): about 1 when x tells nothing). */
+    assert_true(num(json_object_get(step(s, K_MAX - 1), "kde"), "width_ratio") >
+                num(json_object_get(step(s, 0), "kde"), "width_ratio"));
     json_decref(s);
 }
 
@@ -519,6 +690,14 @@ static void every_phase_from_the_configuration_gives_a_mean_and_range_per_k(void
         assert_true(lo <= num(st, "pearson") + TOL && num(st, "pearson") <= hi + TOL);
         if (i == 0)
             assert_rel(lo, hi, 0); /* one phase at k = 1 */
+        /* The KDE's ratios likewise: the mean over the phases within their range. */
+        const json_t *kde = json_object_get(st, "kde");
+        const json_t *wr = json_object_get(json_object_get(kde, "range"), "width_ratio");
+        assert_int_equal(json_array_size(wr), 2);
+        assert_true(
+            json_number_value(json_array_get(wr, 0)) <= num(kde, "width_ratio") + TOL &&
+            num(kde, "width_ratio") <= json_number_value(json_array_get(wr, 1)) + TOL);
+        assert_int_equal(integer(kde, "bands_phase"), 0);
     }
     json_decref(s);
     /* The command line wins over the file. */
@@ -543,6 +722,7 @@ int main(void)
         cmocka_unit_test(mean_m_falls_with_k_and_d_is_the_same_at_every_k),
         cmocka_unit_test(k1_equals_the_association_endpoint_at_the_base_granularity),
         cmocka_unit_test(every_k_matches_the_exported_jobs_valid_at_every_k),
+        cmocka_unit_test(every_k_kde_matches_statsmodels_on_the_exported_jobs),
         cmocka_unit_test(errors_name_the_parameter_or_answer_404),
         cmocka_unit_test(usage_errors_exit_64),
         cmocka_unit_test(every_phase_from_the_configuration_gives_a_mean_and_range_per_k),

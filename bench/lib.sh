@@ -1,0 +1,63 @@
+# shellcheck shell=bash
+# lib.sh: what the make bench sections after bench/run.sh share (sourced, not run):
+# number formats, the ratio, the verdict line, and the threads pinned to one.
+# The conventions are bench/run.sh's: seconds to 3 significant digits, ratio = ref /
+# ours, MB = 10^6 bytes, one "PASS" / "MISS" / "NOT RUN" line per target.
+
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
+
+# "time NAME seconds ..." of a driver's output file: the seconds, or "-" when absent.
+seconds() {
+    [ -f "$1" ] || { echo "-"; return; }
+    awk -v s="$2" '$1 == "time" && $2 == s { print $3; f = 1 } END { if (!f) print "-" }' "$1"
+}
+
+# "NAME value" lines (or any "KEY NAME value"): the value, or "-".
+field() {
+    [ -f "$1" ] || { echo "-"; return; }
+    awk -v k="$2" -v n="$3" '$1 == k && $2 == n { print $3; f = 1; exit } END { if (!f) print "-" }' "$1"
+}
+
+fmt_s() {
+    case "$1" in
+    n/a | -) echo "$1" ;;
+    *) awk -v t="$1" 'BEGIN { printf "%.3g\n", t }' ;;
+    esac
+}
+
+ratio() {
+    if [ "$1" = n/a ] || [ "$1" = - ] || [ "$2" = n/a ] || [ "$2" = - ]; then
+        echo "-"
+    else
+        awk -v o="$1" -v r="$2" 'BEGIN { printf "%.1f\n", r / o }'
+    fi
+}
+
+# max RSS in MB of a bench_assoc maxrss output, or "-"
+rss_mb() {
+    [ -f "$1" ] || { echo "-"; return; }
+    awk '$1 == "maxrss_kb" { kb = $2 } END { if (kb == "") print "-";
+         else printf "%.1f\n", kb * 1024 / 1e6 }' "$1"
+}
+
+target() { # verdict line: PASS / MISS / NOT RUN, then the text
+    printf "%-7s %s\n" "$1" "$2"
+}
+
+# target_below VALUE LIMIT TEXT UNIT: PASS when VALUE < LIMIT
+target_below() {
+    case "$1" in
+    n/a | -) target MISS "$3: not measured" ;;
+    *)
+        v=$(awk -v x="$1" -v l="$2" 'BEGIN { print (x < l ? "PASS" : "MISS") }')
+        target "$v" "$3: $(fmt_s "$1") $4"
+        ;;
+    esac
+}
+
+section_header() { # the lines every section starts with
+    echo "== bench: $1"
+    echo "cpu: $(getconf _NPROCESSORS_ONLN) x $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+    echo "load average at start: $(cut -d ' ' -f 1-3 /proc/loadavg) (other work on the machine skews times)"
+    echo "threads: one per side (ours is single-threaded; OMP / OpenBLAS / MKL pinned to 1)"
+}
