@@ -65,4 +65,21 @@ void stats_dcor_sorted(const double *x, const double *y, size_t d, struct stats_
 void stats_mi_sorted(const double *x, const double *y, size_t d, struct stats_ws *ws,
                      uint64_t seed, bool jitter, double *mi_nats);
 
+/* ---- the grid of a series (volume.c; also coverage.c) ---------------------------- */
+
+/* T_j = origin_s + j·Δ: every comparison of a time with the grid uses these very
+ * stamps, so a time on a boundary is classified the same way wherever it appears. */
+double stats_grid_end(const struct stats_series *s, int64_t j);
+
+/* true when t is finite and its grid index fits int64_t with room to spare. */
+bool stats_grid_holds(const struct stats_series *s, double t);
+
+/* The interval j with T_{j−1} <= t < T_j: a time on a boundary belongs to the
+ * interval that starts there (METHOD.md §3). t must be stats_grid_holds. */
+int64_t stats_grid_interval_from(const struct stats_series *s, double t);
+
+/* The interval j with T_{j−1} < t <= T_j: the last interval a span ending at t
+ * overlaps with positive length. t must be stats_grid_holds. */
+int64_t stats_grid_interval_to(const struct stats_series *s, double t);
+
 #endif

@@ -490,4 +490,77 @@ enum status stats_kde_width_ratio_stat(const double *x, const double *y, size_t 
                                        void *ctx, struct stats_coef *out,
                                        struct error *err);
 
+/* ---- coverage (METHOD.md §7) and group tables (§4) ---------------------------- */
+
+/* The activity windows whose bytes the logged jobs account for: borrowed parallel
+ * arrays of n windows, read and write windows alike. */
+struct stats_coverage_windows {
+    const double *start_s, *end_s; /* r_a <= r_b, absolute epoch seconds */
+    const double *bytes;           /* bytes read or written in the window, >= 0 */
+    size_t n;
+};
+
+struct stats_coverage {
+    double sum_d_bytes;   /* Σ D_i over the intervals where D_i and S_i are present */
+    double sum_s_bytes;   /* Σ S_i over the same intervals */
+    double coverage;      /* sum_d / sum_s, not capped at 1; NAN when sum_s is 0 */
+    size_t n_both;        /* those intervals */
+    double d_total_bytes; /* Σ of every window's bytes, wherever they fell */
+};
+
+/* D_i and S_i of METHOD.md §7 on the intervals of s, and the coverage. A window
+ * [a, b] with b > a puts bytes·|[a, b] ∩ (T_{i−1}, T_i]| / (b − a) in each interval i
+ * it overlaps; a zero-length window puts all its bytes in the interval holding a
+ * (T_{i−1} <= a < T_i, as for the active set of §3). D is present on the intervals
+ * the logged span [log_start_s, log_end_s] touches (the period the logs cover:
+ * outside it nothing is known of the jobs, so a zero there is no fact; decision);
+ * S_i = (R_i + W_i)·Δ is present where s is. Outputs, s->n each, element i being
+ * interval s->j_first + i: d_bytes[i] = D_i (NAN where D is absent) and s_bytes[i] =
+ * S_i (NAN at a hole). Bytes of windows outside s or of absent D count only in
+ * d_total_bytes. No allocation; O(n + Σ intervals each window overlaps).
+ * STATUS_INVALID: a missing pointer, a window not finite, reversed or with negative
+ * bytes, a logged span not finite or reversed, a series with Δ <= 0. */
+enum status stats_coverage_compute(const struct stats_series *s,
+                                   const struct stats_coverage_windows *w,
+                                   double log_start_s, double log_end_s, double *d_bytes,
+                                   double *s_bytes, struct stats_coverage *out,
+                                   struct error *err);
+
+/* Mean and sd of n values (Tables I, II of the paper). */
+struct stats_summary {
+    size_t n;    /* values */
+    double mean; /* NAN when n = 0 */
+    double sd;   /* with n − 1 (gsl_stats_sd); NAN when n < 2 */
+};
+
+/* STATUS_INVALID for v NULL with n > 0, a value not finite or out NULL. */
+enum status stats_summary_compute(const double *v, size_t n, struct stats_summary *out,
+                                  struct error *err);
+
+/* The most bins stats_histogram_compute makes. */
+#define STATS_HIST_BINS_MAX 4096
+
+/* A histogram with bins centred on the multiples of its width (Fig. 2: T^D = m·Δ,
+ * so with width Δ every bin holds one m and no value sits on an edge): bin k covers
+ * [first_edge_s + k·bin_width_s, first_edge_s + (k + 1)·bin_width_s). */
+struct stats_histogram {
+    double bin_width_s;  /* the width asked, or the least multiple of it that needs
+                            at most the bins given */
+    double first_edge_s; /* (k_lo − 1/2)·bin_width_s, k_lo·width the bin of the least
+                            value; NAN without values */
+    size_t n_bins;       /* bins from the least to the greatest value; 0 without */
+    struct stats_summary summary; /* of the values */
+    double band_low, band_high;   /* mean ∓ 1.645·sd (NAN when sd is) */
+};
+
+/* The histogram of n values v (seconds) with bins of width_s (Fig. 2), its counts in
+ * counts[0 .. out->n_bins) (counts holds max_bins, 1 <= max_bins; when the values
+ * span more than max_bins bins of width_s the width becomes the least multiple of it
+ * that needs no more), their mean, sd (n − 1) and mean ∓ 1.645·sd. No allocation.
+ * STATUS_INVALID: a missing pointer, width_s not positive and finite, max_bins 0, a
+ * value not finite. */
+enum status stats_histogram_compute(const double *v, size_t n, double width_s,
+                                    size_t *counts, size_t max_bins,
+                                    struct stats_histogram *out, struct error *err);
+
 #endif

@@ -1,5 +1,5 @@
 /* volume.c: system-wide volume over a job's span and its I/O (METHOD.md §3, eq. 2–5). */
-#include "stats.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -22,40 +22,34 @@ const char *stats_exclusion_name(enum stats_exclusion e)
     return "";
 }
 
-/* T_j = origin_s + j·Δ: every comparison below uses these very stamps, so a time on
- * a boundary is classified the same way wherever it appears. */
-static double grid_end(const struct stats_series *s, int64_t j)
+double stats_grid_end(const struct stats_series *s, int64_t j)
 {
     return s->origin_s + (double)j * s->delta_s;
 }
 
-static bool on_grid(const struct stats_series *s, double t)
+bool stats_grid_holds(const struct stats_series *s, double t)
 {
     return isfinite(t) && fabs((t - s->origin_s) / s->delta_s) < J_LIMIT;
 }
 
-/* The interval j with T_{j−1} <= t < T_j: a time on a boundary belongs to the
- * interval that starts there (METHOD.md §3). */
-static int64_t interval_from(const struct stats_series *s, double t)
+int64_t stats_grid_interval_from(const struct stats_series *s, double t)
 {
     int64_t j = (int64_t)floor((t - s->origin_s) / s->delta_s) + 1;
 
-    while (t < grid_end(s, j - 1))
+    while (t < stats_grid_end(s, j - 1))
         j--;
-    while (t >= grid_end(s, j))
+    while (t >= stats_grid_end(s, j))
         j++;
     return j;
 }
 
-/* The interval j with T_{j−1} < t <= T_j: the last interval a span ending at t
- * overlaps with positive length. */
-static int64_t interval_to(const struct stats_series *s, double t)
+int64_t stats_grid_interval_to(const struct stats_series *s, double t)
 {
     int64_t j = (int64_t)ceil((t - s->origin_s) / s->delta_s);
 
-    while (t <= grid_end(s, j - 1))
+    while (t <= stats_grid_end(s, j - 1))
         j--;
-    while (t > grid_end(s, j))
+    while (t > stats_grid_end(s, j))
         j++;
     return j;
 }
@@ -101,8 +95,8 @@ static struct ends ends_of(const struct stats_series *s, int64_t first, int64_t 
     struct ends e;
 
     e.single = first == last;
-    e.head_s = e.single ? t_end - t_start : grid_end(s, first) - t_start;
-    e.tail_s = e.single ? 0.0 : t_end - grid_end(s, last - 1);
+    e.head_s = e.single ? t_end - t_start : stats_grid_end(s, first) - t_start;
+    e.tail_s = e.single ? 0.0 : t_end - stats_grid_end(s, last - 1);
     return e;
 }
 
@@ -133,10 +127,10 @@ static struct rates integrate_rates(const struct stats_series *s, const struct e
 static void span_volume(const struct stats_series *s, const struct stats_job *job,
                         struct stats_job_volume *out)
 {
-    int64_t j1 = interval_from(s, job->start_s);
+    int64_t j1 = stats_grid_interval_from(s, job->start_s);
     /* A zero-length job lies in the one interval that starts at or before it: n = 1
      * and Ψ = 0 (Ψ^O stays NAN when RO, WO are unknown). */
-    int64_t jn = job->end_s > job->start_s ? interval_to(s, job->end_s) : j1;
+    int64_t jn = job->end_s > job->start_s ? stats_grid_interval_to(s, job->end_s) : j1;
     struct rates interior = {0};
 
     for (int64_t j = j1; j <= jn; j++) {
@@ -209,14 +203,14 @@ static void active_volume(const struct stats_series *s, const struct stats_job *
      * belong to the interval starting there) to the last one it overlaps with positive
      * length; a zero-length window only the interval containing a. Offsets from the
      * first active interval fit size_t. */
-    base = interval_from(s, t_start);
+    base = stats_grid_interval_from(s, t_start);
     n = 0;
     for (size_t k = 0; k < job->n_windows; k++) {
         const struct stats_window *w = &job->windows[k];
         if (!window_counts(w, monitored_only))
             continue;
-        int64_t lo = interval_from(s, w->start_s);
-        int64_t hi = w->end_s > w->start_s ? interval_to(s, w->end_s) : lo;
+        int64_t lo = stats_grid_interval_from(s, w->start_s);
+        int64_t hi = w->end_s > w->start_s ? stats_grid_interval_to(s, w->end_s) : lo;
         scratch[2 * n] = (size_t)(lo - base);
         scratch[2 * n + 1] = (size_t)(hi - base);
         j_last = hi > j_last ? hi : j_last;
@@ -269,7 +263,7 @@ static enum status check_job(const struct stats_series *s, const struct stats_jo
         return error_set(err, STATUS_INVALID, "series delta_s %g, origin_s %g",
                          s->delta_s, s->origin_s);
     }
-    if (!on_grid(s, job->start_s) || !on_grid(s, job->end_s) ||
+    if (!stats_grid_holds(s, job->start_s) || !stats_grid_holds(s, job->end_s) ||
         !(job->start_s <= job->end_s)) {
         return error_set(err, STATUS_INVALID, "job span [%.17g, %.17g]", job->start_s,
                          job->end_s);
@@ -280,7 +274,7 @@ static enum status check_job(const struct stats_series *s, const struct stats_jo
     }
     for (size_t k = 0; k < job->n_windows; k++) {
         const struct stats_window *w = &job->windows[k];
-        if (!on_grid(s, w->start_s) || !on_grid(s, w->end_s) ||
+        if (!stats_grid_holds(s, w->start_s) || !stats_grid_holds(s, w->end_s) ||
             !(w->start_s <= w->end_s)) {
             return error_set(err, STATUS_INVALID, "window %zu [%.17g, %.17g]", k,
                              w->start_s, w->end_s);
