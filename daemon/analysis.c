@@ -1016,3 +1016,32 @@ out:
     ctx_clear(&ctx);
     return rc;
 }
+
+/* ---- one series of a scope (coverage, tables.c) --------------------------------- */
+
+enum status analysis_scope_series(struct db *db, const struct app_config *cfg,
+                                  const char *scope, struct stats_series **series,
+                                  double *delta_s, struct error *err)
+{
+    struct analysis_ctx ctx;
+    enum status rc;
+
+    *series = NULL;
+    *delta_s = 0;
+    if (strcmp(scope, "touched") == 0)
+        return invalid_param(err, "scope", "one series needs all or fs:NAME, not", scope);
+    rc = ctx_prepare(db, cfg, 0, scope, &ctx, err);
+    if (rc != STATUS_OK)
+        return rc;
+    if (ctx.n_sets == 0) { /* all and fs:NAME build their one series */
+        ctx_clear(&ctx);
+        return error_set(err, STATUS_INTERNAL, "no series for scope %s", scope);
+    }
+    /* It changes owner here. */
+    struct scope_series *ss = ctx.sets[0];
+    *series = ss->series;
+    ss->series = NULL;
+    *delta_s = ctx.base_delta_s;
+    ctx_clear(&ctx);
+    return STATUS_OK;
+}

@@ -266,6 +266,9 @@ int analyze_run(const struct app_config *cfg, struct db *db, const char *group_i
     }
     if (progress && n_groups > 0)
         fputc('\n', stderr);
+    code = analyze_tables_run(cfg, db, group_id);
+    if (code != EXIT_OK)
+        goto out;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double secs =
         (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;

@@ -220,4 +220,20 @@ struct sweep_opts {
 int analyze_sweep_run(const struct app_config *cfg, struct db *db, const char *group_id,
                       const struct sweep_opts *opts, bool progress);
 
+/* ---- group tables and coverage (METHOD.md §4, §7; tables.c) ---------------------- */
+
+/* As analysis_base_series for scope "all" or "fs:NAME" (that file system's streams
+ * alone, at their own Δ). STATUS_INVALID for another scope. */
+enum status analysis_scope_series(struct db *db, const struct app_config *cfg,
+                                  const char *scope, struct stats_series **series,
+                                  double *delta_s, struct error *err);
+
+/* Computes and stores, at the base Δ, the table of every group (group_id NULL) or one
+ * (METHOD.md §4: job count, features min / max, mean, sd and n of every time metric,
+ * the T^D histogram; results of kind group_table) and the coverage of every file
+ * system with samples and of all together (§7; the coverage tables), and logs
+ * "analyze: N group tables; coverage: scratch1 0.87, scratch2 0.91, all 0.89".
+ * Returns an exit code. */
+int analyze_tables_run(const struct app_config *cfg, struct db *db, const char *group_id);
+
 #endif

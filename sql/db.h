@@ -247,4 +247,77 @@ enum status db_jobs_page(struct db *db, const char *cursor, double from_s, doubl
                          const char *group_id, size_t limit, struct db_job_row **rows,
                          size_t *n, char next_cursor[80], struct error *err);
 
+/* ---- group tables and coverage (METHOD.md §4, §7) ------------------------------ */
+
+/* A file system name as the samples spell it. */
+struct db_fs {
+    char name[64];
+};
+
+/* The file systems that have samples, by name. *out is malloc'd (caller frees;
+ * NULL when none). */
+enum status db_sample_filesystems(struct db *db, struct db_fs **out, size_t *n,
+                                  struct error *err);
+
+/* The features that define a group (METHOD.md §4). */
+#define DB_N_FEATURES 6
+
+struct db_feature {
+    const char *name; /* "uid", "nprocs", "n_unique_files", "n_shared_files",
+                         "eta_read", "eta_write" (a literal) */
+    int64_t min, max; /* over the group's jobs */
+};
+
+/* Min and max of each feature over the jobs of a group, and their count.
+ * STATUS_NOT_FOUND when the group has no jobs. */
+enum status db_group_features(struct db *db, const char *group_id,
+                              struct db_feature out[DB_N_FEATURES], long *jobs,
+                              struct error *err);
+
+/* Stores a group's table (JSON text; results of kind 'group_table') at the base
+ * granularity_s, replacing the one stored before, in one transaction. */
+enum status db_group_table_store(struct db *db, const char *group_id,
+                                 double granularity_s, const char *json,
+                                 struct error *err);
+/* The stored table (malloc'd, caller frees) or STATUS_NOT_FOUND. */
+enum status db_group_table_get(struct db *db, const char *group_id, char **json,
+                               struct error *err);
+
+/* The coverage of one scope (METHOD.md §7). */
+struct db_coverage {
+    char scope[80];                  /* "all" or "fs:NAME" */
+    double granularity_s;            /* Δ of its grid */
+    double coverage;                 /* Σ D / Σ S; NAN when Σ S = 0 */
+    double sum_d_bytes, sum_s_bytes; /* over the intervals with D and S present */
+    long intervals;                  /* those intervals */
+    double d_total_bytes;            /* every window byte of the scope */
+    double log_start_s, log_end_s;   /* the span the logs cover */
+    char computed_at[40];            /* RFC 3339; set by db_coverage_list */
+};
+
+/* Per interval (T_i − Δ, T_i], ascending: n each; NAN where absent (D outside the
+ * logged span, S at a hole). */
+struct db_coverage_series {
+    double *end_s, *d_bytes, *s_bytes;
+    size_t n;
+};
+
+/* Replaces every stored coverage by the n given, c[i] with its intervals series[i]
+ * (borrowed), in one transaction. */
+enum status db_coverage_replace(struct db *db, const struct db_coverage *c,
+                                const struct db_coverage_series *series, size_t n,
+                                struct error *err);
+/* Every stored coverage, "all" first, then by scope. *out malloc'd (caller frees;
+ * NULL when none). */
+enum status db_coverage_list(struct db *db, struct db_coverage **out, size_t *n,
+                             struct error *err);
+/* The stored intervals of scope that overlap [from_s, to_s) (NAN: open), at most
+ * max_n: *truncated says there were more. out's arrays are new
+ * (db_coverage_series_clear). */
+enum status db_coverage_intervals(struct db *db, const char *scope, double from_s,
+                                  double to_s, size_t max_n,
+                                  struct db_coverage_series *out, bool *truncated,
+                                  struct error *err);
+void db_coverage_series_clear(struct db_coverage_series *s);
+
 #endif
