@@ -713,6 +713,239 @@ static void route_sweep(struct server *srv, struct MHD_Connection *conn,
     answer_json_take(req, 200, o);
 }
 
+/* A group's table (METHOD.md §4), as `analyze` stored it: never computed here. */
+static void route_table(struct server *srv, struct request *req, const char *group_id)
+{
+    struct db_group g;
+    struct error err = {0};
+    char *text = NULL;
+    json_error_t jerr;
+
+    if (group_id == NULL) {
+        answer_error(req, STATUS_NOT_FOUND, NULL, "no such group");
+        return;
+    }
+    struct db *db = db_acquire(srv, &err);
+    if (db == NULL) {
+        answer_failure(req, STATUS_DB, &err, "table", NULL);
+        return;
+    }
+    enum status rc = db_group_get(db, group_id, &g, &err);
+    if (rc == STATUS_NOT_FOUND) {
+        db_release(srv, rc);
+        answer_error(req, rc, NULL, "no group %s", group_id);
+        return;
+    }
+    if (rc == STATUS_OK)
+        rc = db_group_table_get(db, group_id, &text, &err);
+    db_release(srv, rc);
+    if (rc == STATUS_NOT_FOUND) {
+        answer_error(req, rc, NULL,
+                     "no table stored for group %s (iocontend analyze stores it)",
+                     group_id);
+        return;
+    }
+    if (rc != STATUS_OK) {
+        answer_failure(req, rc, &err, "table", NULL);
+        return;
+    }
+    json_t *o = json_loads(text, 0, &jerr);
+    free(text);
+    if (o == NULL) {
+        log_error("table of %s: stored JSON unreadable: %s", group_id, jerr.text);
+        answer_error(req, STATUS_INTERNAL, NULL, "internal error");
+        return;
+    }
+    answer_json_take(req, 200, o);
+}
+
+/* The most intervals one scope of a coverage answer carries (a week at 10 s). */
+#define COVERAGE_POINTS_MAX 60480
+
+/* An epoch time as RFC 3339 (whole seconds) and as *_ms: both keys into o, null
+ * when the time is NAN (open). */
+static void set_time(json_t *o, const char *key, double epoch_s)
+{
+    char text[40], key_ms[64];
+
+    snprintf(key_ms, sizeof key_ms, "%s_ms", key);
+    if (!isfinite(epoch_s)) {
+        json_object_set_new(o, key, json_null());
+        json_object_set_new(o, key_ms, json_null());
+        return;
+    }
+    rfc3339((int64_t)floor(epoch_s), text);
+    json_object_set_new(o, key, json_string(text));
+    json_object_set_new(o, key_ms, json_integer((json_int_t)llround(epoch_s * 1000.0)));
+}
+
+/* The largest finite value of v, 0 when there is none. */
+static double max_finite(const double *v, size_t n)
+{
+    double m = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (isfinite(v[i]) && v[i] > m)
+            m = v[i];
+    }
+    return m;
+}
+
+/* v[i] / max for plotting (Fig. 13), null where v[i] is absent. */
+static json_t *scaled(const double *v, size_t n, double max)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; a != NULL && i < n; i++)
+        json_array_append_new(a, number_or_null(max > 0 ? v[i] / max : v[i]));
+    return a;
+}
+
+/* One stored scope's coverage and its intervals in the range asked. */
+static json_t *coverage_json(const struct db_coverage *c,
+                             const struct db_coverage_series *s)
+{
+    json_t *o = json_object(), *range = json_object(), *ends = json_array();
+    double sum_d = 0, sum_s = 0;
+    size_t both = 0;
+    double max_d = max_finite(s->d_bytes, s->n), max_s = max_finite(s->s_bytes, s->n);
+
+    for (size_t i = 0; i < s->n; i++) {
+        json_array_append_new(ends,
+                              json_integer((json_int_t)llround(s->end_s[i] * 1000)));
+        if (isfinite(s->d_bytes[i]) && isfinite(s->s_bytes[i])) {
+            sum_d += s->d_bytes[i];
+            sum_s += s->s_bytes[i];
+            both++;
+        }
+    }
+    json_object_set_new(o, "fs",
+                        text_of(strcmp(c->scope, "all") == 0 ? "all" : c->scope + 3));
+    json_object_set_new(o, "scope", text_of(c->scope));
+    json_object_set_new(o, "granularity_s", json_real(c->granularity_s));
+    json_object_set_new(o, "coverage", number_or_null(c->coverage));
+    json_object_set_new(o, "sum_d_bytes", json_real(c->sum_d_bytes));
+    json_object_set_new(o, "sum_s_bytes", json_real(c->sum_s_bytes));
+    json_object_set_new(o, "intervals", json_integer((json_int_t)c->intervals));
+    json_object_set_new(o, "d_total_bytes", json_real(c->d_total_bytes));
+    set_time(o, "log_start", c->log_start_s);
+    set_time(o, "log_end", c->log_end_s);
+    json_object_set_new(o, "computed_at", text_or_null(c->computed_at));
+    /* The same sums over the intervals served: the coverage of the range asked. */
+    json_object_set_new(range, "coverage",
+                        sum_s > 0 ? json_real(sum_d / sum_s) : json_null());
+    json_object_set_new(range, "sum_d_bytes", json_real(sum_d));
+    json_object_set_new(range, "sum_s_bytes", json_real(sum_s));
+    json_object_set_new(range, "intervals", json_integer((json_int_t)both));
+    json_object_set_new(o, "range", range);
+    json_object_set_new(o, "max_d_bytes", json_real(max_d));
+    json_object_set_new(o, "max_s_bytes", json_real(max_s));
+    json_object_set_new(o, "end_ms", ends);
+    json_object_set_new(o, "d", scaled(s->d_bytes, s->n, max_d));
+    json_object_set_new(o, "s", scaled(s->s_bytes, s->n, max_s));
+    return o;
+}
+
+/* The coverage of METHOD.md §7 (Fig. 13) as `analyze` stored it: per file system
+ * (fs=NAME), all together (fs=all) or every one (no fs), with D_i / max D and
+ * S_i / max S over the intervals that overlap [from, to). */
+static void route_coverage(struct server *srv, struct MHD_Connection *conn,
+                           struct request *req)
+{
+    const char *fs = query(conn, "fs"), *from = query(conn, "from"),
+               *to = query(conn, "to");
+    double from_s = NAN, to_s = NAN;
+    struct db_coverage *list = NULL;
+    size_t n = 0;
+    struct error err = {0};
+    char scope[80] = "";
+
+    if (from != NULL && !parse_time(from, &from_s)) {
+        answer_error(
+            req, STATUS_INVALID, "from",
+            "from must be RFC 3339 (2026-11-20T10:00:00Z) or epoch milliseconds");
+        return;
+    }
+    if (to != NULL && !parse_time(to, &to_s)) {
+        answer_error(req, STATUS_INVALID, "to",
+                     "to must be RFC 3339 (2026-11-20T10:00:00Z) or epoch milliseconds");
+        return;
+    }
+    if (from != NULL && to != NULL && !(to_s > from_s)) {
+        answer_error(req, STATUS_INVALID, "to", "to must be after from");
+        return;
+    }
+    if (fs != NULL) {
+        int len =
+            snprintf(scope, sizeof scope, strcmp(fs, "all") == 0 ? "%s" : "fs:%s", fs);
+        if (len < 0 || (size_t)len >= sizeof scope) {
+            answer_error(req, STATUS_INVALID, "fs", "no file system %.64s", fs);
+            return;
+        }
+    }
+    struct db *db = db_acquire(srv, &err);
+    if (db == NULL) {
+        answer_failure(req, STATUS_DB, &err, "coverage", NULL);
+        return;
+    }
+    enum status rc = db_coverage_list(db, &list, &n, &err);
+    if (rc == STATUS_OK && n == 0) {
+        db_release(srv, rc);
+        answer_error(req, STATUS_NOT_FOUND, NULL,
+                     "no coverage stored (iocontend analyze stores it)");
+        return;
+    }
+    json_t *all = json_object(), *series = json_array();
+    bool found = fs == NULL;
+    for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
+        struct db_coverage_series s;
+        bool truncated = false;
+        json_object_set_new(all,
+                            strcmp(list[i].scope, "all") == 0 ? "all" : list[i].scope + 3,
+                            number_or_null(list[i].coverage));
+        if (fs != NULL && strcmp(list[i].scope, scope) != 0)
+            continue;
+        found = true;
+        rc = db_coverage_intervals(db, list[i].scope, from_s, to_s, COVERAGE_POINTS_MAX,
+                                   &s, &truncated, &err);
+        if (rc == STATUS_OK && truncated) {
+            db_coverage_series_clear(&s);
+            db_release(srv, rc);
+            answer_error(
+                req, STATUS_INVALID, from != NULL ? "to" : "from",
+                "%s has more than %d intervals in that range: narrow from and to",
+                list[i].scope, COVERAGE_POINTS_MAX);
+            goto out;
+        }
+        if (rc == STATUS_OK)
+            json_array_append_new(series, coverage_json(&list[i], &s));
+        db_coverage_series_clear(&s);
+    }
+    db_release(srv, rc);
+    if (rc != STATUS_OK) {
+        answer_failure(req, rc, &err, "coverage", NULL);
+        goto out;
+    }
+    if (!found) {
+        answer_error(req, STATUS_INVALID, "fs",
+                     "no coverage for file system %.64s (fs takes a file system with "
+                     "samples, or all)",
+                     fs);
+        goto out;
+    }
+    json_t *o = json_object();
+    set_time(o, "from", from_s);
+    set_time(o, "to", to_s);
+    json_object_set_new(o, "coverage", all);
+    json_object_set_new(o, "filesystems", series);
+    all = series = NULL;
+    answer_json_take(req, 200, o);
+out:
+    json_decref(all);
+    json_decref(series);
+    free(list);
+}
+
 /* ---- the static page ----------------------------------------------------------- */
 
 static const char *content_type_of(const char *name)
@@ -780,6 +1013,8 @@ enum route {
     ROUTE_ASSOCIATION,
     ROUTE_PREDICT,
     ROUTE_SWEEP,
+    ROUTE_TABLE,
+    ROUTE_COVERAGE,
     ROUTE_STATIC
 };
 
@@ -798,6 +1033,8 @@ static enum route route_of(const char *url, char id[17], const char **group,
         return ROUTE_JOBS;
     if (strcmp(url, "/api/v1/groups") == 0)
         return ROUTE_GROUPS;
+    if (strcmp(url, "/api/v1/coverage") == 0)
+        return ROUTE_COVERAGE;
     if (strcmp(url, "/") == 0 || strcmp(url, "/index.html") == 0) {
         *rel = "index.html";
         return ROUTE_STATIC;
@@ -815,6 +1052,7 @@ static enum route route_of(const char *url, char id[17], const char **group,
     enum route r = strcmp(slash, "/association") == 0 ? ROUTE_ASSOCIATION
                    : strcmp(slash, "/predict") == 0   ? ROUTE_PREDICT
                    : strcmp(slash, "/sweep") == 0     ? ROUTE_SWEEP
+                   : strcmp(slash, "/table") == 0     ? ROUTE_TABLE
                                                       : ROUTE_NONE;
     size_t len = (size_t)(slash - seg);
     if (r != ROUTE_NONE && group_id_ok(seg, len)) {
@@ -894,6 +1132,8 @@ static void dispatch(struct server *srv, struct MHD_Connection *conn, const char
         answer_error(req, STATUS_NOT_FOUND, NULL, "predict is not implemented yet");
         return;
     case ROUTE_SWEEP: route_sweep(srv, conn, req, group); return;
+    case ROUTE_TABLE: route_table(srv, req, group); return;
+    case ROUTE_COVERAGE: route_coverage(srv, conn, req); return;
     case ROUTE_STATIC: route_static(srv, req, rel); return;
     case ROUTE_NONE: return;
     }
