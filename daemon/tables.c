@@ -24,9 +24,24 @@ static json_t *num_or_null(double v)
 
 /* ---- the group table (METHOD.md §4) --------------------------------------------- */
 
+/* A job of the list by its group: sorted, a group's jobs are one run. */
+struct job_ref {
+    const char *group_id; /* borrowed from the job */
+    size_t idx;           /* into jobs->jobs */
+};
+
+static int job_ref_cmp(const void *a, const void *b)
+{
+    const struct job_ref *x = a, *y = b;
+    int c = strcmp(x->group_id, y->group_id);
+
+    return c != 0 ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
 /* What every group's table needs: all jobs, the base series, the metrics resolved. */
 struct table_ctx {
     const struct db_jobs *jobs;
+    struct job_ref *by_group;          /* jobs->n, sorted by group id */
     const struct stats_series *series; /* scope all at Δ */
     double delta_s;
     struct analysis_pair pairs[N_TABLE_METRICS]; /* (metric, metric): its value alone */
@@ -69,11 +84,20 @@ static enum status group_table(struct db *db, struct table_ctx *t,
     rc = db_group_features(db, g->id, features, &n_jobs, err);
     if (rc != STATUS_OK)
         return rc;
-    for (size_t i = 0; i < t->jobs->n; i++) {
-        const struct db_job *j = &t->jobs->jobs[i];
+    /* The group's run of by_group: the first ref not below it, then while equal. */
+    size_t lo = 0, hi = t->jobs->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(t->by_group[mid].group_id, g->id) < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    for (size_t r = lo; r < t->jobs->n && strcmp(t->by_group[r].group_id, g->id) == 0;
+         r++) {
+        const struct db_job *j = &t->jobs->jobs[t->by_group[r].idx];
         double m;
-        if (strcmp(j->group_id, g->id) != 0)
-            continue;
         rc = analysis_job_pairs(t->series, j, t->pairs, N_TABLE_METRICS, &t->scratch,
                                 t->y, t->x, t->excl, &m, err);
         if (rc != STATUS_OK)
@@ -148,8 +172,14 @@ static enum status tables_store(struct db *db, const struct db_jobs *jobs,
         rc = analysis_scratch_init(&t.scratch, jobs, err);
     t.values = malloc((N_TABLE_METRICS * jobs->n + 1) * sizeof *t.values);
     t.counts = malloc(STATS_HIST_BINS_MAX * sizeof *t.counts);
-    if (rc == STATUS_OK && (t.values == NULL || t.counts == NULL))
+    t.by_group = malloc((jobs->n + 1) * sizeof *t.by_group);
+    if (rc == STATUS_OK && (t.values == NULL || t.counts == NULL || t.by_group == NULL))
         rc = error_set(err, STATUS_NOMEM, "group table");
+    if (rc == STATUS_OK) {
+        for (size_t i = 0; i < jobs->n; i++)
+            t.by_group[i] = (struct job_ref){jobs->jobs[i].group_id, i};
+        qsort(t.by_group, jobs->n, sizeof *t.by_group, job_ref_cmp);
+    }
     if (rc == STATUS_OK && group_id != NULL) {
         groups = calloc(1, sizeof *groups);
         rc = groups == NULL ? error_set(err, STATUS_NOMEM, "group")
@@ -176,6 +206,7 @@ static enum status tables_store(struct db *db, const struct db_jobs *jobs,
     free(groups);
     free(t.values);
     free(t.counts);
+    free(t.by_group);
     analysis_scratch_clear(&t.scratch);
     return rc;
 }
@@ -380,6 +411,11 @@ int analyze_tables_run(const struct app_config *cfg, struct db *db, const char *
     enum status rc;
 
     rc = analysis_base_series(db, cfg, &series, &delta_s, &err);
+    if (rc == STATUS_NOT_FOUND) {
+        /* No samples: T^D and coverage need a grid; nothing to store yet. */
+        log_info("analyze: no server samples: no group tables, no coverage");
+        return EXIT_OK;
+    }
     if (rc == STATUS_OK)
         rc = db_jobs_of_group(db, NULL, &jobs, &err);
     if (rc == STATUS_OK)
