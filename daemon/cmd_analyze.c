@@ -52,6 +52,9 @@ static void analyze_usage(FILE *fp)
         "A group whose jobs, samples (within a day of its jobs) and settings are those\n"
         "its stored results came from is kept as it is: a second run over unchanged\n"
         "inputs changes nothing. Each result stores its provenance.\n"
+        "Then, whatever the inputs, each group's table (METHOD.md 4: features, mean and\n"
+        "sd of every time metric, the T^D histogram) and the coverage of every file\n"
+        "system and of all together (METHOD.md 7) are recomputed and stored.\n"
         "exit: 0 done; 1 done but groups or jobs were excluded (or, in a sweep, dropped\n"
         "as not valid at every k); 64 usage; 69 database unavailable.\n",
         SWEEP_K_LIMIT, ANALYZE_PERMUTATIONS_MAX);
