@@ -577,29 +577,84 @@ static bool association_opts(struct MHD_Connection *conn, struct request *req,
     return true;
 }
 
+/* y and x of a pair route (default t_d, psi_d_read); false when answered (400). */
+static bool metric_pair(struct MHD_Connection *conn, struct request *req, const char **y,
+                        const char **x)
+{
+    *y = query(conn, "y");
+    *x = query(conn, "x");
+    *y = *y != NULL ? *y : "t_d";
+    *x = *x != NULL ? *x : "psi_d_read";
+    if (!analysis_metric_known(*y)) {
+        answer_error(req, STATUS_INVALID, "y", "unknown metric %s", *y);
+        return false;
+    }
+    if (!analysis_metric_known(*x)) {
+        answer_error(req, STATUS_INVALID, "x", "unknown metric %s", *x);
+        return false;
+    }
+    return true;
+}
+
+/* The database, held, for a route about group_id once that group exists; NULL when
+ * answered (404 for no such group, or the failure). The caller db_release's. */
+static struct db *group_db(struct server *srv, struct request *req, const char *group_id,
+                           const char *what)
+{
+    struct error err = {0};
+    struct db_group g;
+
+    if (group_id == NULL) {
+        answer_error(req, STATUS_NOT_FOUND, NULL, "no such group");
+        return NULL;
+    }
+    struct db *db = db_acquire(srv, &err);
+    if (db == NULL) {
+        answer_failure(req, STATUS_DB, &err, what, NULL);
+        return NULL;
+    }
+    enum status rc = db_group_get(db, group_id, &g, &err);
+    if (rc == STATUS_OK)
+        return db;
+    db_release(srv, rc);
+    if (rc == STATUS_NOT_FOUND) {
+        answer_error(req, rc, NULL, "no group %s", group_id);
+    } else {
+        answer_failure(req, rc, &err, what, NULL);
+    }
+    return NULL;
+}
+
+/* Answers a stored JSON text (taken); 500 when it does not parse (logged). */
+static void answer_stored(struct request *req, char *text, const char *what,
+                          const char *group_id)
+{
+    json_error_t jerr;
+    json_t *o = json_loads(text, 0, &jerr);
+
+    free(text);
+    if (o == NULL) {
+        log_error("%s of %s: stored JSON unreadable: %s", what, group_id, jerr.text);
+        answer_error(req, STATUS_INTERNAL, NULL, "internal error");
+        return;
+    }
+    answer_json_take(req, 200, o);
+}
+
 static void route_association(struct server *srv, struct MHD_Connection *conn,
                               struct request *req, const char *group_id)
 {
-    const char *y = query(conn, "y"), *x = query(conn, "x");
+    const char *y, *x;
     const char *gran = query(conn, "granularity");
     const char *scope = query(conn, "scope");
     double granularity_s = 0; /* the base Δ */
     struct assoc_opts opts;
-    struct db_group g;
     struct error err = {0};
     json_t *out = NULL;
 
-    y = y != NULL ? y : "t_d";
-    x = x != NULL ? x : "psi_d_read";
     scope = scope != NULL ? scope : "all";
-    if (!analysis_metric_known(y)) {
-        answer_error(req, STATUS_INVALID, "y", "unknown metric %s", y);
+    if (!metric_pair(conn, req, &y, &x))
         return;
-    }
-    if (!analysis_metric_known(x)) {
-        answer_error(req, STATUS_INVALID, "x", "unknown metric %s", x);
-        return;
-    }
     if (gran != NULL) {
         char *end = NULL;
         errno = 0;
@@ -618,25 +673,11 @@ static void route_association(struct server *srv, struct MHD_Connection *conn,
                      "scope must be all, touched or fs:NAME");
         return;
     }
-    if (group_id == NULL) {
-        answer_error(req, STATUS_NOT_FOUND, NULL, "no such group");
+    struct db *db = group_db(srv, req, group_id, "association");
+    if (db == NULL)
         return;
-    }
-    struct db *db = db_acquire(srv, &err);
-    if (db == NULL) {
-        answer_failure(req, STATUS_DB, &err, "association", NULL);
-        return;
-    }
-    enum status rc = db_group_get(db, group_id, &g, &err);
-    if (rc == STATUS_NOT_FOUND) {
-        db_release(srv, rc);
-        answer_error(req, STATUS_NOT_FOUND, NULL, "no group %s", group_id);
-        return;
-    }
-    if (rc == STATUS_OK) {
-        rc = analysis_association(db, srv->cfg, group_id, y, x, granularity_s, scope,
-                                  &opts, &out, &err);
-    }
+    enum status rc = analysis_association(db, srv->cfg, group_id, y, x, granularity_s,
+                                          scope, &opts, &out, &err);
     if (rc == STATUS_NOT_FOUND) {
         answer_failure(req, rc, &err, "association", NULL);
         if (gran != NULL)
@@ -657,39 +698,16 @@ static void route_association(struct server *srv, struct MHD_Connection *conn,
 static void route_sweep(struct server *srv, struct MHD_Connection *conn,
                         struct request *req, const char *group_id)
 {
-    const char *y = query(conn, "y"), *x = query(conn, "x");
-    struct db_group g;
+    const char *y, *x;
     struct error err = {0};
     char *text = NULL;
-    json_error_t jerr;
 
-    y = y != NULL ? y : "t_d";
-    x = x != NULL ? x : "psi_d_read";
-    if (!analysis_metric_known(y)) {
-        answer_error(req, STATUS_INVALID, "y", "unknown metric %s", y);
+    if (!metric_pair(conn, req, &y, &x))
         return;
-    }
-    if (!analysis_metric_known(x)) {
-        answer_error(req, STATUS_INVALID, "x", "unknown metric %s", x);
+    struct db *db = group_db(srv, req, group_id, "sweep");
+    if (db == NULL)
         return;
-    }
-    if (group_id == NULL) {
-        answer_error(req, STATUS_NOT_FOUND, NULL, "no such group");
-        return;
-    }
-    struct db *db = db_acquire(srv, &err);
-    if (db == NULL) {
-        answer_failure(req, STATUS_DB, &err, "sweep", NULL);
-        return;
-    }
-    enum status rc = db_group_get(db, group_id, &g, &err);
-    if (rc == STATUS_NOT_FOUND) {
-        db_release(srv, rc);
-        answer_error(req, rc, NULL, "no group %s", group_id);
-        return;
-    }
-    if (rc == STATUS_OK)
-        rc = db_sweep_get(db, group_id, y, x, "all", &text, &err);
+    enum status rc = db_sweep_get(db, group_id, y, x, "all", &text, &err);
     db_release(srv, rc);
     if (rc == STATUS_NOT_FOUND) {
         answer_error(req, rc, NULL,
@@ -702,42 +720,19 @@ static void route_sweep(struct server *srv, struct MHD_Connection *conn,
         answer_failure(req, rc, &err, "sweep", NULL);
         return;
     }
-    json_t *o = json_loads(text, 0, &jerr);
-    free(text);
-    if (o == NULL) {
-        log_error("sweep of %s %s~%s: stored JSON unreadable: %s", group_id, y, x,
-                  jerr.text);
-        answer_error(req, STATUS_INTERNAL, NULL, "internal error");
-        return;
-    }
-    answer_json_take(req, 200, o);
+    answer_stored(req, text, "sweep", group_id);
 }
 
 /* A group's table (METHOD.md §4), as `analyze` stored it: never computed here. */
 static void route_table(struct server *srv, struct request *req, const char *group_id)
 {
-    struct db_group g;
     struct error err = {0};
     char *text = NULL;
-    json_error_t jerr;
+    struct db *db = group_db(srv, req, group_id, "table");
 
-    if (group_id == NULL) {
-        answer_error(req, STATUS_NOT_FOUND, NULL, "no such group");
+    if (db == NULL)
         return;
-    }
-    struct db *db = db_acquire(srv, &err);
-    if (db == NULL) {
-        answer_failure(req, STATUS_DB, &err, "table", NULL);
-        return;
-    }
-    enum status rc = db_group_get(db, group_id, &g, &err);
-    if (rc == STATUS_NOT_FOUND) {
-        db_release(srv, rc);
-        answer_error(req, rc, NULL, "no group %s", group_id);
-        return;
-    }
-    if (rc == STATUS_OK)
-        rc = db_group_table_get(db, group_id, &text, &err);
+    enum status rc = db_group_table_get(db, group_id, &text, &err);
     db_release(srv, rc);
     if (rc == STATUS_NOT_FOUND) {
         answer_error(req, rc, NULL,
@@ -749,14 +744,7 @@ static void route_table(struct server *srv, struct request *req, const char *gro
         answer_failure(req, rc, &err, "table", NULL);
         return;
     }
-    json_t *o = json_loads(text, 0, &jerr);
-    free(text);
-    if (o == NULL) {
-        log_error("table of %s: stored JSON unreadable: %s", group_id, jerr.text);
-        answer_error(req, STATUS_INTERNAL, NULL, "internal error");
-        return;
-    }
-    answer_json_take(req, 200, o);
+    answer_stored(req, text, "table", group_id);
 }
 
 /* The most intervals one scope of a coverage answer carries (a week at 10 s). */

@@ -63,6 +63,31 @@ static void rollback(struct db *db)
     PQclear(r);
 }
 
+/* Replaces rows in one transaction: runs del (n_del parameters) then ins (n_ins), and
+ * commits, or rolls back and returns the first failure. */
+static enum status replace_rows(struct db *db, const char *del, int n_del,
+                                const char *const *del_vals, const char *ins, int n_ins,
+                                const char *const *ins_vals, struct error *err)
+{
+    PGresult *r;
+    enum status rc = exec_cmd(db, "BEGIN", err);
+
+    if (rc != STATUS_OK)
+        return rc;
+    rc = exec_params(db, del, n_del, del_vals, &r, err);
+    if (rc == STATUS_OK) {
+        PQclear(r);
+        rc = exec_params(db, ins, n_ins, ins_vals, &r, err);
+    }
+    if (rc == STATUS_OK) {
+        PQclear(r);
+        rc = exec_cmd(db, "COMMIT", err);
+    }
+    if (rc != STATUS_OK)
+        rollback(db);
+    return rc;
+}
+
 static double get_double(const PGresult *r, int row, int col)
 {
     if (PQgetisnull(r, row, col))
@@ -1001,32 +1026,17 @@ enum status db_sweep_store(struct db *db, const char *group_id, const char *y,
     char g[40];
     const char *keys[4] = {group_id, y, x, scope};
     const char *vals[6] = {group_id, y, x, g, scope, json};
-    PGresult *r;
 
     snprintf(g, sizeof g, "%.17g", base_granularity_s);
     /* One sweep per (group, y, x, scope): an older one at another base Δ goes too. */
-    enum status rc = exec_cmd(db, "BEGIN", err);
-    if (rc != STATUS_OK)
-        return rc;
-    rc = exec_params(db,
-                     "DELETE FROM results WHERE kind = 'sweep' AND group_id = $1 AND "
-                     "y = $2 AND x = $3 AND scope = $4",
-                     4, keys, &r, err);
-    if (rc == STATUS_OK) {
-        PQclear(r);
-        rc = exec_params(
-            db,
-            "INSERT INTO results (kind, group_id, y, x, granularity_s, space, "
-            "scope, result) VALUES ('sweep', $1, $2, $3, $4, 'auto', $5, $6)",
-            6, vals, &r, err);
-    }
-    if (rc == STATUS_OK) {
-        PQclear(r);
-        rc = exec_cmd(db, "COMMIT", err);
-    }
-    if (rc != STATUS_OK)
-        rollback(db);
-    return rc;
+    return replace_rows(
+        db,
+        "DELETE FROM results WHERE kind = 'sweep' AND group_id = $1 AND "
+        "y = $2 AND x = $3 AND scope = $4",
+        4, keys,
+        "INSERT INTO results (kind, group_id, y, x, granularity_s, space, "
+        "scope, result) VALUES ('sweep', $1, $2, $3, $4, 'auto', $5, $6)",
+        6, vals, err);
 }
 
 enum status db_sweep_get(struct db *db, const char *group_id, const char *y,
@@ -1364,31 +1374,14 @@ enum status db_group_table_store(struct db *db, const char *group_id,
     char g[40];
     const char *keys[1] = {group_id};
     const char *vals[3] = {group_id, g, json};
-    PGresult *r;
 
     snprintf(g, sizeof g, "%.17g", granularity_s);
     /* One table per group: one stored at another base Δ goes too. */
-    enum status rc = exec_cmd(db, "BEGIN", err);
-    if (rc != STATUS_OK)
-        return rc;
-    rc = exec_params(db,
-                     "DELETE FROM results WHERE kind = 'group_table' AND group_id = $1",
-                     1, keys, &r, err);
-    if (rc == STATUS_OK) {
-        PQclear(r);
-        rc = exec_params(
-            db,
-            "INSERT INTO results (kind, group_id, y, x, granularity_s, space, scope, "
-            "result) VALUES ('group_table', $1, '', '', $2, '', 'all', $3)",
-            3, vals, &r, err);
-    }
-    if (rc == STATUS_OK) {
-        PQclear(r);
-        rc = exec_cmd(db, "COMMIT", err);
-    }
-    if (rc != STATUS_OK)
-        rollback(db);
-    return rc;
+    return replace_rows(
+        db, "DELETE FROM results WHERE kind = 'group_table' AND group_id = $1", 1, keys,
+        "INSERT INTO results (kind, group_id, y, x, granularity_s, space, scope, "
+        "result) VALUES ('group_table', $1, '', '', $2, '', 'all', $3)",
+        3, vals, err);
 }
 
 enum status db_group_table_get(struct db *db, const char *group_id, char **json,
