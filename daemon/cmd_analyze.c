@@ -269,9 +269,16 @@ int analyze_run(const struct app_config *cfg, struct db *db, const char *group_i
     }
     if (progress && n_groups > 0)
         fputc('\n', stderr);
-    code = analyze_tables_run(cfg, db, group_id);
-    if (code != EXIT_OK)
-        goto out;
+    /* The tables and the coverage come from the same inputs: when no group's
+     * changed, neither did they (samples that could change the coverage fall
+     * within a day of some job, and so change that job's group). */
+    if (groups_done > 0) {
+        code = analyze_tables_run(cfg, db, group_id);
+        if (code != EXIT_OK)
+            goto out;
+    } else {
+        log_info("analyze: no group's inputs changed: group tables and coverage kept");
+    }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double secs =
         (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
