@@ -24,23 +24,6 @@
 #define TOL       1e-12
 #define TOL_EXACT 1e-14
 
-/* xorshift64*: a fixed, portable stream of test data. */
-static uint64_t rng_state;
-
-static double uniform(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return ((double)((rng_state * UINT64_C(2685821657736338717)) >> 11) + 0.5) *
-           0x1.0p-53;
-}
-
-static double normal(void)
-{
-    return sqrt(-2.0 * log(uniform())) * cos(6.283185307179586 * uniform());
-}
-
 struct reference {
     double pearson, spearman;             /* scipy.stats */
     double pearson_exact, spearman_exact; /* exact rational sums, rounded once */
@@ -126,10 +109,10 @@ static void independent_bytes_and_times_match_scipy(void **state)
     double x[D], y[D];
 
     (void)state;
-    rng_state = UINT64_C(20240601);
+    testutil_rng_seed(UINT64_C(20240601));
     for (size_t i = 0; i < D; i++) {
-        x[i] = 1e10 * (1.0 + 3.7 * uniform()); /* bytes */
-        y[i] = 2.385e3 + 17.3 * normal();      /* seconds */
+        x[i] = 1e10 * (1.0 + 3.7 * testutil_uniform()); /* bytes */
+        y[i] = 2.385e3 + 17.3 * testutil_normal();      /* seconds */
     }
     check_against_oracle(x, y, D);
 }
@@ -139,10 +122,10 @@ static void linear_relation_with_noise_matches_scipy(void **state)
     double x[D], y[D];
 
     (void)state;
-    rng_state = UINT64_C(777);
+    testutil_rng_seed(UINT64_C(777));
     for (size_t i = 0; i < D; i++) {
-        x[i] = 2.385e12 * uniform();
-        y[i] = 41.7 + 1.3e-11 * x[i] + 2.9 * normal();
+        x[i] = 2.385e12 * testutil_uniform();
+        y[i] = 41.7 + 1.3e-11 * x[i] + 2.9 * testutil_normal();
     }
     check_against_oracle(x, y, D);
 }
@@ -152,11 +135,11 @@ static void monotone_curve_with_ties_matches_scipy(void **state)
     double x[D], y[D];
 
     (void)state;
-    rng_state = UINT64_C(4242);
+    testutil_rng_seed(UINT64_C(4242));
     for (size_t i = 0; i < D; i++) {
         /* T^D-like x: a multiple of Δ = 60, so many ties; y rounded to 0.1 s ties too */
-        x[i] = 60.0 * floor(23.0 * uniform());
-        y[i] = round(10.0 * (2.385 * exp(x[i] / 600.0) + 0.3 * normal())) / 10.0;
+        x[i] = 60.0 * floor(23.0 * testutil_uniform());
+        y[i] = round(10.0 * (2.385 * exp(x[i] / 600.0) + 0.3 * testutil_normal())) / 10.0;
     }
     check_against_oracle(x, y, D);
 }
@@ -169,10 +152,10 @@ static void huge_offset_bytes_do_not_cancel(void **state)
     double x[D], y[D];
 
     (void)state;
-    rng_state = UINT64_C(99);
+    testutil_rng_seed(UINT64_C(99));
     for (size_t i = 0; i < D; i++) {
         x[i] = 1e15 + 2.385e3 * (double)i;
-        y[i] = 3.1 * sin(0.37 * (double)i) + 0.0137 * (double)i + 0.2 * normal();
+        y[i] = 3.1 * sin(0.37 * (double)i) + 0.0137 * (double)i + 0.2 * testutil_normal();
     }
     check_against_oracle(x, y, D);
 }
@@ -183,10 +166,10 @@ static void spearman_leaves_inputs_unchanged_and_reuses_its_workspace(void **sta
     struct stats_ws *ws = stats_ws_new(D);
 
     (void)state;
-    rng_state = UINT64_C(31337);
+    testutil_rng_seed(UINT64_C(31337));
     for (size_t i = 0; i < D; i++) {
-        x0[i] = x[i] = 1e9 * uniform();
-        y0[i] = y[i] = x[i] * 1e-9 + normal();
+        x0[i] = x[i] = 1e9 * testutil_uniform();
+        y0[i] = y[i] = x[i] * 1e-9 + testutil_normal();
     }
     assert_int_equal(stats_spearman(x, y, D, ws, &r1, NULL), STATUS_OK);
     assert_memory_equal(x, x0, sizeof x);

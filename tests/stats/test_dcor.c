@@ -25,23 +25,6 @@ static double pool_x[N_CASE][D_MAX], pool_y[N_CASE][D_MAX];
 static size_t pool_d[N_CASE];
 static const char *pool_name[N_CASE];
 
-/* xorshift64*: a fixed, portable stream of test data. */
-static uint64_t rng_state = UINT64_C(0x9E3779B97F4A7C15);
-
-static double uniform(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return ((double)((rng_state * UINT64_C(2685821657736338717)) >> 11) + 0.5) *
-           0x1.0p-53;
-}
-
-static double normal(void)
-{
-    return sqrt(-2.0 * log(uniform())) * cos(6.283185307179586 * uniform());
-}
-
 static struct stats_assoc dcor_of(const double *x, const double *y, size_t d)
 {
     struct stats_ws *ws = stats_ws_new(d);
@@ -99,48 +82,48 @@ static void make_cases(void)
     } while (0)
     CASE("independent", 2000);
     for (size_t i = 0; i < 2000; i++) {
-        pool_x[c][i] = exp(27.0 + 1.1 * normal());
-        pool_y[c][i] = 600.0 + 97.3 * normal();
+        pool_x[c][i] = exp(27.0 + 1.1 * testutil_normal());
+        pool_y[c][i] = 600.0 + 97.3 * testutil_normal();
     }
     c++;
     CASE("linear", 1500);
     for (size_t i = 0; i < 1500; i++) {
-        pool_x[c][i] = 1.3e10 + 7.9e12 * uniform();
-        pool_y[c][i] = 2.385e-10 * pool_x[c][i] + 41.7 * normal();
+        pool_x[c][i] = 1.3e10 + 7.9e12 * testutil_uniform();
+        pool_y[c][i] = 2.385e-10 * pool_x[c][i] + 41.7 * testutil_normal();
     }
     c++;
     CASE("monotone", 1000);
     for (size_t i = 0; i < 1000; i++) {
-        pool_x[c][i] = 6.0 * uniform();
-        pool_y[c][i] = exp(1.3 * pool_x[c][i]) * (1.0 + 0.1 * normal());
+        pool_x[c][i] = 6.0 * testutil_uniform();
+        pool_y[c][i] = exp(1.3 * pool_x[c][i]) * (1.0 + 0.1 * testutil_normal());
     }
     c++;
     CASE("parabola", 700);
     for (size_t i = 0; i < 700; i++) {
-        pool_x[c][i] = 2.0 * uniform() - 1.0;
-        pool_y[c][i] = pool_x[c][i] * pool_x[c][i] + 0.05 * normal();
+        pool_x[c][i] = 2.0 * testutil_uniform() - 1.0;
+        pool_y[c][i] = pool_x[c][i] * pool_x[c][i] + 0.05 * testutil_normal();
     }
     c++;
     CASE("ties", 1200); /* t_d = m·60, load rounded to whole MB */
     for (size_t i = 0; i < 1200; i++) {
-        double m = floor(1.0 + 8.0 * uniform());
+        double m = floor(1.0 + 8.0 * testutil_uniform());
         pool_y[c][i] = 60.0 * m;
-        pool_x[c][i] = 1e6 * floor(40.0 * m + 30.0 * uniform());
+        pool_x[c][i] = 1e6 * floor(40.0 * m + 30.0 * testutil_uniform());
     }
     c++;
     /* Few values on both sides and no relation: dCor_V is small, where its square
      * root magnifies every error of dCor². */
     CASE("few_levels", 2000);
     for (size_t i = 0; i < 2000; i++) {
-        pool_x[c][i] = 60.0 * floor(1.0 + 3.0 * uniform());
-        pool_y[c][i] = 2.385 * floor(4.0 * uniform());
+        pool_x[c][i] = 60.0 * floor(1.0 + 3.0 * testutil_uniform());
+        pool_y[c][i] = 2.385 * floor(4.0 * testutil_uniform());
     }
     c++;
     CASE("group_170", 170); /* t_d in whole minutes against bytes */
     for (size_t i = 0; i < 170; i++) {
-        double m = floor(1.0 + 20.0 * uniform());
+        double m = floor(1.0 + 20.0 * testutil_uniform());
         pool_y[c][i] = 60.0 * m;
-        pool_x[c][i] = 2.385e9 * m * exp(0.7 * normal());
+        pool_x[c][i] = 2.385e9 * m * exp(0.7 * testutil_normal());
     }
     c++;
     CASE("d4", 4);
@@ -156,7 +139,8 @@ static void make_cases(void)
     CASE("cancellation", 800);
     for (size_t i = 0; i < 800; i++) {
         pool_x[c][i] = 1e15 + 2.385e3 * (double)i;
-        pool_y[c][i] = sin((double)i / 37.0) + 1e-3 * (double)i + 0.05 * normal();
+        pool_y[c][i] =
+            sin((double)i / 37.0) + 1e-3 * (double)i + 0.05 * testutil_normal();
     }
 #undef CASE
 }
@@ -239,7 +223,7 @@ static void an_affine_y_has_dcor_one(void **state)
     double x[50], y[50];
     (void)state;
     for (size_t i = 0; i < 50; i++) {
-        x[i] = 1e12 * (1.0 + uniform());
+        x[i] = 1e12 * (1.0 + testutil_uniform());
         y[i] = 3.5 - 0.25 * x[i];
     }
     struct stats_assoc a = dcor_of(x, y, 50);
@@ -275,8 +259,8 @@ static void invariant_under_order_shift_and_scale(void **state)
     double x[3000], y[3000], x2[3000], y2[3000];
     (void)state;
     for (size_t i = 0; i < 3000; i++) {
-        x[i] = 60.0 * floor(1.0 + 5.0 * uniform());
-        y[i] = floor(x[i] / 60.0 * (1.0 + 3.0 * uniform()));
+        x[i] = 60.0 * floor(1.0 + 5.0 * testutil_uniform());
+        y[i] = floor(x[i] / 60.0 * (1.0 + 3.0 * testutil_uniform()));
     }
     for (size_t i = 0; i < 3000; i++) {
         size_t j = (i * 1217) % 3000; /* 1217 is prime to 3000: a permutation */
@@ -356,6 +340,7 @@ static void undefined_cases_have_reasons(void **state)
 
 int main(void)
 {
+    testutil_rng_seed(UINT64_C(0x9E3779B97F4A7C15));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(matches_the_direct_formula),
         cmocka_unit_test(published_values_are_reproduced),

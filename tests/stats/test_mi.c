@@ -39,23 +39,6 @@ static const size_t sizes[N_SIZES] = {10, 170, 2000, D_MAX};
 static double pool_x[N_SIZES][D_MAX], pool_y[N_SIZES][D_MAX];
 static double max_error; /* largest |ours − reference| seen, for the log */
 
-/* xorshift64*: a fixed, portable stream of test data. */
-static uint64_t rng_state;
-
-static double uniform(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return ((double)((rng_state * UINT64_C(2685821657736338717)) >> 11) + 0.5) *
-           0x1.0p-53;
-}
-
-static double normal(void)
-{
-    return sqrt(-2.0 * log(uniform())) * cos(6.283185307179586 * uniform());
-}
-
 /* The oracle script from the working directory (the repo root under make test-run)
  * or the folders above it. NULL when not found. */
 static const char *oracle_path(void)
@@ -170,7 +153,7 @@ static void check_shape(void (*make)(size_t d, double *x, double *y), uint64_t s
     struct stats_ws *ws = stats_ws_new(sizes[N_SIZES - 1]);
 
     assert_non_null(ws);
-    rng_state = seed;
+    testutil_rng_seed(seed);
     for (size_t k = 0; k < N_SIZES; k++) {
         s[k].d = sizes[k];
         s[k].x = pool_x[k];
@@ -198,32 +181,32 @@ static void check_shape(void (*make)(size_t d, double *x, double *y), uint64_t s
 static void make_independent(size_t d, double *x, double *y)
 {
     for (size_t i = 0; i < d; i++) {
-        x[i] = 1e10 * (1.0 + 3.7 * uniform()); /* bytes */
-        y[i] = 2.385e3 + 17.3 * normal();      /* seconds */
+        x[i] = 1e10 * (1.0 + 3.7 * testutil_uniform()); /* bytes */
+        y[i] = 2.385e3 + 17.3 * testutil_normal();      /* seconds */
     }
 }
 
 static void make_linear(size_t d, double *x, double *y)
 {
     for (size_t i = 0; i < d; i++) {
-        x[i] = 2.385e12 * uniform();
-        y[i] = 41.7 + 1.3e-11 * x[i] + 2.9 * normal();
+        x[i] = 2.385e12 * testutil_uniform();
+        y[i] = 41.7 + 1.3e-11 * x[i] + 2.9 * testutil_normal();
     }
 }
 
 static void make_monotone(size_t d, double *x, double *y)
 {
     for (size_t i = 0; i < d; i++) {
-        x[i] = 1.7e9 * exp(2.385 * normal()); /* log-normal bytes */
-        y[i] = 3.1 * log(x[i]) + 0.37 * normal();
+        x[i] = 1.7e9 * exp(2.385 * testutil_normal()); /* log-normal bytes */
+        y[i] = 3.1 * log(x[i]) + 0.37 * testutil_normal();
     }
 }
 
 static void make_parabola(size_t d, double *x, double *y)
 {
     for (size_t i = 0; i < d; i++) {
-        x[i] = 2.385 * (uniform() - 0.5);
-        y[i] = x[i] * x[i] + 0.05 * normal();
+        x[i] = 2.385 * (testutil_uniform() - 0.5);
+        y[i] = x[i] * x[i] + 0.05 * testutil_normal();
     }
 }
 
@@ -265,7 +248,7 @@ static void huge_offset_bytes_match_the_reference(void **state)
     struct stats_ws *ws = stats_ws_new(2000);
 
     (void)state;
-    rng_state = UINT64_C(99);
+    testutil_rng_seed(UINT64_C(99));
     for (size_t k = 0; k < 3; k++) {
         s[k].d = d[k];
         s[k].x = pool_x[k];
@@ -273,7 +256,7 @@ static void huge_offset_bytes_match_the_reference(void **state)
         for (size_t i = 0; i < d[k]; i++) {
             s[k].x[i] = 1e15 + 2.385e3 * (double)i;
             const double t = (double)i / (double)d[k];
-            s[k].y[i] = 3.1 * sin(6.3 * t) + 2.385 * t + 0.2 * normal();
+            s[k].y[i] = 3.1 * sin(6.3 * t) + 2.385 * t + 0.2 * testutil_normal();
         }
     }
     run_oracle(s, 3, ref);
@@ -295,9 +278,9 @@ static void bivariate_normal_gives_linfoot_near_rho(void **state)
 
     (void)state;
     assert_non_null(ws);
-    rng_state = UINT64_C(2385);
+    testutil_rng_seed(UINT64_C(2385));
     for (size_t i = 0; i < d; i++) {
-        double z1 = normal(), z2 = normal();
+        double z1 = testutil_normal(), z2 = testutil_normal();
         x[i] = 5e9 + 1e9 * z1;
         y[i] = 600.0 + 60.0 * (rho * z1 + sqrt(1.0 - rho * rho) * z2);
     }
@@ -321,10 +304,10 @@ static void tied_times_with_jitter_are_close_to_sklearn(void **state)
 
     (void)state;
     assert_non_null(ws);
-    rng_state = UINT64_C(4243);
+    testutil_rng_seed(UINT64_C(4243));
     for (size_t i = 0; i < s.d; i++) {
-        s.x[i] = 60.0 * floor(23.0 * uniform());
-        s.y[i] = 2.385 * exp(s.x[i] / 600.0) + 0.3 * normal();
+        s.x[i] = 60.0 * floor(23.0 * testutil_uniform());
+        s.y[i] = 2.385 * exp(s.x[i] / 600.0) + 0.3 * testutil_normal();
     }
     run_oracle(&s, 1, &ref);
     struct stats_assoc jittered = compute(s.x, s.y, s.d, ws, STATS_DEFAULT_SEED, true);
@@ -346,10 +329,10 @@ static void without_jitter_identical_points_inflate_mi(void **state)
 
     (void)state;
     assert_non_null(ws);
-    rng_state = UINT64_C(6060);
+    testutil_rng_seed(UINT64_C(6060));
     for (size_t i = 0; i < s.d; i++) {
-        s.x[i] = 60.0 * floor(23.0 * uniform());
-        s.y[i] = round(2.385 * exp(s.x[i] / 600.0) + 0.7 * normal());
+        s.x[i] = 60.0 * floor(23.0 * testutil_uniform());
+        s.y[i] = round(2.385 * exp(s.x[i] / 600.0) + 0.7 * testutil_normal());
     }
     run_oracle(&s, 1, &ref);
     struct stats_assoc jittered = compute(s.x, s.y, s.d, ws, STATS_DEFAULT_SEED, true);
@@ -368,10 +351,11 @@ static void same_seed_gives_the_same_value_bit_for_bit(void **state)
 
     (void)state;
     assert_true(ws != NULL && other != NULL);
-    rng_state = UINT64_C(5150);
+    testutil_rng_seed(UINT64_C(5150));
     for (size_t i = 0; i < d; i++) {
-        x0[i] = x[i] = 60.0 * floor(40.0 * uniform()); /* ties: the jitter matters */
-        y0[i] = y[i] = round(10.0 * (x[i] / 100.0 + normal())) / 10.0;
+        x0[i] = x[i] =
+            60.0 * floor(40.0 * testutil_uniform()); /* ties: the jitter matters */
+        y0[i] = y[i] = round(10.0 * (x[i] / 100.0 + testutil_normal())) / 10.0;
     }
     struct stats_assoc a = compute(x, y, d, ws, STATS_DEFAULT_SEED, true);
     /* between the two: another seed, a smaller d, in the same workspace */

@@ -24,28 +24,11 @@
 #define ORACLE "tests/oracles/signif_ref.py"
 #define D_MAX  64
 
-/* xorshift64*: a fixed, portable stream of test data. */
-static uint64_t rng_state;
-
-static double uniform(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return ((double)((rng_state * UINT64_C(2685821657736338717)) >> 11) + 0.5) *
-           0x1.0p-53;
-}
-
-static double normal(void)
-{
-    return sqrt(-2.0 * log(uniform())) * cos(6.283185307179586 * uniform());
-}
-
 /* d pairs of a bivariate normal with correlation rho, unround scales. */
 static void bivariate(double rho, size_t d, double *x, double *y)
 {
     for (size_t i = 0; i < d; i++) {
-        double a = normal(), b = normal();
+        double a = testutil_normal(), b = testutil_normal();
         x[i] = 2.385 + 1.37 * a;
         y[i] = -0.613 + 0.41 * (rho * a + sqrt(1.0 - rho * rho) * b);
     }
@@ -112,14 +95,14 @@ static void jackknife_matches_leaving_each_job_out(void **state)
 
     (void)state;
     assert_non_null(ws);
-    rng_state = UINT64_C(0x5EED0001);
+    testutil_rng_seed(UINT64_C(0x5EED0001));
     /* tie-free */
     bivariate(0.6, 40, x, y);
     check_jackknife(x, y, 40, ws);
     /* many ties on both axes (T^D is a multiple of Δ) */
     for (size_t i = 0; i < 47; i++) {
-        x[i] = 2.5 * floor(6.0 * uniform());
-        y[i] = floor(4.0 * uniform()) + 0.25 * x[i];
+        x[i] = 2.5 * floor(6.0 * testutil_uniform());
+        y[i] = floor(4.0 * testutil_uniform()) + 0.25 * x[i];
     }
     check_jackknife(x, y, 47, ws);
     /* one job carries nearly all of x's variance: downdating would cancel */
@@ -267,7 +250,7 @@ static void p_value_and_floor_replay_the_seeded_shuffles(void **state)
     (void)state;
     assert_non_null(ws);
     assert_non_null(rng);
-    rng_state = UINT64_C(0x5EED0002);
+    testutil_rng_seed(UINT64_C(0x5EED0002));
     bivariate(0.25, d, x, y);
     struct stats_signif_opts o = opts_of(METHOD_PEARSON, 10, b, 0);
     o.seed = 977;
@@ -335,7 +318,7 @@ static void check_null(unsigned methods, size_t n, size_t d, size_t b, uint64_t 
     double x[64], y[64];
 
     assert_true(n <= 200 && d <= 64);
-    rng_state = s0;
+    testutil_rng_seed(s0);
     for (size_t s = 0; s < n; s++) {
         bivariate(0.0, d, x, y);
         struct stats_signif_opts o = opts_of(methods, 10, b, 0);
@@ -399,7 +382,7 @@ static void bca_covers_rho_0_6_about_95_percent(void **state)
 
     (void)state;
     assert_non_null(ws);
-    rng_state = UINT64_C(0x5EED0004);
+    testutil_rng_seed(UINT64_C(0x5EED0004));
     for (size_t s = 0; s < SETS; s++) {
         bivariate(rho, D, x, y);
         /* Pearson only: Spearman's sort costs ~20 µs a resample at d = 50; its BCa
@@ -436,7 +419,7 @@ static void bca_matches_scipy_bootstrap(void **state)
 
     (void)state;
     assert_non_null(ws);
-    rng_state = UINT64_C(0x5EED0005);
+    testutil_rng_seed(UINT64_C(0x5EED0005));
     bivariate(0.6, D, x, y);
     /* a few ties, as T^D has */
     for (size_t i = 0; i + 1 < D; i += 7)
@@ -483,7 +466,7 @@ static void dcor_and_mi_get_no_interval(void **state)
 
     (void)state;
     assert_non_null(ws);
-    rng_state = UINT64_C(0x5EED0006);
+    testutil_rng_seed(UINT64_C(0x5EED0006));
     bivariate(0.5, 30, x, y);
     struct stats_signif_opts o = opts_of(METHOD_DCOR | METHOD_MI, 10, 99, 200);
     struct stats_signif sg = signif_of(x, y, 30, &o, ws);
@@ -524,7 +507,7 @@ static void same_seed_gives_identical_results(void **state)
 
     (void)state;
     assert_non_null(ws);
-    rng_state = UINT64_C(0x5EED0007);
+    testutil_rng_seed(UINT64_C(0x5EED0007));
     bivariate(0.2, 40, x, y);
     memcpy(x0, x, sizeof x);
     memcpy(y0, y, sizeof y);
@@ -565,7 +548,7 @@ static void undefined_coefficients_get_no_p_value_and_keep_their_reason(void **s
 
     (void)state;
     assert_non_null(ws);
-    rng_state = UINT64_C(0x5EED0008);
+    testutil_rng_seed(UINT64_C(0x5EED0008));
     bivariate(0.4, 20, x, y);
     for (size_t i = 0; i < 20; i++)
         c[i] = 4.75;
@@ -644,7 +627,7 @@ static void extra_statistic_shares_the_permutations(void **state)
 
     (void)state;
     assert_non_null(ws);
-    rng_state = UINT64_C(0x5EED0009);
+    testutil_rng_seed(UINT64_C(0x5EED0009));
     bivariate(0.3, 25, x, y);
     const struct stats_signif_stat extra[2] = {
         {"shifted_pearson", shifted_pearson, &sh, 1.0},
@@ -690,7 +673,7 @@ static void signif_rejects_bad_options_and_inputs(void **state)
     (void)state;
     assert_non_null(ws);
     assert_non_null(small);
-    rng_state = UINT64_C(0x5EED000A);
+    testutil_rng_seed(UINT64_C(0x5EED000A));
     bivariate(0.4, 12, x, y);
 #define BAD(field, value)                                                                \
     do {                                                                                 \

@@ -160,3 +160,25 @@ out:
         unlink(files[k]);
     return out;
 }
+
+static uint64_t rng_state = UINT64_C(20240601);
+
+void testutil_rng_seed(uint64_t seed)
+{
+    rng_state = seed;
+}
+
+double testutil_uniform(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return ((double)((rng_state * UINT64_C(2685821657736338717)) >> 11) + 0.5) *
+           0x1.0p-53;
+}
+
+double testutil_normal(void)
+{
+    return sqrt(-2.0 * log(testutil_uniform())) *
+           cos(6.283185307179586 * testutil_uniform());
+}

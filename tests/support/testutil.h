@@ -3,6 +3,7 @@
 #define IOCONTEND_TESTUTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Fails the test unless |got - want| <= tol (absolute). cmocka 1.1.5's own float
  * assert casts to float, which is useless at 1e-12. */
@@ -33,6 +34,12 @@ const char *testutil_oracle_python(void);
  * (malloc'd) with its exit status in *rc; NULL when it could not run. n <= 64. */
 char *testutil_run_oracle(const char *script_rel, const double *const *x,
                           const double *const *y, const size_t *d, size_t n, int *rc);
+
+/* The suites' generated data: xorshift64* uniforms in (0, 1) and Box–Muller
+ * normals from one state, reproducible across machines (no libc rand). */
+void testutil_rng_seed(uint64_t seed);
+double testutil_uniform(void);
+double testutil_normal(void);
 
 /* Runs a shell command and returns its stdout (malloc'd, caller frees) and exit
  * status in *rc. NULL when it could not run. */
