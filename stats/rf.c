@@ -77,8 +77,8 @@ struct stats_rf_ws *stats_rf_ws_new(size_t d_max)
     ws->sort.key = malloc(n * sizeof *ws->sort.key);
     ws->sort.key_tmp = malloc(n * sizeof *ws->sort.key_tmp);
     ws->sort.idx_tmp = malloc(n * sizeof *ws->sort.idx_tmp);
-    ws->sort.hist = malloc(((size_t)STATS_SORT_PASSES << STATS_SORT_BITS) *
-                           sizeof *ws->sort.hist);
+    ws->sort.hist =
+        malloc(((size_t)STATS_SORT_PASSES << STATS_SORT_BITS) * sizeof *ws->sort.hist);
     ws->order = malloc(n * sizeof *ws->order);
     ws->xs = malloc(n * sizeof *ws->xs);
     ws->ys = malloc(n * sizeof *ws->ys);
@@ -133,7 +133,7 @@ void stats_rf_ws_free(struct stats_rf_ws *ws)
     free(ws);
 }
 
-/* ---- once per call ---------------------------------------------------------------- */
+/* ---- once per call ------------------------------------------------------------- */
 
 static bool all_finite(const double *v, size_t n)
 {
@@ -207,7 +207,7 @@ static size_t sort_jobs(const double *x, const double *y, size_t d, double ybar,
     return g;
 }
 
-/* ---- one tree ---------------------------------------------------------------------- */
+/* ---- one tree ------------------------------------------------------------------ */
 
 /* The bootstrap sample: d draws over the sorted positions, then one bin per distinct
  * x drawn at least once. Returns the number of bins. */
@@ -354,7 +354,8 @@ static size_t grow(struct stats_rf_ws *ws, size_t nb)
             ws->val[n_leaves++] = node.ref + s / w;
             continue;
         }
-        const size_t split = best_split(ws, node.lo, node.hi, node.ref, w, s / w, &wl, &sl);
+        const size_t split =
+            best_split(ws, node.lo, node.hi, node.ref, w, s / w, &wl, &sl);
         const double thr = midpoint(ws->bx[split], ws->bx[split + 1]);
         stack[top++] = (struct rf_node){.lo = split + 1,
                                         .hi = node.hi,
@@ -375,10 +376,11 @@ static size_t leaf_of(const double *thr, size_t n_leaves, double x)
 
     while (lo < hi) {
         const size_t mid = lo + (hi - lo) / 2;
-        if (thr[mid] < x)
+        if (thr[mid] < x) {
             lo = mid + 1;
-        else
+        } else {
             hi = mid;
+        }
     }
     return lo;
 }
@@ -411,7 +413,7 @@ static void predict(const struct stats_rf_ws *ws, size_t n_leaves, size_t d,
     }
 }
 
-/* ---- the forest --------------------------------------------------------------------- */
+/* ---- the forest ---------------------------------------------------------------- */
 
 /* Out-of-bag R² over the jobs some tree left out, in centred y (ys). */
 static double oob_r2(const struct stats_rf_ws *ws, size_t d, size_t *n_oob)
@@ -468,26 +470,31 @@ enum status stats_rf_compute(const double *x, const double *y, size_t d,
     if (out == NULL || ws == NULL || (d > 0 && (x == NULL || y == NULL)) ||
         (n_eval > 0 && (x_eval == NULL || fit_eval == NULL)))
         return error_set(err, STATUS_INVALID, "rf: missing input or output");
-    if (opts->n_trees == 0 || opts->n_trees > STATS_RF_TREES_MAX)
+    if (opts->n_trees == 0 || opts->n_trees > STATS_RF_TREES_MAX) {
         return error_set(err, STATUS_INVALID, "rf: n_trees must be in [1, %u], got %zu",
                          (unsigned)STATS_RF_TREES_MAX, opts->n_trees);
-    if (d > ws->d_max)
+    }
+    if (d > ws->d_max) {
         return error_set(err, STATUS_INVALID, "rf: %zu jobs, workspace for %zu", d,
                          ws->d_max);
-    if (!all_finite(x, d) || !all_finite(y, d) || !all_finite(x_eval, n_eval))
-        return error_set(err, STATUS_INVALID, "rf: a value of x, y or x_eval is not finite");
+    }
+    if (!all_finite(x, d) || !all_finite(y, d) || !all_finite(x_eval, n_eval)) {
+        return error_set(err, STATUS_INVALID,
+                         "rf: a value of x, y or x_eval is not finite");
+    }
 
     out->d = d;
     out->reason = REASON_NONE;
     out->trees = opts->n_trees;
     out->seed = opts->seed;
     clear(out, fit_eval, n_eval);
-    if (d < 2 || d < opts->d_min)
+    if (d < 2 || d < opts->d_min) {
         out->reason = REASON_D_BELOW_MIN;
-    else if (all_equal(x, d))
+    } else if (all_equal(x, d)) {
         out->reason = REASON_CONSTANT_X;
-    else if (all_equal(y, d))
+    } else if (all_equal(y, d)) {
         out->reason = REASON_CONSTANT_Y;
+    }
     if (out->reason != REASON_NONE)
         return STATUS_OK;
 

@@ -593,7 +593,7 @@ struct stats_rf {
     double fit_curve[STATS_RF_CURVE]; /* the forest's mean of y at x_curve[i] */
 };
 
-struct stats_rf_ws; /* scratch for up to d_max jobs: about 150·d_max bytes + 100 kB */
+struct stats_rf_ws; /* scratch for up to d_max jobs: 145·d_max bytes + 100 kB */
 
 /* NULL: no memory. d_max must be below 2^32 (the bootstrap draws' range). */
 struct stats_rf_ws *stats_rf_ws_new(size_t d_max);
@@ -626,9 +626,13 @@ void stats_rf_ws_free(struct stats_rf_ws *ws);
  * REASON_CONSTANT_X, REASON_CONSTANT_Y (x wins). STATUS_INVALID: a missing pointer
  * (x_eval and fit_eval may be NULL when n_eval is 0), n_trees 0 or above
  * STATS_RF_TREES_MAX, d above ws's size, a value of x, y or x_eval not finite. x, y,
- * x_eval borrowed and unchanged; *out written whole. No allocation. Cost:
- * O(d log d) once (a radix sort: O(d)), then per tree O(d) draws and O(Σ node sizes)
- * = O(d·depth) for the splits, depth about 2 ln d on noisy data; about ... */
+ * x_eval borrowed and unchanged; *out written whole. No allocation. Cost: a radix
+ * sort of x once, then per tree d draws, two passes over each node's distinct drawn
+ * x (about 0.632·d at the root), i.e. O(d·depth) with a job's mean depth about
+ * 3 ln d on noisy data, and O(d + 256 + n_eval·log d) to predict; memory O(d)
+ * whatever the number of trees (each tree is used and dropped). 100 trees: 7 ms at
+ * d = 10^3, 0.08 s at 10^4, 0.95 s at 10^5 (scikit-learn: 0.14, 1.1, 24 s; one
+ * thread each, make bench). */
 enum status stats_rf_compute(const double *x, const double *y, size_t d,
                              const double *x_eval, size_t n_eval,
                              const struct stats_rf_opts *opts, struct stats_rf_ws *ws,

@@ -17,11 +17,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#define ORACLE "tests/oracles/rf_ref.py"
-#define NC     STATS_RF_CURVE
-#define SEEDS  5  /* METHOD.md: scikit-learn's mean over 5 seeds */
+#define ORACLE    "tests/oracles/rf_ref.py"
+#define NC        STATS_RF_CURVE
+#define SEEDS     5 /* METHOD.md: scikit-learn's mean over 5 seeds */
 #define SEEDS_MAX 20
-#define D_MAX  4000
+#define D_MAX     4000
 /* METHOD.md §5, "Accuracy": our OOB R² within 0.02 of scikit-learn's mean over 5
  * seeds; the brief: the curve's RMSE against the truth at most 1.1 times sklearn's */
 #define TOL_OOB    0.02
@@ -191,7 +191,7 @@ static void compare_with_sklearn(size_t d, bool sine, size_t our_seeds, int seed
     assert_true(ours <= RMSE_RATIO * mean_of(rmse_ref, (size_t)seeds));
 }
 
-/* ---- against scikit-learn -------------------------------------------------------- */
+/* ---- against scikit-learn ------------------------------------------------------ */
 
 /* METHOD.md's acceptance test: y = 2.385 sin(x) + noise, d = 2000. */
 static void noisy_sine_matches_scikit_learn(void **state)
@@ -262,7 +262,7 @@ static void curve_points_are_the_linspace_of_the_1st_to_99th_percentiles(void **
     }
 }
 
-/* ---- properties with exact answers ----------------------------------------------- */
+/* ---- properties with exact answers --------------------------------------------- */
 
 /* A noise-free step: every tree splits at the step and stops (both sides pure), so
  * away from the step the fit is the level itself, and each tree has two leaves. */
@@ -441,7 +441,10 @@ static void fits_lie_within_the_range_of_y(void **state)
         for (size_t i = 0; i < d; i++) {
             const double u = testutil_normal();
             switch (c) {
-            case 0: xs[i] = u; ys[i] = 0.1 * (double)i; break;
+            case 0:
+                xs[i] = u;
+                ys[i] = 0.1 * (double)i;
+                break;
             case 1: /* heavy tails */
                 xs[i] = exp(3.0 * u);
                 ys[i] = exp(4.0 * testutil_normal());
@@ -509,7 +512,7 @@ static void a_reused_workspace_gives_the_same_result(void **state)
     stats_rf_ws_free(ws);
 }
 
-/* ---- reasons and statuses ---------------------------------------------------------- */
+/* ---- reasons and statuses ------------------------------------------------------ */
 
 static void assert_all_nan(const struct stats_rf *rf, const double *f, size_t n)
 {
