@@ -13,12 +13,16 @@
  *
  * Numerics. The squared-error gain of splitting a node of weight W and y-sum S into
  * (W_L, S_L) and the rest is S_L²/W_L + S_R²/W_R − S²/W, sklearn's "proxy" written
- * as raw sums: with y of 1e15 and a spread of 1 it cancels to nothing. Here y is
- * centred on its mean once, and every node measures y from a reference near its own
- * mean (its parent's estimate of it): a first pass gives the node's offset δ from the
- * reference, and the scan compares (S_L − W_L·δ)² / (W_L·W_R), the same gain times W,
- * with every term of the size of the node's own spread. Weights are counts, exact in
- * double. Predictions are summed as centred values, and y's mean added at the end. */
+ * as raw sums: with y of 1e15 and a spread of 1 it cancels to nothing. Here every
+ * node measures y from a reference near its own mean (its parent's estimate of it;
+ * y's mean for the root): a first pass gives the node's offset δ from the reference,
+ * and the scan compares (S_L − W_L·δ)² / (W_L·W_R), the same gain times W, with every
+ * term of the size of the node's own spread, whatever the offset of y and whatever
+ * the spread elsewhere (y of 1e-12 beside y of 1e6 split as finely as alone). Weights
+ * are counts, exact in double. y is not centred globally (that would round such small
+ * values away) but scaled by a power of two, exactly. Predictions are summed as
+ * differences from the y of a job next to the point (a job's own y out of bag), and
+ * that y added back at the end. */
 #include "internal.h"
 
 #include <gsl/gsl_rng.h>
@@ -32,7 +36,7 @@
 /* A node waiting on the growing stack. */
 struct rf_node {
     size_t lo, hi;     /* its bins [lo, hi) */
-    double ref;        /* a centred y near the node's mean: where its sums start */
+    double ref;        /* a y near the node's mean: where its sums start */
     double thr_before; /* the threshold left of its first leaf (none for leaf 0) */
 };
 
@@ -40,14 +44,15 @@ struct stats_rf_ws {
     size_t d_max;          /* jobs the arrays hold */
     struct stats_ws sort;  /* stats_argsort's arrays only (see stats_rf_ws_new) */
     size_t *order;         /* the sort permutation of x */
-    double *xs, *ys;       /* x sorted, y − ȳ in the same order */
+    double *xs, *ys;       /* x sorted, y·2^−e in the same order */
+    double curve_ref[NC];  /* ys at the curve's points: where their sums start */
     size_t *group;         /* first sorted position of each distinct x, and d */
     uint32_t *count;       /* one tree's draws per sorted position */
     double *bx, *bw, *by;  /* one tree's bins: x, draws, weighted mean of y − ȳ */
     unsigned char *bmixed; /* 1: the bin's drawn y differ (ties in x) */
     double *thr, *val;     /* one tree: thresholds between leaves, leaf values */
     struct rf_node *stack; /* d_max + 1: the deepest tree has d_max levels */
-    double *oob_sum;       /* Σ of the predictions of trees without the job */
+    double *oob_dev;       /* Σ (prediction − y) over the trees without the job */
     uint32_t *oob_n;       /* how many trees those are */
     gsl_rng *rng;          /* the bootstrap draws, reseeded on every call */
 };
@@ -91,14 +96,14 @@ struct stats_rf_ws *stats_rf_ws_new(size_t d_max)
     ws->thr = malloc(n * sizeof *ws->thr);
     ws->val = malloc(n * sizeof *ws->val);
     ws->stack = malloc((n + 1) * sizeof *ws->stack);
-    ws->oob_sum = malloc(n * sizeof *ws->oob_sum);
+    ws->oob_dev = malloc(n * sizeof *ws->oob_dev);
     ws->oob_n = malloc(n * sizeof *ws->oob_n);
     ws->rng = gsl_rng_alloc(gsl_rng_mt19937);
     if (ws->sort.key == NULL || ws->sort.key_tmp == NULL || ws->sort.idx_tmp == NULL ||
         ws->sort.hist == NULL || ws->order == NULL || ws->xs == NULL || ws->ys == NULL ||
         ws->group == NULL || ws->count == NULL || ws->bx == NULL || ws->bw == NULL ||
         ws->by == NULL || ws->bmixed == NULL || ws->thr == NULL || ws->val == NULL ||
-        ws->stack == NULL || ws->oob_sum == NULL || ws->oob_n == NULL ||
+        ws->stack == NULL || ws->oob_dev == NULL || ws->oob_n == NULL ||
         ws->rng == NULL) {
         stats_rf_ws_free(ws);
         return NULL;
@@ -126,7 +131,7 @@ void stats_rf_ws_free(struct stats_rf_ws *ws)
     free(ws->thr);
     free(ws->val);
     free(ws->stack);
-    free(ws->oob_sum);
+    free(ws->oob_dev);
     free(ws->oob_n);
     if (ws->rng != NULL)
         gsl_rng_free(ws->rng);
@@ -188,23 +193,41 @@ static void linspace(double lo, double hi, double *x)
     x[NC - 1] = hi;
 }
 
-/* Sorts the jobs by x into ws (xs, and ys = (y − ybar)·2^−e with 2^e > max|y − ybar|:
- * a power of two, so exact, and every sum of the splits then stays far from
- * overflow) and finds the runs of equal x; returns how many there are. */
-static size_t sort_jobs(const double *x, const double *y, size_t d, double ybar,
-                        double y_scale, struct stats_rf_ws *ws)
+/* Sorts the jobs by x into ws (xs, and ys = y / y_scale, a power of two: exact, and
+ * every sum of the splits then stays far from overflow) and finds the runs of equal
+ * x; returns how many there are. */
+static size_t sort_jobs(const double *x, const double *y, size_t d, double y_scale,
+                        struct stats_rf_ws *ws)
 {
     size_t g = 0;
 
     stats_argsort(&ws->sort, x, d, ws->order);
     for (size_t p = 0; p < d; p++) {
         ws->xs[p] = x[ws->order[p]];
-        ws->ys[p] = (y[ws->order[p]] - ybar) / y_scale;
+        ws->ys[p] = y[ws->order[p]] / y_scale;
         if (p == 0 || ws->xs[p] != ws->xs[p - 1])
             ws->group[g++] = p;
     }
     ws->group[g] = d;
     return g;
+}
+
+/* The scaled y of a job next to x (the first with x_p >= x, or the last): a value of
+ * the size the forest predicts there, from which its predictions are summed, so
+ * that y near 1e15 or near 1e-12 beside 1e6 keep their digits. */
+static double y_near(const struct stats_rf_ws *ws, size_t d, double x)
+{
+    size_t lo = 0, hi = d - 1;
+
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (ws->xs[mid] < x) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return ws->ys[lo];
 }
 
 /* ---- one tree ------------------------------------------------------------------ */
@@ -335,13 +358,14 @@ static size_t best_split(const struct stats_rf_ws *ws, size_t lo, size_t hi, dou
 }
 
 /* Grows one tree over the nb bins, fully, into its leaves (val, in x order) and the
- * thresholds between them (thr). Returns the number of leaves. */
-static size_t grow(struct stats_rf_ws *ws, size_t nb)
+ * thresholds between them (thr); ref: y's mean, where the root's sums start. Returns
+ * the number of leaves. */
+static size_t grow(struct stats_rf_ws *ws, size_t nb, double ref)
 {
     struct rf_node *stack = ws->stack;
     size_t top = 0, n_leaves = 0;
 
-    stack[top++] = (struct rf_node){.lo = 0, .hi = nb, .ref = 0.0, .thr_before = NAN};
+    stack[top++] = (struct rf_node){.lo = 0, .hi = nb, .ref = ref, .thr_before = NAN};
     while (top > 0) {
         const struct rf_node node = stack[--top];
         double w, s, wl, sl;
@@ -385,11 +409,12 @@ static size_t leaf_of(const double *thr, size_t n_leaves, double x)
     return lo;
 }
 
-/* Adds the tree's predictions to the curve, the caller's points and the out-of-bag
- * sums of the jobs it did not draw (both walks in x order). */
-static void predict(const struct stats_rf_ws *ws, size_t n_leaves, size_t d,
-                    const double *x_curve, double *curve_sum, const double *x_eval,
-                    size_t n_eval, double *eval_sum)
+/* Adds the tree's predictions, less the reference y near each point, to the curve,
+ * the caller's points and the out-of-bag sums of the jobs it did not draw (both
+ * walks in x order; a job's reference is its own y). */
+static void predict(struct stats_rf_ws *ws, size_t n_leaves, size_t d,
+                    const double *x_curve, double *curve_dev, const double *x_eval,
+                    size_t n_eval, double *eval_dev)
 {
     const double *thr = ws->thr, *val = ws->val;
     const size_t last = n_leaves - 1;
@@ -398,27 +423,29 @@ static void predict(const struct stats_rf_ws *ws, size_t n_leaves, size_t d,
     for (size_t j = 0; j < NC; j++) {
         while (i < last && thr[i] < x_curve[j])
             i++;
-        curve_sum[j] += val[i];
+        curve_dev[j] += val[i] - ws->curve_ref[j];
     }
-    for (size_t j = 0; j < n_eval; j++)
-        eval_sum[j] += val[leaf_of(thr, n_leaves, x_eval[j])];
+    for (size_t j = 0; j < n_eval; j++) {
+        const double v = val[leaf_of(thr, n_leaves, x_eval[j])];
+        eval_dev[j] += v - y_near(ws, d, x_eval[j]);
+    }
     i = 0;
     for (size_t p = 0; p < d; p++) {
         if (ws->count[p] != 0)
             continue;
         while (i < last && thr[i] < ws->xs[p])
             i++;
-        ws->oob_sum[p] += val[i];
+        ws->oob_dev[p] += val[i] - ws->ys[p];
         ws->oob_n[p]++;
     }
 }
 
 /* ---- the forest ---------------------------------------------------------------- */
 
-/* Out-of-bag R² over the jobs some tree left out, in centred y (ys). */
+/* Out-of-bag R² over the jobs some tree left out (scaled y: the ratio is the same). */
 static double oob_r2(const struct stats_rf_ws *ws, size_t d, size_t *n_oob)
 {
-    double mean = 0.0, ss_res = 0.0, ss_tot = 0.0;
+    double mean = 0.0, fix = 0.0, ss_res = 0.0, ss_tot = 0.0;
     size_t n = 0;
 
     for (size_t p = 0; p < d; p++) {
@@ -432,9 +459,14 @@ static double oob_r2(const struct stats_rf_ws *ws, size_t d, size_t *n_oob)
         return NAN;
     mean /= (double)n;
     for (size_t p = 0; p < d; p++) {
+        if (ws->oob_n[p] > 0)
+            fix += ws->ys[p] - mean;
+    }
+    mean += fix / (double)n;
+    for (size_t p = 0; p < d; p++) {
         if (ws->oob_n[p] == 0)
             continue;
-        const double r = ws->ys[p] - ws->oob_sum[p] / (double)ws->oob_n[p];
+        const double r = ws->oob_dev[p] / (double)ws->oob_n[p];
         const double t = ws->ys[p] - mean;
         ss_res += r * r;
         ss_tot += t * t;
@@ -498,30 +530,33 @@ enum status stats_rf_compute(const double *x, const double *y, size_t d,
     if (out->reason != REASON_NONE)
         return STATUS_OK;
 
-    const double ybar = mean_of(y, d);
     double y_lo = y[0], y_hi = y[0], leaves = 0.0;
     int e;
     for (size_t i = 1; i < d; i++) {
         y_lo = fmin(y_lo, y[i]);
         y_hi = fmax(y_hi, y[i]);
     }
-    frexp(fmax(y_hi - ybar, ybar - y_lo), &e);
-    const double y_scale = ldexp(1.0, e);
-    const size_t n_groups = sort_jobs(x, y, d, ybar, y_scale, ws);
+    frexp(fmax(fabs(y_lo), fabs(y_hi)), &e);
+    const double y_scale = ldexp(1.0, e - 1); /* |y| / y_scale < 2, and finite */
+    const size_t n_groups = sort_jobs(x, y, d, y_scale, ws);
+    const double ybar = mean_of(ws->ys, d);
     linspace(percentile_sorted(ws->xs, d, 0.01), percentile_sorted(ws->xs, d, 0.99),
              out->x_curve);
+    for (size_t j = 0; j < NC; j++)
+        ws->curve_ref[j] = y_near(ws, d, out->x_curve[j]);
 
-    /* fit_curve and fit_eval hold the sums of the trees' centred predictions */
+    /* fit_curve and fit_eval hold the sums of the trees' predictions less the
+     * reference y near each point */
     for (size_t j = 0; j < NC; j++)
         out->fit_curve[j] = 0.0;
     for (size_t j = 0; j < n_eval; j++)
         fit_eval[j] = 0.0;
-    memset(ws->oob_sum, 0, d * sizeof *ws->oob_sum);
+    memset(ws->oob_dev, 0, d * sizeof *ws->oob_dev);
     memset(ws->oob_n, 0, d * sizeof *ws->oob_n);
     gsl_rng_set(ws->rng, (unsigned long)opts->seed);
     for (size_t t = 0; t < opts->n_trees; t++) {
         const size_t n_bins = draw_bins(ws, d, n_groups);
-        const size_t n_leaves = grow(ws, n_bins);
+        const size_t n_leaves = grow(ws, n_bins, ybar);
         predict(ws, n_leaves, d, out->x_curve, out->fit_curve, x_eval, n_eval, fit_eval);
         leaves += (double)n_leaves;
     }
@@ -530,11 +565,13 @@ enum status stats_rf_compute(const double *x, const double *y, size_t d,
      * rounding */
     const double n_trees = (double)opts->n_trees;
     for (size_t j = 0; j < NC; j++) {
-        const double f = ybar + out->fit_curve[j] / n_trees * y_scale;
+        const double f = (ws->curve_ref[j] + out->fit_curve[j] / n_trees) * y_scale;
         out->fit_curve[j] = fmin(y_hi, fmax(y_lo, f));
     }
-    for (size_t j = 0; j < n_eval; j++)
-        fit_eval[j] = fmin(y_hi, fmax(y_lo, ybar + fit_eval[j] / n_trees * y_scale));
+    for (size_t j = 0; j < n_eval; j++) {
+        const double f = (y_near(ws, d, x_eval[j]) + fit_eval[j] / n_trees) * y_scale;
+        fit_eval[j] = fmin(y_hi, fmax(y_lo, f));
+    }
     out->leaves_mean = leaves / n_trees;
     out->oob_r2 = oob_r2(ws, d, &out->n_oob);
     return STATUS_OK;

@@ -603,8 +603,8 @@ void stats_rf_ws_free(struct stats_rf_ws *ws);
  * RandomForestRegressor with its defaults on the one feature x, raw x and y. opts
  * NULL: stats_rf_opts_default(). Each tree is grown on a bootstrap sample of d draws
  * with replacement (gsl_rng_uniform_int over the x-sorted jobs on MT19937 seeded once
- * per call with opts->seed, so the order of the jobs matters only among ties in x and
- * in the rounding of y's mean), as weights (draw counts), and fully: a node is split
+ * per call with opts->seed; everything goes by the x-sorted jobs, so their order
+ * matters only among ties in x), as weights (draw counts), and fully: a node is split
  * at the midpoint between consecutive distinct x of its drawn jobs that minimizes the
  * count-weighted squared error of its two sides (the first on exact ties, as sklearn
  * does with one feature; rounding may break near-ties otherwise than sklearn's raw
@@ -618,23 +618,24 @@ void stats_rf_ws_free(struct stats_rf_ws *ws);
  * draw them, ŷ_j the mean of those trees' predictions and ȳ the mean of y over the
  * same jobs (sklearn's oob_score_, which would score a job with no such tree as 0:
  * about 0.632^trees of them); NAN when n_oob is 0 or y is constant over them. Every
- * fitted value lies in [min y, max y]. Numerics: y is centred on its mean (and scaled
- * by a power of two) before fitting and every node sums y from a reference near its
- * own mean, so an offset of y changes only rounding; splits depend only on the order
- * of x, so x of 1e15 + 2385·i bytes give the very forest of x = i (thresholds being
- * midpoints in linear x, as sklearn's, where a point between two drawn neighbours
- * falls depends on x's scale as well). Results depend only on x, y and opts: the same
- * seed gives the same numbers. Undefined cases are STATUS_OK with out->reason:
- * REASON_D_BELOW_MIN (d < max(d_min, 2)), REASON_CONSTANT_X, REASON_CONSTANT_Y (x
- * wins). STATUS_INVALID: a missing pointer (x_eval and fit_eval may be NULL when
- * n_eval is 0), n_trees 0 or above STATS_RF_TREES_MAX, d above ws's size, a value of
- * x, y or x_eval not finite. x, y, x_eval borrowed and unchanged; *out written whole.
- * No allocation. Cost: a radix sort of x once, then per tree d draws, two passes over
- * each node's distinct drawn x (about 0.632·d at the root), i.e. O(d·depth) with a
- * job's mean depth about 3 ln d on noisy data, and O(d + 256 + n_eval·log d) to
- * predict; memory O(d) whatever the number of trees (each tree is used and dropped).
- * 100 trees: 7 ms at d = 10^3, 0.08 s at 10^4, 0.95 s at 10^5 (scikit-learn: 0.14,
- * 1.1, 24 s; one thread each, make bench, a shared 2-core machine). */
+ * fitted value lies in [min y, max y]. Numerics: every node sums y from a reference
+ * near its own mean and the trees' predictions are summed from the y of a job next to
+ * the point, so an offset of y changes only rounding and y of 1e-12 beside y of 1e6
+ * keep their digits; splits depend only on the order of x, so x of 1e15 + 2385·i bytes
+ * give the very forest of x = i (thresholds being midpoints in linear x, as sklearn's,
+ * where a point between two drawn neighbours falls depends on x's scale as well).
+ * Results depend only on x, y and opts: the same seed gives the same numbers.
+ * Undefined cases are STATUS_OK with out->reason: REASON_D_BELOW_MIN (d < max(d_min,
+ * 2)), REASON_CONSTANT_X, REASON_CONSTANT_Y (x wins). STATUS_INVALID: a missing
+ * pointer (x_eval and fit_eval may be NULL when n_eval is 0), n_trees 0 or above
+ * STATS_RF_TREES_MAX, d above ws's size, a value of x, y or x_eval not finite. x, y,
+ * x_eval borrowed and unchanged; *out written whole. No allocation. Cost: a radix sort
+ * of x once, then per tree d draws, two passes over each node's distinct drawn x
+ * (about 0.632·d at the root), i.e. O(d·depth) with a job's mean depth about 3 ln d on
+ * noisy data, and O(d + 256 + n_eval·log d) to predict; memory O(d) whatever the
+ * number of trees (each tree is used and dropped). 100 trees: 7 ms at d = 10^3, 0.08 s
+ * at 10^4, 0.95 s at 10^5 (scikit-learn: 0.14, 1.1, 24 s; one thread each, make bench,
+ * a shared 2-core machine). */
 enum status stats_rf_compute(const double *x, const double *y, size_t d,
                              const double *x_eval, size_t n_eval,
                              const struct stats_rf_opts *opts, struct stats_rf_ws *ws,
