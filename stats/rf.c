@@ -48,7 +48,7 @@ struct stats_rf_ws {
     double curve_ref[NC];  /* ys at the curve's points: where their sums start */
     size_t *group;         /* first sorted position of each distinct x, and d */
     uint32_t *count;       /* one tree's draws per sorted position */
-    double *bx, *bw, *by;  /* one tree's bins: x, draws, weighted mean of y − ȳ */
+    double *bx, *bw, *by;  /* one tree's bins: x, draws, weighted mean of ys */
     unsigned char *bmixed; /* 1: the bin's drawn y differ (ties in x) */
     double *thr, *val;     /* one tree: thresholds between leaves, leaf values */
     struct rf_node *stack; /* d_max + 1: the deepest tree has d_max levels */
