@@ -109,12 +109,12 @@ demo: deps all
 
 # Ours beside the Python stack: bench/run.sh (assoc: d = 10^3 .. 10^6, about 2
 # minutes on 2 cores; BENCH_D="1000 10000" for a shorter run), then bench/kde.sh,
-# bench/signif.sh, bench/sweep.sh; never part of test.
+# bench/signif.sh, bench/sweep.sh, bench/rf.sh; never part of test.
 BENCH_BIN := $(BUILD)/bench/bench_assoc
 $(BENCH_BIN): $(BUILD)/bench/bench_assoc.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# The sections after the assoc one (bench/sections.sh): kde, signif, sweep, each also
+# The sections after the assoc one (bench/sections.sh): kde, signif, sweep, rf, each also
 # alone: make bench BENCH_ONLY="kde sweep" (assoc is bench/run.sh).
 BENCH_KDE := $(BUILD)/bench/bench_kde
 $(BENCH_KDE): $(BUILD)/bench/bench_kde.o $(LIB)
@@ -124,8 +124,12 @@ BENCH_SIGNIF := $(BUILD)/bench/bench_signif
 $(BENCH_SIGNIF): $(BUILD)/bench/bench_signif.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-BENCH_ONLY ?= assoc kde signif sweep
-bench: deps all $(BENCH_BIN) $(BENCH_KDE) $(BENCH_SIGNIF)
+BENCH_RF := $(BUILD)/bench/bench_rf
+$(BENCH_RF): $(BUILD)/bench/bench_rf.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+BENCH_ONLY ?= assoc kde signif sweep rf
+bench: deps all $(BENCH_BIN) $(BENCH_KDE) $(BENCH_SIGNIF) $(BENCH_RF)
 	@ORACLE_PY=$(ORACLE_PY) BENCH_ONLY="$(BENCH_ONLY)" bash bench/sections.sh $(BUILD)
 
 clean:
