@@ -702,11 +702,13 @@ static bool same_data(const json_t *a, const json_t *b)
 /* What analyze stored under the same key, beside the object computed now: "stored"
  * says when it was computed, from what (its provenance) and whether it is of the
  * same data ("current"). Its significance (analyze computes it at the base
- * granularity: METHOD.md §5) is added when with_significance and of the same data.
+ * granularity: METHOD.md §5) is added when with_significance and of the same data,
+ * and so is its forest when with_rf.
  * A result that cannot be read is skipped, logged. */
 static void attach_stored(struct db *db, const char *group_id, const char *y,
                           const char *x, double granularity_s, const char *space,
-                          const char *scope, bool with_significance, json_t *o)
+                          const char *scope, bool with_significance, bool with_rf,
+                          json_t *o)
 {
     struct error err = {0};
     json_error_t jerr;
@@ -730,6 +732,9 @@ static void attach_stored(struct db *db, const char *group_id, const char *y,
     json_t *signif = json_object_get(stored, "significance"); /* borrowed */
     if (with_significance && signif != NULL && current)
         json_object_set(o, "significance", signif);
+    json_t *rf = json_object_get(stored, "rf"); /* borrowed */
+    if (with_rf && rf != NULL && current)
+        json_object_set(o, "rf", rf);
     json_t *meta =
         json_pack("{s:s, s:b}", "computed_at", computed_at, "current", current);
     json_t *prov = json_object_get(stored, "provenance"); /* borrowed */
@@ -783,6 +788,7 @@ enum status analysis_association(struct db *db, const struct app_config *cfg,
     struct assoc_opts ao = *opts;
     ao.space = space;
     ao.significance = opts->significance && (!opts->significance_base_only || ctx.k == 1);
+    ao.rf = opts->rf && (!opts->significance_base_only || ctx.k == 1);
     o = json_object();
     json_object_set_new(o, "group", json_string(group.id));
     json_object_set_new(o, "y", json_string(y));
@@ -799,7 +805,7 @@ enum status analysis_association(struct db *db, const struct app_config *cfg,
         goto out;
     if (opts->stored_significance) {
         attach_stored(db, group_id, y, x, ctx.base_delta_s * ctx.k, space, ctx.scope,
-                      !ao.significance, o);
+                      !ao.significance, !ao.rf, o);
     }
     json_object_set_new(o, "sample_offset_s", num_or_null(cfg->sample_offset_s));
     /* Darshan's whole-second start: every absolute time may be up to 1 s early. */

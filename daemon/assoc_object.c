@@ -1,5 +1,6 @@
 /* assoc_object.c: the association object of INTERFACES.md from two arrays: the core
- * coefficients, the KDE credible bands and their significance (METHOD.md §5). */
+ * coefficients, the KDE credible bands, their significance and the random forest
+ * (METHOD.md §5). */
 #include "internal.h"
 
 #include "../stats/stats.h"
@@ -21,7 +22,8 @@ struct assoc_opts assoc_opts_default(const struct app_config *cfg)
                                .space = "auto",
                                .kde = true,
                                .n_perm = s.n_perm,
-                               .n_boot = s.n_boot};
+                               .n_boot = s.n_boot,
+                               .rf_trees = STATS_RF_TREES};
 }
 
 static json_t *num_or_null(double v)
@@ -211,6 +213,10 @@ struct assoc_work {
     struct stats_kde *kde;      /* the fit on the data */
     struct stats_kde *kde_perm; /* the permutation test's scratch */
     struct stats_signif *signif;
+    struct stats_rf_ws *rf_ws;
+    struct stats_rf *rf;
+    double rf_at_kde[STATS_KDE_POINTS]; /* the forest at the KDE's x points */
+    size_t rf_n_kde;                    /* 16, or 0 without a fitted KDE */
 };
 
 static void work_clear(struct assoc_work *w)
@@ -220,6 +226,8 @@ static void work_clear(struct assoc_work *w)
     free(w->kde);
     free(w->kde_perm);
     free(w->signif);
+    stats_rf_ws_free(w->rf_ws);
+    free(w->rf);
 }
 
 static struct stats_kde_opts kde_opts_of(const struct assoc_opts *opts,
@@ -279,6 +287,51 @@ static enum status test_significance(const double *x, const double *y, size_t d,
     return stats_signif_compute(x, y, d, &so, w->ws, w->signif, err);
 }
 
+/* The forest on raw x and y (METHOD.md §5 rf), also at the KDE's x points. */
+static enum status fit_rf(const double *x, const double *y, size_t d,
+                          const struct assoc_opts *opts, struct assoc_work *w,
+                          struct error *err)
+{
+    struct stats_rf_opts ro = stats_rf_opts_default();
+    const double *at = NULL;
+
+    ro.n_trees = opts->rf_trees;
+    ro.d_min = opts->d_min;
+    ro.seed = opts->seed;
+    w->rf_ws = stats_rf_ws_new(d > 0 ? d : 1);
+    w->rf = calloc(1, sizeof *w->rf);
+    if (w->rf_ws == NULL || w->rf == NULL)
+        return error_set(err, STATUS_NOMEM, "forest workspace for d = %zu", d);
+    if (w->kde != NULL && w->kde->reason == REASON_NONE) {
+        at = w->kde->x_grid;
+        w->rf_n_kde = STATS_KDE_POINTS;
+    }
+    return stats_rf_compute(x, y, d, at, w->rf_n_kde, &ro, w->rf_ws, w->rf,
+                            w->rf_n_kde > 0 ? w->rf_at_kde : NULL, err);
+}
+
+/* "rf": the fitted curve on 256 points, at the KDE's points, and the OOB R². */
+static json_t *rf_json(const struct assoc_work *w)
+{
+    const struct stats_rf *f = w->rf;
+    json_t *o = json_object();
+
+    json_object_set_new(o, "trees", json_integer((json_int_t)f->trees));
+    json_object_set_new(o, "seed", json_integer((json_int_t)f->seed));
+    if (f->reason != REASON_NONE) {
+        json_object_set_new(o, "oob_r2", json_null());
+        json_object_set_new(o, "reason", json_string(stats_reason_name(f->reason)));
+        return o;
+    }
+    json_object_set_new(o, "oob_r2", num_or_null(f->oob_r2));
+    json_object_set_new(o, "n_oob", json_integer((json_int_t)f->n_oob));
+    json_object_set_new(o, "x_grid", array_of(f->x_curve, STATS_RF_CURVE));
+    json_object_set_new(o, "fit", array_of(f->fit_curve, STATS_RF_CURVE));
+    if (w->rf_n_kde > 0)
+        json_object_set_new(o, "fit_at_kde_x", array_of(w->rf_at_kde, w->rf_n_kde));
+    return o;
+}
+
 enum status assoc_object_fill(json_t *o, const double *x, const double *y, size_t d,
                               const struct assoc_opts *opts, struct error *err)
 {
@@ -301,6 +354,8 @@ enum status assoc_object_fill(json_t *o, const double *x, const double *y, size_
         rc = fit_kde(x, y, d, opts, space, &w, err);
     if (rc == STATUS_OK && opts->significance)
         rc = test_significance(x, y, d, opts, &w, err);
+    if (rc == STATUS_OK && opts->rf)
+        rc = fit_rf(x, y, d, opts, &w, err);
     if (rc != STATUS_OK)
         goto out;
     /* The top-level space is the KDE's fitting space (METHOD.md §5). */
@@ -315,6 +370,8 @@ enum status assoc_object_fill(json_t *o, const double *x, const double *y, size_
         json_object_set_new(o, "significance",
                             signif_json(w.signif, opts, w.kde != NULL));
     }
+    if (w.rf != NULL)
+        json_object_set_new(o, "rf", rf_json(&w));
 out:
     work_clear(&w);
     return rc;

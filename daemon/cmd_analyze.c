@@ -2,6 +2,8 @@
  * stores them with what they were computed from. */
 #include "internal.h"
 
+#include "../stats/stats.h"
+
 #include <ctype.h>
 #include <getopt.h>
 #include <math.h>
@@ -75,10 +77,10 @@ static void settings_text(const struct app_config *cfg, double granularity_s, ch
 {
     snprintf(out, size,
              "version=%s;kind=association;pairs=%zu;d_min=%zu;seed=%lu;theta=%.17g;"
-             "base_granularity=%.17g;granularity=%.17g;permutations=%zu",
+             "base_granularity=%.17g;granularity=%.17g;permutations=%zu;rf_trees=%d",
              IOCONTEND_VERSION, sizeof default_pairs / sizeof default_pairs[0],
              cfg->d_min, cfg->seed, cfg->sample_offset_s, cfg->granularity_s,
-             granularity_s, cfg->permutations);
+             granularity_s, cfg->permutations, STATS_RF_TREES);
 }
 
 /* The provenance stored with each result: what it was computed from. */
@@ -177,6 +179,7 @@ int analyze_run(const struct app_config *cfg, struct db *db, const char *group_i
     ao.significance = cfg->permutations > 0;
     ao.significance_base_only = true;
     ao.n_perm = cfg->permutations;
+    ao.rf = true; /* the forest too, at the base granularity (METHOD.md §5) */
     for (size_t g = 0; g < n_groups; g++) {
         bool short_group = false;
         struct db_group_inputs inputs;

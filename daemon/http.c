@@ -550,6 +550,10 @@ static bool association_opts(struct MHD_Connection *conn, struct request *req,
         answer_error(req, STATUS_INVALID, "density", "density must be 0 or 1");
         return false;
     }
+    if (!query_flag(conn, "rf", &opts->rf)) {
+        answer_error(req, STATUS_INVALID, "rf", "rf must be 0 or 1");
+        return false;
+    }
     if (!query_flag(conn, "significance", &significance)) {
         answer_error(req, STATUS_INVALID, "significance", "significance must be 0 or 1");
         return false;

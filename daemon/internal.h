@@ -94,24 +94,28 @@ struct assoc_opts {
     bool significance;  /* "significance": p-values, noise floors, BCa CIs */
     size_t n_perm;      /* permutations of y (999) */
     size_t n_boot;      /* pair resamples of the BCa CIs (2000) */
+    bool rf;            /* the random forest, "rf" (METHOD.md §5) */
+    size_t rf_trees;    /* its trees (100) */
     /* analysis_association only: */
-    bool significance_base_only; /* significance only at the base granularity */
-    bool stored_significance;    /* without significance, a stored result's, when it
-                                    was computed on the same jobs and values */
+    bool significance_base_only; /* significance and forest only at the base
+                                    granularity (METHOD.md §5) */
+    bool stored_significance;    /* without significance (forest), a stored result's,
+                                    when it was computed on the same jobs and values */
 };
 
 /* Every method of this build, the KDE with the product kernel and no density, space
- * auto, no significance (B = 999 and 2000 resamples when it is turned on), d_min and
- * seed from cfg. */
+ * auto, no significance (B = 999 and 2000 resamples when it is turned on), no forest
+ * (100 trees when it is turned on), d_min and seed from cfg. */
 struct assoc_opts assoc_opts_default(const struct app_config *cfg);
 
 /* Fills the association object o (INTERFACES.md) over the d pairs (x, y) as opts
  * asks: "space" (the KDE's fitting space: opts->space, or for auto log when every
- * value is > 0), "d", the coefficients (null with "reasons" when undefined), "kde" and
- * "significance". Values <= 0 with space log are the caller's to drop (they are an
- * exclusion, nonpositive_in_log_space); left in, they give STATUS_INVALID. x, y are
- * borrowed. STATUS_INVALID for a space or option stats/ refuses (err->file names the
- * parameter when it is one); STATUS_NOMEM; STATUS_INTERNAL. */
+ * value is > 0), "d", the coefficients (null with "reasons" when undefined), "kde",
+ * "significance" and "rf" (its fit also at the KDE's 16 x points when both are made).
+ * Values <= 0 with space log are the caller's to drop (they are an exclusion,
+ * nonpositive_in_log_space); left in, they give STATUS_INVALID. x, y are borrowed.
+ * STATUS_INVALID for a space or option stats/ refuses (err->file names the parameter when
+ * it is one); STATUS_NOMEM; STATUS_INTERNAL. */
 enum status assoc_object_fill(json_t *o, const double *x, const double *y, size_t d,
                               const struct assoc_opts *opts, struct error *err);
 

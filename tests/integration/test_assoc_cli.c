@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "../../stats/stats.h"
 #include "../support/testutil.h"
 
 #include <jansson.h>
@@ -619,6 +620,66 @@ static void same_seed_same_significance(void **state)
     json_decref(other);
 }
 
+/* The forest the CLI prints is the library's on the same rows, curve and KDE points
+ * alike (its accuracy against scikit-learn is test_rf's). */
+static void forest_is_the_library_fit_on_the_same_rows(void **state)
+{
+    const struct ref_case *c = &fx.cases[3];
+    char path[256];
+    int rc;
+
+    (void)state;
+    json_t *o = assoc_json(c, "--methods kde,rf --seed 11", &rc);
+    const json_t *f = json_object_get(o, "rf");
+    assert_non_null(f);
+    assert_int_equal((long)num(f, "trees"), 100);
+    assert_int_equal((long)num(f, "seed"), 11);
+    snprintf(path, sizeof path, "%s/%s.xy", fx.dir, c->name);
+    FILE *fp = fopen(path, "r");
+    assert_non_null(fp);
+    double *x = malloc((size_t)c->d * sizeof *x), *y = malloc((size_t)c->d * sizeof *y);
+    assert_true(x != NULL && y != NULL);
+    size_t d = 0;
+    while (d < (size_t)c->d && fscanf(fp, "%lf %lf", &x[d], &y[d]) == 2)
+        d++;
+    fclose(fp);
+    assert_int_equal(d, (size_t)c->d);
+    double kx[NQ], at_kde[NQ];
+    const json_t *grid = json_object_get(json_object_get(o, "kde"), "x_grid");
+    assert_int_equal(json_array_size(grid), NQ);
+    for (size_t i = 0; i < NQ; i++)
+        kx[i] = json_real_value(json_array_get(grid, i));
+    struct stats_rf_opts ro = stats_rf_opts_default();
+    ro.seed = 11;
+    struct stats_rf_ws *ws = stats_rf_ws_new(d);
+    struct stats_rf *want = malloc(sizeof *want);
+    struct error err = {0};
+    assert_true(ws != NULL && want != NULL);
+    assert_int_equal(stats_rf_compute(x, y, d, kx, NQ, &ro, ws, want, at_kde, &err),
+                     STATUS_OK);
+    /* %.17g round-trips, so equal means equal. */
+    assert_true(num(f, "oob_r2") == want->oob_r2);
+    const json_t *xs = json_object_get(f, "x_grid"), *fit = json_object_get(f, "fit");
+    assert_int_equal(json_array_size(fit), STATS_RF_CURVE);
+    for (size_t i = 0; i < STATS_RF_CURVE; i++) {
+        assert_true(json_real_value(json_array_get(xs, i)) == want->x_curve[i]);
+        assert_true(json_real_value(json_array_get(fit, i)) == want->fit_curve[i]);
+    }
+    const json_t *fk = json_object_get(f, "fit_at_kde_x");
+    for (size_t i = 0; i < NQ; i++)
+        assert_true(json_real_value(json_array_get(fk, i)) == at_kde[i]);
+    stats_rf_ws_free(ws);
+    free(want);
+    free(x);
+    free(y);
+    json_decref(o);
+
+    /* Not asked, not there. */
+    o = assoc_json(c, "--methods pearson", &rc);
+    assert_null(json_object_get(o, "rf"));
+    json_decref(o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -631,6 +692,7 @@ int main(void)
         cmocka_unit_test(independent_pair_p_values_agree_with_scipy),
         cmocka_unit_test(dependent_pair_has_the_smallest_p_values),
         cmocka_unit_test(same_seed_same_significance),
+        cmocka_unit_test(forest_is_the_library_fit_on_the_same_rows),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -166,6 +166,16 @@ static void second_run_over_unchanged_inputs_changes_nothing(void **state)
                         IOCONTEND_VERSION);
     assert_true(json_is_integer(json_object_get(prov, "seed")));
 
+    /* analyze stored the forest too (at the base granularity); the API serves it
+     * without computing one: the lab groups are below d_min, so it says why. */
+    json_t *rf = json_object_get(before, "rf");
+    assert_true(json_is_object(rf));
+    assert_int_equal(json_integer_value(json_object_get(rf, "trees")), 100);
+    assert_string_equal(json_string_value(json_object_get(rf, "reason")), "d_below_min");
+    char path[256];
+    snprintf(path, sizeof path, "/api/v1/groups/%s/association?rf=2", fx.group);
+    json_decref(server_get_json(&fx.srv, path, NULL, 400));
+
     expect_counts("--permutations 0", 0, LAB_GROUPS, 0);
     json_t *after = association();
     assert_true(json_equal(sb, stored_of(after))); /* same time, same provenance */
