@@ -700,7 +700,8 @@ static double adapter_matches_a_fresh_fit(struct stats_kde_stat_ctx *ctx, size_t
 static void width_ratio_statistic_under_permutations_equals_a_fresh_fit(void **state)
 {
     struct stats_kde *scratch = kde_new(), *ref = kde_new();
-    struct stats_kde_ws *ws = stats_kde_ws_new(500), *ws2 = stats_kde_ws_new(500);
+    struct stats_kde_ws *ws = stats_kde_ws_new(STATS_KDE_EXACT_MAX + 1);
+    struct stats_kde_ws *ws2 = stats_kde_ws_new(STATS_KDE_EXACT_MAX + 1);
     struct stats_kde_stat_ctx ctx = {
         {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, false}, ws, scratch};
     double observed, prev, v;
@@ -762,6 +763,15 @@ static void width_ratio_statistic_under_permutations_equals_a_fresh_fit(void **s
         adapter_matches_a_fresh_fit(&ctx, 500, ws2, ref);
         shuffle(ys, 500);
     }
+
+    /* binned (d above STATS_KDE_EXACT_MAX): nothing is kept, each call fits afresh */
+    ctx.opts.kernel = KDE_KERNEL_PRODUCT;
+    make_lognormal(STATS_KDE_EXACT_MAX + 1, 0.6);
+    adapter_matches_a_fresh_fit(&ctx, STATS_KDE_EXACT_MAX + 1, ws2, ref);
+    assert_true(ref->binned);
+    shuffle(ys, STATS_KDE_EXACT_MAX + 1);
+    v = adapter_matches_a_fresh_fit(&ctx, STATS_KDE_EXACT_MAX + 1, ws2, ref);
+    assert_true(scratch->width_ratio == v);
     stats_kde_ws_free(ws);
     stats_kde_ws_free(ws2);
     free(scratch);
