@@ -15,13 +15,20 @@
  * m_j = μ_k, s_j = σ); above it the μ_k offsets are binned into 512 bins and each bin
  * becomes one normal with the weighted mean and variance of its members, added to
  * σ²: the first two moments of the bin's mixture are exact, so the error is of the
- * order of (bin width / σ)^4, far below METHOD.md's 5e-3·h_y. */
+ * order of (bin width / σ)^4, far below METHOD.md's 5e-3·h_y.
+ *
+ * The cost of (b) is the Φ (erfc) of every component at every trial y, so the root
+ * finder makes few trials: Halley's method (φ and z·φ give F' and F'' beside Φ),
+ * each quantile started from the previous point's, moved along F's power series at
+ * the y last evaluated there (exact path). The permutation test
+ * (stats_kde_width_ratio_stat) refits y only: x, its weights and the marginal of y
+ * do not change under a permutation of y, and stay in the workspace. */
 #include "stats.h"
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_fft_complex.h>
-#include <gsl/gsl_roots.h>
+#include <gsl/gsl_sort_double.h>
 
 #include <float.h>
 #include <math.h>
@@ -37,9 +44,14 @@
 #define NQ        STATS_KDE_POINTS
 #define NBIN      STATS_KDE_Y_BINS
 #define Z_BAND    1.645 /* METHOD.md (c): mean ± 1.645·sd, as written */
-#define ROOT_TOL  1e-10 /* Brent's bracket, in units of the kernel sd */
+#define ROOT_TOL  1e-10 /* the root finder's last step, in units of the kernel sd */
 #define ROOT_ITER 200
-#define EXP_FLOOR 745.0 /* exp(−745) is below the smallest subnormal */
+/* A component whose x weight is below e^−39.14 = 1e-17 of the largest (1, after the
+ * log-sum-exp shift) is left out: all of them together move F by at most d·1e-17. */
+#define W_FLOOR        39.14
+#define NP             STATS_KDE_EXACT_MAX /* the exact path's largest d */
+#define SERIES_N       8                   /* terms of the chain's power series... */
+#define SERIES_EPS_MAX 2.0 /* ...trusted this many σ out, at worst as a start */
 
 _Static_assert(NFFT >= 2 * NG - 1, "the torus must hold every grid offset");
 
@@ -51,7 +63,37 @@ struct mixture {
     const double *a, *m, *s;
     double s0, shift, total;
     size_t n;
-    double p; /* F(y) − p is the function solved */
+    const uint32_t *k; /* exact path: the job of each component, for chain */
+    struct chain *chain;
+};
+
+/* One quantile followed along the 16 points (exact path): Φ, φ and z of every
+ * component at the last y evaluated, filed by job, so that the next point's mixture
+ * (the same jobs under other weights) gets F near there as a power series before a
+ * single Φ is computed (chain_start). Only a start: stale or missing entries cost
+ * iterations, never accuracy. */
+struct chain {
+    double *cdf, *pdf, *z; /* by job */
+    double yy;             /* the y evaluated, less the shift */
+    bool set;              /* yy and some entries are from this fit */
+};
+
+/* What stats_kde_width_ratio_stat keeps from its last full fit (exact path only):
+ * what a permutation of y leaves unchanged. Valid for the same d and options, the
+ * same x bit for bit, and the same multiset of y (compared sorted). */
+struct perm_cache {
+    bool valid;
+    size_t d;
+    struct stats_kde_opts opts;  /* as asked, no_density aside */
+    enum stats_kde_space space;  /* as resolved */
+    double *x, *y_sorted, *u;    /* raw x, sorted raw y, fitted x */
+    double mu, sxx, h_x;         /* of u */
+    double x_grid_fit[NQ];       /* the 16 points */
+    double marg_fit[2], marg[2]; /* Q05, Q95: fitting space, linear units */
+    double *w;                   /* NQ × d: the kept x weights of each point... */
+    uint32_t *k;                 /* ...and their jobs */
+    size_t n[NQ];                /* kept per point */
+    double total[NQ];            /* Σ of a point's kept weights */
 };
 
 struct stats_kde_ws {
@@ -60,6 +102,7 @@ struct stats_kde_ws {
     double *c;       /* μ_k offsets: v_k − β·u_k */
     double *sel;     /* u, reordered by the quantile selection */
     double *a, *m;   /* mixture weights and means (exact path) */
+    uint32_t *k;     /* the job of each mixture component (exact path) */
     double *off;     /* binned: value − its bin's centre; NULL when d_max is small */
     uint16_t *bin;   /* binned: the bin of each value */
     double *z, *acc; /* NFFT² complex, packed: the FFT torus, the summed spectrum */
@@ -67,12 +110,14 @@ struct stats_kde_ws {
     double kx[2 * NG - 1], ky[2 * NG - 1]; /* the kernel's factors along each axis */
     gsl_fft_complex_wavetable *wt;         /* NFFT points */
     gsl_fft_complex_workspace *fw;
-    double bw[NBIN];  /* binned: Σ w per bin, then the component weights */
-    double bm[NBIN];  /* Σ w·off, then the component means */
-    double bs[NBIN];  /* Σ w·off², then the component sds */
-    double bin_lo;    /* the lower edge of bin 0 */
-    double bin_width; /* width of one bin */
-    gsl_root_fsolver *solver;
+    double bw[NBIN];       /* binned: Σ w per bin, then the component weights */
+    double bm[NBIN];       /* Σ w·off, then the component means */
+    double bs[NBIN];       /* Σ w·off², then the component sds */
+    double bin_lo;         /* the lower edge of bin 0 */
+    double bin_width;      /* width of one bin */
+    struct perm_cache pc;  /* NULL arrays when d_max > STATS_KDE_EXACT_MAX */
+    struct chain chain[3]; /* q05, q50, q95 */
+    double *chain_mem;     /* their 9 arrays of min(d_max, NP) */
 };
 
 const char *stats_kde_space_name(enum stats_kde_space s)
@@ -104,14 +149,29 @@ struct stats_kde_ws *stats_kde_ws_new(size_t d_max)
     ws->fine = malloc((size_t)NFINE * NFINE * sizeof *ws->fine);
     ws->wt = gsl_fft_complex_wavetable_alloc(NFFT);
     ws->fw = gsl_fft_complex_workspace_alloc(NFFT);
-    ws->solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
     if (d_max > STATS_KDE_EXACT_MAX) {
         ws->off = malloc(n * sizeof *ws->off);
         ws->bin = malloc(n * sizeof *ws->bin);
     }
+    /* the exact path's arrays, and the permutation cache, never hold more than NP */
+    const size_t ne = n < NP ? n : NP;
+    ws->k = malloc(ne * sizeof *ws->k);
+    ws->pc.x = malloc(ne * sizeof *ws->pc.x);
+    ws->pc.y_sorted = malloc(ne * sizeof *ws->pc.y_sorted);
+    ws->pc.u = malloc(ne * sizeof *ws->pc.u);
+    ws->pc.w = malloc(NQ * ne * sizeof *ws->pc.w);
+    ws->pc.k = malloc(NQ * ne * sizeof *ws->pc.k);
+    ws->chain_mem = malloc(9 * ne * sizeof *ws->chain_mem);
+    for (size_t i = 0; i < 3 && ws->chain_mem != NULL; i++) {
+        ws->chain[i].cdf = ws->chain_mem + 3 * i * ne;
+        ws->chain[i].pdf = ws->chain[i].cdf + ne;
+        ws->chain[i].z = ws->chain[i].pdf + ne;
+    }
     if (ws->u == NULL || ws->v == NULL || ws->c == NULL || ws->sel == NULL ||
         ws->a == NULL || ws->m == NULL || ws->z == NULL || ws->acc == NULL ||
-        ws->fine == NULL || ws->wt == NULL || ws->fw == NULL || ws->solver == NULL ||
+        ws->fine == NULL || ws->wt == NULL || ws->fw == NULL || ws->k == NULL ||
+        ws->pc.x == NULL || ws->pc.y_sorted == NULL || ws->pc.u == NULL ||
+        ws->pc.w == NULL || ws->pc.k == NULL || ws->chain_mem == NULL ||
         (d_max > STATS_KDE_EXACT_MAX && (ws->off == NULL || ws->bin == NULL))) {
         stats_kde_ws_free(ws);
         return NULL;
@@ -129,6 +189,13 @@ void stats_kde_ws_free(struct stats_kde_ws *ws)
     free(ws->sel);
     free(ws->a);
     free(ws->m);
+    free(ws->k);
+    free(ws->pc.x);
+    free(ws->pc.y_sorted);
+    free(ws->pc.u);
+    free(ws->pc.w);
+    free(ws->pc.k);
+    free(ws->chain_mem);
     free(ws->off);
     free(ws->bin);
     free(ws->z);
@@ -138,8 +205,6 @@ void stats_kde_ws_free(struct stats_kde_ws *ws)
         gsl_fft_complex_wavetable_free(ws->wt);
     if (ws->fw != NULL)
         gsl_fft_complex_workspace_free(ws->fw);
-    if (ws->solver != NULL)
-        gsl_root_fsolver_free(ws->solver);
     free(ws);
 }
 
@@ -471,76 +536,192 @@ static enum status density_grid(struct stats_kde_ws *ws, size_t d, double hxx, d
 
 /* ---- (b) the conditional quantiles ---------------------------------------------- */
 
-static double mixture_f(double y, void *params)
+/* g = F(y) − p, g1 = F'(y), g2 = F''(y) of the mixture: with φ at hand, the density
+ * and its slope cost two multiplications beside the Φ. */
+static void mixture_eval(const struct mixture *mx, double y, double p, double *g,
+                         double *g1, double *g2)
 {
-    const struct mixture *mx = params;
-    double f = 0.0;
+    const double yy = y - mx->shift;
+    double sf = 0.0, sd = 0.0, sdd = 0.0;
 
     if (mx->s == NULL) {
-        const double inv = 1.0 / mx->s0, yy = y - mx->shift;
-        for (size_t j = 0; j < mx->n; j++)
-            f += mx->a[j] * std_normal_cdf((yy - mx->m[j]) * inv);
+        const double inv = 1.0 / mx->s0;
+        struct chain *ch = mx->chain;
+        for (size_t j = 0; j < mx->n; j++) {
+            const double z = (yy - mx->m[j]) * inv, ph = exp(-0.5 * z * z);
+            const double cdf = std_normal_cdf(z);
+            sf += mx->a[j] * cdf;
+            sd += mx->a[j] * ph;
+            sdd -= mx->a[j] * z * ph;
+            if (ch != NULL) {
+                const uint32_t k = mx->k[j];
+                ch->cdf[k] = cdf;
+                ch->pdf[k] = ph;
+                ch->z[k] = z;
+            }
+        }
+        if (ch != NULL) {
+            ch->yy = yy;
+            ch->set = true;
+        }
+        sd *= inv;
+        sdd *= inv * inv;
     } else {
-        for (size_t j = 0; j < mx->n; j++)
-            f += mx->a[j] * std_normal_cdf((y - mx->shift - mx->m[j]) / mx->s[j]);
+        for (size_t j = 0; j < mx->n; j++) {
+            const double inv = 1.0 / mx->s[j], z = (yy - mx->m[j]) * inv;
+            const double ph = mx->a[j] * exp(-0.5 * z * z) * inv;
+            sf += mx->a[j] * std_normal_cdf(z);
+            sd += ph;
+            sdd -= z * ph * inv;
+        }
     }
-    return f / mx->total - mx->p;
+    *g = sf / mx->total - p;
+    *g1 = sd / (mx->total * sqrt(2.0 * M_PI));
+    *g2 = sdd / (mx->total * sqrt(2.0 * M_PI));
 }
 
-/* The y where the mixture's CDF is p: Brent's method on the bracket
- * [min_j (m_j + s_j·z_p), max_j (m_j + s_j·z_p)] + shift (every component is <= p at
- * its lower end and >= p at its upper end). */
-static enum status mixture_quantile(gsl_root_fsolver *solver, struct mixture *mx,
-                                    double p, double *root)
+/* Halley's step from g = F − p, g1 = F', g2 = F'', else Newton's; NaN when the
+ * density underflowed. */
+static double halley_step(double g, double g1, double g2)
+{
+    const double den = 2.0 * g1 * g1 - g * g2;
+
+    if (!(g1 > 0.0))
+        return NAN;
+    return den > 0.0 ? -2.0 * g * g1 / den : -g / g1;
+}
+
+/* The start for the mixture's p quantile, from the y its chain last evaluated
+ * (start when the chain has none): there F is a power series in ε = Δy/σ,
+ * Φ(z + ε) = Φ(z) + φ(z)·Σ_{n>=1} (−1)^(n−1)·He_(n−1)(z)·ε^n/n!, whose coefficients
+ * the filed Φ, φ and z give without one more Φ; by Cramér's bound on φ·He_n the
+ * SERIES_N = 8 terms are within 1e-13 of F for |ε| <= 0.09 and 5e-7 at 1/2, plenty
+ * for a start. Newton's method on the truncated series; when it strays
+ * (|ε| > SERIES_EPS_MAX), the y last evaluated is the start. */
+static double chain_start(const struct mixture *mx, double p, double start)
+{
+    const struct chain *ch = mx->chain;
+    double c[SERIES_N + 1] = {0.0};
+
+    if (ch == NULL || !ch->set)
+        return start;
+    /* four components at a time: their He recurrences are independent chains */
+    for (size_t j0 = 0; j0 < mx->n; j0 += 4) {
+        double z[4] = {0.0}, ph[4] = {0.0}, h0[4], h1[4];
+        for (size_t l = 0; l < 4 && j0 + l < mx->n; l++) {
+            const uint32_t k = mx->k[j0 + l];
+            z[l] = ch->z[k];
+            ph[l] = mx->a[j0 + l] * ch->pdf[k];
+            c[0] += mx->a[j0 + l] * ch->cdf[k];
+        }
+        for (size_t l = 0; l < 4; l++) {
+            h0[l] = 1.0; /* He_0 */
+            h1[l] = z[l];
+        }
+        c[1] += (ph[0] + ph[1]) + (ph[2] + ph[3]);
+        c[2] += (ph[0] * z[0] + ph[1] * z[1]) + (ph[2] * z[2] + ph[3] * z[3]);
+        for (size_t n = 2; n < SERIES_N; n++) {
+            double t[4];
+            for (size_t l = 0; l < 4; l++) {
+                const double h2 = z[l] * h1[l] - (double)(n - 1) * h0[l];
+                t[l] = ph[l] * h2;
+                h0[l] = h1[l];
+                h1[l] = h2;
+            }
+            c[n + 1] += (t[0] + t[1]) + (t[2] + t[3]);
+        }
+    }
+    /* G(ε) = Σ b_n ε^n, b_0 = F − p */
+    double b[SERIES_N + 1], f = mx->total * sqrt(2.0 * M_PI), eps = 0.0;
+    b[0] = c[0] / mx->total - p;
+    for (size_t n = 1; n <= SERIES_N; n++) {
+        f *= -(double)n;
+        b[n] = -c[n] / f;
+    }
+    for (int it = 0; it < 30; it++) {
+        double g = b[SERIES_N], g1 = 0.0;
+        for (size_t n = SERIES_N; n-- > 0;) {
+            g1 = g1 * eps + g;
+            g = g * eps + b[n];
+        }
+        const double step = -g / g1;
+        if (!isfinite(step) || fabs(eps + step) > SERIES_EPS_MAX)
+            return ch->yy + mx->shift; /* no better start known */
+        eps += step;
+        if (fabs(step) <= 1e-14)
+            break;
+    }
+    return ch->yy + mx->shift + eps * mx->s0;
+}
+
+/* The y where the mixture's CDF is p, from start: Halley's method (F' and F'' come
+ * almost free with F) inside the bracket [min_j (m_j + s_j·z_p), max_j (m_j +
+ * s_j·z_p)] + shift (every component is <= p at its lower end and >= p at its upper
+ * end), which every evaluation narrows; a bisection instead of any step that leaves
+ * the bracket or does not halve the step before last (as Numerical Recipes' rtsafe),
+ * so the bracket always closes. Stops when a step is below 1e-10·min s_j (+ 4 ulps of
+ * y): the convergence is cubic by then, so the root is far closer than that. F is never
+ * evaluated at the ends: when rounding leaves one a hair on the wrong side, the
+ * iterates close in on that end, within rounding of the root. */
+static enum status mixture_quantile(const struct mixture *mx, double p, double start,
+                                    double *root)
 {
     const double zp = gsl_cdf_ugaussian_Pinv(p);
-    double lo = INFINITY, hi = -INFINITY, s_min = INFINITY, s_max = 0.0, flo, fhi;
-    gsl_function fn = {mixture_f, mx};
+    double lo = INFINITY, hi = -INFINITY, s_min = INFINITY;
 
-    mx->p = p;
     for (size_t j = 0; j < mx->n; j++) {
         const double s = mx->s != NULL ? mx->s[j] : mx->s0;
         const double e = mx->m[j] + s * zp;
         lo = e < lo ? e : lo;
         hi = e > hi ? e : hi;
         s_min = s < s_min ? s : s_min;
-        s_max = s > s_max ? s : s_max;
     }
     lo += mx->shift;
     hi += mx->shift;
-    /* rounding can leave an end a hair on the wrong side: step it out */
-    flo = mixture_f(lo, mx);
-    for (int t = 0; t < 60 && flo > 0.0; t++) {
-        lo -= s_max;
-        flo = mixture_f(lo, mx);
-    }
-    fhi = mixture_f(hi, mx);
-    for (int t = 0; t < 60 && fhi < 0.0; t++) {
-        hi += s_max;
-        fhi = mixture_f(hi, mx);
-    }
-    if (flo == 0.0 || lo == hi) {
+    if (!(lo < hi)) {
         *root = lo;
-        return STATUS_OK;
+        return lo == hi ? STATUS_OK : STATUS_INTERNAL;
     }
-    if (fhi == 0.0) {
-        *root = hi;
-        return STATUS_OK;
-    }
-    if (flo > 0.0 || fhi < 0.0)
-        return STATUS_INTERNAL;
-    if (gsl_root_fsolver_set(solver, &fn, lo, hi) != GSL_SUCCESS)
-        return STATUS_INTERNAL;
+    const double tol = ROOT_TOL * s_min;
+    start = chain_start(mx, p, start);
+    double y = start > lo && start < hi ? start : lo + 0.5 * (hi - lo);
+    double step = hi - lo, step_old = step;
+
     for (int it = 0; it < ROOT_ITER; it++) {
-        if (gsl_root_fsolver_iterate(solver) != GSL_SUCCESS)
-            return STATUS_INTERNAL;
-        if (gsl_root_test_interval(gsl_root_fsolver_x_lower(solver),
-                                   gsl_root_fsolver_x_upper(solver), ROOT_TOL * s_min,
-                                   4.0 * DBL_EPSILON) == GSL_SUCCESS)
-            break;
+        double g, g1, g2, next, dy;
+        mixture_eval(mx, y, p, &g, &g1, &g2);
+        if (g == 0.0) {
+            *root = y;
+            return STATUS_OK;
+        }
+        if (g < 0.0) {
+            lo = y;
+        } else {
+            hi = y;
+        }
+        dy = halley_step(g, g1, g2);
+        next = y + dy;
+        /* 4 ulps of y too: far from 0, tol can be below y's resolution */
+        const double tol_y = tol + 4.0 * DBL_EPSILON * fabs(y);
+        if (fabs(dy) <= tol_y) {
+            /* converged: rounding in g may push next a hair past an end, and the
+             * bracket need not be small (the iterates close in from one side) */
+            *root = fmin(fmax(next, lo), hi);
+            return STATUS_OK;
+        }
+        if (!(next > lo && next < hi) || !(fabs(2.0 * dy) <= fabs(step_old))) {
+            next = lo + 0.5 * (hi - lo);
+            dy = next - y;
+        }
+        step_old = step;
+        step = dy;
+        if (fabs(dy) <= tol_y || hi - lo <= tol_y) {
+            *root = next;
+            return STATUS_OK;
+        }
+        y = next;
     }
-    *root = gsl_root_fsolver_root(solver);
-    return STATUS_OK;
+    return STATUS_INTERNAL;
 }
 
 /* Bins c[0..d) into NBIN equal bins over [min, max]: ws->bin, ws->off. */
@@ -581,13 +762,16 @@ static void bins_to_mixture(struct stats_kde_ws *ws, double sigma, struct mixtur
         total += w;
         n++;
     }
-    *mx = (struct mixture){ws->bw, ws->bm, ws->bs, 0.0, 0.0, total, n, 0.0};
+    *mx = (struct mixture){ws->bw, ws->bm, ws->bs, 0.0, 0.0, total, n, NULL, NULL};
 }
 
-/* The marginal of y: Φ((y − v_k)/h_y) averaged over the jobs. */
+/* The marginal of y: Φ((y − v_k)/h_y) averaged over the jobs, started from the
+ * normal with the KDE's mean and variance. */
 static enum status marginal_quantiles(struct stats_kde_ws *ws, size_t d, double h_y,
-                                      bool binned, double *q05, double *q95)
+                                      bool binned, double q[2])
 {
+    const double mv = mean_of(ws->v, d);
+    const double sd = sqrt(cov_of(ws->v, mv, ws->v, mv, d) + h_y * h_y);
     struct mixture mx;
     enum status rc;
 
@@ -606,36 +790,90 @@ static enum status marginal_quantiles(struct stats_kde_ws *ws, size_t d, double 
     } else {
         for (size_t k = 0; k < d; k++)
             ws->a[k] = 1.0;
-        mx = (struct mixture){ws->a, ws->v, NULL, h_y, 0.0, (double)d, d, 0.0};
+        mx = (struct mixture){ws->a, ws->v, NULL, h_y, 0.0, (double)d, d, NULL, NULL};
     }
-    rc = mixture_quantile(ws->solver, &mx, 0.05, q05);
+    rc = mixture_quantile(&mx, probs[0], mv - Z_BAND * sd, &q[0]);
     if (rc == STATUS_OK)
-        rc = mixture_quantile(ws->solver, &mx, 0.95, q95);
+        rc = mixture_quantile(&mx, probs[2], mv + Z_BAND * sd, &q[1]);
     return rc;
 }
 
-/* The three conditional quantiles at fitted x = xg. μ_k = c_k + β·xg with
- * c_k = v_k − β·u_k; w_k = exp(−(t_k² − min t²)/2), t_k = (xg − u_k)/h_x. */
-static enum status conditional_quantiles(struct stats_kde_ws *ws, size_t d, double xg,
-                                         double h_x, double beta, double sigma,
-                                         bool binned, double q[3])
+/* The x weights at fitted x = xg, exact path: w_k = exp(−(t_k² − min t²)/2),
+ * t_k = (xg − u_k)/h_x, the negligible ones left out; w[0..n) and their jobs k. */
+static void point_weights(const double *u, size_t d, double xg, double h_x, double *w,
+                          uint32_t *k, size_t *n, double *total)
 {
     const double inv = 1.0 / h_x;
-    double t2min = INFINITY;
-    struct mixture mx;
-    enum status rc = STATUS_OK;
+    double t2min = INFINITY, sum = 0.0;
+    size_t m = 0;
 
-    for (size_t k = 0; k < d; k++) {
-        const double t = (xg - ws->u[k]) * inv;
+    for (size_t j = 0; j < d; j++) {
+        const double t = (xg - u[j]) * inv;
         t2min = t * t < t2min ? t * t : t2min;
     }
+    for (size_t j = 0; j < d; j++) {
+        const double t = (xg - u[j]) * inv, e = 0.5 * (t * t - t2min);
+        if (e > W_FLOOR)
+            continue;
+        w[m] = exp(-e);
+        k[m] = (uint32_t)j;
+        sum += w[m];
+        m++;
+    }
+    *n = m;
+    *total = sum;
+}
+
+/* Starts the three chains afresh for a fit of d jobs: no entry is left unset. */
+static void chains_reset(struct stats_kde_ws *ws, size_t d)
+{
+    for (size_t i = 0; i < 3; i++) {
+        memset(ws->chain[i].cdf, 0, d * sizeof *ws->chain[i].cdf);
+        memset(ws->chain[i].pdf, 0, d * sizeof *ws->chain[i].pdf);
+        memset(ws->chain[i].z, 0, d * sizeof *ws->chain[i].z);
+        ws->chain[i].set = false;
+    }
+}
+
+/* Solves the quantiles probs[i] wanted at one point, each from its start and along
+ * chains[i] (chains NULL: none). */
+static enum status solve_point(const struct mixture *mx, const bool want[3],
+                               const double start[3], struct chain *chains, double q[3])
+{
+    enum status rc = STATUS_OK;
+    struct mixture m = *mx;
+
+    for (size_t i = 0; i < 3 && rc == STATUS_OK; i++) {
+        q[i] = NAN;
+        m.chain = chains != NULL ? &chains[i] : NULL;
+        if (want[i])
+            rc = mixture_quantile(&m, probs[i], start[i], &q[i]);
+    }
+    return rc;
+}
+
+/* The three conditional quantiles at fitted x = xg: μ_k = c_k + β·xg with
+ * c_k = v_k − β·u_k (ws->c; binned: ws->bin and ws->off), each started at start. */
+static enum status conditional_quantiles(struct stats_kde_ws *ws, size_t d, double xg,
+                                         double h_x, double beta, double sigma,
+                                         bool binned, const double start[3], double q[3])
+{
+    static const bool all[3] = {true, true, true};
+    struct mixture mx;
+
     if (binned) {
+        const double inv = 1.0 / h_x;
+        double t2min = INFINITY;
+        for (size_t k = 0; k < d; k++) {
+            const double t = (xg - ws->u[k]) * inv;
+            t2min = t * t < t2min ? t * t : t2min;
+        }
         memset(ws->bw, 0, sizeof ws->bw);
         memset(ws->bm, 0, sizeof ws->bm);
         memset(ws->bs, 0, sizeof ws->bs);
         for (size_t k = 0; k < d; k++) {
             const double t = (xg - ws->u[k]) * inv, e = 0.5 * (t * t - t2min);
-            if (e > EXP_FLOOR)
+            if (e > W_FLOOR)
                 continue;
             const double w = exp(-e), o = ws->off[k];
             const size_t b = ws->bin[k];
@@ -645,23 +883,15 @@ static enum status conditional_quantiles(struct stats_kde_ws *ws, size_t d, doub
         }
         bins_to_mixture(ws, sigma, &mx);
     } else {
-        size_t n = 0;
-        double total = 0.0;
-        for (size_t k = 0; k < d; k++) {
-            const double t = (xg - ws->u[k]) * inv, e = 0.5 * (t * t - t2min);
-            if (e > EXP_FLOOR)
-                continue;
-            ws->a[n] = exp(-e);
-            ws->m[n] = ws->c[k];
-            total += ws->a[n];
-            n++;
-        }
-        mx = (struct mixture){ws->a, ws->m, NULL, sigma, 0.0, total, n, 0.0};
+        size_t n;
+        double total;
+        point_weights(ws->u, d, xg, h_x, ws->a, ws->k, &n, &total);
+        for (size_t j = 0; j < n; j++)
+            ws->m[j] = ws->c[ws->k[j]];
+        mx = (struct mixture){ws->a, ws->m, NULL, sigma, 0.0, total, n, ws->k, NULL};
     }
     mx.shift = beta * xg;
-    for (size_t i = 0; i < 3 && rc == STATUS_OK; i++)
-        rc = mixture_quantile(ws->solver, &mx, probs[i], &q[i]);
-    return rc;
+    return solve_point(&mx, all, start, binned ? NULL : ws->chain, q);
 }
 
 /* ---- the whole fit -------------------------------------------------------------- */
@@ -803,18 +1033,26 @@ enum status stats_kde_compute(const double *x, const double *y, size_t d,
     /* (b) */
     out->binned = d > STATS_KDE_EXACT_MAX;
     grid_quantiles(ws->u, d, ws->sel, out->x_grid_fit);
-    rc = marginal_quantiles(ws, d, out->h_y, out->binned, &out->marg_q05_fit,
-                            &out->marg_q95_fit);
+    double marg[2];
+    rc = marginal_quantiles(ws, d, out->h_y, out->binned, marg);
     if (rc != STATUS_OK)
         goto fail;
+    out->marg_q05_fit = marg[0];
+    out->marg_q95_fit = marg[1];
     for (size_t k = 0; k < d; k++)
         ws->c[k] = ws->v[k] - out->beta * ws->u[k];
-    if (out->binned)
+    if (out->binned) {
         assign_bins(ws, ws->c, d);
+    } else {
+        chains_reset(ws, d);
+    }
+    /* each quantile starts from the previous point's, the first from the marginal's:
+     * the same chain of starts as stats_kde_width_ratio_stat's */
+    double q[3] = {marg[0], 0.5 * (marg[0] + marg[1]), marg[1]};
     for (size_t i = 0; i < NQ && rc == STATUS_OK; i++) {
-        double q[3];
+        const double start[3] = {q[0], q[1], q[2]};
         rc = conditional_quantiles(ws, d, out->x_grid_fit[i], out->h_x, out->beta,
-                                   out->sigma_c, out->binned, q);
+                                   out->sigma_c, out->binned, start, q);
         out->q05_fit[i] = q[0];
         out->q50_fit[i] = q[1];
         out->q95_fit[i] = q[2];
@@ -841,7 +1079,114 @@ enum status stats_kde_compute(const double *x, const double *y, size_t d,
     return STATUS_OK;
 fail:
     set_nan(out);
-    return error_set(err, rc, "kde: GSL failed (FFT or root finder)");
+    return error_set(err, rc, "kde: the FFT or the root finder failed");
+}
+
+/* ---- width_ratio under permutations of y ---------------------------------------- */
+
+/* Whether ws->pc was filled from this x and a permutation of this y, with the same d
+ * and options; y_sorted is compared exactly, so a stale fit is never used. */
+static bool cache_hit(struct stats_kde_ws *ws, const double *x, const double *y, size_t d,
+                      const struct stats_kde_opts *o)
+{
+    const struct perm_cache *pc = &ws->pc;
+
+    if (!pc->valid || pc->d != d || pc->opts.space != o->space ||
+        pc->opts.kernel != o->kernel || pc->opts.d_min != o->d_min ||
+        memcmp(x, pc->x, d * sizeof *x) != 0)
+        return false;
+    for (size_t k = 0; k < d; k++) {
+        if (!isfinite(y[k])) /* the fit reports it; the sort needs an order */
+            return false;
+    }
+    memcpy(ws->sel, y, d * sizeof *y);
+    gsl_sort(ws->sel, 1, d); /* heapsort: in place, no allocation */
+    return memcmp(ws->sel, pc->y_sorted, d * sizeof *y) == 0;
+}
+
+/* Keeps what a permutation of y leaves unchanged from fit, the full fit stats_kde_compute
+ * just made of x and y in ws: x, the sorted y, the fitted x and its moments, the 16
+ * points, their x weights (exactly as conditional_quantiles makes them) and the
+ * marginal's quantiles. Only exact fits with a value are kept. */
+static void cache_fill(struct stats_kde_ws *ws, const double *x, const double *y,
+                       size_t d, const struct stats_kde_opts *o,
+                       const struct stats_kde *fit)
+{
+    struct perm_cache *pc = &ws->pc;
+
+    pc->valid = false;
+    if (d > NP || fit->binned || fit->reason != REASON_NONE)
+        return;
+    pc->d = d;
+    pc->opts = *o;
+    pc->space = fit->space;
+    memcpy(pc->x, x, d * sizeof *x);
+    memcpy(pc->y_sorted, y, d * sizeof *y);
+    gsl_sort(pc->y_sorted, 1, d);
+    memcpy(pc->u, ws->u, d * sizeof *pc->u);
+    pc->mu = mean_of(pc->u, d);
+    pc->sxx = cov_of(pc->u, pc->mu, pc->u, pc->mu, d);
+    pc->h_x = fit->h_x;
+    for (size_t i = 0; i < NQ; i++) {
+        pc->x_grid_fit[i] = fit->x_grid_fit[i];
+        point_weights(pc->u, d, fit->x_grid_fit[i], fit->h_x, pc->w + i * d,
+                      pc->k + i * d, &pc->n[i], &pc->total[i]);
+    }
+    pc->marg_fit[0] = fit->marg_q05_fit;
+    pc->marg_fit[1] = fit->marg_q95_fit;
+    pc->marg[0] = fit->marg_q05;
+    pc->marg[1] = fit->marg_q95;
+    pc->valid = true;
+}
+
+/* width_ratio of x (in ws->pc) and y, y a permutation of the cached one: what
+ * stats_kde_compute does for q05 and q95 and nothing else, the same arithmetic on the
+ * same numbers but for the marginal's quantiles, taken from the cache (the same
+ * multiset summed in another order: a few ulps). */
+static enum status width_ratio_cached(struct stats_kde_ws *ws, const double *y, size_t d,
+                                      double *value, struct error *err)
+{
+    static const bool ends[3] = {true, false, true};
+    const struct perm_cache *pc = &ws->pc;
+    const bool use_log = pc->space == KDE_SPACE_LOG;
+    const bool full = pc->opts.kernel == KDE_KERNEL_FULL;
+
+    for (size_t k = 0; k < d; k++)
+        ws->v[k] = use_log ? log(y[k]) : y[k];
+    const double mv = mean_of(ws->v, d);
+    const double syy = cov_of(ws->v, mv, ws->v, mv, d);
+    const double sxy = full ? cov_of(pc->u, pc->mu, ws->v, mv, d) : 0.0;
+    const double f2 = pow((double)d, -1.0 / 3.0);
+    const double hyy = f2 * syy;
+    const double beta = full ? sxy / pc->sxx : 0.0;
+    const double var_c = full ? f2 * (syy - sxy * sxy / pc->sxx) : hyy;
+    if (!(var_c > 1e-12 * hyy)) {
+        return error_set(err, STATUS_INVALID,
+                         "kde: kernel=full: x and y are collinear (singular covariance)");
+    }
+    const double sigma = sqrt(var_c);
+    for (size_t k = 0; k < d; k++)
+        ws->c[k] = ws->v[k] - beta * pc->u[k];
+    chains_reset(ws, d);
+
+    double q[3] = {pc->marg_fit[0], NAN, pc->marg_fit[1]}, sum = 0.0;
+    for (size_t i = 0; i < NQ; i++) {
+        const double *w = pc->w + i * d;
+        const uint32_t *k = pc->k + i * d;
+        const double start[3] = {q[0], q[1], q[2]};
+        for (size_t j = 0; j < pc->n[i]; j++)
+            ws->m[j] = ws->c[k[j]];
+        const struct mixture mx = {
+            w,        ws->m, NULL, sigma, beta * pc->x_grid_fit[i], pc->total[i],
+            pc->n[i], k,     NULL};
+        const enum status rc = solve_point(&mx, ends, start, ws->chain, q);
+        if (rc != STATUS_OK)
+            return error_set(err, rc, "kde: the FFT or the root finder failed");
+        sum += (to_linear(pc->space, q[2]) - to_linear(pc->space, q[0])) /
+               (pc->marg[1] - pc->marg[0]);
+    }
+    *value = sum / NQ;
+    return STATUS_OK;
 }
 
 enum status stats_kde_width_ratio_stat(const double *x, const double *y, size_t d,
@@ -852,12 +1197,25 @@ enum status stats_kde_width_ratio_stat(const double *x, const double *y, size_t 
     struct stats_kde_opts opts;
     enum status rc;
 
-    if (c == NULL || out == NULL || c->scratch == NULL)
+    if (c == NULL || out == NULL || c->scratch == NULL || c->ws == NULL ||
+        (d > 0 && (x == NULL || y == NULL)))
         return error_set(err, STATUS_INVALID, "kde: missing argument");
     opts = c->opts;
     opts.no_density = true;
+    if (d <= c->ws->d_max && cache_hit(c->ws, x, y, d, &opts)) {
+        out->reason = REASON_NONE;
+        rc = width_ratio_cached(c->ws, y, d, &out->value, err);
+        if (rc != STATUS_OK)
+            out->value = NAN;
+        return rc;
+    }
     rc = stats_kde_compute(x, y, d, &opts, c->ws, c->scratch, err);
     out->value = c->scratch->width_ratio;
     out->reason = c->scratch->reason;
+    if (rc == STATUS_OK) {
+        cache_fill(c->ws, x, y, d, &opts, c->scratch);
+    } else {
+        c->ws->pc.valid = false;
+    }
     return rc;
 }

@@ -662,6 +662,122 @@ static void width_ratio_is_tested_by_permutations(void **state)
     free(scratch);
 }
 
+/* Fisher–Yates with the file's stream: a permutation of v as stats_signif makes. */
+static void shuffle(double *v, size_t d)
+{
+    for (size_t i = d - 1; i > 0; i--) {
+        size_t j = (size_t)(uniform() * (double)(i + 1));
+        j = j > i ? i : j;
+        const double t = v[i];
+        v[i] = v[j];
+        v[j] = t;
+    }
+}
+
+/* The adapter on (xs, ys) through ctx against a fresh stats_kde_compute of the same
+ * data in another workspace: the same width_ratio within 1e-12 relative. */
+static double adapter_matches_a_fresh_fit(struct stats_kde_stat_ctx *ctx, size_t d,
+                                          struct stats_kde_ws *ws, struct stats_kde *ref)
+{
+    struct stats_kde_opts o = ctx->opts;
+    struct stats_coef c = {0};
+    struct error err = {0};
+
+    o.no_density = true;
+    if (stats_kde_width_ratio_stat(xs, ys, d, ctx, &c, &err) != STATUS_OK)
+        fail_msg("stats_kde_width_ratio_stat: %s", err.msg);
+    assert_int_equal(stats_kde_compute(xs, ys, d, &o, ws, ref, NULL), STATUS_OK);
+    assert_int_equal(c.reason, REASON_NONE);
+    assert_int_equal(ref->reason, REASON_NONE);
+    assert_rel(c.value, ref->width_ratio, 1e-12 * fabs(ref->width_ratio));
+    return c.value;
+}
+
+/* The adapter keeps what a permutation of y leaves unchanged (x, its weights, the
+ * marginal of y) between calls: on permuted y it gives what a fresh fit gives, and
+ * when the data change under the same pointers and ctx (new y, new x, one y nudged,
+ * fewer jobs, other options) it does not serve the old fit. */
+static void width_ratio_statistic_under_permutations_equals_a_fresh_fit(void **state)
+{
+    struct stats_kde *scratch = kde_new(), *ref = kde_new();
+    struct stats_kde_ws *ws = stats_kde_ws_new(STATS_KDE_EXACT_MAX + 1);
+    struct stats_kde_ws *ws2 = stats_kde_ws_new(STATS_KDE_EXACT_MAX + 1);
+    struct stats_kde_stat_ctx ctx = {
+        {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, false}, ws, scratch};
+    double observed, prev, v;
+    (void)state;
+
+    assert_non_null(ws);
+    assert_non_null(ws2);
+    seed(34);
+    make_lognormal(416, 0.6);
+    observed = adapter_matches_a_fresh_fit(&ctx, 416, ws2, ref);
+    prev = observed;
+    for (int r = 0; r < 6; r++) {
+        shuffle(ys, 416);
+        v = adapter_matches_a_fresh_fit(&ctx, 416, ws2, ref);
+        assert_true(v != prev); /* each permutation has its own value */
+        prev = v;
+    }
+    /* the permutations came from the kept fit: scratch still holds the first one */
+    assert_true(scratch->width_ratio == observed);
+
+    make_lognormal(416, 0.6); /* new x and y, same pointers */
+    prev = adapter_matches_a_fresh_fit(&ctx, 416, ws2, ref);
+    assert_true(scratch->width_ratio == prev);
+    for (size_t i = 0; i < 416; i++)
+        ys[i] = 1.5 * pow(ys[i], 1.2); /* other y, the same x */
+    v = adapter_matches_a_fresh_fit(&ctx, 416, ws2, ref);
+    assert_true(scratch->width_ratio == v);
+    shuffle(ys, 416);
+    adapter_matches_a_fresh_fit(&ctx, 416, ws2, ref);
+    ys[17] = nextafter(ys[17], INFINITY); /* one y, one ulp: another multiset */
+    v = adapter_matches_a_fresh_fit(&ctx, 416, ws2, ref);
+    assert_true(scratch->width_ratio == v);
+    shuffle(ys, 416);
+    adapter_matches_a_fresh_fit(&ctx, 416, ws2, ref);
+    xs[200] *= 1.5; /* x changed, y the same */
+    v = adapter_matches_a_fresh_fit(&ctx, 416, ws2, ref);
+    assert_true(scratch->width_ratio == v);
+    shuffle(ys, 416);
+    adapter_matches_a_fresh_fit(&ctx, 416, ws2, ref);
+    adapter_matches_a_fresh_fit(&ctx, 300, ws2, ref); /* fewer jobs */
+    shuffle(ys, 300);
+    adapter_matches_a_fresh_fit(&ctx, 300, ws2, ref);
+
+    /* other options on the same workspace: linear space, the full kernel */
+    ctx.opts.space = KDE_SPACE_LINEAR;
+    for (int r = 0; r < 3; r++) {
+        adapter_matches_a_fresh_fit(&ctx, 416, ws2, ref);
+        shuffle(ys, 416);
+    }
+    ctx.opts.space = KDE_SPACE_AUTO;
+    ctx.opts.kernel = KDE_KERNEL_FULL;
+    for (int r = 0; r < 3; r++) {
+        adapter_matches_a_fresh_fit(&ctx, 416, ws2, ref);
+        shuffle(ys, 416);
+    }
+    seed(35);
+    make_binormal(500, 5.5, 0.8, 1.0, 2.2, -0.7); /* y below 0: linear space */
+    for (int r = 0; r < 3; r++) {
+        adapter_matches_a_fresh_fit(&ctx, 500, ws2, ref);
+        shuffle(ys, 500);
+    }
+
+    /* binned (d above STATS_KDE_EXACT_MAX): nothing is kept, each call fits afresh */
+    ctx.opts.kernel = KDE_KERNEL_PRODUCT;
+    make_lognormal(STATS_KDE_EXACT_MAX + 1, 0.6);
+    adapter_matches_a_fresh_fit(&ctx, STATS_KDE_EXACT_MAX + 1, ws2, ref);
+    assert_true(ref->binned);
+    shuffle(ys, STATS_KDE_EXACT_MAX + 1);
+    v = adapter_matches_a_fresh_fit(&ctx, STATS_KDE_EXACT_MAX + 1, ws2, ref);
+    assert_true(scratch->width_ratio == v);
+    stats_kde_ws_free(ws);
+    stats_kde_ws_free(ws2);
+    free(scratch);
+    free(ref);
+}
+
 /* ---- reasons and statuses ------------------------------------------------------- */
 
 static enum status run(size_t d, const struct stats_kde_opts *opts, struct stats_kde *k,
@@ -832,6 +948,7 @@ int main(void)
         cmocka_unit_test(a_reused_workspace_gives_the_same_result),
         cmocka_unit_test(options_and_the_width_ratio_statistic),
         cmocka_unit_test(width_ratio_is_tested_by_permutations),
+        cmocka_unit_test(width_ratio_statistic_under_permutations_equals_a_fresh_fit),
         cmocka_unit_test(fewer_jobs_than_d_min_is_a_reason),
         cmocka_unit_test(a_constant_series_is_a_reason),
         cmocka_unit_test(a_value_not_finite_is_invalid),
