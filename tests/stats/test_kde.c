@@ -29,26 +29,9 @@
 
 static double xs[D_MAX], ys[D_MAX];
 
-/* xorshift64*: a fixed, portable stream of test data. */
-static uint64_t rng_state;
-
 static void seed(uint64_t s)
 {
-    rng_state = s * UINT64_C(0x9E3779B97F4A7C15) + 1;
-}
-
-static double uniform(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return ((double)((rng_state * UINT64_C(2685821657736338717)) >> 11) + 0.5) *
-           0x1.0p-53;
-}
-
-static double normal(void)
-{
-    return sqrt(-2.0 * log(uniform())) * cos(6.283185307179586 * uniform());
+    testutil_rng_seed(s * UINT64_C(0x9E3779B97F4A7C15) + 1);
 }
 
 /* (x, y) bivariate normal with correlation rho, in linear units. */
@@ -56,7 +39,7 @@ static void make_binormal(size_t d, double mx, double sx, double my, double sy,
                           double rho)
 {
     for (size_t i = 0; i < d; i++) {
-        const double z1 = normal(), z2 = normal();
+        const double z1 = testutil_normal(), z2 = testutil_normal();
         xs[i] = mx + sx * z1;
         ys[i] = my + sy * (rho * z1 + sqrt(1.0 - rho * rho) * z2);
     }
@@ -258,9 +241,9 @@ static void tied_seconds_match_statsmodels_in_linear_space(void **state)
 
     seed(12);
     for (size_t i = 0; i < 700; i++) {
-        const double z = normal();
-        xs[i] = 2.385e12 * (z + 0.4 * normal()) + 3.1e11;
-        ys[i] = 60.0 * floor(exp(3.1 + 0.35 * z + 0.3 * normal()));
+        const double z = testutil_normal();
+        xs[i] = 2.385e12 * (z + 0.4 * testutil_normal()) + 3.1e11;
+        ys[i] = 60.0 * floor(exp(3.1 + 0.35 * z + 0.3 * testutil_normal()));
     }
     fit(700, NULL, k);
     assert_int_equal(k->space, KDE_SPACE_LINEAR);
@@ -283,7 +266,7 @@ static void bytes_near_1e15_match_the_reference_in_linear_space(void **state)
     seed(30);
     for (size_t i = 0; i < 500; i++) {
         xs[i] = 1e15 + 2.385e3 * (double)((i * 7919) % 500);
-        ys[i] = 310.0 + 0.04 * (xs[i] - 1e15) + 17.0 * normal();
+        ys[i] = 310.0 + 0.04 * (xs[i] - 1e15) + 17.0 * testutil_normal();
     }
     fit(500, &opts, k);
     run_oracle(500, "--space linear --no-density", &r);
@@ -319,9 +302,10 @@ static void two_clusters_match_the_reference_in_asked_linear_space(void **state)
 
     seed(13);
     for (size_t i = 0; i < 1200; i++) {
-        const bool big = uniform() < 0.35;
-        xs[i] = (big ? 8.7e3 : 2.1e3) + (big ? 610.0 : 240.0) * normal();
-        ys[i] = (big ? 1.9e3 : 4.4e2) + (big ? 170.0 : 61.0) * normal() + 0.01 * xs[i];
+        const bool big = testutil_uniform() < 0.35;
+        xs[i] = (big ? 8.7e3 : 2.1e3) + (big ? 610.0 : 240.0) * testutil_normal();
+        ys[i] = (big ? 1.9e3 : 4.4e2) + (big ? 170.0 : 61.0) * testutil_normal() +
+                0.01 * xs[i];
         xs[i] = fabs(xs[i]) + 1.0;
         ys[i] = fabs(ys[i]) + 1.0;
     }
@@ -666,7 +650,7 @@ static void width_ratio_is_tested_by_permutations(void **state)
 static void shuffle(double *v, size_t d)
 {
     for (size_t i = d - 1; i > 0; i--) {
-        size_t j = (size_t)(uniform() * (double)(i + 1));
+        size_t j = (size_t)(testutil_uniform() * (double)(i + 1));
         j = j > i ? i : j;
         const double t = v[i];
         v[i] = v[j];
