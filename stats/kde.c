@@ -73,6 +73,7 @@ struct stats_kde_ws {
     double bin_lo;    /* the lower edge of bin 0 */
     double bin_width; /* width of one bin */
     gsl_root_fsolver *solver;
+    struct stats_bw_ws *bw_ws; /* bandwidth=plugin */
 };
 
 const char *stats_kde_space_name(enum stats_kde_space s)
@@ -81,6 +82,15 @@ const char *stats_kde_space_name(enum stats_kde_space s)
     case KDE_SPACE_AUTO: return "auto";
     case KDE_SPACE_LOG: return "log";
     case KDE_SPACE_LINEAR: return "linear";
+    }
+    return "";
+}
+
+const char *stats_kde_bandwidth_name(enum stats_kde_bandwidth b)
+{
+    switch (b) {
+    case KDE_BW_NORMAL: return "normal";
+    case KDE_BW_PLUGIN: return "plugin";
     }
     return "";
 }
@@ -105,6 +115,7 @@ struct stats_kde_ws *stats_kde_ws_new(size_t d_max)
     ws->wt = gsl_fft_complex_wavetable_alloc(NFFT);
     ws->fw = gsl_fft_complex_workspace_alloc(NFFT);
     ws->solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+    ws->bw_ws = stats_bw_ws_new(d_max);
     if (d_max > STATS_KDE_EXACT_MAX) {
         ws->off = malloc(n * sizeof *ws->off);
         ws->bin = malloc(n * sizeof *ws->bin);
@@ -112,6 +123,7 @@ struct stats_kde_ws *stats_kde_ws_new(size_t d_max)
     if (ws->u == NULL || ws->v == NULL || ws->c == NULL || ws->sel == NULL ||
         ws->a == NULL || ws->m == NULL || ws->z == NULL || ws->acc == NULL ||
         ws->fine == NULL || ws->wt == NULL || ws->fw == NULL || ws->solver == NULL ||
+        ws->bw_ws == NULL ||
         (d_max > STATS_KDE_EXACT_MAX && (ws->off == NULL || ws->bin == NULL))) {
         stats_kde_ws_free(ws);
         return NULL;
@@ -140,6 +152,7 @@ void stats_kde_ws_free(struct stats_kde_ws *ws)
         gsl_fft_complex_workspace_free(ws->fw);
     if (ws->solver != NULL)
         gsl_root_fsolver_free(ws->solver);
+    stats_bw_ws_free(ws->bw_ws);
     free(ws);
 }
 
@@ -706,6 +719,13 @@ static enum status check_args(const double *x, const double *y, size_t d,
         return error_set(err, STATUS_INVALID, "kde: unknown kernel %d",
                          (int)opts->kernel);
     }
+    if (opts->bandwidth != KDE_BW_NORMAL && opts->bandwidth != KDE_BW_PLUGIN) {
+        return error_set(err, STATUS_INVALID, "kde: unknown bandwidth %d",
+                         (int)opts->bandwidth);
+    }
+    if (opts->bandwidth == KDE_BW_PLUGIN && opts->kernel == KDE_KERNEL_FULL)
+        return error_set(err, STATUS_INVALID,
+                         "kde: bandwidth=plugin needs kernel=product");
     if (d > ws->d_max) {
         return error_set(err, STATUS_INVALID, "kde: d = %zu, workspace for %zu", d,
                          ws->d_max);
@@ -727,7 +747,7 @@ enum status stats_kde_compute(const double *x, const double *y, size_t d,
                               struct stats_kde *out, struct error *err)
 {
     static const struct stats_kde_opts defaults = {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT,
-                                                   STATS_KDE_D_MIN, false};
+                                                   STATS_KDE_D_MIN, false, KDE_BW_NORMAL};
     bool all_positive = false;
     enum status rc;
 
@@ -738,6 +758,7 @@ enum status stats_kde_compute(const double *x, const double *y, size_t d,
         out->reason = REASON_NONE;
         out->space = opts->space;
         out->kernel = opts->kernel;
+        out->bandwidth = opts->bandwidth;
         set_nan(out);
     }
     rc = check_args(x, y, d, opts, ws, out, &all_positive, err);
@@ -774,7 +795,20 @@ enum status stats_kde_compute(const double *x, const double *y, size_t d,
     const double sxy = cov_of(ws->u, mu, ws->v, mv, d);
     const double f2 = pow((double)d, -1.0 / 3.0);
     const bool full = opts->kernel == KDE_KERNEL_FULL;
-    const double hxx = f2 * sxx, hyy = f2 * syy, hxy = full ? f2 * sxy : 0.0;
+    double hxx = f2 * sxx, hyy = f2 * syy;
+    const double hxy = full ? f2 * sxy : 0.0;
+    if (opts->bandwidth == KDE_BW_PLUGIN) {
+        double hx = NAN, hy = NAN;
+        rc = stats_bw_sj(ws->u, d, ws->bw_ws, &hx, err);
+        if (rc == STATUS_OK)
+            rc = stats_bw_sj(ws->v, d, ws->bw_ws, &hy, err);
+        if (rc != STATUS_OK) {
+            set_nan(out);
+            return rc;
+        }
+        hxx = hx * hx;
+        hyy = hy * hy;
+    }
     out->h_x = sqrt(hxx);
     out->h_y = sqrt(hyy);
     out->beta = full ? sxy / sxx : 0.0;

@@ -276,7 +276,8 @@ static void tied_seconds_match_statsmodels_in_linear_space(void **state)
 static void bytes_near_1e15_match_the_reference_in_linear_space(void **state)
 {
     struct stats_kde *k = kde_new();
-    struct stats_kde_opts opts = {KDE_SPACE_LINEAR, KDE_KERNEL_PRODUCT, 10, false};
+    struct stats_kde_opts opts = {KDE_SPACE_LINEAR, KDE_KERNEL_PRODUCT, 10, false,
+                                  KDE_BW_NORMAL};
     struct ref r;
     (void)state;
 
@@ -313,7 +314,8 @@ static void ten_jobs_match_the_reference(void **state)
 static void two_clusters_match_the_reference_in_asked_linear_space(void **state)
 {
     struct stats_kde *k = kde_new();
-    struct stats_kde_opts opts = {KDE_SPACE_LINEAR, KDE_KERNEL_PRODUCT, 10, false};
+    struct stats_kde_opts opts = {KDE_SPACE_LINEAR, KDE_KERNEL_PRODUCT, 10, false,
+                                  KDE_BW_NORMAL};
     struct ref r;
     (void)state;
 
@@ -355,7 +357,8 @@ static void binned_quantiles_are_within_5e_3_hy(void **state)
 static void full_kernel_matches_scipy_gaussian_kde(void **state)
 {
     struct stats_kde *k = kde_new();
-    struct stats_kde_opts opts = {KDE_SPACE_AUTO, KDE_KERNEL_FULL, 10, false};
+    struct stats_kde_opts opts = {KDE_SPACE_AUTO, KDE_KERNEL_FULL, 10, false,
+                                  KDE_BW_NORMAL};
     struct ref r;
     (void)state;
 
@@ -371,7 +374,8 @@ static void full_kernel_matches_scipy_gaussian_kde(void **state)
 static void full_kernel_binned_is_within_5e_3_hy(void **state)
 {
     struct stats_kde *k = kde_new();
-    struct stats_kde_opts opts = {KDE_SPACE_LINEAR, KDE_KERNEL_FULL, 10, false};
+    struct stats_kde_opts opts = {KDE_SPACE_LINEAR, KDE_KERNEL_FULL, 10, false,
+                                  KDE_BW_NORMAL};
     struct ref r;
     (void)state;
 
@@ -441,7 +445,8 @@ static void binormal_median_follows_the_smoothed_regression_line(void **state)
 static void full_kernel_median_follows_the_regression_line(void **state)
 {
     struct stats_kde *k = kde_new();
-    struct stats_kde_opts opts = {KDE_SPACE_LINEAR, KDE_KERNEL_FULL, 10, false};
+    struct stats_kde_opts opts = {KDE_SPACE_LINEAR, KDE_KERNEL_FULL, 10, false,
+                                  KDE_BW_NORMAL};
     const size_t d = 3000;
     double mx, sx, my, sy, r;
     (void)state;
@@ -502,7 +507,8 @@ static void independent_data_have_width_ratio_one(void **state)
 static void density_grid_integrates_to_one(void **state)
 {
     struct stats_kde *k = kde_new();
-    struct stats_kde_opts opts = {KDE_SPACE_LINEAR, KDE_KERNEL_PRODUCT, 10, false};
+    struct stats_kde_opts opts = {KDE_SPACE_LINEAR, KDE_KERNEL_PRODUCT, 10, false,
+                                  KDE_BW_NORMAL};
     double mass = 0.0;
     (void)state;
 
@@ -585,7 +591,8 @@ static void options_and_the_width_ratio_statistic(void **state)
 {
     struct stats_kde *a = kde_new(), *b = kde_new();
     struct stats_kde_ws *ws = stats_kde_ws_new(STATS_KDE_EXACT_MAX + 1);
-    struct stats_kde_opts opts = {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, true};
+    struct stats_kde_opts opts = {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, true,
+                                  KDE_BW_NORMAL};
     struct stats_kde_stat_ctx ctx = {
         {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, false}, ws, b};
     struct stats_coef c;
@@ -679,7 +686,8 @@ static enum status run(size_t d, const struct stats_kde_opts *opts, struct stats
 static void fewer_jobs_than_d_min_is_a_reason(void **state)
 {
     struct stats_kde *k = kde_new();
-    struct stats_kde_opts opts = {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 0, false};
+    struct stats_kde_opts opts = {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 0, false,
+                                  KDE_BW_NORMAL};
     (void)state;
 
     seed(24);
@@ -742,7 +750,8 @@ static void a_value_not_finite_is_invalid(void **state)
 static void log_space_with_a_value_not_positive_is_invalid(void **state)
 {
     struct stats_kde *k = kde_new();
-    struct stats_kde_opts opts = {KDE_SPACE_LOG, KDE_KERNEL_PRODUCT, 10, false};
+    struct stats_kde_opts opts = {KDE_SPACE_LOG, KDE_KERNEL_PRODUCT, 10, false,
+                                  KDE_BW_NORMAL};
     struct error err = {0};
     (void)state;
 
@@ -761,7 +770,8 @@ static void log_space_with_a_value_not_positive_is_invalid(void **state)
 static void unknown_options_are_invalid(void **state)
 {
     struct stats_kde *k = kde_new();
-    struct stats_kde_opts opts = {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, false};
+    struct stats_kde_opts opts = {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, false,
+                                  KDE_BW_NORMAL};
     (void)state;
 
     seed(28);
@@ -796,7 +806,8 @@ static void missing_arguments_and_a_small_workspace_are_invalid(void **state)
 static void full_kernel_on_collinear_data_is_invalid(void **state)
 {
     struct stats_kde *k = kde_new();
-    struct stats_kde_opts opts = {KDE_SPACE_LINEAR, KDE_KERNEL_FULL, 10, false};
+    struct stats_kde_opts opts = {KDE_SPACE_LINEAR, KDE_KERNEL_FULL, 10, false,
+                                  KDE_BW_NORMAL};
     struct error err = {0};
     (void)state;
 
