@@ -519,14 +519,17 @@ void stats_bw_ws_free(struct stats_bw_ws *ws);
  * normal-scale rule with λ = min(s, IQR/1.349) (s when the IQR is 0), then
  * h = [1/(2√π·d·Ŝ(α(h)))]^(1/5) solved by Brent's method to 1e-10 relative, bracketed
  * as R. The functionals Ŝ, T̂ are binned (STATS_BW_BINS points, linear binning; the
- * i = j terms exact): against the exact O(d²) sums, within 1e-6 relative at d >= 50
- * on normal, bimodal and lognormal samples (tests/stats/test_bandwidth.c); coarser
- * when a few far outliers stretch the range over thousands of bandwidths. R bins
- * coarser (1000 bins of pairwise differences) and stops at 1 % of the bracket, so R
- * agrees to about 1e-3. STATUS_INVALID: a missing pointer, d < 2 or above ws's size,
- * a value not finite, v constant, or a sample the functionals cannot be estimated on
- * (T̂ <= 0 or no root: err says so). No allocation. O(d log d) (the IQR's sort) +
- * O(min(d, STATS_BW_BINS)²) + O(STATS_BW_BINS) per solver step. */
+ * i = j terms exact), an error of order (range/(4095·g))², g the smallest pilot:
+ * against the exact O(d²) sums at d = 50..1000, <= 2e-6 relative on normal and
+ * bimodal samples, 6e-5 on a lognormal one in linear units (range ~ 20 sd); more
+ * when a few far outliers stretch the range over thousands of bandwidths (fit in log
+ * space). R bins coarser (1000 bins of pairwise differences), rounds the pilot
+ * constants (1e-4 relative) and stops at 1 % of the bracket: it agrees to ~1e-3.
+ * STATUS_INVALID: a missing pointer, d < 2 or above ws's size, a value not finite, v
+ * constant, or a sample the functionals cannot be estimated on (T̂ <= 0 or no root: err
+ * says so). No allocation. O(d log d) (the IQR's sort) + O(min(d, STATS_BW_BINS)²) +
+ * O(STATS_BW_BINS) per solver step: 1.5, 5 and 19 ms at d = 10^3, 10^4, 10^5 (shared
+ * machine). */
 enum status stats_bw_sj(const double *v, size_t d, struct stats_bw_ws *ws, double *h,
                         struct error *err);
 
