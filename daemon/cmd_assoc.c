@@ -267,10 +267,12 @@ static void print_kde(const json_t *o)
 
     if (k == NULL)
         return;
-    printf("KDE (%s space, %s kernel, %s bandwidth%s)",
+    printf("KDE (%s space, %s kernel%s%s)",
            json_string_value(json_object_get(k, "space")),
            json_string_value(json_object_get(k, "kernel")),
-           json_string_value(json_object_get(k, "bandwidth")),
+           strcmp(json_string_value(json_object_get(k, "bandwidth")), "plugin") == 0
+               ? ", plug-in bandwidth"
+               : "",
            json_is_true(json_object_get(k, "binned")) ? ", binned" : "");
     if (json_object_get(k, "reason") != NULL) {
         printf(": null (%s)\n", json_string_value(json_object_get(k, "reason")));

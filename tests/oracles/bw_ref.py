@@ -18,7 +18,12 @@ formulas with exact O(d^2) double sums (nothing shared with stats/bandwidth.c).
 Usage: /usr/bin/python3 bw_ref.py FILE...   (FILE: columns "v ignored", %.17g)
 Prints one line per file: "h h_R", h as above and h_R with R's rounded constants
 (a = 1.24 lam d^(-1/7), b = 1.23 lam d^(-1/9), 1.357 for gamma's constant).
+       /usr/bin/python3 bw_ref.py --csv FILE XCOL YCOL
+Prints "hx hy" of the two columns of a CSV file with a header line, as
+`iocontend assoc` fits them: rows with an empty or non-finite x or y dropped, then
+(ln x, ln y) when every value is > 0 (space auto), else as they are.
 """
+import csv
 import math
 import sys
 
@@ -83,7 +88,28 @@ def sj_ste(v, r_constants=False):
                            maxiter=500)
 
 
+def csv_bandwidths(path, xcol, ycol):
+    def number(text):
+        try:
+            return float(text)
+        except ValueError:
+            return math.nan
+
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    x = np.array([number(r[xcol]) for r in rows])
+    y = np.array([number(r[ycol]) for r in rows])
+    keep = np.isfinite(x) & np.isfinite(y)
+    x, y = x[keep], y[keep]
+    if np.all(x > 0) and np.all(y > 0):
+        x, y = np.log(x), np.log(y)
+    print(repr(sj_ste(x)), repr(sj_ste(y)))
+
+
 def main():
+    if len(sys.argv) == 5 and sys.argv[1] == "--csv":
+        csv_bandwidths(sys.argv[2], sys.argv[3], sys.argv[4])
+        return
     for path in sys.argv[1:]:
         v = np.loadtxt(path, ndmin=2)[:, 0]
         print(repr(sj_ste(v)), repr(sj_ste(v, r_constants=True)))

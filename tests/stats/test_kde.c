@@ -594,7 +594,7 @@ static void options_and_the_width_ratio_statistic(void **state)
     struct stats_kde_opts opts = {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, true,
                                   KDE_BW_NORMAL};
     struct stats_kde_stat_ctx ctx = {
-        {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, false}, ws, b};
+        {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, false, KDE_BW_NORMAL}, ws, b};
     struct stats_coef c;
     (void)state;
 
@@ -637,7 +637,7 @@ static void width_ratio_is_tested_by_permutations(void **state)
     struct stats_kde_ws *kws = stats_kde_ws_new(300);
     struct stats_ws *ws = stats_ws_new(300);
     struct stats_kde_stat_ctx ctx = {
-        {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, false}, kws, scratch};
+        {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, false, KDE_BW_NORMAL}, kws, scratch};
     const struct stats_signif_stat extra = {"width_ratio", stats_kde_width_ratio_stat,
                                             &ctx, 1.0};
     struct stats_signif_opts o = stats_signif_opts_default();
