@@ -457,6 +457,10 @@ int cmd_assoc(struct app_config *cfg, int argc, char **argv)
         assoc_usage(stderr);
         return EXIT_USAGE;
     }
+    if (opts.bw_plugin && opts.kernel_full) {
+        fprintf(stderr, "iocontend assoc: --bandwidth plugin needs --kernel product\n");
+        return EXIT_USAGE;
+    }
     json_t *o = json_object();
     json_object_set_new(o, "y", json_string(ycol));
     json_object_set_new(o, "x", json_string(xcol));

@@ -554,6 +554,11 @@ static bool association_opts(struct MHD_Connection *conn, struct request *req,
         return false;
     }
     opts->bw_plugin = bandwidth != NULL && strcmp(bandwidth, "plugin") == 0;
+    if (opts->bw_plugin && opts->kernel_full) {
+        answer_error(req, STATUS_INVALID, "bandwidth",
+                     "bandwidth=plugin needs kernel=product");
+        return false;
+    }
     if (!query_flag(conn, "density", &opts->density)) {
         answer_error(req, STATUS_INVALID, "density", "density must be 0 or 1");
         return false;

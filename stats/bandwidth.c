@@ -167,9 +167,10 @@ static enum status solve(gsl_root_fsolver *solver, struct sj *s, double lower,
     double f_lo = residual(lower, s), f_hi = residual(upper, s);
 
     for (int tries = 1; !s->bad && f_lo * f_hi > 0.0; tries++) {
-        if (tries > WIDEN_MAX)
+        if (tries > WIDEN_MAX) {
             return error_set(err, STATUS_INVALID,
                              "bandwidth: no root of the SJ equation");
+        }
         if (tries % 2 != 0) {
             upper *= 1.2;
             f_hi = residual(upper, s);
@@ -178,14 +179,16 @@ static enum status solve(gsl_root_fsolver *solver, struct sj *s, double lower,
             f_lo = residual(lower, s);
         }
     }
-    if (s->bad || gsl_root_fsolver_set(solver, &fn, lower, upper) != GSL_SUCCESS)
+    if (s->bad || gsl_root_fsolver_set(solver, &fn, lower, upper) != GSL_SUCCESS) {
         return error_set(err, STATUS_INVALID,
                          "bandwidth: the sample is too sparse for the SJ functionals");
+    }
     for (int it = 0; it < ROOT_ITER; it++) {
-        if (gsl_root_fsolver_iterate(solver) != GSL_SUCCESS || s->bad)
+        if (gsl_root_fsolver_iterate(solver) != GSL_SUCCESS || s->bad) {
             return error_set(
                 err, STATUS_INVALID,
                 "bandwidth: the sample is too sparse for the SJ functionals");
+        }
         if (gsl_root_test_interval(gsl_root_fsolver_x_lower(solver),
                                    gsl_root_fsolver_x_upper(solver), 0.0,
                                    ROOT_TOL) == GSL_SUCCESS)
@@ -207,9 +210,10 @@ enum status stats_bw_sj(const double *v, size_t d, struct stats_bw_ws *ws, doubl
     }
     double mean = 0.0, ss = 0.0;
     for (size_t i = 0; i < d; i++) {
-        if (!isfinite(v[i]))
+        if (!isfinite(v[i])) {
             return error_set(err, STATUS_INVALID, "bandwidth: job %zu: value not finite",
                              i);
+        }
         ws->sorted[i] = v[i];
         mean += v[i];
     }
@@ -234,9 +238,10 @@ enum status stats_bw_sj(const double *v, size_t d, struct stats_bw_ws *ws, doubl
     const double a = pow(3.2 * M_SQRT2, 1.0 / 7.0) * lambda * pow(n, -1.0 / 7.0);
     const double b = pow(32.0 * M_SQRT2 / 7.0, 1.0 / 9.0) * lambda * pow(n, -1.0 / 9.0);
     const double td = tdh_hat(&s, b), sa = psi4_hat(&s, a);
-    if (!(td > 0.0) || !isfinite(td) || !(sa > 0.0) || !isfinite(sa))
+    if (!(td > 0.0) || !isfinite(td) || !(sa > 0.0) || !isfinite(sa)) {
         return error_set(err, STATUS_INVALID,
                          "bandwidth: the sample is too sparse for the SJ functionals");
+    }
     s.alpha2 = pow(6.0 * M_SQRT2, 1.0 / 7.0) * pow(sa / td, 1.0 / 7.0);
 
     const double h_max = 1.144 * lambda * pow(n, -0.2);

@@ -723,9 +723,10 @@ static enum status check_args(const double *x, const double *y, size_t d,
         return error_set(err, STATUS_INVALID, "kde: unknown bandwidth %d",
                          (int)opts->bandwidth);
     }
-    if (opts->bandwidth == KDE_BW_PLUGIN && opts->kernel == KDE_KERNEL_FULL)
+    if (opts->bandwidth == KDE_BW_PLUGIN && opts->kernel == KDE_KERNEL_FULL) {
         return error_set(err, STATUS_INVALID,
                          "kde: bandwidth=plugin needs kernel=product");
+    }
     if (d > ws->d_max) {
         return error_set(err, STATUS_INVALID, "kde: d = %zu, workspace for %zu", d,
                          ws->d_max);
