@@ -696,6 +696,13 @@ static bool same_data(const json_t *a, const json_t *b)
     }
     const json_t *ka = json_object_get(json_object_get(a, "kde"), "kernel");
     const json_t *kb = json_object_get(json_object_get(b, "kde"), "kernel");
+    /* no "bandwidth": stored before the plug-in existed, i.e. normal */
+    const char *ba =
+        json_string_value(json_object_get(json_object_get(a, "kde"), "bandwidth"));
+    const char *bb =
+        json_string_value(json_object_get(json_object_get(b, "kde"), "bandwidth"));
+    if (strcmp(ba != NULL ? ba : "normal", bb != NULL ? bb : "normal") != 0)
+        return false;
     return ka == NULL || kb == NULL || json_equal(ka, kb);
 }
 

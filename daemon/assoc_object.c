@@ -131,6 +131,8 @@ static json_t *kde_json(const struct stats_kde *k, bool density)
     json_object_set_new(o, "space", json_string(stats_kde_space_name(k->space)));
     json_object_set_new(o, "kernel",
                         json_string(k->kernel == KDE_KERNEL_FULL ? "full" : "product"));
+    json_object_set_new(o, "bandwidth",
+                        json_string(stats_kde_bandwidth_name(k->bandwidth)));
     json_object_set_new(o, "binned", json_boolean(fitted && k->binned));
     json_object_set_new(o, "hx", num_or_null(k->h_x));
     json_object_set_new(o, "hy", num_or_null(k->h_y));
@@ -233,11 +235,12 @@ static void work_clear(struct assoc_work *w)
 static struct stats_kde_opts kde_opts_of(const struct assoc_opts *opts,
                                          enum stats_kde_space space)
 {
-    return (struct stats_kde_opts){.space = space,
-                                   .kernel = opts->kernel_full ? KDE_KERNEL_FULL
-                                                               : KDE_KERNEL_PRODUCT,
-                                   .d_min = opts->d_min,
-                                   .no_density = !opts->density};
+    return (struct stats_kde_opts){
+        .space = space,
+        .kernel = opts->kernel_full ? KDE_KERNEL_FULL : KDE_KERNEL_PRODUCT,
+        .d_min = opts->d_min,
+        .no_density = !opts->density,
+        .bandwidth = opts->bw_plugin ? KDE_BW_PLUGIN : KDE_BW_NORMAL};
 }
 
 static enum status fit_kde(const double *x, const double *y, size_t d,

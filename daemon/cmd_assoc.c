@@ -16,8 +16,10 @@ static void assoc_usage(FILE *fp)
         fp,
         "usage: iocontend assoc --input FILE --x COL --y COL [--methods LIST]\n"
         "                       [--space auto|log|linear] [--kernel product|full]\n"
-        "                       [--density] [--significance] [--permutations B]\n"
-        "                       [--resamples B] [--seed N] [--mi-jitter 0|1] [--json]\n"
+        "                       [--bandwidth normal|plugin] [--density] "
+        "[--significance]\n"
+        "                       [--permutations B] [--resamples B] [--seed N]\n"
+        "                       [--mi-jitter 0|1] [--json]\n"
         "The association of column y with column x of a CSV file with a header line\n"
         "(METHOD.md §5), without a database. Rows whose x or y is empty or not a finite\n"
         "number are dropped and counted (and, with --space log, rows with a value <= "
@@ -29,6 +31,8 @@ static void assoc_usage(FILE *fp)
         "                    value is > 0, else linear), log (drops rows with a value\n"
         "                    <= 0) or linear\n"
         "  --kernel K        the KDE's kernel: product (default) or full\n"
+        "  --bandwidth W     the KDE's bandwidths: normal (default: s*d^(-1/6) per\n"
+        "                    axis) or plugin (Sheather-Jones per axis; product kernel)\n"
         "  --density         add the KDE's 128 x 128 density grid to the JSON\n"
         "  --significance    permutation p-values and noise floors of every coefficient\n"
         "                    and of the KDE's width_ratio, BCa CIs of pearson and\n"
@@ -268,8 +272,12 @@ static void print_kde(const json_t *o)
 
     if (k == NULL)
         return;
-    printf("KDE (%s space, %s kernel%s)", json_string_value(json_object_get(k, "space")),
+    printf("KDE (%s space, %s kernel%s%s)",
+           json_string_value(json_object_get(k, "space")),
            json_string_value(json_object_get(k, "kernel")),
+           strcmp(json_string_value(json_object_get(k, "bandwidth")), "plugin") == 0
+               ? ", plug-in bandwidth"
+               : "",
            json_is_true(json_object_get(k, "binned")) ? ", binned" : "");
     if (json_object_get(k, "reason") != NULL) {
         printf(": null (%s)\n", json_string_value(json_object_get(k, "reason")));
@@ -378,6 +386,7 @@ int cmd_assoc(struct app_config *cfg, int argc, char **argv)
         {"methods", required_argument, NULL, 'm'},
         {"space", required_argument, NULL, 's'},
         {"kernel", required_argument, NULL, 'K'},
+        {"bandwidth", required_argument, NULL, 'W'},
         {"density", no_argument, NULL, 'D'},
         {"significance", no_argument, NULL, 'P'},
         {"permutations", required_argument, NULL, 'B'},
@@ -440,6 +449,13 @@ int cmd_assoc(struct app_config *cfg, int argc, char **argv)
             }
             opts.kernel_full = strcmp(optarg, "full") == 0;
             break;
+        case 'W':
+            if (!one_of(optarg, "normal", "plugin", NULL)) {
+                fprintf(stderr, "iocontend assoc: --bandwidth takes normal or plugin\n");
+                return EXIT_USAGE;
+            }
+            opts.bw_plugin = strcmp(optarg, "plugin") == 0;
+            break;
         case 'D': opts.density = true; break;
         case 'P': opts.significance = true; break;
         case 'B':
@@ -472,6 +488,10 @@ int cmd_assoc(struct app_config *cfg, int argc, char **argv)
     if (input == NULL || xcol == NULL || ycol == NULL) {
         fprintf(stderr, "iocontend assoc: --input, --x and --y are required\n");
         assoc_usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (opts.bw_plugin && opts.kernel_full) {
+        fprintf(stderr, "iocontend assoc: --bandwidth plugin needs --kernel product\n");
         return EXIT_USAGE;
     }
     json_t *o = json_object();

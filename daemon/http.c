@@ -526,8 +526,8 @@ static bool query_count(struct MHD_Connection *conn, const char *name, size_t *o
 }
 
 /* What the association's query asks beyond y, x, granularity and scope: space,
- * kernel, density, significance, permutations, resamples. false when a value is
- * malformed (answered 400). */
+ * kernel, bandwidth, density, significance, permutations, resamples. false when a value
+ * is malformed (answered 400). */
 static bool association_opts(struct MHD_Connection *conn, struct request *req,
                              const struct app_config *cfg, struct assoc_opts *opts)
 {
@@ -546,6 +546,19 @@ static bool association_opts(struct MHD_Connection *conn, struct request *req,
         return false;
     }
     opts->kernel_full = kernel != NULL && strcmp(kernel, "full") == 0;
+    const char *bandwidth = query(conn, "bandwidth");
+    if (bandwidth != NULL && strcmp(bandwidth, "normal") != 0 &&
+        strcmp(bandwidth, "plugin") != 0) {
+        answer_error(req, STATUS_INVALID, "bandwidth",
+                     "bandwidth must be normal or plugin");
+        return false;
+    }
+    opts->bw_plugin = bandwidth != NULL && strcmp(bandwidth, "plugin") == 0;
+    if (opts->bw_plugin && opts->kernel_full) {
+        answer_error(req, STATUS_INVALID, "bandwidth",
+                     "bandwidth=plugin needs kernel=product");
+        return false;
+    }
     if (!query_flag(conn, "density", &opts->density)) {
         answer_error(req, STATUS_INVALID, "density", "density must be 0 or 1");
         return false;

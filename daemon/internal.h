@@ -90,6 +90,7 @@ struct assoc_opts {
     const char *space;  /* "auto", "log" or "linear": the KDE's fitting space */
     bool kde;           /* the KDE credible bands, "kde" */
     bool kernel_full;   /* kernel=full (scipy's full covariance), else product */
+    bool bw_plugin;     /* bandwidth=plugin (Sheather-Jones per axis), else normal */
     bool density;       /* with the 128 x 128 density grid (large) */
     bool significance;  /* "significance": p-values, noise floors, BCa CIs */
     size_t n_perm;      /* permutations of y (999) */

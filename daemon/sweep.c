@@ -331,7 +331,7 @@ static enum status pair_compute(struct sweep_run *r, size_t n_jobs, size_t pair,
 {
     struct stats_assoc_opts opts = {r->methods, r->cfg->d_min, r->cfg->seed, true};
     const struct stats_kde_opts kde_opts = {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT,
-                                            r->cfg->d_min, true};
+                                            r->cfg->d_min, true, KDE_BW_NORMAL};
     enum status rc = STATUS_OK;
 
     points_reset(r);

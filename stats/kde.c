@@ -110,14 +110,15 @@ struct stats_kde_ws {
     double kx[2 * NG - 1], ky[2 * NG - 1]; /* the kernel's factors along each axis */
     gsl_fft_complex_wavetable *wt;         /* NFFT points */
     gsl_fft_complex_workspace *fw;
-    double bw[NBIN];       /* binned: Σ w per bin, then the component weights */
-    double bm[NBIN];       /* Σ w·off, then the component means */
-    double bs[NBIN];       /* Σ w·off², then the component sds */
-    double bin_lo;         /* the lower edge of bin 0 */
-    double bin_width;      /* width of one bin */
-    struct perm_cache pc;  /* NULL arrays when d_max > STATS_KDE_EXACT_MAX */
-    struct chain chain[3]; /* q05, q50, q95 */
-    double *chain_mem;     /* their 9 arrays of min(d_max, NP) */
+    double bw[NBIN];           /* binned: Σ w per bin, then the component weights */
+    double bm[NBIN];           /* Σ w·off, then the component means */
+    double bs[NBIN];           /* Σ w·off², then the component sds */
+    double bin_lo;             /* the lower edge of bin 0 */
+    double bin_width;          /* width of one bin */
+    struct perm_cache pc;      /* NULL arrays when d_max > STATS_KDE_EXACT_MAX */
+    struct chain chain[3];     /* q05, q50, q95 */
+    double *chain_mem;         /* their 9 arrays of min(d_max, NP) */
+    struct stats_bw_ws *bw_ws; /* bandwidth=plugin */
 };
 
 const char *stats_kde_space_name(enum stats_kde_space s)
@@ -126,6 +127,15 @@ const char *stats_kde_space_name(enum stats_kde_space s)
     case KDE_SPACE_AUTO: return "auto";
     case KDE_SPACE_LOG: return "log";
     case KDE_SPACE_LINEAR: return "linear";
+    }
+    return "";
+}
+
+const char *stats_kde_bandwidth_name(enum stats_kde_bandwidth b)
+{
+    switch (b) {
+    case KDE_BW_NORMAL: return "normal";
+    case KDE_BW_PLUGIN: return "plugin";
     }
     return "";
 }
@@ -149,6 +159,7 @@ struct stats_kde_ws *stats_kde_ws_new(size_t d_max)
     ws->fine = malloc((size_t)NFINE * NFINE * sizeof *ws->fine);
     ws->wt = gsl_fft_complex_wavetable_alloc(NFFT);
     ws->fw = gsl_fft_complex_workspace_alloc(NFFT);
+    ws->bw_ws = stats_bw_ws_new(d_max);
     if (d_max > STATS_KDE_EXACT_MAX) {
         ws->off = malloc(n * sizeof *ws->off);
         ws->bin = malloc(n * sizeof *ws->bin);
@@ -172,6 +183,7 @@ struct stats_kde_ws *stats_kde_ws_new(size_t d_max)
         ws->fine == NULL || ws->wt == NULL || ws->fw == NULL || ws->k == NULL ||
         ws->pc.x == NULL || ws->pc.y_sorted == NULL || ws->pc.u == NULL ||
         ws->pc.w == NULL || ws->pc.k == NULL || ws->chain_mem == NULL ||
+        ws->bw_ws == NULL ||
         (d_max > STATS_KDE_EXACT_MAX && (ws->off == NULL || ws->bin == NULL))) {
         stats_kde_ws_free(ws);
         return NULL;
@@ -205,6 +217,7 @@ void stats_kde_ws_free(struct stats_kde_ws *ws)
         gsl_fft_complex_wavetable_free(ws->wt);
     if (ws->fw != NULL)
         gsl_fft_complex_workspace_free(ws->fw);
+    stats_bw_ws_free(ws->bw_ws);
     free(ws);
 }
 
@@ -936,6 +949,14 @@ static enum status check_args(const double *x, const double *y, size_t d,
         return error_set(err, STATUS_INVALID, "kde: unknown kernel %d",
                          (int)opts->kernel);
     }
+    if (opts->bandwidth != KDE_BW_NORMAL && opts->bandwidth != KDE_BW_PLUGIN) {
+        return error_set(err, STATUS_INVALID, "kde: unknown bandwidth %d",
+                         (int)opts->bandwidth);
+    }
+    if (opts->bandwidth == KDE_BW_PLUGIN && opts->kernel == KDE_KERNEL_FULL) {
+        return error_set(err, STATUS_INVALID,
+                         "kde: bandwidth=plugin needs kernel=product");
+    }
     if (d > ws->d_max) {
         return error_set(err, STATUS_INVALID, "kde: d = %zu, workspace for %zu", d,
                          ws->d_max);
@@ -957,7 +978,7 @@ enum status stats_kde_compute(const double *x, const double *y, size_t d,
                               struct stats_kde *out, struct error *err)
 {
     static const struct stats_kde_opts defaults = {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT,
-                                                   STATS_KDE_D_MIN, false};
+                                                   STATS_KDE_D_MIN, false, KDE_BW_NORMAL};
     bool all_positive = false;
     enum status rc;
 
@@ -968,6 +989,7 @@ enum status stats_kde_compute(const double *x, const double *y, size_t d,
         out->reason = REASON_NONE;
         out->space = opts->space;
         out->kernel = opts->kernel;
+        out->bandwidth = opts->bandwidth;
         set_nan(out);
     }
     rc = check_args(x, y, d, opts, ws, out, &all_positive, err);
@@ -1004,7 +1026,20 @@ enum status stats_kde_compute(const double *x, const double *y, size_t d,
     const double sxy = cov_of(ws->u, mu, ws->v, mv, d);
     const double f2 = pow((double)d, -1.0 / 3.0);
     const bool full = opts->kernel == KDE_KERNEL_FULL;
-    const double hxx = f2 * sxx, hyy = f2 * syy, hxy = full ? f2 * sxy : 0.0;
+    double hxx = f2 * sxx, hyy = f2 * syy;
+    const double hxy = full ? f2 * sxy : 0.0;
+    if (opts->bandwidth == KDE_BW_PLUGIN) {
+        double hx = NAN, hy = NAN;
+        rc = stats_bw_sj(ws->u, d, ws->bw_ws, &hx, err);
+        if (rc == STATUS_OK)
+            rc = stats_bw_sj(ws->v, d, ws->bw_ws, &hy, err);
+        if (rc != STATUS_OK) {
+            set_nan(out);
+            return rc;
+        }
+        hxx = hx * hx;
+        hyy = hy * hy;
+    }
     out->h_x = sqrt(hxx);
     out->h_y = sqrt(hyy);
     out->beta = full ? sxy / sxx : 0.0;
@@ -1091,9 +1126,11 @@ static bool cache_hit(struct stats_kde_ws *ws, const double *x, const double *y,
 {
     const struct perm_cache *pc = &ws->pc;
 
-    if (!pc->valid || pc->d != d || pc->opts.space != o->space ||
-        pc->opts.kernel != o->kernel || pc->opts.d_min != o->d_min ||
-        memcmp(x, pc->x, d * sizeof *x) != 0)
+    /* The cached path rebuilds h_y by the normal reference: a plug-in bandwidth
+     * always fits afresh. */
+    if (o->bandwidth != KDE_BW_NORMAL || !pc->valid || pc->d != d ||
+        pc->opts.space != o->space || pc->opts.kernel != o->kernel ||
+        pc->opts.d_min != o->d_min || memcmp(x, pc->x, d * sizeof *x) != 0)
         return false;
     for (size_t k = 0; k < d; k++) {
         if (!isfinite(y[k])) /* the fit reports it; the sort needs an order */

@@ -447,6 +447,8 @@ static void association_options_answer_400_naming_the_parameter(void **state)
     } bad[] = {
         {"space=cubic", "space"},
         {"kernel=diagonal", "kernel"},
+        {"bandwidth=sj", "bandwidth"},
+        {"bandwidth=plugin&kernel=full", "bandwidth"},
         {"density=yes", "density"},
         {"density=2", "density"},
         {"significance=true", "significance"},

@@ -262,8 +262,10 @@ static void bad_input_names_file_and_line(void **state)
     assert_int_equal(rc, 66);
     free(out);
     static const char *const bad_args[] = {
-        "--methods kde,rank", "--kernel diagonal", "--space cubic",
-        "--permutations -1",  "--resamples 2e3",   "--permutations 10000001"};
+        "--methods kde,rank", "--kernel diagonal",
+        "--space cubic",      "--permutations -1",
+        "--resamples 2e3",    "--permutations 10000001",
+        "--bandwidth sj",     "--bandwidth plugin --kernel full"};
     for (size_t i = 0; i < sizeof bad_args / sizeof bad_args[0]; i++) {
         snprintf(cmd, sizeof cmd, "'%s' assoc --input '%s' --x load --y time %s 2>&1",
                  bin(), path, bad_args[i]);
@@ -447,6 +449,48 @@ static void kde_bands_match_statsmodels_and_scipy(void **state)
         free(r.density);
         json_decref(o);
     }
+}
+
+/* --bandwidth plugin: Sheather-Jones per axis in fitting space, the exact O(d²)
+ * oracle's within the binning error of stats_bw_sj (1e-4 relative, see
+ * tests/stats/test_bandwidth.c); the default says "normal". */
+static void plugin_bandwidth_is_sheather_jones(void **state)
+{
+    const struct ref_case *c = &fx.cases[3]; /* small */
+    char cmd[2048];
+    double hx = NAN, hy = NAN;
+    int rc;
+    (void)state;
+
+    json_t *o = assoc_json(c, "--methods kde --bandwidth plugin", &rc);
+    const json_t *k = json_object_get(o, "kde");
+    assert_string_equal(json_string_value(json_object_get(k, "bandwidth")), "plugin");
+    snprintf(cmd, sizeof cmd, "'%s' '%s' --csv '%s/%s.csv' load time",
+             testutil_oracle_python(), testutil_repo_file("tests/oracles/bw_ref.py"),
+             fx.dir, c->name);
+    char *out = testutil_run(cmd, &rc);
+    assert_non_null(out);
+    assert_int_equal(rc, 0);
+    assert_int_equal(sscanf(out, "%lf %lf", &hx, &hy), 2);
+    free(out);
+    printf("  small, log space: hx %.10g (oracle %.10g), hy %.10g (oracle %.10g)\n",
+           num(k, "hx"), hx, num(k, "hy"), hy);
+    assert_rel(num(k, "hx"), hx, 1e-4 * hx);
+    assert_rel(num(k, "hy"), hy, 1e-4 * hy);
+    json_decref(o);
+    o = assoc_json(c, "--methods kde", &rc);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(o, "kde"), "bandwidth")),
+        "normal");
+    json_decref(o);
+    snprintf(cmd, sizeof cmd,
+             "'%s' --quiet assoc --input '%s/%s.csv' --x load --y time --methods kde "
+             "--bandwidth plugin",
+             bin(), fx.dir, c->name);
+    out = testutil_run(cmd, &rc);
+    assert_non_null(out);
+    assert_non_null(strstr(out, "KDE (log space, product kernel, plug-in bandwidth)"));
+    free(out);
 }
 
 /* --density adds the 128 x 128 grid in fitting space: statsmodels' density within
@@ -688,6 +732,7 @@ int main(void)
         cmocka_unit_test(the_table_and_the_seed),
         cmocka_unit_test(bad_input_names_file_and_line),
         cmocka_unit_test(kde_bands_match_statsmodels_and_scipy),
+        cmocka_unit_test(plugin_bandwidth_is_sheather_jones),
         cmocka_unit_test(density_grid_matches_statsmodels),
         cmocka_unit_test(independent_pair_p_values_agree_with_scipy),
         cmocka_unit_test(dependent_pair_has_the_smallest_p_values),

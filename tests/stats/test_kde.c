@@ -259,7 +259,8 @@ static void tied_seconds_match_statsmodels_in_linear_space(void **state)
 static void bytes_near_1e15_match_the_reference_in_linear_space(void **state)
 {
     struct stats_kde *k = kde_new();
-    struct stats_kde_opts opts = {KDE_SPACE_LINEAR, KDE_KERNEL_PRODUCT, 10, false};
+    struct stats_kde_opts opts = {KDE_SPACE_LINEAR, KDE_KERNEL_PRODUCT, 10, false,
+                                  KDE_BW_NORMAL};
     struct ref r;
     (void)state;
 
@@ -296,7 +297,8 @@ static void ten_jobs_match_the_reference(void **state)
 static void two_clusters_match_the_reference_in_asked_linear_space(void **state)
 {
     struct stats_kde *k = kde_new();
-    struct stats_kde_opts opts = {KDE_SPACE_LINEAR, KDE_KERNEL_PRODUCT, 10, false};
+    struct stats_kde_opts opts = {KDE_SPACE_LINEAR, KDE_KERNEL_PRODUCT, 10, false,
+                                  KDE_BW_NORMAL};
     struct ref r;
     (void)state;
 
@@ -339,7 +341,8 @@ static void binned_quantiles_are_within_5e_3_hy(void **state)
 static void full_kernel_matches_scipy_gaussian_kde(void **state)
 {
     struct stats_kde *k = kde_new();
-    struct stats_kde_opts opts = {KDE_SPACE_AUTO, KDE_KERNEL_FULL, 10, false};
+    struct stats_kde_opts opts = {KDE_SPACE_AUTO, KDE_KERNEL_FULL, 10, false,
+                                  KDE_BW_NORMAL};
     struct ref r;
     (void)state;
 
@@ -355,7 +358,8 @@ static void full_kernel_matches_scipy_gaussian_kde(void **state)
 static void full_kernel_binned_is_within_5e_3_hy(void **state)
 {
     struct stats_kde *k = kde_new();
-    struct stats_kde_opts opts = {KDE_SPACE_LINEAR, KDE_KERNEL_FULL, 10, false};
+    struct stats_kde_opts opts = {KDE_SPACE_LINEAR, KDE_KERNEL_FULL, 10, false,
+                                  KDE_BW_NORMAL};
     struct ref r;
     (void)state;
 
@@ -425,7 +429,8 @@ static void binormal_median_follows_the_smoothed_regression_line(void **state)
 static void full_kernel_median_follows_the_regression_line(void **state)
 {
     struct stats_kde *k = kde_new();
-    struct stats_kde_opts opts = {KDE_SPACE_LINEAR, KDE_KERNEL_FULL, 10, false};
+    struct stats_kde_opts opts = {KDE_SPACE_LINEAR, KDE_KERNEL_FULL, 10, false,
+                                  KDE_BW_NORMAL};
     const size_t d = 3000;
     double mx, sx, my, sy, r;
     (void)state;
@@ -486,7 +491,8 @@ static void independent_data_have_width_ratio_one(void **state)
 static void density_grid_integrates_to_one(void **state)
 {
     struct stats_kde *k = kde_new();
-    struct stats_kde_opts opts = {KDE_SPACE_LINEAR, KDE_KERNEL_PRODUCT, 10, false};
+    struct stats_kde_opts opts = {KDE_SPACE_LINEAR, KDE_KERNEL_PRODUCT, 10, false,
+                                  KDE_BW_NORMAL};
     double mass = 0.0;
     (void)state;
 
@@ -569,9 +575,10 @@ static void options_and_the_width_ratio_statistic(void **state)
 {
     struct stats_kde *a = kde_new(), *b = kde_new();
     struct stats_kde_ws *ws = stats_kde_ws_new(STATS_KDE_EXACT_MAX + 1);
-    struct stats_kde_opts opts = {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, true};
+    struct stats_kde_opts opts = {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, true,
+                                  KDE_BW_NORMAL};
     struct stats_kde_stat_ctx ctx = {
-        {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, false}, ws, b};
+        {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, false, KDE_BW_NORMAL}, ws, b};
     struct stats_coef c;
     (void)state;
 
@@ -614,7 +621,7 @@ static void width_ratio_is_tested_by_permutations(void **state)
     struct stats_kde_ws *kws = stats_kde_ws_new(300);
     struct stats_ws *ws = stats_ws_new(300);
     struct stats_kde_stat_ctx ctx = {
-        {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, false}, kws, scratch};
+        {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, false, KDE_BW_NORMAL}, kws, scratch};
     const struct stats_signif_stat extra = {"width_ratio", stats_kde_width_ratio_stat,
                                             &ctx, 1.0};
     struct stats_signif_opts o = stats_signif_opts_default();
@@ -687,7 +694,7 @@ static void width_ratio_statistic_under_permutations_equals_a_fresh_fit(void **s
     struct stats_kde_ws *ws = stats_kde_ws_new(STATS_KDE_EXACT_MAX + 1);
     struct stats_kde_ws *ws2 = stats_kde_ws_new(STATS_KDE_EXACT_MAX + 1);
     struct stats_kde_stat_ctx ctx = {
-        {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, false}, ws, scratch};
+        {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, false, KDE_BW_NORMAL}, ws, scratch};
     double observed, prev, v;
     (void)state;
 
@@ -748,8 +755,22 @@ static void width_ratio_statistic_under_permutations_equals_a_fresh_fit(void **s
         shuffle(ys, 500);
     }
 
-    /* binned (d above STATS_KDE_EXACT_MAX): nothing is kept, each call fits afresh */
+    /* the plug-in bandwidth after a kept normal-reference fit of the same data */
     ctx.opts.kernel = KDE_KERNEL_PRODUCT;
+    seed(36);
+    make_lognormal(416, 0.6);
+    adapter_matches_a_fresh_fit(&ctx, 416, ws2, ref);
+    shuffle(ys, 416);
+    adapter_matches_a_fresh_fit(&ctx, 416, ws2, ref);
+    ctx.opts.bandwidth = KDE_BW_PLUGIN;
+    for (int r = 0; r < 3; r++) {
+        shuffle(ys, 416);
+        adapter_matches_a_fresh_fit(&ctx, 416, ws2, ref);
+        assert_int_equal(ref->bandwidth, KDE_BW_PLUGIN);
+    }
+    ctx.opts.bandwidth = KDE_BW_NORMAL;
+
+    /* binned (d above STATS_KDE_EXACT_MAX): nothing is kept, each call fits afresh */
     make_lognormal(STATS_KDE_EXACT_MAX + 1, 0.6);
     adapter_matches_a_fresh_fit(&ctx, STATS_KDE_EXACT_MAX + 1, ws2, ref);
     assert_true(ref->binned);
@@ -779,7 +800,8 @@ static enum status run(size_t d, const struct stats_kde_opts *opts, struct stats
 static void fewer_jobs_than_d_min_is_a_reason(void **state)
 {
     struct stats_kde *k = kde_new();
-    struct stats_kde_opts opts = {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 0, false};
+    struct stats_kde_opts opts = {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 0, false,
+                                  KDE_BW_NORMAL};
     (void)state;
 
     seed(24);
@@ -842,7 +864,8 @@ static void a_value_not_finite_is_invalid(void **state)
 static void log_space_with_a_value_not_positive_is_invalid(void **state)
 {
     struct stats_kde *k = kde_new();
-    struct stats_kde_opts opts = {KDE_SPACE_LOG, KDE_KERNEL_PRODUCT, 10, false};
+    struct stats_kde_opts opts = {KDE_SPACE_LOG, KDE_KERNEL_PRODUCT, 10, false,
+                                  KDE_BW_NORMAL};
     struct error err = {0};
     (void)state;
 
@@ -861,7 +884,8 @@ static void log_space_with_a_value_not_positive_is_invalid(void **state)
 static void unknown_options_are_invalid(void **state)
 {
     struct stats_kde *k = kde_new();
-    struct stats_kde_opts opts = {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, false};
+    struct stats_kde_opts opts = {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, false,
+                                  KDE_BW_NORMAL};
     (void)state;
 
     seed(28);
@@ -896,7 +920,8 @@ static void missing_arguments_and_a_small_workspace_are_invalid(void **state)
 static void full_kernel_on_collinear_data_is_invalid(void **state)
 {
     struct stats_kde *k = kde_new();
-    struct stats_kde_opts opts = {KDE_SPACE_LINEAR, KDE_KERNEL_FULL, 10, false};
+    struct stats_kde_opts opts = {KDE_SPACE_LINEAR, KDE_KERNEL_FULL, 10, false,
+                                  KDE_BW_NORMAL};
     struct error err = {0};
     (void)state;
 
