@@ -103,7 +103,7 @@ awk '{ printf "%s ", $0 } END { print "" }' "$state/ingested.txt" | sed 's/^/ing
 best=-
 for r in $(seq 1 "$reps"); do
     t0=$(date +%s.%N)
-    "$runner" maxrss "$bin" --config "$conf" analyze --sweep --k-max "$k_max" --phases 0 \
+    "$runner" maxrss "$bin" --config "$conf" analyze --sweep --force --k-max "$k_max" --phases 0 \
         > "$dir/rss.txt" 2> "$dir/sweep_$r.log"
     rc=$?
     t1=$(date +%s.%N)

@@ -340,7 +340,8 @@ int cmd_analyze(struct app_config *cfg, int argc, char **argv)
     const char *group = NULL;
     double granularity = 0;
     bool sweep = false, sweep_option = false;
-    struct sweep_opts sw = {cfg->sweep_k_max, cfg->sweep_all_phases};
+    struct sweep_opts sw = {.k_max = cfg->sweep_k_max,
+                            .all_phases = cfg->sweep_all_phases};
     struct analyze_opts aopts = {0};
     struct db *db = NULL;
     struct error err = {0};
@@ -420,11 +421,6 @@ int cmd_analyze(struct app_config *cfg, int argc, char **argv)
                 "iocontend analyze: --granularity and --sweep exclude each other\n");
         return EXIT_USAGE;
     }
-    if (sweep && (aopts.since_set || aopts.force)) {
-        fprintf(stderr, "iocontend analyze: --since and --force do not apply to --sweep "
-                        "yet (a sweep recomputes its groups)\n");
-        return EXIT_USAGE;
-    }
     if (sweep_option && !sweep) {
         fprintf(stderr, "iocontend analyze: --k-max and --phases need --sweep\n");
         return EXIT_USAGE;
@@ -435,6 +431,7 @@ int cmd_analyze(struct app_config *cfg, int argc, char **argv)
         return exit_code_of(rc == STATUS_INVALID ? STATUS_INVALID : STATUS_DB);
     }
     bool progress = !cfg->quiet && isatty(STDERR_FILENO);
+    sw.select = aopts;
     int code = sweep ? analyze_sweep_run(cfg, db, group, &sw, progress)
                      : analyze_run(cfg, db, group, granularity, &aopts, progress);
     db_close(db);

@@ -184,7 +184,8 @@ int cmd_demo(struct app_config *cfg, int argc, char **argv)
         code = analyze_run(cfg, db, NULL, 0, &all, false);
         if (code == EXIT_OK || code == EXIT_PARTIAL) {
             /* The sweep too, so that /api/v1/groups/{id}/sweep answers. */
-            struct sweep_opts sw = {cfg->sweep_k_max, cfg->sweep_all_phases};
+            struct sweep_opts sw = {.k_max = cfg->sweep_k_max,
+                                    .all_phases = cfg->sweep_all_phases};
             int sweep_code = analyze_sweep_run(cfg, db, NULL, &sw, false);
             if (sweep_code != EXIT_OK && sweep_code != EXIT_PARTIAL)
                 code = sweep_code;

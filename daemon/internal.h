@@ -216,6 +216,7 @@ enum status analysis_job_pairs(const struct stats_series *series, const struct d
 struct sweep_opts {
     unsigned k_max;  /* k = 1 … k_max */
     bool all_phases; /* φ = 0 … k − 1 at every k (mean and range), else φ = 0 */
+    struct analyze_opts select; /* which groups: as analyze_run's (force, since) */
 };
 
 /* The sweep for every group (group_id NULL) or one, over the default pairs of

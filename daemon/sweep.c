@@ -791,6 +791,9 @@ int analyze_sweep_run(const struct app_config *cfg, struct db *db, const char *g
     struct stats_series *base = NULL;
     struct error err = {0};
     struct timespec t0;
+    char(*touched)[17] = NULL;
+    size_t n_touched = 0;
+    long kept = 0, untouched = 0;
     int code = EXIT_OK;
     enum status rc;
 
@@ -825,8 +828,39 @@ int analyze_sweep_run(const struct app_config *cfg, struct db *db, const char *g
     if (rc == STATUS_OK)
         rc = run_alloc(&r, &err);
     r.units_total = n_groups * r.n_steps * (1 + N_PAIRS);
-    for (size_t g = 0; rc == STATUS_OK && g < n_groups; g++)
+    char settings[256];
+    /* Everything beside the jobs and samples a stored sweep depends on. */
+    snprintf(settings, sizeof settings,
+             "version=%s;kind=sweep;k_max=%u;phases=%s;d_min=%zu;seed=%lu;theta=%.17g;"
+             "base_granularity=%.17g",
+             IOCONTEND_VERSION, opts->k_max, opts->all_phases ? "all" : "0", cfg->d_min,
+             cfg->seed, cfg->sample_offset_s, cfg->granularity_s);
+    if (rc == STATUS_OK && opts->select.since_set)
+        rc =
+            db_groups_touched_since(db, opts->select.since_s, &touched, &n_touched, &err);
+    for (size_t g = 0; rc == STATUS_OK && g < n_groups; g++) {
+        struct db_group_inputs inputs;
+        bool hit = !opts->select.since_set;
+        for (size_t i = 0; i < n_touched && !hit; i++)
+            hit = strcmp(touched[i], groups[g].id) == 0;
+        if (!hit) {
+            untouched++;
+            continue;
+        }
+        rc = db_group_inputs_read(db, groups[g].id, "sweep", settings, &inputs, &err);
+        if (rc != STATUS_OK)
+            break;
+        /* Unchanged inputs give the same sweep: leave it (and its time). */
+        if (!opts->select.force &&
+            strcmp(inputs.fingerprint, inputs.stored_fingerprint) == 0) {
+            kept++;
+            continue;
+        }
         rc = group_sweep(&r, db, &groups[g], &t, &err);
+        if (rc == STATUS_OK)
+            rc =
+                db_group_inputs_store(db, groups[g].id, "sweep", settings, &inputs, &err);
+    }
     if (rc != STATUS_OK) {
         progress_clear(&r);
         log_error("analyze --sweep: %s", err.msg);
@@ -837,18 +871,21 @@ int analyze_sweep_run(const struct app_config *cfg, struct db *db, const char *g
     if (db_analysis_run_record(db, t.groups, t.jobs_used,
                                t.jobs_excluded + t.jobs_dropped, secs, &err) != STATUS_OK)
         log_warn("analyze --sweep: could not record the run: %s", err.msg);
-    log_info("analyze --sweep: %ld groups (%ld below d_min = %zu), %zu pairs, k = 1..%u "
-             "(%s), %zu series; t_d~psi_d_read: %ld jobs used, %ld excluded at k = 1, "
-             "%ld dropped as not valid at every k; %.2f s (series %.2f, jobs %.2f, "
-             "metrics %.2f, coefficients %.2f of which KDE %.2f, store %.2f)",
-             t.groups, t.groups_short, cfg->d_min, N_PAIRS, opts->k_max,
-             opts->all_phases ? "every phase" : "phase 0", r.n_steps, t.jobs_used,
-             t.jobs_excluded, t.jobs_dropped, secs, r.t_series, r.t_jobs, r.t_eval,
-             r.t_coef, r.t_kde, r.t_store);
+    log_info(
+        "analyze --sweep: %ld groups computed (%ld below d_min = %zu), %ld unchanged "
+        "and kept, %ld without new inputs; %zu pairs, k = 1..%u "
+        "(%s), %zu series; t_d~psi_d_read: %ld jobs used, %ld excluded at k = 1, "
+        "%ld dropped as not valid at every k; %.2f s (series %.2f, jobs %.2f, "
+        "metrics %.2f, coefficients %.2f of which KDE %.2f, store %.2f)",
+        t.groups, t.groups_short, cfg->d_min, kept, untouched, N_PAIRS, opts->k_max,
+        opts->all_phases ? "every phase" : "phase 0", r.n_steps, t.jobs_used,
+        t.jobs_excluded, t.jobs_dropped, secs, r.t_series, r.t_jobs, r.t_eval, r.t_coef,
+        r.t_kde, r.t_store);
     if (t.groups_short > 0 || t.jobs_excluded > 0 || t.jobs_dropped > 0)
         code = EXIT_PARTIAL;
 out:
     run_clear(&r);
     free(groups);
+    free(touched);
     return code;
 }
