@@ -217,7 +217,8 @@ struct assoc_work {
     struct stats_signif *signif;
     struct stats_rf_ws *rf_ws;
     struct stats_rf *rf;
-    double rf_at_kde[STATS_KDE_POINTS]; /* the forest at the KDE's x points */
+    double rf_x_kde[STATS_KDE_POINTS];  /* the KDE's x points (linear units) */
+    double rf_at_kde[STATS_KDE_POINTS]; /* the forest there */
     size_t rf_n_kde;                    /* 16, or 0 without a fitted KDE */
 };
 
@@ -306,7 +307,8 @@ static enum status fit_rf(const double *x, const double *y, size_t d,
     if (w->rf_ws == NULL || w->rf == NULL)
         return error_set(err, STATUS_NOMEM, "forest workspace for d = %zu", d);
     if (w->kde != NULL && w->kde->reason == REASON_NONE) {
-        at = w->kde->x_grid;
+        memcpy(w->rf_x_kde, w->kde->x_grid, sizeof w->rf_x_kde);
+        at = w->rf_x_kde;
         w->rf_n_kde = STATS_KDE_POINTS;
     }
     return stats_rf_compute(x, y, d, at, w->rf_n_kde, &ro, w->rf_ws, w->rf,
