@@ -835,9 +835,10 @@ int analyze_sweep_run(const struct app_config *cfg, struct db *db, const char *g
              "base_granularity=%.17g",
              IOCONTEND_VERSION, opts->k_max, opts->all_phases ? "all" : "0", cfg->d_min,
              cfg->seed, cfg->sample_offset_s, cfg->granularity_s);
-    if (rc == STATUS_OK && opts->select.since_set)
+    if (rc == STATUS_OK && opts->select.since_set) {
         rc =
             db_groups_touched_since(db, opts->select.since_s, &touched, &n_touched, &err);
+    }
     for (size_t g = 0; rc == STATUS_OK && g < n_groups; g++) {
         struct db_group_inputs inputs;
         bool hit = !opts->select.since_set;
@@ -857,9 +858,10 @@ int analyze_sweep_run(const struct app_config *cfg, struct db *db, const char *g
             continue;
         }
         rc = group_sweep(&r, db, &groups[g], &t, &err);
-        if (rc == STATUS_OK)
+        if (rc == STATUS_OK) {
             rc =
                 db_group_inputs_store(db, groups[g].id, "sweep", settings, &inputs, &err);
+        }
     }
     if (rc != STATUS_OK) {
         progress_clear(&r);
