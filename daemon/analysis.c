@@ -752,6 +752,65 @@ static void attach_stored(struct db *db, const char *group_id, const char *y,
     json_decref(stored);
 }
 
+/* Everything beside the jobs and samples that a stored association result depends
+ * on: a change of any of them recomputes every group. */
+void analysis_settings_text(const struct app_config *cfg, double granularity_s, char *out,
+                            size_t size)
+{
+    snprintf(out, size,
+             "version=%s;kind=association;pairs=%zu;d_min=%zu;seed=%lu;theta=%.17g;"
+             "base_granularity=%.17g;granularity=%.17g;permutations=%zu;rf_trees=%d",
+             IOCONTEND_VERSION, (size_t)ANALYZE_DEFAULT_PAIRS, cfg->d_min, cfg->seed,
+             cfg->sample_offset_s, cfg->granularity_s, granularity_s, cfg->permutations,
+             STATS_RF_TREES);
+}
+
+enum status analysis_association_stored(struct db *db, const struct app_config *cfg,
+                                        const char *group_id, const char *y,
+                                        const char *x, json_t **out, struct error *err)
+{
+    char computed_at[40];
+    char *text = NULL;
+    struct db_group_inputs now;
+    json_error_t jerr;
+
+    (void)cfg; /* served whatever settings analyze ran with: they are in "stored" */
+    *out = NULL;
+    enum status rc = db_result_find(db, group_id, y, x, "auto", "all",
+                                    "%;granularity=0;%", &text, computed_at, err);
+    if (rc != STATUS_OK)
+        return rc;
+    json_t *o = json_loads(text, 0, &jerr);
+    free(text);
+    if (o == NULL) {
+        log_warn("stored result of %s %s~%s unreadable: %s", group_id, y, x, jerr.text);
+        return error_set(err, STATUS_NOT_FOUND, "stored result unreadable");
+    }
+    /* Served only while the group's jobs and samples are those it came from. */
+    json_t *prov = json_object_get(o, "provenance"); /* borrowed */
+    rc = db_group_inputs_read(db, group_id, "association", "", &now, err);
+    const char *jobs_md5 = json_string_value(json_object_get(prov, "jobs_md5"));
+    const char *samples_md5 = json_string_value(json_object_get(prov, "samples_md5"));
+    json_t *samples = json_object_get(prov, "samples");
+    if (rc == STATUS_OK &&
+        (jobs_md5 == NULL || samples_md5 == NULL || !json_is_integer(samples) ||
+         strcmp(jobs_md5, now.jobs_md5) != 0 ||
+         strcmp(samples_md5, now.samples_md5) != 0 ||
+         json_integer_value(samples) != (json_int_t)now.samples))
+        rc = error_set(err, STATUS_NOT_FOUND, "the stored result's inputs changed");
+    if (rc != STATUS_OK) {
+        json_decref(o);
+        return rc;
+    }
+    json_t *meta = json_pack("{s:s, s:b, s:O}", "computed_at", computed_at, "current", 1,
+                             "provenance", prov);
+    json_object_del(o, "provenance");
+    if (meta != NULL)
+        json_object_set_new(o, "stored", meta);
+    *out = o;
+    return STATUS_OK;
+}
+
 enum status analysis_association(struct db *db, const struct app_config *cfg,
                                  const char *group_id, const char *y, const char *x,
                                  double granularity_s, const char *scope,

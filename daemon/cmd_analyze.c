@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 /* The pairs of METHOD.md §8 that issue 2 computes by default. */
-static const char *const default_pairs[][2] = {
+static const char *const default_pairs[ANALYZE_DEFAULT_PAIRS][2] = {
     {"t_d", "psi_d_read"},
     {"t_d", "psi_d_write"},
     {"t_um", "psi_o_read"},
@@ -68,19 +68,6 @@ static long json_int_at(json_t *o, const char *a, const char *b)
     if (b != NULL)
         v = json_object_get(v, b);
     return json_is_integer(v) ? (long)json_integer_value(v) : 0;
-}
-
-/* Everything beside the jobs and samples that a stored association result depends
- * on: a change of any of them recomputes every group. */
-static void settings_text(const struct app_config *cfg, double granularity_s, char *out,
-                          size_t size)
-{
-    snprintf(out, size,
-             "version=%s;kind=association;pairs=%zu;d_min=%zu;seed=%lu;theta=%.17g;"
-             "base_granularity=%.17g;granularity=%.17g;permutations=%zu;rf_trees=%d",
-             IOCONTEND_VERSION, sizeof default_pairs / sizeof default_pairs[0],
-             cfg->d_min, cfg->seed, cfg->sample_offset_s, cfg->granularity_s,
-             granularity_s, cfg->permutations, STATS_RF_TREES);
 }
 
 /* The provenance stored with each result: what it was computed from. */
@@ -152,7 +139,7 @@ int analyze_run(const struct app_config *cfg, struct db *db, const char *group_i
     int code = EXIT_OK;
     enum status rc;
 
-    settings_text(cfg, granularity_s, settings, sizeof settings);
+    analysis_settings_text(cfg, granularity_s, settings, sizeof settings);
     if (excluded_sum == NULL)
         return EXIT_SOFTWARE;
 

@@ -693,8 +693,28 @@ static void route_association(struct server *srv, struct MHD_Connection *conn,
     struct db *db = group_db(srv, req, group_id, "association");
     if (db == NULL)
         return;
-    enum status rc = analysis_association(db, srv->cfg, group_id, y, x, granularity_s,
-                                          scope, &opts, &out, &err);
+    /* Without options the object analyze stored is the answer while the group's
+     * inputs are unchanged: nothing is recomputed. */
+    static const char *const options[] = {
+        "granularity", "scope",        "space",        "kernel",    "bandwidth",
+        "density",     "significance", "permutations", "resamples", "rf"};
+    bool plain = true;
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+        plain = plain && query(conn, options[i]) == NULL;
+    enum status rc = STATUS_NOT_FOUND;
+    if (plain) {
+        rc = analysis_association_stored(db, srv->cfg, group_id, y, x, &out, &err);
+        if (rc == STATUS_OK) {
+            db_release(srv, rc);
+            answer_json_take(req, 200, out);
+            return;
+        }
+        if (rc != STATUS_NOT_FOUND)
+            log_warn("stored association of %s %s~%s: %s", group_id, y, x, err.msg);
+        error_clear(&err);
+    }
+    rc = analysis_association(db, srv->cfg, group_id, y, x, granularity_s, scope, &opts,
+                              &out, &err);
     if (rc == STATUS_NOT_FOUND) {
         answer_failure(req, rc, &err, "association", NULL);
         if (gran != NULL)

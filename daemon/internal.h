@@ -136,6 +136,22 @@ enum status analysis_association(struct db *db, const struct app_config *cfg,
                                  const struct assoc_opts *opts, json_t **out,
                                  struct error *err);
 
+/* The default pairs analyze computes and stores (METHOD.md §8). */
+#define ANALYZE_DEFAULT_PAIRS 4
+
+/* The settings beside jobs and samples that analyze's stored association results
+ * at granularity_s (0: base) depend on; part of their provenance and fingerprint. */
+void analysis_settings_text(const struct app_config *cfg, double granularity_s, char *out,
+                            size_t size);
+
+/* The association object analyze stored for (group, y, x) at the base granularity,
+ * space auto, scope all, when the group's jobs and samples are still those it was
+ * computed from (whatever settings analyze ran with); "stored" says when and from
+ * what. STATUS_NOT_FOUND otherwise (compute it). */
+enum status analysis_association_stored(struct db *db, const struct app_config *cfg,
+                                        const char *group_id, const char *y,
+                                        const char *x, json_t **out, struct error *err);
+
 /* Computes and stores the default pairs for every group (group_id NULL) or one,
  * at granularity_s (0: base), with their provenance; a group whose inputs (jobs,
  * samples near them, settings) are those of its stored results is kept as it is

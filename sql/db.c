@@ -988,6 +988,34 @@ enum status db_result_get(struct db *db, const char *group_id, const char *y,
     return *json != NULL ? STATUS_OK : error_set(err, STATUS_NOMEM, "result");
 }
 
+enum status db_result_find(struct db *db, const char *group_id, const char *y,
+                           const char *x, const char *space, const char *scope,
+                           const char *settings, char **json, char computed_at[40],
+                           struct error *err)
+{
+    const char *vals[6] = {group_id, y, x, space, scope, settings};
+    PGresult *r;
+
+    *json = NULL;
+    enum status rc = exec_params(
+        db,
+        "SELECT result::text, to_char(computed_at AT TIME ZONE 'UTC', "
+        "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') FROM results WHERE kind = 'association' "
+        "AND group_id = $1 AND y = $2 AND x = $3 AND space = $4 AND scope = $5 "
+        "AND result->'provenance'->>'settings' LIKE $6 ORDER BY computed_at DESC LIMIT 1",
+        6, vals, &r, err);
+    if (rc != STATUS_OK)
+        return rc;
+    if (PQntuples(r) == 0) {
+        PQclear(r);
+        return error_set(err, STATUS_NOT_FOUND, "no stored result");
+    }
+    *json = str_dup(PQgetvalue(r, 0, 0));
+    copy_text(computed_at, 40, r, 0, 1);
+    PQclear(r);
+    return *json != NULL ? STATUS_OK : error_set(err, STATUS_NOMEM, "result");
+}
+
 enum status db_result_granularities(struct db *db, const char *group_id, const char *y,
                                     const char *x, double **out, size_t *n,
                                     struct error *err)

@@ -178,6 +178,13 @@ enum status db_result_get(struct db *db, const char *group_id, const char *y,
                           const char *x, double granularity_s, const char *space,
                           const char *scope, char **json, char computed_at[40],
                           struct error *err);
+/* The newest stored association result of (group, y, x, space, scope) whose
+ * provenance settings match the LIKE pattern settings, with when it was computed;
+ * STATUS_NOT_FOUND. */
+enum status db_result_find(struct db *db, const char *group_id, const char *y,
+                           const char *x, const char *space, const char *scope,
+                           const char *settings, char **json, char computed_at[40],
+                           struct error *err);
 /* The granularities stored for (group, y, x). *out malloc'd. */
 enum status db_result_granularities(struct db *db, const char *group_id, const char *y,
                                     const char *x, double **out, size_t *n,
