@@ -75,38 +75,6 @@ const char *stats_reason_name(enum stats_reason r)
     return "";
 }
 
-static bool all_finite(const double *v, size_t d)
-{
-    for (size_t i = 0; i < d; i++) {
-        if (!isfinite(v[i]))
-            return false;
-    }
-    return true;
-}
-
-static bool all_equal(const double *v, size_t d)
-{
-    for (size_t i = 1; i < d; i++) {
-        if (v[i] != v[0])
-            return false;
-    }
-    return true;
-}
-
-/* The mean, refined by a second pass: x − m1 is exact near the mean, so the
- * correction removes the rounding of a large Σx (x up to 1e15 bytes). */
-static double mean(const double *v, size_t d)
-{
-    double s = 0.0, c = 0.0;
-
-    for (size_t i = 0; i < d; i++)
-        s += v[i];
-    s /= (double)d;
-    for (size_t i = 0; i < d; i++)
-        c += v[i] - s;
-    return s + c / (double)d;
-}
-
 /* Pearson's r by centred sums with the correction term of the "corrected two-pass"
  * algorithm (Chan, Golub & LeVeque 1983): Sxx = Σdx² − (Σdx)²/d, Sxy likewise, which
  * removes what rounding of the mean left. The one-pass Σxy − d·x̄·ȳ loses every digit
@@ -116,12 +84,12 @@ static enum stats_reason pearson_core(const double *x, const double *y, size_t d
 {
     double mx, my, sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0, n = (double)d;
 
-    if (all_equal(x, d))
+    if (stats_all_equal(x, d))
         return REASON_CONSTANT_X;
-    if (all_equal(y, d))
+    if (stats_all_equal(y, d))
         return REASON_CONSTANT_Y;
-    mx = mean(x, d);
-    my = mean(y, d);
+    mx = stats_mean(x, d);
+    my = stats_mean(y, d);
     for (size_t i = 0; i < d; i++) {
         double dx = x[i] - mx, dy = y[i] - my;
         sx += dx;
@@ -163,9 +131,9 @@ static enum status check_pair(const double *x, const double *y, size_t d,
 {
     if (x == NULL || y == NULL)
         return error_set(err, STATUS_INVALID, "missing x or y");
-    if (!all_finite(x, d))
+    if (!stats_all_finite(x, d))
         return error_set(err, STATUS_INVALID, "nonfinite x");
-    if (!all_finite(y, d))
+    if (!stats_all_finite(y, d))
         return error_set(err, STATUS_INVALID, "nonfinite y");
     return STATUS_OK;
 }
@@ -204,9 +172,9 @@ enum status stats_spearman(const double *x, const double *y, size_t d,
     if (rc != STATUS_OK)
         return rc;
     /* Ranks are constant exactly when the values are, so the reasons carry over. */
-    if (all_equal(x, d))
+    if (stats_all_equal(x, d))
         return reason_status(REASON_CONSTANT_X, err);
-    if (all_equal(y, d))
+    if (stats_all_equal(y, d))
         return reason_status(REASON_CONSTANT_Y, err);
     rank_both(x, y, d, ws);
     return reason_status(pearson_core(ws->rx, ws->ry, d, r), err);
@@ -253,9 +221,9 @@ enum status stats_assoc_compute(const double *x, const double *y, size_t d,
         rc = check_pair(x, y, d, err);
         if (rc != STATUS_OK)
             return rc;
-        if (all_equal(x, d)) {
+        if (stats_all_equal(x, d)) {
             undefined = REASON_CONSTANT_X;
-        } else if (all_equal(y, d)) {
+        } else if (stats_all_equal(y, d)) {
             undefined = REASON_CONSTANT_Y;
         }
     }

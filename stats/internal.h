@@ -82,4 +82,14 @@ int64_t stats_grid_interval_from(const struct stats_series *s, double t);
  * overlaps with positive length. t must be stats_grid_holds. */
 int64_t stats_grid_interval_to(const struct stats_series *s, double t);
 
+/* ---- vec.c --------------------------------------------------------------------- */
+
+/* true when every v[i] is finite (d = 0: true). */
+bool stats_all_finite(const double *v, size_t d);
+/* true when every v[i] equals v[0] (d <= 1: true). */
+bool stats_all_equal(const double *v, size_t d);
+/* The mean of d >= 1 values, refined by a second pass: v − m1 is exact near the mean,
+ * so the correction removes the rounding of a large Σv (x up to 1e15 bytes). */
+double stats_mean(const double *v, size_t d);
+
 #endif

@@ -23,6 +23,7 @@
  * the y last evaluated there (exact path). The permutation test
  * (stats_kde_width_ratio_stat) refits y only: x, its weights and the marginal of y
  * do not change under a permutation of y, and stay in the workspace. */
+#include "internal.h"
 #include "stats.h"
 
 #include <gsl/gsl_cdf.h>
@@ -245,15 +246,6 @@ static double cov_of(const double *a, double ma, const double *b, double mb, siz
     for (size_t i = 0; i < d; i++)
         s += (a[i] - ma) * (b[i] - mb);
     return s / (double)(d - 1);
-}
-
-static bool all_equal(const double *v, size_t d)
-{
-    for (size_t i = 1; i < d; i++) {
-        if (v[i] != v[0])
-            return false;
-    }
-    return true;
 }
 
 static void min_max(const double *v, size_t d, double *lo, double *hi)
@@ -1014,8 +1006,8 @@ enum status stats_kde_compute(const double *x, const double *y, size_t d,
         ws->u[k] = use_log ? log(x[k]) : x[k];
         ws->v[k] = use_log ? log(y[k]) : y[k];
     }
-    if (all_equal(ws->u, d) || all_equal(ws->v, d)) {
-        out->reason = all_equal(ws->u, d) ? REASON_CONSTANT_X : REASON_CONSTANT_Y;
+    if (stats_all_equal(ws->u, d) || stats_all_equal(ws->v, d)) {
+        out->reason = stats_all_equal(ws->u, d) ? REASON_CONSTANT_X : REASON_CONSTANT_Y;
         return STATUS_OK;
     }
 

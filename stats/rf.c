@@ -140,37 +140,6 @@ void stats_rf_ws_free(struct stats_rf_ws *ws)
 
 /* ---- once per call ------------------------------------------------------------- */
 
-static bool all_finite(const double *v, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (!isfinite(v[i]))
-            return false;
-    }
-    return true;
-}
-
-static bool all_equal(const double *v, size_t d)
-{
-    for (size_t i = 1; i < d; i++) {
-        if (v[i] != v[0])
-            return false;
-    }
-    return true;
-}
-
-/* The mean of v, corrected by a second pass (y may be 1e15 with a spread of 1). */
-static double mean_of(const double *v, size_t d)
-{
-    double s = 0.0, c = 0.0;
-
-    for (size_t i = 0; i < d; i++)
-        s += v[i];
-    s /= (double)d;
-    for (size_t i = 0; i < d; i++)
-        c += v[i] - s;
-    return s + c / (double)d;
-}
-
 /* numpy.percentile(v, 100·q) of the sorted v ("linear", type 7), with numpy's
  * virtual index (d − 1)·q and its _lerp, which rounds towards the nearer end. */
 static double percentile_sorted(const double *v, size_t d, double q)
@@ -510,7 +479,8 @@ enum status stats_rf_compute(const double *x, const double *y, size_t d,
         return error_set(err, STATUS_INVALID, "rf: %zu jobs, workspace for %zu", d,
                          ws->d_max);
     }
-    if (!all_finite(x, d) || !all_finite(y, d) || !all_finite(x_eval, n_eval)) {
+    if (!stats_all_finite(x, d) || !stats_all_finite(y, d) ||
+        !stats_all_finite(x_eval, n_eval)) {
         return error_set(err, STATUS_INVALID,
                          "rf: a value of x, y or x_eval is not finite");
     }
@@ -522,9 +492,9 @@ enum status stats_rf_compute(const double *x, const double *y, size_t d,
     clear(out, fit_eval, n_eval);
     if (d < 2 || d < opts->d_min) {
         out->reason = REASON_D_BELOW_MIN;
-    } else if (all_equal(x, d)) {
+    } else if (stats_all_equal(x, d)) {
         out->reason = REASON_CONSTANT_X;
-    } else if (all_equal(y, d)) {
+    } else if (stats_all_equal(y, d)) {
         out->reason = REASON_CONSTANT_Y;
     }
     if (out->reason != REASON_NONE)
@@ -539,7 +509,7 @@ enum status stats_rf_compute(const double *x, const double *y, size_t d,
     frexp(fmax(fabs(y_lo), fabs(y_hi)), &e);
     const double y_scale = ldexp(1.0, e - 1); /* |y| / y_scale < 2, and finite */
     const size_t n_groups = sort_jobs(x, y, d, y_scale, ws);
-    const double ybar = mean_of(ws->ys, d);
+    const double ybar = stats_mean(ws->ys, d);
     linspace(percentile_sorted(ws->xs, d, 0.01), percentile_sorted(ws->xs, d, 0.99),
              out->x_curve);
     for (size_t j = 0; j < NC; j++)

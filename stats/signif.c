@@ -42,15 +42,6 @@ struct stats_signif_opts stats_signif_opts_default(void)
 
 /* ---- the jackknife ------------------------------------------------------------ */
 
-static bool all_equal(const double *v, size_t d)
-{
-    for (size_t i = 1; i < d; i++) {
-        if (v[i] != v[0])
-            return false;
-    }
-    return true;
-}
-
 /* Pearson's r of the jobs other than k, by two centred passes. */
 static double pearson_without(const double *x, const double *y, size_t d, size_t k)
 {
@@ -256,9 +247,9 @@ enum status stats_jackknife(const double *x, const double *y, size_t d,
         if (!isfinite(x[i]) || !isfinite(y[i]))
             return error_set(err, STATUS_INVALID, "nonfinite x or y");
     }
-    if (all_equal(x, d))
+    if (stats_all_equal(x, d))
         return error_set(err, STATUS_INVALID, "constant_x");
-    if (all_equal(y, d))
+    if (stats_all_equal(y, d))
         return error_set(err, STATUS_INVALID, "constant_y");
     jackknife_pearson(x, y, d, pearson_loo);
     jackknife_spearman(x, y, d, ws, spearman_loo);
@@ -418,9 +409,9 @@ static enum stats_reason group_reason(const double *x, const double *y, size_t d
 {
     if (d < d_min || d < 2)
         return REASON_D_BELOW_MIN;
-    if (all_equal(x, d))
+    if (stats_all_equal(x, d))
         return REASON_CONSTANT_X;
-    if (all_equal(y, d))
+    if (stats_all_equal(y, d))
         return REASON_CONSTANT_Y;
     return REASON_NONE;
 }
