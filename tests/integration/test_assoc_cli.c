@@ -291,30 +291,6 @@ struct kde_ref {
     double *density; /* NG·NG, or NULL */
 };
 
-/* The values after "name " on their line of text, n of them. */
-static bool ref_values(const char *text, const char *name, double *v, size_t n)
-{
-    const size_t len = strlen(name);
-
-    for (const char *p = text; p != NULL && *p != '\0';) {
-        if (strncmp(p, name, len) == 0 && p[len] == ' ') {
-            char *end;
-            p += len;
-            for (size_t i = 0; i < n; i++) {
-                v[i] = strtod(p, &end);
-                if (end == p)
-                    return false;
-                p = end;
-            }
-            return true;
-        }
-        p = strchr(p, '\n');
-        if (p != NULL)
-            p++;
-    }
-    return false;
-}
-
 /* kde_ref.py with args on the case's pairs. */
 static void run_kde_ref(const char *name, const char *args, struct kde_ref *r)
 {
@@ -331,22 +307,22 @@ static void run_kde_ref(const char *name, const char *args, struct kde_ref *r)
         fail_msg("kde oracle failed (%d): %s", rc, cmd);
     memset(r, 0, sizeof *r);
     assert_int_equal(sscanf(text, "space %15s", r->space), 1);
-    assert_true(ref_values(text, "hx", &r->hx, 1));
-    assert_true(ref_values(text, "hy", &r->hy, 1));
-    assert_true(ref_values(text, "x_grid", r->x_grid, NQ));
-    assert_true(ref_values(text, "q05", r->q05, NQ));
-    assert_true(ref_values(text, "q50", r->q50, NQ));
-    assert_true(ref_values(text, "q95", r->q95, NQ));
-    assert_true(ref_values(text, "marg_q05", &r->marg_q05, 1));
-    assert_true(ref_values(text, "marg_q95", &r->marg_q95, 1));
-    assert_true(ref_values(text, "grid", r->grid, 4));
-    assert_true(ref_values(text, "mean", &r->mean, 1));
-    assert_true(ref_values(text, "sd", &r->sd, 1));
-    assert_true(ref_values(text, "width_ratio", &r->width_ratio, 1));
-    assert_true(ref_values(text, "paper_width_ratio", &r->paper_width_ratio, 1));
+    assert_true(testutil_values(text, "hx", &r->hx, 1));
+    assert_true(testutil_values(text, "hy", &r->hy, 1));
+    assert_true(testutil_values(text, "x_grid", r->x_grid, NQ));
+    assert_true(testutil_values(text, "q05", r->q05, NQ));
+    assert_true(testutil_values(text, "q50", r->q50, NQ));
+    assert_true(testutil_values(text, "q95", r->q95, NQ));
+    assert_true(testutil_values(text, "marg_q05", &r->marg_q05, 1));
+    assert_true(testutil_values(text, "marg_q95", &r->marg_q95, 1));
+    assert_true(testutil_values(text, "grid", r->grid, 4));
+    assert_true(testutil_values(text, "mean", &r->mean, 1));
+    assert_true(testutil_values(text, "sd", &r->sd, 1));
+    assert_true(testutil_values(text, "width_ratio", &r->width_ratio, 1));
+    assert_true(testutil_values(text, "paper_width_ratio", &r->paper_width_ratio, 1));
     r->density = malloc((size_t)NG * NG * sizeof *r->density);
     assert_non_null(r->density);
-    if (!ref_values(text, "density", r->density, (size_t)NG * NG)) {
+    if (!testutil_values(text, "density", r->density, (size_t)NG * NG)) {
         free(r->density);
         r->density = NULL;
     }

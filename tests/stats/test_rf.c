@@ -55,31 +55,6 @@ static void make_sine(size_t d, double sd, uint64_t seed)
     }
 }
 
-/* The values after "name " on their line of text, n of them. */
-static bool ref_values(const char *text, const char *name, double *v, size_t n)
-{
-    const size_t len = strlen(name);
-    const char *p = text;
-
-    while (p != NULL && *p != '\0') {
-        if (strncmp(p, name, len) == 0 && p[len] == ' ') {
-            char *end;
-            p += len;
-            for (size_t i = 0; i < n; i++) {
-                v[i] = strtod(p, &end);
-                if (end == p)
-                    return false;
-                p = end;
-            }
-            return true;
-        }
-        p = strchr(p, '\n');
-        if (p != NULL)
-            p++;
-    }
-    return false;
-}
-
 struct ref {
     int seeds; /* sklearn's forests, random_state 1 .. seeds */
     double x_curve[NC];
@@ -114,14 +89,14 @@ static void run_oracle(size_t d, const char *args, int seeds, struct ref *r)
         fail_msg("oracle failed (%d): %s", rc, cmd);
     memset(r, 0, sizeof *r);
     r->seeds = seeds;
-    assert_true(ref_values(text, "x_curve", r->x_curve, NC));
+    assert_true(testutil_values(text, "x_curve", r->x_curve, NC));
     if (strstr(args, "--curve-only") == NULL) {
-        assert_true(ref_values(text, "oob_r2", r->oob_r2, (size_t)seeds));
-        assert_true(ref_values(text, "leaves", r->leaves, (size_t)seeds));
+        assert_true(testutil_values(text, "oob_r2", r->oob_r2, (size_t)seeds));
+        assert_true(testutil_values(text, "leaves", r->leaves, (size_t)seeds));
         for (int s = 0; s < seeds; s++) {
             char name[16];
             snprintf(name, sizeof name, "fit_%d", s + 1);
-            assert_true(ref_values(text, name, r->fit[s], NC));
+            assert_true(testutil_values(text, name, r->fit[s], NC));
         }
     }
     free(text);

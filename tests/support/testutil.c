@@ -182,3 +182,26 @@ double testutil_normal(void)
     return sqrt(-2.0 * log(testutil_uniform())) *
            cos(6.283185307179586 * testutil_uniform());
 }
+
+bool testutil_values(const char *text, const char *name, double *v, size_t n)
+{
+    const size_t len = strlen(name);
+
+    for (const char *p = text; p != NULL && *p != '\0';) {
+        if (strncmp(p, name, len) == 0 && p[len] == ' ') {
+            char *end;
+            p += len;
+            for (size_t i = 0; i < n; i++) {
+                v[i] = strtod(p, &end);
+                if (end == p)
+                    return false;
+                p = end;
+            }
+            return true;
+        }
+        p = strchr(p, '\n');
+        if (p != NULL)
+            p++;
+    }
+    return false;
+}

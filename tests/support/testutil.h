@@ -2,6 +2,7 @@
 #ifndef IOCONTEND_TESTUTIL_H
 #define IOCONTEND_TESTUTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +41,10 @@ char *testutil_run_oracle(const char *script_rel, const double *const *x,
 void testutil_rng_seed(uint64_t seed);
 double testutil_uniform(void);
 double testutil_normal(void);
+
+/* An oracle's output line "name v1 v2 ...": the n values after "name " on the first
+ * line that starts so, into v. false when there is no such line or fewer values. */
+bool testutil_values(const char *text, const char *name, double *v, size_t n);
 
 /* Runs a shell command and returns its stdout (malloc'd, caller frees) and exit
  * status in *rc. NULL when it could not run. */
