@@ -32,11 +32,11 @@ struct variant {
 /* d_min 10, auto space (log on the bench data: every value is positive). */
 static const struct variant VARIANTS[] = {
     /* (a)-(d): the density grid (the target) and the bands, product kernel */
-    {"grid", {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, false}},
+    {"grid", {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, false, KDE_BW_NORMAL}},
     /* the same with scipy gaussian_kde's kernel, H = d^(-1/3)·cov */
-    {"grid_full", {KDE_SPACE_AUTO, KDE_KERNEL_FULL, 10, false}},
+    {"grid_full", {KDE_SPACE_AUTO, KDE_KERNEL_FULL, 10, false, KDE_BW_NORMAL}},
     /* (b)-(d) only: the conditional quantiles, as a sweep step or a permutation */
-    {"bands", {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, true}},
+    {"bands", {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, true, KDE_BW_NORMAL}},
 };
 
 static void usage(void)
