@@ -106,7 +106,7 @@ static int compute(const struct work *w, struct bench *b)
 {
     struct stats_signif_opts o = stats_signif_opts_default();
     struct stats_kde_stat_ctx ctx = {
-        {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, true}, b->kde_ws, b->kde};
+        {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT, 10, true, KDE_BW_NORMAL}, b->kde_ws, b->kde};
     const struct stats_signif_stat wr = {"width_ratio", stats_kde_width_ratio_stat, &ctx,
                                          1.0};
     struct error err = {0};
