@@ -765,16 +765,16 @@ void analysis_settings_text(const struct app_config *cfg, double granularity_s, 
              STATS_RF_TREES);
 }
 
-enum status analysis_association_stored(struct db *db, const struct app_config *cfg,
-                                        const char *group_id, const char *y,
-                                        const char *x, json_t **out, struct error *err)
+enum status analysis_association_stored(struct db *db, const char *group_id,
+                                        const char *y, const char *x, json_t **out,
+                                        struct error *err)
 {
     char computed_at[40];
     char *text = NULL;
     struct db_group_inputs now;
     json_error_t jerr;
 
-    (void)cfg; /* served whatever settings analyze ran with: they are in "stored" */
+    /* Served whatever settings analyze ran with: they are in "stored". */
     *out = NULL;
     enum status rc = db_result_find(db, group_id, y, x, "auto", "all",
                                     "%;granularity=0;%", &text, computed_at, err);

@@ -703,7 +703,7 @@ static void route_association(struct server *srv, struct MHD_Connection *conn,
         plain = plain && query(conn, options[i]) == NULL;
     enum status rc = STATUS_NOT_FOUND;
     if (plain) {
-        rc = analysis_association_stored(db, srv->cfg, group_id, y, x, &out, &err);
+        rc = analysis_association_stored(db, group_id, y, x, &out, &err);
         if (rc == STATUS_OK) {
             db_release(srv, rc);
             answer_json_take(req, 200, out);

@@ -148,9 +148,9 @@ void analysis_settings_text(const struct app_config *cfg, double granularity_s, 
  * space auto, scope all, when the group's jobs and samples are still those it was
  * computed from (whatever settings analyze ran with); "stored" says when and from
  * what. STATUS_NOT_FOUND otherwise (compute it). */
-enum status analysis_association_stored(struct db *db, const struct app_config *cfg,
-                                        const char *group_id, const char *y,
-                                        const char *x, json_t **out, struct error *err);
+enum status analysis_association_stored(struct db *db, const char *group_id,
+                                        const char *y, const char *x, json_t **out,
+                                        struct error *err);
 
 /* Computes and stores the default pairs for every group (group_id NULL) or one,
  * at granularity_s (0: base), with their provenance; a group whose inputs (jobs,

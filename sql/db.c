@@ -935,6 +935,34 @@ enum status db_group_get(struct db *db, const char *id, struct db_group *out,
     return STATUS_OK;
 }
 
+/* The stored JSON text of column 0 of the first row of sql (malloc'd into *json), and
+ * when computed_at is not NULL the text of column 1; STATUS_NOT_FOUND ("no WHAT
+ * stored") when there is no row. */
+static enum status stored_text(struct db *db, const char *sql, int n,
+                               const char *const *vals, const char *what, char **json,
+                               char computed_at[40], struct error *err)
+{
+    PGresult *r;
+    enum status rc = exec_params(db, sql, n, vals, &r, err);
+
+    *json = NULL;
+    if (rc != STATUS_OK)
+        return rc;
+    if (PQntuples(r) == 0) {
+        PQclear(r);
+        return error_set(err, STATUS_NOT_FOUND, "no %s stored", what);
+    }
+    *json = str_dup(PQgetvalue(r, 0, 0));
+    if (computed_at != NULL)
+        copy_text(computed_at, 40, r, 0, 1);
+    PQclear(r);
+    return *json != NULL ? STATUS_OK : error_set(err, STATUS_NOMEM, "%s", what);
+}
+
+/* computed_at as RFC 3339 UTC, the second column of stored_text's queries. */
+#define COMPUTED_AT_SQL                                                                  \
+    "to_char(computed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
+
 enum status db_result_store(struct db *db, const char *group_id, const char *y,
                             const char *x, double granularity_s, const char *space,
                             const char *scope, const char *json, struct error *err)
@@ -963,29 +991,13 @@ enum status db_result_get(struct db *db, const char *group_id, const char *y,
 {
     char g[40];
     const char *vals[6] = {group_id, y, x, g, space, scope};
-    PGresult *r;
 
-    *json = NULL;
     snprintf(g, sizeof g, "%.17g", granularity_s);
-    enum status rc =
-        exec_params(db,
-                    "SELECT result::text, to_char(computed_at AT TIME ZONE 'UTC', "
-                    "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') FROM results "
-                    "WHERE kind = 'association' "
-                    "AND group_id = $1 AND y = $2 AND x = $3 AND granularity_s = $4 "
-                    "AND space = $5 AND scope = $6",
-                    6, vals, &r, err);
-    if (rc != STATUS_OK)
-        return rc;
-    if (PQntuples(r) == 0) {
-        PQclear(r);
-        return error_set(err, STATUS_NOT_FOUND, "no stored result");
-    }
-    *json = str_dup(PQgetvalue(r, 0, 0));
-    if (computed_at != NULL)
-        copy_text(computed_at, 40, r, 0, 1);
-    PQclear(r);
-    return *json != NULL ? STATUS_OK : error_set(err, STATUS_NOMEM, "result");
+    return stored_text(db,
+                       "SELECT result::text, " COMPUTED_AT_SQL " FROM results "
+                       "WHERE kind = 'association' AND group_id = $1 AND y = $2 AND "
+                       "x = $3 AND granularity_s = $4 AND space = $5 AND scope = $6",
+                       6, vals, "result", json, computed_at, err);
 }
 
 enum status db_result_find(struct db *db, const char *group_id, const char *y,
@@ -994,26 +1006,14 @@ enum status db_result_find(struct db *db, const char *group_id, const char *y,
                            struct error *err)
 {
     const char *vals[6] = {group_id, y, x, space, scope, settings};
-    PGresult *r;
 
-    *json = NULL;
-    enum status rc = exec_params(
-        db,
-        "SELECT result::text, to_char(computed_at AT TIME ZONE 'UTC', "
-        "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') FROM results WHERE kind = 'association' "
-        "AND group_id = $1 AND y = $2 AND x = $3 AND space = $4 AND scope = $5 "
-        "AND result->'provenance'->>'settings' LIKE $6 ORDER BY computed_at DESC LIMIT 1",
-        6, vals, &r, err);
-    if (rc != STATUS_OK)
-        return rc;
-    if (PQntuples(r) == 0) {
-        PQclear(r);
-        return error_set(err, STATUS_NOT_FOUND, "no stored result");
-    }
-    *json = str_dup(PQgetvalue(r, 0, 0));
-    copy_text(computed_at, 40, r, 0, 1);
-    PQclear(r);
-    return *json != NULL ? STATUS_OK : error_set(err, STATUS_NOMEM, "result");
+    return stored_text(db,
+                       "SELECT result::text, " COMPUTED_AT_SQL " FROM results "
+                       "WHERE kind = 'association' AND group_id = $1 AND y = $2 AND "
+                       "x = $3 AND space = $4 AND scope = $5 AND "
+                       "result->'provenance'->>'settings' LIKE $6 "
+                       "ORDER BY computed_at DESC LIMIT 1",
+                       6, vals, "result", json, computed_at, err);
 }
 
 enum status db_result_granularities(struct db *db, const char *group_id, const char *y,
@@ -1071,23 +1071,12 @@ enum status db_sweep_get(struct db *db, const char *group_id, const char *y,
                          const char *x, const char *scope, char **json, struct error *err)
 {
     const char *vals[4] = {group_id, y, x, scope};
-    PGresult *r;
 
-    *json = NULL;
-    enum status rc = exec_params(db,
-                                 "SELECT result::text FROM results WHERE kind = 'sweep' "
-                                 "AND group_id = $1 AND y = $2 AND x = $3 AND scope = $4 "
-                                 "ORDER BY computed_at DESC LIMIT 1",
-                                 4, vals, &r, err);
-    if (rc != STATUS_OK)
-        return rc;
-    if (PQntuples(r) == 0) {
-        PQclear(r);
-        return error_set(err, STATUS_NOT_FOUND, "no sweep stored");
-    }
-    *json = str_dup(PQgetvalue(r, 0, 0));
-    PQclear(r);
-    return *json != NULL ? STATUS_OK : error_set(err, STATUS_NOMEM, "sweep");
+    return stored_text(db,
+                       "SELECT result::text FROM results WHERE kind = 'sweep' "
+                       "AND group_id = $1 AND y = $2 AND x = $3 AND scope = $4 "
+                       "ORDER BY computed_at DESC LIMIT 1",
+                       4, vals, "sweep", json, NULL, err);
 }
 
 /* ---- provenance: a group's inputs ----------------------------------------------- */
@@ -1416,23 +1405,11 @@ enum status db_group_table_get(struct db *db, const char *group_id, char **json,
                                struct error *err)
 {
     const char *vals[1] = {group_id};
-    PGresult *r;
 
-    *json = NULL;
-    enum status rc = exec_params(db,
-                                 "SELECT result::text FROM results WHERE "
-                                 "kind = 'group_table' AND group_id = $1 "
-                                 "ORDER BY computed_at DESC LIMIT 1",
-                                 1, vals, &r, err);
-    if (rc != STATUS_OK)
-        return rc;
-    if (PQntuples(r) == 0) {
-        PQclear(r);
-        return error_set(err, STATUS_NOT_FOUND, "no table stored");
-    }
-    *json = str_dup(PQgetvalue(r, 0, 0));
-    PQclear(r);
-    return *json != NULL ? STATUS_OK : error_set(err, STATUS_NOMEM, "group table");
+    return stored_text(db,
+                       "SELECT result::text FROM results WHERE kind = 'group_table' "
+                       "AND group_id = $1 ORDER BY computed_at DESC LIMIT 1",
+                       1, vals, "table", json, NULL, err);
 }
 
 /* A double as a query parameter: %.17g, or SQL NULL (a NULL pointer) when not
