@@ -11,8 +11,8 @@ WARN := -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes \
 SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 PKGS    := gsl libpq jansson libmicrohttpd
-CFLAGS   = $(CSTD) $(WARN) $(OPT) -MMD -MP $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+CFLAGS   = $(CSTD) $(WARN) $(OPT) -pthread -MMD -MP $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 LDFLAGS ?=
 
 LIB_SRC  := $(wildcard common/*.c stats/*.c sql/*.c ingest/*.c)

@@ -18,13 +18,22 @@ _Static_assert(sizeof(uint64_t) == sizeof(double), "sort keys share the double s
 #define STATS_SORT_BITS   11
 #define STATS_SORT_PASSES 6
 
+/* Workspaces for d_max jobs in this range have a partner, and stats_assoc_compute
+ * runs KSG on a second thread beside the other methods for d >= STATS_THREAD_MIN_D.
+ * Below, a thread's start is not worth it. Above, the partner's memory is not: at
+ * d = 10^6 the four methods must fit in 100 MB (one workspace is about 80), and one
+ * thread already takes half the time allowed. */
+#define STATS_THREAD_MIN_D ((size_t)1 << 14)
+#define STATS_THREAD_MAX_D ((size_t)1 << 19)
+
 struct stats_ws {
-    size_t d_max;    /* jobs the arrays hold */
-    size_t *order;   /* sort permutation of x, d_max */
-    size_t *order_y; /* sort permutation of y, d_max */
-    double *rx;      /* average ranks of x: dtmp[2], until a method reuses it */
-    double *ry;      /* average ranks of y: dtmp[3], likewise */
-    double *dblock;  /* STATS_WS_DTMP·d_max: dtmp[i] = dblock + i·d_max */
+    size_t d_max;             /* jobs the arrays hold */
+    struct stats_ws *partner; /* KSG's scratch on its own thread, or NULL */
+    size_t *order;            /* sort permutation of x, d_max */
+    size_t *order_y;          /* sort permutation of y, d_max */
+    double *rx;               /* average ranks of x: dtmp[2], until a method reuses it */
+    double *ry;               /* average ranks of y: dtmp[3], likewise */
+    double *dblock;           /* STATS_WS_DTMP·d_max: dtmp[i] = dblock + i·d_max */
     double *dtmp[STATS_WS_DTMP];
     size_t *itmp[STATS_WS_ITMP];
     /* owned by stats_argsort */
@@ -58,10 +67,10 @@ void stats_dcor_sorted(const double *x, const double *y, size_t d, struct stats_
  * denominator, correctly rounded), jitter v += 1e-10·max(1, mean|v|)·z with z
  * standard normal from MT19937 seeded with seed (skipped when !jitter), then
  * Kraskov et al. 2004 algorithm 1, clipped at 0. Needs x, y finite and not
- * constant, 4 <= d <= ws->d_max (NAN below 4). Uses ws->dtmp[0..3], ws->itmp[0],
+ * constant, 4 <= d <= ws->d_max (NAN below 4). Uses ws->dtmp[0..4], ws->itmp[0],
  * ws->rng and stats_argsort's arrays (not ws->order, ws->order_y: it sorts the
- * jittered values itself). O(d log d): a k-d tree for the neighbours, galloping
- * searches on the sorted values for the counts. */
+ * jittered values itself). O(d log d): a k-d tree for the neighbours, bisections
+ * on the sorted values for the counts. */
 void stats_mi_sorted(const double *x, const double *y, size_t d, struct stats_ws *ws,
                      uint64_t seed, bool jitter, double *mi_nats);
 

@@ -113,9 +113,13 @@ static void add_jitter(double *v, size_t d, gsl_rng *rng)
  * is almost constant within a node is not split on); its children are [lo, mid),
  * with values <= the median's, and [mid + 1, hi), with values >= it. Nothing below
  * moves the point at mid, so it is the split value. */
+struct point {
+    double c[2]; /* x, y: together, so that a swap or a scan touches one line */
+};
+
 struct kd {
-    double *x, *y; /* the points, permuted in place */
-    size_t *on_y;  /* at mid of each inner node: 1 when it splits on y */
+    struct point *p; /* the points, permuted in place */
+    size_t *on_y;    /* at mid of each inner node: 1 when it splits on y */
 };
 
 static double max2(double a, double b)
@@ -133,18 +137,18 @@ static double min2(double a, double b)
  * unconditional swap, so branch-free: the comparisons are coin flips that a branch
  * would mispredict. A swap of a point at or behind the front with the front's
  * first point (>= pivot, or the point itself) keeps the invariant either way. */
-static size_t kd_partition(const struct kd *t, const double *key, size_t l, size_t r,
+static size_t kd_partition(const struct kd *t, unsigned axis, size_t l, size_t r,
                            double pivot, bool or_equal)
 {
+    struct point *p = t->p;
     size_t front = l;
 
     for (size_t i = l; i < r; i++) {
-        const double k = key[i], xi = t->x[i], yi = t->y[i];
+        const struct point pi = p[i];
+        const double k = pi.c[axis];
         const bool in = or_equal ? k <= pivot : k < pivot;
-        t->x[i] = t->x[front];
-        t->y[i] = t->y[front];
-        t->x[front] = xi;
-        t->y[front] = yi;
+        p[i] = p[front];
+        p[front] = pi;
         front += in;
     }
     return front;
@@ -154,8 +158,7 @@ static size_t kd_partition(const struct kd *t, const double *key, size_t l, size
  * and greater-or-equal after. The pivot comes from Floyd & Rivest's SELECT (CACM
  * 18(3), 1975): a selection within a sample around nth first, so that it lands
  * close to nth and about 1.5 (hi − lo) points are partitioned for a median. */
-static void kd_select(const struct kd *t, const double *key, size_t lo, size_t hi,
-                      size_t nth)
+static void kd_select(const struct kd *t, unsigned axis, size_t lo, size_t hi, size_t nth)
 {
     size_t left = lo, right = hi; /* nth is in [left, right) */
 
@@ -167,16 +170,16 @@ static void kd_select(const struct kd *t, const double *key, size_t lo, size_t h
                 0.5 * sqrt(z * s * (n - s) / n) * (i < n / 2.0 ? -1.0 : 1.0);
             const double from = (double)nth - i * s / n + sd;
             const double to = (double)nth + (n - i) * s / n + sd;
-            kd_select(t, key, from > (double)left ? (size_t)from : left,
+            kd_select(t, axis, from > (double)left ? (size_t)from : left,
                       to < (double)(right - 1) ? (size_t)to + 1 : right, nth);
         }
-        const double pivot = key[nth];
-        const size_t less = kd_partition(t, key, left, right, pivot, false);
+        const double pivot = t->p[nth].c[axis];
+        const size_t less = kd_partition(t, axis, left, right, pivot, false);
         if (nth < less) {
             right = less; /* the pivot itself is not in it: progress */
             continue;
         }
-        const size_t upto = kd_partition(t, key, less, right, pivot, true);
+        const size_t upto = kd_partition(t, axis, less, right, pivot, true);
         if (nth < upto)
             return; /* [less, upto) all equal the pivot */
         left = upto;
@@ -184,12 +187,12 @@ static void kd_select(const struct kd *t, const double *key, size_t lo, size_t h
 }
 
 /* The median of 7 keys spread over [lo, hi): a cheap guess at the node's median. */
-static double sample_median(const double *key, size_t lo, size_t hi)
+static double sample_median(const struct point *p, unsigned axis, size_t lo, size_t hi)
 {
     double v[7] = {0};
 
     for (size_t i = 0; i < 7; i++)
-        v[i] = key[lo + (2 * i + 1) * (hi - lo) / 14];
+        v[i] = p[lo + (2 * i + 1) * (hi - lo) / 14].c[axis];
     for (size_t i = 1; i < 7; i++) {
         const double k = v[i];
         size_t j = i;
@@ -215,10 +218,10 @@ static void kd_build(const struct kd *t, size_t lo, size_t hi)
 
     if (hi - lo <= LEAF)
         return;
-    x_min = x_max = t->x[lo];
-    y_min = y_max = t->y[lo];
+    x_min = x_max = t->p[lo].c[0];
+    y_min = y_max = t->p[lo].c[1];
     for (size_t i = lo + 1; i < hi; i++) {
-        const double xi = t->x[i], yi = t->y[i];
+        const double xi = t->p[i].c[0], yi = t->p[i].c[1];
         x_min = min2(xi, x_min);
         x_max = max2(xi, x_max);
         y_min = min2(yi, y_min);
@@ -228,16 +231,16 @@ static void kd_build(const struct kd *t, size_t lo, size_t hi)
     const double x_spread = x_max - x_min, y_spread = y_max - y_min;
     /* the axis of the larger spread, unless a sample puts its median at an edge */
     bool on_y = y_spread > x_spread;
-    const double guess = sample_median(on_y ? t->y : t->x, lo, hi);
+    const double guess = sample_median(t->p, on_y, lo, hi);
     const bool flipped = on_y ? at_edge(guess, y_min, y_max, x_spread)
                               : at_edge(guess, x_min, x_max, y_spread);
     on_y = on_y != flipped;
-    kd_select(t, on_y ? t->y : t->x, lo, hi, mid);
+    kd_select(t, on_y, lo, hi, mid);
     /* the sample can mislead; the exact median decides, once */
-    if (!flipped && (on_y ? at_edge(t->y[mid], y_min, y_max, x_spread)
-                          : at_edge(t->x[mid], x_min, x_max, y_spread))) {
+    if (!flipped && (on_y ? at_edge(t->p[mid].c[1], y_min, y_max, x_spread)
+                          : at_edge(t->p[mid].c[0], x_min, x_max, y_spread))) {
         on_y = !on_y;
-        kd_select(t, on_y ? t->y : t->x, lo, hi, mid);
+        kd_select(t, on_y, lo, hi, mid);
     }
     t->on_y[mid] = on_y;
     kd_build(t, lo, mid);
@@ -260,7 +263,7 @@ static void kd_scan(const struct kd *t, size_t lo, size_t hi, struct knn *q)
     double b0 = q->best[0], b1 = q->best[1], b2 = q->best[2];
 
     for (size_t j = lo; j < hi; j++) {
-        double dist = max2(fabs(t->x[j] - q->x), fabs(t->y[j] - q->y));
+        double dist = max2(fabs(t->p[j].c[0] - q->x), fabs(t->p[j].c[1] - q->y));
         dist = j == q->self ? (double)INFINITY : dist;
         const double up0 = max2(b0, dist);
         b0 = min2(b0, dist);
@@ -286,7 +289,7 @@ static void kd_search(const struct kd *t, size_t lo, size_t hi, double off_x,
     }
     const size_t mid = lo + (hi - lo) / 2;
     const bool on_y = t->on_y[mid] != 0;
-    const double split = on_y ? t->y[mid] : t->x[mid];
+    const double split = t->p[mid].c[on_y];
     const double c = on_y ? q->y : q->x;
     double far_x = off_x, far_y = off_y;
 
@@ -326,13 +329,15 @@ struct level {
 static void kd_query(const struct kd *t, const struct level *path, size_t depth,
                      size_t lo, size_t hi, size_t p, double *eps)
 {
-    struct knn q = {
-        t->x[p], t->y[p], p, {(double)INFINITY, (double)INFINITY, (double)INFINITY}};
+    struct knn q = {t->p[p].c[0],
+                    t->p[p].c[1],
+                    p,
+                    {(double)INFINITY, (double)INFINITY, (double)INFINITY}};
 
     kd_search(t, lo, hi, 0.0, 0.0, &q);
     for (size_t l = depth; l-- > 0;) {
         const struct level *a = &path[l];
-        const double split = a->on_y ? t->y[a->mid] : t->x[a->mid];
+        const double split = t->p[a->mid].c[a->on_y];
         const double c = a->on_y ? q.y : q.x;
         const double gap = a->in_left ? split - c : c - split;
 
@@ -384,55 +389,50 @@ static double psi_of(size_t n)
     return n <= INT_MAX ? gsl_sf_psi_int((int)n) : gsl_sf_psi((double)n);
 }
 
-/* The first position j <= p of ascending s with s[p] − s[j] < e, for e > 0. The
- * difference is computed as the reference computes |v_j − v_i|; its rounding is
- * monotone in s[j], so the predicate is monotone in j. Galloping out from p bounds
- * the answer within twice the count; the bisection is branch-free (its branches
- * would be coin flips). */
-static size_t reach_down(const double *s, size_t p, double e)
-{
-    size_t step = 1, base, len;
-
-    while (step <= p && s[p] - s[p - step] < e)
-        step *= 2;
-    /* in: p − step / 2; out: p − step, or it is below 0 */
-    base = step <= p ? p - step + 1 : 0;
-    len = p - step / 2 - base + 1;
-    while (len > 1) {
-        size_t half = len / 2;
-        base = s[p] - s[base + half - 1] < e ? base : base + half;
-        len -= half;
-    }
-    return base;
-}
-
-/* One past the last position j >= p of ascending s with s[j] − s[p] < e, e > 0. */
-static size_t reach_up(const double *s, size_t d, size_t p, double e)
-{
-    size_t step = 1, base, len;
-
-    while (step < d - p && s[p + step] - s[p] < e)
-        step *= 2;
-    /* in: p + step / 2; out: p + step, or it is d or beyond */
-    base = p + step / 2 + 1;
-    len = (step < d - p ? p + step : d) - base + 1;
-    while (len > 1) {
-        size_t half = len / 2;
-        base = s[base + half - 1] - s[p] < e ? base + half : base;
-        len -= half;
-    }
-    return base;
-}
+/* Queries whose bisections run side by side (count_sorted). */
+#define LANES 8
 
 /* count[q] = #{j ≠ q : |v_j − v_q| < eps_q} for ascending v. Strict as METHOD.md
  * §5. scikit-learn counts |v_j − v_i| <= nextafter(eps_i, 0), the same for eps_i >
  * 0; eps_i = 0 (k + 1 identical points, only without jitter) counts nobody here and
- * the duplicates there. */
+ * the duplicates there.
+ *
+ * The differences are computed as the reference computes |v_j − v_i|; their rounding
+ * is monotone in v_j, so "v_q − v_j < e" is false then true as j rises (true from
+ * j = q on, as e > 0) and "v_j − v_q < e" true then false (true up to j = q). So
+ * LANES consecutive queries can bisect one window, [0, q0 + LANES) below and
+ * [q0, d] above, with the same steps: a bisection is a chain of dependent loads,
+ * and in lockstep the chains overlap. Branch-free: the branches would be coin
+ * flips. */
 static void count_sorted(const double *v, const double *eps, size_t d, size_t *count)
 {
-    for (size_t q = 0; q < d; q++) {
-        const double e = eps[q];
-        count[q] = e > 0.0 ? reach_up(v, d, q, e) - reach_down(v, q, e) - 1 : 0;
+    for (size_t q0 = 0; q0 < d; q0 += LANES) {
+        const size_t n = d - q0 < LANES ? d - q0 : LANES;
+        size_t lo[LANES], hi[LANES];
+        double e[LANES], vq[LANES];
+
+        for (size_t k = 0; k < n; k++) {
+            e[k] = eps[q0 + k];
+            vq[k] = v[q0 + k];
+            lo[k] = 0;
+            hi[k] = q0;
+        }
+        /* lo[k]: the first j with v_q − v_j < e, in [lo, lo + len) */
+        for (size_t len = q0 + n; len > 1;) {
+            const size_t half = len / 2;
+            for (size_t k = 0; k < n; k++)
+                lo[k] = vq[k] - v[lo[k] + half - 1] < e[k] ? lo[k] : lo[k] + half;
+            len -= half;
+        }
+        /* hi[k]: the first j with v_j − v_q >= e, in [hi, hi + len), d when none */
+        for (size_t len = d - q0 + 1; len > 1;) {
+            const size_t half = len / 2;
+            for (size_t k = 0; k < n; k++)
+                hi[k] = v[hi[k] + half - 1] - vq[k] < e[k] ? hi[k] + half : hi[k];
+            len -= half;
+        }
+        for (size_t k = 0; k < n; k++)
+            count[q0 + k] = e[k] > 0.0 ? hi[k] - lo[k] - 1 : 0;
     }
 }
 
@@ -453,12 +453,15 @@ static double psi_sum(const size_t *count, size_t d, double *hist)
     return sum;
 }
 
-/* Σ_i ψ(n_v(i) + 1) for the values v and eps of the points in tree order. v is
- * overwritten; sorted and aux are scratch. The cache misses of the gathers overlap
- * in loops of their own; inside the searches each would wait for the one before. */
-static double psi_sum_marginal(struct stats_ws *ws, double *v, const double *eps,
-                               size_t d, double *sorted, size_t *aux)
+/* Σ_i ψ(n_v(i) + 1) for the coordinate axis of the points p and their eps, in tree
+ * order. v, sorted and aux are scratch. The cache misses of the gathers overlap in
+ * loops of their own; inside the searches each would wait for the one before. */
+static double psi_sum_marginal(struct stats_ws *ws, const struct point *p, unsigned axis,
+                               const double *eps, size_t d, double *v, double *sorted,
+                               size_t *aux)
 {
+    for (size_t q = 0; q < d; q++)
+        v[q] = p[q].c[axis];
     stats_argsort(ws, v, d, aux);
     for (size_t q = 0; q < d; q++)
         sorted[q] = v[aux[q]];
@@ -473,13 +476,14 @@ static double psi_sum_marginal(struct stats_ws *ws, double *v, const double *eps
 void stats_mi_sorted(const double *x, const double *y, size_t d, struct stats_ws *ws,
                      uint64_t seed, bool jitter, double *mi_nats)
 {
-    /* Five arrays of d, for the memory target at d = 10^6: the points and their eps
-     * in tree order, a sorted copy, and aux for the tree's split axes, then a sort
-     * order, then the counts. */
-    double *vx = ws->dtmp[0], *vy = ws->dtmp[1], *eps = ws->dtmp[2];
-    double *sorted = ws->dtmp[3];
+    /* Memory is the limit at d = 10^6: the points take dtmp[0..1] (one stretch of
+     * ws->dblock), their eps in tree order dtmp[2], a marginal's values dtmp[3] and
+     * its sorted copy dtmp[4] (a sort key until the sort is done), itmp[0] the
+     * tree's split axes, then a sort order, then the counts. */
+    struct point *p = (struct point *)(void *)ws->dtmp[0];
+    double *vx = ws->dtmp[2], *vy = ws->dtmp[3], *eps = ws->dtmp[2];
     size_t *aux = ws->itmp[0];
-    const struct kd tree = {vx, vy, aux};
+    const struct kd tree = {p, aux};
     double psi_total, mi;
 
     if (d < KSG_K + 1) {
@@ -494,11 +498,13 @@ void stats_mi_sorted(const double *x, const double *y, size_t d, struct stats_ws
         add_jitter(vx, d, ws->rng);
         add_jitter(vy, d, ws->rng);
     }
+    for (size_t i = 0; i < d; i++)
+        p[i] = (struct point){{vx[i], vy[i]}};
     kth_neighbour_distances(&tree, d, eps);
     /* The jitter reorders near-ties and the tree reordered everything: sort anew
      * (ws->order, ws->order_y index the jobs, which the tree does not track). */
-    psi_total = psi_sum_marginal(ws, vx, eps, d, sorted, aux);
-    psi_total += psi_sum_marginal(ws, vy, eps, d, sorted, aux);
+    psi_total = psi_sum_marginal(ws, p, 0, eps, d, ws->dtmp[3], ws->dtmp[4], aux);
+    psi_total += psi_sum_marginal(ws, p, 1, eps, d, ws->dtmp[3], ws->dtmp[4], aux);
     /* Kraskov et al. 2004, eq. 8: ψ(d) + ψ(k) − <ψ(n_x + 1)> − <ψ(n_y + 1)> */
     mi = psi_of(d) + psi_of(KSG_K) - psi_total / (double)d;
     *mi_nats = mi > 0.0 ? mi : 0.0;

@@ -220,9 +220,14 @@ unsigned stats_methods_available(void);
 
 struct stats_ws; /* scratch for up to d_max jobs */
 
-/* NULL: no memory. */
+/* NULL: no memory. For d_max from 2^14 to 2^19 the workspace holds a second set of
+ * scratch, and stats_assoc_compute runs KSG on a thread of its own beside the
+ * other methods (from d = 2^14 on): the same results, bit for bit, in about the
+ * time KSG alone takes. */
 struct stats_ws *stats_ws_new(size_t d_max);
 void stats_ws_free(struct stats_ws *ws);
+/* The threads stats_assoc_compute uses on d jobs with ws: 1 or 2. */
+unsigned stats_ws_threads(const struct stats_ws *ws, size_t d);
 
 /* Pearson's r with two-pass centred sums. STATUS_INVALID when d < 2 or a series is
  * constant (err says which: "constant_x" / "constant_y"), or a value is not

@@ -428,6 +428,53 @@ static void mi_needs_a_workspace_for_d_jobs(void **state)
     stats_ws_free(ws);
 }
 
+/* From d = 2^14 KSG runs on a thread of its own beside the other three methods,
+ * with the workspace's second scratch: every value must be what each method gives
+ * alone, bit for bit, call after call with the same workspace. */
+static void mi_on_its_own_thread_gives_the_same_bits(void **state)
+{
+    enum { D = 20000 };
+    static double x[D], y[D];
+    struct stats_ws *ws = stats_ws_new(D);
+    struct stats_assoc alone[4], together;
+    const unsigned methods[4] = {METHOD_PEARSON, METHOD_SPEARMAN, METHOD_DCOR, METHOD_MI};
+    struct stats_assoc_opts opts = {0, 10, STATS_DEFAULT_SEED, true};
+
+    (void)state;
+    assert_non_null(ws);
+    assert_int_equal(stats_ws_threads(ws, D), 2);
+    assert_int_equal(stats_ws_threads(ws, D / 4), 1);
+    testutil_rng_seed(UINT64_C(8080));
+    for (size_t i = 0; i < D; i++) {
+        x[i] = 1e9 * exp(1.5 * testutil_normal());
+        y[i] = 120.0 * ceil(4.0 * testutil_uniform() + 1e-9 * x[i]);
+    }
+    for (size_t m = 0; m < 4; m++) {
+        opts.methods = methods[m];
+        assert_int_equal(stats_assoc_compute(x, y, D, &opts, ws, &alone[m], NULL),
+                         STATUS_OK);
+    }
+    opts.methods = METHOD_PEARSON | METHOD_SPEARMAN | METHOD_DCOR | METHOD_MI;
+    for (int round = 0; round < 3; round++) {
+        assert_int_equal(stats_assoc_compute(x, y, D, &opts, ws, &together, NULL),
+                         STATUS_OK);
+        assert_memory_equal(&together.pearson.value, &alone[0].pearson.value,
+                            sizeof(double));
+        assert_memory_equal(&together.spearman.value, &alone[1].spearman.value,
+                            sizeof(double));
+        assert_memory_equal(&together.dcor_v.value, &alone[2].dcor_v.value,
+                            sizeof(double));
+        assert_memory_equal(&together.dcor2_u.value, &alone[2].dcor2_u.value,
+                            sizeof(double));
+        assert_memory_equal(&together.mi_ksg_nats.value, &alone[3].mi_ksg_nats.value,
+                            sizeof(double));
+        assert_int_equal(together.mi_ksg_nats.reason, REASON_NONE);
+    }
+    /* a dependence is there: the test is not comparing two zeros */
+    assert_true(alone[3].mi_ksg_nats.value > 0.05);
+    stats_ws_free(ws);
+}
+
 static int report_max_error(void **state)
 {
     (void)state;
@@ -449,6 +496,7 @@ int main(void)
         cmocka_unit_test(same_seed_gives_the_same_value_bit_for_bit),
         cmocka_unit_test(too_few_jobs_or_constant_series_have_reasons),
         cmocka_unit_test(mi_needs_a_workspace_for_d_jobs),
+        cmocka_unit_test(mi_on_its_own_thread_gives_the_same_bits),
     };
 
     gsl_set_error_handler_off();
