@@ -2,7 +2,6 @@
 #include "internal.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 
 static struct stats_ws *ws_alloc(size_t d_max);
@@ -207,25 +206,6 @@ enum status stats_spearman(const double *x, const double *y, size_t d,
     return reason_status(pearson_core(ws->rx, ws->ry, d, r), err);
 }
 
-/* KSG on a thread of its own, beside the other methods. */
-struct mi_job {
-    const double *x, *y;
-    size_t d;
-    struct stats_ws *ws;
-    uint64_t seed;
-    bool jitter;
-    double mi_nats;
-};
-
-static void *mi_run(void *arg)
-{
-    struct mi_job *job = arg;
-
-    stats_mi_sorted(job->x, job->y, job->d, job->ws, job->seed, job->jitter,
-                    &job->mi_nats);
-    return NULL;
-}
-
 static struct stats_coef coef_of(enum stats_reason reason, double value)
 {
     return (struct stats_coef){reason == REASON_NONE ? value : (double)NAN, reason};
@@ -292,17 +272,14 @@ enum status stats_assoc_compute(const double *x, const double *y, size_t d,
         return error_set(err, STATUS_INVALID, "workspace for %zu jobs, got %zu",
                          ws == NULL ? 0 : ws->d_max, d);
     }
-    /* KSG takes longer than the other three together: on a second thread, with
-     * its own scratch, when the workspace has it. The result is the same bit for
-     * bit either way (the thread only changes where it runs). */
-    struct mi_job mi = {x, y, d, ws, opts->seed, opts->mi_jitter, NAN};
-    pthread_t mi_thread;
-    bool mi_threaded = false;
+    /* KSG takes longer than the other three together: it starts first, on a
+     * second thread with its own scratch when the workspace has it, and this
+     * thread shares its last steps once the others are done. The result is the
+     * same bit for bit either way. */
+    struct stats_ksg ksg;
     if ((methods & METHOD_MI) && d >= KSG_MIN_D) {
-        if ((methods & ~METHOD_MI) && stats_ws_threads(ws, d) == 2) {
-            mi.ws = ws->partner;
-            mi_threaded = pthread_create(&mi_thread, NULL, mi_run, &mi) == 0;
-        }
+        stats_mi_start(&ksg, x, y, d, ws, opts->seed, opts->mi_jitter,
+                       (methods & ~METHOD_MI) != 0 && stats_ws_threads(ws, d) == 2);
     }
     if (methods & METHOD_PEARSON) {
         enum stats_reason reason = pearson_core(x, y, d, &r);
@@ -343,13 +320,7 @@ enum status stats_assoc_compute(const double *x, const double *y, size_t d,
         if (d < KSG_MIN_D) {
             out->mi_ksg_nats = out->mi_linfoot = coef_of(REASON_D_BELOW_MIN, NAN);
         } else {
-            /* a thread that could not start left the work here */
-            if (mi_threaded) {
-                (void)pthread_join(mi_thread, NULL);
-            } else {
-                mi_run(&mi);
-            }
-            r = mi.mi_nats;
+            r = stats_mi_finish(&ksg);
             out->mi_ksg_nats = coef_of(REASON_NONE, r);
             /* Linfoot's informational coefficient sqrt(1 − exp(−2I)) (METHOD.md §5) */
             out->mi_linfoot = coef_of(REASON_NONE, sqrt(-expm1(-2.0 * r)));

@@ -4,6 +4,7 @@
 
 #include "stats.h"
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include <gsl/gsl_rng.h>
@@ -73,6 +74,34 @@ void stats_dcor_sorted(const double *x, const double *y, size_t d, struct stats_
  * on the sorted values for the counts. */
 void stats_mi_sorted(const double *x, const double *y, size_t d, struct stats_ws *ws,
                      uint64_t seed, bool jitter, double *mi_nats);
+
+/* KSG shared by two threads (mi.c): stats_mi_start begins it, on a thread of its
+ * own with ws->partner's scratch when thread is true and ws has a partner; the
+ * caller does other work, then stats_mi_finish takes its share of the neighbour
+ * queries and the marginal counts (with ws's scratch: ws->dtmp[3..4], itmp[0] and
+ * the sort's arrays) and returns the MI in nats, NAN below d = 4. Without the
+ * thread, stats_mi_finish does all of it with ws. Either way the result is the one
+ * stats_mi_sorted gives, bit for bit. */
+struct stats_ksg {
+    const double *x, *y;
+    size_t d;
+    uint64_t seed;
+    bool jitter;
+    struct stats_ws *own;    /* the points, the tree and eps */
+    struct stats_ws *helper; /* the caller's scratch, when threaded */
+    bool threaded;
+    pthread_t thread;
+    pthread_mutex_t lock; /* guards what follows */
+    pthread_cond_t cond;  /* ready, or chunks_done reaches every chunk */
+    bool ready;           /* the tree stands */
+    size_t next_chunk, chunks_done;
+    unsigned next_axis; /* the next marginal to take: 0 x, 1 y, 2 none */
+    double psi[2];      /* Σ_i ψ(n_x(i) + 1), Σ_i ψ(n_y(i) + 1) */
+};
+
+void stats_mi_start(struct stats_ksg *k, const double *x, const double *y, size_t d,
+                    struct stats_ws *ws, uint64_t seed, bool jitter, bool thread);
+double stats_mi_finish(struct stats_ksg *k);
 
 /* ---- the grid of a series (volume.c; also coverage.c) ---------------------------- */
 

@@ -371,15 +371,41 @@ static void kd_walk(const struct kd *t, struct level *path, size_t depth, size_t
     kd_walk(t, path, depth + 1, mid + 1, hi, eps);
 }
 
-/* eps[p] = max-norm distance from the point at position p of the tree it builds in
- * t to its KSG_K-th neighbour (itself excluded). */
-static void kth_neighbour_distances(const struct kd *t, size_t d, double *eps)
+/* Query chunks: the subtrees at this depth (and the medians above them), which two
+ * threads share (stats_mi_finish). */
+#define CHUNK_LEVELS 5
+#define N_CHUNKS     ((size_t)1 << CHUNK_LEVELS)
+
+/* eps of the points of chunk c of the tree over [0, d): those of the subtree at
+ * depth CHUNK_LEVELS on c's path, and the median of each node above it of which c
+ * is the leftmost chunk (or the whole node, when it is a leaf), so that the
+ * chunks together query every point once. */
+static void kd_walk_chunk(const struct kd *t, size_t d, size_t c, double *eps)
 {
     /* a balanced tree over d < 2^64 points is less than 64 levels deep */
     struct level path[64];
+    size_t lo = 0, hi = d;
 
-    kd_build(t, 0, d);
-    kd_walk(t, path, 0, 0, d, eps);
+    for (unsigned l = 0; l < CHUNK_LEVELS; l++) {
+        const unsigned below = CHUNK_LEVELS - l; /* levels of chunks under the node */
+        const bool leftmost = (c & (((size_t)1 << below) - 1)) == 0;
+        if (hi - lo <= LEAF) {
+            if (leftmost)
+                kd_walk(t, path, l, lo, hi, eps);
+            return;
+        }
+        const size_t mid = lo + (hi - lo) / 2;
+        const bool right = ((c >> (below - 1)) & 1) != 0;
+        if (leftmost)
+            kd_query(t, path, l, lo, hi, mid, eps);
+        path[l] = (struct level){lo, mid, hi, t->on_y[mid] != 0, !right};
+        if (right) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    kd_walk(t, path, CHUNK_LEVELS, lo, hi, eps);
 }
 
 /* ---- the marginal counts ------------------------------------------------------- */
@@ -473,39 +499,151 @@ static double psi_sum_marginal(struct stats_ws *ws, const struct point *p, unsig
 
 /* ---- KSG ------------------------------------------------------------------------- */
 
+/* The points, jittered, into a k-d tree in k->own's scratch. Memory is the limit at
+ * d = 10^6: the points take dtmp[0..1] (one stretch of ws->dblock), their eps in
+ * tree order dtmp[2], the tree's split axes itmp[0]; a marginal's values then take
+ * dtmp[3] and its sorted copy dtmp[4] (a sort key until the sort is done). */
+static void ksg_prepare(struct stats_ksg *k)
+{
+    struct stats_ws *ws = k->own;
+    struct point *p = (struct point *)(void *)ws->dtmp[0];
+    double *vx = ws->dtmp[2], *vy = ws->dtmp[3];
+    const struct kd tree = {p, ws->itmp[0]};
+
+    scale(k->x, k->d, true, vx);
+    scale(k->y, k->d, false, vy);
+    if (k->jitter) {
+        /* MT19937 keeps 32 bits of its seed: fold the high half in. */
+        gsl_rng_set(ws->rng, (unsigned long)(k->seed ^ (k->seed >> 32)));
+        add_jitter(vx, k->d, ws->rng);
+        add_jitter(vy, k->d, ws->rng);
+    }
+    for (size_t i = 0; i < k->d; i++)
+        p[i] = (struct point){{vx[i], vy[i]}};
+    kd_build(&tree, 0, k->d);
+}
+
+static void ksg_chunk(const struct stats_ksg *k, size_t c)
+{
+    const struct kd tree = {(struct point *)(void *)k->own->dtmp[0], k->own->itmp[0]};
+
+    kd_walk_chunk(&tree, k->d, c, k->own->dtmp[2]);
+}
+
+/* Σ_i ψ(n_axis(i) + 1) into k->psi[axis], with scratch's arrays: the tree's split
+ * axes are no longer needed. The jitter reorders near-ties and the tree reordered
+ * everything: the marginal is sorted anew (ws->order, ws->order_y index the jobs,
+ * which the tree does not track). */
+static void ksg_marginal(struct stats_ksg *k, unsigned axis, struct stats_ws *scratch)
+{
+    const struct point *p = (const struct point *)(const void *)k->own->dtmp[0];
+
+    k->psi[axis] = psi_sum_marginal(scratch, p, axis, k->own->dtmp[2], k->d,
+                                    scratch->dtmp[3], scratch->dtmp[4], scratch->itmp[0]);
+}
+
+/* A thread's share once the tree stands: query chunks while there are any, then,
+ * once every chunk is done, a marginal while there is one, with scratch. */
+static void ksg_share(struct stats_ksg *k, struct stats_ws *scratch)
+{
+    size_t c;
+    unsigned axis;
+
+    pthread_mutex_lock(&k->lock);
+    while (!k->ready)
+        pthread_cond_wait(&k->cond, &k->lock);
+    while ((c = k->next_chunk) < N_CHUNKS) {
+        k->next_chunk++;
+        pthread_mutex_unlock(&k->lock);
+        ksg_chunk(k, c);
+        pthread_mutex_lock(&k->lock);
+        if (++k->chunks_done == N_CHUNKS)
+            pthread_cond_broadcast(&k->cond);
+    }
+    while (k->chunks_done < N_CHUNKS)
+        pthread_cond_wait(&k->cond, &k->lock);
+    while ((axis = k->next_axis) < 2) {
+        k->next_axis++;
+        pthread_mutex_unlock(&k->lock);
+        ksg_marginal(k, axis, scratch);
+        pthread_mutex_lock(&k->lock);
+    }
+    pthread_mutex_unlock(&k->lock);
+}
+
+static void *ksg_thread(void *arg)
+{
+    struct stats_ksg *k = arg;
+
+    ksg_prepare(k);
+    pthread_mutex_lock(&k->lock);
+    k->ready = true;
+    pthread_cond_broadcast(&k->cond);
+    pthread_mutex_unlock(&k->lock);
+    ksg_share(k, k->own);
+    return NULL;
+}
+
+void stats_mi_start(struct stats_ksg *k, const double *x, const double *y, size_t d,
+                    struct stats_ws *ws, uint64_t seed, bool jitter, bool thread)
+{
+    *k = (struct stats_ksg){.x = x,
+                            .y = y,
+                            .d = d,
+                            .seed = seed,
+                            .jitter = jitter,
+                            .own = ws,
+                            .helper = NULL};
+    if (!thread || ws->partner == NULL || d < KSG_K + 1)
+        return;
+    k->own = ws->partner;
+    k->helper = ws;
+    bool ok = pthread_mutex_init(&k->lock, NULL) == 0;
+    if (ok && pthread_cond_init(&k->cond, NULL) != 0) {
+        pthread_mutex_destroy(&k->lock);
+        ok = false;
+    }
+    if (ok && pthread_create(&k->thread, NULL, ksg_thread, k) == 0) {
+        k->threaded = true;
+        return;
+    }
+    if (ok) {
+        pthread_cond_destroy(&k->cond);
+        pthread_mutex_destroy(&k->lock);
+    }
+    /* no thread: all of it on the caller's, in its own scratch */
+    k->own = ws;
+    k->helper = NULL;
+}
+
+double stats_mi_finish(struct stats_ksg *k)
+{
+    double mi;
+
+    if (k->d < KSG_K + 1)
+        return (double)NAN;
+    if (k->threaded) {
+        ksg_share(k, k->helper);
+        pthread_join(k->thread, NULL);
+        pthread_cond_destroy(&k->cond);
+        pthread_mutex_destroy(&k->lock);
+    } else {
+        ksg_prepare(k);
+        for (size_t c = 0; c < N_CHUNKS; c++)
+            ksg_chunk(k, c);
+        ksg_marginal(k, 0, k->own);
+        ksg_marginal(k, 1, k->own);
+    }
+    /* Kraskov et al. 2004, eq. 8: ψ(d) + ψ(k) − <ψ(n_x + 1)> − <ψ(n_y + 1)> */
+    mi = psi_of(k->d) + psi_of(KSG_K) - (k->psi[0] + k->psi[1]) / (double)k->d;
+    return mi > 0.0 ? mi : 0.0;
+}
+
 void stats_mi_sorted(const double *x, const double *y, size_t d, struct stats_ws *ws,
                      uint64_t seed, bool jitter, double *mi_nats)
 {
-    /* Memory is the limit at d = 10^6: the points take dtmp[0..1] (one stretch of
-     * ws->dblock), their eps in tree order dtmp[2], a marginal's values dtmp[3] and
-     * its sorted copy dtmp[4] (a sort key until the sort is done), itmp[0] the
-     * tree's split axes, then a sort order, then the counts. */
-    struct point *p = (struct point *)(void *)ws->dtmp[0];
-    double *vx = ws->dtmp[2], *vy = ws->dtmp[3], *eps = ws->dtmp[2];
-    size_t *aux = ws->itmp[0];
-    const struct kd tree = {p, aux};
-    double psi_total, mi;
+    struct stats_ksg k;
 
-    if (d < KSG_K + 1) {
-        *mi_nats = (double)NAN;
-        return;
-    }
-    scale(x, d, true, vx);
-    scale(y, d, false, vy);
-    if (jitter) {
-        /* MT19937 keeps 32 bits of its seed: fold the high half in. */
-        gsl_rng_set(ws->rng, (unsigned long)(seed ^ (seed >> 32)));
-        add_jitter(vx, d, ws->rng);
-        add_jitter(vy, d, ws->rng);
-    }
-    for (size_t i = 0; i < d; i++)
-        p[i] = (struct point){{vx[i], vy[i]}};
-    kth_neighbour_distances(&tree, d, eps);
-    /* The jitter reorders near-ties and the tree reordered everything: sort anew
-     * (ws->order, ws->order_y index the jobs, which the tree does not track). */
-    psi_total = psi_sum_marginal(ws, p, 0, eps, d, ws->dtmp[3], ws->dtmp[4], aux);
-    psi_total += psi_sum_marginal(ws, p, 1, eps, d, ws->dtmp[3], ws->dtmp[4], aux);
-    /* Kraskov et al. 2004, eq. 8: ψ(d) + ψ(k) − <ψ(n_x + 1)> − <ψ(n_y + 1)> */
-    mi = psi_of(d) + psi_of(KSG_K) - psi_total / (double)d;
-    *mi_nats = mi > 0.0 ? mi : 0.0;
+    stats_mi_start(&k, x, y, d, ws, seed, jitter, false);
+    *mi_nats = stats_mi_finish(&k);
 }
