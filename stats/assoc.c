@@ -84,9 +84,16 @@ void stats_ws_free(struct stats_ws *ws)
 
 unsigned stats_ws_threads(const struct stats_ws *ws, size_t d)
 {
-    return ws != NULL && ws->partner != NULL && d >= STATS_THREAD_MIN_D && d <= ws->d_max
+    return ws != NULL && ws->partner != NULL && !ws->one_thread &&
+                   d >= STATS_THREAD_MIN_D && d <= ws->d_max
                ? 2
                : 1;
+}
+
+void stats_ws_allow_thread(struct stats_ws *ws, bool allow)
+{
+    if (ws != NULL)
+        ws->one_thread = !allow;
 }
 
 const char *stats_reason_name(enum stats_reason r)

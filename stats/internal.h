@@ -30,6 +30,7 @@ _Static_assert(sizeof(uint64_t) == sizeof(double), "sort keys share the double s
 struct stats_ws {
     size_t d_max;             /* jobs the arrays hold */
     struct stats_ws *partner; /* KSG's scratch on its own thread, or NULL */
+    bool one_thread;          /* stats_ws_allow_thread(ws, false) */
     size_t *order;            /* sort permutation of x, d_max */
     size_t *order_y;          /* sort permutation of y, d_max */
     double *rx;               /* average ranks of x: dtmp[2], until a method reuses it */

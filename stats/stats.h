@@ -228,6 +228,8 @@ struct stats_ws *stats_ws_new(size_t d_max);
 void stats_ws_free(struct stats_ws *ws);
 /* The threads stats_assoc_compute uses on d jobs with ws: 1 or 2. */
 unsigned stats_ws_threads(const struct stats_ws *ws, size_t d);
+/* false: ws's calls stay on the caller's thread (it is true from stats_ws_new). */
+void stats_ws_allow_thread(struct stats_ws *ws, bool allow);
 
 /* Pearson's r with two-pass centred sums. STATUS_INVALID when d < 2 or a series is
  * constant (err says which: "constant_x" / "constant_y"), or a value is not

@@ -430,7 +430,8 @@ static void mi_needs_a_workspace_for_d_jobs(void **state)
 
 /* From d = 2^14 KSG runs on a thread of its own beside the other three methods,
  * with the workspace's second scratch: every value must be what each method gives
- * alone, bit for bit, call after call with the same workspace. */
+ * alone and what the four give on one thread, bit for bit, call after call with
+ * the same workspace. */
 static void mi_on_its_own_thread_gives_the_same_bits(void **state)
 {
     enum { D = 20000 };
@@ -470,6 +471,14 @@ static void mi_on_its_own_thread_gives_the_same_bits(void **state)
                             sizeof(double));
         assert_int_equal(together.mi_ksg_nats.reason, REASON_NONE);
     }
+    /* the four on the caller's thread alone */
+    stats_ws_allow_thread(ws, false);
+    assert_int_equal(stats_ws_threads(ws, D), 1);
+    struct stats_assoc one;
+    assert_int_equal(stats_assoc_compute(x, y, D, &opts, ws, &one, NULL), STATUS_OK);
+    assert_memory_equal(&one.mi_ksg_nats.value, &together.mi_ksg_nats.value,
+                        sizeof(double));
+    assert_memory_equal(&one.dcor_v.value, &together.dcor_v.value, sizeof(double));
     /* a dependence is there: the test is not comparing two zeros */
     assert_true(alone[3].mi_ksg_nats.value > 0.05);
     stats_ws_free(ws);
