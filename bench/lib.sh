@@ -55,9 +55,9 @@ target_below() {
     esac
 }
 
-section_header() { # the lines every section starts with
+section_header() { # the lines every section starts with; $2: ours' threads, when not one
     echo "== bench: $1"
     echo "cpu: $(getconf _NPROCESSORS_ONLN) x $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
     echo "load average at start: $(cut -d ' ' -f 1-3 /proc/loadavg) (other work on the machine skews times)"
-    echo "threads: one per side (ours is single-threaded; OMP / OpenBLAS / MKL pinned to 1)"
+    echo "threads: ref one (OMP / OpenBLAS / MKL pinned to 1); ours ${2:-one}"
 }

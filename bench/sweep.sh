@@ -40,7 +40,8 @@ state=$base/state-$seed-$jpg-$days
 failed=0
 t_start=$(date +%s)
 
-section_header "iocontend analyze --sweep (ours) beside numpy / scipy / sklearn (ref, extrapolated)"
+section_header "iocontend analyze --sweep (ours) beside numpy / scipy / sklearn (ref, extrapolated)" \
+    "two: KSG beside the other three coefficients for groups of 2^14 to 2^18 jobs"
 mkdir -p "$dir" || exit 1
 rm -f "$dir"/*
 state=$(realpath -m "$state")

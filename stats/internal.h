@@ -25,7 +25,7 @@ _Static_assert(sizeof(uint64_t) == sizeof(double), "sort keys share the double s
  * d = 10^6 the four methods must fit in 100 MB (one workspace is about 80), and one
  * thread already takes half the time allowed. */
 #define STATS_THREAD_MIN_D ((size_t)1 << 14)
-#define STATS_THREAD_MAX_D ((size_t)1 << 19)
+#define STATS_THREAD_MAX_D ((size_t)1 << 18)
 
 struct stats_ws {
     size_t d_max;             /* jobs the arrays hold */

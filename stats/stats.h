@@ -220,7 +220,7 @@ unsigned stats_methods_available(void);
 
 struct stats_ws; /* scratch for up to d_max jobs */
 
-/* NULL: no memory. For d_max from 2^14 to 2^19 the workspace holds a second set of
+/* NULL: no memory. For d_max from 2^14 to 2^18 the workspace holds a second set of
  * scratch, and stats_assoc_compute runs KSG on a thread of its own beside the
  * other methods (from d = 2^14 on): the same results, bit for bit, in about the
  * time KSG alone takes. */
