@@ -21,9 +21,9 @@ _Static_assert(sizeof(uint64_t) == sizeof(double), "sort keys share the double s
 
 /* Workspaces for d_max jobs in this range have a partner, and stats_assoc_compute
  * runs KSG on a second thread beside the other methods for d >= STATS_THREAD_MIN_D.
- * Below, a thread's start is not worth it. Above, the partner's memory is not: at
- * d = 10^6 the four methods must fit in 100 MB (one workspace is about 80), and one
- * thread already takes half the time allowed. */
+ * Below, a thread's start is not worth it. Above, the partner's memory is not: it
+ * is as large as the workspace, about 100 bytes a job, and at d = 10^6 the four
+ * methods must fit in 100 MB while one thread takes half the time allowed. */
 #define STATS_THREAD_MIN_D ((size_t)1 << 14)
 #define STATS_THREAD_MAX_D ((size_t)1 << 18)
 

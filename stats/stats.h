@@ -222,8 +222,8 @@ struct stats_ws; /* scratch for up to d_max jobs */
 
 /* NULL: no memory. For d_max from 2^14 to 2^18 the workspace holds a second set of
  * scratch, and stats_assoc_compute runs KSG on a thread of its own beside the
- * other methods (from d = 2^14 on): the same results, bit for bit, in about the
- * time KSG alone takes. */
+ * other methods (from d = 2^14 on), the caller's thread taking a share of KSG once
+ * they are done: the same results, bit for bit, in about half the time. */
 struct stats_ws *stats_ws_new(size_t d_max);
 void stats_ws_free(struct stats_ws *ws);
 /* The threads stats_assoc_compute uses on d jobs with ws: 1 or 2. */
