@@ -71,6 +71,11 @@ int cmd_demo(struct app_config *cfg, int argc, char **argv);
 int cmd_config(struct app_config *cfg, int argc, char **argv);
 int cmd_export(struct app_config *cfg, int argc, char **argv);
 int cmd_assoc(struct app_config *cfg, int argc, char **argv);
+int cmd_report(struct app_config *cfg, int argc, char **argv);
+
+/* The (y, x) pairs `analyze --sweep` stores (METHOD.md §6), i < sweep_pair_count(). */
+size_t sweep_pair_count(void);
+void sweep_pair(size_t i, const char **y, const char **x);
 
 /* Starts the HTTP API on listen ("ADDR:PORT"; port 0 picks a free one) and
  * prints "listening on ADDR:PORT" on stdout. Serves until SIGINT/SIGTERM, or, with

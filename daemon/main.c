@@ -31,6 +31,8 @@ static void usage(FILE *fp)
         "database\n"
         "  export jobs [--granularity S] [--group G] [--format csv|json] [--out FILE]\n"
         "                                      every job metric, one row per job\n"
+        "  report sweep --group G [--y M --x M] --out FILE [--format html|csv|json]\n"
+        "                                      the admins' report of the stored sweeps\n"
         "  serve [--listen ADDR:PORT]          the HTTP JSON API and the dashboard\n"
         "  demo [--check]                      sample data -> ingest -> analyze -> "
         "serve\n"
@@ -185,6 +187,8 @@ int main(int argc, char **argv)
         rc = cmd_assoc(&cfg, sub_argc, sub_argv);
     } else if (strcmp(cmd, "export") == 0) {
         rc = cmd_export(&cfg, sub_argc, sub_argv);
+    } else if (strcmp(cmd, "report") == 0) {
+        rc = cmd_report(&cfg, sub_argc, sub_argv);
     } else if (strcmp(cmd, "config") == 0) {
         rc = cmd_config(&cfg, sub_argc, sub_argv);
     } else if (strcmp(cmd, "help") == 0) {

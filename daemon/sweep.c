@@ -26,6 +26,17 @@ static const char *const sweep_pairs[][2] = {
 
 #define N_PAIRS (sizeof sweep_pairs / sizeof sweep_pairs[0])
 
+size_t sweep_pair_count(void)
+{
+    return N_PAIRS;
+}
+
+void sweep_pair(size_t i, const char **y, const char **x)
+{
+    *y = sweep_pairs[i][0];
+    *x = sweep_pairs[i][1];
+}
+
 /* The coefficients of a stats_assoc, in the association object's order. */
 struct coef_def {
     const char *name;

@@ -20,16 +20,13 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Debian's chromium; tests/deps.sh installs it. Missing is a failure, not a skip. */
-#define CHROMIUM "/usr/bin/chromium"
-#define TOKEN    "t0ken-2.385"
+#define TOKEN "t0ken-2.385"
 
 /* The fixture of the whole suite: a small sample (one seed), ingested and analysed. */
 static struct {
     struct pgfixture db;
     struct server main; /* open: no token */
     char conf[600];     /* the sample's iocontend.conf */
-    int runs;           /* browser runs so far: each gets a fresh profile */
 } fx;
 
 static int group_setup(void **state)
@@ -59,43 +56,14 @@ static int group_teardown(void **state)
 
 /* ---- the browser --------------------------------------------------------------- */
 
-/* The DOM of http://127.0.0.1:port/path once the page's scripts have run (up to 10 s
- * of virtual time), as chromium --dump-dom serializes it. Caller frees. */
+/* The DOM of http://127.0.0.1:port/path once the page's scripts have run. Caller
+ * frees. */
 static char *rendered(int port, const char *path)
 {
-    char profile[600], log[600], cmd[4096];
-    int rc = -1;
+    char url[512];
 
-    if (access(CHROMIUM, X_OK) != 0) {
-        fail_msg("%s is missing: run 'make deps' (tests/deps.sh installs chromium)",
-                 CHROMIUM);
-    }
-    snprintf(profile, sizeof profile, "%s/chromium-%d", fx.db.state_dir, fx.runs);
-    snprintf(log, sizeof log, "%s/chromium-%d.log", fx.db.state_dir, fx.runs);
-    fx.runs++;
-    snprintf(cmd, sizeof cmd,
-             "timeout 120 " CHROMIUM " --headless --no-sandbox --disable-gpu "
-             "--disable-quic --no-first-run --disable-background-networking "
-             "--disable-component-update --disable-sync --user-data-dir='%s' "
-             "--virtual-time-budget=10000 --dump-dom 'http://" SERVER_HOST ":%d%s' "
-             "2>'%s'",
-             profile, port, path, log);
-    char *dom = testutil_run(cmd, &rc);
-    assert_non_null(dom);
-    bool ok = rc == 0 && strstr(dom, "</html>") != NULL;
-    if (!ok) {
-        char tail[700];
-        int ignored = 0;
-        snprintf(tail, sizeof tail, "tail -n 20 '%s'", log);
-        char *err = testutil_run(tail, &ignored);
-        print_error("no DOM from %s\nchromium exited %d; its stderr ends:\n%s\n", cmd, rc,
-                    err != NULL ? err : "");
-        free(err);
-        free(dom);
-        dom = NULL;
-    }
-    assert_true(ok);
-    return dom;
+    snprintf(url, sizeof url, "http://" SERVER_HOST ":%d%s", port, path);
+    return testutil_browser_dom(url, fx.db.state_dir);
 }
 
 /* ---- reading the DOM ------------------------------------------------------------- */

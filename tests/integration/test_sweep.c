@@ -663,6 +663,178 @@ static void usage_errors_exit_64(void **state)
 
 /* Runs last: it replaces the NPB group's sweeps. k_max and the phases from the
  * configuration file; every phase gives the mean and the range at each k. */
+/* ---- report sweep ----------------------------------------------------------------- */
+
+/* Runs "report sweep --group G ARGS --out <state>/NAME" and returns the path. */
+static const char *report(int want, const char *name, const char *args)
+{
+    static char path[700];
+
+    snprintf(path, sizeof path, "%s/%s", fx.db.state_dir, name);
+    assert_int_equal(pgfixture_cmd(&fx.db,
+                                   "--quiet report sweep --group %s %s --out '%s'",
+                                   fx.esb, args, path),
+                     want);
+    return path;
+}
+
+static char *slurp(const char *path)
+{
+    char cmd[800];
+    int rc = -1;
+
+    snprintf(cmd, sizeof cmd, "cat '%s'", path);
+    char *text = testutil_run(cmd, &rc);
+    assert_non_null(text);
+    assert_int_equal(rc, 0);
+    return text;
+}
+
+/* The JSON report holds every stored sweep of the group, each what the API serves. */
+static void report_json_holds_every_stored_sweep(void **state)
+{
+    json_error_t jerr;
+    const json_t *sweep;
+    size_t i;
+
+    (void)state;
+    find_groups();
+    json_t *r = json_load_file(report(0, "esb.json", "--format json"), 0, &jerr);
+    assert_non_null(r);
+    assert_string_equal(json_string_value(json_object_get(r, "kind")), "sweep_report");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(r, "group"), "id")), fx.esb);
+    const json_t *sweeps = json_object_get(r, "sweeps");
+    assert_int_equal(json_array_size(sweeps), N_PAIRS);
+    json_array_foreach(sweeps, i, sweep)
+    {
+        assert_string_equal(json_string_value(json_object_get(sweep, "y")), pairs[i][0]);
+        assert_string_equal(json_string_value(json_object_get(sweep, "x")), pairs[i][1]);
+        json_t *api = get_sweep(fx.esb, pairs[i][0], pairs[i][1]);
+        assert_true(json_equal(json_object_get(sweep, "verdicts"),
+                               json_object_get(api, "verdicts")));
+        assert_int_equal(json_array_size(json_object_get(sweep, "steps")), K_MAX);
+        for (size_t k = 0; k < K_MAX; k++) {
+            assert_rel(num(step(sweep, k), "pearson"), num(step(api, k), "pearson"), TOL);
+            assert_rel(num(step(sweep, k), "mi_linfoot"), num(step(api, k), "mi_linfoot"),
+                       TOL);
+        }
+        json_decref(api);
+    }
+    json_decref(r);
+}
+
+/* The CSV report: a header and a row per pair and k, the API's numbers. */
+static void report_csv_has_a_row_per_pair_and_k(void **state)
+{
+    (void)state;
+    find_groups();
+    char *text = slurp(report(0, "esb.csv", "--format csv"));
+    char *save = NULL, *line = strtok_r(text, "\n", &save);
+    assert_non_null(line);
+    assert_string_equal(line,
+                        "group,y,x,k,granularity_s,d,m_mean,pearson,spearman,dcor_v,"
+                        "mi_linfoot,dcor2_u,mi_ksg_nats,width_ratio");
+    json_t *api = get_sweep(fx.esb, "t_d", "psi_d_read");
+    size_t n_rows = 0;
+    while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
+        char y[32], x[32], group[32];
+        unsigned k;
+        double g_s, d, m, pearson;
+        assert_int_equal(sscanf(line, "%31[^,],%31[^,],%31[^,],%u,%lf,%lf,%lf,%lf", group,
+                                y, x, &k, &g_s, &d, &m, &pearson),
+                         8);
+        assert_string_equal(group, fx.esb);
+        assert_string_equal(y, pairs[n_rows / K_MAX][0]);
+        assert_string_equal(x, pairs[n_rows / K_MAX][1]);
+        assert_int_equal(k, n_rows % K_MAX + 1);
+        assert_rel(g_s, fx.base_s * k, 0);
+        if (n_rows < K_MAX) {
+            assert_rel(pearson, num(step(api, k - 1), "pearson"), TOL);
+            assert_rel(d, (double)integer(step(api, k - 1), "d"), 0);
+        }
+        n_rows++;
+    }
+    assert_int_equal(n_rows, N_PAIRS * K_MAX);
+    json_decref(api);
+    free(text);
+}
+
+/* The number of points in the polyline of coefficient coef in dom. */
+static size_t curve_points(const char *dom, const char *coef)
+{
+    char key[64];
+    size_t n = 0;
+
+    snprintf(key, sizeof key, "data-coef=\"%s\"", coef);
+    const char *at = strstr(dom, key);
+    assert_non_null(at);
+    at = strstr(at, "points=\"");
+    assert_non_null(at);
+    for (at += strlen("points=\""); *at != '"' && *at != '\0'; at++)
+        n += *at == ',';
+    return n;
+}
+
+/* The HTML report, opened in a real browser: a chart of the pair with a curve of
+ * k_max points per coefficient, the recommended interval and the verdicts the API
+ * gives. */
+static void report_html_draws_the_pair_in_a_browser(void **state)
+{
+    char url[800], want[64];
+
+    (void)state;
+    find_groups();
+    snprintf(url, sizeof url, "file://%s",
+             report(0, "esb.html", "--y t_d --x psi_d_read --format html"));
+    char *dom = testutil_browser_dom(url, fx.db.state_dir);
+    json_t *api = get_sweep(fx.esb, "t_d", "psi_d_read");
+    const json_t *v = json_object_get(api, "verdicts");
+
+    assert_non_null(strstr(dom, "<h2>t_d ~ psi_d_read</h2>"));
+    assert_null(strstr(strstr(dom, "<svg") + 1, "<svg")); /* one pair, one chart */
+    for (size_t c = 0; c < 4; c++) {
+        static const char *const coefs[] = {"pearson", "spearman", "dcor_v",
+                                            "mi_linfoot"};
+        assert_int_equal(curve_points(dom, coefs[c]), K_MAX);
+    }
+    snprintf(want, sizeof want, "<b class=\"recommended\">%g s</b>",
+             num(v, "recommended_interval_s"));
+    assert_non_null(strstr(dom, want));
+    /* ESB's planted effect falls for every coefficient (and the API says so) */
+    assert_true(json_is_true(json_object_get(json_object_get(v, "falling"), "pearson")));
+    assert_non_null(strstr(dom, "<td>yes</td><td>yes</td><td>yes</td><td>yes</td>"));
+    json_decref(api);
+    free(dom);
+}
+
+/* Bad requests: usage 64; a group or pair with nothing stored 66; an output that
+ * cannot be written 73, leaving nothing behind. */
+static void report_refuses_what_it_cannot_do(void **state)
+{
+    char missing[700];
+
+    (void)state;
+    find_groups();
+    assert_int_equal(pgfixture_cmd(&fx.db, "--quiet report sweep --group %s", fx.esb),
+                     64);
+    report(64, "bad.html", "--y t_d");
+    report(64, "bad.html", "--format pdf");
+    report(66, "bad.html", "--y t_d --x psi_o_read");
+    assert_int_equal(pgfixture_cmd(&fx.db,
+                                   "--quiet report sweep --group no-such-group "
+                                   "--out '%s/bad.html'",
+                                   fx.db.state_dir),
+                     66);
+    snprintf(missing, sizeof missing, "%s/bad.html", fx.db.state_dir);
+    assert_int_not_equal(access(missing, F_OK), 0);
+    assert_int_equal(pgfixture_cmd(&fx.db,
+                                   "--quiet report sweep --group %s --out "
+                                   "'%s/no/such/dir/r.html'",
+                                   fx.esb, fx.db.state_dir),
+                     73);
+}
+
 static void every_phase_from_the_configuration_gives_a_mean_and_range_per_k(void **state)
 {
     char conf[600];
@@ -725,6 +897,10 @@ int main(void)
         cmocka_unit_test(every_k_kde_matches_statsmodels_on_the_exported_jobs),
         cmocka_unit_test(errors_name_the_parameter_or_answer_404),
         cmocka_unit_test(usage_errors_exit_64),
+        cmocka_unit_test(report_json_holds_every_stored_sweep),
+        cmocka_unit_test(report_csv_has_a_row_per_pair_and_k),
+        cmocka_unit_test(report_html_draws_the_pair_in_a_browser),
+        cmocka_unit_test(report_refuses_what_it_cannot_do),
         cmocka_unit_test(every_phase_from_the_configuration_gives_a_mean_and_range_per_k),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -205,3 +205,43 @@ bool testutil_values(const char *text, const char *name, double *v, size_t n)
     }
     return false;
 }
+
+/* Debian's chromium; tests/deps.sh installs it. Missing is a failure, not a skip. */
+#define CHROMIUM "/usr/bin/chromium"
+
+char *testutil_browser_dom(const char *url, const char *work_dir)
+{
+    static int runs; /* each run gets a fresh profile */
+    char profile[600], log[600], cmd[4096];
+    int rc = -1;
+
+    if (access(CHROMIUM, X_OK) != 0) {
+        fail_msg("%s is missing: run 'make deps' (tests/deps.sh installs chromium)",
+                 CHROMIUM);
+    }
+    snprintf(profile, sizeof profile, "%s/chromium-%d", work_dir, runs);
+    snprintf(log, sizeof log, "%s/chromium-%d.log", work_dir, runs);
+    runs++;
+    snprintf(cmd, sizeof cmd,
+             "timeout 120 " CHROMIUM " --headless --no-sandbox --disable-gpu "
+             "--disable-quic --no-first-run --disable-background-networking "
+             "--disable-component-update --disable-sync --user-data-dir='%s' "
+             "--virtual-time-budget=10000 --dump-dom '%s' 2>'%s'",
+             profile, url, log);
+    char *dom = testutil_run(cmd, &rc);
+    assert_non_null(dom);
+    bool ok = rc == 0 && strstr(dom, "</html>") != NULL;
+    if (!ok) {
+        char tail[700];
+        int ignored = 0;
+        snprintf(tail, sizeof tail, "tail -n 20 '%s'", log);
+        char *err = testutil_run(tail, &ignored);
+        print_error("no DOM from %s\nchromium exited %d; its stderr ends:\n%s\n", cmd, rc,
+                    err != NULL ? err : "");
+        free(err);
+        free(dom);
+        dom = NULL;
+    }
+    assert_true(ok);
+    return dom;
+}

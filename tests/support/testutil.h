@@ -36,6 +36,11 @@ const char *testutil_oracle_python(void);
 char *testutil_run_oracle(const char *script_rel, const double *const *x,
                           const double *const *y, const size_t *d, size_t n, int *rc);
 
+/* The DOM of url once its scripts have run (up to 10 s of virtual time), as Debian's
+ * headless chromium serializes it with --dump-dom; its profile and stderr go under
+ * work_dir. Fails the test when chromium is missing or gives no page. Caller frees. */
+char *testutil_browser_dom(const char *url, const char *work_dir);
+
 /* The suites' generated data: xorshift64* uniforms in (0, 1) and Box–Muller
  * normals from one state, reproducible across machines (no libc rand). */
 void testutil_rng_seed(uint64_t seed);
