@@ -43,6 +43,13 @@ static int group_setup(void **state)
     if (sample_generate(dir, 20240601UL, "--days 1 --jobs-per-group 60") != 0 ||
         sample_load(&fx.db, dir) != 0)
         return -1;
+    /* the tables and sweeps the page draws are only ever stored ones; exit 1: the
+     * planted hole excludes jobs */
+    int rc = pgfixture_cmd(&fx.db, "--config '%s' analyze", fx.conf);
+    if (rc == 0 || rc == 1)
+        rc = pgfixture_cmd(&fx.db, "--config '%s' analyze --sweep", fx.conf);
+    if (rc != 0 && rc != 1)
+        return -1;
     return server_start(&fx.main, &fx.db, fx.conf);
 }
 
@@ -232,6 +239,116 @@ static void page_shows_what_the_api_serves(const char *path)
     json_decref(groups);
 }
 
+/* The last c in [from, at), or from when none. */
+static const char *strrchr_before(const char *from, const char *at, char c)
+{
+    while (at > from && *at != c)
+        at--;
+    return at;
+}
+
+/* The value of the attribute name="…" at the first place after from where it
+ * appears before end, as a number; false when it does not. *from moves past it. */
+static bool next_attr(const char **from, const char *end, const char *name, double *v)
+{
+    char key[64];
+
+    snprintf(key, sizeof key, " %s=\"", name);
+    const char *at = strstr(*from, key);
+    if (at == NULL || at >= end)
+        return false;
+    *v = strtod(at + strlen(key), NULL);
+    *from = at + strlen(key);
+    return true;
+}
+
+/* The number that attribute name has on the element whose start tag holds marker,
+ * within [from, end). */
+static double attr_of(const char *from, const char *end, const char *marker,
+                      const char *name)
+{
+    const char *at = strstr(from, marker);
+    double v = NAN;
+
+    assert_true(at != NULL && at < end);
+    at = strrchr_before(from, at, '<');
+    assert_true(next_attr(&at, end, name, &v));
+    return v;
+}
+
+/* Each group's pictures, drawn from what the API serves: the T^D histogram bar by
+ * bar, the KDE's median over its defined grid points, the sweep's curves over k. */
+static void the_page_draws_each_groups_histogram_band_and_sweep(void **state)
+{
+    json_t *groups = server_get_json(&fx.main, "/api/v1/groups", NULL, 200);
+    const json_t *list = json_object_get(groups, "groups"), *g;
+    char *dom = rendered(fx.main.port, "/");
+    size_t i;
+
+    (void)state;
+    json_array_foreach(list, i, g)
+    {
+        const char *id = json_string_value(json_object_get(g, "id"));
+        char url[256], marker[64];
+
+        snprintf(marker, sizeof marker, "<section class=\"detail\" data-group=\"%s\">",
+                 id);
+        const char *sec = strstr(dom, marker);
+        assert_non_null(sec);
+        const char *end = strstr(sec, "</section>");
+        assert_non_null(end);
+
+        /* the histogram: one bar per count, in order */
+        snprintf(url, sizeof url, "/api/v1/groups/%s/table", id);
+        json_t *table = server_get_json(&fx.main, url, NULL, 200);
+        const json_t *counts =
+            json_object_get(json_object_get(table, "td_histogram"), "counts");
+        const char *at = sec;
+        double v;
+        assert_true(json_array_size(counts) > 0);
+        for (size_t b = 0; b < json_array_size(counts); b++) {
+            assert_true(next_attr(&at, end, "data-count", &v));
+            assert_rel(v, (double)json_integer_value(json_array_get(counts, b)), 0);
+        }
+        assert_false(next_attr(&at, end, "data-count", &v));
+        json_decref(table);
+
+        /* the band: the median through every grid point where all is defined */
+        snprintf(url, sizeof url, "/api/v1/groups/%s/association?y=t_d&x=psi_d_read", id);
+        json_t *a = server_get_json(&fx.main, url, NULL, 200);
+        const json_t *kde = json_object_get(a, "kde");
+        const bool log_space =
+            strcmp(json_string_value(json_object_get(kde, "space")), "log") == 0;
+        size_t defined = 0;
+        for (size_t p = 0; p < json_array_size(json_object_get(kde, "x_grid")); p++) {
+            bool ok = true;
+            for (int q = 0; q < 4; q++) {
+                static const char *const keys[] = {"x_grid", "q05", "q50", "q95"};
+                const json_t *e = json_array_get(json_object_get(kde, keys[q]), p);
+                ok = ok && json_is_number(e) && (!log_space || json_number_value(e) > 0);
+            }
+            defined += ok;
+        }
+        assert_true(defined > 0);
+        assert_rel(attr_of(sec, end, "class=\"q50\"", "data-n"), (double)defined, 0);
+        json_decref(a);
+
+        /* the sweep: each coefficient through its defined k */
+        snprintf(url, sizeof url, "/api/v1/groups/%s/sweep?y=t_d&x=psi_d_read", id);
+        json_t *sweep = server_get_json(&fx.main, url, NULL, 200);
+        const json_t *steps = json_object_get(sweep, "steps"), *st;
+        size_t k, n_pearson = 0;
+        json_array_foreach(steps, k, st) n_pearson +=
+            json_is_number(json_object_get(st, "pearson"));
+        assert_true(n_pearson > 0);
+        assert_rel(attr_of(sec, end, "data-coef=\"pearson\"", "data-n"),
+                   (double)n_pearson, 0);
+        json_decref(sweep);
+    }
+    free(dom);
+    json_decref(groups);
+}
+
 /* ---- tests --------------------------------------------------------------------- */
 
 static void expected_cells_are_rounded_as_javascript_tofixed_does(void **state)
@@ -297,6 +414,7 @@ int main(void)
         cmocka_unit_test(
             the_page_lists_every_group_with_its_pearson_as_the_api_serves_it),
         cmocka_unit_test(the_page_under_web_reaches_the_same_api),
+        cmocka_unit_test(the_page_draws_each_groups_histogram_band_and_sweep),
         cmocka_unit_test(
             without_the_token_the_page_says_the_api_refused_and_shows_no_table),
     };
