@@ -349,6 +349,34 @@ static void the_page_draws_each_groups_histogram_band_and_sweep(void **state)
     json_decref(groups);
 }
 
+/* The coverage picture (Fig. 13): the servers' and the jobs' series through every
+ * interval the API gives a value for. */
+static void the_page_draws_the_coverage_of_all_file_systems(void **state)
+{
+    json_t *c = server_get_json(&fx.main, "/api/v1/coverage?fs=all", NULL, 200);
+    const json_t *f = json_array_get(json_object_get(c, "filesystems"), 0);
+    char *dom = rendered(fx.main.port, "/");
+    const char *sec = strstr(dom, "<section id=\"coverage\">");
+
+    (void)state;
+    assert_non_null(f);
+    assert_non_null(sec);
+    const char *end = strstr(sec, "</section>");
+    assert_non_null(end);
+    for (int k = 0; k < 2; k++) {
+        static const char *const keys[] = {"s", "d"};
+        char marker[64];
+        const json_t *e;
+        size_t i, n = 0;
+        json_array_foreach(json_object_get(f, keys[k]), i, e) n += json_is_number(e);
+        assert_true(n > 0);
+        snprintf(marker, sizeof marker, "data-series=\"%s\"", keys[k]);
+        assert_rel(attr_of(sec, end, marker, "data-n"), (double)n, 0);
+    }
+    free(dom);
+    json_decref(c);
+}
+
 /* ---- tests --------------------------------------------------------------------- */
 
 static void expected_cells_are_rounded_as_javascript_tofixed_does(void **state)
@@ -415,6 +443,7 @@ int main(void)
             the_page_lists_every_group_with_its_pearson_as_the_api_serves_it),
         cmocka_unit_test(the_page_under_web_reaches_the_same_api),
         cmocka_unit_test(the_page_draws_each_groups_histogram_band_and_sweep),
+        cmocka_unit_test(the_page_draws_the_coverage_of_all_file_systems),
         cmocka_unit_test(
             without_the_token_the_page_says_the_api_refused_and_shows_no_table),
     };
