@@ -70,11 +70,15 @@ static enum status find_group(struct db *db, const char *key, struct db_group *o
                               struct error *err)
 {
     struct db_group *all = NULL;
+    struct error by_id = {0};
     size_t n = 0;
-    enum status rc = db_group_get(db, key, out, err);
+    enum status rc = db_group_get(db, key, out, &by_id);
 
-    if (rc != STATUS_NOT_FOUND)
+    if (rc != STATUS_NOT_FOUND) {
+        if (rc != STATUS_OK && err != NULL)
+            *err = by_id;
         return rc;
+    }
     rc = db_groups_list(db, &all, &n, err);
     if (rc != STATUS_OK)
         return rc;
@@ -134,8 +138,8 @@ static const char *str_of(const json_t *o, const char *key)
     return s != NULL ? s : "";
 }
 
-/* A number as CSV wants it: the shortest text that reads back the same double, or
- * nothing for null. */
+/* A number as CSV wants it: text that reads back as the same double, or nothing for
+ * null. */
 static void csv_number(FILE *fp, const json_t *v)
 {
     if (json_is_number(v)) {
@@ -307,6 +311,13 @@ static void html_sweep(FILE *fp, const json_t *sweep)
               fp);
     }
     html_chart(fp, sweep);
+    /* the criterion as analyze applied it, from the stored verdicts */
+    fprintf(
+        fp,
+        "<p>A coefficient is <i>falling</i> when c(k<sub>max</sub>) &lt; c(1) &#8722; "
+        "%g and Spearman's r of (k, c) is at most %g.</p>\n",
+        json_number_value(json_object_get(verdicts, "drop")),
+        json_number_value(json_object_get(verdicts, "rho_max")));
     fputs("<table class=\"falling\"><tr><th>falling</th>", fp);
     for (size_t c = 0; c < N_CURVES; c++)
         fprintf(fp, "<th>%s</th>", step_coefs[c]);
@@ -352,10 +363,7 @@ static void write_html(FILE *fp, const struct db_group *g, const json_t *sweeps)
     html_text(fp, g->id);
     fprintf(fp,
             "</code>, %ld jobs; report written %s from the sweeps "
-            "<code>iocontend analyze --sweep</code> stored (METHOD.md &#167;6). A "
-            "coefficient is <i>falling</i> when it loses at least a tenth of its value "
-            "at the base interval and its Spearman correlation with k is at most "
-            "&#8722;0.7.</p>\n",
+            "<code>iocontend analyze --sweep</code> stored (METHOD.md &#167;6).</p>\n",
             g->jobs, when);
     for (size_t i = 0; i < json_array_size(sweeps); i++)
         html_sweep(fp, json_array_get(sweeps, i));

@@ -69,28 +69,24 @@ void stats_dcor_sorted(const double *x, const double *y, size_t d, struct stats_
  * denominator, correctly rounded), jitter v += 1e-10·max(1, mean|v|)·z with z
  * standard normal from MT19937 seeded with seed (skipped when !jitter), then
  * Kraskov et al. 2004 algorithm 1, clipped at 0. Needs x, y finite and not
- * constant, 4 <= d <= ws->d_max (NAN below 4). Uses ws->dtmp[0..4], ws->itmp[0],
- * ws->rng and stats_argsort's arrays (not ws->order, ws->order_y: it sorts the
- * jittered values itself). O(d log d): a k-d tree for the neighbours, bisections
- * on the sorted values for the counts. */
-void stats_mi_sorted(const double *x, const double *y, size_t d, struct stats_ws *ws,
-                     uint64_t seed, bool jitter, double *mi_nats);
-
-/* KSG shared by two threads (mi.c): stats_mi_start begins it, on a thread of its
- * own with ws->partner's scratch when thread is true and ws has a partner; the
- * caller does other work, then stats_mi_finish takes its share of the neighbour
- * queries and the marginal counts (with ws's scratch: ws->dtmp[3..4], itmp[0] and
- * the sort's arrays) and returns the MI in nats, NAN below d = 4. Without the
- * thread, stats_mi_finish does all of it with ws. Either way the result is the one
- * stats_mi_sorted gives, bit for bit. */
+ * constant, 4 <= d <= ws->d_max. O(d log d): a k-d tree for the neighbours,
+ * bisections on the sorted values for the counts.
+ *
+ * In two steps, so that two threads can share it (mi.c): stats_mi_start begins it,
+ * on a thread of its own with ws->partner's scratch when thread is true and ws has
+ * a partner; the caller does other work, then stats_mi_finish takes its share of
+ * the neighbour queries and the marginal counts (with ws's scratch) and returns the
+ * MI, NAN below d = 4. Without the thread, stats_mi_finish does all of it with ws.
+ * Either way the result is the same, bit for bit. The scratch used: dtmp[0..4],
+ * itmp[0], rng and stats_argsort's arrays (not ws->order, ws->order_y: the jittered
+ * values are sorted anew). */
 struct stats_ksg {
     const double *x, *y;
     size_t d;
     uint64_t seed;
     bool jitter;
     struct stats_ws *own;    /* the points, the tree and eps */
-    struct stats_ws *helper; /* the caller's scratch, when threaded */
-    bool threaded;
+    struct stats_ws *helper; /* the caller's scratch; NULL: no thread was started */
     pthread_t thread;
     pthread_mutex_t lock; /* guards what follows */
     pthread_cond_t cond;  /* ready, or chunks_done reaches every chunk */

@@ -603,10 +603,8 @@ void stats_mi_start(struct stats_ksg *k, const double *x, const double *y, size_
         pthread_mutex_destroy(&k->lock);
         ok = false;
     }
-    if (ok && pthread_create(&k->thread, NULL, ksg_thread, k) == 0) {
-        k->threaded = true;
+    if (ok && pthread_create(&k->thread, NULL, ksg_thread, k) == 0)
         return;
-    }
     if (ok) {
         pthread_cond_destroy(&k->cond);
         pthread_mutex_destroy(&k->lock);
@@ -622,7 +620,7 @@ double stats_mi_finish(struct stats_ksg *k)
 
     if (k->d < KSG_K + 1)
         return (double)NAN;
-    if (k->threaded) {
+    if (k->helper != NULL) {
         ksg_share(k, k->helper);
         pthread_join(k->thread, NULL);
         pthread_cond_destroy(&k->cond);
@@ -637,13 +635,4 @@ double stats_mi_finish(struct stats_ksg *k)
     /* Kraskov et al. 2004, eq. 8: ψ(d) + ψ(k) − <ψ(n_x + 1)> − <ψ(n_y + 1)> */
     mi = psi_of(k->d) + psi_of(KSG_K) - (k->psi[0] + k->psi[1]) / (double)k->d;
     return mi > 0.0 ? mi : 0.0;
-}
-
-void stats_mi_sorted(const double *x, const double *y, size_t d, struct stats_ws *ws,
-                     uint64_t seed, bool jitter, double *mi_nats)
-{
-    struct stats_ksg k;
-
-    stats_mi_start(&k, x, y, d, ws, seed, jitter, false);
-    *mi_nats = stats_mi_finish(&k);
 }
