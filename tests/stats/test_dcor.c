@@ -16,10 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ORACLE "tests/oracles/dcor_ref.py"
-#define TOL    1e-9 /* METHOD.md §5: dCor against the direct formula, absolute */
-#define D_MAX  2000
-#define N_CASE 10
+#define ORACLE       "tests/oracles/dcor_ref.py"
+#define ORACLE_EXACT "tests/oracles/dcor_exact_ref.py"
+#define TOL          1e-9 /* METHOD.md §5: dCor against the direct formula, absolute */
+#define D_MAX        2000
+#define N_CASE       10
 
 static double pool_x[N_CASE][D_MAX], pool_y[N_CASE][D_MAX];
 static size_t pool_d[N_CASE];
@@ -50,12 +51,13 @@ static double field_after(const char *line, const char *key)
     return v;
 }
 
-/* The oracle's dcor_v and dcor2_u (NAN for d < 4) of n samples, in order. */
-static void run_oracle(const double *const *x, const double *const *y, const size_t *d,
-                       size_t n, double *v, double *u)
+/* The dcor_v and dcor2_u (NAN for d < 4) of n samples, in order, by an oracle. */
+static void run_oracle_of(const char *oracle, const double *const *x,
+                          const double *const *y, const size_t *d, size_t n, double *v,
+                          double *u)
 {
     int rc;
-    char *out = testutil_run_oracle(ORACLE, x, y, d, n, &rc);
+    char *out = testutil_run_oracle(oracle, x, y, d, n, &rc);
     char *save = NULL, *line;
 
     assert_non_null(out);
@@ -67,6 +69,12 @@ static void run_oracle(const double *const *x, const double *const *y, const siz
         u[c] = field_after(line, "dcor2_u ");
     }
     free(out);
+}
+
+static void run_oracle(const double *const *x, const double *const *y, const size_t *d,
+                       size_t n, double *v, double *u)
+{
+    run_oracle_of(ORACLE, x, y, d, n, v, u);
 }
 
 /* Shapes with unround values, ties (T^D is a multiple of Δ), the size of a group of
@@ -338,6 +346,56 @@ static void undefined_cases_have_reasons(void **state)
     stats_ws_free(ws);
 }
 
+/* Heavy ties at d = 10^6, against the exact value (dcor_exact_ref.py: rational sums
+ * over the table of counts). Long sums of tied values round the same way every time:
+ * plain sums were 4e-9 off here, and near independence (dCor_V ~ 1e-3) dCor_V
+ * magnifies an error of dCor² by 1 / (2·dCor_V). The exact oracle first agrees with
+ * the direct formula on a small tied case. */
+#define D_BIG 1000000
+
+static void heavy_ties_at_scale_match_the_exact_value(void **state)
+{
+    const size_t small = 1500, d_big[2] = {D_BIG, D_BIG};
+    double *x[2], *y[2], v[2], u[2], v_direct, u_direct;
+    (void)state;
+
+    for (int c = 0; c < 2; c++) {
+        x[c] = malloc(D_BIG * sizeof(double));
+        y[c] = malloc(D_BIG * sizeof(double));
+        assert_true(x[c] != NULL && y[c] != NULL);
+    }
+    for (size_t i = 0; i < D_BIG; i++) {
+        /* T^D: 80 % of the jobs in one multiple of Δ = 60 s; the load in 4 levels */
+        double u1 = testutil_uniform(), u2 = testutil_uniform();
+        y[0][i] = 60.0 * (u1 < 0.8 ? 3.0 : floor(1.0 + 39.0 * u2));
+        x[0][i] = 1e15 + 2.385e3 * floor(4.0 * testutil_uniform());
+        /* x one value but for two far outliers: its variance is a 1/d-sized difference */
+        x[1][i] = 60.0;
+        y[1][i] = 1e15 + 2.385e3 * floor(4.0 * testutil_uniform());
+    }
+    x[1][17] = 6.0e6;
+    x[1][D_BIG / 2] = 1.5e5;
+
+    const double *cx[1] = {x[0]}, *cy[1] = {y[0]};
+    run_oracle_of(ORACLE, cx, cy, &small, 1, &v_direct, &u_direct);
+    run_oracle_of(ORACLE_EXACT, cx, cy, &small, 1, v, u);
+    assert_rel(v[0], v_direct, 1e-12);
+    assert_rel(u[0], u_direct, 1e-12);
+
+    run_oracle_of(ORACLE_EXACT, (const double *const *)x, (const double *const *)y, d_big,
+                  2, v, u);
+    for (int c = 0; c < 2; c++) {
+        struct stats_assoc a = dcor_of(x[c], y[c], D_BIG);
+        print_message(
+            "  case %d: dcor_v %.17g (exact %.17g) dcor2_u %.17g (exact %.17g)\n", c,
+            a.dcor_v.value, v[c], a.dcor2_u.value, u[c]);
+        assert_rel(a.dcor_v.value, v[c], TOL);
+        assert_rel(a.dcor2_u.value, u[c], TOL);
+        free(x[c]);
+        free(y[c]);
+    }
+}
+
 int main(void)
 {
     testutil_rng_seed(UINT64_C(0x9E3779B97F4A7C15));
@@ -350,6 +408,7 @@ int main(void)
         cmocka_unit_test(invariant_under_order_shift_and_scale),
         cmocka_unit_test(a_series_flat_but_its_extremes_has_no_dcor2_u),
         cmocka_unit_test(undefined_cases_have_reasons),
+        cmocka_unit_test(heavy_ties_at_scale_match_the_exact_value),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
