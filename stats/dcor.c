@@ -123,68 +123,86 @@ struct passed {
     struct ksum u, v, uv; /* Σu, Σv, Σuv over them */
 };
 
-/* Where a merge of two runs, src[i..mid) and src[j..hi) into dst[k..), stands. */
-struct cursor {
+/* A merge of two runs, src[i..mid) and src[j..hi) into dst[k..), under way: the
+ * compensated sums of what it has passed, and a chunk's plain ones. */
+struct merge {
     size_t i, mid, j, hi, k;
+    struct passed below;
+    size_t i_end, j_end;           /* the chunk's bounds */
+    double bu, bv, buv;            /* below's sums, when the chunk is based */
+    double cnt, su, sv, suv, part; /* cnt: of the whole merge; the rest of the chunk */
 };
 
-/* The merge at c, on to at most `steps` more points of either run: Σ_j (u_i − u_j)·
- * (v_i − v_j) over the j of the left run with v_j <= v_i added to conc for each i of
- * the right run that it takes.
- *
- * Which run gives the next point is a coin flip on unrelated data, so a branch on
- * it would be wrong half the time and cost more than the step: every step does both
- * updates, one of them with m = 0, which adds exact zeros. That makes the step
- * cheap only with plain sums, so these steps sum plainly from zero and fold their
- * sums into the compensated ones (below, conc) at the end. `based`: below holds
- * earlier steps' sums, which every term then needs (a constant where this is
- * inlined, so that the merges of short runs do not pay for it: GCC's -O2 makes one
- * copy for both otherwise, 2 % slower at d = 10^5). */
-static inline __attribute__((always_inline)) void
-merge_steps(const struct point *src, struct point *dst, struct cursor *c, size_t steps,
-            struct passed *below, struct ksum *conc, bool based)
+/* The merge's parts are inlined with `based` a constant, so that the merges of short
+ * runs do not pay for the sums of earlier chunks: GCC's -O2 otherwise keeps one copy
+ * for both, which was 2 % slower at d = 10^5. */
+#define INLINE static inline __attribute__((always_inline))
+
+/* Starts a chunk of at most `steps` more points of either run. `based`: below holds
+ * earlier chunks' sums, which every term then needs. */
+INLINE void chunk_begin(struct merge *m, size_t steps, bool based)
 {
-    const double bu = based ? ksum_value(&below->u) : 0.0;
-    const double bv = based ? ksum_value(&below->v) : 0.0;
-    const double buv = based ? ksum_value(&below->uv) : 0.0;
-    const size_t i_end = c->mid - c->i > steps ? c->i + steps : c->mid;
-    const size_t j_end = c->hi - c->j > steps ? c->j + steps : c->hi;
-    size_t i = c->i, j = c->j, k = c->k;
-    double cnt = below->n, su = 0.0, sv = 0.0, suv = 0.0, part = 0.0;
+    m->bu = based ? ksum_value(&m->below.u) : 0.0;
+    m->bv = based ? ksum_value(&m->below.v) : 0.0;
+    m->buv = based ? ksum_value(&m->below.uv) : 0.0;
+    m->i_end = m->mid - m->i > steps ? m->i + steps : m->mid;
+    m->j_end = m->hi - m->j > steps ? m->j + steps : m->hi;
+    m->cnt = m->below.n;
+    m->su = m->sv = m->suv = m->part = 0.0;
+}
 
-    while (i < i_end && j < j_end) {
-        const struct point l = src[i], r = src[j];
-        const size_t left = l.v <= r.v;
-        const double m = (double)left, u = l.u * m, v = l.v * m;
+INLINE bool chunk_open(const struct merge *m)
+{
+    return m->i < m->i_end && m->j < m->j_end;
+}
 
-        part += (cnt * r.u * r.v - r.u * (based ? bv + sv : sv) -
-                 r.v * (based ? bu + su : su) + (based ? buv + suv : suv)) *
-                (1.0 - m);
-        cnt += m;
-        su += u;
-        sv += v;
-        suv += u * v;
-        /* by a mask: the compiler makes a branch of a select of two points */
-        dst[k++] = src[j + ((i - j) & (0 - left))];
-        i += left;
-        j += 1 - left;
-    }
-    if (i == c->mid) { /* the left run is used up */
-        for (; j < j_end; j++) {
-            const struct point r = src[j];
-            part += cnt * r.u * r.v - r.u * (based ? bv + sv : sv) -
-                    r.v * (based ? bu + su : su) + (based ? buv + suv : suv);
-            dst[k++] = r;
+/* Σ_j (u − u_j)(v − v_j) over the passed j of the left run. */
+INLINE double paired(const struct merge *m, const struct point *r, bool based)
+{
+    return m->cnt * r->u * r->v - r->u * (based ? m->bv + m->sv : m->sv) -
+           r->v * (based ? m->bu + m->su : m->su) + (based ? m->buv + m->suv : m->suv);
+}
+
+/* One step: the left run's point when its v is <= the right one's, else the right
+ * one's, whose pairs with the passed points join part. Which it is is a coin flip
+ * on unrelated data, so a branch on it would be wrong half the time and cost more
+ * than the step: both updates are made, one of them with take = 0, which adds exact
+ * zeros; plain sums keep that cheap. */
+INLINE void merge_step(const struct point *src, struct point *dst, struct merge *m,
+                       bool based)
+{
+    const struct point l = src[m->i], r = src[m->j];
+    const size_t left = l.v <= r.v;
+    const double take = (double)left, u = l.u * take, v = l.v * take;
+
+    m->part += paired(m, &r, based) * (1.0 - take);
+    m->cnt += take;
+    m->su += u;
+    m->sv += v;
+    m->suv += u * v;
+    /* by a mask: the compiler makes a branch of a select of two points */
+    dst[m->k++] = src[m->j + ((m->i - m->j) & (0 - left))];
+    m->i += left;
+    m->j += 1 - left;
+}
+
+/* Ends the chunk: the rest of the right run up to its bound when the left run is
+ * used up, and the plain sums folded into the compensated ones. */
+INLINE void chunk_end(const struct point *src, struct point *dst, struct merge *m,
+                      struct ksum *conc, bool based)
+{
+    if (m->i == m->mid) {
+        for (; m->j < m->j_end; m->j++) {
+            const struct point r = src[m->j];
+            m->part += paired(m, &r, based);
+            dst[m->k++] = r;
         }
     }
-    below->n = cnt;
-    ksum_add(&below->u, su);
-    ksum_add(&below->v, sv);
-    ksum_add(&below->uv, suv);
-    ksum_add(conc, part);
-    c->i = i;
-    c->j = j;
-    c->k = k;
+    m->below.n = m->cnt;
+    ksum_add(&m->below.u, m->su);
+    ksum_add(&m->below.v, m->sv);
+    ksum_add(&m->below.uv, m->suv);
+    ksum_add(conc, m->part);
 }
 
 /* Points of either run that a merge takes between two foldings of its plain sums
@@ -195,24 +213,52 @@ merge_steps(const struct point *src, struct point *dst, struct cursor *c, size_t
  * than 128, and no faster or slower at d = 10^5. */
 #define CHUNK 128
 
+/* Chunks of the merges a and b, side by side while both have one open: a step is a
+ * chain of dependent loads and a comparison, and two chains overlap. */
+INLINE void merge_chunks(const struct point *src, struct point *dst, struct merge *a,
+                         struct merge *b, struct ksum *conc, bool based)
+{
+    chunk_begin(a, CHUNK, based);
+    chunk_begin(b, CHUNK, based);
+    while (chunk_open(a) && chunk_open(b)) {
+        merge_step(src, dst, a, based);
+        merge_step(src, dst, b, based);
+    }
+    while (chunk_open(a))
+        merge_step(src, dst, a, based);
+    while (chunk_open(b))
+        merge_step(src, dst, b, based);
+    chunk_end(src, dst, a, conc, based);
+    chunk_end(src, dst, b, conc, based);
+}
+
+static struct merge merge_at(size_t lo, size_t n, size_t w)
+{
+    const size_t mid = n - lo > w ? lo + w : n;
+    const size_t hi = n - mid > w ? mid + w : n;
+    return (struct merge){.i = lo, .mid = mid, .j = mid, .hi = hi, .k = lo};
+}
+
 /* One level of a bottom-up merge sort by v: the runs of w points of src[0..n) merged
- * in pairs into dst (stable), with conc as merge_steps. Two runs of at most CHUNK
- * points in all merge in one call, which needs no earlier sums. */
+ * in pairs into dst (stable), Σ_j (u_i − u_j)(v_i − v_j) over the j of the left run
+ * with v_j <= v_i added to conc for each i of the right run. Two merges at a time
+ * (merge_chunks); a merge of runs of at most CHUNK points is one chunk, which needs
+ * no earlier sums. */
 static void merge_level(const struct point *src, struct point *dst, size_t n, size_t w,
                         struct ksum *conc)
 {
-    for (size_t lo = 0; lo < n; lo += 2 * w) {
-        const size_t mid = n - lo > w ? lo + w : n;
-        const size_t hi = n - mid > w ? mid + w : n;
-        struct cursor c = {lo, mid, mid, hi, lo};
-        struct passed below = {0.0, {0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}};
+    for (size_t lo = 0; lo < n; lo += 4 * w) {
+        struct merge a = merge_at(lo, n, w);
+        struct merge b = merge_at(a.hi, n, w); /* empty at the end */
 
-        if (hi - lo <= CHUNK)
-            merge_steps(src, dst, &c, CHUNK, &below, conc, false);
-        while (c.j < hi)
-            merge_steps(src, dst, &c, CHUNK, &below, conc, true);
-        while (c.i < mid)
-            dst[c.k++] = src[c.i++];
+        if (w <= CHUNK)
+            merge_chunks(src, dst, &a, &b, conc, false);
+        while (a.j < a.hi || b.j < b.hi)
+            merge_chunks(src, dst, &a, &b, conc, true);
+        while (a.i < a.mid)
+            dst[a.k++] = src[a.i++];
+        while (b.i < b.mid)
+            dst[b.k++] = src[b.i++];
     }
 }
 
