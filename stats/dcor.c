@@ -262,6 +262,44 @@ static void merge_level(const struct point *src, struct point *dst, size_t n, si
     }
 }
 
+/* The first levels of the merge sort at once, in place: each aligned group of GROUP
+ * points (the last one maybe shorter) sorted by v, and its pairs' Δu·Δv where the
+ * earlier point's v is <= the later one's added to conc (plainly over CHUNK points,
+ * then folded). The merges of runs of a few points would spend more on starting and
+ * ending than on merging. An order among equal v needs no care: their Δv is zero. */
+#define GROUP 8 /* 1 ms less than three merge levels at d = 10^5; 4 and 16 less so */
+_Static_assert(CHUNK % GROUP == 0 && (GROUP & (GROUP - 1)) == 0,
+               "a chunk holds whole groups, and groups are merge runs");
+
+static void sort_groups(struct point *p, size_t n, struct ksum *conc)
+{
+    double part = 0.0;
+
+    for (size_t g = 0; g < n; g += GROUP) {
+        const size_t m = n - g < GROUP ? n - g : GROUP;
+        struct point q[GROUP];
+        size_t rank[GROUP] = {0};
+
+        for (size_t i = 0; i < m; i++)
+            q[i] = p[g + i];
+        for (size_t i = 0; i < m; i++) {
+            for (size_t j = i + 1; j < m; j++) {
+                const size_t up = q[i].v <= q[j].v; /* i stays before j */
+                part += (q[j].u - q[i].u) * (q[j].v - q[i].v) * (double)up;
+                rank[j] += up;
+                rank[i] += 1 - up;
+            }
+        }
+        for (size_t i = 0; i < m; i++)
+            p[g + rank[i]] = q[i];
+        if ((g + GROUP) % CHUNK == 0) {
+            ksum_add(conc, part);
+            part = 0.0;
+        }
+    }
+    ksum_add(conc, part);
+}
+
 /* Points merged within a block, while it sits in cache, before the levels that span
  * blocks: a power of two. */
 #define BLOCK 4096
@@ -288,14 +326,15 @@ static double cross_sum(const double *x, const double *y, size_t d, struct stats
     for (size_t lo = 0; lo < d; lo += BLOCK) {
         size_t n = d - lo < BLOCK ? d - lo : BLOCK;
         struct point *src = a + lo, *dst = b + lo;
-        for (size_t w = 1; w < BLOCK; w *= 2) {
+        sort_groups(src, n, &conc);
+        for (size_t w = GROUP; w < BLOCK; w *= 2) {
             merge_level(src, dst, n, w, &conc);
             struct point *t = src;
             src = dst;
             dst = t;
         }
     }
-    for (size_t w = 1; w < BLOCK; w *= 2) {
+    for (size_t w = GROUP; w < BLOCK; w *= 2) {
         struct point *t = a;
         a = b;
         b = t;
