@@ -348,9 +348,9 @@ static void undefined_cases_have_reasons(void **state)
 
 /* Heavy ties at d = 10^6, against the exact value (dcor_exact_ref.py: rational sums
  * over the table of counts). Long sums of tied values round the same way every time:
- * plain sums were 4e-9 off here, and near independence (dCor_V ~ 1e-3) dCor_V
- * magnifies an error of dCor² by 1 / (2·dCor_V). The exact oracle first agrees with
- * the direct formula on a small tied case. */
+ * plain sums (dcor.c's first version) were 4e-9 off on such data, and near
+ * independence (dCor_V ~ 1e-3) dCor_V magnifies an error of dCor² by 1 / (2·dCor_V).
+ * The exact oracle first agrees with the direct formula on a small tied case. */
 #define D_BIG 1000000
 
 static void heavy_ties_at_scale_match_the_exact_value(void **state)
