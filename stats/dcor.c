@@ -22,7 +22,8 @@
  * million times, round the same way each time). Against the exact value (test_dcor,
  * T^D-like ties near independence, and x one value but for two far outliers, whose
  * variance is then a 1/d-sized difference): 1.8e-12 and 4e-13 off now, 1.9e-13 and
- * 8e-14 with every sum compensated, which was 25 % slower. */
+ * 8e-14 with every sum compensated, as before: dCor alone at d = 10^5 took 19.4 ms
+ * that way, against 13.0 ms now. */
 #include "internal.h"
 
 #include <math.h>
