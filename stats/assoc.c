@@ -284,7 +284,8 @@ enum status stats_assoc_compute(const double *x, const double *y, size_t d,
      * thread shares its last steps once the others are done. The result is the
      * same bit for bit either way. */
     struct stats_ksg ksg;
-    if ((methods & METHOD_MI) && d >= KSG_MIN_D) {
+    const bool mi = (methods & METHOD_MI) && d >= KSG_MIN_D;
+    if (mi) {
         stats_mi_start(&ksg, x, y, d, ws, opts->seed, opts->mi_jitter,
                        (methods & ~METHOD_MI) != 0 && stats_ws_threads(ws, d) == 2);
     }
@@ -292,12 +293,13 @@ enum status stats_assoc_compute(const double *x, const double *y, size_t d,
         enum stats_reason reason = pearson_core(x, y, d, &r);
         out->pearson = coef_of(reason, r);
     }
-    /* Sort once: ranks and dCor share the two sort orders (KSG sorts its jittered
-     * values itself). */
-    if (methods & (METHOD_SPEARMAN | METHOD_DCOR)) {
+    /* Sort once: ranks, dCor and KSG's counts share the two sort orders. */
+    if ((methods & (METHOD_SPEARMAN | METHOD_DCOR)) || mi) {
         stats_argsort(ws, x, d, ws->order);
         stats_argsort(ws, y, d, ws->order_y);
     }
+    if (mi)
+        stats_mi_share_orders(&ksg, ws->order, ws->order_y);
     if (methods & METHOD_SPEARMAN) {
         stats_average_ranks(x, ws->order, d, ws->rx);
         stats_average_ranks(y, ws->order_y, d, ws->ry);

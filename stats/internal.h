@@ -10,6 +10,7 @@
 #include <gsl/gsl_rng.h>
 
 _Static_assert(sizeof(uint64_t) == sizeof(double), "sort keys share the double scratch");
+_Static_assert(sizeof(size_t) == sizeof(uint64_t), "sort keys share the index scratch");
 
 /* Scratch arrays any method may use between its entry and its return (none keeps
  * anything in them across calls): d_max elements each. */
@@ -51,6 +52,13 @@ struct stats_ws {
  * d <= ws->d_max. */
 void stats_argsort(struct stats_ws *ws, const double *v, size_t d, size_t *order);
 
+/* The values of v ascending into sorted (−0 as +0): the argsort's passes without
+ * the permutation, for a caller that needs the values only. key and key_tmp are
+ * scratch of d elements; key may be sorted itself, nothing else may overlap. Needs
+ * d <= ws->d_max. */
+void stats_sort_values(struct stats_ws *ws, const double *v, size_t d, uint64_t *key,
+                       uint64_t *key_tmp, double *sorted);
+
 /* Ranks 1..d of v given its sort permutation, ties given their average rank. */
 void stats_average_ranks(const double *v, const size_t *order, size_t d, double *rank);
 
@@ -74,12 +82,13 @@ void stats_dcor_sorted(const double *x, const double *y, size_t d, struct stats_
  *
  * In two steps, so that two threads can share it (mi.c): stats_mi_start begins it,
  * on a thread of its own with ws->partner's scratch when thread is true and ws has
- * a partner; the caller does other work, then stats_mi_finish takes its share of
- * the neighbour queries and the marginal counts (with ws's scratch) and returns the
- * MI, NAN below d = 4. Without the thread, stats_mi_finish does all of it with ws.
- * Either way the result is the same, bit for bit. The scratch used: dtmp[0..4],
- * itmp[0], rng and stats_argsort's arrays (not ws->order, ws->order_y: the jittered
- * values are sorted anew). */
+ * a partner; the caller does other work, gives the sort orders of x and y
+ * (stats_mi_share_orders: the counts share them), then stats_mi_finish takes its
+ * share of the neighbour queries and the marginal counts (with ws's scratch) and
+ * returns the MI, NAN below d = 4. Without the thread, stats_mi_finish does all of
+ * it with ws. Either way the result is the same, bit for bit. The scratch used:
+ * dtmp[0..5], itmp[0..3], rng and ws->hist; the orders must stay until
+ * stats_mi_finish returns. */
 struct stats_ksg {
     const double *x, *y;
     size_t d;
@@ -92,12 +101,15 @@ struct stats_ksg {
     pthread_cond_t cond;  /* ready, or chunks_done reaches every chunk */
     bool ready;           /* the tree stands */
     size_t next_chunk, chunks_done;
-    unsigned next_axis; /* the next marginal to take: 0 x, 1 y, 2 none */
-    double psi[2];      /* Σ_i ψ(n_x(i) + 1), Σ_i ψ(n_y(i) + 1) */
+    unsigned next_axis;     /* the next marginal to take: 0 x, 1 y, 2 none */
+    const size_t *order[2]; /* sort orders of x and y; NULL until shared */
+    double psi[2];          /* Σ_i ψ(n_x(i) + 1), Σ_i ψ(n_y(i) + 1) */
 };
 
 void stats_mi_start(struct stats_ksg *k, const double *x, const double *y, size_t d,
                     struct stats_ws *ws, uint64_t seed, bool jitter, bool thread);
+void stats_mi_share_orders(struct stats_ksg *k, const size_t *order_x,
+                           const size_t *order_y);
 double stats_mi_finish(struct stats_ksg *k);
 
 /* ---- the grid of a series (volume.c; also coverage.c) ---------------------------- */

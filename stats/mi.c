@@ -8,6 +8,7 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <string.h>
 
 #define KSG_K 3 /* kd_scan keeps the best three */
 /* Points in a k-d tree leaf: small enough that a query scans few points, large
@@ -415,24 +416,57 @@ static double psi_of(size_t n)
     return n <= INT_MAX ? gsl_sf_psi_int((int)n) : gsl_sf_psi((double)n);
 }
 
-/* Queries whose bisections run side by side (count_sorted). */
-#define LANES 8
+/* Queries whose bisections run side by side (psi_sum_tree). */
+#define LANES 16
 
-/* count[q] = #{j ≠ q : |v_j − v_q| < eps_q} for ascending v. Strict as METHOD.md
- * §5. scikit-learn counts |v_j − v_i| <= nextafter(eps_i, 0), the same for eps_i >
- * 0; eps_i = 0 (k + 1 identical points, only without jitter) counts nobody here and
- * the duplicates there.
+/* The marginal v ascending into s, from the sort order of the values before scaling
+ * and jitter (the caller's): the scaling is monotone, so only near-ties that the
+ * jitter reordered are out of place, and an insertion sort puts them back in
+ * O(d + moves). Ties in the values themselves (T^D is a multiple of Δ) come out of
+ * the jitter in random order: past d moves, the values are sorted anew, with
+ * key_tmp (d elements) as scratch. */
+static void sort_marginal(struct stats_ws *ws, const double *v, const size_t *order,
+                          size_t d, double *s, uint64_t *key_tmp)
+{
+    size_t moves = 0;
+
+    for (size_t i = 0; i < d; i++)
+        s[i] = v[order[i]];
+    for (size_t i = 1; i < d; i++) {
+        const double t = s[i];
+        size_t j = i;
+        for (; j > 0 && s[j - 1] > t; j--)
+            s[j] = s[j - 1];
+        s[j] = t;
+        moves += i - j;
+        if (moves > d) {
+            stats_sort_values(ws, v, d, (uint64_t *)(void *)s, key_tmp, s);
+            return;
+        }
+    }
+}
+
+/* Σ_q ψ(n(q) + 1) with n(q) = #{j ≠ q : |v_j − v_q| < eps_q} along the axis, for
+ * the points in tree order and their eps; s is the marginal ascending, hist (d
+ * counters) scratch. Strict as METHOD.md §5. scikit-learn counts |v_j − v_i| <=
+ * nextafter(eps_i, 0), the same for eps_i > 0; eps_i = 0 (k + 1 identical points,
+ * only without jitter) counts nobody here and the duplicates there.
  *
  * The differences are computed as the reference computes |v_j − v_i|; their rounding
- * is monotone in v_j, so "v_q − v_j < e" is false then true as j rises (true from
- * j = q on, as e > 0) and "v_j − v_q < e" true then false (true up to j = q). So
- * LANES consecutive queries can bisect one window below and one above, with the
- * same steps: a bisection is a chain of dependent loads, and in lockstep the chains
- * overlap. Branch-free: the branches would be coin flips. */
-static void count_sorted(const double *v, const double *eps, size_t d, size_t *count)
+ * is monotone in v_j, so "v_q − s_j < e" is false then true as j rises (true from
+ * q's own place on, as e > 0) and "s_j − v_q >= e" false then true (false up to
+ * it); n(q) is the distance between the two switches, less one for q itself. Both
+ * are bisected over the whole of s, for LANES queries at a time in lockstep: a
+ * bisection is a chain of dependent loads, and side by side the 2·LANES chains
+ * overlap. Branch-free: the branches would be coin flips. (Windows near the last
+ * batch's switches saved steps but not time: the queries come in tree order, not
+ * along the axis.) ψ is taken once per distinct count, through a histogram. */
+static double psi_sum_tree(const double *s, const struct point *p, unsigned axis,
+                           const double *eps, size_t d, size_t *hist)
 {
-    size_t below_was = 128, above_was = 128;
+    double sum = 0.0;
 
+    memset(hist, 0, d * sizeof *hist);
     for (size_t q0 = 0; q0 < d; q0 += LANES) {
         const size_t n = d - q0 < LANES ? d - q0 : LANES;
         size_t lo[LANES], hi[LANES];
@@ -440,96 +474,35 @@ static void count_sorted(const double *v, const double *eps, size_t d, size_t *c
 
         for (size_t k = 0; k < n; k++) {
             e[k] = eps[q0 + k];
-            vq[k] = v[q0 + k];
+            vq[k] = p[q0 + k].c[axis];
         }
-        /* Windows that hold every boundary of the batch: `below` points before q0
-         * (the predicate is false just before them) and `above` after q0 + n,
-         * doubled from half the last batch's while some lane's boundary lies
-         * outside. Counts are far below d and change slowly along v, so the
-         * bisections take fewer steps, near q0 and in cache: 0.7 ms less at
-         * d = 10^5, the same at 10^6. */
-        size_t below = below_was / 2, above = above_was / 2;
-        for (bool out = true; out && below < q0;) {
-            out = false;
-            for (size_t k = 0; k < n; k++)
-                out |= vq[k] - v[q0 - below - 1] < e[k];
-            below = out ? 2 * below : below;
-        }
-        below = below < q0 ? below : q0;
-        for (bool out = true; out && above < d - q0 - n;) {
-            out = false;
-            for (size_t k = 0; k < n; k++)
-                out |= v[q0 + n + above] - vq[k] < e[k];
-            above = out ? 2 * above : above;
-        }
-        above = above < d - q0 - n ? above : d - q0 - n;
-        below_was = below > 64 ? below : 64;
-        above_was = above > 64 ? above : 64;
-        for (size_t k = 0; k < n; k++) {
-            lo[k] = q0 - below;
-            hi[k] = q0;
-        }
-        /* lo[k]: the first j with v_q − v_j < e, in [lo, lo + len) */
-        for (size_t len = below + n; len > 1;) {
+        /* both searches over [0, d] (hi may end at d; lo ends below it) */
+        for (size_t k = 0; k < n; k++)
+            lo[k] = hi[k] = 0;
+        for (size_t len = d + 1; len > 1;) {
             const size_t half = len / 2;
-            for (size_t k = 0; k < n; k++)
-                lo[k] = vq[k] - v[lo[k] + half - 1] < e[k] ? lo[k] : lo[k] + half;
-            len -= half;
-        }
-        /* hi[k]: the first j with v_j − v_q >= e, in [hi, hi + len); at its end
-         * that j, or d when the window reaches it */
-        for (size_t len = n + above + 1; len > 1;) {
-            const size_t half = len / 2;
-            for (size_t k = 0; k < n; k++)
-                hi[k] = v[hi[k] + half - 1] - vq[k] < e[k] ? hi[k] + half : hi[k];
+            for (size_t k = 0; k < n; k++) {
+                lo[k] = vq[k] - s[lo[k] + half - 1] < e[k] ? lo[k] : lo[k] + half;
+                hi[k] = s[hi[k] + half - 1] - vq[k] >= e[k] ? hi[k] : hi[k] + half;
+            }
             len -= half;
         }
         for (size_t k = 0; k < n; k++)
-            count[q0 + k] = e[k] > 0.0 ? hi[k] - lo[k] - 1 : 0;
+            hist[e[k] > 0.0 ? hi[k] - lo[k] - 1 : 0]++;
     }
-}
-
-/* Σ_q ψ(count[q] + 1), through a histogram of the counts in hist (d doubles, exact
- * counters below 2^53): ψ once per distinct count. */
-static double psi_sum(const size_t *count, size_t d, double *hist)
-{
-    double sum = 0.0;
-
-    for (size_t n = 0; n < d; n++)
-        hist[n] = 0.0;
-    for (size_t q = 0; q < d; q++)
-        hist[count[q]] += 1.0;
-    for (size_t n = 0; n < d; n++) {
-        if (hist[n] != 0.0)
-            sum += hist[n] * psi_of(n + 1);
+    for (size_t c = 0; c < d; c++) {
+        if (hist[c] != 0)
+            sum += (double)hist[c] * psi_of(c + 1);
     }
     return sum;
-}
-
-/* Σ_i ψ(n_v(i) + 1) for the coordinate axis of the points p and their eps, in tree
- * order. v, sorted and aux are scratch. The cache misses of the gathers overlap in
- * loops of their own; inside the searches each would wait for the one before. */
-static double psi_sum_marginal(struct stats_ws *ws, const struct point *p, unsigned axis,
-                               const double *eps, size_t d, double *v, double *sorted,
-                               size_t *aux)
-{
-    for (size_t q = 0; q < d; q++)
-        v[q] = p[q].c[axis];
-    stats_argsort(ws, v, d, aux);
-    for (size_t q = 0; q < d; q++)
-        sorted[q] = v[aux[q]];
-    for (size_t q = 0; q < d; q++)
-        v[q] = eps[aux[q]];
-    count_sorted(sorted, v, d, aux);
-    return psi_sum(aux, d, sorted);
 }
 
 /* ---- KSG ------------------------------------------------------------------------- */
 
 /* The points, jittered, into a k-d tree in k->own's scratch. Memory is the limit at
- * d = 10^6: the points take dtmp[0..1] (one stretch of ws->dblock), their eps in
- * tree order dtmp[2], the tree's split axes itmp[0]; a marginal's values then take
- * dtmp[3] and its sorted copy dtmp[4] (a sort key until the sort is done). */
+ * d = 10^6: the points take dtmp[0..1] (one stretch of ws->dblock), the jittered
+ * values in job order dtmp[2] (x) and dtmp[3] (y), the tree's split axes itmp[0],
+ * and then eps in tree order dtmp[4]. */
 static void ksg_prepare(struct stats_ksg *k)
 {
     struct stats_ws *ws = k->own;
@@ -554,23 +527,28 @@ static void ksg_chunk(const struct stats_ksg *k, size_t c)
 {
     const struct kd tree = {(struct point *)(void *)k->own->dtmp[0], k->own->itmp[0]};
 
-    kd_walk_chunk(&tree, k->d, c, k->own->dtmp[2]);
+    kd_walk_chunk(&tree, k->d, c, k->own->dtmp[4]);
 }
 
-/* Σ_i ψ(n_axis(i) + 1) into k->psi[axis], with scratch's arrays: the tree's split
- * axes are no longer needed. The jitter reorders near-ties and the tree reordered
- * everything: the marginal is sorted anew (ws->order, ws->order_y index the jobs,
- * which the tree does not track). */
+/* Σ_i ψ(n_axis(i) + 1) into k->psi[axis]. The marginal is sorted through the
+ * caller's sort order (k->order[axis]) into scratch's dtmp[5], with its idx_tmp
+ * and hist, and counted with its itmp[0] (in k->own the tree's split axes, done
+ * with): not dtmp[0..4] of k->own, which both threads read meanwhile, and nothing
+ * that the 10^6 jobs' memory does not already hold. */
 static void ksg_marginal(struct stats_ksg *k, unsigned axis, struct stats_ws *scratch)
 {
-    const struct point *p = (const struct point *)(const void *)k->own->dtmp[0];
+    const struct stats_ws *own = k->own;
+    double *s = scratch->dtmp[5];
 
-    k->psi[axis] = psi_sum_marginal(scratch, p, axis, k->own->dtmp[2], k->d,
-                                    scratch->dtmp[3], scratch->dtmp[4], scratch->itmp[0]);
+    sort_marginal(scratch, own->dtmp[2 + axis], k->order[axis], k->d, s,
+                  (uint64_t *)scratch->idx_tmp);
+    k->psi[axis] = psi_sum_tree(s, (const struct point *)(const void *)own->dtmp[0], axis,
+                                own->dtmp[4], k->d, scratch->itmp[0]);
 }
 
 /* A thread's share once the tree stands: query chunks while there are any, then,
- * once every chunk is done, a marginal while there is one, with scratch. */
+ * once every chunk is done and the caller has given its sort orders, a marginal
+ * while there is one, with scratch. */
 static void ksg_share(struct stats_ksg *k, struct stats_ws *scratch)
 {
     size_t c;
@@ -587,7 +565,7 @@ static void ksg_share(struct stats_ksg *k, struct stats_ws *scratch)
         if (++k->chunks_done == N_CHUNKS)
             pthread_cond_broadcast(&k->cond);
     }
-    while (k->chunks_done < N_CHUNKS)
+    while (k->chunks_done < N_CHUNKS || k->order[1] == NULL)
         pthread_cond_wait(&k->cond, &k->lock);
     while ((axis = k->next_axis) < 2) {
         k->next_axis++;
@@ -639,6 +617,19 @@ void stats_mi_start(struct stats_ksg *k, const double *x, const double *y, size_
     /* no thread: all of it on the caller's, in its own scratch */
     k->own = ws;
     k->helper = NULL;
+}
+
+void stats_mi_share_orders(struct stats_ksg *k, const size_t *order_x,
+                           const size_t *order_y)
+{
+    if (k->helper != NULL)
+        pthread_mutex_lock(&k->lock);
+    k->order[0] = order_x;
+    k->order[1] = order_y;
+    if (k->helper != NULL) {
+        pthread_cond_broadcast(&k->cond);
+        pthread_mutex_unlock(&k->lock);
+    }
 }
 
 double stats_mi_finish(struct stats_ksg *k)

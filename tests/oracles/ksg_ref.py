@@ -14,11 +14,14 @@ independently of scikit-learn on scipy.spatial.cKDTree and scipy.special.digamma
              and 0 when eps_i = 0 (where scikit-learn counts the duplicates);
   I        = psi(d) + psi(k) - mean psi(n_x + 1) - mean psi(n_y + 1), clipped at 0.
 
-No jitter: the tests compare on tie-free data, where scikit-learn's jitter of
-1e-10 changes no neighbour.
+No jitter of its own: the tests compare on tie-free data, where scikit-learn's
+jitter of 1e-10 changes no neighbour, or give the jitter's normal draws. With
+--jitter each FILE has two more columns zx zy, and the scaled values get
+v += 1e-10 * max(1, mean|v|) * z (mean|v| summed in file order, as the C code
+sums it), so that ties are broken exactly as there and the counts can be compared.
 
-Usage: /usr/bin/python3 ksg_ref.py [--no-sklearn] [--brute] FILE...
-Each FILE holds two whitespace-separated columns x y (%.17g). For each FILE one
+Usage: /usr/bin/python3 ksg_ref.py [--no-sklearn] [--brute] [--jitter] FILE...
+Each FILE holds whitespace-separated columns x y (%.17g). For each FILE one
 line: "mi <I> linfoot <sqrt(1 - exp(-2I))> sklearn <I>", the last from
 sklearn.feature_selection.mutual_info_regression(n_neighbors=3, random_state=0),
 which adds its own jitter ("nan" with --no-sklearn). --brute checks the counts
@@ -80,9 +83,19 @@ def brute_check(x, y, eps, nx, ny):
             sys.exit("brute force disagrees at point %d" % i)
 
 
-def ksg(x, y, brute=False):
+def jittered(v, z):
+    total = 0.0
+    for a in v:
+        total += abs(float(a))
+    amp = 1e-10 * max(1.0, total / len(v))
+    return v + amp * z
+
+
+def ksg(x, y, brute=False, z=None):
     d = len(x)
     xs, ys = scaled(x), scaled(y)
+    if z is not None:
+        xs, ys = jittered(xs, z[0]), jittered(ys, z[1])
     eps = neighbour_eps(xs, ys)
     nx, ny = strict_counts(xs, eps), strict_counts(ys, eps)
     if brute:
@@ -103,11 +116,13 @@ def main():
     args = sys.argv[1:]
     use_sklearn = "--no-sklearn" not in args
     brute = "--brute" in args
+    jitter = "--jitter" in args
     files = [a for a in args if not a.startswith("--")]
     for path in files:
         data = np.loadtxt(path, dtype=np.float64, ndmin=2)
         x, y = data[:, 0].copy(), data[:, 1].copy()
-        mi = ksg(x, y, brute)
+        z = (data[:, 2].copy(), data[:, 3].copy()) if jitter else None
+        mi = ksg(x, y, brute, z)
         sk = sklearn_mi(x, y) if use_sklearn else math.nan
         print("mi %r linfoot %r sklearn %r"
               % (mi, math.sqrt(-math.expm1(-2.0 * mi)), sk))

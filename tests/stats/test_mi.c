@@ -11,6 +11,8 @@
 #include "../support/testutil.h"
 
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -67,9 +69,11 @@ struct reference {
 struct sample {
     double *x, *y;
     size_t d;
+    const double *zx, *zy; /* the jitter's normal draws, for ksg_ref.py --jitter */
 };
 
-/* Runs the oracle once over n samples (one temporary file each). */
+/* Runs the oracle once over n samples (one temporary file each); with the jitter's
+ * draws when the first sample has them (then every sample must). */
 static void run_oracle(const struct sample *s, size_t n, struct reference *ref)
 {
     char files[N_SIZES][40];
@@ -82,16 +86,21 @@ static void run_oracle(const struct sample *s, size_t n, struct reference *ref)
 
     assert_non_null(script);
     assert_true(n <= N_SIZES);
-    len = (size_t)snprintf(cmd, sizeof cmd, "'%s' '%s'",
-                           py != NULL && py[0] != '\0' ? py : "/usr/bin/python3", script);
+    len = (size_t)snprintf(cmd, sizeof cmd, "'%s' '%s'%s",
+                           py != NULL && py[0] != '\0' ? py : "/usr/bin/python3", script,
+                           s[0].zx != NULL ? " --jitter --no-sklearn" : "");
     for (size_t k = 0; k < n; k++) {
         strcpy(files[k], "/tmp/iocontend-ksg-XXXXXX");
         int fd = mkstemp(files[k]);
         assert_true(fd >= 0);
         FILE *fp = fdopen(fd, "w");
         assert_non_null(fp);
-        for (size_t i = 0; i < s[k].d; i++)
-            fprintf(fp, "%.17g %.17g\n", s[k].x[i], s[k].y[i]);
+        for (size_t i = 0; i < s[k].d; i++) {
+            fprintf(fp, "%.17g %.17g", s[k].x[i], s[k].y[i]);
+            if (s[0].zx != NULL)
+                fprintf(fp, " %.17g %.17g", s[k].zx[i], s[k].zy[i]);
+            fputc('\n', fp);
+        }
         assert_int_equal(fclose(fp), 0);
         len += (size_t)snprintf(cmd + len, sizeof cmd - len, " '%s'", files[k]);
         assert_true(len < sizeof cmd);
@@ -155,9 +164,7 @@ static void check_shape(void (*make)(size_t d, double *x, double *y), uint64_t s
     assert_non_null(ws);
     testutil_rng_seed(seed);
     for (size_t k = 0; k < N_SIZES; k++) {
-        s[k].d = sizes[k];
-        s[k].x = pool_x[k];
-        s[k].y = pool_y[k];
+        s[k] = (struct sample){pool_x[k], pool_y[k], sizes[k], NULL, NULL};
         make(sizes[k], s[k].x, s[k].y);
     }
     run_oracle(s, N_SIZES, ref);
@@ -250,9 +257,7 @@ static void huge_offset_bytes_match_the_reference(void **state)
     (void)state;
     testutil_rng_seed(UINT64_C(99));
     for (size_t k = 0; k < 3; k++) {
-        s[k].d = d[k];
-        s[k].x = pool_x[k];
-        s[k].y = pool_y[k];
+        s[k] = (struct sample){pool_x[k], pool_y[k], d[k], NULL, NULL};
         for (size_t i = 0; i < d[k]; i++) {
             s[k].x[i] = 1e15 + 2.385e3 * (double)i;
             const double t = (double)i / (double)d[k];
@@ -298,7 +303,7 @@ static void tied_times_with_jitter_are_close_to_sklearn(void **state)
      * scikit-learn (whose random stream differs from ours). With y continuous, eps
      * comes from y, and the whole tie group is within it either way: the jitter
      * changes nothing, and without it we agree with the reference exactly. */
-    struct sample s = {pool_x[0], pool_y[0], 2000};
+    struct sample s = {pool_x[0], pool_y[0], 2000, NULL, NULL};
     struct reference ref;
     struct stats_ws *ws = stats_ws_new(s.d);
 
@@ -323,7 +328,7 @@ static void without_jitter_identical_points_inflate_mi(void **state)
     /* y in whole seconds as well: k + 1 identical (x, y) give eps = 0, nobody is
      * strictly closer, n_x = n_y = 0 and ψ(1) < 0 inflates I (METHOD.md §5). The
      * jitter prevents it; without it we still agree with the reference. */
-    struct sample s = {pool_x[0], pool_y[0], 2000};
+    struct sample s = {pool_x[0], pool_y[0], 2000, NULL, NULL};
     struct reference ref;
     struct stats_ws *ws = stats_ws_new(s.d);
 
@@ -340,6 +345,89 @@ static void without_jitter_identical_points_inflate_mi(void **state)
     check_close(plain.mi_ksg_nats.value, ref.mi, TOL);
     assert_true(plain.mi_ksg_nats.value > jittered.mi_ksg_nats.value + 0.5);
     assert_rel(jittered.mi_ksg_nats.value, ref.sklearn, 0.1);
+    stats_ws_free(ws);
+}
+
+/* The jitter's draws as mi.c takes them (internal.h): MT19937 seeded with
+ * seed ^ (seed >> 32), GSL's ziggurat, d draws for x and then d for y. */
+static void jitter_draws(uint64_t seed, size_t d, double *zx, double *zy)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+
+    assert_non_null(rng);
+    gsl_rng_set(rng, (unsigned long)(seed ^ (seed >> 32)));
+    for (size_t i = 0; i < d; i++)
+        zx[i] = gsl_ran_gaussian_ziggurat(rng, 1.0);
+    for (size_t i = 0; i < d; i++)
+        zy[i] = gsl_ran_gaussian_ziggurat(rng, 1.0);
+    gsl_rng_free(rng);
+}
+
+/* x·(1 + 1e-12·u) for a fifth of the jobs, a twin of the job before: after the
+ * scaling the twins are about 1e-12 apart, and the jitter (1e-10) reorders them. */
+static double maybe_twin(const double *x, size_t i, double fresh)
+{
+    return i > 0 && testutil_uniform() < 0.2
+               ? x[i - 1] * (1.0 + 1e-12 * testutil_uniform())
+               : fresh;
+}
+
+/* With the jitter, the counts run over the values sorted through the caller's sort
+ * order of x and y, which the jitter leaves out of order wherever values are
+ * closer than it: an insertion sort puts near-ties back, and past d moves (the ties
+ * of T^D) the values are sorted anew (mi.c). Given the same draws, the reference
+ * breaks every tie the same way, so the counts must agree and I to METHOD.md's
+ * tolerance:
+ *  - x with near-twins, y in multiples of 60 (insertion sort for x, anew for y);
+ *  - x = 1e15 + 2.385e3·i, whose spacing the jitter exceeds everywhere;
+ *  - near-twins in x and T^D in y at d = 20000 with the four methods, so that KSG
+ *    runs on two threads. */
+static void jittered_ties_match_the_reference_given_the_same_draws(void **state)
+{
+    enum { N = 3 };
+    static double zx[N][D_MAX], zy[N][D_MAX];
+    const size_t d[N] = {2000, 2000, D_MAX};
+    struct sample s[N];
+    struct reference ref[N];
+    struct stats_ws *ws = stats_ws_new(D_MAX);
+    struct stats_assoc_opts opts = {METHOD_PEARSON | METHOD_SPEARMAN | METHOD_DCOR |
+                                        METHOD_MI,
+                                    10, STATS_DEFAULT_SEED, true};
+
+    (void)state;
+    assert_non_null(ws);
+    testutil_rng_seed(UINT64_C(1212));
+    for (size_t k = 0; k < N; k++) {
+        s[k] = (struct sample){pool_x[k], pool_y[k], d[k], zx[k], zy[k]};
+        jitter_draws(STATS_DEFAULT_SEED, d[k], zx[k], zy[k]);
+    }
+    for (size_t i = 0; i < d[0]; i++) {
+        const double u = testutil_normal();
+        s[0].x[i] = maybe_twin(s[0].x, i, 2.385e9 * exp(u));
+        s[0].y[i] = 60.0 * floor(10.0 + 2.0 * u + testutil_normal());
+    }
+    for (size_t i = 0; i < d[1]; i++) {
+        const double t = (double)i / (double)d[1];
+        s[1].x[i] = 1e15 + 2.385e3 * (double)i;
+        s[1].y[i] = 3.1 * sin(6.3 * t) + 2.385 * t + 0.2 * testutil_normal();
+    }
+    for (size_t i = 0; i < d[2]; i++) {
+        s[2].x[i] = maybe_twin(s[2].x, i, 1e9 * exp(1.5 * testutil_normal()));
+        s[2].y[i] = 120.0 * ceil(4.0 * testutil_uniform() + 1e-9 * s[2].x[i]);
+    }
+    run_oracle(s, N, ref);
+    for (size_t k = 0; k < 2; k++) {
+        struct stats_assoc a =
+            compute(s[k].x, s[k].y, d[k], ws, STATS_DEFAULT_SEED, true);
+        check_close(a.mi_ksg_nats.value, ref[k].mi, TOL);
+        assert_true(ref[k].mi > 0.05); /* not two zeros */
+    }
+    assert_int_equal(stats_ws_threads(ws, d[2]), 2);
+    struct stats_assoc a;
+    assert_int_equal(stats_assoc_compute(s[2].x, s[2].y, d[2], &opts, ws, &a, NULL),
+                     STATUS_OK);
+    check_close(a.mi_ksg_nats.value, ref[2].mi, TOL);
+    assert_true(ref[2].mi > 0.05);
     stats_ws_free(ws);
 }
 
@@ -502,6 +590,7 @@ int main(void)
         cmocka_unit_test(bivariate_normal_gives_linfoot_near_rho),
         cmocka_unit_test(tied_times_with_jitter_are_close_to_sklearn),
         cmocka_unit_test(without_jitter_identical_points_inflate_mi),
+        cmocka_unit_test(jittered_ties_match_the_reference_given_the_same_draws),
         cmocka_unit_test(same_seed_gives_the_same_value_bit_for_bit),
         cmocka_unit_test(too_few_jobs_or_constant_series_have_reasons),
         cmocka_unit_test(mi_needs_a_workspace_for_d_jobs),
