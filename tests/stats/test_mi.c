@@ -348,11 +348,11 @@ static void without_jitter_identical_points_inflate_mi(void **state)
     stats_ws_free(ws);
 }
 
-/* The jitter's draws as mi.c takes them (internal.h): MT19937 seeded with
+/* The jitter's draws as mi.c takes them (internal.h): taus2 seeded with
  * seed ^ (seed >> 32), GSL's ziggurat, d draws for x and then d for y. */
 static void jitter_draws(uint64_t seed, size_t d, double *zx, double *zy)
 {
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_taus2);
 
     assert_non_null(rng);
     gsl_rng_set(rng, (unsigned long)(seed ^ (seed >> 32)));
