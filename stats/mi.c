@@ -81,29 +81,39 @@ static double sd_of(const double *v, size_t d)
 
 /* ---- scaling and jitter, as scikit-learn ---------------------------------------- */
 
-/* out = v / sd. scikit-learn replaces a zero sd by 1, and for the feature x also one
- * below 10·DBL_EPSILON (sklearn.preprocessing._handle_zeros_in_scale). */
-static void scale(const double *v, size_t d, bool is_feature, double *out)
+/* A job's point for the neighbour search (below). */
+struct point {
+    double c[2]; /* x, y: together, so that a swap or a scan touches one line */
+};
+
+/* out = v / sd, and returns Σ|out| (in index order: the jitter's mean|v|).
+ * scikit-learn replaces a zero sd by 1, and for the feature x also one below
+ * 10·DBL_EPSILON (sklearn.preprocessing._handle_zeros_in_scale). */
+static double scale(const double *v, size_t d, bool is_feature, double *out)
 {
-    double sd = sd_of(v, d);
+    double sd = sd_of(v, d), sum = 0.0;
 
     if (sd == 0.0 || (is_feature && sd < 10.0 * DBL_EPSILON))
         sd = 1.0;
-    for (size_t i = 0; i < d; i++)
+    for (size_t i = 0; i < d; i++) {
         out[i] = v[i] / sd;
+        sum += fabs(out[i]);
+    }
+    return sum;
 }
 
-/* v += 1e-10·max(1, mean|v|)·z, z standard normal (Kraskov et al. 2004, §II: noise
- * breaks the ties of discretised data). */
-static void add_jitter(double *v, size_t d, gsl_rng *rng)
+/* v += 1e-10·max(1, mean|v|)·z, z standard normal, given sum = Σ|v| (Kraskov et al.
+ * 2004, §II: noise breaks the ties of discretised data); the result also into
+ * coordinate c of the points. */
+static void add_jitter(double *v, double sum, size_t d, gsl_rng *rng, struct point *p,
+                       unsigned c)
 {
-    double sum = 0.0;
-
-    for (size_t i = 0; i < d; i++)
-        sum += fabs(v[i]);
     const double amp = 1e-10 * fmax(1.0, sum / (double)d);
-    for (size_t i = 0; i < d; i++)
+
+    for (size_t i = 0; i < d; i++) {
         v[i] += amp * gsl_ran_gaussian_ziggurat(rng, 1.0);
+        p[i].c[c] = v[i];
+    }
 }
 
 /* ---- the k-th neighbour in the max-norm: a k-d tree ---------------------------- */
@@ -114,10 +124,6 @@ static void add_jitter(double *v, size_t d, gsl_rng *rng)
  * is almost constant within a node is not split on); its children are [lo, mid),
  * with values <= the median's, and [mid + 1, hi), with values >= it. Nothing below
  * moves the point at mid, so it is the split value. */
-struct point {
-    double c[2]; /* x, y: together, so that a swap or a scan touches one line */
-};
-
 struct kd {
     struct point *p; /* the points, permuted in place */
     size_t *on_y;    /* at mid of each inner node: 1 when it splits on y */
@@ -510,16 +516,17 @@ static void ksg_prepare(struct stats_ksg *k)
     double *vx = ws->dtmp[2], *vy = ws->dtmp[3];
     const struct kd tree = {p, ws->itmp[0]};
 
-    scale(k->x, k->d, true, vx);
-    scale(k->y, k->d, false, vy);
+    const double sum_x = scale(k->x, k->d, true, vx);
+    const double sum_y = scale(k->y, k->d, false, vy);
     if (k->jitter) {
         /* taus2 keeps 32 bits of its seed: fold the high half in. */
         gsl_rng_set(ws->rng, (unsigned long)(k->seed ^ (k->seed >> 32)));
-        add_jitter(vx, k->d, ws->rng);
-        add_jitter(vy, k->d, ws->rng);
+        add_jitter(vx, sum_x, k->d, ws->rng, p, 0);
+        add_jitter(vy, sum_y, k->d, ws->rng, p, 1);
+    } else {
+        for (size_t i = 0; i < k->d; i++)
+            p[i] = (struct point){{vx[i], vy[i]}};
     }
-    for (size_t i = 0; i < k->d; i++)
-        p[i] = (struct point){{vx[i], vy[i]}};
     kd_build(&tree, 0, k->d);
 }
 
