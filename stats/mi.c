@@ -325,16 +325,36 @@ static void kd_search(const struct kd *t, size_t lo, size_t hi, double off_x,
 /* An ancestor of the node a query starts from, and the side the node is on. */
 struct level {
     size_t lo, mid, hi;
+    double split; /* the median's coordinate on the split axis */
     bool on_y, in_left;
 };
+
+/* A node's cell: the box that its ancestors' split lines bound, [lo[a], hi[a]]
+ * along axis a (infinite at the root). */
+struct cell {
+    double lo[2], hi[2];
+};
+
+static struct cell child_cell(struct cell c, const struct level *a)
+{
+    if (a->in_left) {
+        c.hi[a->on_y] = a->split;
+    } else {
+        c.lo[a->on_y] = a->split;
+    }
+    return c;
+}
 
 /* eps[p] of the point at position p, which lies in the node [lo, hi) below the
  * ancestors path[0..depth): that node first, then bottom-up each ancestor's median
  * and other child, whose points are at least gap = |split − q| from the query
- * along the split axis (the query is inside the ancestor's cell). Far from the
- * split lines, as most points are, the ancestors cost a comparison each. */
+ * along the split axis (the query is inside the ancestor's cell). Every ancestor's
+ * split line lies on or beyond a side of the node's cell, so when the query is at
+ * least its k-th best from each side (differences round monotonically) no gap is
+ * smaller and the ancestors are skipped at once: far from the split lines, as
+ * most points are, they cost four comparisons. */
 static void kd_query(const struct kd *t, const struct level *path, size_t depth,
-                     size_t lo, size_t hi, size_t p, double *eps)
+                     const struct cell *box, size_t lo, size_t hi, size_t p, double *eps)
 {
     struct knn q = {t->p[p].c[0],
                     t->p[p].c[1],
@@ -342,11 +362,16 @@ static void kd_query(const struct kd *t, const struct level *path, size_t depth,
                     {(double)INFINITY, (double)INFINITY, (double)INFINITY}};
 
     kd_search(t, lo, hi, 0.0, 0.0, &q);
+    const double r = q.best[KSG_K - 1];
+    if (q.x - box->lo[0] >= r && box->hi[0] - q.x >= r && q.y - box->lo[1] >= r &&
+        box->hi[1] - q.y >= r) {
+        eps[p] = r;
+        return;
+    }
     for (size_t l = depth; l-- > 0;) {
         const struct level *a = &path[l];
-        const double split = t->p[a->mid].c[a->on_y];
         const double c = a->on_y ? q.y : q.x;
-        const double gap = a->in_left ? split - c : c - split;
+        const double gap = a->in_left ? a->split - c : c - a->split;
 
         if (!(gap < q.best[KSG_K - 1]))
             continue;
@@ -360,22 +385,33 @@ static void kd_query(const struct kd *t, const struct level *path, size_t depth,
     eps[p] = q.best[KSG_K - 1];
 }
 
-/* Queries every point of [lo, hi) in tree order, so that consecutive queries share
- * their path (path[0..depth) are the ancestors of [lo, hi)). */
-static void kd_walk(const struct kd *t, struct level *path, size_t depth, size_t lo,
-                    size_t hi, double *eps)
+static struct level level_of(const struct kd *t, size_t lo, size_t mid, size_t hi,
+                             bool in_left)
+{
+    const bool on_y = t->on_y[mid] != 0;
+
+    return (struct level){lo, mid, hi, t->p[mid].c[on_y], on_y, in_left};
+}
+
+/* Queries every point of [lo, hi), whose cell is box, in tree order, so that
+ * consecutive queries share their path (path[0..depth) are the ancestors of
+ * [lo, hi)). */
+static void kd_walk(const struct kd *t, struct level *path, size_t depth,
+                    const struct cell *box, size_t lo, size_t hi, double *eps)
 {
     if (hi - lo <= LEAF) {
         for (size_t p = lo; p < hi; p++)
-            kd_query(t, path, depth, lo, hi, p, eps);
+            kd_query(t, path, depth, box, lo, hi, p, eps);
         return;
     }
     const size_t mid = lo + (hi - lo) / 2;
-    kd_query(t, path, depth, lo, hi, mid, eps);
-    path[depth] = (struct level){lo, mid, hi, t->on_y[mid] != 0, true};
-    kd_walk(t, path, depth + 1, lo, mid, eps);
+    kd_query(t, path, depth, box, lo, hi, mid, eps);
+    path[depth] = level_of(t, lo, mid, hi, true);
+    struct cell child = child_cell(*box, &path[depth]);
+    kd_walk(t, path, depth + 1, &child, lo, mid, eps);
     path[depth].in_left = false;
-    kd_walk(t, path, depth + 1, mid + 1, hi, eps);
+    child = child_cell(*box, &path[depth]);
+    kd_walk(t, path, depth + 1, &child, mid + 1, hi, eps);
 }
 
 /* Query chunks: the subtrees at this depth (and the medians above them), which two
@@ -391,6 +427,8 @@ static void kd_walk_chunk(const struct kd *t, size_t d, size_t c, double *eps)
 {
     /* a balanced tree over d < 2^64 points is less than 64 levels deep */
     struct level path[64];
+    struct cell box = {{-(double)INFINITY, -(double)INFINITY},
+                       {(double)INFINITY, (double)INFINITY}};
     size_t lo = 0, hi = d;
 
     for (unsigned l = 0; l < CHUNK_LEVELS; l++) {
@@ -398,21 +436,22 @@ static void kd_walk_chunk(const struct kd *t, size_t d, size_t c, double *eps)
         const bool leftmost = (c & (((size_t)1 << below) - 1)) == 0;
         if (hi - lo <= LEAF) {
             if (leftmost)
-                kd_walk(t, path, l, lo, hi, eps);
+                kd_walk(t, path, l, &box, lo, hi, eps);
             return;
         }
         const size_t mid = lo + (hi - lo) / 2;
         const bool right = ((c >> (below - 1)) & 1) != 0;
         if (leftmost)
-            kd_query(t, path, l, lo, hi, mid, eps);
-        path[l] = (struct level){lo, mid, hi, t->on_y[mid] != 0, !right};
+            kd_query(t, path, l, &box, lo, hi, mid, eps);
+        path[l] = level_of(t, lo, mid, hi, !right);
+        box = child_cell(box, &path[l]);
         if (right) {
             lo = mid + 1;
         } else {
             hi = mid;
         }
     }
-    kd_walk(t, path, CHUNK_LEVELS, lo, hi, eps);
+    kd_walk(t, path, CHUNK_LEVELS, &box, lo, hi, eps);
 }
 
 /* ---- the marginal counts ------------------------------------------------------- */
