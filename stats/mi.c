@@ -161,15 +161,49 @@ static size_t kd_partition(const struct kd *t, unsigned axis, size_t l, size_t r
     return front;
 }
 
+static void kd_swap(const struct kd *t, size_t a, size_t b)
+{
+    const struct point pa = t->p[a];
+
+    t->p[a] = t->p[b];
+    t->p[b] = pa;
+}
+
+/* The position of the median of 9 keys spread over [lo, hi) (hi − lo >= 9). */
+static size_t spread_median(const struct kd *t, unsigned axis, size_t lo, size_t hi)
+{
+    size_t at[9];
+    double v[9];
+
+    for (size_t i = 0; i < 9; i++) {
+        const size_t pos = lo + (2 * i + 1) * (hi - lo) / 18;
+        const double k = t->p[pos].c[axis];
+        size_t j = i;
+        for (; j > 0 && v[j - 1] > k; j--) {
+            v[j] = v[j - 1];
+            at[j] = at[j - 1];
+        }
+        v[j] = k;
+        at[j] = pos;
+    }
+    return at[4];
+}
+
 /* Moves the nth smallest key of [lo, hi) to nth, smaller-or-equal keys before it
- * and greater-or-equal after. The pivot comes from Floyd & Rivest's SELECT (CACM
- * 18(3), 1975): a selection within a sample around nth first, so that it lands
- * close to nth and about 1.5 (hi − lo) points are partitioned for a median. */
+ * and greater-or-equal after. Each round partitions around a pivot, kept aside at
+ * the end and then put between the two parts, so that it leaves the range. Large
+ * ranges take it as Floyd & Rivest's SELECT does (CACM 18(3), 1975): a selection
+ * within a sample around nth first, so that it lands close to nth; the sample's
+ * points are first gathered from across the range, which the levels above have
+ * left partly ordered. Smaller ranges take the median of 9 spread keys. A pivot
+ * that is the range's smallest key may have many equals (the ties of T^D): those
+ * are then moved next to it in one more pass. */
 static void kd_select(const struct kd *t, unsigned axis, size_t lo, size_t hi, size_t nth)
 {
     size_t left = lo, right = hi; /* nth is in [left, right) */
 
     while (right - left > 1) {
+        size_t at = nth;
         if (right - left > 600) {
             const double n = (double)(right - left), i = (double)(nth - left + 1);
             const double z = log(n), s = 0.5 * exp(2.0 * z / 3.0);
@@ -177,16 +211,30 @@ static void kd_select(const struct kd *t, unsigned axis, size_t lo, size_t hi, s
                 0.5 * sqrt(z * s * (n - s) / n) * (i < n / 2.0 ? -1.0 : 1.0);
             const double from = (double)nth - i * s / n + sd;
             const double to = (double)nth + (n - i) * s / n + sd;
-            kd_select(t, axis, from > (double)left ? (size_t)from : left,
-                      to < (double)(right - 1) ? (size_t)to + 1 : right, nth);
+            const size_t a = from > (double)left ? (size_t)from : left;
+            const size_t b = to < (double)(right - 1) ? (size_t)to + 1 : right;
+            const size_t step = (right - left) / (b - a);
+            for (size_t j = 0; j < b - a; j++)
+                kd_swap(t, a + j, left + j * step);
+            kd_select(t, axis, a, b, nth);
+        } else if (right - left >= 32) {
+            at = spread_median(t, axis, left, right);
         }
-        const double pivot = t->p[nth].c[axis];
-        const size_t less = kd_partition(t, axis, left, right, pivot, false);
+        const double pivot = t->p[at].c[axis];
+        kd_swap(t, at, right - 1);
+        const size_t less = kd_partition(t, axis, left, right - 1, pivot, false);
+        kd_swap(t, less, right - 1);
+        if (nth == less)
+            return;
         if (nth < less) {
-            right = less; /* the pivot itself is not in it: progress */
+            right = less;
             continue;
         }
-        const size_t upto = kd_partition(t, axis, less, right, pivot, true);
+        if (less > left) {
+            left = less + 1;
+            continue;
+        }
+        const size_t upto = kd_partition(t, axis, less + 1, right, pivot, true);
         if (nth < upto)
             return; /* [less, upto) all equal the pivot */
         left = upto;
