@@ -146,10 +146,8 @@ static enum stats_reason pearson_core(const double *x, const double *y, size_t d
 /* Ranks 1..d of x and y into ws->rx, ws->ry, leaving both sort orders in ws. */
 static void rank_both(const double *x, const double *y, size_t d, struct stats_ws *ws)
 {
-    stats_argsort(ws, x, d, ws->order);
-    stats_argsort(ws, y, d, ws->order_y);
-    stats_average_ranks(x, ws->order, d, ws->rx);
-    stats_average_ranks(y, ws->order_y, d, ws->ry);
+    stats_average_ranks(stats_argsort(ws, x, d, ws->order), ws->order, d, ws->rx);
+    stats_average_ranks(stats_argsort(ws, y, d, ws->order_y), ws->order_y, d, ws->ry);
 }
 
 static enum status reason_status(enum stats_reason reason, struct error *err)
@@ -295,15 +293,15 @@ enum status stats_assoc_compute(const double *x, const double *y, size_t d,
     }
     /* Sort once: ranks, dCor and KSG's counts share the two sort orders. */
     if ((methods & (METHOD_SPEARMAN | METHOD_DCOR)) || mi) {
-        stats_argsort(ws, x, d, ws->order);
-        stats_argsort(ws, y, d, ws->order_y);
+        const uint64_t *keys = stats_argsort(ws, x, d, ws->order);
+        if (methods & METHOD_SPEARMAN)
+            stats_average_ranks(keys, ws->order, d, ws->rx);
+        keys = stats_argsort(ws, y, d, ws->order_y);
+        if (methods & METHOD_SPEARMAN)
+            stats_average_ranks(keys, ws->order_y, d, ws->ry);
     }
     if (mi)
         stats_mi_share_orders(&ksg, ws->order, ws->order_y);
-    if (methods & METHOD_SPEARMAN) {
-        stats_average_ranks(x, ws->order, d, ws->rx);
-        stats_average_ranks(y, ws->order_y, d, ws->ry);
-    }
     if (methods & METHOD_SPEARMAN) {
         enum stats_reason reason = pearson_core(ws->rx, ws->ry, d, &r);
         out->spearman = coef_of(reason, r);

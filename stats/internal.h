@@ -51,8 +51,10 @@ struct stats_ws {
 /* The permutation that sorts v ascending (stable: equal values keep their index
  * order) into order (d elements, not one of ws's sort arrays). LSD radix sort on
  * order-preserving 64-bit keys, O(d); v must be finite (−0 sorts as +0). Needs
- * d <= ws->d_max. */
-void stats_argsort(struct stats_ws *ws, const double *v, size_t d, size_t *order);
+ * d <= ws->d_max. Returns the keys in sorted order (equal exactly where the values
+ * are), in ws->key or ws->key_tmp until the next sort with ws. */
+const uint64_t *stats_argsort(struct stats_ws *ws, const double *v, size_t d,
+                              size_t *order);
 
 /* The values of v ascending into sorted (−0 as +0): the argsort's passes without
  * the permutation, for a caller that needs the values only. key and key_tmp are
@@ -61,8 +63,11 @@ void stats_argsort(struct stats_ws *ws, const double *v, size_t d, size_t *order
 void stats_sort_values(struct stats_ws *ws, const double *v, size_t d, uint64_t *key,
                        uint64_t *key_tmp, double *sorted);
 
-/* Ranks 1..d of v given its sort permutation, ties given their average rank. */
-void stats_average_ranks(const double *v, const size_t *order, size_t d, double *rank);
+/* Ranks 1..d given a sort permutation and the sorted keys stats_argsort returned
+ * with it, ties given their average rank. The ties are read from the keys in
+ * order, not from the values through the permutation: a gather less. */
+void stats_average_ranks(const uint64_t *sorted_keys, const size_t *order, size_t d,
+                         double *rank);
 
 /* Distance correlation (METHOD.md §5): dCor_V into *dcor_v and the bias-corrected
  * dCor²_U into *dcor2_u (NAN for d < 4), in O(d log d). Needs x, y finite and not

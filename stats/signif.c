@@ -205,10 +205,8 @@ static void jackknife_spearman(const double *x, const double *y, size_t d,
     const double mid = 0.5 * (double)(d + 1);
     double uu = 0.0, vv = 0.0, uv = 0.0;
 
-    stats_argsort(ws, x, d, ws->order);
-    stats_argsort(ws, y, d, ws->order_y);
-    stats_average_ranks(x, ws->order, d, u);
-    stats_average_ranks(y, ws->order_y, d, v);
+    stats_average_ranks(stats_argsort(ws, x, d, ws->order), ws->order, d, u);
+    stats_average_ranks(stats_argsort(ws, y, d, ws->order_y), ws->order_y, d, v);
     for (size_t i = 0; i < d; i++) {
         u[i] -= mid;
         v[i] -= mid;

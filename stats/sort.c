@@ -61,7 +61,8 @@ static bool digit_starts(struct stats_ws *ws, unsigned p, size_t d)
     return moves;
 }
 
-void stats_argsort(struct stats_ws *ws, const double *v, size_t d, size_t *order)
+const uint64_t *stats_argsort(struct stats_ws *ws, const double *v, size_t d,
+                              size_t *order)
 {
     const uint64_t mask = ((uint64_t)1 << STATS_SORT_BITS) - 1;
     uint64_t *key = ws->key, *key_tmp = ws->key_tmp;
@@ -90,6 +91,7 @@ void stats_argsort(struct stats_ws *ws, const double *v, size_t d, size_t *order
     }
     if (idx != order)
         memcpy(order, idx, d * sizeof *order);
+    return key;
 }
 
 void stats_sort_values(struct stats_ws *ws, const double *v, size_t d, uint64_t *key,
@@ -114,11 +116,12 @@ void stats_sort_values(struct stats_ws *ws, const double *v, size_t d, uint64_t 
         sorted[i] = value_of(key[i]);
 }
 
-void stats_average_ranks(const double *v, const size_t *order, size_t d, double *rank)
+void stats_average_ranks(const uint64_t *sorted_keys, const size_t *order, size_t d,
+                         double *rank)
 {
     for (size_t i = 0; i < d;) {
         size_t j = i + 1;
-        while (j < d && v[order[j]] == v[order[i]])
+        while (j < d && sorted_keys[j] == sorted_keys[i])
             j++;
         /* positions i..j−1 hold ranks i+1..j: their mean is (i + 1 + j) / 2 */
         double avg = 0.5 * (double)(i + 1 + j);
