@@ -94,7 +94,7 @@ void stats_dcor_sorted(const double *x, const double *y, size_t d, struct stats_
  * share of the neighbour queries and the marginal counts (with ws's scratch) and
  * returns the MI, NAN below d = 4. Without the thread, stats_mi_finish does all of
  * it with ws. Either way the result is the same, bit for bit. The scratch used:
- * dtmp[0..5], itmp[0..3], rng and ws->hist; the orders must stay until
+ * dtmp[0..5], itmp[0], idx_tmp, hist and rng; the orders must stay until
  * stats_mi_finish returns. */
 struct stats_ksg {
     const double *x, *y;
@@ -105,7 +105,7 @@ struct stats_ksg {
     struct stats_ws *helper; /* the caller's scratch; NULL: no thread was started */
     pthread_t thread;
     pthread_mutex_t lock; /* guards what follows */
-    pthread_cond_t cond;  /* ready, or chunks_done reaches every chunk */
+    pthread_cond_t cond;  /* ready, chunks_done reaching N_CHUNKS, or the orders */
     bool ready;           /* the tree stands */
     size_t next_chunk, chunks_done;
     unsigned next_axis;     /* the next marginal to take: 0 x, 1 y, 2 none */

@@ -471,14 +471,14 @@ static struct knn knn_at(const struct kd *t, size_t p)
                         {(double)INFINITY, (double)INFINITY, (double)INFINITY}};
 }
 
-/* eps of the query q of a point in the node [lo, hi) below the
- * ancestors path[0..depth), that node searched already (kd_query): then bottom-up each
- * ancestor's median and other child, whose points are at least gap = |split − q| from the
- * query along the split axis (the query is inside the ancestor's cell). Every ancestor's
- * split line lies on or beyond a side of the node's cell, so when the query is at
+/* eps of the query q of a point in a node below the ancestors path[0..depth),
+ * once that node is searched (kd_query): bottom-up each ancestor's median and other
+ * child, whose points are at least gap = |split − q| from the query along the
+ * split axis (the query is inside the ancestor's cell). Every ancestor's split
+ * line lies on or beyond a side of the node's cell, box, so when the query is at
  * least its k-th best from each side (differences round monotonically) no gap is
- * smaller and the ancestors are skipped at once: far from the split lines, as
- * most points are, they cost four comparisons. */
+ * smaller and the ancestors are skipped at once: far from the split lines, as most
+ * points are, they cost four comparisons. */
 static void kd_query_rest(const struct kd *t, const struct level *path, size_t depth,
                           const struct cell *box, struct knn *q, double *eps)
 {
