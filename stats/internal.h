@@ -15,7 +15,7 @@ _Static_assert(sizeof(size_t) == sizeof(uint64_t), "sort keys share the index sc
 /* Scratch arrays any method may use between its entry and its return (none keeps
  * anything in them across calls): d_max elements each. */
 #define STATS_WS_DTMP 6
-#define STATS_WS_ITMP 4
+#define STATS_WS_ITMP 2
 /* Radix digits of the argsort: 6 passes of 11 bits cover a 64-bit key. */
 #define STATS_SORT_BITS   11
 #define STATS_SORT_PASSES 6
@@ -23,7 +23,7 @@ _Static_assert(sizeof(size_t) == sizeof(uint64_t), "sort keys share the index sc
 /* Workspaces for d_max jobs in this range have a partner, and stats_assoc_compute
  * runs KSG on a second thread beside the other methods for d >= STATS_THREAD_MIN_D.
  * Below, a thread's start is not worth it. Above, the partner's memory is not: it
- * is as large as the workspace, about 100 bytes a job, and at d = 10^6 the four
+ * is as large as the workspace, 88 bytes a job, and at d = 10^6 the four
  * methods must fit in 100 MB while one thread takes half the time allowed. */
 #define STATS_THREAD_MIN_D ((size_t)1 << 14)
 #define STATS_THREAD_MAX_D ((size_t)1 << 18)
