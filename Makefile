@@ -44,6 +44,11 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# stats/ is the numeric core, at -O3 where OPT is the default: all four associations
+# at d = 10^5 took 2.5 % less (best of 20 alternating runs, 19.53 against 20.10 ms;
+# the same values). An OPT given on the command line (make check's) is kept.
+$(BUILD)/stats/%.o: OPT := $(OPT:-O2=-O3)
+
 # The migrations are compiled in, so the binary carries its schema.
 $(BUILD)/gen/migrations.c: $(MIG_SQL) sql/embed.sh
 	@mkdir -p $(dir $@)
