@@ -45,7 +45,7 @@ $(BUILD)/%.o: %.c
 	$(CC) $(CFLAGS) -c $< -o $@
 
 # stats/ is the numeric core, at -O3 where OPT is the default: all four associations
-# at d = 10^5 took 2.5 % less (best of 20 alternating runs, 19.53 against 20.10 ms;
+# at d = 10^5 took 1.7 % less (best of 20 alternating runs, 19.56 against 19.90 ms;
 # the same values). An OPT given on the command line (make check's) is kept.
 $(BUILD)/stats/%.o: OPT := $(OPT:-O2=-O3)
 
