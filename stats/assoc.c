@@ -108,21 +108,16 @@ const char *stats_reason_name(enum stats_reason r)
     return "";
 }
 
-/* Pearson's r by centred sums with the correction term of the "corrected two-pass"
- * algorithm (Chan, Golub & LeVeque 1983): Sxx = Σdx² − (Σdx)²/d, Sxy likewise, which
- * removes what rounding of the mean left. The one-pass Σxy − d·x̄·ȳ loses every digit
- * for x ≈ 1e15 (METHOD.md §5). Needs d >= 2 finite values. */
-static enum stats_reason pearson_core(const double *x, const double *y, size_t d,
-                                      double *r)
+/* Pearson's r by sums centred on mx, my with the correction term of the "corrected
+ * two-pass" algorithm (Chan, Golub & LeVeque 1983): Sxx = Σdx² − (Σdx)²/d, Sxy
+ * likewise, which removes what rounding of the means left. The one-pass
+ * Σxy − d·x̄·ȳ loses every digit for x ≈ 1e15 (METHOD.md §5). Needs d >= 2 finite
+ * values. */
+static enum stats_reason pearson_about(const double *x, const double *y, size_t d,
+                                       double mx, double my, double *r)
 {
-    double mx, my, sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0, n = (double)d;
+    double sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0, n = (double)d;
 
-    if (stats_all_equal(x, d))
-        return REASON_CONSTANT_X;
-    if (stats_all_equal(y, d))
-        return REASON_CONSTANT_Y;
-    mx = stats_mean(x, d);
-    my = stats_mean(y, d);
     for (size_t i = 0; i < d; i++) {
         double dx = x[i] - mx, dy = y[i] - my;
         sx += dx;
@@ -141,6 +136,26 @@ static enum stats_reason pearson_core(const double *x, const double *y, size_t d
     /* sqrt of each factor: Sxx·Syy may overflow where r does not. */
     *r = fmax(-1.0, fmin(1.0, sxy / (sqrt(sxx) * sqrt(syy))));
     return REASON_NONE;
+}
+
+static enum stats_reason pearson_core(const double *x, const double *y, size_t d,
+                                      double *r)
+{
+    if (stats_all_equal(x, d))
+        return REASON_CONSTANT_X;
+    if (stats_all_equal(y, d))
+        return REASON_CONSTANT_Y;
+    return pearson_about(x, y, d, stats_mean(x, d), stats_mean(y, d), r);
+}
+
+/* Spearman's ρ: Pearson's r of the average ranks of non-constant x and y, whose
+ * mean is (d + 1) / 2 exactly (averaging keeps the sum of the ranks 1..d). */
+static enum stats_reason spearman_of_ranks(const double *rx, const double *ry, size_t d,
+                                           double *r)
+{
+    const double mean = 0.5 * ((double)d + 1.0);
+
+    return pearson_about(rx, ry, d, mean, mean, r);
 }
 
 /* Ranks 1..d of x and y into ws->rx, ws->ry, leaving both sort orders in ws. */
@@ -208,7 +223,7 @@ enum status stats_spearman(const double *x, const double *y, size_t d,
     if (stats_all_equal(y, d))
         return reason_status(REASON_CONSTANT_Y, err);
     rank_both(x, y, d, ws);
-    return reason_status(pearson_core(ws->rx, ws->ry, d, r), err);
+    return reason_status(spearman_of_ranks(ws->rx, ws->ry, d, r), err);
 }
 
 static struct stats_coef coef_of(enum stats_reason reason, double value)
@@ -287,8 +302,14 @@ enum status stats_assoc_compute(const double *x, const double *y, size_t d,
         stats_mi_start(&ksg, x, y, d, ws, opts->seed, opts->mi_jitter,
                        (methods & ~METHOD_MI) != 0 && stats_ws_threads(ws, d) == 2);
     }
+    /* x and y are not constant here; Pearson and dCor's centring share the means */
+    double mx = NAN, my = NAN;
+    if (methods & (METHOD_PEARSON | METHOD_DCOR)) {
+        mx = stats_mean(x, d);
+        my = stats_mean(y, d);
+    }
     if (methods & METHOD_PEARSON) {
-        enum stats_reason reason = pearson_core(x, y, d, &r);
+        enum stats_reason reason = pearson_about(x, y, d, mx, my, &r);
         out->pearson = coef_of(reason, r);
     }
     /* Sort once: ranks, dCor and KSG's counts share the two sort orders. */
@@ -303,12 +324,12 @@ enum status stats_assoc_compute(const double *x, const double *y, size_t d,
     if (mi)
         stats_mi_share_orders(&ksg, ws->order, ws->order_y);
     if (methods & METHOD_SPEARMAN) {
-        enum stats_reason reason = pearson_core(ws->rx, ws->ry, d, &r);
+        enum stats_reason reason = spearman_of_ranks(ws->rx, ws->ry, d, &r);
         out->spearman = coef_of(reason, r);
     }
     if (methods & METHOD_DCOR) {
         double v = NAN, u2 = NAN;
-        stats_dcor_sorted(x, y, d, ws, &v, &u2);
+        stats_dcor_sorted(x, y, d, mx, my, ws, &v, &u2);
         out->dcor_v = isfinite(v) ? coef_of(REASON_NONE, v) : none;
         /* dCor²_U's centring divides by d − 3. It also makes the distance matrix
          * of a series that is constant but for its smallest and largest value

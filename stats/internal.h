@@ -71,13 +71,15 @@ void stats_average_ranks(const uint64_t *sorted_keys, const size_t *order, size_
 
 /* Distance correlation (METHOD.md §5): dCor_V into *dcor_v and the bias-corrected
  * dCor²_U into *dcor2_u (NAN for d < 4), in O(d log d). Needs x, y finite and not
- * constant, 2 <= d <= ws->d_max, and ws->order / ws->order_y the sort orders of x
- * and y. Uses ws->dtmp[0..3] (one stretch of ws->dblock: a merge sort of 4d doubles).
+ * constant, 2 <= d <= ws->d_max, ws->order / ws->order_y the sort orders of x and
+ * y, and their means (stats_mean; the values are centred on them first). Uses
+ * ws->dtmp[0..3] (one stretch of ws->dblock: a merge sort of 4d doubles).
  * dCor²_U is also NAN when a series is constant but for its smallest and largest
  * value (its U-centred distance matrix is then zero). About 1e-12 off the exact
  * values at d = 10^6, ties or not: the long sums are compensated. */
-void stats_dcor_sorted(const double *x, const double *y, size_t d, struct stats_ws *ws,
-                       double *dcor_v, double *dcor2_u);
+void stats_dcor_sorted(const double *x, const double *y, size_t d, double mean_x,
+                       double mean_y, struct stats_ws *ws, double *dcor_v,
+                       double *dcor2_u);
 
 /* KSG mutual information in nats (METHOD.md §5 mi_ksg_nats), k = 3, max-norm, as
  * scikit-learn's mutual_info_regression: each variable divided by its sd (d in the
