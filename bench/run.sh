@@ -17,8 +17,8 @@
 # both drivers); BENCH_ROUNDS (3) such processes per side, ours and ref in turn, and
 # the best of them. In turn, because other work on the machine comes and goes: one
 # process of ours samples "all" at d = 10^5 within about 0.15 s, the reference's
-# within about 2 s, so a burst of load that hits one side only moves the ratio by
-# half (20.4x against 30.2x on the same code, two runs). Max RSS: a fresh process per
+# within about 2 s, so a burst of load that hits one side only moved the ratio by
+# a third (20.4x against 30.2x on the same code, two runs). Max RSS: a fresh process per
 # (d, method set) that loads the data and computes once, from getrusage
 # (RUSAGE_CHILDREN) in bench_assoc maxrss; "load" is that process without computing.
 # The reference runs on one thread (BLAS / OpenMP pinned to 1), ours too but for
@@ -32,6 +32,9 @@ dir=$build/bench/run
 ds=${BENCH_D:-"1000 10000 100000 1000000"}
 ref_mi_max_d=${REF_MI_MAX_D:-1000000}
 rounds=${BENCH_ROUNDS:-3}
+case "$rounds" in
+'' | *[!0-9]* | 0) echo "bench: BENCH_ROUNDS must be a whole number >= 1, got '$rounds'"; exit 2 ;;
+esac
 sets="pearson spearman dcor mi all"
 ours_sets="$sets all1" # all1: the four on one thread; its ratio is against ref's all
 seed=20240601
