@@ -1,0 +1,352 @@
+/* db_ingest.c: ingest runs, and the loads of jobs and samples (one transaction each). */
+#include "internal.h"
+
+#include "../ingest/ingest.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum status db_ingest_run_begin(struct db *db, const char *kind, int64_t *run_id,
+                                struct error *err)
+{
+    PGresult *r;
+    const char *vals[1] = {kind};
+    enum status rc = exec_params(
+        db, "INSERT INTO ingest_runs (kind) VALUES ($1) RETURNING id", 1, vals, &r, err);
+    if (rc != STATUS_OK)
+        return rc;
+    *run_id = get_int64(r, 0, 0);
+    PQclear(r);
+    return STATUS_OK;
+}
+
+enum status db_ingest_run_end(struct db *db, int64_t run_id,
+                              const struct db_ingest_counts *c, struct error *err)
+{
+    char v[7][32];
+    const char *vals[7];
+    PGresult *r;
+
+    snprintf(v[0], sizeof v[0], "%lld", (long long)run_id);
+    snprintf(v[1], sizeof v[1], "%ld", c->files);
+    snprintf(v[2], sizeof v[2], "%ld", c->loaded);
+    snprintf(v[3], sizeof v[3], "%ld", c->skipped);
+    snprintf(v[4], sizeof v[4], "%ld", c->quarantined);
+    snprintf(v[5], sizeof v[5], "%ld", c->jobs);
+    snprintf(v[6], sizeof v[6], "%lld", c->samples);
+    for (int i = 0; i < 7; i++)
+        vals[i] = v[i];
+    enum status rc =
+        exec_params(db,
+                    "UPDATE ingest_runs SET finished_at = now(), files = $2, "
+                    "loaded = $3, skipped = $4, quarantined = $5, jobs = $6, "
+                    "samples = $7 WHERE id = $1",
+                    7, vals, &r, err);
+    if (rc == STATUS_OK)
+        PQclear(r);
+    return rc;
+}
+
+enum status db_file_seen(struct db *db, const char *content_hash, bool *seen,
+                         struct error *err)
+{
+    PGresult *r;
+    const char *vals[1] = {content_hash};
+    enum status rc = exec_params(db, "SELECT 1 FROM loaded_files WHERE content_hash = $1",
+                                 1, vals, &r, err);
+    if (rc != STATUS_OK)
+        return rc;
+    *seen = PQntuples(r) > 0;
+    PQclear(r);
+    return STATUS_OK;
+}
+
+static enum status mark_loaded(struct db *db, int64_t run_id, const char *path,
+                               const char *content_hash, const char *kind,
+                               struct error *err)
+{
+    char run[32];
+    const char *vals[4] = {content_hash, path, kind, run};
+    PGresult *r;
+
+    snprintf(run, sizeof run, "%lld", (long long)run_id);
+    enum status rc =
+        exec_params(db,
+                    "INSERT INTO loaded_files (content_hash, path, kind, run_id) "
+                    "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                    4, vals, &r, err);
+    if (rc == STATUS_OK)
+        PQclear(r);
+    return rc;
+}
+
+static bool differs(double a, double b)
+{
+    return fabs(a - b) > 0.01 * fmax(fabs(a), fabs(b));
+}
+
+/* Same job key seen again from other content: keep the first, warn on a real
+ * difference (INTERFACES.md "Identity"). */
+static enum status compare_existing_job(struct db *db, const struct job_metrics *m,
+                                        const char *path, struct error *err)
+{
+    PGresult *r;
+    const char *vals[1] = {m->job_key};
+    enum status rc = exec_params(
+        db, "SELECT t_j, eta_read, eta_write, source_path FROM jobs WHERE job_key = $1",
+        1, vals, &r, err);
+    if (rc != STATUS_OK)
+        return rc;
+    if (PQntuples(r) == 1 &&
+        (differs(get_double(r, 0, 0), m->t_j) ||
+         differs((double)get_int64(r, 0, 1), (double)m->eta_read) ||
+         differs((double)get_int64(r, 0, 2), (double)m->eta_write))) {
+        log_warn(
+            "%s: job %s was loaded before from %s with values that differ by more than "
+            "1%%; the first stays",
+            path, m->job_key, PQgetvalue(r, 0, 3));
+    }
+    PQclear(r);
+    return STATUS_OK;
+}
+
+static void fmt_double(char *out, size_t size, double v)
+{
+    if (isfinite(v)) {
+        snprintf(out, size, "%.17g", v);
+    } else {
+        out[0] = '\0';
+    }
+}
+
+enum status db_job_load(struct db *db, int64_t run_id, const char *path,
+                        const char *content_hash, const struct darshan_log *log,
+                        const struct job_metrics *m, bool *inserted, struct error *err)
+{
+    char num[24][40];
+    const char *vals[31];
+    PGresult *r = NULL;
+    struct buf b = {0};
+    enum status rc;
+    char group_name[200];
+
+    *inserted = false;
+    rc = exec_cmd(db, "BEGIN", err);
+    if (rc != STATUS_OK)
+        return rc;
+    snprintf(group_name, sizeof group_name, "%s (uid %llu, %lld procs)", m->executable,
+             (unsigned long long)log->uid, (long long)log->nprocs);
+    {
+        const char *gv[3] = {m->group_id, group_name, m->group_key};
+        rc = exec_params(
+            db,
+            "INSERT INTO app_groups (group_id, name, key) VALUES ($1, $2, $3) "
+            "ON CONFLICT DO NOTHING",
+            3, gv, &r, err);
+        if (rc != STATUS_OK)
+            goto fail;
+        PQclear(r);
+    }
+    snprintf(num[0], sizeof num[0], "%llu", (unsigned long long)log->uid);
+    snprintf(num[1], sizeof num[1], "%lld", (long long)log->nprocs);
+    snprintf(num[2], sizeof num[2], "%lld", (long long)log->start_time_s);
+    snprintf(num[3], sizeof num[3], "%lld", (long long)log->end_time_s);
+    fmt_double(num[4], sizeof num[4], log->run_time_s);
+    fmt_double(num[5], sizeof num[5], log->log_version);
+    fmt_double(num[6], sizeof num[6], m->t_j);
+    fmt_double(num[7], sizeof num[7], m->t_um);
+    fmt_double(num[8], sizeof num[8], m->t_urw);
+    fmt_double(num[9], sizeof num[9], m->t_s);
+    fmt_double(num[10], sizeof num[10], m->t_s_span);
+    fmt_double(num[11], sizeof num[11], m->t_s_slowest);
+    fmt_double(num[12], sizeof num[12], m->t);
+    fmt_double(num[13], sizeof num[13], m->t_fr);
+    fmt_double(num[14], sizeof num[14], m->t_fw);
+    snprintf(num[15], sizeof num[15], "%lld", (long long)m->eta_read);
+    snprintf(num[16], sizeof num[16], "%lld", (long long)m->eta_write);
+    snprintf(num[17], sizeof num[17], "%lld", (long long)m->eta_mon_read);
+    snprintf(num[18], sizeof num[18], "%lld", (long long)m->eta_mon_write);
+    snprintf(num[19], sizeof num[19], "%lld", (long long)m->n_unique_files);
+    snprintf(num[20], sizeof num[20], "%lld", (long long)m->n_shared_files);
+    vals[0] = m->job_key;
+    vals[1] = log->jobid;
+    vals[2] = num[0];
+    vals[3] = log->exe != NULL ? log->exe : "";
+    vals[4] = m->executable;
+    vals[5] = num[1];
+    vals[6] = num[2];
+    vals[7] = num[3];
+    vals[8] = num[4];
+    vals[9] = num[5];
+    vals[10] = m->group_id;
+    vals[11] = content_hash;
+    vals[12] = path;
+    for (int i = 6; i <= 20; i++)
+        vals[13 + i - 6] = num[i][0] != '\0' ? num[i] : NULL;
+    rc = exec_params(
+        db,
+        "INSERT INTO jobs (job_key, jobid, uid, exe, executable, nprocs, "
+        "start_time, end_time, run_time, log_version, group_id, source_hash, "
+        "source_path, t_j, t_um, t_urw, t_s, t_s_span, t_s_slowest, t, t_fr, "
+        "t_fw, eta_read, eta_write, eta_mon_read, eta_mon_write, n_unique_files, "
+        "n_shared_files) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
+        "$12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, "
+        "$26, $27, $28) ON CONFLICT (job_key) DO NOTHING RETURNING job_key",
+        28, vals, &r, err);
+    if (rc != STATUS_OK)
+        goto fail;
+    *inserted = PQntuples(r) == 1;
+    PQclear(r);
+    if (*inserted) {
+        for (size_t i = 0; i < m->n_windows; i++) {
+            const struct job_window *w = &m->windows[i];
+            if (!buf_field(&b, m->job_key) ||
+                !buf_printf(&b, "\t%s\t%.17g\t%.17g\t%lld\t", w->is_write ? "t" : "f",
+                            w->start_s, w->end_s, (long long)w->bytes) ||
+                !buf_field(&b, w->monitored ? w->fs : NULL) || !buf_printf(&b, "\n")) {
+                rc = error_set(err, STATUS_NOMEM, "windows of %s", path);
+                goto fail;
+            }
+        }
+        if (b.len > 0) {
+            rc =
+                copy_in(db,
+                        "COPY job_windows (job_key, is_write, start_s, end_s, bytes, fs) "
+                        "FROM STDIN",
+                        &b, err);
+            if (rc != STATUS_OK)
+                goto fail;
+        }
+    } else {
+        rc = compare_existing_job(db, m, path, err);
+        if (rc != STATUS_OK)
+            goto fail;
+    }
+    rc = mark_loaded(db, run_id, path, content_hash, "darshan", err);
+    if (rc != STATUS_OK)
+        goto fail;
+    rc = exec_cmd(db, "COMMIT", err);
+    free(b.p);
+    return rc;
+fail:
+    rollback(db);
+    free(b.p);
+    *inserted = false;
+    return rc;
+}
+
+static enum status ensure_temp_tables(struct db *db, struct error *err)
+{
+    if (db->temp_tables)
+        return STATUS_OK;
+    enum status rc = exec_cmd(db,
+                              "CREATE TEMP TABLE IF NOT EXISTS staged_samples "
+                              "(LIKE samples) ON COMMIT DELETE ROWS",
+                              err);
+    db->temp_tables = rc == STATUS_OK;
+    return rc;
+}
+
+static bool buf_rate(struct buf *b, double v)
+{
+    return isfinite(v) ? buf_printf(b, "\t%.17g", v) : buf_printf(b, "\t\\N");
+}
+
+enum status db_samples_load(struct db *db, int64_t run_id, const char *path,
+                            const char *content_hash, const char *fs, const char *server,
+                            const struct iostat_data *data, long long *inserted,
+                            long long *differing, struct error *err)
+{
+    struct buf b = {0};
+    PGresult *r;
+    enum status rc;
+    const char *host = server != NULL && server[0] != '\0' ? server : data->host;
+
+    *inserted = 0;
+    *differing = 0;
+    if (host == NULL || host[0] == '\0') {
+        return error_at(err, STATUS_PARSE, path, 0,
+                        "expected a host name in the file, or --server HOST");
+    }
+    rc = ensure_temp_tables(db, err);
+    if (rc != STATUS_OK)
+        return rc;
+    for (size_t i = 0; i < data->n; i++) {
+        const struct iostat_sample *s = &data->samples[i];
+        if (!buf_field(&b, fs) || !buf_printf(&b, "\t") || !buf_field(&b, host) ||
+            !buf_printf(&b, "\t") || !buf_field(&b, s->device) ||
+            !buf_printf(&b, "\t%lld\t%.17g", (long long)s->stamp_s, data->interval_s) ||
+            !buf_rate(&b, s->r_bps) || !buf_rate(&b, s->w_bps) ||
+            !buf_rate(&b, s->ro_ps) || !buf_rate(&b, s->wo_ps) ||
+            !buf_rate(&b, s->ops_total_ps) || !buf_printf(&b, "\t") ||
+            !buf_field(&b, content_hash) || !buf_printf(&b, "\n")) {
+            free(b.p);
+            return error_set(err, STATUS_NOMEM, "samples of %s", path);
+        }
+    }
+    rc = exec_cmd(db, "BEGIN", err);
+    if (rc != STATUS_OK)
+        goto out;
+    rc = copy_in(
+        db,
+        "COPY staged_samples (fs, server, device, stamp_s, interval_s, r_bps, w_bps, "
+        "ro_ps, wo_ps, ops_total_ps, source_hash) FROM STDIN",
+        &b, err);
+    if (rc != STATUS_OK)
+        goto fail;
+    rc = exec_params(
+        db,
+        "SELECT count(*) FROM staged_samples t JOIN samples s "
+        "USING (fs, server, device, stamp_s) "
+        "WHERE abs(t.r_bps - s.r_bps) > 0.01 * greatest(abs(t.r_bps), abs(s.r_bps)) "
+        "OR abs(t.w_bps - s.w_bps) > 0.01 * greatest(abs(t.w_bps), abs(s.w_bps))",
+        0, NULL, &r, err);
+    if (rc != STATUS_OK)
+        goto fail;
+    *differing = get_int64(r, 0, 0);
+    PQclear(r);
+    rc = exec_params(
+        db, "INSERT INTO samples SELECT * FROM staged_samples ON CONFLICT DO NOTHING", 0,
+        NULL, &r, err);
+    if (rc != STATUS_OK)
+        goto fail;
+    *inserted = strtoll(PQcmdTuples(r), NULL, 10);
+    PQclear(r);
+    rc = mark_loaded(db, run_id, path, content_hash, "iostat", err);
+    if (rc != STATUS_OK)
+        goto fail;
+    rc = exec_cmd(db, "COMMIT", err);
+    goto out;
+fail:
+    rollback(db);
+    *inserted = 0;
+out:
+    free(b.p);
+    return rc;
+}
+
+enum status db_ingest_error_record(struct db *db, const char *path,
+                                   const char *content_hash, const struct error *reason,
+                                   struct error *err)
+{
+    char line[24];
+    const char *vals[5] = {path, content_hash, line, status_name(reason->code),
+                           reason->msg};
+    PGresult *r;
+
+    snprintf(line, sizeof line, "%ld", reason->line);
+    if (reason->line <= 0)
+        vals[2] = NULL;
+    enum status rc = exec_params(
+        db,
+        "INSERT INTO ingest_errors (path, content_hash, line, status, message) "
+        "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (path, content_hash) DO UPDATE "
+        "SET last_seen = now(), line = EXCLUDED.line, status = EXCLUDED.status, "
+        "message = EXCLUDED.message",
+        5, vals, &r, err);
+    if (rc == STATUS_OK)
+        PQclear(r);
+    return rc;
+}

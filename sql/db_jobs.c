@@ -1,0 +1,312 @@
+/* db_jobs.c: the jobs and samples an analysis reads, and the API's pages of jobs. */
+#include "internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void db_jobs_free(struct db_jobs *jobs)
+{
+    if (jobs == NULL)
+        return;
+    free(jobs->jobs);
+    free(jobs->all_windows);
+    free(jobs);
+}
+
+enum status db_jobs_of_group(struct db *db, const char *group_id, struct db_jobs **out,
+                             struct error *err)
+{
+    const char *vals[1] = {group_id};
+    PGresult *r = NULL, *w = NULL;
+    struct db_jobs *jobs = NULL;
+    enum status rc;
+
+    *out = NULL;
+    rc = exec_params(
+        db,
+        "SELECT job_key, jobid, group_id, start_time, t_j, t_um, t_urw, t_s, t, "
+        "t_fr, t_fw, eta_read, eta_write, eta_mon_read, eta_mon_write, t_s_span, "
+        "t_s_slowest "
+        "FROM jobs WHERE ($1::text IS NULL OR group_id = $1) "
+        "ORDER BY start_time, job_key",
+        1, vals, &r, err);
+    if (rc != STATUS_OK)
+        return rc;
+    rc = exec_params(db,
+                     "SELECT w.job_key, w.is_write, w.start_s, w.end_s, w.fs, w.bytes "
+                     "FROM job_windows w JOIN jobs j USING (job_key) "
+                     "WHERE ($1::text IS NULL OR j.group_id = $1) "
+                     "ORDER BY j.start_time, j.job_key, w.start_s",
+                     1, vals, &w, err);
+    if (rc != STATUS_OK)
+        goto out;
+    jobs = calloc(1, sizeof *jobs);
+    size_t n = (size_t)PQntuples(r), nw = (size_t)PQntuples(w);
+    if (jobs == NULL || (n > 0 && (jobs->jobs = calloc(n, sizeof *jobs->jobs)) == NULL) ||
+        (nw > 0 && (jobs->all_windows = calloc(nw, sizeof *jobs->all_windows)) == NULL)) {
+        rc = error_set(err, STATUS_NOMEM, "jobs of a group");
+        goto out;
+    }
+    jobs->n = n;
+    jobs->n_all_windows = nw;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct db_job *j = &jobs->jobs[i];
+        int row = (int)i;
+        copy_text(j->job_key, sizeof j->job_key, r, row, 0);
+        copy_text(j->jobid, sizeof j->jobid, r, row, 1);
+        copy_text(j->group_id, sizeof j->group_id, r, row, 2);
+        j->start_s = (double)get_int64(r, row, 3);
+        j->t_j = get_double(r, row, 4);
+        j->end_s = j->start_s + j->t_j;
+        j->t_um = get_double(r, row, 5);
+        j->t_urw = get_double(r, row, 6);
+        j->t_s = get_double(r, row, 7);
+        j->t = get_double(r, row, 8);
+        j->t_fr = get_double(r, row, 9);
+        j->t_fw = get_double(r, row, 10);
+        j->eta_read = get_int64(r, row, 11);
+        j->eta_write = get_int64(r, row, 12);
+        j->eta_mon_read = get_int64(r, row, 13);
+        j->eta_mon_write = get_int64(r, row, 14);
+        j->t_s_span = get_double(r, row, 15);
+        j->t_s_slowest = get_double(r, row, 16);
+        j->windows = jobs->all_windows + k;
+        while (k < nw && strcmp(PQgetvalue(w, (int)k, 0), j->job_key) == 0) {
+            struct db_window *dw = &jobs->all_windows[k];
+            dw->is_write = PQgetvalue(w, (int)k, 1)[0] == 't';
+            dw->start_s = get_double(w, (int)k, 2);
+            dw->end_s = get_double(w, (int)k, 3);
+            dw->monitored = !PQgetisnull(w, (int)k, 4);
+            copy_text(dw->fs, sizeof dw->fs, w, (int)k, 4);
+            dw->bytes = get_int64(w, (int)k, 5);
+            j->n_windows++;
+            k++;
+        }
+    }
+    *out = jobs;
+    jobs = NULL;
+out:
+    db_jobs_free(jobs);
+    PQclear(r);
+    PQclear(w);
+    return rc;
+}
+
+void db_streams_free(struct db_streams *s)
+{
+    if (s == NULL)
+        return;
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->streams[i].end_s);
+        free(s->streams[i].r);
+        free(s->streams[i].w);
+        free(s->streams[i].ro);
+        free(s->streams[i].wo);
+    }
+    for (size_t i = 0; i < s->n_servers; i++)
+        free(s->servers[i]);
+    free(s->streams);
+    free(s->servers);
+    free(s->server_of);
+    free(s);
+}
+
+static bool stream_alloc(struct db_stream *st, size_t n)
+{
+    st->end_s = malloc(n * sizeof(double));
+    st->r = malloc(n * sizeof(double));
+    st->w = malloc(n * sizeof(double));
+    st->ro = malloc(n * sizeof(double));
+    st->wo = malloc(n * sizeof(double));
+    return st->end_s != NULL && st->r != NULL && st->w != NULL && st->ro != NULL &&
+           st->wo != NULL;
+}
+
+enum status db_streams_load(struct db *db, const char *fs, double offset_s,
+                            struct db_streams **out, struct error *err)
+{
+    const char *vals[1] = {fs};
+    PGresult *r;
+    struct db_streams *s = NULL;
+    enum status rc;
+
+    *out = NULL;
+    rc = exec_params(
+        db,
+        "SELECT fs, server, device, stamp_s, interval_s, r_bps, w_bps, ro_ps, "
+        "wo_ps FROM samples WHERE ($1::text IS NULL OR fs = $1) "
+        "ORDER BY fs, server, device, stamp_s",
+        1, vals, &r, err);
+    if (rc != STATUS_OK)
+        return rc;
+    size_t rows = (size_t)PQntuples(r);
+    s = calloc(1, sizeof *s);
+    if (s == NULL) {
+        rc = error_set(err, STATUS_NOMEM, "sample streams");
+        goto out;
+    }
+    /* Two passes: count the streams and their lengths, then fill. */
+    size_t start = 0;
+    while (start < rows) {
+        size_t end = start + 1;
+        while (end < rows &&
+               strcmp(PQgetvalue(r, (int)end, 0), PQgetvalue(r, (int)start, 0)) == 0 &&
+               strcmp(PQgetvalue(r, (int)end, 1), PQgetvalue(r, (int)start, 1)) == 0 &&
+               strcmp(PQgetvalue(r, (int)end, 2), PQgetvalue(r, (int)start, 2)) == 0)
+            end++;
+        struct db_stream *grown = realloc(s->streams, (s->n + 1) * sizeof *grown);
+        size_t *grown_of = realloc(s->server_of, (s->n + 1) * sizeof *grown_of);
+        if (grown != NULL)
+            s->streams = grown;
+        if (grown_of != NULL)
+            s->server_of = grown_of;
+        if (grown == NULL || grown_of == NULL) {
+            rc = error_set(err, STATUS_NOMEM, "sample streams");
+            goto out;
+        }
+        struct db_stream *st = &s->streams[s->n];
+        memset(st, 0, sizeof *st);
+        s->n++;
+        copy_text(st->fs, sizeof st->fs, r, (int)start, 0);
+        copy_text(st->server, sizeof st->server, r, (int)start, 1);
+        copy_text(st->device, sizeof st->device, r, (int)start, 2);
+        st->interval_s = get_double(r, (int)start, 4);
+        if (!stream_alloc(st, end - start)) {
+            rc = error_set(err, STATUS_NOMEM, "sample streams");
+            goto out;
+        }
+        for (size_t i = start; i < end; i++) {
+            size_t k = i - start;
+            st->end_s[k] = (double)get_int64(r, (int)i, 3) + offset_s;
+            st->r[k] = get_double(r, (int)i, 5);
+            st->w[k] = get_double(r, (int)i, 6);
+            st->ro[k] = get_double(r, (int)i, 7);
+            st->wo[k] = get_double(r, (int)i, 8);
+        }
+        st->n = end - start;
+        /* The server index: servers are "fs/server" in the order first seen. */
+        char name[200];
+        snprintf(name, sizeof name, "%s/%s", st->fs, st->server);
+        size_t idx = s->n_servers;
+        for (size_t i = 0; i < s->n_servers; i++) {
+            if (strcmp(s->servers[i], name) == 0)
+                idx = i;
+        }
+        if (idx == s->n_servers) {
+            char **grown_names =
+                realloc(s->servers, (s->n_servers + 1) * sizeof *grown_names);
+            if (grown_names == NULL) {
+                rc = error_set(err, STATUS_NOMEM, "sample streams");
+                goto out;
+            }
+            s->servers = grown_names;
+            s->servers[s->n_servers] = str_dup(name);
+            if (s->servers[s->n_servers] == NULL) {
+                rc = error_set(err, STATUS_NOMEM, "sample streams");
+                goto out;
+            }
+            s->n_servers++;
+        }
+        s->server_of[s->n - 1] = idx;
+        start = end;
+    }
+    *out = s;
+    s = NULL;
+out:
+    db_streams_free(s);
+    PQclear(r);
+    return rc;
+}
+
+enum status db_jobs_page(struct db *db, const char *cursor, double from_s, double to_s,
+                         const char *group_id, size_t limit, struct db_job_row **rows,
+                         size_t *n, char next_cursor[80], struct error *err)
+{
+    char c_start[32] = "", c_key[40] = "", from[40], to[40], lim[24];
+    const char *vals[6];
+    PGresult *r;
+    enum status rc;
+
+    *rows = NULL;
+    *n = 0;
+    next_cursor[0] = '\0';
+    if (cursor != NULL && cursor[0] != '\0') {
+        const char *colon = strchr(cursor, ':');
+        if (colon == NULL || colon == cursor ||
+            (size_t)(colon - cursor) >= sizeof c_start || strlen(colon + 1) != 32)
+            return error_set(err, STATUS_INVALID, "cursor is not one this API gave");
+        memcpy(c_start, cursor, (size_t)(colon - cursor));
+        c_start[colon - cursor] = '\0';
+        snprintf(c_key, sizeof c_key, "%s", colon + 1);
+        char *end;
+        errno = 0;
+        (void)strtoll(c_start, &end, 10);
+        if (*end != '\0' || errno != 0)
+            return error_set(err, STATUS_INVALID, "cursor is not one this API gave");
+    }
+    snprintf(from, sizeof from, "%.17g", from_s);
+    snprintf(to, sizeof to, "%.17g", to_s);
+    snprintf(lim, sizeof lim, "%zu", limit + 1);
+    vals[0] = c_start[0] != '\0' ? c_start : NULL;
+    vals[1] = c_key[0] != '\0' ? c_key : NULL;
+    vals[2] = isnan(from_s) ? NULL : from;
+    vals[3] = isnan(to_s) ? NULL : to;
+    vals[4] = group_id;
+    vals[5] = lim;
+    rc = exec_params(
+        db,
+        "SELECT job_key, jobid, group_id, exe, uid, nprocs, start_time, end_time, "
+        "t_j, t_um, t_urw, t_s, t, t_fr, t_fw, eta_read, eta_write, eta_mon_read, "
+        "eta_mon_write FROM jobs WHERE "
+        "($1::bigint IS NULL OR (start_time, job_key) > ($1::bigint, $2::text)) "
+        "AND ($3::float8 IS NULL OR start_time + t_j >= $3::float8) "
+        "AND ($4::float8 IS NULL OR start_time < $4::float8) "
+        "AND ($5::text IS NULL OR group_id = $5) "
+        "ORDER BY start_time, job_key LIMIT $6::bigint",
+        6, vals, &r, err);
+    if (rc != STATUS_OK)
+        return rc;
+    size_t got = (size_t)PQntuples(r);
+    size_t take = got > limit ? limit : got;
+    if (take > 0) {
+        *rows = calloc(take, sizeof **rows);
+        if (*rows == NULL) {
+            PQclear(r);
+            return error_set(err, STATUS_NOMEM, "jobs page");
+        }
+    }
+    for (size_t i = 0; i < take; i++) {
+        struct db_job_row *j = &(*rows)[i];
+        int row = (int)i;
+        copy_text(j->job_key, sizeof j->job_key, r, row, 0);
+        copy_text(j->jobid, sizeof j->jobid, r, row, 1);
+        copy_text(j->group_id, sizeof j->group_id, r, row, 2);
+        copy_text(j->exe, sizeof j->exe, r, row, 3);
+        j->uid = get_int64(r, row, 4);
+        j->nprocs = get_int64(r, row, 5);
+        j->start_time = get_int64(r, row, 6);
+        j->end_time = get_int64(r, row, 7);
+        j->t_j = get_double(r, row, 8);
+        j->t_um = get_double(r, row, 9);
+        j->t_urw = get_double(r, row, 10);
+        j->t_s = get_double(r, row, 11);
+        j->t = get_double(r, row, 12);
+        j->t_fr = get_double(r, row, 13);
+        j->t_fw = get_double(r, row, 14);
+        j->eta_read = get_int64(r, row, 15);
+        j->eta_write = get_int64(r, row, 16);
+        j->eta_mon_read = get_int64(r, row, 17);
+        j->eta_mon_write = get_int64(r, row, 18);
+    }
+    if (got > limit && take > 0) {
+        snprintf(next_cursor, 80, "%lld:%s", (long long)(*rows)[take - 1].start_time,
+                 (*rows)[take - 1].job_key);
+    }
+    *n = take;
+    PQclear(r);
+    return STATUS_OK;
+}

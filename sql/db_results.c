@@ -1,0 +1,340 @@
+/* db_results.c: groups, stored results and sweeps, provenance, runs and health. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void fill_group(struct db_group *g, const PGresult *r, int row)
+{
+    copy_text(g->id, sizeof g->id, r, row, 0);
+    copy_text(g->name, sizeof g->name, r, row, 1);
+    copy_text(g->key, sizeof g->key, r, row, 2);
+    g->jobs = (long)get_int64(r, row, 3);
+}
+
+enum status db_groups_list(struct db *db, struct db_group **out, size_t *n,
+                           struct error *err)
+{
+    PGresult *r;
+    enum status rc =
+        exec_params(db,
+                    "SELECT g.group_id, g.name, g.key, count(j.job_key) "
+                    "FROM app_groups g LEFT JOIN jobs j USING (group_id) "
+                    "GROUP BY g.group_id ORDER BY count(j.job_key) DESC, g.group_id",
+                    0, NULL, &r, err);
+    *out = NULL;
+    *n = 0;
+    if (rc != STATUS_OK)
+        return rc;
+    size_t rows = (size_t)PQntuples(r);
+    if (rows > 0) {
+        *out = calloc(rows, sizeof **out);
+        if (*out == NULL) {
+            PQclear(r);
+            return error_set(err, STATUS_NOMEM, "groups");
+        }
+    }
+    for (size_t i = 0; i < rows; i++)
+        fill_group(&(*out)[i], r, (int)i);
+    *n = rows;
+    PQclear(r);
+    return STATUS_OK;
+}
+
+enum status db_group_get(struct db *db, const char *id, struct db_group *out,
+                         struct error *err)
+{
+    PGresult *r;
+    const char *vals[1] = {id};
+    enum status rc = exec_params(db,
+                                 "SELECT g.group_id, g.name, g.key, count(j.job_key) "
+                                 "FROM app_groups g LEFT JOIN jobs j USING (group_id) "
+                                 "WHERE g.group_id = $1 GROUP BY g.group_id",
+                                 1, vals, &r, err);
+    if (rc != STATUS_OK)
+        return rc;
+    if (PQntuples(r) == 0) {
+        PQclear(r);
+        return error_set(err, STATUS_NOT_FOUND, "no group %s", id);
+    }
+    fill_group(out, r, 0);
+    PQclear(r);
+    return STATUS_OK;
+}
+
+/* computed_at as RFC 3339 UTC, the second column of stored_text's queries. */
+#define COMPUTED_AT_SQL                                                                  \
+    "to_char(computed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
+
+enum status db_result_store(struct db *db, const char *group_id, const char *y,
+                            const char *x, double granularity_s, const char *space,
+                            const char *scope, const char *json, struct error *err)
+{
+    char g[40];
+    const char *vals[7] = {group_id, y, x, g, space, scope, json};
+    PGresult *r;
+
+    snprintf(g, sizeof g, "%.17g", granularity_s);
+    enum status rc = exec_params(
+        db,
+        "INSERT INTO results (kind, group_id, y, x, granularity_s, space, scope, result) "
+        "VALUES ('association', $1, $2, $3, $4, $5, $6, $7) ON CONFLICT (kind, group_id, "
+        "y, x, granularity_s, space, scope) DO UPDATE SET result = EXCLUDED.result, "
+        "computed_at = now() WHERE results.result IS DISTINCT FROM EXCLUDED.result",
+        7, vals, &r, err);
+    if (rc == STATUS_OK)
+        PQclear(r);
+    return rc;
+}
+
+enum status db_result_get(struct db *db, const char *group_id, const char *y,
+                          const char *x, double granularity_s, const char *space,
+                          const char *scope, char **json, char computed_at[40],
+                          struct error *err)
+{
+    char g[40];
+    const char *vals[6] = {group_id, y, x, g, space, scope};
+
+    snprintf(g, sizeof g, "%.17g", granularity_s);
+    return stored_text(db,
+                       "SELECT result::text, " COMPUTED_AT_SQL " FROM results "
+                       "WHERE kind = 'association' AND group_id = $1 AND y = $2 AND "
+                       "x = $3 AND granularity_s = $4 AND space = $5 AND scope = $6",
+                       6, vals, "result", json, computed_at, err);
+}
+
+enum status db_result_find(struct db *db, const char *group_id, const char *y,
+                           const char *x, const char *space, const char *scope,
+                           const char *settings, char **json, char computed_at[40],
+                           struct error *err)
+{
+    const char *vals[6] = {group_id, y, x, space, scope, settings};
+
+    return stored_text(db,
+                       "SELECT result::text, " COMPUTED_AT_SQL " FROM results "
+                       "WHERE kind = 'association' AND group_id = $1 AND y = $2 AND "
+                       "x = $3 AND space = $4 AND scope = $5 AND "
+                       "result->'provenance'->>'settings' LIKE $6 "
+                       "ORDER BY computed_at DESC LIMIT 1",
+                       6, vals, "result", json, computed_at, err);
+}
+
+enum status db_result_granularities(struct db *db, const char *group_id, const char *y,
+                                    const char *x, double **out, size_t *n,
+                                    struct error *err)
+{
+    const char *vals[3] = {group_id, y, x};
+    PGresult *r;
+
+    *out = NULL;
+    *n = 0;
+    enum status rc = exec_params(db,
+                                 "SELECT DISTINCT granularity_s FROM results WHERE "
+                                 "kind = 'association' AND group_id = $1 AND y = $2 "
+                                 "AND x = $3 ORDER BY 1",
+                                 3, vals, &r, err);
+    if (rc != STATUS_OK)
+        return rc;
+    size_t rows = (size_t)PQntuples(r);
+    if (rows > 0) {
+        *out = malloc(rows * sizeof **out);
+        if (*out == NULL) {
+            PQclear(r);
+            return error_set(err, STATUS_NOMEM, "granularities");
+        }
+        for (size_t i = 0; i < rows; i++)
+            (*out)[i] = get_double(r, (int)i, 0);
+    }
+    *n = rows;
+    PQclear(r);
+    return STATUS_OK;
+}
+
+enum status db_sweep_store(struct db *db, const char *group_id, const char *y,
+                           const char *x, double base_granularity_s, const char *scope,
+                           const char *json, struct error *err)
+{
+    char g[40];
+    const char *keys[4] = {group_id, y, x, scope};
+    const char *vals[6] = {group_id, y, x, g, scope, json};
+
+    snprintf(g, sizeof g, "%.17g", base_granularity_s);
+    /* One sweep per (group, y, x, scope): an older one at another base Δ goes too. */
+    return replace_rows(
+        db,
+        "DELETE FROM results WHERE kind = 'sweep' AND group_id = $1 AND "
+        "y = $2 AND x = $3 AND scope = $4",
+        4, keys,
+        "INSERT INTO results (kind, group_id, y, x, granularity_s, space, "
+        "scope, result) VALUES ('sweep', $1, $2, $3, $4, 'auto', $5, $6)",
+        6, vals, err);
+}
+
+enum status db_sweep_get(struct db *db, const char *group_id, const char *y,
+                         const char *x, const char *scope, char **json, struct error *err)
+{
+    const char *vals[4] = {group_id, y, x, scope};
+
+    return stored_text(db,
+                       "SELECT result::text FROM results WHERE kind = 'sweep' "
+                       "AND group_id = $1 AND y = $2 AND x = $3 AND scope = $4 "
+                       "ORDER BY computed_at DESC LIMIT 1",
+                       4, vals, "sweep", json, NULL, err);
+}
+
+/* ---- provenance: a group's inputs ----------------------------------------------- */
+
+/* Samples within this many seconds of a group's span count as its inputs: wider than
+ * any coarse interval of a sweep (20 × an hourly Δ) and any clock offset θ, so that a
+ * late sample that can change a result always changes the fingerprint. */
+#define INPUT_MARGIN_S "86400"
+
+enum status db_group_inputs_read(struct db *db, const char *group_id, const char *kind,
+                                 const char *settings, struct db_group_inputs *out,
+                                 struct error *err)
+{
+    const char *vals[3] = {group_id, kind, settings};
+    PGresult *r;
+
+    memset(out, 0, sizeof *out);
+    /* A group's result depends on its jobs, the samples around them, and the
+     * settings; a hash of each is cheap to compare and says what changed. */
+    enum status rc = exec_params(
+        db,
+        "WITH j AS (SELECT count(*) AS n, "
+        "  coalesce(md5(string_agg(job_key, ',' ORDER BY job_key)), '') AS h, "
+        "  min(start_time) AS s, max(end_time) AS e FROM jobs WHERE group_id = $1), "
+        "smp AS (SELECT count(*) AS n, coalesce(md5(string_agg(DISTINCT source_hash, ',' "
+        "  ORDER BY source_hash)), '') AS h FROM samples, j "
+        "  WHERE samples.stamp_s BETWEEN j.s - " INPUT_MARGIN_S
+        " AND j.e + " INPUT_MARGIN_S "), old AS (SELECT fingerprint FROM group_inputs "
+        "WHERE group_id = $1 AND kind = $2) "
+        "SELECT j.n, j.h, smp.n, smp.h, "
+        "  md5(j.h || '|' || smp.n || '|' || smp.h || '|' || $3), "
+        "  coalesce((SELECT fingerprint FROM old), '') FROM j, smp",
+        3, vals, &r, err);
+    if (rc != STATUS_OK)
+        return rc;
+    out->jobs = (long)get_int64(r, 0, 0);
+    copy_text(out->jobs_md5, sizeof out->jobs_md5, r, 0, 1);
+    out->samples = (long long)get_int64(r, 0, 2);
+    copy_text(out->samples_md5, sizeof out->samples_md5, r, 0, 3);
+    copy_text(out->fingerprint, sizeof out->fingerprint, r, 0, 4);
+    copy_text(out->stored_fingerprint, sizeof out->stored_fingerprint, r, 0, 5);
+    PQclear(r);
+    return STATUS_OK;
+}
+
+enum status db_group_inputs_store(struct db *db, const char *group_id, const char *kind,
+                                  const char *settings, const struct db_group_inputs *in,
+                                  struct error *err)
+{
+    char jobs[32], samples[32];
+    const char *vals[8] = {group_id,     kind,    in->fingerprint, jobs,
+                           in->jobs_md5, samples, in->samples_md5, settings};
+    PGresult *r;
+
+    snprintf(jobs, sizeof jobs, "%ld", in->jobs);
+    snprintf(samples, sizeof samples, "%lld", in->samples);
+    enum status rc = exec_params(
+        db,
+        "INSERT INTO group_inputs (group_id, kind, fingerprint, jobs, jobs_md5, samples, "
+        "samples_md5, settings) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+        "ON CONFLICT (group_id, kind) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, "
+        "jobs = EXCLUDED.jobs, jobs_md5 = EXCLUDED.jobs_md5, samples = EXCLUDED.samples, "
+        "samples_md5 = EXCLUDED.samples_md5, settings = EXCLUDED.settings, "
+        "analyzed_at = now() WHERE group_inputs.fingerprint <> EXCLUDED.fingerprint",
+        8, vals, &r, err);
+    if (rc == STATUS_OK)
+        PQclear(r);
+    return rc;
+}
+
+enum status db_groups_touched_since(struct db *db, double since_s, char (**ids)[17],
+                                    size_t *n, struct error *err)
+{
+    char since[40];
+    const char *vals[1] = {since};
+    PGresult *r;
+
+    *ids = NULL;
+    *n = 0;
+    snprintf(since, sizeof since, "%.3f", since_s);
+    /* New jobs touch their group; new samples touch every group with a job within
+     * the margin of their time range (one range per loaded file). */
+    enum status rc = exec_params(
+        db,
+        "WITH f AS (SELECT content_hash FROM loaded_files "
+        "  WHERE loaded_at >= to_timestamp($1::double precision)), "
+        "rng AS (SELECT min(stamp_s) AS s, max(stamp_s) AS e FROM samples "
+        "  WHERE source_hash IN (SELECT content_hash FROM f) GROUP BY source_hash) "
+        "SELECT DISTINCT j.group_id FROM jobs j "
+        "WHERE j.source_hash IN (SELECT content_hash FROM f) "
+        "  OR EXISTS (SELECT 1 FROM rng WHERE j.start_time <= rng.e + " INPUT_MARGIN_S
+        "  AND j.end_time >= rng.s - " INPUT_MARGIN_S ") ORDER BY 1",
+        1, vals, &r, err);
+    if (rc != STATUS_OK)
+        return rc;
+    size_t rows = (size_t)PQntuples(r);
+    if (rows > 0) {
+        *ids = calloc(rows, sizeof **ids);
+        if (*ids == NULL) {
+            PQclear(r);
+            return error_set(err, STATUS_NOMEM, "groups");
+        }
+    }
+    for (size_t i = 0; i < rows; i++)
+        copy_text((*ids)[i], sizeof(*ids)[i], r, (int)i, 0);
+    *n = rows;
+    PQclear(r);
+    return STATUS_OK;
+}
+
+enum status db_analysis_run_record(struct db *db, long groups, long jobs, long excluded,
+                                   double seconds, struct error *err)
+{
+    char v[4][32];
+    const char *vals[4] = {v[0], v[1], v[2], v[3]};
+    PGresult *r;
+
+    snprintf(v[0], sizeof v[0], "%ld", groups);
+    snprintf(v[1], sizeof v[1], "%ld", jobs);
+    snprintf(v[2], sizeof v[2], "%ld", excluded);
+    snprintf(v[3], sizeof v[3], "%.6f", seconds);
+    enum status rc =
+        exec_params(db,
+                    "INSERT INTO analysis_runs (groups, jobs, excluded, seconds) "
+                    "VALUES ($1, $2, $3, $4)",
+                    4, vals, &r, err);
+    if (rc == STATUS_OK)
+        PQclear(r);
+    return rc;
+}
+
+enum status db_health_get(struct db *db, struct db_health *out, struct error *err)
+{
+    PGresult *r;
+    enum status rc;
+
+    memset(out, 0, sizeof *out);
+    rc = db_schema_version(db, &out->schema_version, err);
+    if (rc != STATUS_OK || out->schema_version == 0)
+        return rc;
+    rc = exec_params(db,
+                     "SELECT (SELECT to_char(max(finished_at) AT TIME ZONE 'UTC', "
+                     "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') FROM ingest_runs), "
+                     "(SELECT to_char(max(finished_at) AT TIME ZONE 'UTC', "
+                     "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') "
+                     "FROM analysis_runs), (SELECT count(*) FROM jobs), (SELECT count(*) "
+                     "FROM samples)",
+                     0, NULL, &r, err);
+    if (rc != STATUS_OK)
+        return rc;
+    copy_text(out->last_ingest, sizeof out->last_ingest, r, 0, 0);
+    copy_text(out->last_analysis, sizeof out->last_analysis, r, 0, 1);
+    out->jobs = (long)get_int64(r, 0, 2);
+    out->samples = get_int64(r, 0, 3);
+    PQclear(r);
+    return STATUS_OK;
+}

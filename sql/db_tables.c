@@ -1,0 +1,269 @@
+/* db_tables.c: group tables and coverage (METHOD.md §4, §7). */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum status db_sample_filesystems(struct db *db, struct db_fs **out, size_t *n,
+                                  struct error *err)
+{
+    PGresult *r;
+    enum status rc =
+        exec_params(db, "SELECT DISTINCT fs FROM samples ORDER BY fs", 0, NULL, &r, err);
+
+    *out = NULL;
+    *n = 0;
+    if (rc != STATUS_OK)
+        return rc;
+    size_t rows = (size_t)PQntuples(r);
+    if (rows > 0) {
+        *out = calloc(rows, sizeof **out);
+        if (*out == NULL) {
+            PQclear(r);
+            return error_set(err, STATUS_NOMEM, "file systems");
+        }
+    }
+    for (size_t i = 0; i < rows; i++)
+        copy_text((*out)[i].name, sizeof(*out)[i].name, r, (int)i, 0);
+    *n = rows;
+    PQclear(r);
+    return STATUS_OK;
+}
+
+enum status db_group_features(struct db *db, const char *group_id,
+                              struct db_feature out[DB_N_FEATURES], long *jobs,
+                              struct error *err)
+{
+    /* The columns of jobs, in the order of the SELECT below. */
+    static const char *const names[DB_N_FEATURES] = {
+        "uid", "nprocs", "n_unique_files", "n_shared_files", "eta_read", "eta_write"};
+    const char *vals[1] = {group_id};
+    PGresult *r;
+    enum status rc =
+        exec_params(db,
+                    "SELECT count(*), min(uid), max(uid), min(nprocs), max(nprocs), "
+                    "min(n_unique_files), max(n_unique_files), min(n_shared_files), "
+                    "max(n_shared_files), min(eta_read), max(eta_read), min(eta_write), "
+                    "max(eta_write) FROM jobs WHERE group_id = $1",
+                    1, vals, &r, err);
+
+    *jobs = 0;
+    if (rc != STATUS_OK)
+        return rc;
+    *jobs = (long)get_int64(r, 0, 0);
+    for (int f = 0; f < DB_N_FEATURES; f++) {
+        out[f].name = names[f];
+        out[f].min = get_int64(r, 0, 1 + 2 * f);
+        out[f].max = get_int64(r, 0, 2 + 2 * f);
+    }
+    PQclear(r);
+    if (*jobs == 0)
+        return error_set(err, STATUS_NOT_FOUND, "no jobs in group %s", group_id);
+    return STATUS_OK;
+}
+
+enum status db_group_table_store(struct db *db, const char *group_id,
+                                 double granularity_s, const char *json,
+                                 struct error *err)
+{
+    char g[40];
+    const char *keys[1] = {group_id};
+    const char *vals[3] = {group_id, g, json};
+
+    snprintf(g, sizeof g, "%.17g", granularity_s);
+    /* One table per group: one stored at another base Δ goes too. */
+    return replace_rows(
+        db, "DELETE FROM results WHERE kind = 'group_table' AND group_id = $1", 1, keys,
+        "INSERT INTO results (kind, group_id, y, x, granularity_s, space, scope, "
+        "result) VALUES ('group_table', $1, '', '', $2, '', 'all', $3)",
+        3, vals, err);
+}
+
+enum status db_group_table_get(struct db *db, const char *group_id, char **json,
+                               struct error *err)
+{
+    const char *vals[1] = {group_id};
+
+    return stored_text(db,
+                       "SELECT result::text FROM results WHERE kind = 'group_table' "
+                       "AND group_id = $1 ORDER BY computed_at DESC LIMIT 1",
+                       1, vals, "table", json, NULL, err);
+}
+
+/* A double as a query parameter: %.17g, or SQL NULL (a NULL pointer) when not
+ * finite. */
+static const char *param_double(char out[40], double v)
+{
+    if (!isfinite(v))
+        return NULL;
+    snprintf(out, 40, "%.17g", v);
+    return out;
+}
+
+/* One COPY field of a double: \N when not finite. */
+static bool buf_double(struct buf *b, double v, char sep)
+{
+    return isfinite(v) ? buf_printf(b, "%.17g%c", v, sep) : buf_printf(b, "\\N%c", sep);
+}
+
+static enum status coverage_insert(struct db *db, const struct db_coverage *c,
+                                   const struct db_coverage_series *s, struct error *err)
+{
+    char v[8][40];
+    const char *vals[9] = {c->scope,
+                           param_double(v[0], c->granularity_s),
+                           param_double(v[1], c->coverage),
+                           param_double(v[2], c->sum_d_bytes),
+                           param_double(v[3], c->sum_s_bytes),
+                           v[4],
+                           param_double(v[5], c->d_total_bytes),
+                           param_double(v[6], c->log_start_s),
+                           param_double(v[7], c->log_end_s)};
+    struct buf b = {0};
+    PGresult *r;
+
+    snprintf(v[4], sizeof v[4], "%ld", c->intervals);
+    enum status rc = exec_params(db,
+                                 "INSERT INTO coverage (scope, granularity_s, coverage, "
+                                 "sum_d_bytes, sum_s_bytes, intervals, d_total_bytes, "
+                                 "log_start_s, log_end_s) VALUES "
+                                 "($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                                 9, vals, &r, err);
+    if (rc != STATUS_OK)
+        return rc;
+    PQclear(r);
+    for (size_t i = 0; i < s->n; i++) {
+        if (!buf_field(&b, c->scope) || !buf_printf(&b, "\t") ||
+            !buf_double(&b, s->end_s[i], '\t') || !buf_double(&b, s->d_bytes[i], '\t') ||
+            !buf_double(&b, s->s_bytes[i], '\n')) {
+            free(b.p);
+            return error_set(err, STATUS_NOMEM, "coverage intervals");
+        }
+    }
+    rc =
+        copy_in(db, "COPY coverage_intervals (scope, end_s, d_bytes, s_bytes) FROM STDIN",
+                &b, err);
+    free(b.p);
+    return rc;
+}
+
+enum status db_coverage_replace(struct db *db, const struct db_coverage *c,
+                                const struct db_coverage_series *series, size_t n,
+                                struct error *err)
+{
+    enum status rc = exec_cmd(db, "BEGIN", err);
+
+    if (rc != STATUS_OK)
+        return rc;
+    rc = exec_cmd(db, "DELETE FROM coverage", err); /* its intervals cascade */
+    for (size_t i = 0; rc == STATUS_OK && i < n; i++)
+        rc = coverage_insert(db, &c[i], &series[i], err);
+    if (rc == STATUS_OK)
+        rc = exec_cmd(db, "COMMIT", err);
+    if (rc != STATUS_OK)
+        rollback(db);
+    return rc;
+}
+
+enum status db_coverage_list(struct db *db, struct db_coverage **out, size_t *n,
+                             struct error *err)
+{
+    PGresult *r;
+    enum status rc = exec_params(
+        db,
+        "SELECT scope, granularity_s, coverage, sum_d_bytes, sum_s_bytes, intervals, "
+        "d_total_bytes, log_start_s, log_end_s, "
+        "to_char(computed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') "
+        "FROM coverage ORDER BY scope <> 'all', scope",
+        0, NULL, &r, err);
+
+    *out = NULL;
+    *n = 0;
+    if (rc != STATUS_OK)
+        return rc;
+    size_t rows = (size_t)PQntuples(r);
+    if (rows > 0) {
+        *out = calloc(rows, sizeof **out);
+        if (*out == NULL) {
+            PQclear(r);
+            return error_set(err, STATUS_NOMEM, "coverage");
+        }
+    }
+    for (size_t i = 0; i < rows; i++) {
+        struct db_coverage *c = &(*out)[i];
+        int row = (int)i;
+        copy_text(c->scope, sizeof c->scope, r, row, 0);
+        c->granularity_s = get_double(r, row, 1);
+        c->coverage = get_double(r, row, 2);
+        c->sum_d_bytes = get_double(r, row, 3);
+        c->sum_s_bytes = get_double(r, row, 4);
+        c->intervals = (long)get_int64(r, row, 5);
+        c->d_total_bytes = get_double(r, row, 6);
+        c->log_start_s = get_double(r, row, 7);
+        c->log_end_s = get_double(r, row, 8);
+        copy_text(c->computed_at, sizeof c->computed_at, r, row, 9);
+    }
+    *n = rows;
+    PQclear(r);
+    return STATUS_OK;
+}
+
+void db_coverage_series_clear(struct db_coverage_series *s)
+{
+    if (s == NULL)
+        return;
+    free(s->end_s);
+    free(s->d_bytes);
+    free(s->s_bytes);
+    memset(s, 0, sizeof *s);
+}
+
+enum status db_coverage_intervals(struct db *db, const char *scope, double from_s,
+                                  double to_s, size_t max_n,
+                                  struct db_coverage_series *out, bool *truncated,
+                                  struct error *err)
+{
+    char from[40], to[40], limit[32];
+    const char *vals[4] = {scope, param_double(from, from_s), param_double(to, to_s),
+                           limit};
+    PGresult *r;
+
+    memset(out, 0, sizeof *out);
+    *truncated = false;
+    snprintf(limit, sizeof limit, "%zu", max_n + 1);
+    /* (T_i − Δ, T_i] overlaps [from, to) when T_i > from and T_i − Δ < to. */
+    enum status rc =
+        exec_params(db,
+                    "SELECT i.end_s, i.d_bytes, i.s_bytes FROM coverage_intervals i "
+                    "JOIN coverage c USING (scope) WHERE i.scope = $1 "
+                    "AND ($2::float8 IS NULL OR i.end_s > $2::float8) "
+                    "AND ($3::float8 IS NULL OR i.end_s - c.granularity_s < $3::float8) "
+                    "ORDER BY i.end_s LIMIT $4::bigint",
+                    4, vals, &r, err);
+    if (rc != STATUS_OK)
+        return rc;
+    size_t rows = (size_t)PQntuples(r);
+    if (rows > max_n) {
+        *truncated = true;
+        rows = max_n;
+    }
+    size_t cap = rows > 0 ? rows : 1;
+    out->end_s = malloc(cap * sizeof(double));
+    out->d_bytes = malloc(cap * sizeof(double));
+    out->s_bytes = malloc(cap * sizeof(double));
+    if (out->end_s == NULL || out->d_bytes == NULL || out->s_bytes == NULL) {
+        PQclear(r);
+        db_coverage_series_clear(out);
+        return error_set(err, STATUS_NOMEM, "coverage intervals");
+    }
+    for (size_t i = 0; i < rows; i++) {
+        out->end_s[i] = get_double(r, (int)i, 0);
+        out->d_bytes[i] = get_double(r, (int)i, 1);
+        out->s_bytes[i] = get_double(r, (int)i, 2);
+    }
+    out->n = rows;
+    PQclear(r);
+    return STATUS_OK;
+}

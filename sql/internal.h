@@ -1,0 +1,60 @@
+/* internal.h: the libpq plumbing the files of sql/ share; included from sql/ only. */
+#ifndef IOCONTEND_SQL_INTERNAL_H
+#define IOCONTEND_SQL_INTERNAL_H
+
+#include "db.h"
+
+#include <libpq-fe.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct db {
+    PGconn *conn;
+    bool temp_tables; /* the session's staging tables exist */
+};
+
+/* STATUS_DB with what and libpq's last message (first line) in err. */
+enum status db_fail(struct db *db, struct error *err, const char *what);
+/* Runs sql (no parameters, result discarded); STATUS_DB when it fails. */
+enum status exec_cmd(struct db *db, const char *sql, struct error *err);
+/* Runs a parameterised statement; *out is the result on success (caller PQclears). */
+enum status exec_params(struct db *db, const char *sql, int n, const char *const *vals,
+                        PGresult **out, struct error *err);
+/* Rolls back the open transaction, ignoring any failure (the first one is reported). */
+void rollback(struct db *db);
+/* Replaces rows in one transaction: runs del (n_del parameters) then ins (n_ins), and
+ * commits, or rolls back and returns the first failure. */
+enum status replace_rows(struct db *db, const char *del, int n_del,
+                         const char *const *del_vals, const char *ins, int n_ins,
+                         const char *const *ins_vals, struct error *err);
+
+/* Column col of row: NAN / 0 / "" when SQL NULL. */
+double get_double(const PGresult *r, int row, int col);
+int64_t get_int64(const PGresult *r, int row, int col);
+void copy_text(char *dst, size_t size, const PGresult *r, int row, int col);
+
+/* The stored JSON text of column 0 of the first row of sql (malloc'd into *json), and
+ * when computed_at is not NULL the text of column 1; STATUS_NOT_FOUND ("no WHAT
+ * stored") when there is no row. */
+enum status stored_text(struct db *db, const char *sql, int n, const char *const *vals,
+                        const char *what, char **json, char computed_at[40],
+                        struct error *err);
+
+/* A growable text buffer for COPY data; {0} is empty, free(p) releases it. */
+struct buf {
+    char *p;
+    size_t len, cap;
+};
+
+/* false when out of memory (b keeps what it had). */
+bool buf_reserve(struct buf *b, size_t more);
+bool buf_printf(struct buf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* A text field for COPY's text format: backslash, tab and newline escaped; NULL is
+ * SQL NULL (\N). */
+bool buf_field(struct buf *b, const char *s);
+/* Runs sql (a COPY ... FROM STDIN) with b's text as its data. */
+enum status copy_in(struct db *db, const char *sql, const struct buf *b,
+                    struct error *err);
+
+#endif

@@ -1,0 +1,206 @@
+/* pq.c: the libpq plumbing the files of sql/ share: statements, results, COPY text. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum status db_fail(struct db *db, struct error *err, const char *what)
+{
+    const char *msg = PQerrorMessage(db->conn);
+    char clean[160];
+
+    snprintf(clean, sizeof clean, "%s", msg);
+    clean[strcspn(clean, "\n")] = '\0';
+    return error_set(err, STATUS_DB, "%s: %s", what, clean);
+}
+
+enum status exec_cmd(struct db *db, const char *sql, struct error *err)
+{
+    PGresult *r = PQexec(db->conn, sql);
+    enum status rc = STATUS_OK;
+
+    if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK)
+        rc = db_fail(db, err, sql);
+    PQclear(r);
+    return rc;
+}
+
+/* Runs a parameterised statement; *out is the result on success (caller PQclears). */
+enum status exec_params(struct db *db, const char *sql, int n, const char *const *vals,
+                        PGresult **out, struct error *err)
+{
+    PGresult *r = PQexecParams(db->conn, sql, n, NULL, vals, NULL, NULL, 0);
+    ExecStatusType st = PQresultStatus(r);
+
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+        enum status rc = db_fail(db, err, "query");
+        PQclear(r);
+        *out = NULL;
+        return rc;
+    }
+    *out = r;
+    return STATUS_OK;
+}
+
+void rollback(struct db *db)
+{
+    PGresult *r = PQexec(db->conn, "ROLLBACK");
+    PQclear(r);
+}
+
+/* Replaces rows in one transaction: runs del (n_del parameters) then ins (n_ins), and
+ * commits, or rolls back and returns the first failure. */
+enum status replace_rows(struct db *db, const char *del, int n_del,
+                         const char *const *del_vals, const char *ins, int n_ins,
+                         const char *const *ins_vals, struct error *err)
+{
+    PGresult *r;
+    enum status rc = exec_cmd(db, "BEGIN", err);
+
+    if (rc != STATUS_OK)
+        return rc;
+    rc = exec_params(db, del, n_del, del_vals, &r, err);
+    if (rc == STATUS_OK) {
+        PQclear(r);
+        rc = exec_params(db, ins, n_ins, ins_vals, &r, err);
+    }
+    if (rc == STATUS_OK) {
+        PQclear(r);
+        rc = exec_cmd(db, "COMMIT", err);
+    }
+    if (rc != STATUS_OK)
+        rollback(db);
+    return rc;
+}
+
+double get_double(const PGresult *r, int row, int col)
+{
+    if (PQgetisnull(r, row, col))
+        return NAN;
+    return strtod(PQgetvalue(r, row, col), NULL);
+}
+
+int64_t get_int64(const PGresult *r, int row, int col)
+{
+    if (PQgetisnull(r, row, col))
+        return 0;
+    return strtoll(PQgetvalue(r, row, col), NULL, 10);
+}
+
+void copy_text(char *dst, size_t size, const PGresult *r, int row, int col)
+{
+    snprintf(dst, size, "%s", PQgetisnull(r, row, col) ? "" : PQgetvalue(r, row, col));
+}
+
+bool buf_reserve(struct buf *b, size_t more)
+{
+    if (b->len + more + 1 <= b->cap)
+        return true;
+    size_t cap = b->cap == 0 ? 8192 : b->cap;
+    while (cap < b->len + more + 1)
+        cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (p == NULL)
+        return false;
+    b->p = p;
+    b->cap = cap;
+    return true;
+}
+
+bool buf_printf(struct buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || !buf_reserve(b, (size_t)n))
+        return false;
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+    return true;
+}
+
+/* A text field for COPY's text format: backslash, tab and newline escaped. */
+bool buf_field(struct buf *b, const char *s)
+{
+    if (!buf_reserve(b, 1))
+        return false;
+    if (s == NULL)
+        return buf_printf(b, "\\N");
+    for (; *s != '\0'; s++) {
+        const char *esc = NULL;
+        switch (*s) {
+        case '\\': esc = "\\\\"; break;
+        case '\t': esc = "\\t"; break;
+        case '\n': esc = "\\n"; break;
+        case '\r': esc = "\\r"; break;
+        default: break;
+        }
+        if (!buf_reserve(b, 2))
+            return false;
+        if (esc != NULL) {
+            memcpy(b->p + b->len, esc, 2);
+            b->len += 2;
+        } else {
+            b->p[b->len++] = *s;
+        }
+    }
+    b->p[b->len] = '\0';
+    return true;
+}
+
+enum status copy_in(struct db *db, const char *sql, const struct buf *b,
+                    struct error *err)
+{
+    PGresult *r = PQexec(db->conn, sql);
+    enum status rc = STATUS_OK;
+
+    if (PQresultStatus(r) != PGRES_COPY_IN) {
+        rc = db_fail(db, err, sql);
+        PQclear(r);
+        return rc;
+    }
+    PQclear(r);
+    if (b->len > 0 && PQputCopyData(db->conn, b->p, (int)b->len) != 1)
+        rc = db_fail(db, err, "COPY data");
+    if (PQputCopyEnd(db->conn, rc == STATUS_OK ? NULL : "aborted") != 1 &&
+        rc == STATUS_OK)
+        rc = db_fail(db, err, "COPY end");
+    while ((r = PQgetResult(db->conn)) != NULL) {
+        if (PQresultStatus(r) != PGRES_COMMAND_OK && rc == STATUS_OK)
+            rc = db_fail(db, err, "COPY");
+        PQclear(r);
+    }
+    return rc;
+}
+
+/* The stored JSON text of column 0 of the first row of sql (malloc'd into *json), and
+ * when computed_at is not NULL the text of column 1; STATUS_NOT_FOUND ("no WHAT
+ * stored") when there is no row. */
+enum status stored_text(struct db *db, const char *sql, int n, const char *const *vals,
+                        const char *what, char **json, char computed_at[40],
+                        struct error *err)
+{
+    PGresult *r;
+    enum status rc = exec_params(db, sql, n, vals, &r, err);
+
+    *json = NULL;
+    if (rc != STATUS_OK)
+        return rc;
+    if (PQntuples(r) == 0) {
+        PQclear(r);
+        return error_set(err, STATUS_NOT_FOUND, "no %s stored", what);
+    }
+    *json = str_dup(PQgetvalue(r, 0, 0));
+    if (computed_at != NULL)
+        copy_text(computed_at, 40, r, 0, 1);
+    PQclear(r);
+    return *json != NULL ? STATUS_OK : error_set(err, STATUS_NOMEM, "%s", what);
+}
