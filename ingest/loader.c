@@ -225,6 +225,100 @@ static bool is_dxt_text(const char *path, const char *data)
            strstr(data, "# DXT, file_id:") != NULL;
 }
 
+/* The rows db_job_load writes for log and its metrics m: *job borrows from both, and
+ * from *windows, which is new (caller frees; NULL when the job has no window). */
+static enum status job_rows(const char *path, const struct darshan_log *log,
+                            const struct job_metrics *m, struct db_job_in *job,
+                            struct db_window_in **windows, struct error *err)
+{
+    struct db_window_in *w = NULL;
+
+    *windows = NULL;
+    if (m->n_windows > 0) {
+        w = calloc(m->n_windows, sizeof *w);
+        if (w == NULL)
+            return error_set(err, STATUS_NOMEM, "windows of %s", path);
+    }
+    for (size_t i = 0; i < m->n_windows; i++) {
+        const struct job_window *jw = &m->windows[i];
+        w[i].start_s = jw->start_s;
+        w[i].end_s = jw->end_s;
+        w[i].is_write = jw->is_write;
+        w[i].bytes = jw->bytes;
+        w[i].fs = jw->monitored ? jw->fs : NULL;
+    }
+    *job = (struct db_job_in){.job_key = m->job_key,
+                              .jobid = log->jobid,
+                              .uid = log->uid,
+                              .exe = log->exe != NULL ? log->exe : "",
+                              .executable = m->executable,
+                              .nprocs = log->nprocs,
+                              .start_time_s = log->start_time_s,
+                              .end_time_s = log->end_time_s,
+                              .run_time_s = log->run_time_s,
+                              .log_version = log->log_version,
+                              .group_id = m->group_id,
+                              .group_key = m->group_key,
+                              .t_j = m->t_j,
+                              .t_um = m->t_um,
+                              .t_urw = m->t_urw,
+                              .t_s = m->t_s,
+                              .t_s_span = m->t_s_span,
+                              .t_s_slowest = m->t_s_slowest,
+                              .t = m->t,
+                              .t_fr = m->t_fr,
+                              .t_fw = m->t_fw,
+                              .eta_read = m->eta_read,
+                              .eta_write = m->eta_write,
+                              .eta_mon_read = m->eta_mon_read,
+                              .eta_mon_write = m->eta_mon_write,
+                              .n_unique_files = m->n_unique_files,
+                              .n_shared_files = m->n_shared_files,
+                              .windows = w,
+                              .n_windows = m->n_windows};
+    *windows = w;
+    return STATUS_OK;
+}
+
+/* The rows db_samples_load writes for d, on the server --server names, else the
+ * file's host: *in borrows from d and from *rows, which is new (caller frees). No
+ * server at all is STATUS_PARSE, a fault of the file. */
+static enum status sample_rows(const char *path, const struct ingest_opts *o,
+                               const struct iostat_data *d, struct db_samples_in *in,
+                               struct db_sample **rows, struct error *err)
+{
+    const char *server = o->server != NULL && o->server[0] != '\0' ? o->server : d->host;
+    struct db_sample *s = NULL;
+
+    *rows = NULL;
+    if (server[0] == '\0') {
+        return error_at(err, STATUS_PARSE, path, 0,
+                        "expected a host name in the file, or --server HOST");
+    }
+    if (d->n > 0) {
+        s = calloc(d->n, sizeof *s);
+        if (s == NULL)
+            return error_set(err, STATUS_NOMEM, "samples of %s", path);
+    }
+    for (size_t i = 0; i < d->n; i++) {
+        const struct iostat_sample *is = &d->samples[i];
+        s[i] = (struct db_sample){.device = is->device,
+                                  .stamp_s = is->stamp_s,
+                                  .r_bps = is->r_bps,
+                                  .w_bps = is->w_bps,
+                                  .ro_ps = is->ro_ps,
+                                  .wo_ps = is->wo_ps,
+                                  .ops_total_ps = is->ops_total_ps};
+    }
+    *in = (struct db_samples_in){.fs = o->fs,
+                                 .server = server,
+                                 .interval_s = d->interval_s,
+                                 .samples = s,
+                                 .n = d->n};
+    *rows = s;
+    return STATUS_OK;
+}
+
 /* One file: read, hash, skip when seen, parse, load. STATUS_DB stops the batch;
  * everything else is a per-file outcome recorded in s. */
 static enum status load_one(struct db *db, int64_t run_id, const char *path,
@@ -266,6 +360,8 @@ static enum status load_one(struct db *db, int64_t run_id, const char *path,
     if (kind == INPUT_DARSHAN) {
         struct darshan_log *log = NULL;
         struct job_metrics m;
+        struct db_job_in job;
+        struct db_window_in *windows = NULL;
         bool inserted = false;
 
         memset(&m, 0, sizeof m);
@@ -278,7 +374,9 @@ static enum status load_one(struct db *db, int64_t run_id, const char *path,
         if (rc == STATUS_OK)
             rc = ingest_job_metrics(log, o->fs_map, &m, &ferr);
         if (rc == STATUS_OK) {
-            rc = db_job_load(db, run_id, path, hash, log, &m, &inserted, err);
+            rc = job_rows(path, log, &m, &job, &windows, err);
+            if (rc == STATUS_OK)
+                rc = db_job_load(db, run_id, path, hash, &job, &inserted, err);
             if (rc == STATUS_OK) {
                 s->loaded++;
                 s->jobs += inserted ? 1 : 0;
@@ -289,16 +387,20 @@ static enum status load_one(struct db *db, int64_t run_id, const char *path,
         } else {
             *err = ferr;
         }
+        free(windows);
         job_metrics_clear(&m);
         darshan_log_free(log);
     } else {
         struct iostat_data *d = NULL;
+        struct db_samples_in in;
+        struct db_sample *rows = NULL;
         long long inserted = 0, differing = 0;
 
         rc = ingest_iostat_parse(fp, path, o->device_include, &d, &ferr);
+        if (rc == STATUS_OK)
+            rc = sample_rows(path, o, d, &in, &rows, &ferr);
         if (rc == STATUS_OK) {
-            rc = db_samples_load(db, run_id, path, hash, o->fs, o->server, d, &inserted,
-                                 &differing, &ferr);
+            rc = db_samples_load(db, run_id, path, hash, &in, &inserted, &differing, err);
             if (rc == STATUS_OK) {
                 s->loaded++;
                 s->samples += inserted;
@@ -307,11 +409,6 @@ static enum status load_one(struct db *db, int64_t run_id, const char *path,
                              "by more than 1%%; the first values stay",
                              path, differing);
                 }
-            } else if (rc == STATUS_PARSE) {
-                quarantine(db, s, path, hash, &ferr);
-                rc = STATUS_OK;
-            } else {
-                *err = ferr;
             }
         } else if (rc != STATUS_NOMEM) {
             quarantine(db, s, path, hash, &ferr);
@@ -319,6 +416,7 @@ static enum status load_one(struct db *db, int64_t run_id, const char *path,
         } else {
             *err = ferr;
         }
+        free(rows);
         iostat_data_free(d);
     }
 done:

@@ -58,10 +58,6 @@ int db_schema_latest(void);
 
 /* ---- ingest -------------------------------------------------------------------- */
 
-struct job_metrics; /* ingest.h */
-struct darshan_log;
-struct iostat_data;
-
 /* A new ingest run row; *run_id is its id. */
 enum status db_ingest_run_begin(struct db *db, const char *kind, int64_t *run_id,
                                 struct error *err);
@@ -76,20 +72,69 @@ enum status db_ingest_run_end(struct db *db, int64_t run_id,
 enum status db_file_seen(struct db *db, const char *content_hash, bool *seen,
                          struct error *err);
 
-/* Loads one job (log header, metrics and windows) in one transaction, with the
- * file's content hash, so that the job is in whole or not at all. *inserted is
- * false when the job key was already there (nothing changes). */
-enum status db_job_load(struct db *db, int64_t run_id, const char *path,
-                        const char *content_hash, const struct darshan_log *log,
-                        const struct job_metrics *m, bool *inserted, struct error *err);
+/* One activity window of a job to load (METHOD.md §2): a row of job_windows. */
+struct db_window_in {
+    double start_s, end_s; /* absolute epoch seconds */
+    bool is_write;
+    int64_t bytes;  /* bytes the file moved in this direction */
+    const char *fs; /* its monitored file system (borrowed); NULL: not monitored */
+};
 
-/* Loads the samples of one file for file system fs (server: the given one, else
- * the file's host) in one transaction. *inserted counts new samples; *differing
- * counts samples already stored whose rates differ by more than 1 % (kept). */
+/* One job to load: a row of jobs, its group (a row of app_groups, named
+ * "executable (uid U, N procs)") and its windows. Strings and windows are borrowed.
+ * A non-finite t_* is stored as SQL NULL. */
+struct db_job_in {
+    const char *job_key; /* 32 hex digits: the job's identity */
+    const char *jobid;   /* as text: ids can exceed int64 */
+    uint64_t uid;
+    const char *exe;        /* the whole command line as logged ("" when none) */
+    const char *executable; /* basename of exe's first token */
+    int64_t nprocs;
+    int64_t start_time_s, end_time_s; /* epoch, from the log's header */
+    double run_time_s;                /* the header's run time */
+    double log_version;               /* 3.41 */
+    const char *group_id;             /* 16 hex digits, a hash of group_key */
+    const char *group_key;            /* what defines the group (METHOD.md §4) */
+    double t_j, t_um, t_urw, t_s, t_s_span, t_s_slowest, t, t_fr, t_fw; /* seconds */
+    int64_t eta_read, eta_write, eta_mon_read, eta_mon_write;           /* bytes */
+    int64_t n_unique_files, n_shared_files;
+    const struct db_window_in *windows;
+    size_t n_windows;
+};
+
+/* Loads one job in one transaction, with its file's path and content hash, so that
+ * the job is in whole or not at all. *inserted is false when the job key was already
+ * there (nothing changes; a warning is logged when t_j, eta_read or eta_write differ
+ * by more than 1 %). STATUS_DB, STATUS_NOMEM. */
+enum status db_job_load(struct db *db, int64_t run_id, const char *path,
+                        const char *content_hash, const struct db_job_in *job,
+                        bool *inserted, struct error *err);
+
+/* One device's sample to load: rates over the interval that ends at stamp_s. */
+struct db_sample {
+    const char *device;  /* borrowed */
+    int64_t stamp_s;     /* epoch seconds */
+    double r_bps, w_bps; /* bytes per second */
+    double ro_ps, wo_ps; /* operations per second */
+    double ops_total_ps; /* any rate not finite (NAN: unavailable) is SQL NULL */
+};
+
+/* The samples of one file: rows of samples, all of file system fs and server. */
+struct db_samples_in {
+    const char *fs;                  /* the file system the samples belong to */
+    const char *server;              /* the server they were taken on: never NULL or "" */
+    double interval_s;               /* the file's sampling interval */
+    const struct db_sample *samples; /* borrowed */
+    size_t n;
+};
+
+/* Loads in's samples in one transaction, with its file's path and content hash.
+ * *inserted counts new samples; *differing counts samples already stored whose rates
+ * differ by more than 1 % (the stored ones are kept). STATUS_INVALID when in has no
+ * server; STATUS_DB, STATUS_NOMEM. */
 enum status db_samples_load(struct db *db, int64_t run_id, const char *path,
-                            const char *content_hash, const char *fs, const char *server,
-                            const struct iostat_data *data, long long *inserted,
-                            long long *differing, struct error *err);
+                            const char *content_hash, const struct db_samples_in *in,
+                            long long *inserted, long long *differing, struct error *err);
 
 /* Records (or refreshes last_seen of) a quarantined file. */
 enum status db_ingest_error_record(struct db *db, const char *path,

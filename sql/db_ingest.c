@@ -1,8 +1,6 @@
 /* db_ingest.c: ingest runs, and the loads of jobs and samples (one transaction each). */
 #include "internal.h"
 
-#include "../ingest/ingest.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,24 +87,24 @@ static bool differs(double a, double b)
 
 /* Same job key seen again from other content: keep the first, warn on a real
  * difference (INTERFACES.md "Identity"). */
-static enum status compare_existing_job(struct db *db, const struct job_metrics *m,
+static enum status compare_existing_job(struct db *db, const struct db_job_in *job,
                                         const char *path, struct error *err)
 {
     PGresult *r;
-    const char *vals[1] = {m->job_key};
+    const char *vals[1] = {job->job_key};
     enum status rc = exec_params(
         db, "SELECT t_j, eta_read, eta_write, source_path FROM jobs WHERE job_key = $1",
         1, vals, &r, err);
     if (rc != STATUS_OK)
         return rc;
     if (PQntuples(r) == 1 &&
-        (differs(get_double(r, 0, 0), m->t_j) ||
-         differs((double)get_int64(r, 0, 1), (double)m->eta_read) ||
-         differs((double)get_int64(r, 0, 2), (double)m->eta_write))) {
+        (differs(get_double(r, 0, 0), job->t_j) ||
+         differs((double)get_int64(r, 0, 1), (double)job->eta_read) ||
+         differs((double)get_int64(r, 0, 2), (double)job->eta_write))) {
         log_warn(
             "%s: job %s was loaded before from %s with values that differ by more than "
             "1%%; the first stays",
-            path, m->job_key, PQgetvalue(r, 0, 3));
+            path, job->job_key, PQgetvalue(r, 0, 3));
     }
     PQclear(r);
     return STATUS_OK;
@@ -122,8 +120,8 @@ static void fmt_double(char *out, size_t size, double v)
 }
 
 enum status db_job_load(struct db *db, int64_t run_id, const char *path,
-                        const char *content_hash, const struct darshan_log *log,
-                        const struct job_metrics *m, bool *inserted, struct error *err)
+                        const char *content_hash, const struct db_job_in *job,
+                        bool *inserted, struct error *err)
 {
     char num[24][40];
     const char *vals[31];
@@ -136,10 +134,10 @@ enum status db_job_load(struct db *db, int64_t run_id, const char *path,
     rc = exec_cmd(db, "BEGIN", err);
     if (rc != STATUS_OK)
         return rc;
-    snprintf(group_name, sizeof group_name, "%s (uid %llu, %lld procs)", m->executable,
-             (unsigned long long)log->uid, (long long)log->nprocs);
+    snprintf(group_name, sizeof group_name, "%s (uid %llu, %lld procs)", job->executable,
+             (unsigned long long)job->uid, (long long)job->nprocs);
     {
-        const char *gv[3] = {m->group_id, group_name, m->group_key};
+        const char *gv[3] = {job->group_id, group_name, job->group_key};
         rc = exec_params(
             db,
             "INSERT INTO app_groups (group_id, name, key) VALUES ($1, $2, $3) "
@@ -149,38 +147,38 @@ enum status db_job_load(struct db *db, int64_t run_id, const char *path,
             goto fail;
         PQclear(r);
     }
-    snprintf(num[0], sizeof num[0], "%llu", (unsigned long long)log->uid);
-    snprintf(num[1], sizeof num[1], "%lld", (long long)log->nprocs);
-    snprintf(num[2], sizeof num[2], "%lld", (long long)log->start_time_s);
-    snprintf(num[3], sizeof num[3], "%lld", (long long)log->end_time_s);
-    fmt_double(num[4], sizeof num[4], log->run_time_s);
-    fmt_double(num[5], sizeof num[5], log->log_version);
-    fmt_double(num[6], sizeof num[6], m->t_j);
-    fmt_double(num[7], sizeof num[7], m->t_um);
-    fmt_double(num[8], sizeof num[8], m->t_urw);
-    fmt_double(num[9], sizeof num[9], m->t_s);
-    fmt_double(num[10], sizeof num[10], m->t_s_span);
-    fmt_double(num[11], sizeof num[11], m->t_s_slowest);
-    fmt_double(num[12], sizeof num[12], m->t);
-    fmt_double(num[13], sizeof num[13], m->t_fr);
-    fmt_double(num[14], sizeof num[14], m->t_fw);
-    snprintf(num[15], sizeof num[15], "%lld", (long long)m->eta_read);
-    snprintf(num[16], sizeof num[16], "%lld", (long long)m->eta_write);
-    snprintf(num[17], sizeof num[17], "%lld", (long long)m->eta_mon_read);
-    snprintf(num[18], sizeof num[18], "%lld", (long long)m->eta_mon_write);
-    snprintf(num[19], sizeof num[19], "%lld", (long long)m->n_unique_files);
-    snprintf(num[20], sizeof num[20], "%lld", (long long)m->n_shared_files);
-    vals[0] = m->job_key;
-    vals[1] = log->jobid;
+    snprintf(num[0], sizeof num[0], "%llu", (unsigned long long)job->uid);
+    snprintf(num[1], sizeof num[1], "%lld", (long long)job->nprocs);
+    snprintf(num[2], sizeof num[2], "%lld", (long long)job->start_time_s);
+    snprintf(num[3], sizeof num[3], "%lld", (long long)job->end_time_s);
+    fmt_double(num[4], sizeof num[4], job->run_time_s);
+    fmt_double(num[5], sizeof num[5], job->log_version);
+    fmt_double(num[6], sizeof num[6], job->t_j);
+    fmt_double(num[7], sizeof num[7], job->t_um);
+    fmt_double(num[8], sizeof num[8], job->t_urw);
+    fmt_double(num[9], sizeof num[9], job->t_s);
+    fmt_double(num[10], sizeof num[10], job->t_s_span);
+    fmt_double(num[11], sizeof num[11], job->t_s_slowest);
+    fmt_double(num[12], sizeof num[12], job->t);
+    fmt_double(num[13], sizeof num[13], job->t_fr);
+    fmt_double(num[14], sizeof num[14], job->t_fw);
+    snprintf(num[15], sizeof num[15], "%lld", (long long)job->eta_read);
+    snprintf(num[16], sizeof num[16], "%lld", (long long)job->eta_write);
+    snprintf(num[17], sizeof num[17], "%lld", (long long)job->eta_mon_read);
+    snprintf(num[18], sizeof num[18], "%lld", (long long)job->eta_mon_write);
+    snprintf(num[19], sizeof num[19], "%lld", (long long)job->n_unique_files);
+    snprintf(num[20], sizeof num[20], "%lld", (long long)job->n_shared_files);
+    vals[0] = job->job_key;
+    vals[1] = job->jobid;
     vals[2] = num[0];
-    vals[3] = log->exe != NULL ? log->exe : "";
-    vals[4] = m->executable;
+    vals[3] = job->exe != NULL ? job->exe : "";
+    vals[4] = job->executable;
     vals[5] = num[1];
     vals[6] = num[2];
     vals[7] = num[3];
     vals[8] = num[4];
     vals[9] = num[5];
-    vals[10] = m->group_id;
+    vals[10] = job->group_id;
     vals[11] = content_hash;
     vals[12] = path;
     for (int i = 6; i <= 20; i++)
@@ -200,12 +198,12 @@ enum status db_job_load(struct db *db, int64_t run_id, const char *path,
     *inserted = PQntuples(r) == 1;
     PQclear(r);
     if (*inserted) {
-        for (size_t i = 0; i < m->n_windows; i++) {
-            const struct job_window *w = &m->windows[i];
-            if (!buf_field(&b, m->job_key) ||
+        for (size_t i = 0; i < job->n_windows; i++) {
+            const struct db_window_in *w = &job->windows[i];
+            if (!buf_field(&b, job->job_key) ||
                 !buf_printf(&b, "\t%s\t%.17g\t%.17g\t%lld\t", w->is_write ? "t" : "f",
                             w->start_s, w->end_s, (long long)w->bytes) ||
-                !buf_field(&b, w->monitored ? w->fs : NULL) || !buf_printf(&b, "\n")) {
+                !buf_field(&b, w->fs) || !buf_printf(&b, "\n")) {
                 rc = error_set(err, STATUS_NOMEM, "windows of %s", path);
                 goto fail;
             }
@@ -220,7 +218,7 @@ enum status db_job_load(struct db *db, int64_t run_id, const char *path,
                 goto fail;
         }
     } else {
-        rc = compare_existing_job(db, m, path, err);
+        rc = compare_existing_job(db, job, path, err);
         if (rc != STATUS_OK)
             goto fail;
     }
@@ -255,29 +253,26 @@ static bool buf_rate(struct buf *b, double v)
 }
 
 enum status db_samples_load(struct db *db, int64_t run_id, const char *path,
-                            const char *content_hash, const char *fs, const char *server,
-                            const struct iostat_data *data, long long *inserted,
-                            long long *differing, struct error *err)
+                            const char *content_hash, const struct db_samples_in *in,
+                            long long *inserted, long long *differing, struct error *err)
 {
     struct buf b = {0};
     PGresult *r;
     enum status rc;
-    const char *host = server != NULL && server[0] != '\0' ? server : data->host;
 
     *inserted = 0;
     *differing = 0;
-    if (host == NULL || host[0] == '\0') {
-        return error_at(err, STATUS_PARSE, path, 0,
-                        "expected a host name in the file, or --server HOST");
-    }
+    if (in->server == NULL || in->server[0] == '\0')
+        return error_set(err, STATUS_INVALID, "samples of %s without a server", path);
     rc = ensure_temp_tables(db, err);
     if (rc != STATUS_OK)
         return rc;
-    for (size_t i = 0; i < data->n; i++) {
-        const struct iostat_sample *s = &data->samples[i];
-        if (!buf_field(&b, fs) || !buf_printf(&b, "\t") || !buf_field(&b, host) ||
-            !buf_printf(&b, "\t") || !buf_field(&b, s->device) ||
-            !buf_printf(&b, "\t%lld\t%.17g", (long long)s->stamp_s, data->interval_s) ||
+    for (size_t i = 0; i < in->n; i++) {
+        const struct db_sample *s = &in->samples[i];
+        if (!buf_field(&b, in->fs) || !buf_printf(&b, "\t") ||
+            !buf_field(&b, in->server) || !buf_printf(&b, "\t") ||
+            !buf_field(&b, s->device) ||
+            !buf_printf(&b, "\t%lld\t%.17g", (long long)s->stamp_s, in->interval_s) ||
             !buf_rate(&b, s->r_bps) || !buf_rate(&b, s->w_bps) ||
             !buf_rate(&b, s->ro_ps) || !buf_rate(&b, s->wo_ps) ||
             !buf_rate(&b, s->ops_total_ps) || !buf_printf(&b, "\t") ||
