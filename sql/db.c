@@ -87,7 +87,6 @@ enum status db_migrate(struct db *db, int *applied, struct error *err)
         const struct migration *m = &migrations[i];
         char version[16];
         const char *vals[2] = {version, m->name};
-        PGresult *r;
 
         if (m->version <= current)
             continue;
@@ -97,14 +96,12 @@ enum status db_migrate(struct db *db, int *applied, struct error *err)
         rc = exec_cmd(db, m->sql, err);
         snprintf(version, sizeof version, "%d", m->version);
         if (rc == STATUS_OK) {
-            rc = exec_params(db,
-                             "INSERT INTO schema_version (version, name) VALUES ($1, $2)",
-                             2, vals, &r, err);
+            rc = exec_params_cmd(
+                db, "INSERT INTO schema_version (version, name) VALUES ($1, $2)", 2, vals,
+                err);
         }
-        if (rc == STATUS_OK) {
-            PQclear(r);
+        if (rc == STATUS_OK)
             rc = exec_cmd(db, "COMMIT", err);
-        }
         if (rc != STATUS_OK) {
             rollback(db);
             break;

@@ -25,7 +25,6 @@ enum status db_ingest_run_end(struct db *db, int64_t run_id,
 {
     char v[7][32];
     const char *vals[7];
-    PGresult *r;
 
     snprintf(v[0], sizeof v[0], "%lld", (long long)run_id);
     snprintf(v[1], sizeof v[1], "%ld", c->files);
@@ -36,15 +35,11 @@ enum status db_ingest_run_end(struct db *db, int64_t run_id,
     snprintf(v[6], sizeof v[6], "%lld", c->samples);
     for (int i = 0; i < 7; i++)
         vals[i] = v[i];
-    enum status rc =
-        exec_params(db,
-                    "UPDATE ingest_runs SET finished_at = now(), files = $2, "
-                    "loaded = $3, skipped = $4, quarantined = $5, jobs = $6, "
-                    "samples = $7 WHERE id = $1",
-                    7, vals, &r, err);
-    if (rc == STATUS_OK)
-        PQclear(r);
-    return rc;
+    return exec_params_cmd(db,
+                           "UPDATE ingest_runs SET finished_at = now(), files = $2, "
+                           "loaded = $3, skipped = $4, quarantined = $5, jobs = $6, "
+                           "samples = $7 WHERE id = $1",
+                           7, vals, err);
 }
 
 enum status db_file_seen(struct db *db, const char *content_hash, bool *seen,
@@ -67,17 +62,12 @@ static enum status mark_loaded(struct db *db, int64_t run_id, const char *path,
 {
     char run[32];
     const char *vals[4] = {content_hash, path, kind, run};
-    PGresult *r;
 
     snprintf(run, sizeof run, "%lld", (long long)run_id);
-    enum status rc =
-        exec_params(db,
-                    "INSERT INTO loaded_files (content_hash, path, kind, run_id) "
-                    "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
-                    4, vals, &r, err);
-    if (rc == STATUS_OK)
-        PQclear(r);
-    return rc;
+    return exec_params_cmd(db,
+                           "INSERT INTO loaded_files (content_hash, path, kind, run_id) "
+                           "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                           4, vals, err);
 }
 
 static bool differs(double a, double b)
@@ -329,19 +319,15 @@ enum status db_ingest_error_record(struct db *db, const char *path,
     char line[24];
     const char *vals[5] = {path, content_hash, line, status_name(reason->code),
                            reason->msg};
-    PGresult *r;
 
     snprintf(line, sizeof line, "%ld", reason->line);
     if (reason->line <= 0)
         vals[2] = NULL;
-    enum status rc = exec_params(
+    return exec_params_cmd(
         db,
         "INSERT INTO ingest_errors (path, content_hash, line, status, message) "
         "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (path, content_hash) DO UPDATE "
         "SET last_seen = now(), line = EXCLUDED.line, status = EXCLUDED.status, "
         "message = EXCLUDED.message",
-        5, vals, &r, err);
-    if (rc == STATUS_OK)
-        PQclear(r);
-    return rc;
+        5, vals, err);
 }

@@ -222,13 +222,39 @@ out:
     return rc;
 }
 
+static void fill_job_row(void *row_out, const PGresult *r, int row)
+{
+    struct db_job_row *j = row_out;
+
+    copy_text(j->job_key, sizeof j->job_key, r, row, 0);
+    copy_text(j->jobid, sizeof j->jobid, r, row, 1);
+    copy_text(j->group_id, sizeof j->group_id, r, row, 2);
+    copy_text(j->exe, sizeof j->exe, r, row, 3);
+    j->uid = get_int64(r, row, 4);
+    j->nprocs = get_int64(r, row, 5);
+    j->start_time = get_int64(r, row, 6);
+    j->end_time = get_int64(r, row, 7);
+    j->t_j = get_double(r, row, 8);
+    j->t_um = get_double(r, row, 9);
+    j->t_urw = get_double(r, row, 10);
+    j->t_s = get_double(r, row, 11);
+    j->t = get_double(r, row, 12);
+    j->t_fr = get_double(r, row, 13);
+    j->t_fw = get_double(r, row, 14);
+    j->eta_read = get_int64(r, row, 15);
+    j->eta_write = get_int64(r, row, 16);
+    j->eta_mon_read = get_int64(r, row, 17);
+    j->eta_mon_write = get_int64(r, row, 18);
+}
+
 enum status db_jobs_page(struct db *db, const char *cursor, double from_s, double to_s,
                          const char *group_id, size_t limit, struct db_job_row **rows,
                          size_t *n, char next_cursor[80], struct error *err)
 {
     char c_start[32] = "", c_key[40] = "", from[40], to[40], lim[24];
     const char *vals[6];
-    PGresult *r;
+    void *page;
+    size_t got;
     enum status rc;
 
     *rows = NULL;
@@ -257,7 +283,8 @@ enum status db_jobs_page(struct db *db, const char *cursor, double from_s, doubl
     vals[3] = isnan(to_s) ? NULL : to;
     vals[4] = group_id;
     vals[5] = lim;
-    rc = exec_params(
+    /* One row more than the page says whether there is a next one. */
+    rc = fetch_rows(
         db,
         "SELECT job_key, jobid, group_id, exe, uid, nprocs, start_time, end_time, "
         "t_j, t_um, t_urw, t_s, t, t_fr, t_fw, eta_read, eta_write, eta_mon_read, "
@@ -267,46 +294,17 @@ enum status db_jobs_page(struct db *db, const char *cursor, double from_s, doubl
         "AND ($4::float8 IS NULL OR start_time < $4::float8) "
         "AND ($5::text IS NULL OR group_id = $5) "
         "ORDER BY start_time, job_key LIMIT $6::bigint",
-        6, vals, &r, err);
+        6, vals, sizeof **rows, fill_job_row, "jobs page", &page, &got, err);
     if (rc != STATUS_OK)
         return rc;
-    size_t got = (size_t)PQntuples(r);
-    size_t take = got > limit ? limit : got;
-    if (take > 0) {
-        *rows = calloc(take, sizeof **rows);
-        if (*rows == NULL) {
-            PQclear(r);
-            return error_set(err, STATUS_NOMEM, "jobs page");
-        }
+    *rows = page;
+    *n = got > limit ? limit : got;
+    if (*n == 0) {
+        free(page);
+        *rows = NULL;
+    } else if (got > limit) {
+        snprintf(next_cursor, 80, "%lld:%s", (long long)(*rows)[*n - 1].start_time,
+                 (*rows)[*n - 1].job_key);
     }
-    for (size_t i = 0; i < take; i++) {
-        struct db_job_row *j = &(*rows)[i];
-        int row = (int)i;
-        copy_text(j->job_key, sizeof j->job_key, r, row, 0);
-        copy_text(j->jobid, sizeof j->jobid, r, row, 1);
-        copy_text(j->group_id, sizeof j->group_id, r, row, 2);
-        copy_text(j->exe, sizeof j->exe, r, row, 3);
-        j->uid = get_int64(r, row, 4);
-        j->nprocs = get_int64(r, row, 5);
-        j->start_time = get_int64(r, row, 6);
-        j->end_time = get_int64(r, row, 7);
-        j->t_j = get_double(r, row, 8);
-        j->t_um = get_double(r, row, 9);
-        j->t_urw = get_double(r, row, 10);
-        j->t_s = get_double(r, row, 11);
-        j->t = get_double(r, row, 12);
-        j->t_fr = get_double(r, row, 13);
-        j->t_fw = get_double(r, row, 14);
-        j->eta_read = get_int64(r, row, 15);
-        j->eta_write = get_int64(r, row, 16);
-        j->eta_mon_read = get_int64(r, row, 17);
-        j->eta_mon_write = get_int64(r, row, 18);
-    }
-    if (got > limit && take > 0) {
-        snprintf(next_cursor, 80, "%lld:%s", (long long)(*rows)[take - 1].start_time,
-                 (*rows)[take - 1].job_key);
-    }
-    *n = take;
-    PQclear(r);
     return STATUS_OK;
 }

@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void fill_group(struct db_group *g, const PGresult *r, int row)
+static void fill_group(void *row_out, const PGresult *r, int row)
 {
+    struct db_group *g = row_out;
+
     copy_text(g->id, sizeof g->id, r, row, 0);
     copy_text(g->name, sizeof g->name, r, row, 1);
     copy_text(g->key, sizeof g->key, r, row, 2);
@@ -16,30 +18,15 @@ static void fill_group(struct db_group *g, const PGresult *r, int row)
 enum status db_groups_list(struct db *db, struct db_group **out, size_t *n,
                            struct error *err)
 {
-    PGresult *r;
+    void *rows;
     enum status rc =
-        exec_params(db,
-                    "SELECT g.group_id, g.name, g.key, count(j.job_key) "
-                    "FROM app_groups g LEFT JOIN jobs j USING (group_id) "
-                    "GROUP BY g.group_id ORDER BY count(j.job_key) DESC, g.group_id",
-                    0, NULL, &r, err);
-    *out = NULL;
-    *n = 0;
-    if (rc != STATUS_OK)
-        return rc;
-    size_t rows = (size_t)PQntuples(r);
-    if (rows > 0) {
-        *out = calloc(rows, sizeof **out);
-        if (*out == NULL) {
-            PQclear(r);
-            return error_set(err, STATUS_NOMEM, "groups");
-        }
-    }
-    for (size_t i = 0; i < rows; i++)
-        fill_group(&(*out)[i], r, (int)i);
-    *n = rows;
-    PQclear(r);
-    return STATUS_OK;
+        fetch_rows(db,
+                   "SELECT g.group_id, g.name, g.key, count(j.job_key) "
+                   "FROM app_groups g LEFT JOIN jobs j USING (group_id) "
+                   "GROUP BY g.group_id ORDER BY count(j.job_key) DESC, g.group_id",
+                   0, NULL, sizeof **out, fill_group, "groups", &rows, n, err);
+    *out = rows;
+    return rc;
 }
 
 enum status db_group_get(struct db *db, const char *id, struct db_group *out,
@@ -73,19 +60,15 @@ enum status db_result_store(struct db *db, const char *group_id, const char *y,
 {
     char g[40];
     const char *vals[7] = {group_id, y, x, g, space, scope, json};
-    PGresult *r;
 
     snprintf(g, sizeof g, "%.17g", granularity_s);
-    enum status rc = exec_params(
+    return exec_params_cmd(
         db,
         "INSERT INTO results (kind, group_id, y, x, granularity_s, space, scope, result) "
         "VALUES ('association', $1, $2, $3, $4, $5, $6, $7) ON CONFLICT (kind, group_id, "
         "y, x, granularity_s, space, scope) DO UPDATE SET result = EXCLUDED.result, "
         "computed_at = now() WHERE results.result IS DISTINCT FROM EXCLUDED.result",
-        7, vals, &r, err);
-    if (rc == STATUS_OK)
-        PQclear(r);
-    return rc;
+        7, vals, err);
 }
 
 enum status db_result_get(struct db *db, const char *group_id, const char *y,
@@ -120,35 +103,25 @@ enum status db_result_find(struct db *db, const char *group_id, const char *y,
                        6, vals, "result", json, computed_at, err);
 }
 
+static void fill_granularity(void *row_out, const PGresult *r, int row)
+{
+    *(double *)row_out = get_double(r, row, 0);
+}
+
 enum status db_result_granularities(struct db *db, const char *group_id, const char *y,
                                     const char *x, double **out, size_t *n,
                                     struct error *err)
 {
     const char *vals[3] = {group_id, y, x};
-    PGresult *r;
-
-    *out = NULL;
-    *n = 0;
-    enum status rc = exec_params(db,
-                                 "SELECT DISTINCT granularity_s FROM results WHERE "
-                                 "kind = 'association' AND group_id = $1 AND y = $2 "
-                                 "AND x = $3 ORDER BY 1",
-                                 3, vals, &r, err);
-    if (rc != STATUS_OK)
-        return rc;
-    size_t rows = (size_t)PQntuples(r);
-    if (rows > 0) {
-        *out = malloc(rows * sizeof **out);
-        if (*out == NULL) {
-            PQclear(r);
-            return error_set(err, STATUS_NOMEM, "granularities");
-        }
-        for (size_t i = 0; i < rows; i++)
-            (*out)[i] = get_double(r, (int)i, 0);
-    }
-    *n = rows;
-    PQclear(r);
-    return STATUS_OK;
+    void *rows;
+    enum status rc = fetch_rows(db,
+                                "SELECT DISTINCT granularity_s FROM results WHERE "
+                                "kind = 'association' AND group_id = $1 AND y = $2 "
+                                "AND x = $3 ORDER BY 1",
+                                3, vals, sizeof **out, fill_granularity, "granularities",
+                                &rows, n, err);
+    *out = rows;
+    return rc;
 }
 
 enum status db_sweep_store(struct db *db, const char *group_id, const char *y,
@@ -233,11 +206,10 @@ enum status db_group_inputs_store(struct db *db, const char *group_id, const cha
     char jobs[32], samples[32];
     const char *vals[8] = {group_id,     kind,    in->fingerprint, jobs,
                            in->jobs_md5, samples, in->samples_md5, settings};
-    PGresult *r;
 
     snprintf(jobs, sizeof jobs, "%ld", in->jobs);
     snprintf(samples, sizeof samples, "%lld", in->samples);
-    enum status rc = exec_params(
+    return exec_params_cmd(
         db,
         "INSERT INTO group_inputs (group_id, kind, fingerprint, jobs, jobs_md5, samples, "
         "samples_md5, settings) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
@@ -245,10 +217,12 @@ enum status db_group_inputs_store(struct db *db, const char *group_id, const cha
         "jobs = EXCLUDED.jobs, jobs_md5 = EXCLUDED.jobs_md5, samples = EXCLUDED.samples, "
         "samples_md5 = EXCLUDED.samples_md5, settings = EXCLUDED.settings, "
         "analyzed_at = now() WHERE group_inputs.fingerprint <> EXCLUDED.fingerprint",
-        8, vals, &r, err);
-    if (rc == STATUS_OK)
-        PQclear(r);
-    return rc;
+        8, vals, err);
+}
+
+static void fill_group_id(void *row_out, const PGresult *r, int row)
+{
+    copy_text(row_out, sizeof(char[17]), r, row, 0);
 }
 
 enum status db_groups_touched_since(struct db *db, double since_s, char (**ids)[17],
@@ -256,14 +230,12 @@ enum status db_groups_touched_since(struct db *db, double since_s, char (**ids)[
 {
     char since[40];
     const char *vals[1] = {since};
-    PGresult *r;
+    void *rows;
 
-    *ids = NULL;
-    *n = 0;
     snprintf(since, sizeof since, "%.3f", since_s);
     /* New jobs touch their group; new samples touch every group with a job within
      * the margin of their time range (one range per loaded file). */
-    enum status rc = exec_params(
+    enum status rc = fetch_rows(
         db,
         "WITH f AS (SELECT content_hash FROM loaded_files "
         "  WHERE loaded_at >= to_timestamp($1::double precision)), "
@@ -273,22 +245,9 @@ enum status db_groups_touched_since(struct db *db, double since_s, char (**ids)[
         "WHERE j.source_hash IN (SELECT content_hash FROM f) "
         "  OR EXISTS (SELECT 1 FROM rng WHERE j.start_time <= rng.e + " INPUT_MARGIN_S
         "  AND j.end_time >= rng.s - " INPUT_MARGIN_S ") ORDER BY 1",
-        1, vals, &r, err);
-    if (rc != STATUS_OK)
-        return rc;
-    size_t rows = (size_t)PQntuples(r);
-    if (rows > 0) {
-        *ids = calloc(rows, sizeof **ids);
-        if (*ids == NULL) {
-            PQclear(r);
-            return error_set(err, STATUS_NOMEM, "groups");
-        }
-    }
-    for (size_t i = 0; i < rows; i++)
-        copy_text((*ids)[i], sizeof(*ids)[i], r, (int)i, 0);
-    *n = rows;
-    PQclear(r);
-    return STATUS_OK;
+        1, vals, sizeof **ids, fill_group_id, "groups", &rows, n, err);
+    *ids = rows;
+    return rc;
 }
 
 enum status db_analysis_run_record(struct db *db, long groups, long jobs, long excluded,
@@ -296,20 +255,15 @@ enum status db_analysis_run_record(struct db *db, long groups, long jobs, long e
 {
     char v[4][32];
     const char *vals[4] = {v[0], v[1], v[2], v[3]};
-    PGresult *r;
 
     snprintf(v[0], sizeof v[0], "%ld", groups);
     snprintf(v[1], sizeof v[1], "%ld", jobs);
     snprintf(v[2], sizeof v[2], "%ld", excluded);
     snprintf(v[3], sizeof v[3], "%.6f", seconds);
-    enum status rc =
-        exec_params(db,
-                    "INSERT INTO analysis_runs (groups, jobs, excluded, seconds) "
-                    "VALUES ($1, $2, $3, $4)",
-                    4, vals, &r, err);
-    if (rc == STATUS_OK)
-        PQclear(r);
-    return rc;
+    return exec_params_cmd(db,
+                           "INSERT INTO analysis_runs (groups, jobs, excluded, seconds) "
+                           "VALUES ($1, $2, $3, $4)",
+                           4, vals, err);
 }
 
 enum status db_health_get(struct db *db, struct db_health *out, struct error *err)

@@ -6,30 +6,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void fill_fs(void *row_out, const PGresult *r, int row)
+{
+    struct db_fs *f = row_out;
+
+    copy_text(f->name, sizeof f->name, r, row, 0);
+}
+
 enum status db_sample_filesystems(struct db *db, struct db_fs **out, size_t *n,
                                   struct error *err)
 {
-    PGresult *r;
+    void *rows;
     enum status rc =
-        exec_params(db, "SELECT DISTINCT fs FROM samples ORDER BY fs", 0, NULL, &r, err);
-
-    *out = NULL;
-    *n = 0;
-    if (rc != STATUS_OK)
-        return rc;
-    size_t rows = (size_t)PQntuples(r);
-    if (rows > 0) {
-        *out = calloc(rows, sizeof **out);
-        if (*out == NULL) {
-            PQclear(r);
-            return error_set(err, STATUS_NOMEM, "file systems");
-        }
-    }
-    for (size_t i = 0; i < rows; i++)
-        copy_text((*out)[i].name, sizeof(*out)[i].name, r, (int)i, 0);
-    *n = rows;
-    PQclear(r);
-    return STATUS_OK;
+        fetch_rows(db, "SELECT DISTINCT fs FROM samples ORDER BY fs", 0, NULL,
+                   sizeof **out, fill_fs, "file systems", &rows, n, err);
+    *out = rows;
+    return rc;
 }
 
 enum status db_group_features(struct db *db, const char *group_id,
@@ -122,18 +114,17 @@ static enum status coverage_insert(struct db *db, const struct db_coverage *c,
                            param_double(v[6], c->log_start_s),
                            param_double(v[7], c->log_end_s)};
     struct buf b = {0};
-    PGresult *r;
 
     snprintf(v[4], sizeof v[4], "%ld", c->intervals);
-    enum status rc = exec_params(db,
-                                 "INSERT INTO coverage (scope, granularity_s, coverage, "
-                                 "sum_d_bytes, sum_s_bytes, intervals, d_total_bytes, "
-                                 "log_start_s, log_end_s) VALUES "
-                                 "($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-                                 9, vals, &r, err);
+    enum status rc =
+        exec_params_cmd(db,
+                        "INSERT INTO coverage (scope, granularity_s, coverage, "
+                        "sum_d_bytes, sum_s_bytes, intervals, d_total_bytes, "
+                        "log_start_s, log_end_s) VALUES "
+                        "($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                        9, vals, err);
     if (rc != STATUS_OK)
         return rc;
-    PQclear(r);
     for (size_t i = 0; i < s->n; i++) {
         if (!buf_field(&b, c->scope) || !buf_printf(&b, "\t") ||
             !buf_double(&b, s->end_s[i], '\t') || !buf_double(&b, s->d_bytes[i], '\t') ||
@@ -167,47 +158,35 @@ enum status db_coverage_replace(struct db *db, const struct db_coverage *c,
     return rc;
 }
 
+static void fill_coverage(void *row_out, const PGresult *r, int row)
+{
+    struct db_coverage *c = row_out;
+
+    copy_text(c->scope, sizeof c->scope, r, row, 0);
+    c->granularity_s = get_double(r, row, 1);
+    c->coverage = get_double(r, row, 2);
+    c->sum_d_bytes = get_double(r, row, 3);
+    c->sum_s_bytes = get_double(r, row, 4);
+    c->intervals = (long)get_int64(r, row, 5);
+    c->d_total_bytes = get_double(r, row, 6);
+    c->log_start_s = get_double(r, row, 7);
+    c->log_end_s = get_double(r, row, 8);
+    copy_text(c->computed_at, sizeof c->computed_at, r, row, 9);
+}
+
 enum status db_coverage_list(struct db *db, struct db_coverage **out, size_t *n,
                              struct error *err)
 {
-    PGresult *r;
-    enum status rc = exec_params(
+    void *rows;
+    enum status rc = fetch_rows(
         db,
         "SELECT scope, granularity_s, coverage, sum_d_bytes, sum_s_bytes, intervals, "
         "d_total_bytes, log_start_s, log_end_s, "
         "to_char(computed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') "
         "FROM coverage ORDER BY scope <> 'all', scope",
-        0, NULL, &r, err);
-
-    *out = NULL;
-    *n = 0;
-    if (rc != STATUS_OK)
-        return rc;
-    size_t rows = (size_t)PQntuples(r);
-    if (rows > 0) {
-        *out = calloc(rows, sizeof **out);
-        if (*out == NULL) {
-            PQclear(r);
-            return error_set(err, STATUS_NOMEM, "coverage");
-        }
-    }
-    for (size_t i = 0; i < rows; i++) {
-        struct db_coverage *c = &(*out)[i];
-        int row = (int)i;
-        copy_text(c->scope, sizeof c->scope, r, row, 0);
-        c->granularity_s = get_double(r, row, 1);
-        c->coverage = get_double(r, row, 2);
-        c->sum_d_bytes = get_double(r, row, 3);
-        c->sum_s_bytes = get_double(r, row, 4);
-        c->intervals = (long)get_int64(r, row, 5);
-        c->d_total_bytes = get_double(r, row, 6);
-        c->log_start_s = get_double(r, row, 7);
-        c->log_end_s = get_double(r, row, 8);
-        copy_text(c->computed_at, sizeof c->computed_at, r, row, 9);
-    }
-    *n = rows;
-    PQclear(r);
-    return STATUS_OK;
+        0, NULL, sizeof **out, fill_coverage, "coverage", &rows, n, err);
+    *out = rows;
+    return rc;
 }
 
 void db_coverage_series_clear(struct db_coverage_series *s)

@@ -21,6 +21,16 @@ enum status exec_cmd(struct db *db, const char *sql, struct error *err);
 /* Runs a parameterised statement; *out is the result on success (caller PQclears). */
 enum status exec_params(struct db *db, const char *sql, int n, const char *const *vals,
                         PGresult **out, struct error *err);
+/* Runs a parameterised statement whose result is not needed. */
+enum status exec_params_cmd(struct db *db, const char *sql, int n,
+                            const char *const *vals, struct error *err);
+/* Runs a parameterised query and makes an array of its rows, fill(element, r, i)
+ * filling the element of row i; elements are row_size bytes and start zeroed. *rows
+ * is new (caller frees; NULL when no row), *n_rows its length. STATUS_NOMEM says
+ * what. */
+enum status fetch_rows(struct db *db, const char *sql, int n, const char *const *vals,
+                       size_t row_size, void (*fill)(void *row, const PGresult *r, int i),
+                       const char *what, void **rows, size_t *n_rows, struct error *err);
 /* Rolls back the open transaction, ignoring any failure (the first one is reported). */
 void rollback(struct db *db);
 /* Replaces rows in one transaction: runs del (n_del parameters) then ins (n_ins), and

@@ -57,20 +57,15 @@ enum status replace_rows(struct db *db, const char *del, int n_del,
                          const char *const *del_vals, const char *ins, int n_ins,
                          const char *const *ins_vals, struct error *err)
 {
-    PGresult *r;
     enum status rc = exec_cmd(db, "BEGIN", err);
 
     if (rc != STATUS_OK)
         return rc;
-    rc = exec_params(db, del, n_del, del_vals, &r, err);
-    if (rc == STATUS_OK) {
-        PQclear(r);
-        rc = exec_params(db, ins, n_ins, ins_vals, &r, err);
-    }
-    if (rc == STATUS_OK) {
-        PQclear(r);
+    rc = exec_params_cmd(db, del, n_del, del_vals, err);
+    if (rc == STATUS_OK)
+        rc = exec_params_cmd(db, ins, n_ins, ins_vals, err);
+    if (rc == STATUS_OK)
         rc = exec_cmd(db, "COMMIT", err);
-    }
     if (rc != STATUS_OK)
         rollback(db);
     return rc;
@@ -203,4 +198,43 @@ enum status stored_text(struct db *db, const char *sql, int n, const char *const
         copy_text(computed_at, 40, r, 0, 1);
     PQclear(r);
     return *json != NULL ? STATUS_OK : error_set(err, STATUS_NOMEM, "%s", what);
+}
+
+enum status exec_params_cmd(struct db *db, const char *sql, int n,
+                            const char *const *vals, struct error *err)
+{
+    PGresult *r;
+    enum status rc = exec_params(db, sql, n, vals, &r, err);
+
+    if (rc == STATUS_OK)
+        PQclear(r);
+    return rc;
+}
+
+enum status fetch_rows(struct db *db, const char *sql, int n, const char *const *vals,
+                       size_t row_size, void (*fill)(void *row, const PGresult *r, int i),
+                       const char *what, void **rows, size_t *n_rows, struct error *err)
+{
+    PGresult *r;
+    char *a = NULL;
+    enum status rc = exec_params(db, sql, n, vals, &r, err);
+
+    *rows = NULL;
+    *n_rows = 0;
+    if (rc != STATUS_OK)
+        return rc;
+    size_t got = (size_t)PQntuples(r);
+    if (got > 0) {
+        a = calloc(got, row_size);
+        if (a == NULL) {
+            PQclear(r);
+            return error_set(err, STATUS_NOMEM, "%s", what);
+        }
+    }
+    for (size_t i = 0; i < got; i++)
+        fill(a + i * row_size, r, (int)i);
+    PQclear(r);
+    *rows = a;
+    *n_rows = got;
+    return STATUS_OK;
 }
