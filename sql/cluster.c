@@ -255,6 +255,25 @@ static enum status prepare_dirs(const struct db_target *t, struct error *err)
     return STATUS_OK;
 }
 
+/* pg_ctl ACTION --wait --pgdata=DIR; the action's own options follow. */
+static void pg_ctl_args(struct argv_buf *cmd, const char *bindir, const char *action,
+                        const struct db_target *t)
+{
+    argv_add(cmd, "%s/pg_ctl", bindir);
+    argv_add(cmd, "%s", action);
+    argv_add(cmd, "--wait");
+    argv_add(cmd, "--pgdata=%s", t->data_dir);
+}
+
+/* Runs a pg_ctl command as the cluster's owner, its output in state_dir/pg_ctl.log. */
+static int run_pg_ctl(const struct argv_buf *cmd, const struct db_target *t)
+{
+    char ctl_log[700];
+
+    snprintf(ctl_log, sizeof ctl_log, "%s/pg_ctl.log", t->state_dir);
+    return run_as_owner(cmd, ctl_log);
+}
+
 static bool cluster_exists(const struct db_target *t)
 {
     char path[700];
@@ -379,11 +398,8 @@ enum status db_cluster_start(const struct db_target *t, struct error *err)
             log_warn("cannot give %s to %s", log_path, EMBEDDED_USER);
     }
     struct argv_buf cmd = {.n = 0};
-    argv_add(&cmd, "%s/pg_ctl", bindir);
-    argv_add(&cmd, "start");
-    argv_add(&cmd, "--wait");
+    pg_ctl_args(&cmd, bindir, "start", t);
     argv_add(&cmd, "--timeout=60");
-    argv_add(&cmd, "--pgdata=%s", t->data_dir);
     argv_add(&cmd, "--log=%s", log_path);
     argv_add(&cmd, "-o");
     /* No TCP: the embedded server is reached through its socket only. */
@@ -391,9 +407,7 @@ enum status db_cluster_start(const struct db_target *t, struct error *err)
              "-c listen_addresses='' -c unix_socket_directories='%s' -c port=%d "
              "-c max_connections=40",
              t->socket_dir, EMBEDDED_PORT);
-    char ctl_log[700];
-    snprintf(ctl_log, sizeof ctl_log, "%s/pg_ctl.log", t->state_dir);
-    if (run_as_owner(&cmd, ctl_log) != 0) {
+    if (run_pg_ctl(&cmd, t) != 0) {
         return error_set(err, STATUS_DB, "the embedded server did not start: see %s",
                          log_path);
     }
@@ -416,16 +430,11 @@ enum status db_cluster_stop(const struct db_target *t, struct error *err)
     if (rc != STATUS_OK)
         return rc;
     struct argv_buf cmd = {.n = 0};
-    argv_add(&cmd, "%s/pg_ctl", bindir);
-    argv_add(&cmd, "stop");
-    argv_add(&cmd, "--wait");
+    pg_ctl_args(&cmd, bindir, "stop", t);
     argv_add(&cmd, "--mode=fast");
-    argv_add(&cmd, "--pgdata=%s", t->data_dir);
-    char ctl_log[700];
-    snprintf(ctl_log, sizeof ctl_log, "%s/pg_ctl.log", t->state_dir);
-    if (run_as_owner(&cmd, ctl_log) != 0) {
-        return error_set(err, STATUS_DB, "pg_ctl stop failed for %s: see %s", t->data_dir,
-                         ctl_log);
+    if (run_pg_ctl(&cmd, t) != 0) {
+        return error_set(err, STATUS_DB, "pg_ctl stop failed for %s: see %s/pg_ctl.log",
+                         t->data_dir, t->state_dir);
     }
     /* The socket folder is ours alone; an empty one left in $TMPDIR is litter. */
     if (rmdir(t->socket_dir) != 0 && errno != ENOENT)
