@@ -1,4 +1,4 @@
-/* cluster.c: which database to use, and the life of the embedded PostgreSQL cluster. */
+/* cluster.c: which database to use, the embedded cluster's life, and db_connect. */
 #include "db.h"
 
 #include <errno.h>
@@ -441,4 +441,33 @@ enum status db_cluster_stop(const struct db_target *t, struct error *err)
         log_debug("could not remove %s: %s", t->socket_dir, strerror(errno));
     log_info("stopped the embedded server");
     return STATUS_OK;
+}
+
+enum status db_connect(const char *db_arg, unsigned flags, struct db **out,
+                       struct error *err)
+{
+    struct db_target t;
+    enum status rc;
+    int applied = 0;
+
+    *out = NULL;
+    rc = db_target_resolve(db_arg, &t, err);
+    if (rc != STATUS_OK)
+        return rc;
+    if (t.embedded && (flags & DB_START_EMBEDDED) != 0) {
+        rc = db_cluster_start(&t, err);
+        /* A server that does not come up is the database's failure, whatever the
+         * cause; only a bad target stays the caller's. */
+        if (rc != STATUS_OK)
+            return rc == STATUS_INVALID ? STATUS_INVALID : STATUS_DB;
+    }
+    rc = db_open(&t, out, err);
+    if (rc != STATUS_OK || (flags & DB_MIGRATE) == 0)
+        return rc;
+    rc = db_migrate(*out, &applied, err);
+    if (rc != STATUS_OK) {
+        db_close(*out);
+        *out = NULL;
+    }
+    return rc;
 }

@@ -1,4 +1,4 @@
-/* db.c: connections, migrations and the schema version. */
+/* db.c: connections, migrations and the schema version (db_connect is in cluster.c). */
 #include "internal.h"
 
 #include "migrations.h"

@@ -47,6 +47,22 @@ struct db;
 enum status db_open(const struct db_target *t, struct db **out, struct error *err);
 void db_close(struct db *db);
 
+/* What db_connect does before it returns the connection. */
+enum db_connect_flags {
+    DB_START_EMBEDDED = 1 << 0, /* start the embedded cluster when it is the target */
+    DB_MIGRATE = 1 << 1         /* apply the migrations not yet applied */
+};
+
+/* Resolves the target db_arg names (db_target_resolve), starts the embedded cluster
+ * when that is the target and flags has DB_START_EMBEDDED, connects, and with
+ * DB_MIGRATE applies the migrations. *out is new (db_close), NULL on failure.
+ * Statuses: db_target_resolve's (STATUS_INVALID, STATUS_INTERNAL); a cluster that
+ * does not start is STATUS_INVALID when db_cluster_start said so, else STATUS_DB
+ * (err keeps db_cluster_start's own code, e.g. STATUS_NOT_FOUND for missing server
+ * binaries); then db_open's and db_migrate's (STATUS_DB, STATUS_NOMEM). */
+enum status db_connect(const char *db_arg, unsigned flags, struct db **out,
+                       struct error *err);
+
 /* Applies the migrations compiled in from sql/migrations/ that are not yet in
  * schema_version, each in its own transaction. *applied counts them (0 when the
  * schema is current: re-running is a no-op). */
