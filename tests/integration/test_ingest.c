@@ -173,6 +173,40 @@ static void bad_log_is_quarantined_and_the_rest_lands(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The host names the server; a file without one needs --server, and is the file's
+ * fault (quarantined) when none is given. */
+static void sample_file_without_a_host_is_quarantined_unless_server_is_given(void **state)
+{
+    char dir[] = "/tmp/iocontend-nohost-XXXXXX";
+    char args[1400], cmd[1400];
+    int rc;
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    /* iostat -t output without its first line, the banner that names the host. */
+    snprintf(cmd, sizeof cmd,
+             "tail -n +2 '%s/iostat/iostat_x_k_t_1s.txt' > '%s/nohost.txt'",
+             testutil_shared_data(), dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(args, sizeof args, "--quiet ingest iostat --fs nohost --json '%s'", dir);
+    json_t *j = ingest(args, &rc);
+    assert_int_equal(rc, 1);
+    assert_int_equal(field(j, "quarantined"), 1);
+    assert_int_equal(field(j, "samples"), 0);
+    assert_true(errors_mention(j, "nohost.txt",
+                               "expected a host name in the file, or --server HOST"));
+    json_decref(j);
+    snprintf(args, sizeof args,
+             "--quiet ingest iostat --fs nohost --server srv1 --json '%s'", dir);
+    j = ingest(args, &rc);
+    assert_int_equal(rc, 0);
+    assert_int_equal(field(j, "loaded"), 1);
+    assert_true(field(j, "samples") > 0);
+    json_decref(j);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void missing_input_exits_66(void **state)
 {
     int rc;
@@ -203,6 +237,8 @@ int main(void)
         cmocka_unit_test(lab_run_loads_30_jobs_and_189_samples_once),
         cmocka_unit_test(same_samples_in_another_format_add_nothing),
         cmocka_unit_test(bad_log_is_quarantined_and_the_rest_lands),
+        cmocka_unit_test(
+            sample_file_without_a_host_is_quarantined_unless_server_is_given),
         cmocka_unit_test(missing_input_exits_66),
         cmocka_unit_test(iostat_without_fs_is_a_usage_error),
     };
