@@ -8,10 +8,14 @@
 
 #define IOCONTEND_VERSION "0.1.0"
 
+/* MUST_CHECK: a caller that drops the result gets a warning (an error under -Werror);
+ * for statuses that must not go unread (PgBouncer's _MUSTCHECK). */
 #if defined(__GNUC__)
 #define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#define MUST_CHECK        __attribute__((warn_unused_result))
 #else
 #define PRINTF_LIKE(f, a)
+#define MUST_CHECK
 #endif
 
 enum status {

@@ -24,7 +24,7 @@ struct db_target {
  * of PGHOST, PGHOSTADDR, PGPORT, PGDATABASE, PGSERVICE → configured; otherwise the
  * embedded cluster under IOCONTEND_STATE_DIR (default ./var). */
 enum status db_target_resolve(const char *db_arg, struct db_target *out,
-                              struct error *err);
+                              struct error *err) MUST_CHECK;
 
 /* Embedded cluster life. init creates the cluster when absent (no-op otherwise);
  * start inits when needed, clears a stale postmaster.pid and starts the server
@@ -32,9 +32,9 @@ enum status db_target_resolve(const char *db_arg, struct db_target *out,
  * user via runuser. STATUS_INVALID for a configured target; STATUS_DB when a
  * PostgreSQL program fails (err names it); STATUS_NOT_FOUND when the server
  * binaries are missing. */
-enum status db_cluster_init(const struct db_target *t, struct error *err);
-enum status db_cluster_start(const struct db_target *t, struct error *err);
-enum status db_cluster_stop(const struct db_target *t, struct error *err);
+enum status db_cluster_init(const struct db_target *t, struct error *err) MUST_CHECK;
+enum status db_cluster_start(const struct db_target *t, struct error *err) MUST_CHECK;
+enum status db_cluster_stop(const struct db_target *t, struct error *err) MUST_CHECK;
 /* true when the embedded server answers. */
 bool db_cluster_running(const struct db_target *t);
 
@@ -44,7 +44,8 @@ struct db;
 
 /* Connects to t (for an embedded target the cluster must be running). STATUS_DB
  * with libpq's message when it cannot. *out is new; db_close frees it. */
-enum status db_open(const struct db_target *t, struct db **out, struct error *err);
+enum status db_open(const struct db_target *t, struct db **out,
+                    struct error *err) MUST_CHECK;
 void db_close(struct db *db);
 
 /* What db_connect does before it returns the connection. */
@@ -61,14 +62,14 @@ enum db_connect_flags {
  * (err keeps db_cluster_start's own code, e.g. STATUS_NOT_FOUND for missing server
  * binaries); then db_open's and db_migrate's (STATUS_DB, STATUS_NOMEM). */
 enum status db_connect(const char *db_arg, unsigned flags, struct db **out,
-                       struct error *err);
+                       struct error *err) MUST_CHECK;
 
 /* Applies the migrations compiled in from sql/migrations/ that are not yet in
  * schema_version, each in its own transaction. *applied counts them (0 when the
  * schema is current: re-running is a no-op). */
-enum status db_migrate(struct db *db, int *applied, struct error *err);
+enum status db_migrate(struct db *db, int *applied, struct error *err) MUST_CHECK;
 /* The highest applied migration, 0 for an empty database. */
-enum status db_schema_version(struct db *db, int *version, struct error *err);
+enum status db_schema_version(struct db *db, int *version, struct error *err) MUST_CHECK;
 /* The highest migration this binary knows. */
 int db_schema_latest(void);
 
@@ -76,17 +77,18 @@ int db_schema_latest(void);
 
 /* A new ingest run row; *run_id is its id. */
 enum status db_ingest_run_begin(struct db *db, const char *kind, int64_t *run_id,
-                                struct error *err);
+                                struct error *err) MUST_CHECK;
 struct db_ingest_counts {
     long files, loaded, skipped, quarantined, jobs;
     long long samples;
 };
 enum status db_ingest_run_end(struct db *db, int64_t run_id,
-                              const struct db_ingest_counts *c, struct error *err);
+                              const struct db_ingest_counts *c,
+                              struct error *err) MUST_CHECK;
 
 /* true when a file of this content hash was loaded before. */
 enum status db_file_seen(struct db *db, const char *content_hash, bool *seen,
-                         struct error *err);
+                         struct error *err) MUST_CHECK;
 
 /* One activity window of a job to load (METHOD.md §2): a row of job_windows. */
 struct db_window_in {
@@ -124,7 +126,7 @@ struct db_job_in {
  * by more than 1 %). STATUS_DB, STATUS_NOMEM. */
 enum status db_job_load(struct db *db, int64_t run_id, const char *path,
                         const char *content_hash, const struct db_job_in *job,
-                        bool *inserted, struct error *err);
+                        bool *inserted, struct error *err) MUST_CHECK;
 
 /* One device's sample to load: rates over the interval that ends at stamp_s. */
 struct db_sample {
@@ -150,12 +152,13 @@ struct db_samples_in {
  * server; STATUS_DB, STATUS_NOMEM. */
 enum status db_samples_load(struct db *db, int64_t run_id, const char *path,
                             const char *content_hash, const struct db_samples_in *in,
-                            long long *inserted, long long *differing, struct error *err);
+                            long long *inserted, long long *differing,
+                            struct error *err) MUST_CHECK;
 
 /* Records (or refreshes last_seen of) a quarantined file. */
 enum status db_ingest_error_record(struct db *db, const char *path,
                                    const char *content_hash, const struct error *reason,
-                                   struct error *err);
+                                   struct error *err) MUST_CHECK;
 
 /* ---- analysis inputs ----------------------------------------------------------- */
 
@@ -188,7 +191,7 @@ struct db_jobs {
 /* Every job of a group (group_id NULL: all jobs), ordered by start time. *out is
  * new; db_jobs_free frees it. */
 enum status db_jobs_of_group(struct db *db, const char *group_id, struct db_jobs **out,
-                             struct error *err);
+                             struct error *err) MUST_CHECK;
 void db_jobs_free(struct db_jobs *jobs);
 
 struct db_stream {
@@ -210,7 +213,7 @@ struct db_streams {
 /* Every sample stream of the monitored file systems (fs NULL: all), each shifted by
  * offset_s (θ). *out is new. */
 enum status db_streams_load(struct db *db, const char *fs, double offset_s,
-                            struct db_streams **out, struct error *err);
+                            struct db_streams **out, struct error *err) MUST_CHECK;
 void db_streams_free(struct db_streams *s);
 
 /* ---- groups, results, API reads ------------------------------------------------ */
@@ -224,44 +227,45 @@ struct db_group {
 
 /* Every group with its job count, by id. *out is malloc'd (caller frees). */
 enum status db_groups_list(struct db *db, struct db_group **out, size_t *n,
-                           struct error *err);
+                           struct error *err) MUST_CHECK;
 enum status db_group_get(struct db *db, const char *id, struct db_group *out,
-                         struct error *err);
+                         struct error *err) MUST_CHECK;
 
 /* Stores an association result (JSON text) for (group, y, x, granularity, space,
  * scope), replacing an older one. */
 enum status db_result_store(struct db *db, const char *group_id, const char *y,
                             const char *x, double granularity_s, const char *space,
-                            const char *scope, const char *json, struct error *err);
+                            const char *scope, const char *json,
+                            struct error *err) MUST_CHECK;
 /* The stored JSON (malloc'd, caller frees) and, when computed_at is not NULL, when
  * it was computed (RFC 3339, UTC), or STATUS_NOT_FOUND. */
 enum status db_result_get(struct db *db, const char *group_id, const char *y,
                           const char *x, double granularity_s, const char *space,
                           const char *scope, char **json, char computed_at[40],
-                          struct error *err);
+                          struct error *err) MUST_CHECK;
 /* The newest stored association result of (group, y, x, space, scope) whose
  * provenance settings match the LIKE pattern settings, with when it was computed;
  * STATUS_NOT_FOUND. */
 enum status db_result_find(struct db *db, const char *group_id, const char *y,
                            const char *x, const char *space, const char *scope,
                            const char *settings, char **json, char computed_at[40],
-                           struct error *err);
+                           struct error *err) MUST_CHECK;
 /* The granularities stored for (group, y, x). *out malloc'd. */
 enum status db_result_granularities(struct db *db, const char *group_id, const char *y,
                                     const char *x, double **out, size_t *n,
-                                    struct error *err);
+                                    struct error *err) MUST_CHECK;
 
 /* Stores a granularity sweep (METHOD.md §6; JSON text) of (group, y, x, scope) at
  * base_granularity_s (its Δ), replacing any sweep stored for them, in one
  * transaction. */
 enum status db_sweep_store(struct db *db, const char *group_id, const char *y,
                            const char *x, double base_granularity_s, const char *scope,
-                           const char *json, struct error *err);
+                           const char *json, struct error *err) MUST_CHECK;
 /* The stored sweep of (group, y, x, scope) (malloc'd, caller frees) or
  * STATUS_NOT_FOUND. */
 enum status db_sweep_get(struct db *db, const char *group_id, const char *y,
                          const char *x, const char *scope, char **json,
-                         struct error *err);
+                         struct error *err) MUST_CHECK;
 
 /* What a group's results are computed from (provenance): its jobs, the samples
  * within a day of their span, and the caller's settings text (software version,
@@ -277,21 +281,21 @@ struct db_group_inputs {
 };
 enum status db_group_inputs_read(struct db *db, const char *group_id, const char *kind,
                                  const char *settings, struct db_group_inputs *out,
-                                 struct error *err);
+                                 struct error *err) MUST_CHECK;
 /* Records in's inputs for (group, kind) after its results are stored; a no-op when
  * the fingerprint is the stored one. */
 enum status db_group_inputs_store(struct db *db, const char *group_id, const char *kind,
                                   const char *settings, const struct db_group_inputs *in,
-                                  struct error *err);
+                                  struct error *err) MUST_CHECK;
 /* The groups whose inputs were loaded at or after since_s (epoch seconds): those
  * with a job from a file loaded since, or a job within a day of samples from one.
  * *ids malloc'd (caller frees). */
 enum status db_groups_touched_since(struct db *db, double since_s, char (**ids)[17],
-                                    size_t *n, struct error *err);
+                                    size_t *n, struct error *err) MUST_CHECK;
 
 /* Marks an analysis run's end. */
 enum status db_analysis_run_record(struct db *db, long groups, long jobs, long excluded,
-                                   double seconds, struct error *err);
+                                   double seconds, struct error *err) MUST_CHECK;
 
 struct db_health {
     int schema_version;
@@ -300,7 +304,8 @@ struct db_health {
     long jobs;
     long long samples;
 };
-enum status db_health_get(struct db *db, struct db_health *out, struct error *err);
+enum status db_health_get(struct db *db, struct db_health *out,
+                          struct error *err) MUST_CHECK;
 
 /* A page of jobs for the API, ordered by (start_time, job_key), after cursor
  * (NULL: first page), overlapping [from_s, to_s) when given (NAN: open), in group
@@ -313,7 +318,7 @@ struct db_job_row {
 };
 enum status db_jobs_page(struct db *db, const char *cursor, double from_s, double to_s,
                          const char *group_id, size_t limit, struct db_job_row **rows,
-                         size_t *n, char next_cursor[80], struct error *err);
+                         size_t *n, char next_cursor[80], struct error *err) MUST_CHECK;
 
 /* ---- group tables and coverage (METHOD.md §4, §7) ------------------------------ */
 
@@ -325,7 +330,7 @@ struct db_fs {
 /* The file systems that have samples, by name. *out is malloc'd (caller frees;
  * NULL when none). */
 enum status db_sample_filesystems(struct db *db, struct db_fs **out, size_t *n,
-                                  struct error *err);
+                                  struct error *err) MUST_CHECK;
 
 /* The features that define a group (METHOD.md §4). */
 #define DB_N_FEATURES 6
@@ -340,16 +345,16 @@ struct db_feature {
  * STATUS_NOT_FOUND when the group has no jobs. */
 enum status db_group_features(struct db *db, const char *group_id,
                               struct db_feature out[DB_N_FEATURES], long *jobs,
-                              struct error *err);
+                              struct error *err) MUST_CHECK;
 
 /* Stores a group's table (JSON text; results of kind 'group_table') at the base
  * granularity_s, replacing the one stored before, in one transaction. */
 enum status db_group_table_store(struct db *db, const char *group_id,
                                  double granularity_s, const char *json,
-                                 struct error *err);
+                                 struct error *err) MUST_CHECK;
 /* The stored table (malloc'd, caller frees) or STATUS_NOT_FOUND. */
 enum status db_group_table_get(struct db *db, const char *group_id, char **json,
-                               struct error *err);
+                               struct error *err) MUST_CHECK;
 
 /* The coverage of one scope (METHOD.md §7). */
 struct db_coverage {
@@ -374,18 +379,18 @@ struct db_coverage_series {
  * (borrowed), in one transaction. */
 enum status db_coverage_replace(struct db *db, const struct db_coverage *c,
                                 const struct db_coverage_series *series, size_t n,
-                                struct error *err);
+                                struct error *err) MUST_CHECK;
 /* Every stored coverage, "all" first, then by scope. *out malloc'd (caller frees;
  * NULL when none). */
 enum status db_coverage_list(struct db *db, struct db_coverage **out, size_t *n,
-                             struct error *err);
+                             struct error *err) MUST_CHECK;
 /* The stored intervals of scope that overlap [from_s, to_s) (NAN: open), at most
  * max_n: *truncated says there were more. out's arrays are new
  * (db_coverage_series_clear). */
 enum status db_coverage_intervals(struct db *db, const char *scope, double from_s,
                                   double to_s, size_t max_n,
                                   struct db_coverage_series *out, bool *truncated,
-                                  struct error *err);
+                                  struct error *err) MUST_CHECK;
 void db_coverage_series_clear(struct db_coverage_series *s);
 
 #endif
