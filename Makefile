@@ -15,8 +15,8 @@ CFLAGS   = $(CSTD) $(WARN) $(OPT) -pthread -MMD -MP $(shell pkg-config --cflags 
 LDLIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 LDFLAGS ?=
 
-LIB_SRC  := $(wildcard common/*.c stats/*.c sql/*.c ingest/*.c)
-PROG_SRC := $(wildcard daemon/*.c)
+LIB_SRC  := $(wildcard common/*.c stats/*.c sql/*.c ingest/*.c analysis/*.c daemon/*.c)
+PROG_SRC := $(wildcard cli/*.c)
 GEN_SRC  := $(wildcard data/*.c)
 TEST_SRC := $(wildcard tests/*/test_*.c)
 TEST_SUPPORT := $(wildcard tests/support/*.c)
@@ -34,10 +34,12 @@ GEN      := $(BUILD)/iocontend-gen
 # System headers as -isystem: the HeaderFilterRegex's "sql/" would match postgresql/.
 TIDY_INC  = $(patsubst -I%,-isystem %,$(shell pkg-config --cflags $(PKGS)))
 ALL_C    := $(LIB_SRC) $(PROG_SRC) $(GEN_SRC) $(TEST_SRC) $(TEST_SUPPORT)
-ALL_H    := $(wildcard common/*.h stats/*.h sql/*.h ingest/*.h daemon/*.h tests/support/*.h)
+ALL_H    := $(wildcard common/*.h stats/*.h sql/*.h ingest/*.h analysis/*.h daemon/*.h cli/*.h \
+              tests/support/*.h)
 
 .SECONDARY:
-.PHONY: all deps lint fmt test test-run check demo bench bench-build clean
+.PHONY: all deps lint fmt test test-run check demo bench bench-build clean \
+        compile_commands.json
 all: $(LIB) $(PROG) $(if $(GEN_SRC),$(GEN))
 
 $(BUILD)/%.o: %.c
@@ -76,6 +78,8 @@ deps:
 
 lint:
 	@mkdir -p $(BUILD)
+	sh tests/lint/boundaries.sh
+	sh tests/lint/migrations.sh
 	clang-format --dry-run --Werror $(ALL_C) $(ALL_H)
 	@# One file per clang-tidy run: clang-tidy 14's valist checker misfires on the
 	@# second and later files of a multi-file run.
@@ -139,6 +143,13 @@ bench-build: $(BENCH_BIN) $(BENCH_KDE) $(BENCH_SIGNIF) $(BENCH_RF)
 
 bench: deps all bench-build
 	@ORACLE_PY=$(ORACLE_PY) BENCH_ONLY="$(BENCH_ONLY)" bash bench/sections.sh $(BUILD)
+
+# For clangd and clang-tidy in an editor: every compile command of a full build, in a
+# build folder of its own so that the normal one stays as it is.
+compile_commands.json:
+	rm -rf build/cc
+	bear --output $@ -- $(MAKE) --no-print-directory BUILD=build/cc all bench-build \
+	  $(TEST_SRC:%.c=build/cc/%)
 
 clean:
 	rm -rf build

@@ -46,6 +46,37 @@ enum status error_at(struct error *err, enum status code, const char *file, long
     return code;
 }
 
+enum status error_param(struct error *err, enum status code, const char *parameter,
+                        const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    if (error_head(err, code, NULL, 0)) {
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        snprintf(err->parameter, sizeof err->parameter, "%s", parameter);
+    }
+    va_end(ap);
+    return code;
+}
+
+enum status error_wrap(struct error *err, const char *fmt, ...)
+{
+    char context[sizeof err->msg], inner[sizeof err->msg];
+    va_list ap;
+
+    if (err == NULL || err->code == STATUS_OK)
+        return err != NULL ? err->code : STATUS_OK;
+    va_start(ap, fmt);
+    vsnprintf(context, sizeof context, fmt, ap);
+    va_end(ap);
+    memcpy(inner, err->msg, sizeof inner);
+    int n = snprintf(err->msg, sizeof err->msg, "%s: %s", context, inner);
+    if (n < 0 || (size_t)n >= sizeof err->msg) /* cut short: the context comes first */
+        err->msg[sizeof err->msg - 1] = '\0';
+    return err->code;
+}
+
 void error_clear(struct error *err)
 {
     if (err != NULL)
@@ -82,11 +113,6 @@ const char *status_name(enum status s)
 void log_set_level(enum log_level level)
 {
     current_level = level;
-}
-
-enum log_level log_get_level(void)
-{
-    return current_level;
 }
 
 enum status log_level_parse(const char *name, enum log_level *out)
@@ -127,11 +153,6 @@ static void log_vmsg(enum log_level level, const char *fmt, va_list ap)
             va_end(ap);                                                                  \
         }                                                                                \
     } while (0)
-
-void log_msg(enum log_level level, const char *fmt, ...)
-{
-    LOG_AT(level);
-}
 
 void log_error(const char *fmt, ...)
 {
@@ -212,6 +233,15 @@ static int days_in_month(int year, int mon)
     bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
 
     return mon == 2 && leap ? 29 : days[mon - 1];
+}
+
+void time_format_rfc3339(int64_t epoch_s, char out[40])
+{
+    time_t t = (time_t)epoch_s;
+    struct tm tm;
+
+    if (gmtime_r(&t, &tm) == NULL || strftime(out, 40, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+        snprintf(out, 40, "1970-01-01T00:00:00Z");
 }
 
 bool time_parse_rfc3339(const char *s, double *out_s)

@@ -30,9 +30,10 @@ enum status {
 
 struct error {
     enum status code;
-    char file[128]; /* input file, "" when none */
-    long line;      /* 1-based, 0 when none */
-    char msg[160];  /* "expected <what>, got <what>" */
+    char file[128];     /* input file, "" when none */
+    long line;          /* 1-based, 0 when none */
+    char msg[160];      /* "expected <what>, got <what>" */
+    char parameter[32]; /* the query or command-line parameter at fault, "" when none */
 };
 
 /* Records code and the message in err (when err is not NULL and holds no error
@@ -42,6 +43,12 @@ enum status error_set(struct error *err, enum status code, const char *fmt, ...)
 /* Like error_set, with the input file and its 1-based line. */
 enum status error_at(struct error *err, enum status code, const char *file, long line,
                      const char *fmt, ...) PRINTF_LIKE(5, 6);
+/* Like error_set, naming the parameter at fault (a query parameter, an option). */
+enum status error_param(struct error *err, enum status code, const char *parameter,
+                        const char *fmt, ...) PRINTF_LIKE(4, 5);
+/* Puts "context: " before the message an error already holds (no-op on NULL or an
+ * empty err); returns err's code. */
+enum status error_wrap(struct error *err, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* Empties err so that a new first error can be recorded. */
 void error_clear(struct error *err);
 /* "file:line: msg", "file: msg" or "msg" into buf (always terminated). */
@@ -49,14 +56,20 @@ void error_format(const struct error *err, char *buf, size_t size);
 /* "ok", "invalid", "not_found", "parse", "db", "nomem", "internal". */
 const char *status_name(enum status s);
 
+/* Progress of long work, for a caller that draws it (cli/'s terminal bar): done of
+ * total units; label names the unit at hand (borrowed for the call), NULL when
+ * none. A call with total 0 asks to clear what was drawn, before a log line. */
+struct progress {
+    void (*fn)(void *arg, size_t done, size_t total, const char *label);
+    void *arg;
+};
+
 enum log_level { LOG_ERROR = 0, LOG_WARN, LOG_INFO, LOG_DEBUG };
 
 /* Logs go to stderr, one line per event: "iocontend: level: message". */
 void log_set_level(enum log_level level);
-enum log_level log_get_level(void);
 /* Parses "error|warn|info|debug"; STATUS_INVALID for anything else. */
 enum status log_level_parse(const char *name, enum log_level *out);
-void log_msg(enum log_level level, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 void log_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
 void log_warn(const char *fmt, ...) PRINTF_LIKE(1, 2);
@@ -76,6 +89,9 @@ void hash128_hex(const struct hash128 *h, char out[33]);
  * allowed; 'T', 't' or ' ' between date and time) into epoch seconds. false when s
  * is anything else (the checks stop at the first character that does not fit). */
 bool time_parse_rfc3339(const char *s, double *out_s);
+/* epoch_s as "2026-11-20T10:00:00Z" into out (1970-01-01T00:00:00Z when out of
+ * range). */
+void time_format_rfc3339(int64_t epoch_s, char out[40]);
 
 /* strdup that returns NULL on NULL or no memory. */
 char *str_dup(const char *s);

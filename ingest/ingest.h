@@ -173,9 +173,9 @@ struct db;
 struct ingest_opts {
     const struct ingest_fs_map *fs_map; /* monitored file systems (darshan) */
     const char *device_include;         /* iostat device regex, NULL: default */
-    const char *fs;     /* iostat: the file system the samples belong to */
-    const char *server; /* iostat: server name, NULL: the file's host */
-    bool progress;      /* draw a progress bar on stderr */
+    const char *fs;                  /* iostat: the file system the samples belong to */
+    const char *server;              /* iostat: server name, NULL: the file's host */
+    const struct progress *progress; /* per file loaded; NULL: none */
 };
 
 struct ingest_failure {

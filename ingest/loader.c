@@ -188,21 +188,6 @@ static enum status slurp(const char *path, char **data, size_t *len, struct erro
     return STATUS_OK;
 }
 
-static void progress(const struct ingest_opts *o, size_t done, size_t total,
-                     time_t started)
-{
-    if (!o->progress || total == 0)
-        return;
-    int width = 30;
-    int filled = (int)((double)width * (double)done / (double)total);
-    double elapsed = difftime(time(NULL), started);
-    fprintf(stderr, "\r[%.*s%*s] %zu/%zu files, %.0f s", filled,
-            "##############################", width - filled, "", done, total, elapsed);
-    if (done == total)
-        fputc('\n', stderr);
-    fflush(stderr);
-}
-
 static void quarantine(struct db *db, struct ingest_summary *s, const char *path,
                        const char *hash, const struct error *why)
 {
@@ -433,7 +418,6 @@ static enum status load_paths(struct db *db, char *const *paths, size_t n_paths,
     struct timespec t0, t1;
     int64_t run_id = 0;
     enum status rc;
-    time_t started = time(NULL);
 
     memset(s, 0, sizeof *s);
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -445,7 +429,11 @@ static enum status load_paths(struct db *db, char *const *paths, size_t n_paths,
     s->files = (long)files.n;
     for (size_t i = 0; rc == STATUS_OK && i < files.n; i++) {
         rc = load_one(db, run_id, files.paths[i], kind, o, s, err);
-        progress(o, i + 1, files.n, started);
+        if (o->progress != NULL) {
+            const char *slash = strrchr(files.paths[i], '/');
+            o->progress->fn(o->progress->arg, i + 1, files.n,
+                            slash != NULL ? slash + 1 : files.paths[i]);
+        }
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     s->seconds =

@@ -2,6 +2,7 @@
 #include "db.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libpq-fe.h>
 #include <limits.h>
 #include <pwd.h>
@@ -149,8 +150,9 @@ static int run_as_owner(const struct argv_buf *cmd, const char *log_path)
         return -1;
     if (pid == 0) {
         if (log_path != NULL) {
-            FILE *f = freopen(log_path, "a", stdout);
-            if (f == NULL || dup2(fileno(stdout), STDERR_FILENO) < 0)
+            /* The child's descriptors 1 and 2 to the log: the server's output. */
+            int fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+            if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0)
                 _exit(127);
         }
         if (full.n > 0)

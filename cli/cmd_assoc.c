@@ -1,8 +1,6 @@
 /* cmd_assoc.c: `iocontend assoc`: the association of two CSV columns, no database. */
 #include "internal.h"
 
-#include "../stats/stats.h"
-
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -10,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void assoc_usage(FILE *fp)
+void cmd_assoc_help(FILE *fp)
 {
     fprintf(
         fp,
@@ -397,7 +395,8 @@ int cmd_assoc(struct app_config *cfg, int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     const char *input = NULL, *xcol = NULL, *ycol = NULL;
-    struct assoc_opts opts = assoc_opts_default(cfg);
+    const struct analysis_settings settings = app_analysis_settings(cfg);
+    struct assoc_opts opts = assoc_opts_default(&settings);
     opts.rf = true; /* the default --methods is all */
     bool json = false;
     char *end;
@@ -435,13 +434,15 @@ int cmd_assoc(struct app_config *cfg, int argc, char **argv)
             }
             opts.mi_jitter = optarg[0] == '1';
             break;
-        case 's':
-            if (!one_of(optarg, "auto", "log", "linear")) {
+        case 's': {
+            enum stats_kde_space space;
+            if (analysis_space_parse(optarg, &space, NULL) != STATUS_OK) {
                 fprintf(stderr, "iocontend assoc: --space takes auto, log or linear\n");
                 return EXIT_USAGE;
             }
             opts.space = optarg;
             break;
+        }
         case 'K':
             if (!one_of(optarg, "product", "full", NULL)) {
                 fprintf(stderr, "iocontend assoc: --kernel takes product or full\n");
@@ -481,13 +482,13 @@ int cmd_assoc(struct app_config *cfg, int argc, char **argv)
             opts.seed = cfg->seed;
             break;
         case 'j': json = true; break;
-        case 'h': assoc_usage(stdout); return EXIT_OK;
-        default: assoc_usage(stderr); return EXIT_USAGE;
+        case 'h': cmd_assoc_help(stdout); return EXIT_OK;
+        default: cmd_assoc_help(stderr); return EXIT_USAGE;
         }
     }
     if (input == NULL || xcol == NULL || ycol == NULL) {
         fprintf(stderr, "iocontend assoc: --input, --x and --y are required\n");
-        assoc_usage(stderr);
+        cmd_assoc_help(stderr);
         return EXIT_USAGE;
     }
     if (opts.bw_plugin && opts.kernel_full) {

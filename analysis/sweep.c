@@ -3,8 +3,6 @@
  * verdicts (falling, recommended sampling interval), one stored JSON object per pair. */
 #include "internal.h"
 
-#include "../stats/stats.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,10 +97,9 @@ struct sweep_point {
 
 /* Everything one run shares: series per step, scratch made once for the largest group. */
 struct sweep_run {
-    const struct app_config *cfg;
-    const struct sweep_opts *opts;
-    double delta_s;           /* the base Δ */
-    struct sweep_step *steps; /* k ascending, φ ascending within k */
+    const struct analysis_settings *s; /* d_min, seed, k_max, all_phases */
+    double delta_s;                    /* the base Δ */
+    struct sweep_step *steps;          /* k ascending, φ ascending within k */
     size_t n_steps;
     struct analysis_pair pairs[N_PAIRS];
     unsigned methods;            /* stats_methods_available() */
@@ -119,45 +116,26 @@ struct sweep_run {
     struct stats_assoc at_base; /* k = 1 over every job valid there (the association's) */
     size_t d_at_base;
     /* progress and timing */
-    bool progress;
-    const char *group_name;         /* the group at hand, for the bar */
-    size_t units_done, units_total; /* per group and step: its jobs, then each pair */
+    const struct progress *progress; /* NULL: none */
+    const char *group_name;          /* the group at hand, for the bar */
+    size_t units_done, units_total;  /* per group and step: its jobs, then each pair */
     struct timespec started;
     double t_series, t_jobs, t_eval, t_coef, t_kde, t_store; /* seconds */
 };
 
-static double seconds_since(const struct timespec *t0)
-{
-    struct timespec t1;
-
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) * 1e-9;
-}
-
-/* One more unit done; a bar on stderr, as ingest's: redrawn in place, ended with a
- * newline. */
+/* One more unit done, told to the caller's progress. */
 static void progress_step(struct sweep_run *r)
 {
-    enum { WIDTH = 30 };
-
     r->units_done++;
-    if (!r->progress || r->units_total == 0)
-        return;
-    double done = (double)r->units_done / (double)r->units_total;
-    int filled = (int)((double)WIDTH * done);
-    fprintf(stderr, "\r[%.*s%*s] %3.0f %%, %.0f s  %-24.24s", filled,
-            "##############################", WIDTH - filled, "", 100 * done,
-            seconds_since(&r->started), r->group_name);
-    if (r->units_done == r->units_total)
-        fputc('\n', stderr);
-    fflush(stderr);
+    if (r->progress != NULL && r->units_total > 0)
+        r->progress->fn(r->progress->arg, r->units_done, r->units_total, r->group_name);
 }
 
-/* Blanks the bar's line, that a log line can take it; the next step redraws it. */
+/* Asks the caller to blank its bar, that a log line can take its place. */
 static void progress_clear(const struct sweep_run *r)
 {
-    if (r->progress && r->units_done > 0 && r->units_done < r->units_total)
-        fprintf(stderr, "\r%80s\r", "");
+    if (r->progress != NULL && r->units_done > 0 && r->units_done < r->units_total)
+        r->progress->fn(r->progress->arg, 0, 0, NULL);
 }
 
 /* ---- the steps: the series coarsened once per (k, φ) --------------------------- */
@@ -174,12 +152,12 @@ static void steps_free(struct sweep_step *steps, size_t n)
 static enum status steps_make(struct sweep_run *r, struct stats_series *base_take,
                               struct error *err)
 {
-    unsigned k_max = r->opts->k_max;
+    unsigned k_max = r->s->k_max;
     size_t n = 0;
     enum status rc = STATUS_OK;
 
     for (unsigned k = 1; k <= k_max; k++)
-        n += r->opts->all_phases ? k : 1;
+        n += r->s->all_phases ? k : 1;
     r->steps = calloc(n > 0 ? n : 1, sizeof *r->steps);
     if (r->steps == NULL) {
         stats_series_free(base_take);
@@ -189,7 +167,7 @@ static enum status steps_make(struct sweep_run *r, struct stats_series *base_tak
         (struct sweep_step){.k = 1, .phase = 0, .k_index = 0, .series = base_take};
     r->n_steps = 1;
     for (unsigned k = 2; rc == STATUS_OK && k <= k_max; k++) {
-        unsigned phases = r->opts->all_phases ? k : 1;
+        unsigned phases = r->s->all_phases ? k : 1;
         for (unsigned phase = 0; rc == STATUS_OK && phase < phases; phase++) {
             struct sweep_step *s = &r->steps[r->n_steps];
             *s = (struct sweep_step){.k = k, .phase = phase, .k_index = k - 1};
@@ -252,7 +230,7 @@ static void job_set_decide(struct sweep_run *r, size_t n_jobs, size_t pair,
 
 static void points_reset(struct sweep_run *r)
 {
-    for (size_t i = 0; i < r->opts->k_max; i++) {
+    for (size_t i = 0; i < r->s->k_max; i++) {
         struct sweep_point *p = &r->points[i];
         memset(p, 0, sizeof *p);
         for (size_t c = 0; c < N_COEFS; c++) {
@@ -340,9 +318,9 @@ static void point_finish(struct sweep_point *p)
 static enum status pair_compute(struct sweep_run *r, size_t n_jobs, size_t pair,
                                 const struct job_set *set, struct error *err)
 {
-    struct stats_assoc_opts opts = {r->methods, r->cfg->d_min, r->cfg->seed, true};
+    struct stats_assoc_opts opts = {r->methods, r->s->d_min, r->s->seed, true};
     const struct stats_kde_opts kde_opts = {KDE_SPACE_AUTO, KDE_KERNEL_PRODUCT,
-                                            r->cfg->d_min, true, KDE_BW_NORMAL};
+                                            r->s->d_min, true, KDE_BW_NORMAL};
     enum status rc = STATUS_OK;
 
     points_reset(r);
@@ -376,10 +354,10 @@ static enum status pair_compute(struct sweep_run *r, size_t n_jobs, size_t pair,
         }
         if (rc == STATUS_OK)
             point_add_kde(&p->kde, r->kde, r->steps[s].phase);
-        r->t_kde += seconds_since(&t0);
+        r->t_kde += analysis_seconds_since(&t0);
         progress_step(r);
     }
-    for (size_t i = 0; i < r->opts->k_max; i++)
+    for (size_t i = 0; i < r->s->k_max; i++)
         point_finish(&r->points[i]);
     if (rc != STATUS_OK)
         return rc;
@@ -397,11 +375,6 @@ static enum status pair_compute(struct sweep_run *r, size_t n_jobs, size_t pair,
 }
 
 /* ---- the verdicts and the JSON -------------------------------------------------- */
-
-static json_t *num_or_null(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
 
 static bool coef_computed(const struct sweep_run *r, size_t c)
 {
@@ -438,15 +411,6 @@ static json_t *at_base_json(const struct sweep_run *r)
     return o;
 }
 
-static json_t *array_of(const double *v, size_t n)
-{
-    json_t *a = json_array();
-
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, num_or_null(v[i]));
-    return a;
-}
-
 /* A step's "kde": the bands of METHOD.md §5 `kde` (b)–(d) in linear units, hx and hy
  * in the fitting space, as the association object's; width_ratio and
  * paper_width_ratio null with a reason when no phase was fitted. With every phase the
@@ -466,17 +430,17 @@ static json_t *kde_json(const struct sweep_run *r, const struct kde_point *k,
     json_object_set_new(o, "space", json_string(stats_kde_space_name(k->space)));
     json_object_set_new(o, "hx", json_real(k->h_x));
     json_object_set_new(o, "hy", json_real(k->h_y));
-    json_object_set_new(o, "x_grid", array_of(k->x_grid, STATS_KDE_POINTS));
-    json_object_set_new(o, "q05", array_of(k->q05, STATS_KDE_POINTS));
-    json_object_set_new(o, "q50", array_of(k->q50, STATS_KDE_POINTS));
-    json_object_set_new(o, "q95", array_of(k->q95, STATS_KDE_POINTS));
-    json_object_set_new(o, "marg_q05", num_or_null(k->marg_q05));
-    json_object_set_new(o, "marg_q95", num_or_null(k->marg_q95));
-    json_object_set_new(o, "mean", num_or_null(k->mean));
-    json_object_set_new(o, "sd", num_or_null(k->sd));
-    json_object_set_new(o, "width_ratio", num_or_null(k->wr));
-    json_object_set_new(o, "paper_width_ratio", num_or_null(k->pwr));
-    if (r->opts->all_phases) {
+    json_object_set_new(o, "x_grid", json_array_of_numbers(k->x_grid, STATS_KDE_POINTS));
+    json_object_set_new(o, "q05", json_array_of_numbers(k->q05, STATS_KDE_POINTS));
+    json_object_set_new(o, "q50", json_array_of_numbers(k->q50, STATS_KDE_POINTS));
+    json_object_set_new(o, "q95", json_array_of_numbers(k->q95, STATS_KDE_POINTS));
+    json_object_set_new(o, "marg_q05", json_number_or_null(k->marg_q05));
+    json_object_set_new(o, "marg_q95", json_number_or_null(k->marg_q95));
+    json_object_set_new(o, "mean", json_number_or_null(k->mean));
+    json_object_set_new(o, "sd", json_number_or_null(k->sd));
+    json_object_set_new(o, "width_ratio", json_number_or_null(k->wr));
+    json_object_set_new(o, "paper_width_ratio", json_number_or_null(k->pwr));
+    if (r->s->all_phases) {
         json_object_set_new(o, "bands_phase", json_integer((json_int_t)k->bands_phase));
         json_object_set_new(o, "range",
                             json_pack("{s: [f, f], s: [f, f]}", "width_ratio", k->wr_lo,
@@ -504,17 +468,17 @@ static json_t *point_json(const struct sweep_run *r, size_t k_index, size_t d)
     json_object_set_new(o, "k", json_integer((json_int_t)k));
     json_object_set_new(o, "granularity_s", json_real(r->delta_s * k));
     json_object_set_new(o, "d", json_integer((json_int_t)d));
-    json_object_set_new(o, "m_mean", num_or_null(m_mean));
-    if (r->opts->all_phases && p->m_phases > 0)
+    json_object_set_new(o, "m_mean", json_number_or_null(m_mean));
+    if (r->s->all_phases && p->m_phases > 0)
         json_object_set_new(range, "m_mean", json_pack("[f, f]", p->m_lo, p->m_hi));
     for (size_t c = 0; c < N_COEFS; c++) {
         if (!coef_computed(r, c))
             continue;
-        json_object_set_new(o, coefs[c].name, num_or_null(p->c[c]));
+        json_object_set_new(o, coefs[c].name, json_number_or_null(p->c[c]));
         if (p->defined[c] == 0) {
             json_object_set_new(reasons, coefs[c].name,
                                 json_string(stats_reason_name(p->reason[c])));
-        } else if (r->opts->all_phases) {
+        } else if (r->s->all_phases) {
             json_object_set_new(range, coefs[c].name,
                                 json_pack("[f, f]", p->lo[c], p->hi[c]));
         }
@@ -523,7 +487,7 @@ static json_t *point_json(const struct sweep_run *r, size_t k_index, size_t d)
                                 json_integer((json_int_t)(p->phases - p->defined[c])));
         }
     }
-    if (r->opts->all_phases) {
+    if (r->s->all_phases) {
         json_object_set_new(o, "phases", json_integer((json_int_t)p->phases));
         json_object_set_new(o, "range", range);
         range = NULL;
@@ -549,7 +513,7 @@ static json_t *point_json(const struct sweep_run *r, size_t k_index, size_t d)
 static enum status verdicts_json(const struct sweep_run *r, json_t *o, unsigned *k_rec,
                                  struct error *err)
 {
-    size_t n = r->opts->k_max;
+    size_t n = r->s->k_max;
     unsigned *ks = malloc((n > 0 ? n : 1) * sizeof *ks);
     double *cs = malloc(N_COEFS * (n > 0 ? n : 1) * sizeof *cs);
     struct stats_sweep_curve curves[N_COEFS], watched[N_COEFS];
@@ -609,21 +573,6 @@ out:
     return rc;
 }
 
-static json_t *excluded_json(const struct job_set *set)
-{
-    json_t *o = json_object();
-    size_t total = 0;
-
-    for (int e = EXCL_NONE + 1; e < EXCL_COUNT; e++)
-        total += set->excluded[e];
-    json_object_set_new(o, "total", json_integer((json_int_t)total));
-    for (int e = EXCL_NONE + 1; e < EXCL_COUNT; e++) {
-        json_object_set_new(o, stats_exclusion_name((enum stats_exclusion)e),
-                            json_integer((json_int_t)set->excluded[e]));
-    }
-    return o;
-}
-
 /* The sweep result of one pair (README: "The sweep object"). */
 static enum status sweep_json(const struct sweep_run *r, const struct db_group *g,
                               size_t pair, size_t n_jobs, const struct job_set *set,
@@ -637,23 +586,23 @@ static enum status sweep_json(const struct sweep_run *r, const struct db_group *
     json_object_set_new(o, "x", json_string(sweep_pairs[pair][1]));
     json_object_set_new(o, "scope", json_string("all"));
     json_object_set_new(o, "base_granularity_s", json_real(r->delta_s));
-    json_object_set_new(o, "k_max", json_integer((json_int_t)r->opts->k_max));
-    json_object_set_new(o, "phases", json_string(r->opts->all_phases ? "all" : "0"));
+    json_object_set_new(o, "k_max", json_integer((json_int_t)r->s->k_max));
+    json_object_set_new(o, "phases", json_string(r->s->all_phases ? "all" : "0"));
     json_object_set_new(o, "d", json_integer((json_int_t)set->d));
     json_object_set_new(jobs, "in_group", json_integer((json_int_t)n_jobs));
     json_object_set_new(jobs, "valid_at_base",
                         json_integer((json_int_t)set->valid_at_base));
     json_object_set_new(jobs, "dropped_not_valid_at_every_k",
                         json_integer((json_int_t)set->dropped));
-    json_object_set_new(jobs, "excluded_at_base", excluded_json(set));
+    json_object_set_new(jobs, "excluded_at_base", json_excluded(set->excluded));
     json_object_set_new(o, "jobs", jobs);
-    for (size_t i = 0; i < r->opts->k_max; i++)
+    for (size_t i = 0; i < r->s->k_max; i++)
         json_array_append_new(steps, point_json(r, i, set->d));
     json_object_set_new(o, "steps", steps);
     json_object_set_new(o, "at_base", at_base_json(r));
     enum status rc = verdicts_json(r, o, k_rec, err);
-    json_object_set_new(o, "d_min", json_integer((json_int_t)r->cfg->d_min));
-    json_object_set_new(o, "seed", json_integer((json_int_t)r->cfg->seed));
+    json_object_set_new(o, "d_min", json_integer((json_int_t)r->s->d_min));
+    json_object_set_new(o, "seed", json_integer((json_int_t)r->s->seed));
     if (rc != STATUS_OK) {
         json_decref(o);
         return rc;
@@ -696,7 +645,7 @@ static enum status run_alloc(struct sweep_run *r, struct error *err)
     r->ys = malloc(d * sizeof *r->ys);
     r->xs = malloc(d * sizeof *r->xs);
     r->fixed = malloc(d);
-    r->points = calloc(r->opts->k_max, sizeof *r->points);
+    r->points = calloc(r->s->k_max, sizeof *r->points);
     if (r->ws == NULL || r->kde_ws == NULL || r->kde == NULL || r->y == NULL ||
         r->x == NULL || r->excl == NULL || r->m == NULL || r->ys == NULL ||
         r->xs == NULL || r->fixed == NULL || r->points == NULL) {
@@ -706,16 +655,11 @@ static enum status run_alloc(struct sweep_run *r, struct error *err)
     return STATUS_OK;
 }
 
-/* Totals of the summary line, over the first pair (t_d~psi_d_read) as analyze's. */
-struct sweep_totals {
-    long groups, groups_short, jobs_used, jobs_excluded, jobs_dropped;
-};
-
 static void log_pair(const struct db_group *g, size_t pair, const struct sweep_run *r,
                      const struct job_set *set, unsigned k_rec)
 {
     const struct sweep_point *first = &r->points[0];
-    const struct sweep_point *last = &r->points[r->opts->k_max - 1];
+    const struct sweep_point *last = &r->points[r->s->k_max - 1];
     char rec[48];
 
     if (k_rec > 0) {
@@ -726,13 +670,13 @@ static void log_pair(const struct db_group *g, size_t pair, const struct sweep_r
     log_info("group %s (%s): %s~%s d = %zu (%zu dropped), pearson %.3f at k = 1, "
              "%.3f at k = %u; recommended interval %s",
              g->id, g->name, sweep_pairs[pair][0], sweep_pairs[pair][1], set->d,
-             set->dropped, first->c[0], last->c[0], r->opts->k_max, rec);
+             set->dropped, first->c[0], last->c[0], r->s->k_max, rec);
 }
 
 /* Loads the group's jobs once, evaluates them at every step, and computes and stores
  * the sweep of every pair. */
 static enum status group_sweep(struct sweep_run *r, struct db *db,
-                               const struct db_group *g, struct sweep_totals *t,
+                               const struct db_group *g, struct analyze_summary *t,
                                struct error *err)
 {
     struct db_jobs *jobs = NULL;
@@ -741,7 +685,7 @@ static enum status group_sweep(struct sweep_run *r, struct db *db,
 
     clock_gettime(CLOCK_MONOTONIC, &t0);
     rc = db_jobs_of_group(db, g->id, &jobs, err);
-    r->t_jobs += seconds_since(&t0);
+    r->t_jobs += analysis_seconds_since(&t0);
     if (rc != STATUS_OK)
         return rc;
     if (jobs->n > r->d_max) { /* jobs arrived since the groups were counted */
@@ -753,7 +697,7 @@ static enum status group_sweep(struct sweep_run *r, struct db *db,
     clock_gettime(CLOCK_MONOTONIC, &t0);
     r->group_name = g->name;
     rc = group_eval(r, jobs, err);
-    r->t_eval += seconds_since(&t0);
+    r->t_eval += analysis_seconds_since(&t0);
     for (size_t p = 0; rc == STATUS_OK && p < N_PAIRS; p++) {
         struct job_set set;
         json_t *o = NULL;
@@ -764,7 +708,7 @@ static enum status group_sweep(struct sweep_run *r, struct db *db,
         rc = pair_compute(r, jobs->n, p, &set, err);
         if (rc == STATUS_OK)
             rc = sweep_json(r, g, p, jobs->n, &set, &o, &k_rec, err);
-        r->t_coef += seconds_since(&t0);
+        r->t_coef += analysis_seconds_since(&t0);
         if (rc != STATUS_OK)
             break;
         clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -775,7 +719,7 @@ static enum status group_sweep(struct sweep_run *r, struct db *db,
                  : error_set(err, STATUS_NOMEM, "sweep text");
         free(text);
         json_decref(o);
-        r->t_store += seconds_since(&t0);
+        r->t_store += analysis_seconds_since(&t0);
         if (rc != STATUS_OK)
             break;
         progress_clear(r);
@@ -784,121 +728,100 @@ static enum status group_sweep(struct sweep_run *r, struct db *db,
             t->jobs_used += (long)set.d;
             t->jobs_excluded += (long)(jobs->n - set.valid_at_base);
             t->jobs_dropped += (long)set.dropped;
-            t->groups_short += set.d < r->cfg->d_min ? 1 : 0;
+            t->groups_short += set.d < r->s->d_min ? 1 : 0;
         }
     }
-    t->groups += rc == STATUS_OK ? 1 : 0;
+    t->groups_done += rc == STATUS_OK ? 1 : 0;
     db_jobs_free(jobs);
     return rc;
 }
 
-int analyze_sweep_run(const struct app_config *cfg, struct db *db, const char *group_id,
-                      const struct sweep_opts *opts, bool progress)
+/* The work of analysis_groups_each for one group. */
+struct sweep_work {
+    struct sweep_run *r;
+    struct analyze_summary *sum;
+};
+
+static enum status sweep_one(void *arg, struct db *db, const struct db_group *g,
+                             const struct db_group_inputs *inputs, struct error *err)
 {
-    struct sweep_run r = {.cfg = cfg, .opts = opts, .progress = progress};
+    struct sweep_work *w = arg;
+
+    (void)inputs;
+    return group_sweep(w->r, db, g, w->sum, err);
+}
+
+enum status analyze_sweep_run(struct db *db, const struct analysis_settings *settings,
+                              const char *group_id, const struct analyze_select *sel,
+                              const struct progress *progress,
+                              struct analyze_summary *sum, struct error *err)
+{
+    struct sweep_run r = {.s = settings, .progress = progress};
+    struct sweep_work work = {.r = &r, .sum = sum};
     struct db_group *groups = NULL;
     size_t n_groups = 0;
-    struct sweep_totals t = {0};
     struct stats_series *base = NULL;
-    struct error err = {0};
     struct timespec t0;
-    char(*touched)[17] = NULL;
-    size_t n_touched = 0;
-    long kept = 0, untouched = 0;
-    int code = EXIT_OK;
+    char settings_text[256];
     enum status rc;
 
+    memset(sum, 0, sizeof *sum);
     clock_gettime(CLOCK_MONOTONIC, &r.started);
     r.methods = stats_methods_available();
     for (size_t p = 0; p < N_PAIRS; p++) {
-        rc = analysis_pair_resolve(sweep_pairs[p][0], sweep_pairs[p][1], &r.pairs[p],
-                                   &err);
-        if (rc != STATUS_OK) {
-            log_error("analyze --sweep: %s", err.msg);
-            return EXIT_SOFTWARE;
-        }
+        rc =
+            analysis_pair_resolve(sweep_pairs[p][0], sweep_pairs[p][1], &r.pairs[p], err);
+        if (rc != STATUS_OK)
+            return error_set(err, STATUS_INTERNAL, "sweep pair %zu", p);
     }
-    if (group_id != NULL) {
-        groups = calloc(1, sizeof *groups);
-        rc = groups != NULL ? db_group_get(db, group_id, groups, &err)
-                            : error_set(&err, STATUS_NOMEM, "groups");
-        n_groups = rc == STATUS_OK ? 1 : 0;
-    } else {
-        rc = db_groups_list(db, &groups, &n_groups, &err);
-    }
+    rc = analysis_groups_select(db, group_id, &groups, &n_groups, err);
     for (size_t g = 0; rc == STATUS_OK && g < n_groups; g++) {
         if ((size_t)groups[g].jobs > r.d_max)
             r.d_max = (size_t)groups[g].jobs;
     }
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (rc == STATUS_OK)
-        rc = analysis_base_series(db, cfg, &base, &r.delta_s, &err);
+        rc = analysis_base_series(db, settings, &base, &r.delta_s, err);
     if (rc == STATUS_OK)
-        rc = steps_make(&r, base, &err); /* owns base from here */
-    r.t_series = seconds_since(&t0);
+        rc = steps_make(&r, base, err); /* owns base from here */
+    r.t_series = analysis_seconds_since(&t0);
     if (rc == STATUS_OK)
-        rc = run_alloc(&r, &err);
+        rc = run_alloc(&r, err);
     r.units_total = n_groups * r.n_steps * (1 + N_PAIRS);
-    char settings[256];
     /* Everything beside the jobs and samples a stored sweep depends on. */
-    snprintf(settings, sizeof settings,
+    snprintf(settings_text, sizeof settings_text,
              "version=%s;kind=sweep;k_max=%u;phases=%s;d_min=%zu;seed=%lu;theta=%.17g;"
              "base_granularity=%.17g",
-             IOCONTEND_VERSION, opts->k_max, opts->all_phases ? "all" : "0", cfg->d_min,
-             cfg->seed, cfg->sample_offset_s, cfg->granularity_s);
-    if (rc == STATUS_OK && opts->select.since_set) {
-        rc =
-            db_groups_touched_since(db, opts->select.since_s, &touched, &n_touched, &err);
-    }
-    for (size_t g = 0; rc == STATUS_OK && g < n_groups; g++) {
-        struct db_group_inputs inputs;
-        bool hit = !opts->select.since_set;
-        for (size_t i = 0; i < n_touched && !hit; i++)
-            hit = strcmp(touched[i], groups[g].id) == 0;
-        if (!hit) {
-            untouched++;
-            continue;
-        }
-        rc = db_group_inputs_read(db, groups[g].id, "sweep", settings, &inputs, &err);
-        if (rc != STATUS_OK)
-            break;
-        /* Unchanged inputs give the same sweep: leave it (and its time). */
-        if (!opts->select.force &&
-            strcmp(inputs.fingerprint, inputs.stored_fingerprint) == 0) {
-            kept++;
-            continue;
-        }
-        rc = group_sweep(&r, db, &groups[g], &t, &err);
-        if (rc == STATUS_OK) {
-            rc =
-                db_group_inputs_store(db, groups[g].id, "sweep", settings, &inputs, &err);
-        }
+             IOCONTEND_VERSION, settings->k_max, settings->all_phases ? "all" : "0",
+             settings->d_min, settings->seed, settings->theta_s,
+             settings->base_granularity_s);
+    if (rc == STATUS_OK) {
+        rc = analysis_groups_each(db, groups, n_groups, sel, "sweep", settings_text, NULL,
+                                  sweep_one, &work, sum, err);
     }
     if (rc != STATUS_OK) {
         progress_clear(&r);
-        log_error("analyze --sweep: %s", err.msg);
-        code = exit_code_of(rc);
         goto out;
     }
-    double secs = seconds_since(&r.started);
-    if (db_analysis_run_record(db, t.groups, t.jobs_used,
-                               t.jobs_excluded + t.jobs_dropped, secs, &err) != STATUS_OK)
-        log_warn("analyze --sweep: could not record the run: %s", err.msg);
+    sum->seconds = analysis_seconds_since(&r.started);
+    struct error rec = {0};
+    if (db_analysis_run_record(db, sum->groups_done, sum->jobs_used,
+                               sum->jobs_excluded + sum->jobs_dropped, sum->seconds,
+                               &rec) != STATUS_OK)
+        log_warn("analyze --sweep: could not record the run: %s", rec.msg);
     log_info(
         "analyze --sweep: %ld groups computed (%ld below d_min = %zu), %ld unchanged "
         "and kept, %ld without new inputs; %zu pairs, k = 1..%u "
         "(%s), %zu series; t_d~psi_d_read: %ld jobs used, %ld excluded at k = 1, "
         "%ld dropped as not valid at every k; %.2f s (series %.2f, jobs %.2f, "
         "metrics %.2f, coefficients %.2f of which KDE %.2f, store %.2f)",
-        t.groups, t.groups_short, cfg->d_min, kept, untouched, N_PAIRS, opts->k_max,
-        opts->all_phases ? "every phase" : "phase 0", r.n_steps, t.jobs_used,
-        t.jobs_excluded, t.jobs_dropped, secs, r.t_series, r.t_jobs, r.t_eval, r.t_coef,
-        r.t_kde, r.t_store);
-    if (t.groups_short > 0 || t.jobs_excluded > 0 || t.jobs_dropped > 0)
-        code = EXIT_PARTIAL;
+        sum->groups_done, sum->groups_short, settings->d_min, sum->groups_unchanged,
+        sum->groups_untouched, N_PAIRS, settings->k_max,
+        settings->all_phases ? "every phase" : "phase 0", r.n_steps, sum->jobs_used,
+        sum->jobs_excluded, sum->jobs_dropped, sum->seconds, r.t_series, r.t_jobs,
+        r.t_eval, r.t_coef, r.t_kde, r.t_store);
 out:
     run_clear(&r);
     free(groups);
-    free(touched);
-    return code;
+    return rc;
 }

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,24 @@ static enum status set_key(struct app_config *cfg, const char *section, const ch
         return STATUS_OK;
     }
     if (strcmp(section, "devices") == 0 && strcmp(key, "include") == 0) {
+        /* Compiled now, so that a typo stops the program naming the key rather than
+         * quarantining every iostat file as unreadable. */
+        regex_t re;
+        int rc = regcomp(&re, value, REG_EXTENDED | REG_NOSUB);
+        if (rc != 0) {
+            char why[128];
+            regerror(rc, &re, why, sizeof why);
+            return error_at(err, STATUS_PARSE, path, line,
+                            "expected a POSIX extended regex in [devices] include, got "
+                            "'%.60s': %s",
+                            value, why);
+        }
+        regfree(&re);
+        if (strlen(value) >= sizeof cfg->device_include) {
+            return error_at(err, STATUS_PARSE, path, line,
+                            "[devices] include is longer than %zu bytes",
+                            sizeof cfg->device_include - 1);
+        }
         snprintf(cfg->device_include, sizeof cfg->device_include, "%s", value);
         return STATUS_OK;
     }
@@ -206,24 +225,31 @@ void app_config_print(const struct app_config *cfg, FILE *fp)
     fprintf(fp, "[database]\n");
     if (db_target_resolve(cfg->db_arg, &t, &err) == STATUS_OK) {
         fprintf(fp, "# %s\n", t.reason);
+        /* Comments: what was decided, not keys to read back; a conninfo may hold a
+         * password, so only whether it is set is shown. */
         if (t.embedded) {
-            fprintf(fp, "state_dir = %s\nsocket_dir = %s\n", t.state_dir, t.socket_dir);
+            fprintf(fp, "# state_dir: %s\n# socket_dir: %s\n", t.state_dir, t.socket_dir);
         } else {
-            fprintf(fp, "conninfo = %s\n",
-                    t.conninfo[0] != '\0' ? "(set)" : "(PG* variables)");
+            fprintf(fp, "# conninfo: %s\n",
+                    t.conninfo[0] != '\0' ? "(set, not shown)" : "(PG* variables)");
         }
     }
-    fprintf(fp, "\n[serve]\nlisten = %s\ntoken = %s\ncors_origin = %s\n", cfg->listen,
-            cfg->token[0] != '\0' ? "(set)" : "", cfg->cors_origin);
+    fprintf(fp, "\n[serve]\nlisten = %s\n", cfg->listen);
+    if (cfg->token[0] != '\0') {
+        fprintf(fp, "# token: (set, not shown)\n");
+    } else {
+        fprintf(fp, "token =\n");
+    }
+    fprintf(fp, "cors_origin = %s\n", cfg->cors_origin);
     fprintf(fp, "\n[filesystems]\n");
     for (size_t i = 0; i < cfg->fs_map.n; i++) {
         fprintf(fp, "%s = %s\n", cfg->fs_map.entries[i].prefix,
                 cfg->fs_map.entries[i].fs_name);
     }
     fprintf(fp, "\n[devices]\ninclude = %s\n", cfg->device_include);
-    fprintf(fp, "\n[samples]\nsample_offset_s = %g\n", cfg->sample_offset_s);
-    fprintf(fp, "\n[analysis]\nd_min = %zu\nseed = %lu\ngranularity_s = %g\n", cfg->d_min,
-            cfg->seed, cfg->granularity_s);
+    fprintf(fp, "\n[samples]\nsample_offset_s = %.17g\n", cfg->sample_offset_s);
+    fprintf(fp, "\n[analysis]\nd_min = %zu\nseed = %lu\ngranularity_s = %.17g\n",
+            cfg->d_min, cfg->seed, cfg->granularity_s);
     fprintf(fp, "sweep_k_max = %u\nsweep_phases = %s\npermutations = %zu\n",
             cfg->sweep_k_max, cfg->sweep_all_phases ? "all" : "0", cfg->permutations);
 }

@@ -12,6 +12,42 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+void cmd_serve_help(FILE *fp)
+{
+    fputs(
+        "usage: iocontend serve [--listen ADDR:PORT]\n"
+        "Serves the HTTP JSON API (/api/v1/...) and the dashboard page.\n"
+        "--listen 127.0.0.1:0 picks a free port; the port is printed as\n"
+        "'listening on 127.0.0.1:PORT'. Default: [serve] listen, else 127.0.0.1:8080.\n",
+        fp);
+}
+
+/* The line a caller waiting for the server reads (tests, scripts). */
+static void print_listening(void *arg, const char *address)
+{
+    (void)arg;
+    printf("listening on %s\n", address);
+    fflush(stdout);
+}
+
+/* Serves on listen (NULL: [serve] listen) until a signal, or with check_only until
+ * health answered; the exit status. */
+static int serve(const struct app_config *cfg, const char *listen, bool check_only)
+{
+    struct serve_settings s = app_serve_settings(cfg, listen);
+    struct error err = {0};
+
+    s.check_only = check_only;
+    s.on_listening = print_listening;
+    enum status rc = serve_run(&s, &err);
+    if (rc == STATUS_OK)
+        return EXIT_OK;
+    app_fail(NULL, rc, &err);
+    return rc == STATUS_INVALID && strcmp(err.parameter, "listen") == 0
+               ? EXIT_USAGE
+               : EXIT_UNAVAILABLE;
+}
+
 int cmd_serve(struct app_config *cfg, int argc, char **argv)
 {
     static const struct option longopts[] = {{"listen", required_argument, NULL, 'l'},
@@ -24,17 +60,11 @@ int cmd_serve(struct app_config *cfg, int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case 'l': listen = optarg; break;
-        case 'h':
-            printf("usage: iocontend serve [--listen ADDR:PORT]\n"
-                   "Serves the HTTP JSON API (/api/v1/...) and the dashboard page.\n"
-                   "--listen 127.0.0.1:0 picks a free port; the port is printed as\n"
-                   "'listening on 127.0.0.1:PORT'. Default: [serve] listen, else "
-                   "127.0.0.1:8080.\n");
-            return EXIT_OK;
+        case 'h': cmd_serve_help(stdout); return EXIT_OK;
         default: return EXIT_USAGE;
         }
     }
-    return serve_run(cfg, listen, false);
+    return serve(cfg, listen, false);
 }
 
 /* The generator sits beside this binary (build/iocontend-gen). */
@@ -89,8 +119,7 @@ static int demo_ingest(const struct app_config *cfg, struct db *db, const char *
              s.files, s.loaded, s.skipped, s.quarantined, s.jobs);
     ingest_summary_clear(&s);
     if (rc != STATUS_OK) {
-        log_error("demo: ingest: %s", err.msg);
-        return exit_code_of(rc);
+        return app_fail("demo: ingest", rc, &err);
     }
     char iostat_dir[4096];
     snprintf(iostat_dir, sizeof iostat_dir, "%s/iostat", sample);
@@ -112,12 +141,20 @@ static int demo_ingest(const struct app_config *cfg, struct db *db, const char *
         ingest_summary_clear(&s);
         if (rc != STATUS_OK) {
             closedir(d);
-            log_error("demo: ingest: %s", err.msg);
-            return exit_code_of(rc);
+            return app_fail("demo: ingest", rc, &err);
         }
     }
     closedir(d);
     return EXIT_OK;
+}
+
+void cmd_demo_help(FILE *fp)
+{
+    fputs("usage: iocontend demo [--check] [--listen ADDR:PORT]\n"
+          "Generates the sample data (under $IOCONTEND_STATE_DIR/sample, ./var/sample),\n"
+          "ingests it through the real parsers, analyses it and serves the API.\n"
+          "--check exits 0 as soon as the API answers.\n",
+          fp);
 }
 
 int cmd_demo(struct app_config *cfg, int argc, char **argv)
@@ -139,14 +176,7 @@ int cmd_demo(struct app_config *cfg, int argc, char **argv)
         switch (c) {
         case 'c': check = true; break;
         case 'l': listen = optarg; break;
-        case 'h':
-            printf(
-                "usage: iocontend demo [--check] [--listen ADDR:PORT]\n"
-                "Generates the sample data (under $IOCONTEND_STATE_DIR/sample, "
-                "./var/sample),\n"
-                "ingests it through the real parsers, analyses it and serves the API.\n"
-                "--check exits 0 as soon as the API answers.\n");
-            return EXIT_OK;
+        case 'h': cmd_demo_help(stdout); return EXIT_OK;
         default: return EXIT_USAGE;
         }
     }
@@ -173,35 +203,32 @@ int cmd_demo(struct app_config *cfg, int argc, char **argv)
         log_error("demo: %s: %s", conf, err.msg);
         return EXIT_SOFTWARE;
     }
-    enum status rc = app_db_open(cfg, &db, &err);
-    if (rc != STATUS_OK) {
-        log_error("demo: %s", err.msg);
-        return exit_code_of(rc == STATUS_INVALID ? STATUS_INVALID : STATUS_DB);
-    }
-    int code = demo_ingest(cfg, db, sample);
+    int code = app_db_open(cfg, &db);
+    if (code != EXIT_OK)
+        return code;
+    code = demo_ingest(cfg, db, sample);
     if (code == EXIT_OK || code == EXIT_PARTIAL) {
-        const struct analyze_opts all = {0};
-        code = analyze_run(cfg, db, NULL, 0, &all, false);
-        if (code == EXIT_OK || code == EXIT_PARTIAL) {
-            /* The sweep too, so that /api/v1/groups/{id}/sweep answers. */
-            struct sweep_opts sw = {.k_max = cfg->sweep_k_max,
-                                    .all_phases = cfg->sweep_all_phases};
-            int sweep_code = analyze_sweep_run(cfg, db, NULL, &sw, false);
-            if (sweep_code != EXIT_OK && sweep_code != EXIT_PARTIAL)
-                code = sweep_code;
-        }
-        if (code == EXIT_PARTIAL)
-            code = EXIT_OK; /* exclusions are facts about the data, not a demo failure */
+        /* Exclusions are facts about the data, not a demo failure: only a run that
+         * did not finish stops the demo. The sweep too, so that
+         * /api/v1/groups/{id}/sweep answers. */
+        const struct analysis_settings settings = app_analysis_settings(cfg);
+        const struct analyze_select all = {0};
+        struct analyze_summary sum;
+        enum status rc = analyze_run(db, &settings, NULL, 0, &all, NULL, &sum, &err);
+        if (rc == STATUS_OK)
+            rc = analyze_sweep_run(db, &settings, NULL, &all, NULL, &sum, &err);
+        code = rc == STATUS_OK ? EXIT_OK : app_fail("demo: analyze", rc, &err);
     }
     db_close(db);
     if (code != EXIT_OK)
         return code;
-    if (listen == NULL)
-        listen = check ? "127.0.0.1:0" : cfg->listen;
+    if (listen == NULL && check)
+        listen = "127.0.0.1:0";
     if (!check) {
+        const char *at = listen != NULL ? listen : cfg->listen;
         printf("demo: ready; try: curl -s http://%s/api/v1/groups\n",
-               strncmp(listen, "0.0.0.0:", 8) == 0 ? listen + 8 : listen);
+               strncmp(at, "0.0.0.0:", 8) == 0 ? at + 8 : at);
     }
     fflush(stdout);
-    return serve_run(cfg, listen, check);
+    return serve(cfg, listen, check);
 }

@@ -3,8 +3,6 @@
  * monitored file systems (§7, Fig. 13). */
 #include "internal.h"
 
-#include "../stats/stats.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,11 +14,6 @@ static const char *const table_metrics[] = {"t_j",      "t_um",        "t_urw", 
                                             "t_fw",     "t_d",         "t_i"};
 
 #define N_TABLE_METRICS (sizeof table_metrics / sizeof table_metrics[0])
-
-static json_t *num_or_null(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
 
 /* ---- the group table (METHOD.md §4) --------------------------------------------- */
 
@@ -60,13 +53,13 @@ static json_t *histogram_json(const struct stats_histogram *h, const size_t *cou
     for (size_t k = 0; k < h->n_bins; k++)
         json_array_append_new(c, json_integer((json_int_t)counts[k]));
     json_object_set_new(o, "bin_width_s", json_real(h->bin_width_s));
-    json_object_set_new(o, "first_edge_s", num_or_null(h->first_edge_s));
+    json_object_set_new(o, "first_edge_s", json_number_or_null(h->first_edge_s));
     json_object_set_new(o, "counts", c);
     json_object_set_new(o, "n", json_integer((json_int_t)h->summary.n));
-    json_object_set_new(o, "mean", num_or_null(h->summary.mean));
-    json_object_set_new(o, "sd", num_or_null(h->summary.sd));
-    json_object_set_new(o, "band_low", num_or_null(h->band_low));
-    json_object_set_new(o, "band_high", num_or_null(h->band_high));
+    json_object_set_new(o, "mean", json_number_or_null(h->summary.mean));
+    json_object_set_new(o, "sd", json_number_or_null(h->summary.sd));
+    json_object_set_new(o, "band_low", json_number_or_null(h->band_low));
+    json_object_set_new(o, "band_high", json_number_or_null(h->band_high));
     return o;
 }
 
@@ -130,8 +123,9 @@ static enum status group_table(struct db *db, struct table_ctx *t,
         if (rc != STATUS_OK)
             break;
         json_object_set_new(met, table_metrics[p],
-                            json_pack("{s:o, s:o, s:I, s:I}", "mean", num_or_null(s.mean),
-                                      "sd", num_or_null(s.sd), "n", (json_int_t)s.n,
+                            json_pack("{s:o, s:o, s:I, s:I}", "mean",
+                                      json_number_or_null(s.mean), "sd",
+                                      json_number_or_null(s.sd), "n", (json_int_t)s.n,
                                       "excluded", (json_int_t)((size_t)n_jobs - s.n)));
     }
     if (rc == STATUS_OK) {
@@ -307,7 +301,7 @@ static enum status scope_coverage(const struct stats_series *s, double delta_s,
 
 /* Computes and stores the coverage of every file system with samples and of all of
  * them together; its summary line into line. */
-static enum status coverage_store(struct db *db, const struct app_config *cfg,
+static enum status coverage_store(struct db *db, const struct analysis_settings *settings,
                                   const struct db_jobs *jobs,
                                   const struct stats_series *all_series,
                                   double all_delta_s, char *line, size_t line_size,
@@ -351,7 +345,7 @@ static enum status coverage_store(struct db *db, const struct app_config *cfg,
             snprintf(c[k].scope, sizeof c[k].scope, "all");
         } else {
             snprintf(c[k].scope, sizeof c[k].scope, "fs:%s", fs[k - 1].name);
-            rc = analysis_scope_series(db, cfg, c[k].scope, &own, &delta_s, err);
+            rc = analysis_scope_series(db, settings, c[k].scope, &own, &delta_s, err);
             s = own;
         }
         if (rc == STATUS_OK) {
@@ -400,34 +394,60 @@ out:
 
 /* ---- the driver ------------------------------------------------------------------ */
 
-int analyze_tables_run(const struct app_config *cfg, struct db *db, const char *group_id)
+/* The largest finite value of v, 0 when there is none. */
+static double max_finite(const double *v, size_t n)
+{
+    double m = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (isfinite(v[i]) && v[i] > m)
+            m = v[i];
+    }
+    return m;
+}
+
+void analysis_coverage_range(const struct db_coverage_series *s,
+                             struct coverage_range *out)
+{
+    *out = (struct coverage_range){.max_d_bytes = max_finite(s->d_bytes, s->n),
+                                   .max_s_bytes = max_finite(s->s_bytes, s->n)};
+    for (size_t i = 0; i < s->n; i++) {
+        if (isfinite(s->d_bytes[i]) && isfinite(s->s_bytes[i])) {
+            out->sum_d_bytes += s->d_bytes[i];
+            out->sum_s_bytes += s->s_bytes[i];
+            out->intervals++;
+        }
+    }
+}
+
+enum status analyze_tables_run(struct db *db, const struct analysis_settings *settings,
+                               const char *group_id, struct error *err)
 {
     struct db_jobs *jobs = NULL;
     struct stats_series *series = NULL;
     double delta_s = 0;
     size_t stored = 0;
     char line[512];
-    struct error err = {0};
+    struct error own = {0};
     enum status rc;
 
-    rc = analysis_base_series(db, cfg, &series, &delta_s, &err);
+    rc = analysis_base_series(db, settings, &series, &delta_s, &own);
     if (rc == STATUS_NOT_FOUND) {
         /* No samples: T^D and coverage need a grid; nothing to store yet. */
         log_info("analyze: no server samples: no group tables, no coverage");
-        return EXIT_OK;
+        return STATUS_OK;
     }
+    if (rc != STATUS_OK)
+        return error_set(err, rc, "%s", own.msg);
+    rc = db_jobs_of_group(db, NULL, &jobs, err);
     if (rc == STATUS_OK)
-        rc = db_jobs_of_group(db, NULL, &jobs, &err);
+        rc = tables_store(db, jobs, series, delta_s, group_id, &stored, err);
     if (rc == STATUS_OK)
-        rc = tables_store(db, jobs, series, delta_s, group_id, &stored, &err);
-    if (rc == STATUS_OK)
-        rc = coverage_store(db, cfg, jobs, series, delta_s, line, sizeof line, &err);
+        rc = coverage_store(db, settings, jobs, series, delta_s, line, sizeof line, err);
     db_jobs_free(jobs);
     stats_series_free(series);
-    if (rc != STATUS_OK) {
-        log_error("analyze: group tables and coverage: %s", err.msg);
-        return exit_code_of(rc);
-    }
+    if (rc != STATUS_OK)
+        return error_wrap(err, "group tables and coverage");
     log_info("analyze: %zu group tables; coverage: %s", stored, line);
-    return EXIT_OK;
+    return STATUS_OK;
 }

@@ -47,7 +47,7 @@ static const json_t *column_value(const json_t *step, size_t col)
     return json_object_get(json_object_get(step, "kde"), "width_ratio");
 }
 
-static void report_usage(FILE *fp)
+void cmd_report_help(FILE *fp)
 {
     fprintf(fp,
             "usage: iocontend report sweep --group G [--y M --x M] --out FILE\n"
@@ -420,7 +420,7 @@ int cmd_report(struct app_config *cfg, int argc, char **argv)
     int c;
 
     if (argc < 2 || strcmp(argv[1], "--help") == 0) {
-        report_usage(argc < 2 ? stderr : stdout);
+        cmd_report_help(argc < 2 ? stderr : stdout);
         return argc < 2 ? EXIT_USAGE : EXIT_OK;
     }
     if (strcmp(argv[1], "sweep") != 0) {
@@ -446,8 +446,8 @@ int cmd_report(struct app_config *cfg, int argc, char **argv)
                 return EXIT_USAGE;
             }
             break;
-        case 'h': report_usage(stdout); return EXIT_OK;
-        default: report_usage(stderr); return EXIT_USAGE;
+        case 'h': cmd_report_help(stdout); return EXIT_OK;
+        default: cmd_report_help(stderr); return EXIT_USAGE;
         }
     }
     if (optind + 1 < argc) {
@@ -457,20 +457,17 @@ int cmd_report(struct app_config *cfg, int argc, char **argv)
     if (group == NULL || out_path == NULL || (y == NULL) != (x == NULL)) {
         fprintf(stderr, "iocontend report sweep: needs --group and --out, and --y with "
                         "--x or neither\n");
-        report_usage(stderr);
+        cmd_report_help(stderr);
         return EXIT_USAGE;
     }
-    enum status rc = app_db_open(cfg, &db, &err);
-    if (rc != STATUS_OK) {
-        log_error("%s", err.msg);
-        return exit_code_of(rc == STATUS_INVALID ? STATUS_INVALID : STATUS_DB);
-    }
+    int code = app_db_open(cfg, &db);
+    if (code != EXIT_OK)
+        return code;
     json_t *sweeps = json_array();
-    rc = find_group(db, group, &g, &err);
+    enum status rc = find_group(db, group, &g, &err);
     if (rc == STATUS_OK)
         rc = read_sweeps(db, g.id, y, x, sweeps, &err);
     db_close(db);
-    int code = EXIT_OK;
     if (rc == STATUS_NOT_FOUND) {
         log_error("report: %s", err.msg);
         code = EXIT_NOINPUT;

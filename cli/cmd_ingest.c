@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static void ingest_usage(FILE *fp)
+void cmd_ingest_help(FILE *fp)
 {
     fprintf(
         fp,
@@ -77,13 +77,13 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
 
     memset(&s, 0, sizeof s);
     if (argc < 2 || strcmp(argv[1], "--help") == 0) {
-        ingest_usage(argc < 2 ? stderr : stdout);
+        cmd_ingest_help(argc < 2 ? stderr : stdout);
         return argc < 2 ? EXIT_USAGE : EXIT_OK;
     }
     const char *kind = argv[1];
     if (strcmp(kind, "darshan") != 0 && strcmp(kind, "iostat") != 0) {
         fprintf(stderr, "iocontend ingest: expected darshan or iostat, got '%s'\n", kind);
-        ingest_usage(stderr);
+        cmd_ingest_help(stderr);
         return EXIT_USAGE;
     }
     optind = 1;
@@ -96,8 +96,8 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
             /* Accepted for the contract; loading is one file at a time for now. */
             log_debug("--jobs %s: loading runs in one worker", optarg);
             break;
-        case 'h': ingest_usage(stdout); return EXIT_OK;
-        default: ingest_usage(stderr); return EXIT_USAGE;
+        case 'h': cmd_ingest_help(stdout); return EXIT_OK;
+        default: cmd_ingest_help(stderr); return EXIT_USAGE;
         }
     }
     int first = optind + 1;
@@ -110,19 +110,20 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
         fprintf(stderr, "iocontend ingest iostat: --fs NAME is required\n");
         return EXIT_USAGE;
     }
-    enum status rc = app_db_open(cfg, &db, &err);
-    if (rc != STATUS_OK) {
-        char msg[400];
-        error_format(&err, msg, sizeof msg);
-        log_error("%s", msg);
-        return exit_code_of(rc == STATUS_INVALID ? STATUS_INVALID : STATUS_DB);
-    }
+    int code = app_db_open(cfg, &db);
+    if (code != EXIT_OK)
+        return code;
+    enum status rc;
+    struct app_progress bar;
+    struct progress progress;
+    app_progress_init(&bar, cfg);
+    bar.on = bar.on && !json;
     struct ingest_opts o = {
         .fs_map = &cfg->fs_map,
         .device_include = cfg->device_include,
         .fs = fs,
         .server = server,
-        .progress = !cfg->quiet && !json && isatty(STDERR_FILENO),
+        .progress = app_progress_of(&bar, &progress),
     };
     if (darshan) {
         rc = ingest_darshan_paths(db, argv + first, (size_t)(argc - first), &o, &s, &err);
@@ -139,7 +140,7 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
         return exit_code_of(rc);
     }
     print_summary(&s, json);
-    int code = s.missing > 0 ? EXIT_NOINPUT : s.quarantined > 0 ? EXIT_PARTIAL : EXIT_OK;
+    code = s.missing > 0 ? EXIT_NOINPUT : s.quarantined > 0 ? EXIT_PARTIAL : EXIT_OK;
     ingest_summary_clear(&s);
     return code;
 }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void export_usage(FILE *fp)
+void cmd_export_help(FILE *fp)
 {
     fprintf(
         fp,
@@ -42,7 +42,7 @@ int cmd_export(struct app_config *cfg, int argc, char **argv)
     int c;
 
     if (argc < 2 || strcmp(argv[1], "--help") == 0) {
-        export_usage(argc < 2 ? stderr : stdout);
+        cmd_export_help(argc < 2 ? stderr : stdout);
         return argc < 2 ? EXIT_USAGE : EXIT_OK;
     }
     if (strcmp(argv[1], "jobs") != 0) {
@@ -71,15 +71,15 @@ int cmd_export(struct app_config *cfg, int argc, char **argv)
             json = strcmp(optarg, "json") == 0;
             break;
         case 'o': out_path = optarg; break;
-        case 'h': export_usage(stdout); return EXIT_OK;
-        default: export_usage(stderr); return EXIT_USAGE;
+        case 'h': cmd_export_help(stdout); return EXIT_OK;
+        default: cmd_export_help(stderr); return EXIT_USAGE;
         }
     }
-    enum status rc = app_db_open(cfg, &db, &err);
-    if (rc != STATUS_OK) {
-        log_error("%s", err.msg);
-        return exit_code_of(rc == STATUS_INVALID ? STATUS_INVALID : STATUS_DB);
-    }
+    int code = app_db_open(cfg, &db);
+    if (code != EXIT_OK)
+        return code;
+    const struct analysis_settings settings = app_analysis_settings(cfg);
+    enum status rc;
     FILE *fp = stdout;
     if (out_path != NULL) {
         fp = fopen(out_path, "w");
@@ -89,15 +89,9 @@ int cmd_export(struct app_config *cfg, int argc, char **argv)
             return EXIT_CANTCREAT;
         }
     }
-    rc = analysis_export_jobs(db, cfg, group, granularity, scope, json, fp, &err);
+    rc = analysis_export_jobs(db, &settings, group, granularity, scope, json, fp, &err);
     if (fp != stdout && fclose(fp) != 0 && rc == STATUS_OK)
         rc = error_set(&err, STATUS_INTERNAL, "%s: %s", out_path, strerror(errno));
     db_close(db);
-    if (rc != STATUS_OK) {
-        char msg[400];
-        error_format(&err, msg, sizeof msg);
-        log_error("export: %s", msg);
-        return exit_code_of(rc);
-    }
-    return EXIT_OK;
+    return rc == STATUS_OK ? EXIT_OK : app_fail("export", rc, &err);
 }

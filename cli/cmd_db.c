@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static void db_usage(FILE *fp)
+void cmd_db_help(FILE *fp)
 {
     fprintf(
         fp,
@@ -68,7 +68,7 @@ int cmd_db(struct app_config *cfg, int argc, char **argv)
     enum status rc;
 
     if (argc < 2 || strcmp(argv[1], "--help") == 0) {
-        db_usage(argc < 2 ? stderr : stdout);
+        cmd_db_help(argc < 2 ? stderr : stdout);
         return argc < 2 ? EXIT_USAGE : EXIT_OK;
     }
     rc = db_target_resolve(cfg->db_arg, &t, &err);
@@ -110,8 +110,13 @@ int cmd_db(struct app_config *cfg, int argc, char **argv)
         return report(rc, &err);
     }
     fprintf(stderr, "iocontend db: unknown action '%s'\n", what);
-    db_usage(stderr);
+    cmd_db_help(stderr);
     return EXIT_USAGE;
+}
+
+void cmd_config_help(FILE *fp)
+{
+    fputs("usage: iocontend config show\n", fp);
 }
 
 int cmd_config(struct app_config *cfg, int argc, char **argv)
@@ -120,7 +125,6 @@ int cmd_config(struct app_config *cfg, int argc, char **argv)
         app_config_print(cfg, stdout);
         return EXIT_OK;
     }
-    fprintf(argc >= 2 && strcmp(argv[1], "--help") == 0 ? stdout : stderr,
-            "usage: iocontend config show\n");
-    return argc >= 2 && strcmp(argv[1], "--help") == 0 ? EXIT_OK : EXIT_USAGE;
+    cmd_config_help(stderr);
+    return EXIT_USAGE;
 }

@@ -3,21 +3,19 @@
  * (METHOD.md §5). */
 #include "internal.h"
 
-#include "../stats/stats.h"
-
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct assoc_opts assoc_opts_default(const struct app_config *cfg)
+struct assoc_opts assoc_opts_default(const struct analysis_settings *settings)
 {
     struct stats_signif_opts s = stats_signif_opts_default();
 
     return (struct assoc_opts){.methods = stats_methods_available(),
-                               .d_min = cfg->d_min,
-                               .seed = cfg->seed,
+                               .d_min = settings->d_min,
+                               .seed = settings->seed,
                                .mi_jitter = true,
                                .space = "auto",
                                .kde = true,
@@ -26,17 +24,32 @@ struct assoc_opts assoc_opts_default(const struct app_config *cfg)
                                .rf_trees = STATS_RF_TREES};
 }
 
-static json_t *num_or_null(double v)
+json_t *json_number_or_null(double v)
 {
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-static json_t *array_of(const double *v, size_t n)
+json_t *json_excluded(const size_t counts[EXCL_COUNT])
+{
+    json_t *o = json_object();
+    size_t total = 0;
+
+    for (int e = EXCL_NONE + 1; e < EXCL_COUNT; e++)
+        total += counts[e];
+    json_object_set_new(o, "total", json_integer((json_int_t)total));
+    for (int e = EXCL_NONE + 1; e < EXCL_COUNT; e++) {
+        json_object_set_new(o, stats_exclusion_name((enum stats_exclusion)e),
+                            json_integer((json_int_t)counts[e]));
+    }
+    return o;
+}
+
+json_t *json_array_of_numbers(const double *v, size_t n)
 {
     json_t *a = json_array();
 
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, num_or_null(v[i]));
+    for (size_t i = 0; a != NULL && i < n; i++)
+        json_array_append_new(a, json_number_or_null(v[i]));
     return a;
 }
 
@@ -72,9 +85,9 @@ static void put_coefficients(json_t *o, const struct stats_assoc *a)
     }
 }
 
-/* The fitting space asked; auto is resolved by stats_kde_compute. */
-static enum status space_of(const char *name, enum stats_kde_space *out,
-                            struct error *err)
+/* The fitting space asked (NULL: auto); auto is resolved by stats_kde_compute. */
+enum status analysis_space_parse(const char *name, enum stats_kde_space *out,
+                                 struct error *err)
 {
     if (name == NULL || strcmp(name, "auto") == 0) {
         *out = KDE_SPACE_AUTO;
@@ -83,11 +96,8 @@ static enum status space_of(const char *name, enum stats_kde_space *out,
     } else if (strcmp(name, "linear") == 0) {
         *out = KDE_SPACE_LINEAR;
     } else {
-        enum status rc = error_set(err, STATUS_INVALID,
-                                   "space must be auto, log or linear, got '%s'", name);
-        if (err != NULL)
-            snprintf(err->file, sizeof err->file, "space");
-        return rc;
+        return error_param(err, STATUS_INVALID, "space",
+                           "space must be auto, log or linear");
     }
     return STATUS_OK;
 }
@@ -111,12 +121,12 @@ static json_t *density_json(const struct stats_kde *k)
 {
     json_t *o = json_object(), *rows = json_array();
 
-    json_object_set_new(o, "x0", num_or_null(k->grid_x0));
-    json_object_set_new(o, "dx", num_or_null(k->grid_dx));
-    json_object_set_new(o, "y0", num_or_null(k->grid_y0));
-    json_object_set_new(o, "dy", num_or_null(k->grid_dy));
+    json_object_set_new(o, "x0", json_number_or_null(k->grid_x0));
+    json_object_set_new(o, "dx", json_number_or_null(k->grid_dx));
+    json_object_set_new(o, "y0", json_number_or_null(k->grid_y0));
+    json_object_set_new(o, "dy", json_number_or_null(k->grid_dy));
     for (size_t i = 0; i < STATS_KDE_GRID; i++)
-        json_array_append_new(rows, array_of(k->density[i], STATS_KDE_GRID));
+        json_array_append_new(rows, json_array_of_numbers(k->density[i], STATS_KDE_GRID));
     json_object_set_new(o, "values", rows);
     return o;
 }
@@ -134,24 +144,26 @@ static json_t *kde_json(const struct stats_kde *k, bool density)
     json_object_set_new(o, "bandwidth",
                         json_string(stats_kde_bandwidth_name(k->bandwidth)));
     json_object_set_new(o, "binned", json_boolean(fitted && k->binned));
-    json_object_set_new(o, "hx", num_or_null(k->h_x));
-    json_object_set_new(o, "hy", num_or_null(k->h_y));
+    json_object_set_new(o, "hx", json_number_or_null(k->h_x));
+    json_object_set_new(o, "hy", json_number_or_null(k->h_y));
     json_object_set_new(o, "x_grid",
-                        fitted ? array_of(k->x_grid, STATS_KDE_POINTS) : json_null());
-    json_object_set_new(o, "q05",
-                        fitted ? array_of(k->q05, STATS_KDE_POINTS) : json_null());
-    json_object_set_new(o, "q50",
-                        fitted ? array_of(k->q50, STATS_KDE_POINTS) : json_null());
-    json_object_set_new(o, "q95",
-                        fitted ? array_of(k->q95, STATS_KDE_POINTS) : json_null());
-    json_object_set_new(o, "mean", num_or_null(k->mean));
-    json_object_set_new(o, "sd", num_or_null(k->sd));
-    json_object_set_new(o, "band_low", num_or_null(k->band_low));
-    json_object_set_new(o, "band_high", num_or_null(k->band_high));
-    json_object_set_new(o, "marg_q05", num_or_null(k->marg_q05));
-    json_object_set_new(o, "marg_q95", num_or_null(k->marg_q95));
-    json_object_set_new(o, "width_ratio", num_or_null(k->width_ratio));
-    json_object_set_new(o, "paper_width_ratio", num_or_null(k->paper_width_ratio));
+                        fitted ? json_array_of_numbers(k->x_grid, STATS_KDE_POINTS)
+                               : json_null());
+    json_object_set_new(
+        o, "q05", fitted ? json_array_of_numbers(k->q05, STATS_KDE_POINTS) : json_null());
+    json_object_set_new(
+        o, "q50", fitted ? json_array_of_numbers(k->q50, STATS_KDE_POINTS) : json_null());
+    json_object_set_new(
+        o, "q95", fitted ? json_array_of_numbers(k->q95, STATS_KDE_POINTS) : json_null());
+    json_object_set_new(o, "mean", json_number_or_null(k->mean));
+    json_object_set_new(o, "sd", json_number_or_null(k->sd));
+    json_object_set_new(o, "band_low", json_number_or_null(k->band_low));
+    json_object_set_new(o, "band_high", json_number_or_null(k->band_high));
+    json_object_set_new(o, "marg_q05", json_number_or_null(k->marg_q05));
+    json_object_set_new(o, "marg_q95", json_number_or_null(k->marg_q95));
+    json_object_set_new(o, "width_ratio", json_number_or_null(k->width_ratio));
+    json_object_set_new(o, "paper_width_ratio",
+                        json_number_or_null(k->paper_width_ratio));
     if (density)
         json_object_set_new(o, "density", fitted ? density_json(k) : json_null());
     if (!fitted)
@@ -167,13 +179,13 @@ static json_t *signif_coef_json(const struct stats_signif_coef *c, bool with_ci)
     if (c->reason == REASON_NOT_COMPUTED)
         return NULL;
     o = json_object();
-    json_object_set_new(o, "p_value", num_or_null(c->p_value));
-    json_object_set_new(o, "noise_floor", num_or_null(c->noise_floor));
+    json_object_set_new(o, "p_value", json_number_or_null(c->p_value));
+    json_object_set_new(o, "noise_floor", json_number_or_null(c->noise_floor));
     json_object_set_new(o, "n_perm", json_integer((json_int_t)c->n_perm));
     if (with_ci) {
-        json_object_set_new(o, "ci_low", num_or_null(c->ci_low));
-        json_object_set_new(o, "ci_high", num_or_null(c->ci_high));
-        json_object_set_new(o, "level", num_or_null(c->level));
+        json_object_set_new(o, "ci_low", json_number_or_null(c->ci_low));
+        json_object_set_new(o, "ci_high", json_number_or_null(c->ci_high));
+        json_object_set_new(o, "level", json_number_or_null(c->level));
     }
     if (c->reason != REASON_NONE)
         json_object_set_new(o, "reason", json_string(stats_reason_name(c->reason)));
@@ -255,8 +267,8 @@ static enum status fit_kde(const double *x, const double *y, size_t d,
     const struct stats_kde_opts ko = kde_opts_of(opts, space);
     enum status rc = stats_kde_compute(x, y, d, &ko, w->kde_ws, w->kde, err);
     if (rc == STATUS_INVALID && space == KDE_SPACE_LOG && err != NULL &&
-        err->file[0] == '\0')
-        snprintf(err->file, sizeof err->file, "space");
+        err->parameter[0] == '\0')
+        snprintf(err->parameter, sizeof err->parameter, "space");
     return rc;
 }
 
@@ -328,12 +340,14 @@ static json_t *rf_json(const struct assoc_work *w)
         json_object_set_new(o, "reason", json_string(stats_reason_name(f->reason)));
         return o;
     }
-    json_object_set_new(o, "oob_r2", num_or_null(f->oob_r2));
+    json_object_set_new(o, "oob_r2", json_number_or_null(f->oob_r2));
     json_object_set_new(o, "n_oob", json_integer((json_int_t)f->n_oob));
-    json_object_set_new(o, "x_grid", array_of(f->x_curve, STATS_RF_CURVE));
-    json_object_set_new(o, "fit", array_of(f->fit_curve, STATS_RF_CURVE));
-    if (w->rf_n_kde > 0)
-        json_object_set_new(o, "fit_at_kde_x", array_of(w->rf_at_kde, w->rf_n_kde));
+    json_object_set_new(o, "x_grid", json_array_of_numbers(f->x_curve, STATS_RF_CURVE));
+    json_object_set_new(o, "fit", json_array_of_numbers(f->fit_curve, STATS_RF_CURVE));
+    if (w->rf_n_kde > 0) {
+        json_object_set_new(o, "fit_at_kde_x",
+                            json_array_of_numbers(w->rf_at_kde, w->rf_n_kde));
+    }
     return o;
 }
 
@@ -343,7 +357,7 @@ enum status assoc_object_fill(json_t *o, const double *x, const double *y, size_
     struct assoc_work w = {0};
     struct stats_assoc a;
     enum stats_kde_space space = KDE_SPACE_AUTO;
-    enum status rc = space_of(opts->space, &space, err);
+    enum status rc = analysis_space_parse(opts->space, &space, err);
 
     if (rc != STATUS_OK)
         return rc;
@@ -380,4 +394,89 @@ enum status assoc_object_fill(json_t *o, const double *x, const double *y, size_
 out:
     work_clear(&w);
     return rc;
+}
+
+json_t *analysis_json_text(const char *s)
+{
+    char copy[512];
+    json_t *j = json_string(s);
+
+    if (j != NULL)
+        return j;
+    /* A Darshan exe or a file system name can hold anything: bytes that are not
+     * ASCII become '?' when the text is not valid UTF-8. */
+    snprintf(copy, sizeof copy, "%s", s);
+    for (char *p = copy; *p != '\0'; p++) {
+        if ((unsigned char)*p >= 0x80)
+            *p = '?';
+    }
+    return json_string(copy);
+}
+
+/* An epoch time as RFC 3339 (whole seconds) and as *_ms: both keys into o, null
+ * when the time is NAN (open). */
+void analysis_json_set_time(json_t *o, const char *key, double epoch_s)
+{
+    char text[40], key_ms[64];
+
+    snprintf(key_ms, sizeof key_ms, "%s_ms", key);
+    if (!isfinite(epoch_s)) {
+        json_object_set_new(o, key, json_null());
+        json_object_set_new(o, key_ms, json_null());
+        return;
+    }
+    time_format_rfc3339((int64_t)floor(epoch_s), text);
+    json_object_set_new(o, key, json_string(text));
+    json_object_set_new(o, key_ms, json_integer((json_int_t)llround(epoch_s * 1000.0)));
+}
+
+/* v[i] / max for plotting (Fig. 13), null where v[i] is absent. */
+static json_t *scaled(const double *v, size_t n, double max)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; a != NULL && i < n; i++)
+        json_array_append_new(a, json_number_or_null(max > 0 ? v[i] / max : v[i]));
+    return a;
+}
+
+json_t *analysis_coverage_json(const struct db_coverage *c,
+                               const struct db_coverage_series *s)
+{
+    json_t *o = json_object(), *range = json_object(), *ends = json_array();
+    struct coverage_range r;
+
+    analysis_coverage_range(s, &r);
+    for (size_t i = 0; i < s->n; i++) {
+        json_array_append_new(ends,
+                              json_integer((json_int_t)llround(s->end_s[i] * 1000)));
+    }
+    json_object_set_new(
+        o, "fs", analysis_json_text(strcmp(c->scope, "all") == 0 ? "all" : c->scope + 3));
+    json_object_set_new(o, "scope", analysis_json_text(c->scope));
+    json_object_set_new(o, "granularity_s", json_real(c->granularity_s));
+    json_object_set_new(o, "coverage", json_number_or_null(c->coverage));
+    json_object_set_new(o, "sum_d_bytes", json_real(c->sum_d_bytes));
+    json_object_set_new(o, "sum_s_bytes", json_real(c->sum_s_bytes));
+    json_object_set_new(o, "intervals", json_integer((json_int_t)c->intervals));
+    json_object_set_new(o, "d_total_bytes", json_real(c->d_total_bytes));
+    analysis_json_set_time(o, "log_start", c->log_start_s);
+    analysis_json_set_time(o, "log_end", c->log_end_s);
+    json_object_set_new(o, "computed_at",
+                        c->computed_at[0] != '\0' ? analysis_json_text(c->computed_at)
+                                                  : json_null());
+    /* The same sums over the intervals served: the coverage of the range asked. */
+    json_object_set_new(range, "coverage",
+                        r.sum_s_bytes > 0 ? json_real(r.sum_d_bytes / r.sum_s_bytes)
+                                          : json_null());
+    json_object_set_new(range, "sum_d_bytes", json_real(r.sum_d_bytes));
+    json_object_set_new(range, "sum_s_bytes", json_real(r.sum_s_bytes));
+    json_object_set_new(range, "intervals", json_integer((json_int_t)r.intervals));
+    json_object_set_new(o, "range", range);
+    json_object_set_new(o, "max_d_bytes", json_real(r.max_d_bytes));
+    json_object_set_new(o, "max_s_bytes", json_real(r.max_s_bytes));
+    json_object_set_new(o, "end_ms", ends);
+    json_object_set_new(o, "d", scaled(s->d_bytes, s->n, r.max_d_bytes));
+    json_object_set_new(o, "s", scaled(s->s_bytes, s->n, r.max_s_bytes));
+    return o;
 }

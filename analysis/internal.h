@@ -1,0 +1,246 @@
+/* internal.h: what the files of analysis/ share: the metric catalogue, the series
+ * of a scope, one job's evaluation; included from analysis/ only. */
+#ifndef IOCONTEND_ANALYSIS_INTERNAL_H
+#define IOCONTEND_ANALYSIS_INTERNAL_H
+
+#include "analysis.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+/* ---- the job metrics (metrics.c) -----------------------------------------------------
+ */
+
+/* Whose exclusion reason a metric carries: none (the log), a family of
+ * stats_job_volume, or one of stats_job_derived's own. */
+enum family { FAM_LOG, FAM_PSI, FAM_D, FAM_I, FAM_B_D, FAM_TAU, FAM_COUNT };
+
+/* Export's name of each family's exclusion column (excluded_NAME). */
+extern const char *const family_names[FAM_COUNT];
+
+enum metric_id {
+    M_T_J,
+    M_T_UM,
+    M_T_URW,
+    M_T_S,
+    M_T_S_SPAN,
+    M_T_S_SLOWEST,
+    M_T,
+    M_T_FR,
+    M_T_FW,
+    M_ETA_READ,
+    M_ETA_WRITE,
+    M_ETA_MON_READ,
+    M_ETA_MON_WRITE,
+    M_PSI_READ,
+    M_PSI_WRITE,
+    M_PSI_O_READ,
+    M_PSI_O_WRITE,
+    M_M,
+    M_T_D,
+    M_PSI_D_READ,
+    M_PSI_D_WRITE,
+    M_M_I,
+    M_T_I,
+    M_PSI_I_READ,
+    M_PSI_I_WRITE,
+    M_PSI_DO_READ,
+    M_PSI_DO_WRITE,
+    M_NU_READ,
+    M_NU_WRITE,
+    M_NU_D_READ,
+    M_NU_D_WRITE,
+    M_B_D,
+    M_TAU
+};
+
+struct metric_def {
+    const char *name;
+    enum metric_id id;
+    enum family fam;
+    unsigned negative; /* its NEGATIVE_* bit when it may be negative, else 0 */
+};
+
+/* Every job metric of METHOD.md §2 and §3, in METHOD.md's order (export's columns). */
+extern const struct metric_def metrics[];
+extern const size_t n_metrics;
+
+/* The negative-value flags in a fixed order, for export. */
+extern const unsigned negative_bits[];
+extern const size_t n_negative_bits;
+
+struct scope_series;
+
+/* Everything computed for one job at one granularity and scope. */
+struct job_eval {
+    struct stats_job_volume v;     /* METHOD.md §3 volume metrics */
+    struct stats_job_derived dv;   /* ν, ν^D, B^D, τ */
+    const struct scope_series *ss; /* the series used; NULL when there was none */
+};
+
+/* The metric called name, NULL when there is none. */
+const struct metric_def *metric_find(const char *name);
+/* The value of a metric for one job; NAN when it does not exist for that job. */
+double metric_value(const struct metric_def *md, const struct db_job *j,
+                    const struct job_eval *ev);
+/* Why a family's values are missing for the job, EXCL_NONE when they are not. */
+enum stats_exclusion family_excl(enum family f, const struct job_eval *ev);
+/* A metric's value, NAN when its family is excluded for the job. */
+double metric_reported(const struct metric_def *md, const struct db_job *j,
+                       const struct job_eval *ev);
+/* Why job j does not count for the pair (my, mx), EXCL_NONE when it does; its values
+ * in *yv and *xv either way. */
+enum stats_exclusion pair_values(const struct metric_def *my, const struct metric_def *mx,
+                                 const struct db_job *j, const struct job_eval *ev,
+                                 bool log_space, double *yv, double *xv);
+
+/* A (y, x) pair of job metrics, resolved once (indexes into metrics[]). */
+struct analysis_pair {
+    size_t y, x;
+};
+
+/* STATUS_INVALID for an unknown metric (err->parameter says "y" or "x"). */
+enum status analysis_pair_resolve(const char *y, const char *x, struct analysis_pair *out,
+                                  struct error *err) MUST_CHECK;
+
+/* ---- the series of a scope (scope.c) -------------------------------------------------
+ */
+
+enum scope_kind { SCOPE_ALL, SCOPE_FS, SCOPE_TOUCHED };
+
+/* One summed series and the file systems it sums. */
+struct scope_series {
+    unsigned char *member;       /* member[f] = 1: file system f is summed */
+    struct stats_series *series; /* on the analysis grid */
+};
+
+/* What every analysis of one granularity and scope needs: the streams, and the
+ * series of each distinct set of file systems met so far (one for all and fs:NAME;
+ * one per distinct touched set, which a group has few of, so a cache of sets rather
+ * than a series per job). */
+struct analysis_ctx {
+    struct db_streams *streams;
+    enum scope_kind kind;
+    const char *scope;     /* "all", "touched" or "fs:NAME" */
+    const char **fs_names; /* distinct file systems of streams (borrowed from it) */
+    size_t n_fs;
+    size_t *stream_fs;                /* stream i's index in fs_names */
+    const struct scope_series *fixed; /* all, fs:NAME: the one series of every job */
+    struct scope_series **sets;       /* each its own allocation: jobs keep pointers */
+    size_t n_sets, cap_sets;
+    unsigned char *member; /* scratch: the set of the job at hand */
+    double base_delta_s;   /* Δ */
+    unsigned k;            /* granularity = k·Δ */
+};
+
+/* Loads the streams of scope ("all", "touched", "fs:NAME"; NULL: all) and builds the
+ * series at granularity_s (0: Δ) for all and fs:NAME. STATUS_INVALID naming the
+ * parameter (scope, granularity); STATUS_NOT_FOUND when no samples are loaded; c is
+ * left empty on failure. */
+enum status ctx_prepare(struct db *db, const struct analysis_settings *s,
+                        double granularity_s, const char *scope, struct analysis_ctx *c,
+                        struct error *err) MUST_CHECK;
+void ctx_clear(struct analysis_ctx *c);
+/* The series a job's volume metrics use: the scope's one, or for scope=touched that
+ * of the monitored file systems (with samples) the job read or wrote. *out NULL when
+ * the job touched none of them. */
+enum status ctx_series_for(struct analysis_ctx *c, const struct db_job *j,
+                           const struct scope_series **out, struct error *err) MUST_CHECK;
+
+/* The base Δ (seconds) and the system-wide series at Δ over every file system loaded
+ * (scope "all"), as analysis_association builds them. *series is new
+ * (stats_series_free). STATUS_NOT_FOUND when no samples are loaded; STATUS_DB. */
+enum status analysis_base_series(struct db *db, const struct analysis_settings *s,
+                                 struct stats_series **series, double *delta_s,
+                                 struct error *err) MUST_CHECK;
+
+/* As analysis_base_series for scope "all" or "fs:NAME" (that file system's streams
+ * alone, at their own Δ). STATUS_INVALID for another scope. */
+enum status analysis_scope_series(struct db *db, const struct analysis_settings *s,
+                                  const char *scope, struct stats_series **series,
+                                  double *delta_s, struct error *err) MUST_CHECK;
+
+/* ---- one job (job.c) -----------------------------------------------------------------
+ */
+
+/* Window scratch for evaluating the jobs of a list, sized for the job with the most
+ * windows. */
+struct analysis_scratch {
+    struct stats_window *win; /* one per window */
+    size_t *idx;              /* stats_job_volume's scratch: two per window */
+};
+
+/* STATUS_NOMEM; analysis_scratch_clear releases s either way. */
+enum status analysis_scratch_init(struct analysis_scratch *s, const struct db_jobs *jobs,
+                                  struct error *err) MUST_CHECK;
+void analysis_scratch_clear(struct analysis_scratch *s);
+
+/* Computes every metric of one job (METHOD.md §3) over series (NULL: the job touched
+ * no monitored file system of its scope). A job whose own data are unusable (a
+ * reversed or non-finite window, bytes that do not add up) is a fact about that log,
+ * not a reason to stop: its volume families are excluded as nonfinite and the call
+ * succeeds. Fails only for lack of memory. ev->ss is left NULL. */
+enum status job_eval_on(const struct stats_series *series, const struct db_job *j,
+                        struct analysis_scratch *s, struct job_eval *ev,
+                        struct error *err) MUST_CHECK;
+/* job_eval_on over the series of the job's scope (METHOD.md §1), which ev->ss names.
+ * Fails also when that series cannot be built. */
+enum status job_eval(struct analysis_ctx *c, const struct db_job *j,
+                     struct analysis_scratch *s, struct job_eval *ev,
+                     struct error *err) MUST_CHECK;
+
+/* One job of the list s was made for, over series (scope "all", any granularity),
+ * for each of n_pairs pairs as analysis_association collects them: y[p] and x[p],
+ * and excl[p] the enum stats_exclusion for which the job does not count for pair p
+ * (EXCL_NONE when it does). *m is |A| at the series' granularity (METHOD.md §3), NAN
+ * when A is unknown (its family excluded for other than a hole). No allocation;
+ * STATUS_OK unless an internal call fails. */
+enum status analysis_job_pairs(const struct stats_series *series, const struct db_job *j,
+                               const struct analysis_pair *pairs, size_t n_pairs,
+                               struct analysis_scratch *s, double *y, double *x,
+                               unsigned char *excl, double *m,
+                               struct error *err) MUST_CHECK;
+
+/* ---- analyze over the groups (run.c) -------------------------------------------------
+ */
+
+/* One group's work in analysis_groups_each: computes and stores its results from
+ * inputs (read now, with the fingerprint of its stored ones). */
+typedef enum status (*group_work_fn)(void *arg, struct db *db, const struct db_group *g,
+                                     const struct db_group_inputs *inputs,
+                                     struct error *err);
+
+/* The groups of a run: group_id's alone (STATUS_NOT_FOUND when there is none) or
+ * every one. *groups is new (free). */
+enum status analysis_groups_select(struct db *db, const char *group_id,
+                                   struct db_group **groups, size_t *n,
+                                   struct error *err) MUST_CHECK;
+
+/* For each of the n groups that sel selects (--since) and whose inputs of kind
+ * ("association", "sweep") with settings differ from those its stored results came
+ * from (or all with sel->force): work, then the inputs stored as the results'.
+ * Counts groups_untouched and groups_unchanged in sum; progress per group (may be
+ * NULL). The first failure stops the loop, err naming the group. */
+enum status analysis_groups_each(struct db *db, const struct db_group *groups, size_t n,
+                                 const struct analyze_select *sel, const char *kind,
+                                 const char *settings, const struct progress *progress,
+                                 group_work_fn work, void *arg,
+                                 struct analyze_summary *sum,
+                                 struct error *err) MUST_CHECK;
+
+/* Seconds since *t0 on the monotonic clock. */
+double analysis_seconds_since(const struct timespec *t0);
+
+/* ---- JSON helpers (objects.c) --------------------------------------------------------
+ */
+
+/* A JSON real, or null when v is not finite. */
+json_t *json_number_or_null(double v);
+/* INTERFACES.md's "excluded": "total" and the count of every reason. */
+json_t *json_excluded(const size_t counts[EXCL_COUNT]);
+/* A JSON array of n reals (null where not finite); NULL without memory. */
+json_t *json_array_of_numbers(const double *v, size_t n);
+
+#endif

@@ -1,0 +1,282 @@
+/* run.c: `analyze` over the groups: which groups a run computes (one, all, those with
+ * inputs loaded since a time, those whose inputs changed), and the associations of
+ * the default pairs (METHOD.md §8) stored with their provenance. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The pairs of METHOD.md §8 that analyze computes by default. */
+static const char *const default_pairs[ANALYZE_DEFAULT_PAIRS][2] = {
+    {"t_d", "psi_d_read"},
+    {"t_d", "psi_d_write"},
+    {"t_um", "psi_o_read"},
+    {"t_um", "psi_o_write"},
+};
+
+double analysis_seconds_since(const struct timespec *t0)
+{
+    struct timespec t1;
+
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+bool analyze_summary_partial(const struct analyze_summary *sum)
+{
+    return sum->groups_short > 0 || sum->jobs_excluded > 0 || sum->jobs_dropped > 0;
+}
+
+enum status analysis_groups_select(struct db *db, const char *group_id,
+                                   struct db_group **groups, size_t *n, struct error *err)
+{
+    enum status rc;
+
+    *groups = NULL;
+    *n = 0;
+    if (group_id == NULL)
+        return db_groups_list(db, groups, n, err);
+    *groups = calloc(1, sizeof **groups);
+    if (*groups == NULL)
+        return error_set(err, STATUS_NOMEM, "groups");
+    rc = db_group_get(db, group_id, *groups, err);
+    *n = rc == STATUS_OK ? 1 : 0;
+    return rc;
+}
+
+enum status analysis_groups_each(struct db *db, const struct db_group *groups, size_t n,
+                                 const struct analyze_select *sel, const char *kind,
+                                 const char *settings, const struct progress *progress,
+                                 group_work_fn work, void *arg,
+                                 struct analyze_summary *sum, struct error *err)
+{
+    char(*touched)[17] = NULL;
+    size_t n_touched = 0;
+    enum status rc = STATUS_OK;
+
+    if (sel->since_set)
+        rc = db_groups_touched_since(db, sel->since_s, &touched, &n_touched, err);
+    for (size_t g = 0; rc == STATUS_OK && g < n; g++) {
+        const struct db_group *group = &groups[g];
+        struct db_group_inputs inputs;
+        bool hit = !sel->since_set;
+
+        if (progress != NULL)
+            progress->fn(progress->arg, g + 1, n, group->name);
+        for (size_t i = 0; i < n_touched && !hit; i++)
+            hit = strcmp(touched[i], group->id) == 0;
+        if (!hit) {
+            sum->groups_untouched++;
+            continue;
+        }
+        rc = db_group_inputs_read(db, group->id, kind, settings, &inputs, err);
+        if (rc != STATUS_OK) {
+            error_wrap(err, "group %s: reading its inputs", group->id);
+            break;
+        }
+        /* Unchanged inputs give the same results: leave them (and their times). */
+        if (!sel->force && strcmp(inputs.fingerprint, inputs.stored_fingerprint) == 0) {
+            log_debug("group %s (%s): inputs unchanged (%ld jobs, %lld samples), kept",
+                      group->id, group->name, inputs.jobs, inputs.samples);
+            sum->groups_unchanged++;
+            continue;
+        }
+        rc = work(arg, db, group, &inputs, err);
+        if (rc == STATUS_OK)
+            rc = db_group_inputs_store(db, group->id, kind, settings, &inputs, err);
+        if (rc != STATUS_OK)
+            error_wrap(err, "group %s", group->id);
+    }
+    free(touched);
+    return rc;
+}
+
+/* Everything beside the jobs and samples that a stored association result depends
+ * on: a change of any of them recomputes every group. */
+static void settings_text(const struct analysis_settings *s, double granularity_s,
+                          char *out, size_t size)
+{
+    snprintf(out, size,
+             "version=%s;kind=association;pairs=%zu;d_min=%zu;seed=%lu;theta=%.17g;"
+             "base_granularity=%.17g;granularity=%.17g;permutations=%zu;rf_trees=%d",
+             IOCONTEND_VERSION, (size_t)ANALYZE_DEFAULT_PAIRS, s->d_min, s->seed,
+             s->theta_s, s->base_granularity_s, granularity_s, s->permutations,
+             STATS_RF_TREES);
+}
+
+static long json_int_at(json_t *o, const char *a, const char *b)
+{
+    json_t *v = json_object_get(o, a);
+    if (b != NULL)
+        v = json_object_get(v, b);
+    return json_is_integer(v) ? (long)json_integer_value(v) : 0;
+}
+
+/* The provenance stored with each result: what it was computed from. */
+static json_t *provenance_json(const struct db_group_inputs *in, const char *settings,
+                               unsigned long seed)
+{
+    return json_pack("{s:I, s:s, s:I, s:s, s:I, s:s, s:s}", "jobs", (json_int_t)in->jobs,
+                     "jobs_md5", in->jobs_md5, "samples", (json_int_t)in->samples,
+                     "samples_md5", in->samples_md5, "seed", (json_int_t)seed, "version",
+                     IOCONTEND_VERSION, "settings", settings);
+}
+
+/* Adds the counts of res's "excluded" object (one per reason) to sum. */
+static void excluded_add(struct analyze_summary *sum, json_t *res)
+{
+    const json_t *ex = json_object_get(res, "excluded");
+
+    for (int e = EXCL_NONE + 1; e < EXCL_COUNT; e++) {
+        const json_t *v =
+            json_object_get(ex, stats_exclusion_name((enum stats_exclusion)e));
+        if (json_is_integer(v))
+            sum->excluded_by_reason[e] += (long)json_integer_value(v);
+    }
+}
+
+/* A JSON number with 3 decimals (3 significant digits when general), or "null". */
+static void number_text(const json_t *v, bool general, char *out, size_t size)
+{
+    if (json_is_number(v)) {
+        snprintf(out, size, general ? "%.3g" : "%.3f", json_number_value(v));
+    } else {
+        snprintf(out, size, "null");
+    }
+}
+
+/* What every group of one analyze run shares. */
+struct assoc_work {
+    const struct analysis_settings *s;
+    double granularity_s;
+    struct assoc_opts opts;
+    const char *settings; /* settings_text */
+    struct analyze_summary *sum;
+};
+
+/* Logs the first pair's line of a group and counts it in the summary. */
+static void first_pair_done(struct assoc_work *w, const struct db_group *g, json_t *res)
+{
+    char r[32], wr[32], pw[32];
+    const json_t *kde = json_object_get(res, "kde");
+    const json_t *sig = json_object_get(res, "significance");
+
+    excluded_add(w->sum, res);
+    w->sum->jobs_used += json_int_at(res, "d", NULL);
+    w->sum->jobs_excluded += json_int_at(res, "excluded", "total");
+    w->sum->groups_short += json_object_get(res, "reason") != NULL ? 1 : 0;
+    number_text(json_object_get(res, "pearson"), false, r, sizeof r);
+    number_text(json_object_get(kde, "width_ratio"), false, wr, sizeof wr);
+    number_text(json_object_get(json_object_get(sig, "width_ratio"), "p_value"), true, pw,
+                sizeof pw);
+    log_info("group %s (%s): d = %ld, excluded %ld, t_d~psi_d_read: "
+             "pearson %s, width_ratio %s (p %s)",
+             g->id, g->name, json_int_at(res, "d", NULL),
+             json_int_at(res, "excluded", "total"), r, wr, pw);
+}
+
+static enum status assoc_one(void *arg, struct db *db, const struct db_group *g,
+                             const struct db_group_inputs *inputs, struct error *err)
+{
+    struct assoc_work *w = arg;
+    enum status rc = STATUS_OK;
+
+    for (size_t p = 0; rc == STATUS_OK && p < ANALYZE_DEFAULT_PAIRS; p++) {
+        const char *y = default_pairs[p][0], *x = default_pairs[p][1];
+        json_t *res = NULL;
+
+        rc = analysis_association(db, w->s, g->id, y, x, w->granularity_s, "all",
+                                  &w->opts, &res, err);
+        if (rc != STATUS_OK) {
+            error_wrap(err, "%s~%s", y, x);
+            break;
+        }
+        json_object_set_new(res, "provenance",
+                            provenance_json(inputs, w->settings, w->s->seed));
+        char *text = json_dumps(res, JSON_COMPACT | JSON_REAL_PRECISION(17));
+        double gran = json_real_value(json_object_get(res, "granularity_s"));
+        rc = text != NULL
+                 ? db_result_store(db, g->id, y, x, gran, "auto", "all", text, err)
+                 : error_set(err, STATUS_NOMEM, "result text");
+        free(text);
+        if (p == 0)
+            first_pair_done(w, g, res);
+        json_decref(res);
+        if (rc != STATUS_OK)
+            error_wrap(err, "storing");
+    }
+    if (rc == STATUS_OK)
+        w->sum->groups_done++;
+    return rc;
+}
+
+enum status analyze_run(struct db *db, const struct analysis_settings *s,
+                        const char *group_id, double granularity_s,
+                        const struct analyze_select *sel, const struct progress *progress,
+                        struct analyze_summary *sum, struct error *err)
+{
+    struct db_group *groups = NULL;
+    size_t n_groups = 0;
+    struct timespec t0;
+    char settings[512];
+    struct assoc_work w = {.s = s, .granularity_s = granularity_s, .sum = sum};
+    enum status rc;
+
+    memset(sum, 0, sizeof *sum);
+    settings_text(s, granularity_s, settings, sizeof settings);
+    w.settings = settings;
+    /* METHOD.md §5: significance and the forest at the base granularity, seeded and
+     * stored. */
+    w.opts = assoc_opts_default(s);
+    w.opts.significance = s->permutations > 0;
+    w.opts.significance_base_only = true;
+    w.opts.n_perm = s->permutations;
+    w.opts.rf = true;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    rc = analysis_groups_select(db, group_id, &groups, &n_groups, err);
+    if (rc == STATUS_OK) {
+        rc = analysis_groups_each(db, groups, n_groups, sel, "association", settings,
+                                  progress, assoc_one, &w, sum, err);
+    }
+    if (progress != NULL && n_groups > 0)
+        progress->fn(progress->arg, 0, 0, NULL);
+    free(groups);
+    if (rc != STATUS_OK)
+        return rc;
+    /* The tables and the coverage come from the same inputs: when no group's
+     * changed, neither did they (samples that could change the coverage fall
+     * within a day of some job, and so change that job's group). */
+    if (sum->groups_done > 0) {
+        rc = analyze_tables_run(db, s, group_id, err);
+        if (rc != STATUS_OK)
+            return rc;
+    } else {
+        log_info("analyze: no group's inputs changed: group tables and coverage kept");
+    }
+    sum->seconds = analysis_seconds_since(&t0);
+    struct error rec = {0};
+    if (db_analysis_run_record(db, sum->groups_done, sum->jobs_used, sum->jobs_excluded,
+                               sum->seconds, &rec) != STATUS_OK)
+        log_warn("analyze: could not record the run: %s", rec.msg);
+    char by_reason[256];
+    size_t len = 0;
+    by_reason[0] = '\0';
+    for (int e = EXCL_NONE + 1; e < EXCL_COUNT && len < sizeof by_reason; e++) {
+        if (sum->excluded_by_reason[e] == 0)
+            continue;
+        int n = snprintf(
+            by_reason + len, sizeof by_reason - len, "%s%s %ld", len > 0 ? ", " : "",
+            stats_exclusion_name((enum stats_exclusion)e), sum->excluded_by_reason[e]);
+        len += n > 0 ? (size_t)n : 0;
+    }
+    log_info("analyze: %ld groups computed (%ld below d_min = %zu), %ld unchanged and "
+             "kept, %ld without new inputs; %ld jobs used, %ld excluded%s%s%s; %.1f s",
+             sum->groups_done, sum->groups_short, s->d_min, sum->groups_unchanged,
+             sum->groups_untouched, sum->jobs_used, sum->jobs_excluded,
+             by_reason[0] != '\0' ? " (" : "", by_reason, by_reason[0] != '\0' ? ")" : "",
+             sum->seconds);
+    return STATUS_OK;
+}

@@ -1,0 +1,105 @@
+/* app.c: what every command shares: exit statuses, opening the database, the
+ * progress bar, the settings handed to analysis/ and daemon/. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int exit_code_of(enum status s)
+{
+    switch (s) {
+    case STATUS_OK: return EXIT_OK;
+    case STATUS_INVALID:
+    case STATUS_PARSE: return EXIT_USAGE;
+    case STATUS_NOT_FOUND: return EXIT_NOINPUT;
+    case STATUS_DB: return EXIT_UNAVAILABLE;
+    case STATUS_NOMEM:
+    case STATUS_INTERNAL: return EXIT_SOFTWARE;
+    }
+    return EXIT_SOFTWARE;
+}
+
+int app_fail(const char *what, enum status rc, const struct error *err)
+{
+    char msg[400];
+
+    error_format(err, msg, sizeof msg);
+    if (what != NULL) {
+        log_error("%s: %s", what, msg);
+    } else {
+        log_error("%s", msg);
+    }
+    return exit_code_of(rc);
+}
+
+int app_db_open(const struct app_config *cfg, struct db **out)
+{
+    struct error err = {0};
+    enum status rc = db_connect(cfg->db_arg, DB_START_EMBEDDED | DB_MIGRATE, out, &err);
+
+    if (rc == STATUS_OK)
+        return EXIT_OK;
+    /* A target or cluster that cannot be set up is a usage error only when the
+     * arguments are wrong; everything else is the database being unavailable. */
+    return app_fail(NULL, rc == STATUS_INVALID ? STATUS_INVALID : STATUS_DB, &err);
+}
+
+struct analysis_settings app_analysis_settings(const struct app_config *cfg)
+{
+    return (struct analysis_settings){.d_min = cfg->d_min,
+                                      .seed = cfg->seed,
+                                      .theta_s = cfg->sample_offset_s,
+                                      .base_granularity_s = cfg->granularity_s,
+                                      .permutations = cfg->permutations,
+                                      .k_max = cfg->sweep_k_max,
+                                      .all_phases = cfg->sweep_all_phases};
+}
+
+struct serve_settings app_serve_settings(const struct app_config *cfg, const char *listen)
+{
+    return (struct serve_settings){.listen = listen != NULL ? listen : cfg->listen,
+                                   .token = cfg->token,
+                                   .cors_origin = cfg->cors_origin,
+                                   .db_arg = cfg->db_arg,
+                                   .analysis = app_analysis_settings(cfg)};
+}
+
+void app_progress_init(struct app_progress *p, const struct app_config *cfg)
+{
+    p->on = !cfg->quiet && isatty(STDERR_FILENO);
+    clock_gettime(CLOCK_MONOTONIC, &p->started);
+}
+
+/* A bar on stderr, redrawn in place and ended with a newline; total 0 blanks it so
+ * that a log line can take the line (the next step redraws it). */
+static void progress_draw(void *arg, size_t done, size_t total, const char *label)
+{
+    enum { WIDTH = 30 };
+    const struct app_progress *p = arg;
+    struct timespec now;
+
+    if (total == 0) {
+        fprintf(stderr, "\r%80s\r", "");
+        return;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double secs = (double)(now.tv_sec - p->started.tv_sec) +
+                  (double)(now.tv_nsec - p->started.tv_nsec) * 1e-9;
+    double frac = (double)done / (double)total;
+    int filled = (int)((double)WIDTH * frac);
+    fprintf(stderr, "\r[%.*s%*s] %3.0f %%, %.0f s  %-24.24s", filled,
+            "##############################", WIDTH - filled, "", 100 * frac, secs,
+            label != NULL ? label : "");
+    if (done == total)
+        fputc('\n', stderr);
+    fflush(stderr);
+}
+
+const struct progress *app_progress_of(struct app_progress *p, struct progress *out)
+{
+    if (!p->on)
+        return NULL;
+    *out = (struct progress){.fn = progress_draw, .arg = p};
+    return out;
+}

@@ -1,0 +1,191 @@
+/* cmd_analyze.c: `iocontend analyze`: computes the associations of every group and
+ * stores them with what they were computed from. */
+#include "internal.h"
+
+#include <ctype.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void cmd_analyze_help(FILE *fp)
+{
+    fprintf(
+        fp,
+        "usage: iocontend analyze [--group G] [--granularity S | --sweep [--k-max N]\n"
+        "                         [--phases 0|all]] [--permutations B] [--since T]\n"
+        "Computes, for every application group (or G), the association of job I/O time\n"
+        "with system-wide I/O for the default pairs (t_d~psi_d_read, t_d~psi_d_write,\n"
+        "t_um~psi_o_read, t_um~psi_o_write) at granularity S seconds (a multiple of the\n"
+        "sampling interval; default: the sampling interval), and stores the results:\n"
+        "the association object with its KDE and, at the sampling interval, its\n"
+        "significance (METHOD.md 5).\n"
+        "  --sweep      the granularity sweep instead (METHOD.md 6): every coefficient "
+        "of\n"
+        "               those pairs and t_i~psi_i_read, t_i~psi_i_write, tau~b_d at k "
+        "times\n"
+        "               the sampling interval, k = 1..N, over the jobs valid at every "
+        "k;\n"
+        "               whether each falls with k, and the recommended sampling "
+        "interval\n"
+        "  --k-max N    the largest k, 1 to %d ([analysis] sweep_k_max, default 20)\n"
+        "  --phases P   0: phase 0 only (default); all: every phase 0..k-1 at each k,\n"
+        "               reporting their mean and range ([analysis] sweep_phases)\n"
+        "  --permutations B  permutations of the significance test, 0 to %d\n"
+        "               ([analysis] permutations, default 999; 0: no significance;\n"
+        "               about 6 s per pair at d = 420 with 999)\n"
+        "  --since T    only groups with jobs or samples loaded since T (RFC 3339,\n"
+        "               e.g. 2026-11-21T00:00:00Z, or a duration back from now: 36h, "
+        "7d)\n"
+        "  --force      recompute groups whose inputs did not change too\n"
+        "A group whose jobs, samples (within a day of its jobs) and settings are those\n"
+        "its stored results came from is kept as it is: a second run over unchanged\n"
+        "inputs changes nothing. Each result stores its provenance.\n"
+        "Then, whatever the inputs, each group's table (METHOD.md 4: features, mean and\n"
+        "sd of every time metric, the T^D histogram) and the coverage of every file\n"
+        "system and of all together (METHOD.md 7) are recomputed and stored.\n"
+        "exit: 0 done; 1 done but groups or jobs were excluded (or, in a sweep, dropped\n"
+        "as not valid at every k); 64 usage; 69 database unavailable.\n",
+        SWEEP_K_LIMIT, ANALYZE_PERMUTATIONS_MAX);
+}
+
+/* --since: RFC 3339, or N followed by m, h or d meaning that long before now. */
+static bool since_parse(const char *s, double *out_s)
+{
+    char *end = NULL;
+    double n = strtod(s, &end);
+
+    if (end != s && isdigit((unsigned char)s[0]) && end[0] != '\0' && end[1] == '\0' &&
+        isfinite(n)) {
+        double unit = end[0] == 'm'   ? 60
+                      : end[0] == 'h' ? 3600
+                      : end[0] == 'd' ? 86400
+                                      : 0;
+        if (unit == 0)
+            return false;
+        *out_s = (double)time(NULL) - n * unit;
+        return true;
+    }
+    return time_parse_rfc3339(s, out_s);
+}
+
+int cmd_analyze(struct app_config *cfg, int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"group", required_argument, NULL, 'g'},
+        {"granularity", required_argument, NULL, 'k'},
+        {"sweep", no_argument, NULL, 'w'},
+        {"k-max", required_argument, NULL, 'K'},
+        {"phases", required_argument, NULL, 'p'},
+        {"since", required_argument, NULL, 's'},
+        {"force", no_argument, NULL, 'f'},
+        {"permutations", required_argument, NULL, 'B'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    const char *group = NULL;
+    double granularity = 0;
+    bool sweep = false, sweep_option = false;
+    struct analysis_settings settings = app_analysis_settings(cfg);
+    struct analyze_select sel = {0};
+    struct db *db = NULL;
+    int c;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'g': group = optarg; break;
+        case 'k': {
+            char *end;
+            granularity = strtod(optarg, &end);
+            if (*end != '\0' || !(granularity > 0) || !isfinite(granularity)) {
+                fprintf(stderr,
+                        "iocontend analyze: --granularity takes seconds > 0, got '%s'\n",
+                        optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        }
+        case 'w': sweep = true; break;
+        case 'K': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end != '\0' || end == optarg || v < 1 || v > SWEEP_K_LIMIT) {
+                fprintf(stderr, "iocontend analyze: --k-max takes 1 to %d, got '%s'\n",
+                        SWEEP_K_LIMIT, optarg);
+                return EXIT_USAGE;
+            }
+            settings.k_max = (unsigned)v;
+            sweep_option = true;
+            break;
+        }
+        case 'p':
+            if (strcmp(optarg, "all") != 0 && strcmp(optarg, "0") != 0) {
+                fprintf(stderr, "iocontend analyze: --phases takes 0 or all, got '%s'\n",
+                        optarg);
+                return EXIT_USAGE;
+            }
+            settings.all_phases = strcmp(optarg, "all") == 0;
+            sweep_option = true;
+            break;
+        case 's':
+            if (!since_parse(optarg, &sel.since_s)) {
+                fprintf(stderr,
+                        "iocontend analyze: --since takes an RFC 3339 time "
+                        "(2026-11-21T00:00:00Z) or a duration such as 36h or 7d, got "
+                        "'%s'\n",
+                        optarg);
+                return EXIT_USAGE;
+            }
+            sel.since_set = true;
+            break;
+        case 'f': sel.force = true; break;
+        case 'B': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end != '\0' || end == optarg || v < 0 || v > ANALYZE_PERMUTATIONS_MAX) {
+                fprintf(stderr,
+                        "iocontend analyze: --permutations takes 0 to %d, got '%s'\n",
+                        ANALYZE_PERMUTATIONS_MAX, optarg);
+                return EXIT_USAGE;
+            }
+            settings.permutations = (size_t)v;
+            break;
+        }
+        case 'h': cmd_analyze_help(stdout); return EXIT_OK;
+        default: cmd_analyze_help(stderr); return EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "iocontend analyze: unexpected argument '%s'\n", argv[optind]);
+        return EXIT_USAGE;
+    }
+    if (sweep && granularity > 0) {
+        fprintf(stderr,
+                "iocontend analyze: --granularity and --sweep exclude each other\n");
+        return EXIT_USAGE;
+    }
+    if (sweep_option && !sweep) {
+        fprintf(stderr, "iocontend analyze: --k-max and --phases need --sweep\n");
+        return EXIT_USAGE;
+    }
+    int code = app_db_open(cfg, &db);
+    if (code != EXIT_OK)
+        return code;
+    struct app_progress bar;
+    struct progress progress;
+    struct analyze_summary sum;
+    struct error err = {0};
+    app_progress_init(&bar, cfg);
+    enum status rc = sweep
+                         ? analyze_sweep_run(db, &settings, group, &sel,
+                                             app_progress_of(&bar, &progress), &sum, &err)
+                         : analyze_run(db, &settings, group, granularity, &sel,
+                                       app_progress_of(&bar, &progress), &sum, &err);
+    db_close(db);
+    if (rc != STATUS_OK)
+        return app_fail(sweep ? "analyze --sweep" : "analyze", rc, &err);
+    return analyze_summary_partial(&sum) ? EXIT_PARTIAL : EXIT_OK;
+}

@@ -1,0 +1,119 @@
+/* internal.h: what the parts of the iocontend program share: the configuration, exit
+ * statuses, the commands and the terminal's progress bar; included from cli/ only. */
+#ifndef IOCONTEND_CLI_INTERNAL_H
+#define IOCONTEND_CLI_INTERNAL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "../analysis/analysis.h"
+#include "../common/common.h"
+#include "../daemon/daemon.h"
+#include "../ingest/ingest.h"
+#include "../sql/db.h"
+
+/* Exit statuses of INTERFACES.md. */
+enum exit_code {
+    EXIT_OK = 0,
+    EXIT_PARTIAL = 1, /* finished, some inputs quarantined or excluded */
+    EXIT_USAGE = 64,
+    EXIT_NOINPUT = 66,
+    EXIT_UNAVAILABLE = 69,
+    EXIT_SOFTWARE = 70,
+    EXIT_CANTCREAT = 73
+};
+
+/* The program's configuration after command line > environment > file > defaults. */
+struct app_config {
+    char config_path[512]; /* "" when no file was read */
+    char db_arg[1024];     /* --db, "" when not given */
+    char listen[128];      /* [serve] listen, default 127.0.0.1:8080 */
+    char token[128]; /* [serve] token: when set, /api needs "Authorization: Bearer" */
+    char cors_origin[256]; /* [serve] cors_origin */
+    char device_include[256];
+    double sample_offset_s; /* θ of every source (METHOD.md §1) */
+    double granularity_s;   /* base Δ when the samples do not say; 0 = from samples */
+    size_t d_min;           /* METHOD.md §5, default 10 */
+    unsigned long seed;     /* default 20240601 */
+    unsigned sweep_k_max;   /* [analysis] sweep_k_max: the sweep's largest k (20) */
+    bool sweep_all_phases;  /* [analysis] sweep_phases = all: every phase φ at each k */
+    size_t permutations;    /* [analysis] permutations: B of analyze's significance (999);
+                               0: analyze stores none */
+    struct ingest_fs_map fs_map; /* [filesystems] */
+    bool quiet;
+};
+
+/* Defaults, then the file (path NULL: /etc/iocontend/iocontend.conf when it
+ * exists), then the environment. STATUS_INVALID / STATUS_PARSE naming file and
+ * line for a bad file. */
+enum status app_config_load(struct app_config *cfg, const char *path,
+                            struct error *err) MUST_CHECK;
+void app_config_clear(struct app_config *cfg);
+/* Reads one more INI file over cfg (the demo's own configuration). */
+enum status app_config_read(struct app_config *cfg, const char *path,
+                            struct error *err) MUST_CHECK;
+/* Prints the effective configuration as INI. */
+void app_config_print(const struct app_config *cfg, FILE *fp);
+/* What the analysis takes from the configuration. */
+struct analysis_settings app_analysis_settings(const struct app_config *cfg);
+/* What the HTTP server takes from it; listen NULL: [serve] listen. Borrows cfg. */
+struct serve_settings app_serve_settings(const struct app_config *cfg,
+                                         const char *listen);
+
+/* The exit status of a status that stopped a command (STYLE.md §3: the one place). */
+int exit_code_of(enum status s);
+
+/* Opens the database of cfg (--db, the environment, or the embedded cluster, started
+ * and migrated); logs why not and returns the exit status, EXIT_OK on success. */
+int app_db_open(const struct app_config *cfg, struct db **out);
+
+/* Logs err ("what: file:line: message") and returns exit_code_of(rc). */
+int app_fail(const char *what, enum status rc, const struct error *err);
+
+/* The terminal's progress bar on stderr: drawn only when stderr is a terminal and
+ * the program is not quiet. */
+struct app_progress {
+    bool on;
+    struct timespec started;
+};
+void app_progress_init(struct app_progress *p, const struct app_config *cfg);
+/* A progress callback that draws p (NULL when p is off). */
+const struct progress *app_progress_of(struct app_progress *p, struct progress *out);
+
+/* Commands: argc/argv start at the command's own words. Each returns an exit code. */
+int cmd_db(struct app_config *cfg, int argc, char **argv);
+int cmd_ingest(struct app_config *cfg, int argc, char **argv);
+int cmd_analyze(struct app_config *cfg, int argc, char **argv);
+int cmd_serve(struct app_config *cfg, int argc, char **argv);
+int cmd_demo(struct app_config *cfg, int argc, char **argv);
+int cmd_config(struct app_config *cfg, int argc, char **argv);
+int cmd_export(struct app_config *cfg, int argc, char **argv);
+int cmd_assoc(struct app_config *cfg, int argc, char **argv);
+int cmd_report(struct app_config *cfg, int argc, char **argv);
+
+/* Each command's --help text, to fp. Never acts, never reads the configuration. */
+void cmd_db_help(FILE *fp);
+void cmd_ingest_help(FILE *fp);
+void cmd_analyze_help(FILE *fp);
+void cmd_serve_help(FILE *fp);
+void cmd_demo_help(FILE *fp);
+void cmd_config_help(FILE *fp);
+void cmd_export_help(FILE *fp);
+void cmd_assoc_help(FILE *fp);
+void cmd_report_help(FILE *fp);
+
+/* The command table (main.c): the one place that knows every command. */
+struct command {
+    const char *name;
+    int (*run)(struct app_config *cfg, int argc, char **argv);
+    void (*help)(FILE *fp);
+    struct {
+        const char *synopsis; /* in the program's --help */
+        const char *summary;  /* one line: what it does */
+    } lines[2];               /* the second is for a command with two forms */
+};
+
+#endif

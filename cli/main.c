@@ -1,0 +1,209 @@
+/* main.c: the iocontend command line: global options, then one command of the
+ * command table. */
+#include "internal.h"
+
+#include <gsl/gsl_errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Every command: the one place that knows them, for the dispatch and --help. */
+static const struct command commands[] = {
+    {"db",
+     cmd_db,
+     cmd_db_help,
+     {{"db init|start|stop|status|migrate",
+       "the database (embedded cluster by default)"}}},
+    {"ingest",
+     cmd_ingest,
+     cmd_ingest_help,
+     {{"ingest darshan [--json] PATH...", "load darshan-parser text logs"},
+      {"ingest iostat --fs NAME [--server HOST] [--json] PATH...",
+       "load iostat / sadf samples of a file system"}}},
+    {"analyze",
+     cmd_analyze,
+     cmd_analyze_help,
+     {{"analyze [--group G] [--granularity S]", "compute and store the associations"}}},
+    {"assoc",
+     cmd_assoc,
+     cmd_assoc_help,
+     {{"assoc --input FILE --x COL --y COL [--methods LIST] [--json]",
+       "association of two CSV columns, no database"}}},
+    {"export",
+     cmd_export,
+     cmd_export_help,
+     {{"export jobs [--granularity S] [--group G] [--format csv|json] [--out FILE]",
+       "every job metric, one row per job"}}},
+    {"report",
+     cmd_report,
+     cmd_report_help,
+     {{"report sweep --group G [--y M --x M] --out FILE [--format html|csv|json]",
+       "the admins' report of the stored sweeps"}}},
+    {"serve",
+     cmd_serve,
+     cmd_serve_help,
+     {{"serve [--listen ADDR:PORT]", "the HTTP JSON API and the dashboard"}}},
+    {"demo",
+     cmd_demo,
+     cmd_demo_help,
+     {{"demo [--check]", "sample data -> ingest -> analyze -> serve"}}},
+    {"config",
+     cmd_config,
+     cmd_config_help,
+     {{"config show", "the effective configuration"}}},
+};
+
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+/* A synopsis and its summary: side by side when the synopsis leaves room, else the
+ * summary under it, both at column 38. */
+static void usage_line(FILE *fp, const char *synopsis, const char *summary)
+{
+    enum { COLUMN = 36 };
+
+    if (strlen(synopsis) < COLUMN) {
+        fprintf(fp, "  %-*s%s\n", COLUMN, synopsis, summary);
+    } else {
+        fprintf(fp, "  %s\n  %-*s%s\n", synopsis, COLUMN, "", summary);
+    }
+}
+
+static void usage(FILE *fp)
+{
+    fputs(
+        "usage: iocontend [--config PATH] [--db CONNINFO] [--quiet] [--log-level LEVEL]\n"
+        "                 COMMAND [ARGS]\n"
+        "\n"
+        "Measures how job I/O time depends on system-wide I/O: joins Darshan job logs\n"
+        "with the storage servers' iostat samples, per application group.\n"
+        "\n"
+        "commands:\n",
+        fp);
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        for (size_t l = 0; l < 2 && commands[i].lines[l].synopsis != NULL; l++)
+            usage_line(fp, commands[i].lines[l].synopsis, commands[i].lines[l].summary);
+    }
+    /* clang-format off */
+    fputs("\n"
+          "options:\n"
+          "  --config PATH       INI file (default /etc/iocontend/iocontend.conf if present)\n"
+          "  --db CONNINFO       a configured PostgreSQL server (else IOCONTEND_DB, PG*,\n"
+          "                      or the embedded cluster under $IOCONTEND_STATE_DIR, ./var)\n"
+          "  --quiet             errors only\n"
+          "  --log-level L       error|warn|info|debug (default info); logs go to stderr\n"
+          "  --version, --help\n"
+          "\n"
+          "exit status: 0 success; 1 finished but inputs were quarantined or jobs excluded;\n"
+          "64 usage; 66 input missing; 69 database unavailable; 70 internal error;\n"
+          "73 cannot create the state directory.\n"
+          "Each command takes --help.\n",
+          fp);
+    /* clang-format on */
+}
+
+static const struct command *command_find(const char *name)
+{
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    }
+    return NULL;
+}
+
+/* --help or -h anywhere among a command's words (before a "--"): its help, and
+ * nothing else happens, whatever the other words say. */
+static bool help_asked(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return true;
+    }
+    return false;
+}
+
+int main(int argc, char **argv)
+{
+    struct app_config cfg;
+    struct error err = {0};
+    const char *config_path = NULL;
+    const char *db_arg = NULL;
+    const char *level = NULL;
+    bool quiet = false;
+    int i = 1;
+    int rc;
+
+    gsl_set_error_handler_off();
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return EXIT_OK;
+        }
+        if (strcmp(a, "--version") == 0) {
+            printf("iocontend %s\n", IOCONTEND_VERSION);
+            return EXIT_OK;
+        }
+        if (strcmp(a, "--quiet") == 0) {
+            quiet = true;
+        } else if ((strcmp(a, "--config") == 0 || strcmp(a, "--db") == 0 ||
+                    strcmp(a, "--log-level") == 0) &&
+                   i + 1 < argc) {
+            const char *v = argv[++i];
+            if (strcmp(a, "--config") == 0) {
+                config_path = v;
+            } else if (strcmp(a, "--db") == 0) {
+                db_arg = v;
+            } else {
+                level = v;
+            }
+        } else {
+            fprintf(stderr, "iocontend: unknown or incomplete option '%s'\n", a);
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    if (i >= argc) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    const char *name = argv[i];
+    const struct command *cmd = command_find(name);
+    if (strcmp(name, "help") == 0) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (cmd == NULL) {
+        fprintf(stderr, "iocontend: unknown command '%s'\n", name);
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (help_asked(argc - i, argv + i)) {
+        cmd->help(stdout);
+        return EXIT_OK;
+    }
+    if (quiet)
+        log_set_level(LOG_ERROR);
+    if (level != NULL) {
+        enum log_level l;
+        if (log_level_parse(level, &l) != STATUS_OK) {
+            fprintf(stderr,
+                    "iocontend: --log-level takes error|warn|info|debug, got '%s'\n",
+                    level);
+            return EXIT_USAGE;
+        }
+        log_set_level(l);
+    }
+    if (app_config_load(&cfg, config_path, &err) != STATUS_OK) {
+        char msg[400];
+        error_format(&err, msg, sizeof msg);
+        log_error("configuration: %s", msg);
+        app_config_clear(&cfg);
+        return err.code == STATUS_NOT_FOUND ? EXIT_NOINPUT : EXIT_USAGE;
+    }
+    cfg.quiet = quiet;
+    if (db_arg != NULL)
+        snprintf(cfg.db_arg, sizeof cfg.db_arg, "%s", db_arg);
+    rc = cmd->run(&cfg, argc - i, argv + i);
+    app_config_clear(&cfg);
+    return rc;
+}

@@ -1,0 +1,33 @@
+/* daemon.h: the HTTP JSON API (v1) of INTERFACES.md and the dashboard page, on
+ * libmicrohttpd. */
+#ifndef IOCONTEND_DAEMON_H
+#define IOCONTEND_DAEMON_H
+
+#include <stdbool.h>
+
+#include "../analysis/analysis.h"
+#include "../common/common.h"
+
+/* What the server takes from the configuration. Strings are borrowed for the run. */
+struct serve_settings {
+    const char *listen;      /* "ADDR:PORT" ("[v6]:PORT"; ":PORT" every IPv4 address);
+                                port 0 picks a free one */
+    const char *token;       /* when not "", /api needs "Authorization: Bearer TOKEN" */
+    const char *cors_origin; /* when not "", the Access-Control-Allow-Origin */
+    const char *db_arg;      /* --db CONNINFO, "" when not given (db_target_resolve) */
+    struct analysis_settings analysis; /* for associations computed on request */
+    bool check_only; /* return as soon as GET /api/v1/health answered 200 */
+    /* Called once the socket listens, with "ADDR:PORT" ("[v6]:PORT"): the caller
+     * tells whoever waits for it (the command line prints "listening on …"). */
+    void (*on_listening)(void *arg, const char *address);
+    void *arg;
+};
+
+/* Serves until SIGINT or SIGTERM (STATUS_OK), or with check_only until health
+ * answered (STATUS_OK when it answered 200, STATUS_DB otherwise). The database may
+ * be down: the server starts anyway, answers 503 and reconnects. STATUS_INVALID with
+ * err->parameter "listen" for a malformed listen address; STATUS_INVALID when it
+ * cannot listen there; STATUS_INTERNAL when libmicrohttpd does not start. */
+enum status serve_run(const struct serve_settings *s, struct error *err) MUST_CHECK;
+
+#endif

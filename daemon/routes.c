@@ -1,0 +1,560 @@
+/* routes.c: the routes of INTERFACES.md's HTTP API (v1): health, jobs, groups, a
+ * group's association, sweep and table, and the coverage. */
+#include "internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define JOBS_LIMIT_DEFAULT 100
+#define JOBS_LIMIT_MAX     1000
+
+/* The most intervals one scope of a coverage answer carries (a week at 10 s). */
+#define COVERAGE_POINTS_MAX 60480
+
+static json_t *number_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* A job metric: negative means "not applicable" (METHOD.md: t_fr -1 never read). */
+static json_t *metric_or_null(double v)
+{
+    return isfinite(v) && v >= 0 ? json_real(v) : json_null();
+}
+
+/* A string from the database; bytes that are not ASCII become '?' when the text is
+ * not valid UTF-8 (a Darshan exe can hold anything). */
+static json_t *text_or_null(const char *s)
+{
+    return s[0] != '\0' ? analysis_json_text(s) : json_null();
+}
+
+/* ---- routes -------------------------------------------------------------------- */
+
+void route_health(struct server *srv, struct request *req)
+{
+    struct error err = {0};
+    struct db_health h = {0};
+    struct db *db = db_acquire(srv, &err);
+    char detail[512];
+
+    if (db == NULL) {
+        error_format(&err, detail, sizeof detail);
+        log_warn("health: database unreachable: %s", detail);
+        answer_error(req, STATUS_DB, NULL, "database unavailable");
+        return;
+    }
+    enum status rc = db_health_get(db, &h, &err);
+    db_release(srv, rc);
+    if (rc != STATUS_OK) {
+        answer_failure(req, rc, &err, "health", NULL);
+        return;
+    }
+    answer_json_take(
+        req, 200,
+        json_pack("{s:s, s:s, s:i, s:o, s:o, s:I, s:I, s:s}", "status", "ok", "database",
+                  "reachable", "schema_version", h.schema_version, "last_ingest",
+                  text_or_null(h.last_ingest), "last_analysis",
+                  text_or_null(h.last_analysis), "jobs", (json_int_t)h.jobs, "samples",
+                  (json_int_t)h.samples, "version", IOCONTEND_VERSION));
+}
+
+static json_t *job_json(const struct db_job_row *r)
+{
+    char start[40], end[40];
+
+    time_format_rfc3339(r->start_time, start);
+    time_format_rfc3339(r->end_time, end);
+    return json_pack(
+        "{s:o, s:o, s:o, s:I, s:o, s:I, s:s, s:s, s:I, s:I,"
+        " s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I}",
+        "id", analysis_json_text(r->job_key), "jobid", analysis_json_text(r->jobid),
+        "group", analysis_json_text(r->group_id), "uid", (json_int_t)r->uid, "exe",
+        analysis_json_text(r->exe), "nprocs", (json_int_t)r->nprocs, "start", start,
+        "end", end, "start_ms", (json_int_t)r->start_time * 1000, "end_ms",
+        (json_int_t)r->end_time * 1000, "t_j", metric_or_null(r->t_j), "t_um",
+        metric_or_null(r->t_um), "t_urw", metric_or_null(r->t_urw), "t_s",
+        metric_or_null(r->t_s), "t", metric_or_null(r->t), "t_fr",
+        metric_or_null(r->t_fr), "t_fw", metric_or_null(r->t_fw), "eta_read",
+        (json_int_t)r->eta_read, "eta_write", (json_int_t)r->eta_write, "eta_mon_read",
+        (json_int_t)r->eta_mon_read, "eta_mon_write", (json_int_t)r->eta_mon_write);
+}
+
+void route_jobs(struct server *srv, struct MHD_Connection *conn, struct request *req)
+{
+    const char *limit_s = query(conn, "limit"), *cursor = query(conn, "cursor");
+    const char *group = query(conn, "group");
+    double from_s = NAN, to_s = NAN;
+    size_t limit = JOBS_LIMIT_DEFAULT, n = 0;
+    struct db_job_row *rows = NULL;
+    struct db_group g;
+    char next[80] = "";
+    struct error err = {0};
+    enum status rc = STATUS_OK;
+
+    if (limit_s != NULL) {
+        size_t len = strlen(limit_s);
+        if (len == 0 || len > 4 || strspn(limit_s, "0123456789") != len ||
+            strtol(limit_s, NULL, 10) < 1 || strtol(limit_s, NULL, 10) > JOBS_LIMIT_MAX) {
+            answer_error(req, STATUS_INVALID, "limit",
+                         "limit must be an integer from 1 to %d", JOBS_LIMIT_MAX);
+            return;
+        }
+        limit = (size_t)strtol(limit_s, NULL, 10);
+    }
+    if (cursor != NULL && strlen(cursor) >= sizeof next) {
+        answer_error(req, STATUS_INVALID, "cursor",
+                     "cursor is not one this server gave out");
+        return;
+    }
+    if (!query_range(conn, req, &from_s, &to_s))
+        return;
+    if (group != NULL && !group_id_ok(group, strlen(group))) {
+        answer_error(req, STATUS_INVALID, "group", "no group %s", group);
+        return;
+    }
+    struct db *db = db_acquire(srv, &err);
+    if (db == NULL) {
+        answer_failure(req, STATUS_DB, &err, "jobs", NULL);
+        return;
+    }
+    /* An unknown group is a mistake in the query, not an empty answer. */
+    if (group != NULL)
+        rc = db_group_get(db, group, &g, &err);
+    if (rc == STATUS_OK)
+        rc = db_jobs_page(db, cursor, from_s, to_s, group, limit, &rows, &n, next, &err);
+    db_release(srv, rc);
+    if (rc == STATUS_NOT_FOUND && group != NULL) {
+        answer_error(req, STATUS_INVALID, "group", "no group %s", group);
+        goto out;
+    }
+    if (rc != STATUS_OK) {
+        answer_failure(req, rc, &err, "jobs", "cursor");
+        goto out;
+    }
+    json_t *jobs = json_array();
+    for (size_t i = 0; jobs != NULL && i < n; i++) {
+        if (json_array_append_new(jobs, job_json(&rows[i])) != 0) {
+            json_decref(jobs);
+            jobs = NULL;
+        }
+    }
+    answer_json_take(req, 200,
+                     json_pack("{s:o, s:o}", "jobs", jobs, "next_cursor",
+                               next[0] != '\0' ? json_string(next) : json_null()));
+out:
+    free(rows);
+}
+
+void route_groups(struct server *srv, struct request *req)
+{
+    struct error err = {0};
+    struct db_group *groups = NULL;
+    size_t n = 0;
+    struct db *db = db_acquire(srv, &err);
+
+    if (db == NULL) {
+        answer_failure(req, STATUS_DB, &err, "groups", NULL);
+        return;
+    }
+    enum status rc = db_groups_list(db, &groups, &n, &err);
+    db_release(srv, rc);
+    if (rc != STATUS_OK) {
+        answer_failure(req, rc, &err, "groups", NULL);
+        return;
+    }
+    json_t *list = json_array();
+    for (size_t i = 0; list != NULL && i < n; i++) {
+        json_t *g = json_pack(
+            "{s:o, s:o, s:o, s:I}", "id", analysis_json_text(groups[i].id), "name",
+            analysis_json_text(groups[i].name), "key", analysis_json_text(groups[i].key),
+            "jobs", (json_int_t)groups[i].jobs);
+        if (json_array_append_new(list, g) != 0) {
+            json_decref(list);
+            list = NULL;
+        }
+    }
+    free(groups);
+    answer_json_take(req, 200, json_pack("{s:o}", "groups", list));
+}
+
+/* "all", "touched" or "fs:NAME" (METHOD.md §1). */
+/* The 404 for a granularity never stored names those that are
+ * (INTERFACES.md: "answers 404 with stored_granularities_s"). */
+static void add_stored_granularities(struct request *req, struct db *db,
+                                     const char *group_id, const char *y, const char *x)
+{
+    struct error err = {0};
+    double *g = NULL;
+    size_t n = 0;
+    json_t *inner = json_object_get(req->json, "error"); /* borrowed */
+
+    if (inner == NULL ||
+        db_result_granularities(db, group_id, y, x, &g, &n, &err) != STATUS_OK) {
+        free(g);
+        return;
+    }
+    json_t *list = json_array();
+    for (size_t i = 0; list != NULL && i < n; i++)
+        json_array_append_new(list, number_or_null(g[i]));
+    json_object_set_new(inner, "stored_granularities_s", list);
+    free(g);
+}
+
+/* A 0/1 flag of the query: *out unchanged when absent; false when malformed. */
+static bool query_flag(struct MHD_Connection *conn, const char *name, bool *out)
+{
+    const char *v = query(conn, name);
+
+    if (v == NULL)
+        return true;
+    if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+        return false;
+    *out = v[0] == '1';
+    return true;
+}
+
+/* A count of the query in 0 .. ANALYZE_PERMUTATIONS_MAX: *out unchanged when absent;
+ * false when malformed. */
+static bool query_count(struct MHD_Connection *conn, const char *name, size_t *out)
+{
+    const char *v = query(conn, name);
+    char *end = NULL;
+
+    if (v == NULL)
+        return true;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (*end != '\0' || errno != 0 || !isdigit((unsigned char)v[0]) || n < 0 ||
+        n > ANALYZE_PERMUTATIONS_MAX)
+        return false;
+    *out = (size_t)n;
+    return true;
+}
+
+/* What the association's query asks beyond y, x, granularity and scope: space,
+ * kernel, bandwidth, density, significance, permutations, resamples. false when a value
+ * is malformed (answered 400). */
+static bool association_opts(struct MHD_Connection *conn, struct request *req,
+                             const struct analysis_settings *settings,
+                             struct assoc_opts *opts)
+{
+    const char *space = query(conn, "space"), *kernel = query(conn, "kernel");
+    bool significance = false;
+    enum stats_kde_space space_kind;
+    struct error err = {0};
+
+    *opts = assoc_opts_default(settings);
+    opts->space = space != NULL ? space : "auto";
+    if (analysis_space_parse(opts->space, &space_kind, &err) != STATUS_OK) {
+        answer_failure(req, STATUS_INVALID, &err, "association", "space");
+        return false;
+    }
+    if (kernel != NULL && strcmp(kernel, "product") != 0 && strcmp(kernel, "full") != 0) {
+        answer_error(req, STATUS_INVALID, "kernel", "kernel must be product or full");
+        return false;
+    }
+    opts->kernel_full = kernel != NULL && strcmp(kernel, "full") == 0;
+    const char *bandwidth = query(conn, "bandwidth");
+    if (bandwidth != NULL && strcmp(bandwidth, "normal") != 0 &&
+        strcmp(bandwidth, "plugin") != 0) {
+        answer_error(req, STATUS_INVALID, "bandwidth",
+                     "bandwidth must be normal or plugin");
+        return false;
+    }
+    opts->bw_plugin = bandwidth != NULL && strcmp(bandwidth, "plugin") == 0;
+    if (opts->bw_plugin && opts->kernel_full) {
+        answer_error(req, STATUS_INVALID, "bandwidth",
+                     "bandwidth=plugin needs kernel=product");
+        return false;
+    }
+    if (!query_flag(conn, "density", &opts->density)) {
+        answer_error(req, STATUS_INVALID, "density", "density must be 0 or 1");
+        return false;
+    }
+    if (!query_flag(conn, "rf", &opts->rf)) {
+        answer_error(req, STATUS_INVALID, "rf", "rf must be 0 or 1");
+        return false;
+    }
+    if (!query_flag(conn, "significance", &significance)) {
+        answer_error(req, STATUS_INVALID, "significance", "significance must be 0 or 1");
+        return false;
+    }
+    if (!query_count(conn, "permutations", &opts->n_perm)) {
+        answer_error(req, STATUS_INVALID, "permutations",
+                     "permutations must be a whole number from 0 to %d",
+                     ANALYZE_PERMUTATIONS_MAX);
+        return false;
+    }
+    if (!query_count(conn, "resamples", &opts->n_boot)) {
+        answer_error(req, STATUS_INVALID, "resamples",
+                     "resamples must be a whole number from 0 to %d",
+                     ANALYZE_PERMUTATIONS_MAX);
+        return false;
+    }
+    /* significance=1, or permutations / resamples alone: computed now (B = 999:
+     * seconds for a group of a few hundred jobs); 0: none; absent: a stored
+     * significance of the same data is served. */
+    const bool asked = query(conn, "significance") != NULL;
+    const bool counts =
+        query(conn, "permutations") != NULL || query(conn, "resamples") != NULL;
+    opts->significance = asked ? significance : counts;
+    opts->stored_significance = !asked && !counts;
+    return true;
+}
+
+/* y and x of a pair route (default t_d, psi_d_read); false when answered (400). */
+static bool metric_pair(struct MHD_Connection *conn, struct request *req, const char **y,
+                        const char **x)
+{
+    *y = query(conn, "y");
+    *x = query(conn, "x");
+    *y = *y != NULL ? *y : "t_d";
+    *x = *x != NULL ? *x : "psi_d_read";
+    if (!analysis_metric_known(*y)) {
+        answer_error(req, STATUS_INVALID, "y", "unknown metric %s", *y);
+        return false;
+    }
+    if (!analysis_metric_known(*x)) {
+        answer_error(req, STATUS_INVALID, "x", "unknown metric %s", *x);
+        return false;
+    }
+    return true;
+}
+
+/* The database, held, for a route about group_id once that group exists; NULL when
+ * answered (404 for no such group, or the failure). The caller db_release's. */
+static struct db *group_db(struct server *srv, struct request *req, const char *group_id,
+                           const char *what)
+{
+    struct error err = {0};
+    struct db_group g;
+
+    if (group_id == NULL) {
+        answer_error(req, STATUS_NOT_FOUND, NULL, "no such group");
+        return NULL;
+    }
+    struct db *db = db_acquire(srv, &err);
+    if (db == NULL) {
+        answer_failure(req, STATUS_DB, &err, what, NULL);
+        return NULL;
+    }
+    enum status rc = db_group_get(db, group_id, &g, &err);
+    if (rc == STATUS_OK)
+        return db;
+    db_release(srv, rc);
+    if (rc == STATUS_NOT_FOUND) {
+        answer_error(req, rc, NULL, "no group %s", group_id);
+    } else {
+        answer_failure(req, rc, &err, what, NULL);
+    }
+    return NULL;
+}
+
+/* Answers a stored JSON text (taken); 500 when it does not parse (logged). */
+void route_association(struct server *srv, struct MHD_Connection *conn,
+                       struct request *req, const char *group_id)
+{
+    const char *y, *x;
+    const char *gran = query(conn, "granularity");
+    const char *scope = query(conn, "scope");
+    double granularity_s = 0; /* the base Δ */
+    struct assoc_opts opts;
+    struct error err = {0};
+    json_t *out = NULL;
+
+    scope = scope != NULL ? scope : "all";
+    if (!metric_pair(conn, req, &y, &x))
+        return;
+    if (gran != NULL) {
+        char *end = NULL;
+        errno = 0;
+        granularity_s = strtod(gran, &end);
+        if (end == gran || *end != '\0' || errno != 0 || !isfinite(granularity_s) ||
+            !(granularity_s > 0)) {
+            answer_error(req, STATUS_INVALID, "granularity",
+                         "granularity must be a positive number of seconds");
+            return;
+        }
+    }
+    if (!association_opts(conn, req, &srv->s->analysis, &opts))
+        return;
+    if (analysis_scope_check(scope, &err) != STATUS_OK) {
+        answer_failure(req, STATUS_INVALID, &err, "association", "scope");
+        return;
+    }
+    struct db *db = group_db(srv, req, group_id, "association");
+    if (db == NULL)
+        return;
+    /* Without options the object analyze stored is the answer while the group's
+     * inputs are unchanged: nothing is recomputed. */
+    static const char *const options[] = {
+        "granularity", "scope",        "space",        "kernel",    "bandwidth",
+        "density",     "significance", "permutations", "resamples", "rf"};
+    bool plain = true;
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+        plain = plain && query(conn, options[i]) == NULL;
+    enum status rc;
+    if (plain) {
+        enum stored_state state;
+        rc = analysis_association_stored(db, group_id, y, x, &out, &state, &err);
+        if (rc == STATUS_OK && state == STORED_CURRENT) {
+            db_release(srv, rc);
+            answer_json_take(req, 200, out);
+            return;
+        }
+        /* Not stored, stale or unreadable: computed now, as without the store. */
+        if (rc != STATUS_OK)
+            log_warn("stored association of %s %s~%s: %s", group_id, y, x, err.msg);
+        error_clear(&err);
+    }
+    rc = analysis_association(db, &srv->s->analysis, group_id, y, x, granularity_s, scope,
+                              &opts, &out, &err);
+    if (rc == STATUS_NOT_FOUND) {
+        answer_failure(req, rc, &err, "association", NULL);
+        if (gran != NULL)
+            add_stored_granularities(req, db, group_id, y, x);
+        db_release(srv, rc);
+        return;
+    }
+    db_release(srv, rc);
+    if (rc != STATUS_OK) {
+        answer_failure(req, rc, &err, "association", "granularity");
+        return;
+    }
+    answer_json_take(req, 200, out);
+}
+
+/* The stored granularity sweep of (group, y, x) (METHOD.md §6), as `analyze --sweep`
+ * stored it: never computed here. */
+void route_sweep(struct server *srv, struct MHD_Connection *conn, struct request *req,
+                 const char *group_id)
+{
+    const char *y, *x;
+    struct error err = {0};
+    char *text = NULL;
+
+    if (!metric_pair(conn, req, &y, &x))
+        return;
+    struct db *db = group_db(srv, req, group_id, "sweep");
+    if (db == NULL)
+        return;
+    enum status rc = db_sweep_get(db, group_id, y, x, "all", &text, &err);
+    db_release(srv, rc);
+    if (rc == STATUS_NOT_FOUND) {
+        error_clear(&err);
+        error_set(&err, rc,
+                  "no sweep stored for %s~%s in group %s (iocontend analyze --sweep "
+                  "stores them)",
+                  y, x, group_id);
+    }
+    answer_stored(req, rc, text, &err, "sweep", group_id);
+}
+
+/* A group's table (METHOD.md §4), as `analyze` stored it: never computed here. */
+void route_table(struct server *srv, struct request *req, const char *group_id)
+{
+    struct error err = {0};
+    char *text = NULL;
+    struct db *db = group_db(srv, req, group_id, "table");
+
+    if (db == NULL)
+        return;
+    enum status rc = db_group_table_get(db, group_id, &text, &err);
+    db_release(srv, rc);
+    if (rc == STATUS_NOT_FOUND) {
+        error_clear(&err);
+        error_set(&err, rc, "no table stored for group %s (iocontend analyze stores it)",
+                  group_id);
+    }
+    answer_stored(req, rc, text, &err, "table", group_id);
+}
+
+/* The coverage of METHOD.md §7 (Fig. 13) as `analyze` stored it: per file system
+ * (fs=NAME), all together (fs=all) or every one (no fs), with D_i / max D and
+ * S_i / max S over the intervals that overlap [from, to). */
+void route_coverage(struct server *srv, struct MHD_Connection *conn, struct request *req)
+{
+    const char *fs = query(conn, "fs");
+    double from_s = NAN, to_s = NAN;
+    struct db_coverage *list = NULL;
+    size_t n = 0;
+    struct error err = {0};
+    char scope[80] = "";
+
+    if (!query_range(conn, req, &from_s, &to_s))
+        return;
+    if (fs != NULL) {
+        int len =
+            snprintf(scope, sizeof scope, strcmp(fs, "all") == 0 ? "%s" : "fs:%s", fs);
+        if (len < 0 || (size_t)len >= sizeof scope) {
+            answer_error(req, STATUS_INVALID, "fs", "no file system %.64s", fs);
+            return;
+        }
+    }
+    struct db *db = db_acquire(srv, &err);
+    if (db == NULL) {
+        answer_failure(req, STATUS_DB, &err, "coverage", NULL);
+        return;
+    }
+    enum status rc = db_coverage_list(db, &list, &n, &err);
+    if (rc == STATUS_OK && n == 0) {
+        db_release(srv, rc);
+        answer_error(req, STATUS_NOT_FOUND, NULL,
+                     "no coverage stored (iocontend analyze stores it)");
+        return;
+    }
+    json_t *all = json_object(), *series = json_array();
+    bool found = fs == NULL;
+    for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
+        struct db_coverage_series s;
+        bool truncated = false;
+        json_object_set_new(all,
+                            strcmp(list[i].scope, "all") == 0 ? "all" : list[i].scope + 3,
+                            number_or_null(list[i].coverage));
+        if (fs != NULL && strcmp(list[i].scope, scope) != 0)
+            continue;
+        found = true;
+        rc = db_coverage_intervals(db, list[i].scope, from_s, to_s, COVERAGE_POINTS_MAX,
+                                   &s, &truncated, &err);
+        if (rc == STATUS_OK && truncated) {
+            db_coverage_series_clear(&s);
+            db_release(srv, rc);
+            answer_error(
+                req, STATUS_INVALID, isfinite(from_s) ? "to" : "from",
+                "%s has more than %d intervals in that range: narrow from and to",
+                list[i].scope, COVERAGE_POINTS_MAX);
+            goto out;
+        }
+        if (rc == STATUS_OK)
+            json_array_append_new(series, analysis_coverage_json(&list[i], &s));
+        db_coverage_series_clear(&s);
+    }
+    db_release(srv, rc);
+    if (rc != STATUS_OK) {
+        answer_failure(req, rc, &err, "coverage", NULL);
+        goto out;
+    }
+    if (!found) {
+        answer_error(req, STATUS_INVALID, "fs",
+                     "no coverage for file system %.64s (fs takes a file system with "
+                     "samples, or all)",
+                     fs);
+        goto out;
+    }
+    json_t *o = json_object();
+    analysis_json_set_time(o, "from", from_s);
+    analysis_json_set_time(o, "to", to_s);
+    json_object_set_new(o, "coverage", all);
+    json_object_set_new(o, "filesystems", series);
+    all = series = NULL;
+    answer_json_take(req, 200, o);
+out:
+    json_decref(all);
+    json_decref(series);
+    free(list);
+}

@@ -1,0 +1,49 @@
+#!/bin/sh
+# Fails when an #include crosses a boundary of ARCHITECTURE.md ("what never depends
+# on what"), or when a folder below cli/ handles argv, exits or writes to stdout.
+# Run from the repository root (make lint does).
+status=0
+
+# forbid FOLDER PATTERN WHY: every include line of FOLDER's files that matches.
+forbid() {
+    hits=$(grep -n -E "^[[:space:]]*#[[:space:]]*include[[:space:]]*[<\"]($2)" \
+        "$1"/*.c "$1"/*.h 2>/dev/null)
+    if [ -n "$hits" ]; then
+        echo "$hits" | sed "s|\$|   <- $3|"
+        status=1
+    fi
+}
+
+higher='\.\./(sql|ingest|stats|analysis|daemon|cli)/'
+forbid common "$higher|\.\./data/" "common/ includes nothing of the project"
+forbid stats '\.\./(sql|ingest|analysis|daemon|cli)/|jansson|libpq|microhttpd' \
+    "stats/ knows only common/ and GSL"
+forbid sql '\.\./(ingest|stats|analysis|daemon|cli)/|jansson|microhttpd' \
+    "sql/ knows only common/ and libpq"
+forbid ingest '\.\./(stats|analysis|daemon|cli)/|microhttpd' \
+    "ingest/ never reaches stats/, analysis/ or the front ends"
+forbid analysis '\.\./(daemon|cli|ingest)/|microhttpd' \
+    "analysis/ never reaches the front ends"
+forbid daemon '\.\./(cli|stats|ingest)/' \
+    "daemon/ never reaches cli/, and stats/ only through analysis/"
+for parser in ingest/darshan.c ingest/iostat.c ingest/metrics.c ingest/fsmap.c; do
+    if grep -n -E '#[[:space:]]*include[[:space:]]*"\.\./sql/' "$parser"; then
+        echo "   <- $parser: the parsers never see the database (only loader.c)"
+        status=1
+    fi
+done
+
+# Only cli/ sees argv, exits the process, uses sysexits or writes to stdout.
+for dir in common stats sql ingest analysis daemon; do
+    hits=$(grep -n -E '\<(argv|argc)\>|[^_a-z]exit\(|sysexits|\<stdout\>|(^|[^a-z_])(printf|puts|putchar)\(' \
+        "$dir"/*.c "$dir"/*.h 2>/dev/null | grep -v -E '^\S+:[0-9]+:\s*(/\*|\*)')
+    if [ -n "$hits" ]; then
+        echo "$hits" | sed "s|\$|   <- only cli/ has argv, exit, sysexits and stdout|"
+        status=1
+    fi
+done
+
+if [ "$status" -eq 0 ]; then
+    echo "boundaries: clean"
+fi
+exit "$status"
