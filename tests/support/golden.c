@@ -428,7 +428,8 @@ static char *http_body(struct golden_env *env, const struct gcase *c, int *statu
     return body;
 }
 
-/* Compares (or records) one case's output; 0 when it is as recorded. */
+/* Compares (or records) one case's output, which it frees; 0 when it is as
+ * recorded. */
 static int check_output(const struct golden_env *env, const struct gcase *c, char *text)
 {
     char expected[1024], actual[1024];
@@ -441,6 +442,7 @@ static int check_output(const struct golden_env *env, const struct gcase *c, cha
         if (got == NULL) {
             print_error("manifest line %d (%s): not JSON (%s): %.300s\n", c->line,
                         c->rest, jerr.text, text);
+            free(text);
             return 1;
         }
         golden_mask_json(env, got);
@@ -483,6 +485,7 @@ static int check_output(const struct golden_env *env, const struct gcase *c, cha
         }
         free(dumped);
         json_decref(got);
+        free(text);
         return bad;
     }
     text = mask_text(env, text);
