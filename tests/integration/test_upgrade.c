@@ -1,0 +1,150 @@
+/* test_upgrade.c: results stored by an older iocontend are served by this one. A
+ * database made by the code of 2026-11-25 (tests/cases/upgrade/sample.sql.gz: the
+ * generated sample, ingested, analysed, swept; made by make_dump.sh) is restored into
+ * a throwaway database and served by the binary under test without analysing again;
+ * its answers are compared with what the old server gave (the manifest beside the
+ * dump, masked and compared as tests/cases/golden/README.md says). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "../support/golden.h"
+#include "../support/pgfixture.h"
+#include "../support/testutil.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct {
+    struct pgfixture db;
+    struct golden_env env;
+    char dir[1024];      /* tests/cases/upgrade */
+    char work[512];      /* scratch */
+    char conf[PATH_MAX]; /* the sample's iocontend.conf, kept beside the dump */
+} fx;
+
+/* The conninfo of the fixture's database: IOCONTEND_DB on a configured server, else
+ * the embedded cluster's socket as `db status` names it (sql/cluster.c: port 5432,
+ * database iocontend, user postgres, peer-mapped from root and the owner). */
+static int conninfo(char *out, size_t size)
+{
+    const char *db = getenv("IOCONTEND_DB");
+    int rc = -1;
+
+    if (fx.db.configured) {
+        snprintf(out, size, "%s", db != NULL ? db : "");
+        return db != NULL ? 0 : -1;
+    }
+    char *status = pgfixture_run(&fx.db, "db status 2>/dev/null", &rc);
+    const char *at = status != NULL ? strstr(status, "socket directory: ") : NULL;
+    if (at == NULL || rc != 0) {
+        fprintf(stderr, "upgrade: no socket in `db status`: %s\n",
+                status != NULL ? status : "");
+        free(status);
+        return -1;
+    }
+    at += strlen("socket directory: ");
+    snprintf(out, size, "host=%.*s port=5432 dbname=iocontend user=postgres",
+             (int)strcspn(at, "\n"), at);
+    free(status);
+    return 0;
+}
+
+/* zcat sample.sql.gz | psql, with the psql of `pg_config --bindir` (Debian keeps the
+ * server's tools off PATH). */
+static int restore(void)
+{
+    char ci[1200], cmd[4200];
+    int rc = -1;
+
+    if (conninfo(ci, sizeof ci) != 0)
+        return -1;
+    snprintf(cmd, sizeof cmd,
+             "gzip -dc '%s/sample.sql.gz' | \"$(pg_config --bindir)/psql\" -X -q "
+             "-v ON_ERROR_STOP=1 -o /dev/null -d '%s' 2>&1",
+             fx.dir, ci);
+    char *out = testutil_run(cmd, &rc);
+    if (out == NULL || rc != 0)
+        fprintf(stderr, "upgrade: restore exited %d:\n%s\n", rc, out != NULL ? out : "");
+    free(out);
+    return out != NULL && rc == 0 ? 0 : -1;
+}
+
+static int setup(void **state)
+{
+    const char *tmp = getenv("TMPDIR");
+
+    (void)state;
+    memset(&fx, 0, sizeof fx);
+    if (!golden_case_dir("upgrade", fx.dir, sizeof fx.dir)) {
+        fprintf(stderr, "no tests/cases/upgrade from here\n");
+        return -1;
+    }
+    snprintf(fx.conf, sizeof fx.conf, "%s/iocontend.conf", fx.dir);
+    snprintf(fx.work, sizeof fx.work, "%s/iocontend-upgrade-XXXXXX",
+             tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+    if (mkdtemp(fx.work) == NULL) {
+        fx.work[0] = '\0';
+        return -1;
+    }
+    if (pgfixture_start(&fx.db) != 0 || restore() != 0)
+        return -1;
+    fx.env.db = &fx.db;
+    fx.env.dir = fx.dir;
+    fx.env.work = fx.work;
+    fx.env.data = "";
+    fx.env.conf = fx.conf;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    char cmd[600];
+    int rc = 0;
+
+    (void)state;
+    golden_stop(&fx.env);
+    pgfixture_stop(&fx.db);
+    if (fx.work[0] != '\0') {
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", fx.work);
+        free(testutil_run(cmd, &rc));
+    }
+    return 0;
+}
+
+/* The restored database says its schema is the one the old version wrote (the new
+ * binary migrates it when it opens it: nothing to do for version 5). */
+static void restored_database_is_at_the_old_schema_version(void **state)
+{
+    int rc = -1;
+
+    (void)state;
+    char *out = pgfixture_run(&fx.db, "db migrate 2>&1", &rc);
+    assert_non_null(out);
+    bool ok = rc == 0 && strstr(out, "schema version 5") != NULL;
+    if (!ok)
+        print_error("db migrate exited %d: %s\n", rc, out);
+    free(out);
+    assert_true(ok);
+}
+
+/* Every answer of the manifest, served from what the old version stored. */
+static void stored_results_of_the_old_version_are_served_as_it_served_them(void **state)
+{
+    (void)state;
+    assert_int_equal(golden_run_manifest(&fx.env), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(restored_database_is_at_the_old_schema_version),
+        cmocka_unit_test(stored_results_of_the_old_version_are_served_as_it_served_them),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
