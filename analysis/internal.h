@@ -222,7 +222,7 @@ enum status analysis_groups_select(struct db *db, const char *group_id,
  * ("association", "sweep") with settings differ from those its stored results came
  * from (or all with sel->force): work, then the inputs stored as the results'.
  * Counts groups_untouched and groups_unchanged in sum; progress per group (may be
- * NULL). The first failure stops the loop, err naming the group. */
+ * NULL). The first failure stops the loop (work's err as work left it). */
 enum status analysis_groups_each(struct db *db, const struct db_group *groups, size_t n,
                                  const struct analyze_select *sel, const char *kind,
                                  const char *settings, const struct progress *progress,

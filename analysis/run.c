@@ -85,10 +85,11 @@ enum status analysis_groups_each(struct db *db, const struct db_group *groups, s
             continue;
         }
         rc = work(arg, db, group, &inputs, err);
-        if (rc == STATUS_OK)
-            rc = db_group_inputs_store(db, group->id, kind, settings, &inputs, err);
         if (rc != STATUS_OK)
-            error_wrap(err, "group %s", group->id);
+            break;
+        rc = db_group_inputs_store(db, group->id, kind, settings, &inputs, err);
+        if (rc != STATUS_OK)
+            error_wrap(err, "storing the inputs of group %s", group->id);
     }
     free(touched);
     return rc;
@@ -191,7 +192,7 @@ static enum status assoc_one(void *arg, struct db *db, const struct db_group *g,
         rc = analysis_association(db, w->s, g->id, y, x, w->granularity_s, "all",
                                   &w->opts, &res, err);
         if (rc != STATUS_OK) {
-            error_wrap(err, "%s~%s", y, x);
+            error_wrap(err, "group %s %s~%s", g->id, y, x);
             break;
         }
         json_object_set_new(res, "provenance",
@@ -206,7 +207,7 @@ static enum status assoc_one(void *arg, struct db *db, const struct db_group *g,
             first_pair_done(w, g, res);
         json_decref(res);
         if (rc != STATUS_OK)
-            error_wrap(err, "storing");
+            error_wrap(err, "group %s %s~%s: storing", g->id, y, x);
     }
     if (rc == STATUS_OK)
         w->sum->groups_done++;
