@@ -233,6 +233,17 @@ enum status analysis_groups_each(struct db *db, const struct db_group *groups, s
 /* Seconds since *t0 on the monotonic clock. */
 double analysis_seconds_since(const struct timespec *t0);
 
+/* ---- the coverage (coverage.c) ------------------------------------------------------
+ */
+
+/* Computes and stores the coverage of every file system with samples and of all of
+ * them together (METHOD.md §7) over jobs, all_series at all_delta_s being the series
+ * of every file system; its summary line ("scratch1 0.87, all 0.89") into line. */
+enum status coverage_store(struct db *db, const struct analysis_settings *settings,
+                           const struct db_jobs *jobs,
+                           const struct stats_series *all_series, double all_delta_s,
+                           char *line, size_t line_size, struct error *err) MUST_CHECK;
+
 /* ---- JSON helpers (objects.c) --------------------------------------------------------
  */
 

@@ -1,0 +1,218 @@
+/* coverage.c: the coverage of the monitored file systems (METHOD.md §7, Fig. 13):
+ * how much of what the servers saw the jobs' logs account for, per interval. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The windows of the jobs on the file systems of one scope, as stats wants them. */
+struct scope_windows {
+    double *start_s, *end_s, *bytes;
+    size_t n;
+    size_t skipped; /* unusable windows (not finite, reversed, negative bytes) */
+};
+
+static bool fs_in_scope(const char *fs, const char *scope, const struct db_fs *all,
+                        size_t n_all)
+{
+    if (strncmp(scope, "fs:", 3) == 0)
+        return strcmp(fs, scope + 3) == 0;
+    for (size_t f = 0; f < n_all; f++) {
+        if (strcmp(fs, all[f].name) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The monitored windows of jobs on the file systems of scope (METHOD.md §7: files on
+ * monitored file systems; only those with samples can be set against S). A window
+ * stats would refuse is a fact about one log: skipped and counted, not fatal. */
+static void collect_windows(const struct db_jobs *jobs, const char *scope,
+                            const struct db_fs *fs, size_t n_fs, struct scope_windows *w)
+{
+    w->n = 0;
+    w->skipped = 0;
+    for (size_t k = 0; k < jobs->n_all_windows; k++) {
+        const struct db_window *dw = &jobs->all_windows[k];
+        if (!dw->monitored || !fs_in_scope(dw->fs, scope, fs, n_fs))
+            continue;
+        if (!(isfinite(dw->start_s) && isfinite(dw->end_s) && dw->start_s <= dw->end_s &&
+              dw->bytes >= 0)) {
+            w->skipped++;
+            continue;
+        }
+        w->start_s[w->n] = dw->start_s;
+        w->end_s[w->n] = dw->end_s;
+        w->bytes[w->n] = (double)dw->bytes;
+        w->n++;
+    }
+}
+
+/* The span the logs cover: the first job start to the last job end. false when no
+ * job has a finite span. */
+static bool logged_span(const struct db_jobs *jobs, double *lo, double *hi)
+{
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (size_t i = 0; i < jobs->n; i++) {
+        const struct db_job *j = &jobs->jobs[i];
+        if (isfinite(j->start_s) && isfinite(j->end_s) && j->start_s <= j->end_s) {
+            *lo = fmin(*lo, j->start_s);
+            *hi = fmax(*hi, j->end_s);
+        }
+    }
+    return *lo <= *hi;
+}
+
+/* D and S of one scope over its series, into c and the series arrays (new). */
+static enum status scope_coverage(const struct stats_series *s, double delta_s,
+                                  const struct scope_windows *w, double log_lo,
+                                  double log_hi, struct db_coverage *c,
+                                  struct db_coverage_series *out, struct error *err)
+{
+    struct stats_coverage_windows sw = {w->start_s, w->end_s, w->bytes, w->n};
+    struct stats_coverage cov;
+    size_t cap = s->n > 0 ? s->n : 1;
+
+    out->end_s = malloc(cap * sizeof(double));
+    out->d_bytes = malloc(cap * sizeof(double));
+    out->s_bytes = malloc(cap * sizeof(double));
+    if (out->end_s == NULL || out->d_bytes == NULL || out->s_bytes == NULL)
+        return error_set(err, STATUS_NOMEM, "coverage of %s", c->scope);
+    enum status rc = stats_coverage_compute(s, &sw, log_lo, log_hi, out->d_bytes,
+                                            out->s_bytes, &cov, err);
+    if (rc != STATUS_OK)
+        return rc;
+    out->n = s->n;
+    for (size_t i = 0; i < s->n; i++)
+        out->end_s[i] = s->origin_s + (double)(s->j_first + (int64_t)i) * s->delta_s;
+    c->granularity_s = delta_s;
+    c->coverage = cov.coverage;
+    c->sum_d_bytes = cov.sum_d_bytes;
+    c->sum_s_bytes = cov.sum_s_bytes;
+    c->intervals = (long)cov.n_both;
+    c->d_total_bytes = cov.d_total_bytes;
+    c->log_start_s = log_lo;
+    c->log_end_s = log_hi;
+    return STATUS_OK;
+}
+
+/* Computes and stores the coverage of every file system with samples and of all of
+ * them together; its summary line into line. */
+enum status coverage_store(struct db *db, const struct analysis_settings *settings,
+                           const struct db_jobs *jobs,
+                           const struct stats_series *all_series, double all_delta_s,
+                           char *line, size_t line_size, struct error *err)
+{
+    struct db_fs *fs = NULL;
+    size_t n_fs = 0, n = 0;
+    struct db_coverage *c = NULL;
+    struct db_coverage_series *series = NULL;
+    struct scope_windows w = {0};
+    double log_lo, log_hi;
+    enum status rc;
+
+    line[0] = '\0';
+    rc = db_sample_filesystems(db, &fs, &n_fs, err);
+    if (rc != STATUS_OK)
+        return rc;
+    if (!logged_span(jobs, &log_lo, &log_hi)) {
+        snprintf(line, line_size, "no jobs: no coverage");
+        free(fs);
+        return STATUS_OK;
+    }
+    size_t n_win = jobs->n_all_windows > 0 ? jobs->n_all_windows : 1;
+    c = calloc(n_fs + 1, sizeof *c);
+    series = calloc(n_fs + 1, sizeof *series);
+    w.start_s = malloc(n_win * sizeof(double));
+    w.end_s = malloc(n_win * sizeof(double));
+    w.bytes = malloc(n_win * sizeof(double));
+    if (c == NULL || series == NULL || w.start_s == NULL || w.end_s == NULL ||
+        w.bytes == NULL) {
+        rc = error_set(err, STATUS_NOMEM, "coverage");
+        goto out;
+    }
+    /* "all" first (the series of every file system, as the associations use), then
+     * each file system on its own series. */
+    for (size_t k = 0; rc == STATUS_OK && k <= n_fs; k++) {
+        struct stats_series *own = NULL;
+        const struct stats_series *s = all_series;
+        double delta_s = all_delta_s;
+        if (k == 0) {
+            snprintf(c[k].scope, sizeof c[k].scope, "all");
+        } else {
+            snprintf(c[k].scope, sizeof c[k].scope, "fs:%s", fs[k - 1].name);
+            rc = analysis_scope_series(db, settings, c[k].scope, &own, &delta_s, err);
+            s = own;
+        }
+        if (rc == STATUS_OK) {
+            collect_windows(jobs, c[k].scope, fs, n_fs, &w);
+            if (w.skipped > 0) {
+                log_warn("coverage %s: %zu unusable windows left out", c[k].scope,
+                         w.skipped);
+            }
+            rc = scope_coverage(s, delta_s, &w, log_lo, log_hi, &c[k], &series[k], err);
+        }
+        stats_series_free(own);
+        n = k + 1;
+    }
+    if (rc == STATUS_OK)
+        rc = db_coverage_replace(db, c, series, n, err);
+    if (rc == STATUS_OK) {
+        /* "scratch1 0.87, scratch2 0.91, all 0.89": the file systems, then together. */
+        size_t used = 0;
+        for (size_t k = 1; k <= n; k++) {
+            const struct db_coverage *ck = &c[k % n];
+            const char *name = k % n == 0 ? "all" : ck->scope + 3;
+            char value[32];
+            if (isfinite(ck->coverage)) {
+                snprintf(value, sizeof value, "%.2f", ck->coverage);
+            } else {
+                snprintf(value, sizeof value, "null");
+            }
+            int wrote = snprintf(line + used, line_size - used, "%s%s %s",
+                                 k > 1 ? ", " : "", name, value);
+            if (wrote < 0 || (size_t)wrote >= line_size - used)
+                break;
+            used += (size_t)wrote;
+        }
+    }
+out:
+    for (size_t k = 0; series != NULL && k <= n_fs; k++)
+        db_coverage_series_clear(&series[k]);
+    free(series);
+    free(c);
+    free(w.start_s);
+    free(w.end_s);
+    free(w.bytes);
+    free(fs);
+    return rc;
+}
+
+/* The largest finite value of v, 0 when there is none. */
+static double max_finite(const double *v, size_t n)
+{
+    double m = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (isfinite(v[i]) && v[i] > m)
+            m = v[i];
+    }
+    return m;
+}
+
+void analysis_coverage_range(const struct db_coverage_series *s,
+                             struct coverage_range *out)
+{
+    *out = (struct coverage_range){.max_d_bytes = max_finite(s->d_bytes, s->n),
+                                   .max_s_bytes = max_finite(s->s_bytes, s->n)};
+    for (size_t i = 0; i < s->n; i++) {
+        if (isfinite(s->d_bytes[i]) && isfinite(s->s_bytes[i])) {
+            out->sum_d_bytes += s->d_bytes[i];
+            out->sum_s_bytes += s->s_bytes[i];
+            out->intervals++;
+        }
+    }
+}
