@@ -13,8 +13,8 @@
 #                       "10000 100000 1000000"; 10^6 takes about 30 s); at a d above
 #                       the largest its time is extrapolated linearly in d (printed
 #                       as such: each cdf call is a sum over the d jobs, the number
-#                       of calls about the same; from 10^5 it overstated 10^6's
-#                       measured 29 s as 39 s)
+#                       of calls about the same; an estimate, which tends to
+#                       overstate)
 #
 # Data: ref_assoc.py gen (the assoc section's: x = exp(27 + 2u), y = 100 exp(0.3u +
 # 0.8v)), one file per d that both sides read; both fit (ln x, ln y). Seconds: the

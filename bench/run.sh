@@ -1,6 +1,8 @@
 #!/bin/bash
 # run.sh: make bench: stats_assoc_compute beside the Python stack on the same data,
-# for d = 10^3 .. 10^6; prints seconds, ratios, max RSS and the issue's targets.
+# for d = 10^3 .. 10^6; prints seconds, ratios, max RSS and a PASS / MISS verdict on
+# each performance target (the speed-up over the Python stack at 10^5, time and
+# memory at 10^6).
 #
 # Usage: bash bench/run.sh BUILD   (make bench). Environment:
 #   ORACLE_PY     the interpreter with Debian's numpy, scipy, sklearn (/usr/bin/python3)
@@ -17,10 +19,10 @@
 # both drivers); BENCH_ROUNDS (3) such processes per side, ours and ref in turn, and
 # the best of them. In turn, because other work on the machine comes and goes: one
 # process of ours samples "all" at d = 10^5 within about 0.15 s, the reference's
-# within about 2 s, so a burst of load that hits one side only moved the ratio by
-# a third (20.4x against 30.2x on the same code, two runs). Max RSS: a fresh process per
-# (d, method set) that loads the data and computes once, from getrusage
-# (RUSAGE_CHILDREN) in bench_assoc maxrss; "load" is that process without computing.
+# within about 2 s, so a burst of load can hit one side only and move the ratio by
+# a large part. Max RSS: a fresh process per (d, method set) that loads the data and
+# computes once, from getrusage (RUSAGE_CHILDREN) in bench_assoc maxrss; "load" is
+# that process without computing.
 # The reference runs on one thread (BLAS / OpenMP pinned to 1), ours too but for
 # "all" from d = 2^14 to 2^18 (KSG on a second thread); "all1" is that on one.
 set -u
@@ -188,7 +190,7 @@ for pair in pearson:1e-12 spearman:1e-12 dcor_v:1e-9 dcor2_u:1e-9 mi_ksg_nats:1e
                      (m <= tol ? "same" : "DIFFER"), m, at == "" ? "all" : at, tol }'
 done
 
-# The issue's targets.
+# The performance targets: one verdict line each.
 target() { # verdict line: PASS / MISS / NOT RUN, then the text
     printf "%-7s %s\n" "$1" "$2"
 }

@@ -17,14 +17,13 @@
  * of order 1 that are of order 1/d under independence, and dCor_V is the square root
  * of one (an error e in dCor² is e / (2·dCor_V) in dCor_V), so every long sum
  * carries its rounding error (TwoSum), but for the merge's sums over at most CHUNK
- * points. Against quad precision at d = 10^6: plain sums (in a Fenwick tree, the
- * first version) were up to 4e-9 off with heavy ties (the same values, added a
- * million times, round the same way each time). Against the exact value (test_dcor,
- * T^D-like ties near independence, and x one value but for two far outliers, whose
- * variance is then a 1/d-sized difference): 2.3e-12 and 4e-13 off now (1.8e-12 for
- * the first when centred on a compensated mean of its own, not on the caller's
- * stats_mean), 1.9e-13 and 8e-14 with every sum compensated, as before: dCor alone
- * at d = 10^5 took 19.4 ms that way, against 13.0 ms now. */
+ * points. Compensated, because plain sums lose digits under heavy ties: the same
+ * values, added a million times, round the same way each time, and the errors add up
+ * instead of cancelling. The merge's short sums stay plain: compensating them too
+ * would be slower, and what they leave (about 1e-12, internal.h) is far inside
+ * METHOD.md's 1e-9. test_dcor checks the result against the exact value on T^D-like
+ * ties near independence and on x one value but for two far outliers (whose variance
+ * is then a 1/d-sized difference). */
 #include "internal.h"
 
 #include <math.h>
@@ -128,7 +127,7 @@ struct merge {
 
 /* The merge's parts are inlined with `based` a constant, so that the merges of short
  * runs do not pay for the sums of earlier chunks: GCC's -O2 otherwise keeps one copy
- * for both, which was 2 % slower at d = 10^5. */
+ * for both. */
 #define INLINE static inline __attribute__((always_inline))
 
 /* Starts a chunk of at most `steps` more points of either run. `based`: below holds
@@ -201,9 +200,9 @@ INLINE void chunk_end(const struct point *src, struct point *dst, struct merge *
 /* Points of either run that a merge takes between two foldings of its plain sums
  * into the compensated ones. A plain sum of CHUNK terms of size <= 1 is off by up to
  * about CHUNK²·ε / 2 when every rounding goes the same way (ties), and the error of
- * dCor_V grows with that: on T^D-like data with heavy ties at d = 10^6, 1.0e-12 off
- * the exact value with 128, 4.3e-12 with 1024, 1.5e-11 with 4096; 64 was no better
- * than 128, and no faster or slower at d = 10^5. */
+ * dCor_V grows with that. Larger chunks fold less often but lose digits on heavily
+ * tied data; smaller ones gain no accuracy. 128 keeps dCor_V about 1e-12 off the
+ * exact value on T^D-like ties at d = 10^6 (internal.h). */
 #define CHUNK 128
 
 /* Chunks of the merges a and b, side by side while both have one open: a step is a
@@ -260,7 +259,7 @@ static void merge_level(const struct point *src, struct point *dst, size_t n, si
  * earlier point's v is <= the later one's added to conc (plainly over CHUNK points,
  * then folded). The merges of runs of a few points would spend more on starting and
  * ending than on merging. An order among equal v needs no care: their Δv is zero. */
-#define GROUP 8 /* 1 ms less than three merge levels at d = 10^5; 4 and 16 less so */
+#define GROUP 8 /* the fastest of 4, 8 and 16 points */
 _Static_assert(CHUNK % GROUP == 0 && (GROUP & (GROUP - 1)) == 0,
                "a chunk holds whole groups, and groups are merge runs");
 

@@ -44,8 +44,7 @@ struct stats_ws {
     size_t *idx_tmp;
     size_t *hist; /* STATS_SORT_PASSES << STATS_SORT_BITS */
     gsl_rng *rng; /* KSG jitter (mi.c), reseeded on every call: taus2, whose
-                   * outputs cost a third of MT19937's in GSL (0.9 ms less per
-                   * 2·10^5 draws) */
+                   * outputs cost a third of MT19937's in GSL */
 };
 
 /* The permutation that sorts v ascending (stable: equal values keep their index

@@ -85,8 +85,8 @@ static void add_square(struct dd2 *sum, v2d v, struct dd2 mean)
 /* The population sd (d in the denominator) rounded once: the sums as if in twice
  * the precision (Ogita, Rump & Oishi 2005, Sum2: the rounding errors gather in a
  * second sum, off the dependency chain of the first), then one Newton step on the
- * square root. Two such sums, of the even and the odd i, whose chains overlap:
- * KSG at d = 10^5 took 0.65 ms less, with the same sd on 38 data sets. The oracle
+ * square root. Two such sums, of the even and the odd i, so that their dependency
+ * chains overlap; the sd is the same, correctly rounded either way. The oracle
  * rounds the exact value, so both scale by the same double; with x near 1e15 a
  * one-ulp difference in the sd moves the scaled values by half an ulp and flips
  * near-equal distances. Needs |v| < 1e150. */
@@ -400,9 +400,8 @@ static inline __attribute__((always_inline)) void knn2_step(struct knn2 *v, __m1
 }
 
 /* kd_scan for the four queries q[0..3] at once, two per vector: the points of a
- * leaf all scan the leaf first, about half the points a query scans at d = 10^5
- * (23.5 in the leaf, about 27 beyond it on average). Two vectors, so that their chains of
- * min and max overlap. */
+ * leaf all scan the leaf first, about half the points a query scans. Two vectors, so
+ * that their chains of min and max overlap. */
 static void kd_scan4(const struct kd *t, size_t lo, size_t hi, struct knn *q)
 {
     struct knn2 a = knn2_of(&q[0], &q[1]), b = knn2_of(&q[2], &q[3]);
@@ -624,8 +623,7 @@ static double psi_of(size_t n)
 
 /* Queries whose bisections run side by side (psi_sum_tree), two per vector: a
  * comparison, a mask and an index update are then one instruction for two queries,
- * and the counts at d = 10^5 took less than half the time (perf samples, 2141
- * against 952). */
+ * and the 2·LANES chains of dependent loads overlap. */
 #define LANES 16
 
 /* The marginal v ascending into s, from the sort order of the values before scaling

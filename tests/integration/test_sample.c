@@ -1,8 +1,8 @@
 /* test_sample.c: the whole path on generated data (iocontend-gen -> ingest through the
  * real parsers -> analyze -> HTTP) shows the planted effects, and the served numbers
  * are those of the independent Python oracle (tests/oracles/volume.py); the KDE bands
- * and their significance show them too (issue 4: the band of the ESB-like group
- * rises with the load and narrows, the NPB-like group's is flat). */
+ * and their significance show them too (the band of the ESB-like group rises with
+ * the load and narrows, the NPB-like group's is flat). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -47,7 +47,7 @@ struct sample_case {
     char dir[512]; /* the generated data, inside the fixture's state directory */
 };
 
-/* The default sample has 420 jobs per group over 3 days (the issue asks >= 400). With
+/* The default sample has 420 jobs per group over 3 days (the test asks >= 400). With
  * coupling 0 a smaller one keeps the run short: 150 jobs still put the null
  * correlation's sd near 0.08, well inside the 0.2 bound. */
 #define UNCOUPLED "--coupling 0 --days 1 --jobs-per-group 150"
@@ -166,7 +166,7 @@ static void served_against_oracle(const struct sample_case *c, double *esb, doub
 
         assert_non_null(id);
         assert_non_null(key);
-        if (c->coupled) /* the issue's sample: at least 400 jobs per group */
+        if (c->coupled) /* the default sample: at least 400 jobs per group */
             assert_true(json_integer_value(json_object_get(g, "jobs")) >= 400);
         key_exe(key, exe, sizeof exe);
         snprintf(path, sizeof path, "/api/v1/groups/%s/association?y=t_d&x=psi_d_read",
@@ -215,7 +215,7 @@ static void served_against_oracle(const struct sample_case *c, double *esb, doub
     json_decref(groups);
 }
 
-/* ---- the KDE and the significance (issue 4) ------------------------------------ */
+/* ---- the KDE and the significance ---------------------------------------------- */
 
 /* The id of the group whose executable is exe, into id. */
 static void group_of(const struct sample_case *c, const char *exe, char *id, size_t size)
@@ -392,7 +392,7 @@ static void space_and_density(const struct sample_case *c)
     json_decref(logs);
 }
 
-/* The issue: with contention planted, the ESB-like group's I/O time follows the
+/* The planted effect: with contention, the ESB-like group's I/O time follows the
  * system-wide read volume (r > 0.4) and the NPB-like group's does not (|r| < 0.15). */
 static void coupled_sample_esb_follows_system_reads_and_npb_does_not(void **state)
 {

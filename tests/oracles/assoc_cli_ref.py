@@ -35,7 +35,7 @@ import ksg_ref  # noqa: E402
 
 
 def cases(rng):
-    """(name, load, time): shapes of the issue, unround and tie-free."""
+    """(name, load, time): the shapes the test covers, unround and tie-free."""
     out = []
     d = 1500
     load = rng.lognormal(27.0, 1.1, d)  # bytes, about 5e11

@@ -347,9 +347,9 @@ static void undefined_cases_have_reasons(void **state)
 }
 
 /* Heavy ties at d = 10^6, against the exact value (dcor_exact_ref.py: rational sums
- * over the table of counts). Long sums of tied values round the same way every time:
- * plain sums (dcor.c's first version) were 4e-9 off on such data, and near
- * independence (dCor_V ~ 1e-3) dCor_V magnifies an error of dCor² by 1 / (2·dCor_V).
+ * over the table of counts). Long sums of tied values round the same way every time,
+ * so plain sums lose digits on such data, and near independence (dCor_V ~ 1e-3)
+ * dCor_V magnifies an error of dCor² by 1 / (2·dCor_V).
  * The exact oracle first agrees with the direct formula on a small tied case. */
 #define D_BIG 1000000
 

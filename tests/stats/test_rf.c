@@ -23,7 +23,8 @@
 #define SEEDS_MAX 20
 #define D_MAX     4000
 /* METHOD.md §5, "Accuracy": our OOB R² within 0.02 of scikit-learn's mean over 5
- * seeds; the brief: the curve's RMSE against the truth at most 1.1 times sklearn's */
+ * seeds; and the acceptance bound on the curve: its RMSE against the truth at most
+ * 1.1 times sklearn's */
 #define TOL_OOB    0.02
 #define RMSE_RATIO 1.1
 #define AMP        2.385

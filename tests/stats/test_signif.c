@@ -360,7 +360,7 @@ static void null_p_values_are_uniform(void **state)
 
     (void)state;
     assert_non_null(ws);
-    /* The brief's test: Pearson, 200 sets, d = 30, B = 199, α = 0.001. */
+    /* The acceptance test: Pearson, 200 sets, d = 30, B = 199, KS at α = 0.001. */
     check_null(METHOD_PEARSON, 200, 30, 199, UINT64_C(0x5EED0003), ws);
     /* The other three on fewer, smaller runs (Spearman, dCor and KSG sort: ~20 µs a
      * call at d = 30). */
