@@ -29,6 +29,47 @@ json_t *json_number_or_null(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
+void kde_bands_of(const struct stats_kde *k, struct kde_bands *out)
+{
+    *out = (struct kde_bands){.space = k->space,
+                              .h_x = k->h_x,
+                              .h_y = k->h_y,
+                              .marg_q05 = k->marg_q05,
+                              .marg_q95 = k->marg_q95,
+                              .mean = k->mean,
+                              .sd = k->sd,
+                              .width_ratio = k->width_ratio,
+                              .paper_width_ratio = k->paper_width_ratio};
+    memcpy(out->x_grid, k->x_grid, sizeof out->x_grid);
+    memcpy(out->q05, k->q05, sizeof out->q05);
+    memcpy(out->q50, k->q50, sizeof out->q50);
+    memcpy(out->q95, k->q95, sizeof out->q95);
+}
+
+/* An array of the STATS_KDE_POINTS values of v, or null. */
+static json_t *kde_points(const double *v, bool fitted)
+{
+    return fitted ? json_array_of_numbers(v, STATS_KDE_POINTS) : json_null();
+}
+
+void json_kde_bands(json_t *o, const struct kde_bands *b, bool fitted)
+{
+    json_object_set_new(o, "space", json_string(stats_kde_space_name(b->space)));
+    json_object_set_new(o, "hx", json_number_or_null(b->h_x));
+    json_object_set_new(o, "hy", json_number_or_null(b->h_y));
+    json_object_set_new(o, "x_grid", kde_points(b->x_grid, fitted));
+    json_object_set_new(o, "q05", kde_points(b->q05, fitted));
+    json_object_set_new(o, "q50", kde_points(b->q50, fitted));
+    json_object_set_new(o, "q95", kde_points(b->q95, fitted));
+    json_object_set_new(o, "marg_q05", json_number_or_null(b->marg_q05));
+    json_object_set_new(o, "marg_q95", json_number_or_null(b->marg_q95));
+    json_object_set_new(o, "mean", json_number_or_null(b->mean));
+    json_object_set_new(o, "sd", json_number_or_null(b->sd));
+    json_object_set_new(o, "width_ratio", json_number_or_null(b->width_ratio));
+    json_object_set_new(o, "paper_width_ratio",
+                        json_number_or_null(b->paper_width_ratio));
+}
+
 json_t *json_excluded(const size_t counts[EXCL_COUNT])
 {
     json_t *o = json_object();
@@ -138,32 +179,17 @@ static json_t *kde_json(const struct stats_kde *k, bool density)
     json_t *o = json_object();
     const bool fitted = k->reason == REASON_NONE;
 
-    json_object_set_new(o, "space", json_string(stats_kde_space_name(k->space)));
+    struct kde_bands b;
+
+    kde_bands_of(k, &b);
+    json_kde_bands(o, &b, fitted);
     json_object_set_new(o, "kernel",
                         json_string(k->kernel == KDE_KERNEL_FULL ? "full" : "product"));
     json_object_set_new(o, "bandwidth",
                         json_string(stats_kde_bandwidth_name(k->bandwidth)));
     json_object_set_new(o, "binned", json_boolean(fitted && k->binned));
-    json_object_set_new(o, "hx", json_number_or_null(k->h_x));
-    json_object_set_new(o, "hy", json_number_or_null(k->h_y));
-    json_object_set_new(o, "x_grid",
-                        fitted ? json_array_of_numbers(k->x_grid, STATS_KDE_POINTS)
-                               : json_null());
-    json_object_set_new(
-        o, "q05", fitted ? json_array_of_numbers(k->q05, STATS_KDE_POINTS) : json_null());
-    json_object_set_new(
-        o, "q50", fitted ? json_array_of_numbers(k->q50, STATS_KDE_POINTS) : json_null());
-    json_object_set_new(
-        o, "q95", fitted ? json_array_of_numbers(k->q95, STATS_KDE_POINTS) : json_null());
-    json_object_set_new(o, "mean", json_number_or_null(k->mean));
-    json_object_set_new(o, "sd", json_number_or_null(k->sd));
     json_object_set_new(o, "band_low", json_number_or_null(k->band_low));
     json_object_set_new(o, "band_high", json_number_or_null(k->band_high));
-    json_object_set_new(o, "marg_q05", json_number_or_null(k->marg_q05));
-    json_object_set_new(o, "marg_q95", json_number_or_null(k->marg_q95));
-    json_object_set_new(o, "width_ratio", json_number_or_null(k->width_ratio));
-    json_object_set_new(o, "paper_width_ratio",
-                        json_number_or_null(k->paper_width_ratio));
     if (density)
         json_object_set_new(o, "density", fitted ? density_json(k) : json_null());
     if (!fitted)

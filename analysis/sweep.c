@@ -71,16 +71,12 @@ struct sweep_step {
  * paper_width_ratio combined over the phases as the coefficients are; the bands of
  * the first phase fitted (their x values move with φ, so a mean over φ is no band). */
 struct kde_point {
-    size_t defined;                  /* phases where the KDE was fitted */
-    enum stats_reason reason;        /* the first phase's reason when none was */
-    double wr, wr_lo, wr_hi;         /* width_ratio: sum until point_finish */
-    double pwr, pwr_lo, pwr_hi;      /* paper_width_ratio, likewise */
-    unsigned bands_phase;            /* the phase the bands below are of */
-    enum stats_kde_space space;      /* the fitting space of that phase */
-    double h_x, h_y, mean, sd;       /* its bandwidths (fitting space), raw y */
-    double marg_q05, marg_q95;       /* its marginal quantiles, linear units */
-    double x_grid[STATS_KDE_POINTS]; /* linear units */
-    double q05[STATS_KDE_POINTS], q50[STATS_KDE_POINTS], q95[STATS_KDE_POINTS];
+    size_t defined;             /* phases where the KDE was fitted */
+    enum stats_reason reason;   /* the first phase's reason when none was */
+    double wr, wr_lo, wr_hi;    /* width_ratio: sum until point_finish */
+    double pwr, pwr_lo, pwr_hi; /* paper_width_ratio, likewise */
+    unsigned bands_phase;       /* the phase the bands below are of */
+    struct kde_bands bands;     /* of that phase (its ratios: wr, pwr) */
 };
 
 /* One k on the curves, its phases combined (φ = 0 alone unless all_phases). */
@@ -254,17 +250,7 @@ static void point_add_kde(struct kde_point *p, const struct stats_kde *k, unsign
     }
     if (p->defined == 0) {
         p->bands_phase = phase;
-        p->space = k->space;
-        p->h_x = k->h_x;
-        p->h_y = k->h_y;
-        p->mean = k->mean;
-        p->sd = k->sd;
-        p->marg_q05 = k->marg_q05;
-        p->marg_q95 = k->marg_q95;
-        memcpy(p->x_grid, k->x_grid, sizeof p->x_grid);
-        memcpy(p->q05, k->q05, sizeof p->q05);
-        memcpy(p->q50, k->q50, sizeof p->q50);
-        memcpy(p->q95, k->q95, sizeof p->q95);
+        kde_bands_of(k, &p->bands);
     }
     p->wr += k->width_ratio;
     p->wr_lo = fmin(p->wr_lo, k->width_ratio);
@@ -427,19 +413,10 @@ static json_t *kde_json(const struct sweep_run *r, const struct kde_point *k,
         json_object_set_new(o, "reason", json_string(stats_reason_name(k->reason)));
         return o;
     }
-    json_object_set_new(o, "space", json_string(stats_kde_space_name(k->space)));
-    json_object_set_new(o, "hx", json_real(k->h_x));
-    json_object_set_new(o, "hy", json_real(k->h_y));
-    json_object_set_new(o, "x_grid", json_array_of_numbers(k->x_grid, STATS_KDE_POINTS));
-    json_object_set_new(o, "q05", json_array_of_numbers(k->q05, STATS_KDE_POINTS));
-    json_object_set_new(o, "q50", json_array_of_numbers(k->q50, STATS_KDE_POINTS));
-    json_object_set_new(o, "q95", json_array_of_numbers(k->q95, STATS_KDE_POINTS));
-    json_object_set_new(o, "marg_q05", json_number_or_null(k->marg_q05));
-    json_object_set_new(o, "marg_q95", json_number_or_null(k->marg_q95));
-    json_object_set_new(o, "mean", json_number_or_null(k->mean));
-    json_object_set_new(o, "sd", json_number_or_null(k->sd));
-    json_object_set_new(o, "width_ratio", json_number_or_null(k->wr));
-    json_object_set_new(o, "paper_width_ratio", json_number_or_null(k->pwr));
+    struct kde_bands b = k->bands;
+    b.width_ratio = k->wr;
+    b.paper_width_ratio = k->pwr;
+    json_kde_bands(o, &b, true);
     if (r->s->all_phases) {
         json_object_set_new(o, "bands_phase", json_integer((json_int_t)k->bands_phase));
         json_object_set_new(o, "range",

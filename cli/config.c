@@ -49,6 +49,11 @@ static enum status set_key(struct app_config *cfg, const char *section, const ch
     }
     if (strcmp(section, "serve") == 0) {
         if (strcmp(key, "listen") == 0) {
+            char host[256];
+            int port = 0;
+            struct error why = {0};
+            if (serve_listen_parse(value, host, sizeof host, &port, &why) != STATUS_OK)
+                return error_at(err, STATUS_PARSE, path, line, "[serve] %s", why.msg);
             snprintf(cfg->listen, sizeof cfg->listen, "%s", value);
         } else if (strcmp(key, "token") == 0) {
             snprintf(cfg->token, sizeof cfg->token, "%s", value);

@@ -69,7 +69,7 @@ enum log_level { LOG_ERROR = 0, LOG_WARN, LOG_INFO, LOG_DEBUG };
 /* Logs go to stderr, one line per event: "iocontend: level: message". */
 void log_set_level(enum log_level level);
 /* Parses "error|warn|info|debug"; STATUS_INVALID for anything else. */
-enum status log_level_parse(const char *name, enum log_level *out);
+enum status log_level_parse(const char *name, enum log_level *out) MUST_CHECK;
 
 void log_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
 void log_warn(const char *fmt, ...) PRINTF_LIKE(1, 2);

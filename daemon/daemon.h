@@ -23,6 +23,11 @@ struct serve_settings {
     void *arg;
 };
 
+/* Splits "ADDR:PORT" ("[v6]:PORT"; ":PORT" means every IPv4 address) into host and
+ * port. STATUS_INVALID naming the parameter "listen" when it is not one. */
+enum status serve_listen_parse(const char *listen, char *host, size_t host_size,
+                               int *port, struct error *err) MUST_CHECK;
+
 /* Serves until SIGINT or SIGTERM (STATUS_OK), or with check_only until health
  * answered (STATUS_OK when it answered 200, STATUS_DB otherwise). The database may
  * be down: the server starts anyway, answers 503 and reconnects. STATUS_INVALID with

@@ -279,9 +279,8 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 
 /* ---- listening, the page's folder, the life of the server ------------------------ */
 
-/* Splits "ADDR:PORT" ("[v6]:PORT"; ":PORT" means every IPv4 address). */
-static enum status parse_listen(const char *listen, char *host, size_t host_size,
-                                int *port, struct error *err)
+enum status serve_listen_parse(const char *listen, char *host, size_t host_size,
+                               int *port, struct error *err)
 {
     const char *colon = strrchr(listen, ':');
     const char *h = listen;
@@ -412,7 +411,7 @@ enum status serve_run(const struct serve_settings *s, struct error *err)
 
     srv.s = s;
     srv.db = NULL;
-    rc = parse_listen(s->listen, host, sizeof host, &port, err);
+    rc = serve_listen_parse(s->listen, host, sizeof host, &port, err);
     if (rc != STATUS_OK)
         return rc;
     find_web_dir(srv.web_dir);

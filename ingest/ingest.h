@@ -26,7 +26,7 @@ struct ingest_fs_map {
 /* Adds prefix -> fs_name (both copied; trailing '/' of prefix dropped, "/" kept).
  * STATUS_INVALID for a NULL map or an empty prefix or name, STATUS_NOMEM. */
 enum status ingest_fs_map_add(struct ingest_fs_map *map, const char *prefix,
-                              const char *fs_name, struct error *err);
+                              const char *fs_name, struct error *err) MUST_CHECK;
 /* The monitored file system of a path or mount point: the longest prefix that
  * matches on a path-component boundary ("/scratch" matches "/scratch/a" and
  * "/scratch", not "/scratch2"; "/" matches everything absolute). NULL when none.
@@ -86,7 +86,7 @@ struct darshan_log {
  * line with no newline. On any error *out is NULL and nothing is kept.
  * STATUS_INVALID for a NULL fp or out, STATUS_NOMEM. One pass, O(lines). */
 enum status ingest_darshan_parse(FILE *fp, const char *path, struct darshan_log **out,
-                                 struct error *err);
+                                 struct error *err) MUST_CHECK;
 void darshan_log_free(struct darshan_log *log);
 
 /* An activity window (METHOD.md §2), absolute epoch seconds. */
@@ -124,7 +124,7 @@ struct job_metrics {
  * STATUS_INVALID for a NULL log or out, STATUS_NOMEM (then *out is cleared). */
 enum status ingest_job_metrics(const struct darshan_log *log,
                                const struct ingest_fs_map *map, struct job_metrics *out,
-                               struct error *err);
+                               struct error *err) MUST_CHECK;
 void job_metrics_clear(struct job_metrics *m);
 
 /* b(v) of METHOD.md §4: 0 for v = 0, else 1 + floor(ln v / ln 1.2). */
@@ -161,7 +161,7 @@ struct iostat_data {
  * when nothing is kept), STATUS_INVALID (a bad regex, fp or out NULL), STATUS_NOMEM,
  * STATUS_INTERNAL (a read error). fp is read, never closed. */
 enum status ingest_iostat_parse(FILE *fp, const char *path, const char *device_include,
-                                struct iostat_data **out, struct error *err);
+                                struct iostat_data **out, struct error *err) MUST_CHECK;
 void iostat_data_free(struct iostat_data *d);
 
 #define INGEST_DEFAULT_DEVICE_INCLUDE "^(sd[a-z]+|vd[a-z]+|xvd[a-z]+|nvme[0-9]+n[0-9]+)$"
@@ -200,12 +200,12 @@ struct ingest_summary {
  * when the batch ran (inspect the summary); STATUS_DB when the database failed. */
 enum status ingest_darshan_paths(struct db *db, char *const *paths, size_t n_paths,
                                  const struct ingest_opts *opts, struct ingest_summary *s,
-                                 struct error *err);
+                                 struct error *err) MUST_CHECK;
 /* Loads iostat / sadf outputs for opts->fs; a directory is walked for *.txt, *.json,
  * *.csv. As ingest_darshan_paths otherwise. */
 enum status ingest_iostat_paths(struct db *db, char *const *paths, size_t n_paths,
                                 const struct ingest_opts *opts, struct ingest_summary *s,
-                                struct error *err);
+                                struct error *err) MUST_CHECK;
 void ingest_summary_clear(struct ingest_summary *s);
 
 #endif

@@ -54,7 +54,7 @@ struct stats_stream {
  * index >= n_servers, end_s not strictly ascending or not finite, a Δ <= 0. */
 enum status stats_series_build(const struct stats_stream *streams, size_t n_streams,
                                size_t n_servers, double delta_s,
-                               struct stats_series **out, struct error *err);
+                               struct stats_series **out, struct error *err) MUST_CHECK;
 
 /* Granularity k with phase φ (METHOD.md §6): coarse interval J merges fine
  * intervals kJ + φ + 1 … kJ + φ + k and ends at (kJ + φ + k)·Δ; its rate is the
@@ -65,7 +65,7 @@ enum status stats_series_build(const struct stats_stream *streams, size_t n_stre
  * for k = 0, phase >= k or no fine; STATUS_NOMEM. */
 enum status stats_series_coarsen(const struct stats_series *fine, unsigned k,
                                  unsigned phase, struct stats_series **out,
-                                 struct error *err);
+                                 struct error *err) MUST_CHECK;
 
 /* ---- per-job volume metrics (METHOD.md §3) ------------------------------------ */
 
@@ -124,7 +124,7 @@ struct stats_job_volume {
  * STATUS_INVALID: a missing pointer, a time not finite, start after end. */
 enum status stats_job_volume(const struct stats_series *s, const struct stats_job *job,
                              size_t *scratch, struct stats_job_volume *out,
-                             struct error *err);
+                             struct error *err) MUST_CHECK;
 
 /* ---- derived job metrics: ν, B^D, τ (METHOD.md §3) ---------------------------- */
 
@@ -171,7 +171,8 @@ struct stats_job_derived {
  * EXCL_NONFINITE). */
 enum status stats_job_derived(const struct stats_job_volume *v,
                               const struct stats_job_log *log,
-                              struct stats_job_derived *out, struct error *err);
+                              struct stats_job_derived *out,
+                              struct error *err) MUST_CHECK;
 
 /* ---- associations (METHOD.md §5) ---------------------------------------------- */
 
@@ -235,12 +236,12 @@ void stats_ws_allow_thread(struct stats_ws *ws, bool allow);
  * constant (err says which: "constant_x" / "constant_y"), or a value is not
  * finite; *r is then NAN. */
 enum status stats_pearson(const double *x, const double *y, size_t d, double *r,
-                          struct error *err);
+                          struct error *err) MUST_CHECK;
 
 /* Spearman's r of y against x, ties ranked by their average. x and y are borrowed
  * and unchanged. Needs d <= the size ws was made for. STATUS_INVALID as Pearson. */
 enum status stats_spearman(const double *x, const double *y, size_t d,
-                           struct stats_ws *ws, double *r, struct error *err);
+                           struct stats_ws *ws, double *r, struct error *err) MUST_CHECK;
 
 /* The methods asked for (opts->methods) over d jobs, with opts->d_min: below it every
  * coefficient is REASON_D_BELOW_MIN; constant series give REASON_CONSTANT_*.
@@ -250,7 +251,7 @@ enum status stats_spearman(const double *x, const double *y, size_t d,
  * x / y, or Spearman asked with ws NULL or smaller than d. */
 enum status stats_assoc_compute(const double *x, const double *y, size_t d,
                                 const struct stats_assoc_opts *opts, struct stats_ws *ws,
-                                struct stats_assoc *out, struct error *err);
+                                struct stats_assoc *out, struct error *err) MUST_CHECK;
 
 /* ---- the granularity sweep's verdicts (METHOD.md §6) ------------------------- */
 
@@ -267,7 +268,8 @@ struct stats_sweep_curve {
  * is undefined or fewer than 3 points are defined. STATUS_INVALID for a curve that
  * does not start at k = 1 or whose k do not ascend. */
 enum status stats_sweep_falling(const struct stats_sweep_curve *curve, double drop,
-                                double rho_max, bool *falling, struct error *err);
+                                double rho_max, bool *falling,
+                                struct error *err) MUST_CHECK;
 
 /* The recommended sampling interval: the largest k such that for every k' <= k and
  * every curve, |c(k') − c(1)| <= tol (METHOD.md: 0.05). An undefined c(k') ends the
@@ -276,7 +278,7 @@ enum status stats_sweep_falling(const struct stats_sweep_curve *curve, double dr
  * different k. */
 enum status stats_sweep_recommended(const struct stats_sweep_curve *curves,
                                     size_t n_curves, double tol, unsigned *k_out,
-                                    struct error *err);
+                                    struct error *err) MUST_CHECK;
 
 /* ---- significance (METHOD.md §5 "Significance") ------------------------------ */
 
@@ -367,7 +369,7 @@ struct stats_signif {
 enum status stats_signif_compute(const double *x, const double *y, size_t d,
                                  const struct stats_signif_opts *opts,
                                  struct stats_ws *ws, struct stats_signif *out,
-                                 struct error *err);
+                                 struct error *err) MUST_CHECK;
 
 /* Leave-one-out (jackknife) Pearson and Spearman: pearson_loo[k] and spearman_loo[k]
  * are r and Spearman's r of the d − 1 jobs other than k (NAN where those are
@@ -379,7 +381,7 @@ enum status stats_signif_compute(const double *x, const double *y, size_t d,
  * value not finite, x or y constant ("constant_x", "constant_y"). */
 enum status stats_jackknife(const double *x, const double *y, size_t d,
                             struct stats_ws *ws, double *pearson_loo,
-                            double *spearman_loo, struct error *err);
+                            double *spearman_loo, struct error *err) MUST_CHECK;
 
 /* ---- KDE credible bands (METHOD.md §5 `kde`) ---------------------------------- */
 
@@ -500,7 +502,7 @@ void stats_kde_ws_free(struct stats_kde_ws *ws);
  * O(16·512·it), 0.2 s at d = 10^6. */
 enum status stats_kde_compute(const double *x, const double *y, size_t d,
                               const struct stats_kde_opts *opts, struct stats_kde_ws *ws,
-                              struct stats_kde *out, struct error *err);
+                              struct stats_kde *out, struct error *err) MUST_CHECK;
 
 /* What stats_kde_width_ratio_stat needs: all borrowed. */
 struct stats_kde_stat_ctx {
@@ -523,7 +525,7 @@ struct stats_kde_stat_ctx {
  * stats_kde_compute. */
 enum status stats_kde_width_ratio_stat(const double *x, const double *y, size_t d,
                                        void *ctx, struct stats_coef *out,
-                                       struct error *err);
+                                       struct error *err) MUST_CHECK;
 
 /* ---- the plug-in bandwidth (METHOD.md §5 `kde`) -------------------------------- */
 
@@ -552,7 +554,7 @@ void stats_bw_ws_free(struct stats_bw_ws *ws);
  * O(STATS_BW_BINS) per solver step: 1.5, 5 and 19 ms at d = 10^3, 10^4, 10^5 (shared
  * machine). */
 enum status stats_bw_sj(const double *v, size_t d, struct stats_bw_ws *ws, double *h,
-                        struct error *err);
+                        struct error *err) MUST_CHECK;
 
 /* ---- coverage (METHOD.md §7) and group tables (§4) ---------------------------- */
 
@@ -588,7 +590,7 @@ enum status stats_coverage_compute(const struct stats_series *s,
                                    const struct stats_coverage_windows *w,
                                    double log_start_s, double log_end_s, double *d_bytes,
                                    double *s_bytes, struct stats_coverage *out,
-                                   struct error *err);
+                                   struct error *err) MUST_CHECK;
 
 /* Mean and sd of n values (Tables I, II of the paper). */
 struct stats_summary {
@@ -599,7 +601,7 @@ struct stats_summary {
 
 /* STATUS_INVALID for v NULL with n > 0, a value not finite or out NULL. */
 enum status stats_summary_compute(const double *v, size_t n, struct stats_summary *out,
-                                  struct error *err);
+                                  struct error *err) MUST_CHECK;
 
 /* The most bins stats_histogram_compute makes. */
 #define STATS_HIST_BINS_MAX 4096
@@ -625,7 +627,8 @@ struct stats_histogram {
  * value not finite. */
 enum status stats_histogram_compute(const double *v, size_t n, double width_s,
                                     size_t *counts, size_t max_bins,
-                                    struct stats_histogram *out, struct error *err);
+                                    struct stats_histogram *out,
+                                    struct error *err) MUST_CHECK;
 
 /* ---- random forest (METHOD.md §5 rf) ------------------------------------------ */
 
@@ -703,6 +706,7 @@ void stats_rf_ws_free(struct stats_rf_ws *ws);
 enum status stats_rf_compute(const double *x, const double *y, size_t d,
                              const double *x_eval, size_t n_eval,
                              const struct stats_rf_opts *opts, struct stats_rf_ws *ws,
-                             struct stats_rf *out, double *fit_eval, struct error *err);
+                             struct stats_rf *out, double *fit_eval,
+                             struct error *err) MUST_CHECK;
 
 #endif
