@@ -188,8 +188,8 @@ struct db_jobs {
     size_t n_all_windows;
 };
 
-/* Every job of a group (group_id NULL: all jobs), ordered by start time. *out is
- * new; db_jobs_free frees it. */
+/* Every job of a group (group_id NULL: all jobs), ordered by start time: a default
+ * group's, or a hand-made group's members. *out is new; db_jobs_free frees it. */
 enum status db_jobs_of_group(struct db *db, const char *group_id, struct db_jobs **out,
                              struct error *err) MUST_CHECK;
 void db_jobs_free(struct db_jobs *jobs);
@@ -319,6 +319,36 @@ struct db_job_row {
 enum status db_jobs_page(struct db *db, const char *cursor, double from_s, double to_s,
                          const char *group_id, size_t limit, struct db_job_row **rows,
                          size_t *n, char next_cursor[80], struct error *err) MUST_CHECK;
+
+/* ---- hand-made groups (METHOD.md §4) -------------------------------------------- */
+
+/* What a hand-made group's rule looks at in one job. */
+struct db_job_features {
+    char job_key[33];
+    char jobid[32];
+    uint64_t uid;
+    char executable[256]; /* as the default key uses it: basename of exe's first token */
+    int64_t nprocs;
+    int64_t bytes; /* read plus written (eta_read + eta_write) */
+};
+
+/* Every job's features, by job key. *out is malloc'd (caller frees; NULL when no
+ * job). STATUS_DB, STATUS_NOMEM. */
+enum status db_job_features_list(struct db *db, struct db_job_features **out, size_t *n,
+                                 struct error *err) MUST_CHECK;
+
+/* Stores a hand-made group in one transaction: its row of app_groups (name, key and
+ * rule text, updated when the rule changed; the id stays) and exactly the n jobs of
+ * job_keys (borrowed) as its members. STATUS_DB, STATUS_NOMEM. */
+enum status db_hand_group_store(struct db *db, const char *group_id, const char *name,
+                                const char *key, const char *rule,
+                                const char *const *job_keys, size_t n,
+                                struct error *err) MUST_CHECK;
+
+/* Removes every hand-made group whose id is not among the n of keep, with its
+ * members, inputs and results, in one transaction. STATUS_DB, STATUS_NOMEM. */
+enum status db_hand_groups_prune(struct db *db, const char (*keep)[17], size_t n,
+                                 struct error *err) MUST_CHECK;
 
 /* ---- group tables and coverage (METHOD.md §4, §7) ------------------------------ */
 

@@ -30,7 +30,7 @@ enum status db_jobs_of_group(struct db *db, const char *group_id, struct db_jobs
         "SELECT job_key, jobid, group_id, start_time, t_j, t_um, t_urw, t_s, t, "
         "t_fr, t_fw, eta_read, eta_write, eta_mon_read, eta_mon_write, t_s_span, "
         "t_s_slowest "
-        "FROM jobs WHERE ($1::text IS NULL OR group_id = $1) "
+        "FROM jobs WHERE ($1::text IS NULL OR " IN_GROUP_1 ") "
         "ORDER BY start_time, job_key",
         1, vals, &r, err);
     if (rc != STATUS_OK)
@@ -38,7 +38,7 @@ enum status db_jobs_of_group(struct db *db, const char *group_id, struct db_jobs
     rc = exec_params(db,
                      "SELECT w.job_key, w.is_write, w.start_s, w.end_s, w.fs, w.bytes "
                      "FROM job_windows w JOIN jobs j USING (job_key) "
-                     "WHERE ($1::text IS NULL OR j.group_id = $1) "
+                     "WHERE ($1::text IS NULL OR " J_IN_GROUP_1 ") "
                      "ORDER BY j.start_time, j.job_key, w.start_s",
                      1, vals, &w, err);
     if (rc != STATUS_OK)
@@ -292,7 +292,7 @@ enum status db_jobs_page(struct db *db, const char *cursor, double from_s, doubl
         "($1::bigint IS NULL OR (start_time, job_key) > ($1::bigint, $2::text)) "
         "AND ($3::float8 IS NULL OR start_time + t_j >= $3::float8) "
         "AND ($4::float8 IS NULL OR start_time < $4::float8) "
-        "AND ($5::text IS NULL OR group_id = $5) "
+        "AND ($5::text IS NULL OR " IN_GROUP_5 ") "
         "ORDER BY start_time, job_key LIMIT $6::bigint",
         6, vals, sizeof **rows, fill_job_row, "jobs page", &page, &got, err);
     if (rc != STATUS_OK)

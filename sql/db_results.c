@@ -5,6 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The job count of app_groups row g: its default jobs, or its members for a hand-made
+ * group (one of the two is 0). */
+#define GROUP_JOBS_SQL                                                                   \
+    "((SELECT count(*) FROM jobs j WHERE j.group_id = g.group_id) + "                    \
+    "(SELECT count(*) FROM group_members m WHERE m.group_id = g.group_id))"
+
 static void fill_group(void *row_out, const PGresult *r, int row)
 {
     struct db_group *g = row_out;
@@ -21,9 +27,8 @@ enum status db_groups_list(struct db *db, struct db_group **out, size_t *n,
     void *rows;
     enum status rc =
         fetch_rows(db,
-                   "SELECT g.group_id, g.name, g.key, count(j.job_key) "
-                   "FROM app_groups g LEFT JOIN jobs j USING (group_id) "
-                   "GROUP BY g.group_id ORDER BY count(j.job_key) DESC, g.group_id",
+                   "SELECT g.group_id, g.name, g.key, " GROUP_JOBS_SQL " AS n "
+                   "FROM app_groups g ORDER BY n DESC, g.group_id",
                    0, NULL, sizeof **out, fill_group, "groups", &rows, n, err);
     *out = rows;
     return rc;
@@ -35,9 +40,8 @@ enum status db_group_get(struct db *db, const char *id, struct db_group *out,
     PGresult *r;
     const char *vals[1] = {id};
     enum status rc = exec_params(db,
-                                 "SELECT g.group_id, g.name, g.key, count(j.job_key) "
-                                 "FROM app_groups g LEFT JOIN jobs j USING (group_id) "
-                                 "WHERE g.group_id = $1 GROUP BY g.group_id",
+                                 "SELECT g.group_id, g.name, g.key, " GROUP_JOBS_SQL
+                                 " FROM app_groups g WHERE g.group_id = $1",
                                  1, vals, &r, err);
     if (rc != STATUS_OK)
         return rc;
@@ -177,14 +181,16 @@ enum status db_group_inputs_read(struct db *db, const char *group_id, const char
         db,
         "WITH j AS (SELECT count(*) AS n, "
         "  coalesce(md5(string_agg(job_key, ',' ORDER BY job_key)), '') AS h, "
-        "  min(start_time) AS s, max(end_time) AS e FROM jobs WHERE group_id = $1), "
+        "  min(start_time) AS s, max(end_time) AS e FROM jobs WHERE " IN_GROUP_1 "), "
         "smp AS (SELECT count(*) AS n, coalesce(md5(string_agg(DISTINCT source_hash, ',' "
         "  ORDER BY source_hash)), '') AS h FROM samples, j "
         "  WHERE samples.stamp_s BETWEEN j.s - " INPUT_MARGIN_S
         " AND j.e + " INPUT_MARGIN_S "), old AS (SELECT fingerprint FROM group_inputs "
         "WHERE group_id = $1 AND kind = $2) "
         "SELECT j.n, j.h, smp.n, smp.h, "
-        "  md5(j.h || '|' || smp.n || '|' || smp.h || '|' || $3), "
+        /* A hand-made group's rule text too: an edited rule recomputes it. */
+        "  md5(j.h || '|' || smp.n || '|' || smp.h || '|' || $3 || coalesce('|' || "
+        "  (SELECT rule FROM app_groups WHERE group_id = $1), '')), "
         "  coalesce((SELECT fingerprint FROM old), '') FROM j, smp",
         3, vals, &r, err);
     if (rc != STATUS_OK)
@@ -240,11 +246,13 @@ enum status db_groups_touched_since(struct db *db, double since_s, char (**ids)[
         "WITH f AS (SELECT content_hash FROM loaded_files "
         "  WHERE loaded_at >= to_timestamp($1::double precision)), "
         "rng AS (SELECT min(stamp_s) AS s, max(stamp_s) AS e FROM samples "
-        "  WHERE source_hash IN (SELECT content_hash FROM f) GROUP BY source_hash) "
-        "SELECT DISTINCT j.group_id FROM jobs j "
+        "  WHERE source_hash IN (SELECT content_hash FROM f) GROUP BY source_hash), "
+        "hit AS (SELECT j.job_key, j.group_id FROM jobs j "
         "WHERE j.source_hash IN (SELECT content_hash FROM f) "
         "  OR EXISTS (SELECT 1 FROM rng WHERE j.start_time <= rng.e + " INPUT_MARGIN_S
-        "  AND j.end_time >= rng.s - " INPUT_MARGIN_S ") ORDER BY 1",
+        "  AND j.end_time >= rng.s - " INPUT_MARGIN_S ")) "
+        "SELECT group_id FROM hit UNION SELECT m.group_id FROM group_members m "
+        "JOIN hit USING (job_key) ORDER BY 1",
         1, vals, sizeof **ids, fill_group_id, "groups", &rows, n, err);
     *ids = rows;
     return rc;

@@ -38,7 +38,7 @@ enum status db_group_features(struct db *db, const char *group_id,
                     "SELECT count(*), min(uid), max(uid), min(nprocs), max(nprocs), "
                     "min(n_unique_files), max(n_unique_files), min(n_shared_files), "
                     "max(n_shared_files), min(eta_read), max(eta_read), min(eta_write), "
-                    "max(eta_write) FROM jobs WHERE group_id = $1",
+                    "max(eta_write) FROM jobs WHERE " IN_GROUP_1,
                     1, vals, &r, err);
 
     *jobs = 0;

@@ -39,6 +39,17 @@ enum status replace_rows(struct db *db, const char *del, int n_del,
                          const char *const *del_vals, const char *ins, int n_ins,
                          const char *const *ins_vals, struct error *err);
 
+/* The condition "the job (columns prefixed by alias, "" or "j.") is in group p" (p a
+ * parameter, "$1"): its default group, or a hand-made group it is a member of. A
+ * default group's id is never a hand group's, so at most one side holds. */
+#define IN_GROUP_SQL(alias, p)                                                           \
+    "(" alias "group_id = " p " OR " alias "job_key IN (SELECT gm.job_key FROM "         \
+    "group_members gm WHERE gm.group_id = " p "))"
+/* The forms the queries use, as plain names (clang-format keeps them in line). */
+#define IN_GROUP_1   IN_GROUP_SQL("", "$1")
+#define J_IN_GROUP_1 IN_GROUP_SQL("j.", "$1")
+#define IN_GROUP_5   IN_GROUP_SQL("", "$5::text")
+
 /* Column col of row: NAN / 0 / "" when SQL NULL. */
 double get_double(const PGresult *r, int row, int col);
 int64_t get_int64(const PGresult *r, int row, int col);

@@ -1,0 +1,118 @@
+/* db_groups.c: hand-made groups (METHOD.md §4): the jobs' features their rules match,
+ * and the membership analyze stores. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void fill_job_features(void *row_out, const PGresult *r, int row)
+{
+    struct db_job_features *j = row_out;
+
+    copy_text(j->job_key, sizeof j->job_key, r, row, 0);
+    copy_text(j->jobid, sizeof j->jobid, r, row, 1);
+    j->uid = (uint64_t)get_int64(r, row, 2);
+    copy_text(j->executable, sizeof j->executable, r, row, 3);
+    j->nprocs = get_int64(r, row, 4);
+    j->bytes = get_int64(r, row, 5);
+}
+
+enum status db_job_features_list(struct db *db, struct db_job_features **out, size_t *n,
+                                 struct error *err)
+{
+    void *rows;
+    enum status rc = fetch_rows(db,
+                                "SELECT job_key, jobid, uid, executable, nprocs, "
+                                "eta_read + eta_write FROM jobs ORDER BY job_key",
+                                0, NULL, sizeof **out, fill_job_features, "job features",
+                                &rows, n, err);
+    *out = rows;
+    return rc;
+}
+
+/* A text[] literal "{a,b,...}" of n items (malloc'd; NULL without memory). The items
+ * are ids and job keys, hex digits: nothing to quote. */
+static char *text_array(const char *const *items, size_t n)
+{
+    struct buf b = {0};
+    bool ok = buf_printf(&b, "{");
+
+    for (size_t i = 0; ok && i < n; i++)
+        ok = buf_printf(&b, "%s%s", i > 0 ? "," : "", items[i]);
+    ok = ok && buf_printf(&b, "}");
+    if (!ok) {
+        free(b.p);
+        return NULL;
+    }
+    return b.p;
+}
+
+enum status db_hand_group_store(struct db *db, const char *group_id, const char *name,
+                                const char *key, const char *rule,
+                                const char *const *job_keys, size_t n, struct error *err)
+{
+    char *keys = text_array(job_keys, n);
+    enum status rc;
+
+    if (keys == NULL)
+        return error_set(err, STATUS_NOMEM, "members of group %s", group_id);
+    const char *group[4] = {group_id, name, key, rule};
+    const char *members[2] = {group_id, keys};
+    rc = exec_cmd(db, "BEGIN", err);
+    if (rc != STATUS_OK)
+        goto out;
+    rc = exec_params_cmd(db,
+                         "INSERT INTO app_groups (group_id, name, key, rule) "
+                         "VALUES ($1, $2, $3, $4) ON CONFLICT (group_id) DO UPDATE SET "
+                         "name = EXCLUDED.name, key = EXCLUDED.key, rule = EXCLUDED.rule",
+                         4, group, err);
+    if (rc == STATUS_OK) {
+        rc = exec_params_cmd(db,
+                             "DELETE FROM group_members WHERE group_id = $1 "
+                             "AND job_key <> ALL ($2::text[])",
+                             2, members, err);
+    }
+    if (rc == STATUS_OK) {
+        rc = exec_params_cmd(db,
+                             "INSERT INTO group_members (group_id, job_key) "
+                             "SELECT $1, k FROM unnest($2::text[]) AS k "
+                             "ON CONFLICT DO NOTHING",
+                             2, members, err);
+    }
+    if (rc == STATUS_OK)
+        rc = exec_cmd(db, "COMMIT", err);
+    if (rc != STATUS_OK)
+        rollback(db);
+out:
+    free(keys);
+    return rc;
+}
+
+enum status db_hand_groups_prune(struct db *db, const char (*keep)[17], size_t n,
+                                 struct error *err)
+{
+    const char **items = calloc(n > 0 ? n : 1, sizeof *items);
+    char *ids = NULL;
+    enum status rc;
+
+    for (size_t i = 0; items != NULL && i < n; i++)
+        items[i] = keep[i];
+    if (items != NULL)
+        ids = text_array(items, n);
+    free(items);
+    if (ids == NULL)
+        return error_set(err, STATUS_NOMEM, "hand-made groups");
+    const char *vals[1] = {ids};
+    /* results has no ON DELETE CASCADE (0001): its rows go first; group_inputs and
+     * group_members follow app_groups. */
+    rc = replace_rows(
+        db,
+        "DELETE FROM results WHERE group_id IN (SELECT group_id FROM "
+        "app_groups WHERE rule IS NOT NULL AND group_id <> ALL ($1::text[]))",
+        1, vals,
+        "DELETE FROM app_groups WHERE rule IS NOT NULL AND group_id <> ALL ($1::text[])",
+        1, vals, err);
+    free(ids);
+    return rc;
+}
