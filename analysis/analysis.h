@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "../common/common.h"
@@ -26,6 +27,56 @@ struct json_t;
 /* The largest k a sweep may reach: with every phase it takes k(k + 1)/2 series. */
 #define SWEEP_K_LIMIT 1000
 
+/* ---- hand-made groups (METHOD.md §4) -------------------------------------------------
+ */
+
+/* The keys of a [group NAME] section, in the order of their rule text. */
+enum group_key {
+    GROUP_EXECUTABLE,
+    GROUP_UID,
+    GROUP_NPROCS,
+    GROUP_BYTES,
+    GROUP_JOBS,
+    GROUP_KEYS
+};
+
+/* Bytes of a NAME (libinih keeps 49 bytes of a section's name); uids or jobs of one
+ * key (more than a line of 199 bytes holds); a value as given, with its '\0'. */
+#define GROUP_NAME_MAX  40
+#define GROUP_LIST_MAX  100
+#define GROUP_VALUE_MAX 200
+
+/* One darshan job id of a jobs = list, optionally with its uid (uid:jobid). */
+struct group_job_id {
+    char jobid[32]; /* as the jobs table holds it */
+    bool has_uid;
+    uint64_t uid;
+};
+
+/* A hand-made group: a job belongs when every key given matches (the configuration
+ * checked each value; given[k][0] == '\0' when key k is absent). */
+struct group_rule {
+    char name[GROUP_NAME_MAX + 1];           /* [group NAME]; its id hashes "hand:NAME" */
+    char given[GROUP_KEYS][GROUP_VALUE_MAX]; /* each value as written: the rule's text */
+    uint64_t uids[GROUP_LIST_MAX];           /* uid = N[,N…] */
+    size_t n_uids;
+    int64_t nprocs_min, nprocs_max; /* nprocs = A-B, inclusive */
+    int64_t bytes_min, bytes_max;   /* bytes = A-B: read plus written, inclusive */
+    struct group_job_id jobs[GROUP_LIST_MAX]; /* jobs = ID[,ID…] */
+    size_t n_jobs;
+};
+
+/* The name of key k in a [group NAME] section ("executable", "uid", ...). */
+const char *group_key_name(enum group_key k);
+
+/* The rule's text, "executable=…;uid=…" over the keys given in enum order: part of
+ * the group's inputs, so that an edited rule recomputes the group. */
+void group_rule_text(const struct group_rule *r, char *out, size_t size);
+
+/* The group id of a hand-made group: the first 16 hex digits of the hash of
+ * "hand:NAME" (as a default group's id is of its key). */
+void group_rule_id(const char *name, char out[17]);
+
 /* What the analysis takes from the configuration. */
 struct analysis_settings {
     size_t d_min;              /* METHOD.md §5: below it every coefficient is null */
@@ -35,6 +86,8 @@ struct analysis_settings {
     size_t permutations;       /* B of analyze's stored significance; 0: none */
     unsigned k_max;            /* the sweep's largest k */
     bool all_phases;           /* the sweep: every phase φ at each k */
+    const struct group_rule *groups; /* the hand-made groups (borrowed); NULL: none */
+    size_t n_groups;
 };
 
 /* ---- the association object (METHOD.md §5) ---------------------------------------- */
@@ -181,6 +234,15 @@ void sweep_pair(size_t i, const char **y, const char **x);
  * STATUS_OK without storing anything when no samples are loaded. */
 enum status analyze_tables_run(struct db *db, const struct analysis_settings *s,
                                const char *group_id, struct error *err) MUST_CHECK;
+
+/* Evaluates every hand-made group of s against every job and stores the membership
+ * (METHOD.md §4), each group under its id with its rule text; hand-made groups no
+ * longer configured are removed with their results. A group that matches no job is
+ * kept with 0 jobs and a warning is logged. Run at the start of analyze_run and
+ * analyze_sweep_run. STATUS_INVALID for a regex that does not compile; STATUS_DB;
+ * STATUS_NOMEM. */
+enum status analysis_groups_refresh(struct db *db, const struct analysis_settings *s,
+                                    struct error *err) MUST_CHECK;
 
 /* ---- the job export ------------------------------------------------------------------
  */

@@ -212,6 +212,10 @@ typedef enum status (*group_work_fn)(void *arg, struct db *db, const struct db_g
                                      const struct db_group_inputs *inputs,
                                      struct error *err);
 
+/* true when g is a hand-made group (groups.c): its jobs are members, not those whose
+ * default group it is. */
+bool group_is_hand(const struct db_group *g);
+
 /* The groups of a run: group_id's alone (STATUS_NOT_FOUND when there is none) or
  * every one. *groups is new (free). */
 enum status analysis_groups_select(struct db *db, const char *group_id,

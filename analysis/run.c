@@ -237,7 +237,9 @@ enum status analyze_run(struct db *db, const struct analysis_settings *s,
     w.opts.n_perm = s->permutations;
     w.opts.rf = true;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    rc = analysis_groups_select(db, group_id, &groups, &n_groups, err);
+    rc = analysis_groups_refresh(db, s, err);
+    if (rc == STATUS_OK)
+        rc = analysis_groups_select(db, group_id, &groups, &n_groups, err);
     if (rc == STATUS_OK) {
         rc = analysis_groups_each(db, groups, n_groups, sel, "association", settings,
                                   progress, assoc_one, &w, sum, err);

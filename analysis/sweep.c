@@ -751,7 +751,9 @@ enum status analyze_sweep_run(struct db *db, const struct analysis_settings *set
         if (rc != STATUS_OK)
             return error_set(err, STATUS_INTERNAL, "sweep pair %zu", p);
     }
-    rc = analysis_groups_select(db, group_id, &groups, &n_groups, err);
+    rc = analysis_groups_refresh(db, settings, err);
+    if (rc == STATUS_OK)
+        rc = analysis_groups_select(db, group_id, &groups, &n_groups, err);
     for (size_t g = 0; rc == STATUS_OK && g < n_groups; g++) {
         if ((size_t)groups[g].jobs > r.d_max)
             r.d_max = (size_t)groups[g].jobs;

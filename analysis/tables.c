@@ -63,6 +63,25 @@ static json_t *histogram_json(const struct stats_histogram *h, const size_t *cou
     return o;
 }
 
+/* Adds job j's values to the table's columns (n[p] values of metric p so far). */
+static enum status table_count_job(struct table_ctx *t, const struct db_job *j, size_t *n,
+                                   size_t stride, struct error *err)
+{
+    double m;
+    enum status rc = analysis_job_pairs(t->series, j, t->pairs, N_TABLE_METRICS,
+                                        &t->scratch, t->y, t->x, t->excl, &m, err);
+
+    if (rc != STATUS_OK)
+        return rc;
+    /* A job counts for a metric as it would for an association of it: its family not
+     * excluded, T_J > 0 (METHOD.md §2), the value finite. */
+    for (size_t p = 0; p < N_TABLE_METRICS; p++) {
+        if (t->excl[p] == EXCL_NONE)
+            t->values[p * stride + n[p]++] = t->y[p];
+    }
+    return STATUS_OK;
+}
+
 /* The table of one group as the JSON the API serves. */
 static enum status group_table(struct db *db, struct table_ctx *t,
                                const struct db_group *g, json_t **out, struct error *err)
@@ -77,6 +96,16 @@ static enum status group_table(struct db *db, struct table_ctx *t,
     rc = db_group_features(db, g->id, features, &n_jobs, err);
     if (rc != STATUS_OK)
         return rc;
+    if (group_is_hand(g)) {
+        /* A hand-made group's jobs are its members, not a run of by_group. */
+        struct db_jobs *mine = NULL;
+        rc = db_jobs_of_group(db, g->id, &mine, err);
+        for (size_t i = 0; rc == STATUS_OK && i < mine->n; i++)
+            rc = table_count_job(t, &mine->jobs[i], n, stride, err);
+        db_jobs_free(mine);
+        if (rc != STATUS_OK)
+            return rc;
+    }
     /* The group's run of by_group: the first ref not below it, then while equal. */
     size_t lo = 0, hi = t->jobs->n;
     while (lo < hi) {
@@ -89,18 +118,9 @@ static enum status group_table(struct db *db, struct table_ctx *t,
     }
     for (size_t r = lo; r < t->jobs->n && strcmp(t->by_group[r].group_id, g->id) == 0;
          r++) {
-        const struct db_job *j = &t->jobs->jobs[t->by_group[r].idx];
-        double m;
-        rc = analysis_job_pairs(t->series, j, t->pairs, N_TABLE_METRICS, &t->scratch,
-                                t->y, t->x, t->excl, &m, err);
+        rc = table_count_job(t, &t->jobs->jobs[t->by_group[r].idx], n, stride, err);
         if (rc != STATUS_OK)
             return rc;
-        /* A job counts for a metric as it would for an association of it: its
-         * family not excluded, T_J > 0 (METHOD.md §2), the value finite. */
-        for (size_t p = 0; p < N_TABLE_METRICS; p++) {
-            if (t->excl[p] == EXCL_NONE)
-                t->values[p * stride + n[p]++] = t->y[p];
-        }
     }
 
     json_t *o = json_object(), *feat = json_object(), *met = json_object();

@@ -53,7 +53,9 @@ struct analysis_settings app_analysis_settings(const struct app_config *cfg)
                                       .base_granularity_s = cfg->granularity_s,
                                       .permutations = cfg->permutations,
                                       .k_max = cfg->sweep_k_max,
-                                      .all_phases = cfg->sweep_all_phases};
+                                      .all_phases = cfg->sweep_all_phases,
+                                      .groups = cfg->groups,
+                                      .n_groups = cfg->n_groups};
 }
 
 struct serve_settings app_serve_settings(const struct app_config *cfg, const char *listen)

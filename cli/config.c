@@ -4,8 +4,11 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <ini.h>
+#include <inttypes.h>
 #include <math.h>
 #include <regex.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,167 +16,581 @@
 
 #define DEFAULT_CONFIG_PATH "/etc/iocontend/iocontend.conf"
 
-static char *trim(char *s)
-{
-    char *end;
+/* libinih hands over lines of at most this many bytes (INI_MAX_LINE, 200 on Debian 12,
+ * with the '\0'): it would split a longer one into two lines, silently. */
+#define LINE_MAX_BYTES 199
 
-    while (isspace((unsigned char)*s))
-        s++;
-    end = s + strlen(s);
-    while (end > s && isspace((unsigned char)end[-1]))
-        *--end = '\0';
-    return s;
-}
-
-static enum status parse_double(const char *v, double *out, const char *path, long line,
-                                struct error *err)
+/* A number; what names the key ("[samples] sample_offset_s") in the error. */
+static enum status parse_double(const char *v, double *out, const char *what,
+                                const char *path, long line, struct error *err)
 {
     char *end;
     errno = 0;
     double d = strtod(v, &end);
-    if (end == v || *end != '\0' || errno != 0)
-        return error_at(err, STATUS_PARSE, path, line, "expected a number, got '%s'", v);
+    if (end == v || *end != '\0' || errno != 0) {
+        return error_at(err, STATUS_PARSE, path, line,
+                        "%s: expected a number, got '%.60s'", what, v);
+    }
     *out = d;
     return STATUS_OK;
 }
 
-static enum status set_key(struct app_config *cfg, const char *section, const char *key,
-                           const char *value, const char *path, long line,
-                           struct error *err)
+/* What libinih's reader and handler share while one file is read. */
+struct ini_state {
+    struct app_config *cfg;
+    const char *path;
+    FILE *fp;
+    char *buf; /* getline's */
+    size_t cap;
+    long line;                /* of the line last handed to libinih */
+    struct group_rule *group; /* the [group NAME] being read, NULL elsewhere */
+    size_t first_group;       /* the first of cfg's groups this file defines */
+    long *group_lines;        /* the line of each of them, for its errors */
+    struct error *err;
+    enum status rc; /* the first failure: the reader then ends the file */
+};
+
+/* ---- the sections ------------------------------------------------------------- */
+
+static const char *const sections[] = {"database", "serve",   "filesystems",
+                                       "devices",  "samples", "analysis"};
+
+static bool group_name_ok(const char *name)
 {
-    if (strcmp(section, "filesystems") == 0)
-        return ingest_fs_map_add(&cfg->fs_map, key, value, err);
-    if (strcmp(section, "database") == 0 && strcmp(key, "conninfo") == 0) {
-        snprintf(cfg->db_arg, sizeof cfg->db_arg, "%s", value);
-        return STATUS_OK;
+    size_t n = strlen(name);
+
+    if (n == 0 || n > GROUP_NAME_MAX)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (!isalnum(c) && c != '_' && c != '-' && c != '.')
+            return false;
     }
-    if (strcmp(section, "serve") == 0) {
-        if (strcmp(key, "listen") == 0) {
-            char host[256];
-            int port = 0;
-            struct error why = {0};
-            if (serve_listen_parse(value, host, sizeof host, &port, &why) != STATUS_OK)
-                return error_at(err, STATUS_PARSE, path, line, "[serve] %s", why.msg);
-            snprintf(cfg->listen, sizeof cfg->listen, "%s", value);
-        } else if (strcmp(key, "token") == 0) {
-            snprintf(cfg->token, sizeof cfg->token, "%s", value);
-        } else if (strcmp(key, "cors_origin") == 0) {
-            snprintf(cfg->cors_origin, sizeof cfg->cors_origin, "%s", value);
-        } else {
-            return error_at(err, STATUS_PARSE, path, line,
-                            "expected listen, token or cors_origin in [serve], got '%s'",
-                            key);
-        }
-        return STATUS_OK;
+    return true;
+}
+
+/* The NAME of a "group NAME" section, NULL for another section. */
+static const char *group_section_name(const char *section)
+{
+    if (strncmp(section, "group ", 6) != 0)
+        return NULL;
+    return section + 6;
+}
+
+/* A [group NAME] line: a new rule in cfg. */
+static enum status group_begin(struct ini_state *st, const char *name)
+{
+    struct app_config *cfg = st->cfg;
+
+    if (!group_name_ok(name)) {
+        return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                        "[group %.60s]: expected a NAME of 1 to %d letters, digits, '_', "
+                        "'-' or '.'",
+                        name, GROUP_NAME_MAX);
     }
-    if (strcmp(section, "devices") == 0 && strcmp(key, "include") == 0) {
-        /* Compiled now, so that a typo stops the program naming the key rather than
-         * quarantining every iostat file as unreadable. */
-        regex_t re;
-        int rc = regcomp(&re, value, REG_EXTENDED | REG_NOSUB);
-        if (rc != 0) {
-            char why[128];
-            regerror(rc, &re, why, sizeof why);
-            return error_at(err, STATUS_PARSE, path, line,
-                            "expected a POSIX extended regex in [devices] include, got "
-                            "'%.60s': %s",
-                            value, why);
+    for (size_t i = 0; i < cfg->n_groups; i++) {
+        if (strcmp(cfg->groups[i].name, name) == 0) {
+            return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                            "[group %s] is defined twice (first at line %ld)", name,
+                            i >= st->first_group ? st->group_lines[i - st->first_group]
+                                                 : 0L);
         }
-        regfree(&re);
-        if (strlen(value) >= sizeof cfg->device_include) {
-            return error_at(err, STATUS_PARSE, path, line,
-                            "[devices] include is longer than %zu bytes",
-                            sizeof cfg->device_include - 1);
-        }
-        snprintf(cfg->device_include, sizeof cfg->device_include, "%s", value);
-        return STATUS_OK;
     }
-    if (strcmp(section, "samples") == 0 && strcmp(key, "sample_offset_s") == 0)
-        return parse_double(value, &cfg->sample_offset_s, path, line, err);
-    if (strcmp(section, "analysis") == 0 && strcmp(key, "sweep_phases") == 0) {
+    size_t mine = cfg->n_groups - st->first_group;
+    struct group_rule *g = realloc(cfg->groups, (cfg->n_groups + 1) * sizeof *g);
+    if (g != NULL)
+        cfg->groups = g;
+    long *l = realloc(st->group_lines, (mine + 1) * sizeof *l);
+    if (l != NULL)
+        st->group_lines = l;
+    if (g == NULL || l == NULL)
+        return error_set(st->err, STATUS_NOMEM, "[group %s]", name);
+    st->group = &cfg->groups[cfg->n_groups];
+    memset(st->group, 0, sizeof *st->group);
+    snprintf(st->group->name, sizeof st->group->name, "%s", name);
+    st->group_lines[mine] = st->line;
+    cfg->n_groups++;
+    return STATUS_OK;
+}
+
+/* A section line as libinih reads it: the name is what stands between '[' and the
+ * first ']', as it is (libinih does not trim it). */
+static enum status section_line(struct ini_state *st, const char *s)
+{
+    char name[256];
+    const char *close = strchr(s, ']');
+
+    st->group = NULL;
+    if (close == NULL) {
+        return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                        "expected ']' after the section name");
+    }
+    snprintf(name, sizeof name, "%.*s", (int)(close - s - 1), s + 1);
+    for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
+        if (strcmp(name, sections[i]) == 0)
+            return STATUS_OK;
+    }
+    const char *group = group_section_name(name);
+    if (group != NULL)
+        return group_begin(st, group);
+    return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                    "unknown section [%.40s]%s; expected database, serve, filesystems, "
+                    "devices, samples, analysis or group NAME",
+                    name,
+                    strcmp(name, "groups") == 0 ? " (now one [group NAME] each)" : "");
+}
+
+/* libinih's fgets: hands over one line of the file at a time, so that st->line is
+ * the line of every handler call, after refusing what libinih would silently
+ * misread: a line longer than its buffer (split in two) and an indented line (joined
+ * to the key before as a continuation). Section lines are checked here too, since
+ * libinih tells the handler only of sections that hold a key. */
+static char *ini_read_line(char *str, int num, void *stream)
+{
+    struct ini_state *st = stream;
+    ssize_t got;
+
+    if (st->rc != STATUS_OK)
+        return NULL;
+    got = getline(&st->buf, &st->cap, st->fp);
+    if (got < 0)
+        return NULL;
+    st->line++;
+    size_t len = (size_t)got;
+    char *s = st->buf;
+    while (len > 0 && (s[len - 1] == '\n' || s[len - 1] == '\r'))
+        s[--len] = '\0';
+    if (st->line == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0) {
+        s += 3;
+        len -= 3;
+    }
+    size_t limit =
+        num > 1 && (size_t)num - 1 < LINE_MAX_BYTES ? (size_t)num - 1 : LINE_MAX_BYTES;
+    if (len > limit) {
+        /* Named by its key: the text before '=' (or ':', as libinih reads it). */
+        size_t key = strcspn(s, "=:");
+        while (key > 0 && isspace((unsigned char)s[key - 1]))
+            key--;
+        st->rc =
+            error_at(st->err, STATUS_PARSE, st->path, st->line,
+                     "%.*s%s: line of %zu bytes, at most %zu (libinih would split it)",
+                     (int)(key < 40 ? key : 40), s, key > 40 ? "..." : "", len, limit);
+        return NULL;
+    }
+    if (s[0] == ' ' || s[0] == '\t') {
+        size_t lead = strspn(s, " \t");
+        if (s[lead] != '\0') {
+            st->rc = error_at(st->err, STATUS_PARSE, st->path, st->line,
+                              "indented line '%.40s': a line may not start with white "
+                              "space (libinih would join it to the key before)",
+                              s + lead);
+            return NULL;
+        }
+    }
+    if (s[0] == '[') {
+        st->rc = section_line(st, s);
+        if (st->rc != STATUS_OK)
+            return NULL;
+    }
+    memcpy(str, s, len + 1);
+    return str;
+}
+
+/* ---- the keys ----------------------------------------------------------------- */
+
+/* Copies value into a field of size bytes; a longer value is refused, not cut. */
+static enum status set_text(char *dst, size_t size, const char *section, const char *key,
+                            const char *value, const struct ini_state *st)
+{
+    if (strlen(value) >= size) {
+        return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                        "[%s] %s: longer than %zu bytes", section, key, size - 1);
+    }
+    snprintf(dst, size, "%s", value);
+    return STATUS_OK;
+}
+
+/* A POSIX extended regex, compiled now, so that a typo stops the program naming the
+ * key rather than failing later (every iostat file, every job). */
+static enum status check_regex(const char *section, const char *key, const char *value,
+                               const struct ini_state *st)
+{
+    regex_t re;
+    int rc = regcomp(&re, value, REG_EXTENDED | REG_NOSUB);
+
+    if (rc != 0) {
+        char why[64];
+        regerror(rc, &re, why, sizeof why);
+        return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                        "[%.48s] %s: expected a POSIX extended regex, got '%.40s': %s",
+                        section, key, value, why);
+    }
+    regfree(&re);
+    return STATUS_OK;
+}
+
+static enum status set_serve(struct app_config *cfg, const char *key, const char *value,
+                             const struct ini_state *st)
+{
+    if (strcmp(key, "listen") == 0) {
+        char host[256];
+        int port = 0;
+        struct error why = {0};
+        if (serve_listen_parse(value, host, sizeof host, &port, &why) != STATUS_OK) {
+            return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                            "[serve] listen: %s", why.msg);
+        }
+        return set_text(cfg->listen, sizeof cfg->listen, "serve", key, value, st);
+    }
+    if (strcmp(key, "token") == 0)
+        return set_text(cfg->token, sizeof cfg->token, "serve", key, value, st);
+    if (strcmp(key, "cors_origin") == 0) {
+        return set_text(cfg->cors_origin, sizeof cfg->cors_origin, "serve", key, value,
+                        st);
+    }
+    return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                    "[serve] %.40s: unknown key; expected listen, token or cors_origin",
+                    key);
+}
+
+static enum status set_analysis(struct app_config *cfg, const char *key,
+                                const char *value, const struct ini_state *st)
+{
+    static const char *const keys[] = {"d_min",       "seed",         "granularity_s",
+                                       "sweep_k_max", "permutations", "sweep_phases"};
+    bool known = false;
+    double v = 0;
+
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        known = known || strcmp(key, keys[i]) == 0;
+    if (!known) {
+        return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                        "[analysis] %.40s: unknown key; expected d_min, seed, "
+                        "granularity_s, sweep_k_max, sweep_phases or permutations",
+                        key);
+    }
+    if (strcmp(key, "sweep_phases") == 0) {
         if (strcmp(value, "all") != 0 && strcmp(value, "0") != 0) {
-            return error_at(err, STATUS_PARSE, path, line,
-                            "expected sweep_phases = 0 or all, got '%s'", value);
+            return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                            "[analysis] sweep_phases: expected 0 or all, got '%.40s'",
+                            value);
         }
         cfg->sweep_all_phases = strcmp(value, "all") == 0;
         return STATUS_OK;
     }
-    if (strcmp(section, "analysis") == 0) {
-        double v = 0;
-        enum status rc = parse_double(value, &v, path, line, err);
+    char what[64];
+    snprintf(what, sizeof what, "[analysis] %s", key);
+    enum status rc = parse_double(value, &v, what, st->path, st->line, st->err);
+    if (rc != STATUS_OK)
+        return rc;
+    if (strcmp(key, "d_min") == 0 && v >= 2 && v == floor(v) && v < 1e9) {
+        cfg->d_min = (size_t)v;
+    } else if (strcmp(key, "seed") == 0 && v >= 0 && v == floor(v) && v < 1.8e19) {
+        cfg->seed = (unsigned long)v;
+    } else if (strcmp(key, "granularity_s") == 0 && v >= 0 && isfinite(v)) {
+        cfg->granularity_s = v;
+    } else if (strcmp(key, "sweep_k_max") == 0 && v >= 1 && v <= SWEEP_K_LIMIT &&
+               v == floor(v)) {
+        cfg->sweep_k_max = (unsigned)v;
+    } else if (strcmp(key, "permutations") == 0 && v >= 0 &&
+               v <= ANALYZE_PERMUTATIONS_MAX && v == floor(v)) {
+        cfg->permutations = (size_t)v;
+    } else {
+        return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                        "[analysis] %s: out of range: %.40s (d_min >= 2, sweep_k_max 1 "
+                        "to %d, permutations 0 to %d, seed and granularity_s >= 0)",
+                        key, value, SWEEP_K_LIMIT, ANALYZE_PERMUTATIONS_MAX);
+    }
+    return STATUS_OK;
+}
+
+/* ---- [group NAME] (METHOD.md §4) -------------------------------------------------- */
+
+/* An unsigned decimal integer of [s, end) (white space around it allowed) times mult. */
+static bool parse_count(const char *s, const char *end, uint64_t mult, int64_t *out)
+{
+    char text[32];
+    char *stop;
+
+    while (s < end && isspace((unsigned char)*s))
+        s++;
+    while (end > s && isspace((unsigned char)end[-1]))
+        end--;
+    if (end == s || (size_t)(end - s) >= sizeof text || !isdigit((unsigned char)*s))
+        return false;
+    memcpy(text, s, (size_t)(end - s));
+    text[end - s] = '\0';
+    errno = 0;
+    unsigned long long v = strtoull(text, &stop, 10);
+    if (*stop != '\0' || errno != 0 || v > (unsigned long long)INT64_MAX / mult)
+        return false;
+    *out = (int64_t)(v * mult);
+    return true;
+}
+
+/* A number with an optional suffix K, M, G or T (powers of 1024) when sized. */
+static bool parse_amount(const char *s, const char *end, bool sized, int64_t *out)
+{
+    uint64_t mult = 1;
+
+    while (end > s && isspace((unsigned char)end[-1]))
+        end--;
+    if (sized && end > s) {
+        const char *suffixes = "KMGT";
+        const char *at = strchr(suffixes, end[-1]);
+        if (at != NULL && end[-1] != '\0') {
+            for (const char *p = suffixes; p <= at; p++)
+                mult *= 1024;
+            end--;
+        }
+    }
+    return parse_count(s, end, mult, out);
+}
+
+/* "A-B" (or "A": from A to A) into [*lo, *hi]. */
+static bool parse_range(const char *v, bool sized, int64_t *lo, int64_t *hi)
+{
+    const char *dash = strchr(v, '-');
+    const char *end = v + strlen(v);
+
+    if (dash == NULL)
+        return parse_amount(v, end, sized, lo) && (*hi = *lo, true);
+    return parse_amount(v, dash, sized, lo) && parse_amount(dash + 1, end, sized, hi) &&
+           *lo <= *hi;
+}
+
+/* Calls item(rule, text, len) for each comma-separated item of v. */
+static bool parse_list(struct group_rule *g, const char *v,
+                       bool (*item)(struct group_rule *g, const char *s, const char *end))
+{
+    const char *s = v;
+
+    for (;;) {
+        const char *comma = strchr(s, ',');
+        const char *end = comma != NULL ? comma : s + strlen(s);
+        if (!item(g, s, end))
+            return false;
+        if (comma == NULL)
+            return true;
+        s = comma + 1;
+    }
+}
+
+static bool uid_item(struct group_rule *g, const char *s, const char *end)
+{
+    int64_t uid;
+
+    if (g->n_uids >= GROUP_LIST_MAX || !parse_count(s, end, 1, &uid))
+        return false;
+    g->uids[g->n_uids++] = (uint64_t)uid;
+    return true;
+}
+
+static bool job_item(struct group_rule *g, const char *s, const char *end)
+{
+    struct group_job_id *j;
+    const char *colon;
+    int64_t uid;
+
+    while (s < end && isspace((unsigned char)*s))
+        s++;
+    while (end > s && isspace((unsigned char)end[-1]))
+        end--;
+    if (g->n_jobs >= GROUP_LIST_MAX || end == s)
+        return false;
+    j = &g->jobs[g->n_jobs];
+    memset(j, 0, sizeof *j);
+    colon = memchr(s, ':', (size_t)(end - s));
+    if (colon != NULL) {
+        if (!parse_count(s, colon, 1, &uid))
+            return false;
+        j->has_uid = true;
+        j->uid = (uint64_t)uid;
+        s = colon + 1;
+    }
+    if (end == s || (size_t)(end - s) >= sizeof j->jobid)
+        return false;
+    for (const char *p = s; p < end; p++) {
+        if (isspace((unsigned char)*p) || *p == ':')
+            return false;
+    }
+    memcpy(j->jobid, s, (size_t)(end - s));
+    g->n_jobs++;
+    return true;
+}
+
+static enum status set_group_key(struct group_rule *g, const char *key, const char *value,
+                                 const struct ini_state *st)
+{
+    enum group_key k = GROUP_KEYS;
+    bool ok;
+
+    for (int i = 0; i < GROUP_KEYS; i++) {
+        if (strcmp(key, group_key_name((enum group_key)i)) == 0)
+            k = (enum group_key)i;
+    }
+    if (k == GROUP_KEYS) {
+        return error_at(
+            st->err, STATUS_PARSE, st->path, st->line,
+            "[group %s] %.40s: unknown key; expected executable, uid, nprocs, "
+            "bytes or jobs",
+            g->name, key);
+    }
+    if (g->given[k][0] != '\0') {
+        return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                        "[group %s] %s: given twice", g->name, key);
+    }
+    switch (k) {
+    case GROUP_EXECUTABLE: {
+        char section[64];
+        snprintf(section, sizeof section, "group %s", g->name);
+        enum status rc = check_regex(section, key, value, st);
         if (rc != STATUS_OK)
             return rc;
-        if (strcmp(key, "d_min") == 0 && v >= 2) {
-            cfg->d_min = (size_t)v;
-        } else if (strcmp(key, "seed") == 0 && v >= 0) {
-            cfg->seed = (unsigned long)v;
-        } else if (strcmp(key, "granularity_s") == 0 && v >= 0) {
-            cfg->granularity_s = v;
-        } else if (strcmp(key, "sweep_k_max") == 0 && v >= 1 && v <= SWEEP_K_LIMIT &&
-                   v == floor(v)) {
-            cfg->sweep_k_max = (unsigned)v;
-        } else if (strcmp(key, "permutations") == 0 && v >= 0 &&
-                   v <= ANALYZE_PERMUTATIONS_MAX && v == floor(v)) {
-            cfg->permutations = (size_t)v;
-        } else {
-            return error_at(err, STATUS_PARSE, path, line,
-                            "expected d_min >= 2, seed, granularity_s, sweep_k_max "
-                            "(1 to %d), permutations (0 to %d) or sweep_phases in "
-                            "[analysis], got %s = %s",
-                            SWEEP_K_LIMIT, ANALYZE_PERMUTATIONS_MAX, key, value);
+        ok = value[0] != '\0';
+        break;
+    }
+    case GROUP_UID: ok = parse_list(g, value, uid_item); break;
+    case GROUP_NPROCS:
+        ok = parse_range(value, false, &g->nprocs_min, &g->nprocs_max);
+        break;
+    case GROUP_BYTES: ok = parse_range(value, true, &g->bytes_min, &g->bytes_max); break;
+    case GROUP_JOBS: ok = parse_list(g, value, job_item); break;
+    case GROUP_KEYS:
+    default: ok = false; break;
+    }
+    if (!ok) {
+        static const char *const want[GROUP_KEYS] = {
+            "a POSIX extended regex", "uids N[,N...]", "a range A-B, A <= B",
+            "a range A-B, A <= B, with K, M, G or T", "job ids ID[,ID...] or UID:ID"};
+        return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                        "[group %s] %s: expected %s, got '%.40s'", g->name, key, want[k],
+                        value);
+    }
+    snprintf(g->given[k], sizeof g->given[k], "%s", value);
+    return STATUS_OK;
+}
+
+static enum status set_key(struct ini_state *st, const char *section, const char *key,
+                           const char *value)
+{
+    struct app_config *cfg = st->cfg;
+
+    if (st->group != NULL)
+        return set_group_key(st->group, key, value, st);
+    if (strcmp(section, "filesystems") == 0) {
+        struct error why = {0};
+        enum status rc = ingest_fs_map_add(&cfg->fs_map, key, value, &why);
+        if (rc != STATUS_OK) {
+            return error_at(st->err, rc == STATUS_NOMEM ? rc : STATUS_PARSE, st->path,
+                            st->line, "[filesystems] %.40s: %s", key, why.msg);
         }
         return STATUS_OK;
     }
-    if (strcmp(section, "groups") == 0 || strcmp(section, "database") == 0 ||
-        strcmp(section, "devices") == 0)
-        return STATUS_OK; /* keys for later work; accepted so that configs stay valid */
-    return error_at(err, STATUS_PARSE, path, line, "unknown section or key [%s] %s",
-                    section, key);
+    if (strcmp(section, "database") == 0 && strcmp(key, "conninfo") == 0)
+        return set_text(cfg->db_arg, sizeof cfg->db_arg, section, key, value, st);
+    if (strcmp(section, "serve") == 0)
+        return set_serve(cfg, key, value, st);
+    if (strcmp(section, "devices") == 0 && strcmp(key, "include") == 0) {
+        enum status rc = check_regex(section, key, value, st);
+        if (rc != STATUS_OK)
+            return rc;
+        return set_text(cfg->device_include, sizeof cfg->device_include, section, key,
+                        value, st);
+    }
+    if (strcmp(section, "samples") == 0 && strcmp(key, "sample_offset_s") == 0) {
+        return parse_double(value, &cfg->sample_offset_s, "[samples] sample_offset_s",
+                            st->path, st->line, st->err);
+    }
+    if (strcmp(section, "analysis") == 0)
+        return set_analysis(cfg, key, value, st);
+    if (section[0] == '\0') {
+        return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                        "%.40s: a key before any [section]", key);
+    }
+    return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                    "[%.40s] %.40s: unknown key%s", section, key,
+                    strcmp(section, "database") == 0  ? "; expected conninfo"
+                    : strcmp(section, "devices") == 0 ? "; expected include"
+                    : strcmp(section, "samples") == 0 ? "; expected sample_offset_s"
+                                                      : "");
+}
+
+static int ini_key(void *user, const char *section, const char *key, const char *value)
+{
+    struct ini_state *st = user;
+
+    if (st->rc == STATUS_OK)
+        st->rc = set_key(st, section, key, value);
+    return st->rc == STATUS_OK;
+}
+
+/* The text of line n of fp (for a line libinih could not read), into out. */
+static void line_text(FILE *fp, long n, char *out, size_t size)
+{
+    char *buf = NULL;
+    size_t cap = 0;
+
+    out[0] = '\0';
+    rewind(fp);
+    for (long i = 1; getline(&buf, &cap, fp) != -1; i++) {
+        if (i == n) {
+            buf[strcspn(buf, "\r\n")] = '\0';
+            snprintf(out, size, "%s", buf);
+            break;
+        }
+    }
+    free(buf);
 }
 
 static enum status read_file(struct app_config *cfg, const char *path, struct error *err)
 {
-    FILE *fp = fopen(path, "r");
-    char *line = NULL;
-    size_t cap = 0;
-    long lineno = 0;
-    char section[64] = "";
-    enum status rc = STATUS_OK;
+    struct ini_state st = {.cfg = cfg,
+                           .path = path,
+                           .first_group = cfg->n_groups,
+                           .err = err,
+                           .rc = STATUS_OK};
+    size_t first_group = cfg->n_groups;
+    int bad;
 
-    if (fp == NULL) {
+    st.fp = fopen(path, "r");
+    if (st.fp == NULL) {
         return error_at(err, STATUS_NOT_FOUND, path, 0, "cannot open: %s",
                         strerror(errno));
     }
-    while (rc == STATUS_OK && getline(&line, &cap, fp) != -1) {
-        char *s = trim(line);
-        lineno++;
-        if (*s == '\0' || *s == '#' || *s == ';')
-            continue;
-        if (*s == '[') {
-            char *close = strchr(s, ']');
-            if (close == NULL) {
-                rc = error_at(err, STATUS_PARSE, path, lineno,
-                              "expected ']' after section");
-                break;
-            }
-            *close = '\0';
-            snprintf(section, sizeof section, "%s", trim(s + 1));
-            continue;
-        }
-        char *eq = strchr(s, '=');
-        if (eq == NULL) {
-            rc = error_at(err, STATUS_PARSE, path, lineno,
-                          "expected key = value, got '%.60s'", s);
-            break;
-        }
-        *eq = '\0';
-        rc = set_key(cfg, section, trim(s), trim(eq + 1), path, lineno, err);
+    st.group_lines = NULL;
+    bad = ini_parse_stream(ini_read_line, &st, ini_key, &st);
+    if (st.rc == STATUS_OK && bad != 0) {
+        char text[64];
+        if (bad > 0)
+            line_text(st.fp, bad, text, sizeof text);
+        st.rc = bad > 0 ? error_at(err, STATUS_PARSE, path, bad,
+                                   "expected [section], key = value or a comment, got "
+                                   "'%.40s'",
+                                   text)
+                        : error_at(err, STATUS_NOMEM, path, 0, "libinih: no memory");
     }
-    free(line);
-    fclose(fp);
-    if (rc == STATUS_OK)
+    if (st.rc == STATUS_OK && ferror(st.fp)) {
+        st.rc =
+            error_at(err, STATUS_NOT_FOUND, path, 0, "cannot read: %s", strerror(errno));
+    }
+    for (size_t i = first_group; st.rc == STATUS_OK && i < cfg->n_groups; i++) {
+        bool any = false;
+        for (int k = 0; k < GROUP_KEYS; k++)
+            any = any || cfg->groups[i].given[k][0] != '\0';
+        if (!any) {
+            st.rc = error_at(err, STATUS_PARSE, path, st.group_lines[i - first_group],
+                             "[group %s]: expected at least one of executable, uid, "
+                             "nprocs, bytes or jobs",
+                             cfg->groups[i].name);
+        }
+    }
+    free(st.buf);
+    free(st.group_lines);
+    fclose(st.fp);
+    if (st.rc == STATUS_OK)
         snprintf(cfg->config_path, sizeof cfg->config_path, "%s", path);
-    return rc;
+    return st.rc;
 }
 
 enum status app_config_load(struct app_config *cfg, const char *path, struct error *err)
@@ -204,8 +621,8 @@ enum status app_config_load(struct app_config *cfg, const char *path, struct err
         snprintf(cfg->token, sizeof cfg->token, "%s", env);
     env = getenv("IOCONTEND_SAMPLE_OFFSET_S");
     if (env != NULL && env[0] != '\0') {
-        return parse_double(env, &cfg->sample_offset_s, "IOCONTEND_SAMPLE_OFFSET_S", 0,
-                            err);
+        return parse_double(env, &cfg->sample_offset_s, "IOCONTEND_SAMPLE_OFFSET_S",
+                            "IOCONTEND_SAMPLE_OFFSET_S", 0, err);
     }
     return STATUS_OK;
 }
@@ -218,6 +635,20 @@ enum status app_config_read(struct app_config *cfg, const char *path, struct err
 void app_config_clear(struct app_config *cfg)
 {
     ingest_fs_map_clear(&cfg->fs_map);
+    free(cfg->groups);
+    cfg->groups = NULL;
+    cfg->n_groups = 0;
+}
+
+/* "key = value", or "key=value" when that alone stays within a line libinih reads
+ * whole, so that what is printed loads back. */
+static void print_key(FILE *fp, const char *key, const char *value)
+{
+    if (strlen(key) + strlen(value) + 3 <= LINE_MAX_BYTES) {
+        fprintf(fp, "%s = %s\n", key, value);
+    } else {
+        fprintf(fp, "%s=%s\n", key, value);
+    }
 }
 
 void app_config_print(const struct app_config *cfg, FILE *fp)
@@ -225,7 +656,7 @@ void app_config_print(const struct app_config *cfg, FILE *fp)
     struct db_target t;
     struct error err = {0};
 
-    fprintf(fp, "# effective configuration (file: %s)\n",
+    fprintf(fp, "# effective configuration (file: %.150s)\n",
             cfg->config_path[0] != '\0' ? cfg->config_path : "none");
     fprintf(fp, "[database]\n");
     if (db_target_resolve(cfg->db_arg, &t, &err) == STATUS_OK) {
@@ -233,7 +664,8 @@ void app_config_print(const struct app_config *cfg, FILE *fp)
         /* Comments: what was decided, not keys to read back; a conninfo may hold a
          * password, so only whether it is set is shown. */
         if (t.embedded) {
-            fprintf(fp, "# state_dir: %s\n# socket_dir: %s\n", t.state_dir, t.socket_dir);
+            fprintf(fp, "# state_dir: %.180s\n# socket_dir: %.120s\n", t.state_dir,
+                    t.socket_dir);
         } else {
             fprintf(fp, "# conninfo: %s\n",
                     t.conninfo[0] != '\0' ? "(set, not shown)" : "(PG* variables)");
@@ -245,16 +677,22 @@ void app_config_print(const struct app_config *cfg, FILE *fp)
     } else {
         fprintf(fp, "token =\n");
     }
-    fprintf(fp, "cors_origin = %s\n", cfg->cors_origin);
+    print_key(fp, "cors_origin", cfg->cors_origin);
     fprintf(fp, "\n[filesystems]\n");
-    for (size_t i = 0; i < cfg->fs_map.n; i++) {
-        fprintf(fp, "%s = %s\n", cfg->fs_map.entries[i].prefix,
-                cfg->fs_map.entries[i].fs_name);
-    }
-    fprintf(fp, "\n[devices]\ninclude = %s\n", cfg->device_include);
+    for (size_t i = 0; i < cfg->fs_map.n; i++)
+        print_key(fp, cfg->fs_map.entries[i].prefix, cfg->fs_map.entries[i].fs_name);
+    fprintf(fp, "\n[devices]\n");
+    print_key(fp, "include", cfg->device_include);
     fprintf(fp, "\n[samples]\nsample_offset_s = %.17g\n", cfg->sample_offset_s);
     fprintf(fp, "\n[analysis]\nd_min = %zu\nseed = %lu\ngranularity_s = %.17g\n",
             cfg->d_min, cfg->seed, cfg->granularity_s);
     fprintf(fp, "sweep_k_max = %u\nsweep_phases = %s\npermutations = %zu\n",
             cfg->sweep_k_max, cfg->sweep_all_phases ? "all" : "0", cfg->permutations);
+    for (size_t i = 0; i < cfg->n_groups; i++) {
+        fprintf(fp, "\n[group %s]\n", cfg->groups[i].name);
+        for (int k = 0; k < GROUP_KEYS; k++) {
+            if (cfg->groups[i].given[k][0] != '\0')
+                print_key(fp, group_key_name((enum group_key)k), cfg->groups[i].given[k]);
+        }
+    }
 }

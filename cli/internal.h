@@ -43,6 +43,8 @@ struct app_config {
     size_t permutations;    /* [analysis] permutations: B of analyze's significance (999);
                                0: analyze stores none */
     struct ingest_fs_map fs_map; /* [filesystems] */
+    struct group_rule *groups;   /* [group NAME] sections, in file order (owned) */
+    size_t n_groups;
     bool quiet;
 };
 
