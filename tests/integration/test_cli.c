@@ -1,6 +1,8 @@
 /* test_cli.c: what the command line promises beyond the golden outputs: --help
  * never acts and never reads the configuration, config show prints a file that
- * loads back, a bad [devices] regex stops at the configuration naming its line. */
+ * loads back, the README's example configuration loads, and a bad value, an unknown
+ * key or section, a line libinih would split and an indented line stop at the
+ * configuration naming file, line and key. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -123,11 +125,17 @@ static void config_show_prints_a_file_that_loads_back(void **state)
                "[devices]\ninclude = ^(sd[a-z]+|md[0-9]+)$\n"
                "[samples]\nsample_offset_s = 0.123456789012345\n"
                "[analysis]\nd_min = 12\nseed = 7\ngranularity_s = 2.385\n"
-               "sweep_k_max = 9\nsweep_phases = all\npermutations = 0\n",
+               "sweep_k_max = 9\nsweep_phases = all\npermutations = 0\n"
+               "[group lab] ; the lab run\nexecutable = ^labjob ; its jobs\n"
+               "[group small]\nuid = 0, 1000\nnprocs = 1-4\nbytes = 0-512M\n"
+               "jobs = 1001,0:1002\n",
                conf, sizeof conf);
     char *first = shown(conf);
     assert_non_null(strstr(first, "sample_offset_s = 0.123456789012345"));
     assert_non_null(strstr(first, "/lus/home = home"));
+    assert_non_null(strstr(first, "[group lab]\nexecutable = ^labjob\n"));
+    assert_non_null(strstr(first, "[group small]\nuid = 0, 1000\nnprocs = 1-4\n"
+                                  "bytes = 0-512M\njobs = 1001,0:1002\n"));
     write_conf("again.conf", first, again, sizeof again);
     char *second = shown(again);
     assert_string_equal(second, first);
@@ -154,6 +162,162 @@ static void a_bad_device_regex_stops_at_the_configuration_naming_its_line(void *
     free(out);
 }
 
+/* The ```ini block under "## Configuration" in README.md, as it stands. */
+static void readme_example(char *out, size_t size)
+{
+    const char *readme = testutil_repo_file("README.md");
+    assert_non_null(readme);
+    FILE *in = fopen(readme, "r");
+    assert_non_null(in);
+    char line[1024], text[8192] = "";
+    size_t len = 0;
+    int part = 0; /* 0 before the section, 1 in it, 2 in its block, 3 after */
+    while (part < 3 && fgets(line, sizeof line, in) != NULL) {
+        if (part == 0 && strcmp(line, "## Configuration\n") == 0) {
+            part = 1;
+        } else if (part == 1 && strcmp(line, "```ini\n") == 0) {
+            part = 2;
+        } else if (part == 2 && strcmp(line, "```\n") == 0) {
+            part = 3;
+        } else if (part == 2) {
+            len += (size_t)snprintf(text + len, sizeof text - len, "%s", line);
+            assert_true(len < sizeof text);
+        }
+    }
+    fclose(in);
+    assert_int_equal(part, 3);
+    write_conf("readme.conf", text, out, size);
+}
+
+static void the_readmes_example_configuration_loads(void **state)
+{
+    char conf[512], args[700];
+    int rc = -1;
+
+    (void)state;
+    readme_example(conf, sizeof conf);
+    /* Its conninfo names a server that does not exist: config show only says so. */
+    snprintf(args, sizeof args, "--config '%s' config show", conf);
+    char *out = pgfixture_run(&fx, args, &rc);
+    assert_non_null(out);
+    assert_int_equal(rc, 0);
+    /* Inline comments are libinih's: after white space, ';' starts one. */
+    assert_non_null(strstr(out, "sample_offset_s = 0\n"));
+    assert_non_null(strstr(out, "sweep_k_max = 20\n"));
+    assert_non_null(strstr(out, "token =\n"));
+    assert_non_null(strstr(out, "[group "));
+    free(out);
+}
+
+/* Runs config show over text and checks it stops with 64 naming want (file:line and
+ * key) and why. */
+static void refused(const char *text, const char *want, const char *why)
+{
+    char conf[512], args[700], where[600];
+    int rc = -1;
+
+    write_conf("bad.conf", text, conf, sizeof conf);
+    snprintf(args, sizeof args, "--config '%s' config show 2>&1", conf);
+    char *out = pgfixture_run(&fx, args, &rc);
+    assert_non_null(out);
+    snprintf(where, sizeof where, "%s:%s", conf, want);
+    if (rc != 64 || strstr(out, where) == NULL || strstr(out, why) == NULL)
+        fail_msg("want 64 and '%s' ... '%s', got %d: %s", where, why, rc, out);
+    free(out);
+}
+
+static void a_misspelled_key_is_refused_with_its_line(void **state)
+{
+    (void)state;
+    refused("[serve]\nlisten = 127.0.0.1:9090\nlisen = 127.0.0.1:9091\n",
+            "3: [serve] lisen", "unknown key");
+    refused("[analysis]\nd_min = 10\nd-min = 12\n", "3: [analysis] d-min", "unknown key");
+    refused("[samples]\nsample_offset = 0.9\n", "2: [samples] sample_offset",
+            "unknown key");
+    refused("[devices]\nexclude = ^loop\n", "2: [devices] exclude", "unknown key");
+    refused("[group lab]\nexecutable = ^labjob\nnproc = 1-4\n", "3: [group lab] nproc",
+            "unknown key");
+    refused("d_min = 10\n", "1: d_min", "before any [section]");
+}
+
+static void an_unknown_section_is_refused_with_its_line(void **state)
+{
+    (void)state;
+    refused("[serve]\nlisten = 127.0.0.1:9090\n\n[analyse]\nd_min = 10\n",
+            "4: unknown section [analyse]", "expected database");
+    /* Even empty, and [groups], which older files had and which did nothing. */
+    refused("[samples]\n[groups]\n", "2: unknown section [groups]", "[group NAME]");
+    refused("[group]\nuid = 0\n", "1: unknown section [group]", "expected database");
+    refused("[group a b]\nuid = 0\n", "1: [group a b]", "expected a NAME");
+}
+
+/* "[serve]\ncors_origin = https://aaa…\n" whose second line is len bytes. */
+static void long_line(char *text, size_t size, size_t len)
+{
+    const char *key = "cors_origin = https://";
+    size_t k = len - strlen(key);
+
+    assert_true(len > strlen(key) && len + 16 < size);
+    snprintf(text, size, "[serve]\n%s", key);
+    memset(text + strlen(text), 'a', k);
+    text[8 + len] = '\0';
+    strcat(text, "\n");
+}
+
+static void a_line_libinih_would_split_is_refused_with_its_line(void **state)
+{
+    char text[512], conf[512], args[700];
+    int rc = -1;
+
+    (void)state;
+    /* 200 bytes without its newline: libinih would read 199 and take the rest for
+     * the next line. */
+    long_line(text, sizeof text, 200);
+    refused(text, "2: cors_origin", "line of 200 bytes, at most 199");
+    /* 199 are read whole. */
+    long_line(text, sizeof text, 199);
+    write_conf("long.conf", text, conf, sizeof conf);
+    snprintf(args, sizeof args, "--config '%s' config show", conf);
+    char *out = pgfixture_run(&fx, args, &rc);
+    assert_non_null(out);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out, strchr(text, '\n') + 1));
+    free(out);
+}
+
+static void an_indented_line_is_refused_with_its_line(void **state)
+{
+    (void)state;
+    /* libinih would take "  seed = 7" as a second line of d_min's value. */
+    refused("[analysis]\nd_min = 10\n  seed = 7\n", "3: indented line 'seed = 7'",
+            "may not start with white space");
+    refused("[group lab]\nuid = 0\n\n\tnprocs = 1-4\n", "4: indented line 'nprocs",
+            "white space");
+}
+
+static void a_bad_value_is_refused_naming_file_line_and_key(void **state)
+{
+    (void)state;
+    /* '#' starts a comment only at the start of a line; ';' only after white space. */
+    refused("[samples]\nsample_offset_s = 0.9 # seconds\n",
+            "2: [samples] sample_offset_s", "expected a number, got '0.9 # seconds'");
+    refused("[samples]\nsample_offset_s = 0.9;seconds\n", "2: [samples] sample_offset_s",
+            "expected a number");
+    refused("[serve]\nlisten = nowhere\n", "2: [serve] listen", "");
+    refused("[analysis]\nsweep_k_max = 0\n", "2: [analysis] sweep_k_max", "out of range");
+    refused("[analysis]\npermutations = 1.5\n", "2: [analysis] permutations", "range");
+    refused("[group lab]\nexecutable = ^lab(\n", "2: [group lab] executable",
+            "POSIX extended regex");
+    refused("[group lab]\nnprocs = 8-4\n", "2: [group lab] nprocs", "A <= B");
+    refused("[group lab]\nbytes = 1X-2G\n", "2: [group lab] bytes", "K, M, G or T");
+    refused("[group lab]\nuid = 0,x\n", "2: [group lab] uid", "uids");
+    refused("[group lab]\njobs = 1001,,1002\n", "2: [group lab] jobs", "job ids");
+    refused("[group lab]\nuid = 0\nuid = 1\n", "3: [group lab] uid", "given twice");
+    refused("[group lab]\n; nothing\n", "1: [group lab]", "at least one of");
+    refused("[group lab]\nuid = 0\n[group lab]\nuid = 1\n", "3: [group lab]",
+            "defined twice");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -161,6 +325,12 @@ int main(void)
         cmocka_unit_test(help_never_reads_the_configuration),
         cmocka_unit_test(config_show_prints_a_file_that_loads_back),
         cmocka_unit_test(a_bad_device_regex_stops_at_the_configuration_naming_its_line),
+        cmocka_unit_test(the_readmes_example_configuration_loads),
+        cmocka_unit_test(a_misspelled_key_is_refused_with_its_line),
+        cmocka_unit_test(an_unknown_section_is_refused_with_its_line),
+        cmocka_unit_test(a_line_libinih_would_split_is_refused_with_its_line),
+        cmocka_unit_test(an_indented_line_is_refused_with_its_line),
+        cmocka_unit_test(a_bad_value_is_refused_naming_file_line_and_key),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
