@@ -14,7 +14,7 @@
 #include "../stats/stats.h"
 
 /* Jansson's object type, declared here so that this header does not pull jansson
- * in (a json_t * is a struct json_t *). */
+ * in (a json_t * is a struct json_t *): only objects.c builds them. */
 struct json_t;
 
 /* The most permutations analyze and the API take (a request is served in line). */
@@ -78,32 +78,150 @@ enum status analysis_space_parse(const char *name, enum stats_kde_space *out,
  * "scope" for anything else. */
 enum status analysis_scope_check(const char *scope, struct error *err) MUST_CHECK;
 
-/* Fills the association object o (INTERFACES.md) over the d pairs (x, y) as opts
- * asks: "space" (the KDE's fitting space: opts->space, or for auto log when every
- * value is > 0), "d", the coefficients (null with "reasons" when undefined), "kde",
- * "significance" and "rf" (its fit also at the KDE's 16 x points when both are made).
- * Values <= 0 with space log are the caller's to drop (they are an exclusion,
- * nonpositive_in_log_space); left in, they give STATUS_INVALID. x, y are borrowed.
- * STATUS_INVALID for a space or option stats/ refuses (err->parameter names it when
- * it is a parameter); STATUS_NOMEM; STATUS_INTERNAL. */
-enum status assoc_object_fill(struct json_t *o, const double *x, const double *y,
-                              size_t d, const struct assoc_opts *opts,
+/* ---- the coefficients (METHOD.md §5) -------------------------------------------- */
+
+/* The coefficients of a struct stats_assoc, in the association object's order. */
+enum coef_id {
+    COEF_PEARSON,
+    COEF_SPEARMAN,
+    COEF_DCOR_V,
+    COEF_DCOR2_U,
+    COEF_MI_KSG_NATS,
+    COEF_MI_LINFOOT,
+    COEF_COUNT
+};
+
+/* One coefficient: the one place its name is spelled (objects.c's table). */
+struct coef_def {
+    const char *name; /* in the association object, the sweep, the report, the page */
+    unsigned method;  /* the METHOD_* bit that computes it */
+    size_t at;        /* offsetof its struct stats_coef in struct stats_assoc */
+    long signif_at;   /* offsetof its entry in struct stats_signif; -1: none */
+    bool ci;          /* its significance entry has the BCa CI (ci_low, ci_high) */
+    bool watched;     /* the sweep's recommendation watches it and the charts draw it
+                         (METHOD.md §6) */
+};
+
+/* Every coefficient, indexed by enum coef_id. */
+extern const struct coef_def analysis_coefs[COEF_COUNT];
+
+/* Coefficient c of a. */
+const struct stats_coef *analysis_coef_of(const struct stats_assoc *a, enum coef_id c);
+/* Coefficient c's entry in s; NULL when it has none (see signif_at). */
+const struct stats_signif_coef *analysis_coef_signif(const struct stats_signif *s,
+                                                     enum coef_id c);
+/* true when a's coefficient c is a number (defined and finite). */
+bool analysis_coef_defined(const struct stats_assoc *a, enum coef_id c);
+
+/* ---- the association result (INTERFACES.md's association object) ---------------- */
+
+/* The credible bands of a KDE fit (METHOD.md §5 `kde`, (b)–(d)) as the association
+ * object and the sweep's steps both render them. */
+struct kde_bands {
+    enum stats_kde_space space;            /* the fitting space */
+    double h_x, h_y;                       /* bandwidths, fitting space */
+    double x_grid[STATS_KDE_POINTS];       /* linear units */
+    double q05[STATS_KDE_POINTS];          /* conditional quantiles of y at x_grid */
+    double q50[STATS_KDE_POINTS];          /* … */
+    double q95[STATS_KDE_POINTS];          /* … */
+    double marg_q05, marg_q95;             /* the marginal's quantiles of y */
+    double mean, sd;                       /* of the raw y */
+    double width_ratio, paper_width_ratio; /* (d) */
+};
+
+/* The bands of fit k into *out. */
+void kde_bands_of(const struct stats_kde *k, struct kde_bands *out);
+
+/* Where the pairs of an association came from: a group in the database (analyze, the
+ * API) or two CSV columns (`assoc --input`); the object's identity keys differ. */
+enum assoc_source { ASSOC_GROUP, ASSOC_COLUMNS };
+
+/* What a stored result was computed from (README: "stored", "provenance"). */
+struct assoc_provenance {
+    long jobs;            /* the group's jobs */
+    char jobs_md5[33];    /* md5 of their sorted keys */
+    long long samples;    /* samples within a day of them */
+    char samples_md5[33]; /* md5 of their sorted source files */
+    unsigned long seed;   /* of every seeded method */
+    char version[32];     /* IOCONTEND_VERSION that computed it */
+    char settings[512];   /* analyze's settings text */
+};
+
+/* "stored": what analyze stored under the same key, beside an object (API only). */
+struct assoc_stored {
+    bool present;
+    char computed_at[40]; /* RFC 3339 */
+    bool current;         /* computed from the group's jobs and samples as now */
+    bool has_provenance;  /* false for a result stored without one */
+    struct assoc_provenance provenance;
+};
+
+/* The association of y with x (INTERFACES.md's association object). Made by
+ * analysis_association / analysis_assoc_compute or parsed from a stored text; its one
+ * JSON rendering is analysis_assoc_json / analysis_assoc_text (objects.c). Free with
+ * assoc_result_free. */
+struct assoc_result {
+    enum assoc_source source;
+    char *group;                 /* ASSOC_GROUP: the group's id; owned */
+    char *y, *x;                 /* metric or column names; owned */
+    double granularity_s;        /* ASSOC_GROUP: k·Δ (columns: null) */
+    double base_granularity_s;   /* ASSOC_GROUP: Δ */
+    char *scope;                 /* ASSOC_GROUP: "all", "touched", "fs:NAME"; owned */
+    size_t excluded[EXCL_COUNT]; /* jobs (rows) left out, by reason */
+    bool negative_y, negative_x; /* y, x may be below zero: "negative" counts them */
+    size_t n_negative_y, n_negative_x; /* of the d values, those below zero */
+    enum stats_kde_space space;  /* the KDE's fitting space, resolved: log or linear */
+    struct stats_assoc coefs;    /* d and the coefficients; REASON_NOT_COMPUTED: absent */
+    struct stats_kde *kde;       /* owned; NULL when not asked */
+    bool density;                /* render the KDE's density grid */
+    struct stats_signif *signif; /* owned; NULL without significance; an entry with
+                                    REASON_NOT_COMPUTED is absent (extra[0]: the
+                                    width_ratio's) */
+    size_t n_perm, n_boot;       /* the significance's permutations and resamples */
+    struct stats_rf *rf;         /* owned; NULL without the forest */
+    double rf_at_kde[STATS_KDE_POINTS]; /* the forest at the KDE's x points */
+    size_t rf_n_kde;                    /* 16, or 0 without a fitted KDE */
+    double sample_offset_s;             /* ASSOC_GROUP: θ */
+    unsigned long seed;                 /* ASSOC_COLUMNS: "seed" */
+    bool has_provenance;                /* as analyze stores it ("provenance") */
+    struct assoc_provenance provenance;
+    struct assoc_stored stored; /* the API's "stored" */
+};
+
+/* A result with every pointer NULL, or NULL without memory. */
+struct assoc_result *assoc_result_new(enum assoc_source source);
+void assoc_result_free(struct assoc_result *r);
+/* Sets y, x (and for ASSOC_GROUP group and scope; NULL leaves one NULL) of r, copied.
+ * STATUS_NOMEM. */
+enum status assoc_result_name(struct assoc_result *r, const char *group, const char *y,
+                              const char *x, const char *scope,
                               struct error *err) MUST_CHECK;
 
-/* The association object of INTERFACES.md for (group, y, x) at granularity_s
- * (0: the base Δ) and scope (METHOD.md §1: "all", "touched" — per job, the monitored
- * file systems it read or wrote — or "fs:NAME"), as opts asks (assoc_object_fill):
- * loads jobs and samples, computes the volume metrics and the association. With
- * space=log, jobs with a value <= 0 are excluded as nonpositive_in_log_space
- * (METHOD.md §3). For a metric that may be negative (ν, ν^D, B^D) the object has
- * "negative": {metric: jobs whose value is below zero}. *out is a new JSON object
- * (caller json_decref's). STATUS_INVALID for an unknown metric name, scope or space
- * or a granularity that is not k·Δ (err->parameter names the parameter);
- * STATUS_NOT_FOUND for an unknown group or no samples; STATUS_DB. */
+/* Computes into r, over the d pairs (x, y), what opts asks: the fitting space
+ * (opts->space, or for auto log when every value is > 0), the coefficients (with
+ * their reasons), the KDE, the significance and the forest (its fit also at the
+ * KDE's 16 x points when both are made). Values <= 0 with space log are the caller's
+ * to drop (they are an exclusion, nonpositive_in_log_space); left in, they give
+ * STATUS_INVALID. x, y are borrowed. STATUS_INVALID for a space or option stats/
+ * refuses (err->parameter names it when it is a parameter); STATUS_NOMEM;
+ * STATUS_INTERNAL. */
+enum status analysis_assoc_compute(const double *x, const double *y, size_t d,
+                                   const struct assoc_opts *opts, struct assoc_result *r,
+                                   struct error *err) MUST_CHECK;
+
+/* The association of (group, y, x) at granularity_s (0: the base Δ) and scope
+ * (METHOD.md §1: "all", "touched" — per job, the monitored file systems it read or
+ * wrote — or "fs:NAME"), as opts asks (analysis_assoc_compute): loads jobs and
+ * samples, computes the volume metrics and the association. With space=log, jobs
+ * with a value <= 0 are excluded as nonpositive_in_log_space (METHOD.md §3). A metric
+ * that may be negative (ν, ν^D, B^D) has its count of values below zero. *out is new
+ * (assoc_result_free). STATUS_INVALID for an unknown metric name, scope or space or a
+ * granularity that is not k·Δ (err->parameter names the parameter); STATUS_NOT_FOUND
+ * for an unknown group or no samples; STATUS_DB. */
 enum status analysis_association(struct db *db, const struct analysis_settings *s,
                                  const char *group_id, const char *y, const char *x,
                                  double granularity_s, const char *scope,
-                                 const struct assoc_opts *opts, struct json_t **out,
+                                 const struct assoc_opts *opts, struct assoc_result **out,
                                  struct error *err) MUST_CHECK;
 
 /* What analysis_association_stored found. */
@@ -113,14 +231,28 @@ enum stored_state {
     STORED_CURRENT /* one, computed from the group's jobs and samples as they are */
 };
 
-/* The association object analyze stored for (group, y, x) at the base granularity,
- * space auto, scope all; "stored" says when and from what. *out is new (caller
- * json_decref's) when *state is STORED_CURRENT, NULL otherwise. STATUS_INTERNAL when
- * the stored text cannot be read (a damaged row: compute it instead); STATUS_DB. */
+/* The association result analyze stored for (group, y, x) at the base granularity,
+ * space auto, scope all; its "stored" says when and from what. *out is new
+ * (assoc_result_free) when *state is STORED_CURRENT, NULL otherwise. A stored text
+ * that cannot be read (damaged, or of a shape this version does not know) is
+ * STORED_STALE, logged. STATUS_DB. */
 enum status analysis_association_stored(struct db *db, const char *group_id,
-                                        const char *y, const char *x, struct json_t **out,
+                                        const char *y, const char *x,
+                                        struct assoc_result **out,
                                         enum stored_state *state,
                                         struct error *err) MUST_CHECK;
+
+/* ---- rendering and reading results (objects.c, the one JSON of them) ------------- */
+
+/* The association object of r (INTERFACES.md) as a new JSON object (json_decref), or
+ * as compact text (free; reals with 17 digits, as stored); NULL without memory. */
+struct json_t *analysis_assoc_json(const struct assoc_result *r);
+char *analysis_assoc_text(const struct assoc_result *r);
+/* A stored association object back into *out (new; assoc_result_free), older shapes
+ * included (a missing kde bandwidth is normal, a missing kernel product).
+ * STATUS_PARSE when text is not an association object. */
+enum status analysis_assoc_parse(const char *text, struct assoc_result **out,
+                                 struct error *err) MUST_CHECK;
 
 /* true when name is a job metric that y or x may take. */
 bool analysis_metric_known(const char *name);

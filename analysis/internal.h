@@ -251,21 +251,6 @@ enum status coverage_store(struct db *db, const struct analysis_settings *settin
 json_t *json_number_or_null(double v);
 /* INTERFACES.md's "excluded": "total" and the count of every reason. */
 json_t *json_excluded(const size_t counts[EXCL_COUNT]);
-/* The credible bands of a KDE fit (METHOD.md §5 `kde`, (b)–(d)) as the association
- * object and the sweep's steps both render them. */
-struct kde_bands {
-    enum stats_kde_space space;            /* the fitting space */
-    double h_x, h_y;                       /* bandwidths, fitting space */
-    double x_grid[STATS_KDE_POINTS];       /* linear units */
-    double q05[STATS_KDE_POINTS];          /* conditional quantiles of y at x_grid */
-    double q50[STATS_KDE_POINTS];          /* … */
-    double q95[STATS_KDE_POINTS];          /* … */
-    double marg_q05, marg_q95;             /* the marginal's quantiles of y */
-    double mean, sd;                       /* of the raw y */
-    double width_ratio, paper_width_ratio; /* (d) */
-};
-/* The bands of fit k into *out. */
-void kde_bands_of(const struct stats_kde *k, struct kde_bands *out);
 /* Sets space, hx, hy, x_grid, q05, q50, q95, marg_q05, marg_q95, mean, sd,
  * width_ratio and paper_width_ratio of o (null where not finite; the four arrays
  * null unless fitted). */

@@ -1,32 +1,265 @@
-/* assoc_object.c: the association object of INTERFACES.md from two arrays: the core
- * coefficients, the KDE credible bands, their significance and the random forest
- * (METHOD.md §5). */
+/* objects.c: the one JSON of the results. The table of coefficients; the association
+ * object rendered from struct assoc_result and read back from a stored text (older
+ * shapes included); the pieces the front ends share. Every construction goes through
+ * struct jb, which records the first failure, checked once at the end. */
 #include "internal.h"
 
+#include <jansson.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct assoc_opts assoc_opts_default(const struct analysis_settings *settings)
-{
-    struct stats_signif_opts s = stats_signif_opts_default();
+/* The flags of the stored text: compact, reals that read back as the same double. */
+#define STORE_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(17))
 
-    return (struct assoc_opts){.methods = stats_methods_available(),
-                               .d_min = settings->d_min,
-                               .seed = settings->seed,
-                               .mi_jitter = true,
-                               .space = "auto",
-                               .kde = true,
-                               .n_perm = s.n_perm,
-                               .n_boot = s.n_boot,
-                               .rf_trees = STATS_RF_TREES};
+/* ---- the coefficients ------------------------------------------------------------ */
+
+const struct coef_def analysis_coefs[COEF_COUNT] = {
+    [COEF_PEARSON] = {"pearson", METHOD_PEARSON, offsetof(struct stats_assoc, pearson),
+                      (long)offsetof(struct stats_signif, pearson), true, true},
+    [COEF_SPEARMAN] = {"spearman", METHOD_SPEARMAN,
+                       offsetof(struct stats_assoc, spearman),
+                       (long)offsetof(struct stats_signif, spearman), true, true},
+    [COEF_DCOR_V] = {"dcor_v", METHOD_DCOR, offsetof(struct stats_assoc, dcor_v),
+                     (long)offsetof(struct stats_signif, dcor_v), false, true},
+    [COEF_DCOR2_U] = {"dcor2_u", METHOD_DCOR, offsetof(struct stats_assoc, dcor2_u), -1,
+                      false, false},
+    [COEF_MI_KSG_NATS] = {"mi_ksg_nats", METHOD_MI,
+                          offsetof(struct stats_assoc, mi_ksg_nats), -1, false, false},
+    [COEF_MI_LINFOOT] = {"mi_linfoot", METHOD_MI,
+                         offsetof(struct stats_assoc, mi_linfoot),
+                         (long)offsetof(struct stats_signif, mi_linfoot), false, true},
+};
+
+const struct stats_coef *analysis_coef_of(const struct stats_assoc *a, enum coef_id c)
+{
+    return (const struct stats_coef *)((const char *)a + analysis_coefs[c].at);
 }
 
-json_t *json_number_or_null(double v)
+static struct stats_coef *coef_at(struct stats_assoc *a, enum coef_id c)
+{
+    return (struct stats_coef *)((char *)a + analysis_coefs[c].at);
+}
+
+const struct stats_signif_coef *analysis_coef_signif(const struct stats_signif *s,
+                                                     enum coef_id c)
+{
+    if (analysis_coefs[c].signif_at < 0)
+        return NULL;
+    return (const struct stats_signif_coef *)((const char *)s +
+                                              analysis_coefs[c].signif_at);
+}
+
+static struct stats_signif_coef *signif_at(struct stats_signif *s, enum coef_id c)
+{
+    if (analysis_coefs[c].signif_at < 0)
+        return NULL;
+    return (struct stats_signif_coef *)((char *)s + analysis_coefs[c].signif_at);
+}
+
+bool analysis_coef_defined(const struct stats_assoc *a, enum coef_id c)
+{
+    const struct stats_coef *v = analysis_coef_of(a, c);
+
+    return v->reason == REASON_NONE && isfinite(v->value);
+}
+
+/* ---- the builder ----------------------------------------------------------------- */
+
+/* A JSON value under construction: the first failed allocation or insertion sets
+ * failed, and jb_finish then gives NULL (jansson's setters return -1 on failure, and
+ * a NULL value or parent makes them fail, so one check at the end covers them all). */
+struct jb {
+    json_t *root;
+    bool failed;
+};
+
+static struct jb jb_object(void)
+{
+    struct jb b = {json_object(), false};
+
+    b.failed = b.root == NULL;
+    return b;
+}
+
+/* The value built, or NULL (everything released) when any step failed. */
+static json_t *jb_finish(struct jb *b)
+{
+    if (b->failed) {
+        json_decref(b->root);
+        b->root = NULL;
+    }
+    return b->root;
+}
+
+/* Sets key of o to v (taken). */
+static void jb_set(struct jb *b, json_t *o, const char *key, json_t *v)
+{
+    if (json_object_set_new(o, key, v) != 0)
+        b->failed = true;
+}
+
+static void jb_append(struct jb *b, json_t *a, json_t *v)
+{
+    if (json_array_append_new(a, v) != 0)
+        b->failed = true;
+}
+
+/* A new object or array set as key of o; borrowed, NULL when that failed. */
+static json_t *jb_child(struct jb *b, json_t *o, const char *key, json_t *child)
+{
+    if (json_object_set_new(o, key, child) != 0) {
+        b->failed = true;
+        return NULL;
+    }
+    return child;
+}
+
+/* A JSON real, or null when v is not finite (INTERFACES.md: non-finite is null). */
+static json_t *number_or_null(double v)
 {
     return isfinite(v) ? json_real(v) : json_null();
+}
+
+static void jb_real(struct jb *b, json_t *o, const char *key, double v)
+{
+    jb_set(b, o, key, number_or_null(v));
+}
+
+static void jb_int(struct jb *b, json_t *o, const char *key, long long v)
+{
+    jb_set(b, o, key, json_integer((json_int_t)v));
+}
+
+static void jb_text(struct jb *b, json_t *o, const char *key, const char *s)
+{
+    jb_set(b, o, key, s != NULL ? analysis_json_text(s) : json_null());
+}
+
+/* An array of n reals (null where not finite). */
+static json_t *numbers(struct jb *b, const double *v, size_t n)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; a != NULL && i < n; i++)
+        jb_append(b, a, number_or_null(v[i]));
+    return a;
+}
+
+static char *dump(json_t *o)
+{
+    char *text = o != NULL ? json_dumps(o, STORE_FLAGS) : NULL;
+
+    json_decref(o);
+    return text;
+}
+
+/* ---- reading ---------------------------------------------------------------------- */
+
+/* A number of o, NAN when absent or null. */
+static double get_real(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+
+    return json_is_number(v) ? json_number_value(v) : (double)NAN;
+}
+
+static long long get_int(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+
+    return json_is_integer(v) ? (long long)json_integer_value(v) : 0;
+}
+
+static const char *get_text(const json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+/* n reals of the array key of o into v (NAN for null); false unless it has n. */
+static bool get_reals(const json_t *o, const char *key, double *v, size_t n)
+{
+    const json_t *a = json_object_get(o, key);
+
+    if (!json_is_array(a) || json_array_size(a) != n)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *e = json_array_get(a, i);
+        v[i] = json_is_number(e) ? json_number_value(e) : (double)NAN;
+    }
+    return true;
+}
+
+static enum stats_reason reason_of(const char *name)
+{
+    for (int r = REASON_NONE; name != NULL && r <= REASON_NOT_COMPUTED; r++) {
+        if (strcmp(name, stats_reason_name((enum stats_reason)r)) == 0)
+            return (enum stats_reason)r;
+    }
+    return REASON_NONE;
+}
+
+static void copy_text(char *out, size_t size, const char *s)
+{
+    snprintf(out, size, "%s", s != NULL ? s : "");
+}
+
+/* ---- the association object ------------------------------------------------------ */
+
+struct assoc_result *assoc_result_new(enum assoc_source source)
+{
+    struct assoc_result *r = calloc(1, sizeof *r);
+
+    if (r == NULL)
+        return NULL;
+    r->source = source;
+    r->granularity_s = r->base_granularity_s = r->sample_offset_s = NAN;
+    r->space = KDE_SPACE_LINEAR;
+    for (size_t c = 0; c < COEF_COUNT; c++)
+        coef_at(&r->coefs, (enum coef_id)c)->reason = REASON_NOT_COMPUTED;
+    return r;
+}
+
+void assoc_result_free(struct assoc_result *r)
+{
+    if (r == NULL)
+        return;
+    free(r->group);
+    free(r->y);
+    free(r->x);
+    free(r->scope);
+    free(r->kde);
+    free(r->signif);
+    free(r->rf);
+    free(r);
+}
+
+static char *dup_or_null(const char *s, bool *failed)
+{
+    char *d = s != NULL ? strdup(s) : NULL;
+
+    if (s != NULL && d == NULL)
+        *failed = true;
+    return d;
+}
+
+enum status assoc_result_name(struct assoc_result *r, const char *group, const char *y,
+                              const char *x, const char *scope, struct error *err)
+{
+    bool failed = false;
+
+    free(r->group);
+    free(r->y);
+    free(r->x);
+    free(r->scope);
+    r->group = dup_or_null(group, &failed);
+    r->y = dup_or_null(y, &failed);
+    r->x = dup_or_null(x, &failed);
+    r->scope = dup_or_null(scope, &failed);
+    return failed ? error_set(err, STATUS_NOMEM, "association names") : STATUS_OK;
 }
 
 void kde_bands_of(const struct stats_kde *k, struct kde_bands *out)
@@ -47,379 +280,477 @@ void kde_bands_of(const struct stats_kde *k, struct kde_bands *out)
 }
 
 /* An array of the STATS_KDE_POINTS values of v, or null. */
-static json_t *kde_points(const double *v, bool fitted)
+static json_t *kde_points(struct jb *b, const double *v, bool fitted)
 {
-    return fitted ? json_array_of_numbers(v, STATS_KDE_POINTS) : json_null();
+    return fitted ? numbers(b, v, STATS_KDE_POINTS) : json_null();
 }
 
-void json_kde_bands(json_t *o, const struct kde_bands *b, bool fitted)
+/* space, hx, hy, x_grid, q05, q50, q95, marg_q05, marg_q95, mean, sd, width_ratio and
+ * paper_width_ratio (null where not finite; the four arrays null unless fitted). */
+static void put_kde_bands(struct jb *b, json_t *o, const struct kde_bands *k, bool fitted)
 {
-    json_object_set_new(o, "space", json_string(stats_kde_space_name(b->space)));
-    json_object_set_new(o, "hx", json_number_or_null(b->h_x));
-    json_object_set_new(o, "hy", json_number_or_null(b->h_y));
-    json_object_set_new(o, "x_grid", kde_points(b->x_grid, fitted));
-    json_object_set_new(o, "q05", kde_points(b->q05, fitted));
-    json_object_set_new(o, "q50", kde_points(b->q50, fitted));
-    json_object_set_new(o, "q95", kde_points(b->q95, fitted));
-    json_object_set_new(o, "marg_q05", json_number_or_null(b->marg_q05));
-    json_object_set_new(o, "marg_q95", json_number_or_null(b->marg_q95));
-    json_object_set_new(o, "mean", json_number_or_null(b->mean));
-    json_object_set_new(o, "sd", json_number_or_null(b->sd));
-    json_object_set_new(o, "width_ratio", json_number_or_null(b->width_ratio));
-    json_object_set_new(o, "paper_width_ratio",
-                        json_number_or_null(b->paper_width_ratio));
+    jb_text(b, o, "space", stats_kde_space_name(k->space));
+    jb_real(b, o, "hx", k->h_x);
+    jb_real(b, o, "hy", k->h_y);
+    jb_set(b, o, "x_grid", kde_points(b, k->x_grid, fitted));
+    jb_set(b, o, "q05", kde_points(b, k->q05, fitted));
+    jb_set(b, o, "q50", kde_points(b, k->q50, fitted));
+    jb_set(b, o, "q95", kde_points(b, k->q95, fitted));
+    jb_real(b, o, "marg_q05", k->marg_q05);
+    jb_real(b, o, "marg_q95", k->marg_q95);
+    jb_real(b, o, "mean", k->mean);
+    jb_real(b, o, "sd", k->sd);
+    jb_real(b, o, "width_ratio", k->width_ratio);
+    jb_real(b, o, "paper_width_ratio", k->paper_width_ratio);
 }
 
-json_t *json_excluded(const size_t counts[EXCL_COUNT])
+static enum stats_kde_space space_of(const char *name)
 {
-    json_t *o = json_object();
+    return name != NULL && strcmp(name, "log") == 0 ? KDE_SPACE_LOG : KDE_SPACE_LINEAR;
+}
+
+/* The excluded counts: "total" and each reason (columns: the two an input file can
+ * have). */
+static void put_excluded(struct jb *b, json_t *parent, const char *key,
+                         const size_t counts[EXCL_COUNT], bool every_reason)
+{
+    json_t *o = jb_child(b, parent, key, json_object());
     size_t total = 0;
 
     for (int e = EXCL_NONE + 1; e < EXCL_COUNT; e++)
         total += counts[e];
-    json_object_set_new(o, "total", json_integer((json_int_t)total));
+    jb_int(b, o, "total", (long long)total);
     for (int e = EXCL_NONE + 1; e < EXCL_COUNT; e++) {
-        json_object_set_new(o, stats_exclusion_name((enum stats_exclusion)e),
-                            json_integer((json_int_t)counts[e]));
+        if (every_reason || e == EXCL_NONFINITE || e == EXCL_NONPOSITIVE_IN_LOG_SPACE) {
+            jb_int(b, o, stats_exclusion_name((enum stats_exclusion)e),
+                   (long long)counts[e]);
+        }
     }
-    return o;
 }
 
-json_t *json_array_of_numbers(const double *v, size_t n)
+static void get_excluded(const json_t *o, size_t counts[EXCL_COUNT])
 {
-    json_t *a = json_array();
-
-    for (size_t i = 0; a != NULL && i < n; i++)
-        json_array_append_new(a, json_number_or_null(v[i]));
-    return a;
+    for (int e = EXCL_NONE + 1; e < EXCL_COUNT; e++)
+        counts[e] = (size_t)get_int(o, stats_exclusion_name((enum stats_exclusion)e));
 }
 
-static void set_coef(json_t *o, json_t *reasons, const char *name,
-                     const struct stats_coef *c)
-{
-    if (c->reason == REASON_NOT_COMPUTED)
-        return;
-    if (c->reason == REASON_NONE && isfinite(c->value)) {
-        json_object_set_new(o, name, json_real(c->value));
-        return;
-    }
-    json_object_set_new(o, name, json_null());
-    json_object_set_new(reasons, name, json_string(stats_reason_name(c->reason)));
-}
-
-static void put_coefficients(json_t *o, const struct stats_assoc *a)
+/* Each coefficient computed: its value, or null with its reason in "reasons"; and
+ * "reason", the first of them (INTERFACES.md: one reason for the whole object). */
+static void put_coefficients(struct jb *b, json_t *o, const struct stats_assoc *a)
 {
     json_t *reasons = json_object();
+    const char *first = NULL;
 
-    set_coef(o, reasons, "pearson", &a->pearson);
-    set_coef(o, reasons, "spearman", &a->spearman);
-    set_coef(o, reasons, "dcor_v", &a->dcor_v);
-    set_coef(o, reasons, "dcor2_u", &a->dcor2_u);
-    set_coef(o, reasons, "mi_ksg_nats", &a->mi_ksg_nats);
-    set_coef(o, reasons, "mi_linfoot", &a->mi_linfoot);
-    if (json_object_size(reasons) > 0) {
-        /* One reason for the whole object (INTERFACES.md), and each coefficient's. */
-        json_object_set(o, "reason", json_object_iter_value(json_object_iter(reasons)));
-        json_object_set_new(o, "reasons", reasons);
+    for (size_t c = 0; c < COEF_COUNT; c++) {
+        const struct stats_coef *v = analysis_coef_of(a, (enum coef_id)c);
+        const char *name = analysis_coefs[c].name;
+        if (v->reason == REASON_NOT_COMPUTED)
+            continue;
+        if (analysis_coef_defined(a, (enum coef_id)c)) {
+            jb_set(b, o, name, json_real(v->value));
+            continue;
+        }
+        jb_set(b, o, name, json_null());
+        jb_text(b, reasons, name, stats_reason_name(v->reason));
+        first = first != NULL ? first : stats_reason_name(v->reason);
+    }
+    if (first != NULL) {
+        jb_text(b, o, "reason", first);
+        jb_set(b, o, "reasons", reasons);
     } else {
         json_decref(reasons);
     }
 }
 
-/* The fitting space asked (NULL: auto); auto is resolved by stats_kde_compute. */
-enum status analysis_space_parse(const char *name, enum stats_kde_space *out,
-                                 struct error *err)
+static void get_coefficients(const json_t *o, struct stats_assoc *a)
 {
-    if (name == NULL || strcmp(name, "auto") == 0) {
-        *out = KDE_SPACE_AUTO;
-    } else if (strcmp(name, "log") == 0) {
-        *out = KDE_SPACE_LOG;
-    } else if (strcmp(name, "linear") == 0) {
-        *out = KDE_SPACE_LINEAR;
-    } else {
-        return error_param(err, STATUS_INVALID, "space",
-                           "space must be auto, log or linear");
-    }
-    return STATUS_OK;
-}
+    const json_t *reasons = json_object_get(o, "reasons");
 
-/* METHOD.md §5: log when every value is positive (auto), else as asked. */
-static const char *space_resolved(enum stats_kde_space s, const double *x,
-                                  const double *y, size_t d)
-{
-    if (s != KDE_SPACE_AUTO)
-        return stats_kde_space_name(s);
-    for (size_t i = 0; i < d; i++) {
-        if (!(x[i] > 0 && y[i] > 0))
-            return "linear";
+    a->d = (size_t)get_int(o, "d");
+    for (size_t c = 0; c < COEF_COUNT; c++) {
+        const json_t *v = json_object_get(o, analysis_coefs[c].name);
+        struct stats_coef *out = coef_at(a, (enum coef_id)c);
+        if (v == NULL) {
+            *out = (struct stats_coef){NAN, REASON_NOT_COMPUTED};
+        } else if (json_is_number(v)) {
+            *out = (struct stats_coef){json_number_value(v), REASON_NONE};
+        } else {
+            *out = (struct stats_coef){
+                NAN, reason_of(get_text(reasons, analysis_coefs[c].name))};
+        }
     }
-    return d > 0 ? "log" : "linear";
 }
 
 /* "density": the 128 x 128 grid (a) in fitting space; values[i][j] is the density at
  * (x0 + i·dx, y0 + j·dy). */
-static json_t *density_json(const struct stats_kde *k)
+static json_t *density_json(struct jb *b, const struct stats_kde *k)
 {
     json_t *o = json_object(), *rows = json_array();
 
-    json_object_set_new(o, "x0", json_number_or_null(k->grid_x0));
-    json_object_set_new(o, "dx", json_number_or_null(k->grid_dx));
-    json_object_set_new(o, "y0", json_number_or_null(k->grid_y0));
-    json_object_set_new(o, "dy", json_number_or_null(k->grid_dy));
-    for (size_t i = 0; i < STATS_KDE_GRID; i++)
-        json_array_append_new(rows, json_array_of_numbers(k->density[i], STATS_KDE_GRID));
-    json_object_set_new(o, "values", rows);
+    jb_real(b, o, "x0", k->grid_x0);
+    jb_real(b, o, "dx", k->grid_dx);
+    jb_real(b, o, "y0", k->grid_y0);
+    jb_real(b, o, "dy", k->grid_dy);
+    for (size_t i = 0; rows != NULL && i < STATS_KDE_GRID; i++)
+        jb_append(b, rows, numbers(b, k->density[i], STATS_KDE_GRID));
+    jb_set(b, o, "values", rows);
     return o;
 }
 
 /* "kde" (METHOD.md §5 (a)–(d)): quantiles, bands and ratios in linear units, hx and
  * hy in fitting space; null with "reason" when nothing was fitted. */
-static json_t *kde_json(const struct stats_kde *k, bool density)
+static void put_kde(struct jb *b, json_t *parent, const struct stats_kde *k, bool density)
 {
-    json_t *o = json_object();
+    json_t *o = jb_child(b, parent, "kde", json_object());
     const bool fitted = k->reason == REASON_NONE;
+    struct kde_bands bands;
 
-    struct kde_bands b;
-
-    kde_bands_of(k, &b);
-    json_kde_bands(o, &b, fitted);
-    json_object_set_new(o, "kernel",
-                        json_string(k->kernel == KDE_KERNEL_FULL ? "full" : "product"));
-    json_object_set_new(o, "bandwidth",
-                        json_string(stats_kde_bandwidth_name(k->bandwidth)));
-    json_object_set_new(o, "binned", json_boolean(fitted && k->binned));
-    json_object_set_new(o, "band_low", json_number_or_null(k->band_low));
-    json_object_set_new(o, "band_high", json_number_or_null(k->band_high));
+    kde_bands_of(k, &bands);
+    put_kde_bands(b, o, &bands, fitted);
+    jb_text(b, o, "kernel", k->kernel == KDE_KERNEL_FULL ? "full" : "product");
+    jb_text(b, o, "bandwidth", stats_kde_bandwidth_name(k->bandwidth));
+    jb_set(b, o, "binned", json_boolean(fitted && k->binned));
+    jb_real(b, o, "band_low", k->band_low);
+    jb_real(b, o, "band_high", k->band_high);
     if (density)
-        json_object_set_new(o, "density", fitted ? density_json(k) : json_null());
+        jb_set(b, o, "density", fitted ? density_json(b, k) : json_null());
     if (!fitted)
-        json_object_set_new(o, "reason", json_string(stats_reason_name(k->reason)));
-    return o;
+        jb_text(b, o, "reason", stats_reason_name(k->reason));
 }
 
-/* One coefficient's entry of "significance"; NULL when it was not asked. */
-static json_t *signif_coef_json(const struct stats_signif_coef *c, bool with_ci)
+/* A stored "kde" (never with its density grid: analyze does not store one). */
+static bool get_kde(const json_t *o, struct stats_kde *k)
 {
-    json_t *o;
+    const char *kernel = get_text(o, "kernel"), *bw = get_text(o, "bandwidth");
 
-    if (c->reason == REASON_NOT_COMPUTED)
-        return NULL;
-    o = json_object();
-    json_object_set_new(o, "p_value", json_number_or_null(c->p_value));
-    json_object_set_new(o, "noise_floor", json_number_or_null(c->noise_floor));
-    json_object_set_new(o, "n_perm", json_integer((json_int_t)c->n_perm));
-    if (with_ci) {
-        json_object_set_new(o, "ci_low", json_number_or_null(c->ci_low));
-        json_object_set_new(o, "ci_high", json_number_or_null(c->ci_high));
-        json_object_set_new(o, "level", json_number_or_null(c->level));
-    }
-    if (c->reason != REASON_NONE)
-        json_object_set_new(o, "reason", json_string(stats_reason_name(c->reason)));
-    return o;
+    k->reason = reason_of(get_text(o, "reason"));
+    k->space = space_of(get_text(o, "space"));
+    /* stored before the full kernel and the plug-in existed: product, normal */
+    k->kernel = kernel != NULL && strcmp(kernel, "full") == 0 ? KDE_KERNEL_FULL
+                                                              : KDE_KERNEL_PRODUCT;
+    k->bandwidth =
+        bw != NULL && strcmp(bw, "plugin") == 0 ? KDE_BW_PLUGIN : KDE_BW_NORMAL;
+    k->binned = json_is_true(json_object_get(o, "binned"));
+    k->h_x = get_real(o, "hx");
+    k->h_y = get_real(o, "hy");
+    k->marg_q05 = get_real(o, "marg_q05");
+    k->marg_q95 = get_real(o, "marg_q95");
+    k->mean = get_real(o, "mean");
+    k->sd = get_real(o, "sd");
+    k->width_ratio = get_real(o, "width_ratio");
+    k->paper_width_ratio = get_real(o, "paper_width_ratio");
+    k->band_low = get_real(o, "band_low");
+    k->band_high = get_real(o, "band_high");
+    if (k->reason != REASON_NONE)
+        return true;
+    return get_reals(o, "x_grid", k->x_grid, STATS_KDE_POINTS) &&
+           get_reals(o, "q05", k->q05, STATS_KDE_POINTS) &&
+           get_reals(o, "q50", k->q50, STATS_KDE_POINTS) &&
+           get_reals(o, "q95", k->q95, STATS_KDE_POINTS);
 }
 
-static void put_signif_coef(json_t *o, const char *name,
+/* One coefficient's entry of "significance"; nothing when it was not asked. */
+static void put_signif_coef(struct jb *b, json_t *parent, const char *name,
                             const struct stats_signif_coef *c, bool with_ci)
 {
-    json_t *e = signif_coef_json(c, with_ci);
+    if (c->reason == REASON_NOT_COMPUTED)
+        return;
+    json_t *o = jb_child(b, parent, name, json_object());
+    jb_real(b, o, "p_value", c->p_value);
+    jb_real(b, o, "noise_floor", c->noise_floor);
+    jb_int(b, o, "n_perm", (long long)c->n_perm);
+    if (with_ci) {
+        jb_real(b, o, "ci_low", c->ci_low);
+        jb_real(b, o, "ci_high", c->ci_high);
+        jb_real(b, o, "level", c->level);
+    }
+    if (c->reason != REASON_NONE)
+        jb_text(b, o, "reason", stats_reason_name(c->reason));
+}
 
-    if (e != NULL)
-        json_object_set_new(o, name, e);
+static void get_signif_coef(const json_t *parent, const char *name,
+                            struct stats_signif_coef *c)
+{
+    const json_t *o = json_object_get(parent, name);
+
+    *c = (struct stats_signif_coef){.value = NAN, .reason = REASON_NOT_COMPUTED};
+    if (!json_is_object(o))
+        return;
+    c->reason = reason_of(get_text(o, "reason"));
+    c->p_value = get_real(o, "p_value");
+    c->noise_floor = get_real(o, "noise_floor");
+    c->n_perm = (size_t)get_int(o, "n_perm");
+    c->ci_low = get_real(o, "ci_low");
+    c->ci_high = get_real(o, "ci_high");
+    c->level = get_real(o, "level");
 }
 
 /* "significance": the permutation test of every coefficient asked and of the KDE's
- * width_ratio (extra[0] when present), and the BCa CIs of Pearson and Spearman. */
-static json_t *signif_json(const struct stats_signif *s, const struct assoc_opts *opts,
-                           bool with_width_ratio)
+ * width_ratio (extra[0]), and the BCa CIs of Pearson and Spearman. */
+static void put_signif(struct jb *b, json_t *parent, const struct assoc_result *r)
 {
-    json_t *o = json_object();
+    json_t *o = jb_child(b, parent, "significance", json_object());
 
-    json_object_set_new(o, "seed", json_integer((json_int_t)s->seed));
-    json_object_set_new(o, "permutations", json_integer((json_int_t)opts->n_perm));
-    json_object_set_new(o, "resamples", json_integer((json_int_t)opts->n_boot));
-    put_signif_coef(o, "pearson", &s->pearson, true);
-    put_signif_coef(o, "spearman", &s->spearman, true);
-    put_signif_coef(o, "dcor_v", &s->dcor_v, false);
-    put_signif_coef(o, "mi_linfoot", &s->mi_linfoot, false);
-    if (with_width_ratio)
-        put_signif_coef(o, "width_ratio", &s->extra[0], false);
-    return o;
-}
-
-/* The workspaces and results of one object, freed together. */
-struct assoc_work {
-    struct stats_ws *ws;
-    struct stats_kde_ws *kde_ws;
-    struct stats_kde *kde;      /* the fit on the data */
-    struct stats_kde *kde_perm; /* the permutation test's scratch */
-    struct stats_signif *signif;
-    struct stats_rf_ws *rf_ws;
-    struct stats_rf *rf;
-    double rf_x_kde[STATS_KDE_POINTS];  /* the KDE's x points (linear units) */
-    double rf_at_kde[STATS_KDE_POINTS]; /* the forest there */
-    size_t rf_n_kde;                    /* 16, or 0 without a fitted KDE */
-};
-
-static void work_clear(struct assoc_work *w)
-{
-    stats_ws_free(w->ws);
-    stats_kde_ws_free(w->kde_ws);
-    free(w->kde);
-    free(w->kde_perm);
-    free(w->signif);
-    stats_rf_ws_free(w->rf_ws);
-    free(w->rf);
-}
-
-static struct stats_kde_opts kde_opts_of(const struct assoc_opts *opts,
-                                         enum stats_kde_space space)
-{
-    return (struct stats_kde_opts){
-        .space = space,
-        .kernel = opts->kernel_full ? KDE_KERNEL_FULL : KDE_KERNEL_PRODUCT,
-        .d_min = opts->d_min,
-        .no_density = !opts->density,
-        .bandwidth = opts->bw_plugin ? KDE_BW_PLUGIN : KDE_BW_NORMAL};
-}
-
-static enum status fit_kde(const double *x, const double *y, size_t d,
-                           const struct assoc_opts *opts, enum stats_kde_space space,
-                           struct assoc_work *w, struct error *err)
-{
-    w->kde_ws = stats_kde_ws_new(d > 0 ? d : 1);
-    w->kde = calloc(1, sizeof *w->kde);
-    if (w->kde_ws == NULL || w->kde == NULL)
-        return error_set(err, STATUS_NOMEM, "KDE workspace for d = %zu", d);
-    const struct stats_kde_opts ko = kde_opts_of(opts, space);
-    enum status rc = stats_kde_compute(x, y, d, &ko, w->kde_ws, w->kde, err);
-    if (rc == STATUS_INVALID && space == KDE_SPACE_LOG && err != NULL &&
-        err->parameter[0] == '\0')
-        snprintf(err->parameter, sizeof err->parameter, "space");
-    return rc;
-}
-
-static enum status test_significance(const double *x, const double *y, size_t d,
-                                     const struct assoc_opts *opts, struct assoc_work *w,
-                                     struct error *err)
-{
-    struct stats_signif_opts so = stats_signif_opts_default();
-    struct stats_kde_stat_ctx ctx;
-    struct stats_signif_stat width_ratio;
-
-    so.assoc = (struct stats_assoc_opts){opts->methods, opts->d_min, opts->seed,
-                                         opts->mi_jitter};
-    so.n_perm = opts->n_perm;
-    so.n_boot = opts->n_boot;
-    so.seed = opts->seed;
-    w->signif = malloc(sizeof *w->signif);
-    if (w->signif == NULL)
-        return error_set(err, STATUS_NOMEM, "significance");
-    if (w->kde != NULL) {
-        w->kde_perm = calloc(1, sizeof *w->kde_perm);
-        if (w->kde_perm == NULL)
-            return error_set(err, STATUS_NOMEM, "KDE scratch");
-        /* The space the data were fitted in: permuting y keeps every value's sign. */
-        ctx = (struct stats_kde_stat_ctx){kde_opts_of(opts, w->kde->space), w->kde_ws,
-                                          w->kde_perm};
-        width_ratio = (struct stats_signif_stat){"width_ratio",
-                                                 stats_kde_width_ratio_stat, &ctx, 1.0};
-        so.extra = &width_ratio;
-        so.n_extra = 1;
+    jb_int(b, o, "seed", (long long)r->signif->seed);
+    jb_int(b, o, "permutations", (long long)r->n_perm);
+    jb_int(b, o, "resamples", (long long)r->n_boot);
+    for (size_t c = 0; c < COEF_COUNT; c++) {
+        const struct stats_signif_coef *e =
+            analysis_coef_signif(r->signif, (enum coef_id)c);
+        if (e != NULL)
+            put_signif_coef(b, o, analysis_coefs[c].name, e, analysis_coefs[c].ci);
     }
-    return stats_signif_compute(x, y, d, &so, w->ws, w->signif, err);
+    put_signif_coef(b, o, "width_ratio", &r->signif->extra[0], false);
 }
 
-/* The forest on raw x and y (METHOD.md §5 rf), also at the KDE's x points. */
-static enum status fit_rf(const double *x, const double *y, size_t d,
-                          const struct assoc_opts *opts, struct assoc_work *w,
-                          struct error *err)
+static void get_signif(const json_t *o, struct assoc_result *r)
 {
-    struct stats_rf_opts ro = stats_rf_opts_default();
-    const double *at = NULL;
-
-    ro.n_trees = opts->rf_trees;
-    ro.d_min = opts->d_min;
-    ro.seed = opts->seed;
-    w->rf_ws = stats_rf_ws_new(d > 0 ? d : 1);
-    w->rf = calloc(1, sizeof *w->rf);
-    if (w->rf_ws == NULL || w->rf == NULL)
-        return error_set(err, STATUS_NOMEM, "forest workspace for d = %zu", d);
-    if (w->kde != NULL && w->kde->reason == REASON_NONE) {
-        memcpy(w->rf_x_kde, w->kde->x_grid, sizeof w->rf_x_kde);
-        at = w->rf_x_kde;
-        w->rf_n_kde = STATS_KDE_POINTS;
+    r->signif->seed = (uint64_t)get_int(o, "seed");
+    r->n_perm = (size_t)get_int(o, "permutations");
+    r->n_boot = (size_t)get_int(o, "resamples");
+    for (size_t c = 0; c < COEF_COUNT; c++) {
+        struct stats_signif_coef *e = signif_at(r->signif, (enum coef_id)c);
+        if (e != NULL)
+            get_signif_coef(o, analysis_coefs[c].name, e);
     }
-    return stats_rf_compute(x, y, d, at, w->rf_n_kde, &ro, w->rf_ws, w->rf,
-                            w->rf_n_kde > 0 ? w->rf_at_kde : NULL, err);
+    get_signif_coef(o, "width_ratio", &r->signif->extra[0]);
 }
 
 /* "rf": the fitted curve on 256 points, at the KDE's points, and the OOB R². */
-static json_t *rf_json(const struct assoc_work *w)
+static void put_rf(struct jb *b, json_t *parent, const struct assoc_result *r)
 {
-    const struct stats_rf *f = w->rf;
-    json_t *o = json_object();
+    const struct stats_rf *f = r->rf;
+    json_t *o = jb_child(b, parent, "rf", json_object());
 
-    json_object_set_new(o, "trees", json_integer((json_int_t)f->trees));
-    json_object_set_new(o, "seed", json_integer((json_int_t)f->seed));
+    jb_int(b, o, "trees", (long long)f->trees);
+    jb_int(b, o, "seed", (long long)f->seed);
     if (f->reason != REASON_NONE) {
-        json_object_set_new(o, "oob_r2", json_null());
-        json_object_set_new(o, "reason", json_string(stats_reason_name(f->reason)));
-        return o;
+        jb_set(b, o, "oob_r2", json_null());
+        jb_text(b, o, "reason", stats_reason_name(f->reason));
+        return;
     }
-    json_object_set_new(o, "oob_r2", json_number_or_null(f->oob_r2));
-    json_object_set_new(o, "n_oob", json_integer((json_int_t)f->n_oob));
-    json_object_set_new(o, "x_grid", json_array_of_numbers(f->x_curve, STATS_RF_CURVE));
-    json_object_set_new(o, "fit", json_array_of_numbers(f->fit_curve, STATS_RF_CURVE));
-    if (w->rf_n_kde > 0) {
-        json_object_set_new(o, "fit_at_kde_x",
-                            json_array_of_numbers(w->rf_at_kde, w->rf_n_kde));
-    }
-    return o;
+    jb_real(b, o, "oob_r2", f->oob_r2);
+    jb_int(b, o, "n_oob", (long long)f->n_oob);
+    jb_set(b, o, "x_grid", numbers(b, f->x_curve, STATS_RF_CURVE));
+    jb_set(b, o, "fit", numbers(b, f->fit_curve, STATS_RF_CURVE));
+    if (r->rf_n_kde > 0)
+        jb_set(b, o, "fit_at_kde_x", numbers(b, r->rf_at_kde, r->rf_n_kde));
 }
 
-enum status assoc_object_fill(json_t *o, const double *x, const double *y, size_t d,
-                              const struct assoc_opts *opts, struct error *err)
+static bool get_rf(const json_t *o, struct assoc_result *r)
 {
-    struct assoc_work w = {0};
-    struct stats_assoc a;
-    enum stats_kde_space space = KDE_SPACE_AUTO;
-    enum status rc = analysis_space_parse(opts->space, &space, err);
+    struct stats_rf *f = r->rf;
+    const json_t *at = json_object_get(o, "fit_at_kde_x");
 
-    if (rc != STATUS_OK)
-        return rc;
-    w.ws = stats_ws_new(d > 0 ? d : 1);
-    if (w.ws == NULL) {
-        rc = error_set(err, STATUS_NOMEM, "stats workspace");
-        goto out;
+    f->trees = (size_t)get_int(o, "trees");
+    f->seed = (uint64_t)get_int(o, "seed");
+    f->reason = reason_of(get_text(o, "reason"));
+    f->oob_r2 = get_real(o, "oob_r2");
+    if (f->reason != REASON_NONE)
+        return true;
+    f->n_oob = (size_t)get_int(o, "n_oob");
+    r->rf_n_kde = json_is_array(at) ? json_array_size(at) : 0;
+    return r->rf_n_kde <= STATS_KDE_POINTS &&
+           get_reals(o, "x_grid", f->x_curve, STATS_RF_CURVE) &&
+           get_reals(o, "fit", f->fit_curve, STATS_RF_CURVE) &&
+           (r->rf_n_kde == 0 || get_reals(o, "fit_at_kde_x", r->rf_at_kde, r->rf_n_kde));
+}
+
+static void put_provenance(struct jb *b, json_t *parent, const struct assoc_provenance *p)
+{
+    json_t *o = jb_child(b, parent, "provenance", json_object());
+
+    jb_int(b, o, "jobs", p->jobs);
+    jb_text(b, o, "jobs_md5", p->jobs_md5);
+    jb_int(b, o, "samples", p->samples);
+    jb_text(b, o, "samples_md5", p->samples_md5);
+    jb_int(b, o, "seed", (long long)p->seed);
+    jb_text(b, o, "version", p->version);
+    jb_text(b, o, "settings", p->settings);
+}
+
+/* false for a provenance without the fingerprint of its inputs (no use to compare). */
+static bool get_provenance(const json_t *o, struct assoc_provenance *p)
+{
+    if (!json_is_string(json_object_get(o, "jobs_md5")) ||
+        !json_is_string(json_object_get(o, "samples_md5")) ||
+        !json_is_integer(json_object_get(o, "samples")))
+        return false;
+    p->jobs = (long)get_int(o, "jobs");
+    copy_text(p->jobs_md5, sizeof p->jobs_md5, get_text(o, "jobs_md5"));
+    p->samples = get_int(o, "samples");
+    copy_text(p->samples_md5, sizeof p->samples_md5, get_text(o, "samples_md5"));
+    p->seed = (unsigned long)get_int(o, "seed");
+    copy_text(p->version, sizeof p->version, get_text(o, "version"));
+    copy_text(p->settings, sizeof p->settings, get_text(o, "settings"));
+    return true;
+}
+
+json_t *analysis_assoc_json(const struct assoc_result *r)
+{
+    struct jb b = jb_object();
+    json_t *o = b.root;
+    const bool group = r->source == ASSOC_GROUP;
+
+    if (group)
+        jb_text(&b, o, "group", r->group);
+    jb_text(&b, o, "y", r->y);
+    jb_text(&b, o, "x", r->x);
+    jb_set(&b, o, "granularity_s", group ? json_real(r->granularity_s) : json_null());
+    if (group)
+        jb_set(&b, o, "base_granularity_s", json_real(r->base_granularity_s));
+    jb_text(&b, o, "scope", group ? r->scope : NULL);
+    put_excluded(&b, o, "excluded", r->excluded, group);
+    if (r->negative_y || r->negative_x) {
+        /* "negative": {"nu_d_read": n}: how many of the d values of a metric that may
+         * be negative (ν, ν^D, B^D: METHOD.md keeps and flags them) are. */
+        json_t *neg = jb_child(&b, o, "negative", json_object());
+        if (r->negative_y)
+            jb_int(&b, neg, r->y, (long long)r->n_negative_y);
+        if (r->negative_x)
+            jb_int(&b, neg, r->x, (long long)r->n_negative_x);
     }
-    const struct stats_assoc_opts ao = {opts->methods, opts->d_min, opts->seed,
-                                        opts->mi_jitter};
-    rc = stats_assoc_compute(x, y, d, &ao, w.ws, &a, err);
-    if (rc == STATUS_OK && opts->kde)
-        rc = fit_kde(x, y, d, opts, space, &w, err);
-    if (rc == STATUS_OK && opts->significance)
-        rc = test_significance(x, y, d, opts, &w, err);
-    if (rc == STATUS_OK && opts->rf)
-        rc = fit_rf(x, y, d, opts, &w, err);
-    if (rc != STATUS_OK)
-        goto out;
     /* The top-level space is the KDE's fitting space (METHOD.md §5). */
-    json_object_set_new(o, "space",
-                        json_string(w.kde != NULL ? stats_kde_space_name(w.kde->space)
-                                                  : space_resolved(space, x, y, d)));
-    json_object_set_new(o, "d", json_integer((json_int_t)d));
-    put_coefficients(o, &a);
-    if (w.kde != NULL)
-        json_object_set_new(o, "kde", kde_json(w.kde, opts->density));
-    if (w.signif != NULL) {
-        json_object_set_new(o, "significance",
-                            signif_json(w.signif, opts, w.kde != NULL));
+    jb_text(&b, o, "space", stats_kde_space_name(r->space));
+    jb_int(&b, o, "d", (long long)r->coefs.d);
+    put_coefficients(&b, o, &r->coefs);
+    if (r->kde != NULL)
+        put_kde(&b, o, r->kde, r->density);
+    if (r->signif != NULL)
+        put_signif(&b, o, r);
+    if (r->rf != NULL)
+        put_rf(&b, o, r);
+    if (r->has_provenance)
+        put_provenance(&b, o, &r->provenance);
+    if (r->stored.present) {
+        json_t *st = jb_child(&b, o, "stored", json_object());
+        jb_text(&b, st, "computed_at", r->stored.computed_at);
+        jb_set(&b, st, "current", json_boolean(r->stored.current));
+        if (r->stored.has_provenance)
+            put_provenance(&b, st, &r->stored.provenance);
     }
-    if (w.rf != NULL)
-        json_object_set_new(o, "rf", rf_json(&w));
+    if (group) {
+        jb_real(&b, o, "sample_offset_s", r->sample_offset_s);
+        /* Darshan's whole-second start: every absolute time may be up to 1 s early. */
+        jb_set(&b, o, "time_error_s", json_real(1.0));
+    } else {
+        jb_int(&b, o, "seed", (long long)r->seed);
+    }
+    return jb_finish(&b);
+}
+
+char *analysis_assoc_text(const struct assoc_result *r)
+{
+    return dump(analysis_assoc_json(r));
+}
+
+/* The parts of a stored object beside its identity; false when one is malformed. */
+static bool get_assoc_parts(const json_t *o, struct assoc_result *r)
+{
+    const json_t *neg = json_object_get(o, "negative");
+    const json_t *kde = json_object_get(o, "kde"),
+                 *sig = json_object_get(o, "significance");
+    const json_t *rf = json_object_get(o, "rf"), *prov = json_object_get(o, "provenance");
+
+    r->granularity_s = get_real(o, "granularity_s");
+    r->base_granularity_s = get_real(o, "base_granularity_s");
+    r->sample_offset_s = get_real(o, "sample_offset_s");
+    r->seed = (unsigned long)get_int(o, "seed");
+    get_excluded(json_object_get(o, "excluded"), r->excluded);
+    r->negative_y = json_object_get(neg, r->y) != NULL;
+    r->negative_x = json_object_get(neg, r->x) != NULL;
+    r->n_negative_y = (size_t)get_int(neg, r->y);
+    r->n_negative_x = (size_t)get_int(neg, r->x);
+    r->space = space_of(get_text(o, "space"));
+    get_coefficients(o, &r->coefs);
+    if (json_is_object(kde)) {
+        r->kde = calloc(1, sizeof *r->kde);
+        if (r->kde == NULL || !get_kde(kde, r->kde))
+            return false;
+    }
+    if (json_is_object(sig)) {
+        r->signif = calloc(1, sizeof *r->signif);
+        if (r->signif == NULL)
+            return false;
+        get_signif(sig, r);
+    }
+    if (json_is_object(rf)) {
+        r->rf = calloc(1, sizeof *r->rf);
+        if (r->rf == NULL || !get_rf(rf, r))
+            return false;
+    }
+    r->has_provenance = get_provenance(prov, &r->provenance);
+    return true;
+}
+
+enum status analysis_assoc_parse(const char *text, struct assoc_result **out,
+                                 struct error *err)
+{
+    json_error_t jerr;
+    json_t *o = json_loads(text, 0, &jerr);
+    struct assoc_result *r = NULL;
+    enum status rc = STATUS_OK;
+
+    *out = NULL;
+    if (!json_is_object(o) || !json_is_string(json_object_get(o, "y")) ||
+        !json_is_string(json_object_get(o, "x"))) {
+        rc = error_set(err, STATUS_PARSE, "not an association object: %s",
+                       o == NULL ? jerr.text : "no y or x");
+        goto out;
+    }
+    const bool group = json_is_string(json_object_get(o, "group"));
+    r = assoc_result_new(group ? ASSOC_GROUP : ASSOC_COLUMNS);
+    if (r == NULL) {
+        rc = error_set(err, STATUS_NOMEM, "association result");
+        goto out;
+    }
+    rc = assoc_result_name(r, get_text(o, "group"), get_text(o, "y"), get_text(o, "x"),
+                           get_text(o, "scope"), err);
+    if (rc == STATUS_OK && !get_assoc_parts(o, r))
+        rc = error_set(err, STATUS_PARSE, "association object of %s~%s: a malformed part",
+                       r->y, r->x);
+    if (rc == STATUS_OK) {
+        *out = r;
+        r = NULL;
+    }
 out:
-    work_clear(&w);
+    assoc_result_free(r);
+    json_decref(o);
     return rc;
+}
+
+/* ---- pieces the front ends share ------------------------------------------------- */
+
+/* ---- helpers of the files not yet on structs ------------------------------------- */
+
+json_t *json_number_or_null(double v)
+{
+    return number_or_null(v);
+}
+
+json_t *json_excluded(const size_t counts[EXCL_COUNT])
+{
+    struct jb b = jb_object();
+    json_t *holder = b.root;
+
+    put_excluded(&b, holder, "excluded", counts, true);
+    json_t *o = json_incref(json_object_get(holder, "excluded"));
+    json_decref(holder);
+    return b.failed ? NULL : o;
+}
+
+void json_kde_bands(json_t *o, const struct kde_bands *k, bool fitted)
+{
+    struct jb b = {o, false};
+
+    put_kde_bands(&b, o, k, fitted);
+}
+
+json_t *json_array_of_numbers(const double *v, size_t n)
+{
+    struct jb b = {NULL, false};
+
+    return numbers(&b, v, n);
 }
 
 json_t *analysis_json_text(const char *s)

@@ -35,31 +35,6 @@ void sweep_pair(size_t i, const char **y, const char **x)
     *x = sweep_pairs[i][1];
 }
 
-/* The coefficients of a stats_assoc, in the association object's order. */
-struct coef_def {
-    const char *name;
-    unsigned method; /* the METHOD_* bit that computes it */
-    bool recommend;  /* one of those the recommended interval watches (METHOD.md §6) */
-};
-
-static const struct coef_def coefs[] = {
-    {"pearson", METHOD_PEARSON, true}, {"spearman", METHOD_SPEARMAN, true},
-    {"dcor_v", METHOD_DCOR, true},     {"dcor2_u", METHOD_DCOR, false},
-    {"mi_ksg_nats", METHOD_MI, false}, {"mi_linfoot", METHOD_MI, true},
-};
-
-#define N_COEFS (sizeof coefs / sizeof coefs[0])
-
-static void coef_list(const struct stats_assoc *a, const struct stats_coef *out[N_COEFS])
-{
-    out[0] = &a->pearson;
-    out[1] = &a->spearman;
-    out[2] = &a->dcor_v;
-    out[3] = &a->dcor2_u;
-    out[4] = &a->mi_ksg_nats;
-    out[5] = &a->mi_linfoot;
-}
-
 /* One series of the sweep: granularity k·Δ at phase φ. */
 struct sweep_step {
     unsigned k, phase;
@@ -81,13 +56,13 @@ struct kde_point {
 
 /* One k on the curves, its phases combined (φ = 0 alone unless all_phases). */
 struct sweep_point {
-    size_t phases;     /* phases computed */
-    double c[N_COEFS]; /* mean over the phases where defined; NAN when none */
-    double lo[N_COEFS], hi[N_COEFS];
-    size_t defined[N_COEFS];           /* phases where the coefficient was defined */
-    enum stats_reason reason[N_COEFS]; /* the first phase's reason when undefined */
-    double m_sum, m_lo, m_hi;          /* mean |A| per phase: sum, min, max */
-    size_t m_phases;                   /* phases with a mean |A| */
+    size_t phases;        /* phases computed */
+    double c[COEF_COUNT]; /* mean over the phases where defined; NAN when none */
+    double lo[COEF_COUNT], hi[COEF_COUNT];
+    size_t defined[COEF_COUNT];           /* phases where the coefficient was defined */
+    enum stats_reason reason[COEF_COUNT]; /* the first phase's reason when undefined */
+    double m_sum, m_lo, m_hi;             /* mean |A| per phase: sum, min, max */
+    size_t m_phases;                      /* phases with a mean |A| */
     struct kde_point kde;
 };
 
@@ -229,7 +204,7 @@ static void points_reset(struct sweep_run *r)
     for (size_t i = 0; i < r->s->k_max; i++) {
         struct sweep_point *p = &r->points[i];
         memset(p, 0, sizeof *p);
-        for (size_t c = 0; c < N_COEFS; c++) {
+        for (size_t c = 0; c < COEF_COUNT; c++) {
             p->lo[c] = INFINITY;
             p->hi[c] = -INFINITY;
         }
@@ -265,18 +240,15 @@ static void point_add_kde(struct kde_point *p, const struct stats_kde *k, unsign
 /* Adds one step's coefficients and mean |A| to its point. */
 static void point_add(struct sweep_point *p, const struct stats_assoc *a, double m_mean)
 {
-    const struct stats_coef *cs[N_COEFS];
-
-    coef_list(a, cs);
-    for (size_t c = 0; c < N_COEFS; c++) {
-        if (cs[c]->reason == REASON_NONE && isfinite(cs[c]->value)) {
-            p->c[c] += cs[c]->value; /* a sum until point_finish */
-            p->lo[c] = fmin(p->lo[c], cs[c]->value);
-            p->hi[c] = fmax(p->hi[c], cs[c]->value);
+    for (size_t c = 0; c < COEF_COUNT; c++) {
+        const struct stats_coef *cs = analysis_coef_of(a, (enum coef_id)c);
+        if (cs->reason == REASON_NONE && isfinite(cs->value)) {
+            p->c[c] += cs->value; /* a sum until point_finish */
+            p->lo[c] = fmin(p->lo[c], cs->value);
+            p->hi[c] = fmax(p->hi[c], cs->value);
             p->defined[c]++;
         } else if (p->defined[c] == 0 && p->reason[c] == REASON_NONE) {
-            p->reason[c] =
-                cs[c]->reason != REASON_NONE ? cs[c]->reason : REASON_NOT_COMPUTED;
+            p->reason[c] = cs->reason != REASON_NONE ? cs->reason : REASON_NOT_COMPUTED;
         }
     }
     if (isfinite(m_mean)) {
@@ -290,7 +262,7 @@ static void point_add(struct sweep_point *p, const struct stats_assoc *a, double
 
 static void point_finish(struct sweep_point *p)
 {
-    for (size_t c = 0; c < N_COEFS; c++)
+    for (size_t c = 0; c < COEF_COUNT; c++)
         p->c[c] = p->defined[c] > 0 ? p->c[c] / (double)p->defined[c] : (double)NAN;
     double n = (double)p->kde.defined;
     p->kde.wr = p->kde.defined > 0 ? p->kde.wr / n : (double)NAN;
@@ -364,28 +336,27 @@ static enum status pair_compute(struct sweep_run *r, size_t n_jobs, size_t pair,
 
 static bool coef_computed(const struct sweep_run *r, size_t c)
 {
-    return (r->methods & coefs[c].method) != 0;
+    return (r->methods & analysis_coefs[c].method) != 0;
 }
 
 /* "at_base": d and the coefficients at k = 1 over every job valid there (the job set
  * of the association object), null with a reason when undefined. */
 static json_t *at_base_json(const struct sweep_run *r)
 {
-    const struct stats_coef *cs[N_COEFS];
     json_t *o = json_object(), *reasons = json_object();
 
-    coef_list(&r->at_base, cs);
     json_object_set_new(o, "d", json_integer((json_int_t)r->d_at_base));
-    for (size_t c = 0; c < N_COEFS; c++) {
+    for (size_t c = 0; c < COEF_COUNT; c++) {
+        const struct stats_coef *cs = analysis_coef_of(&r->at_base, (enum coef_id)c);
         if (!coef_computed(r, c))
             continue;
-        bool defined = cs[c]->reason == REASON_NONE && isfinite(cs[c]->value);
-        json_object_set_new(o, coefs[c].name,
-                            defined ? json_real(cs[c]->value) : json_null());
+        bool defined = cs->reason == REASON_NONE && isfinite(cs->value);
+        json_object_set_new(o, analysis_coefs[c].name,
+                            defined ? json_real(cs->value) : json_null());
         if (!defined) {
             enum stats_reason why =
-                cs[c]->reason != REASON_NONE ? cs[c]->reason : REASON_NOT_COMPUTED;
-            json_object_set_new(reasons, coefs[c].name,
+                cs->reason != REASON_NONE ? cs->reason : REASON_NOT_COMPUTED;
+            json_object_set_new(reasons, analysis_coefs[c].name,
                                 json_string(stats_reason_name(why)));
         }
     }
@@ -448,19 +419,19 @@ static json_t *point_json(const struct sweep_run *r, size_t k_index, size_t d)
     json_object_set_new(o, "m_mean", json_number_or_null(m_mean));
     if (r->s->all_phases && p->m_phases > 0)
         json_object_set_new(range, "m_mean", json_pack("[f, f]", p->m_lo, p->m_hi));
-    for (size_t c = 0; c < N_COEFS; c++) {
+    for (size_t c = 0; c < COEF_COUNT; c++) {
         if (!coef_computed(r, c))
             continue;
-        json_object_set_new(o, coefs[c].name, json_number_or_null(p->c[c]));
+        json_object_set_new(o, analysis_coefs[c].name, json_number_or_null(p->c[c]));
         if (p->defined[c] == 0) {
-            json_object_set_new(reasons, coefs[c].name,
+            json_object_set_new(reasons, analysis_coefs[c].name,
                                 json_string(stats_reason_name(p->reason[c])));
         } else if (r->s->all_phases) {
-            json_object_set_new(range, coefs[c].name,
+            json_object_set_new(range, analysis_coefs[c].name,
                                 json_pack("[f, f]", p->lo[c], p->hi[c]));
         }
         if (p->defined[c] > 0 && p->defined[c] < p->phases) {
-            json_object_set_new(undefined, coefs[c].name,
+            json_object_set_new(undefined, analysis_coefs[c].name,
                                 json_integer((json_int_t)(p->phases - p->defined[c])));
         }
     }
@@ -492,8 +463,8 @@ static enum status verdicts_json(const struct sweep_run *r, json_t *o, unsigned 
 {
     size_t n = r->s->k_max;
     unsigned *ks = malloc((n > 0 ? n : 1) * sizeof *ks);
-    double *cs = malloc(N_COEFS * (n > 0 ? n : 1) * sizeof *cs);
-    struct stats_sweep_curve curves[N_COEFS], watched[N_COEFS];
+    double *cs = malloc(COEF_COUNT * (n > 0 ? n : 1) * sizeof *cs);
+    struct stats_sweep_curve curves[COEF_COUNT], watched[COEF_COUNT];
     size_t n_watched = 0;
     json_t *falling = json_object(), *over = json_array();
     enum status rc = STATUS_OK;
@@ -505,21 +476,21 @@ static enum status verdicts_json(const struct sweep_run *r, json_t *o, unsigned 
     }
     for (size_t i = 0; i < n; i++)
         ks[i] = (unsigned)i + 1;
-    for (size_t c = 0; c < N_COEFS; c++) {
+    for (size_t c = 0; c < COEF_COUNT; c++) {
         for (size_t i = 0; i < n; i++)
             cs[c * n + i] = r->points[i].c[c];
         curves[c] = (struct stats_sweep_curve){.k = ks, .c = cs + c * n, .n = n};
     }
-    for (size_t c = 0; rc == STATUS_OK && c < N_COEFS; c++) {
+    for (size_t c = 0; rc == STATUS_OK && c < COEF_COUNT; c++) {
         bool f = false;
         if (!coef_computed(r, c))
             continue;
         rc = stats_sweep_falling(&curves[c], SWEEP_DROP, SWEEP_RHO_MAX, &f, err);
-        json_object_set_new(falling, coefs[c].name,
+        json_object_set_new(falling, analysis_coefs[c].name,
                             isfinite(curves[c].c[0]) ? json_boolean(f) : json_null());
-        if (coefs[c].recommend) {
+        if (analysis_coefs[c].watched) {
             watched[n_watched++] = curves[c];
-            json_array_append_new(over, json_string(coefs[c].name));
+            json_array_append_new(over, json_string(analysis_coefs[c].name));
         }
     }
     if (rc == STATUS_OK && n_watched > 0)

@@ -355,7 +355,8 @@ static struct db *group_db(struct server *srv, struct request *req, const char *
     return NULL;
 }
 
-/* Answers a stored JSON text (taken); 500 when it does not parse (logged). */
+/* A group's association object: the one analyze stored while it is current, else
+ * computed now (INTERFACES.md). */
 void route_association(struct server *srv, struct MHD_Connection *conn,
                        struct request *req, const char *group_id)
 {
@@ -365,7 +366,7 @@ void route_association(struct server *srv, struct MHD_Connection *conn,
     double granularity_s = 0; /* the base Δ */
     struct assoc_opts opts;
     struct error err = {0};
-    json_t *out = NULL;
+    struct assoc_result *out = NULL;
 
     scope = scope != NULL ? scope : "all";
     if (!metric_pair(conn, req, &y, &x))
@@ -404,7 +405,8 @@ void route_association(struct server *srv, struct MHD_Connection *conn,
         rc = analysis_association_stored(db, group_id, y, x, &out, &state, &err);
         if (rc == STATUS_OK && state == STORED_CURRENT) {
             db_release(srv, rc);
-            answer_json_take(req, 200, out);
+            answer_json_take(req, 200, analysis_assoc_json(out));
+            assoc_result_free(out);
             return;
         }
         /* Not stored, stale or unreadable: computed now, as without the store. */
@@ -426,7 +428,8 @@ void route_association(struct server *srv, struct MHD_Connection *conn,
         answer_failure(req, rc, &err, "association", "granularity");
         return;
     }
-    answer_json_take(req, 200, out);
+    answer_json_take(req, 200, analysis_assoc_json(out));
+    assoc_result_free(out);
 }
 
 /* The stored granularity sweep of (group, y, x) (METHOD.md §6), as `analyze --sweep`
