@@ -303,6 +303,84 @@ enum status analyze_sweep_run(struct db *db, const struct analysis_settings *s,
                               const struct progress *progress,
                               struct analyze_summary *sum, struct error *err) MUST_CHECK;
 
+/* ---- the sweep result (README: "The sweep object") ------------------------------ */
+
+/* The KDE of one k of a sweep (METHOD.md §5 `kde`, (b)–(d)): the two ratios combined
+ * over the phases as the coefficients are; the bands of the first phase fitted (their
+ * x values move with φ, so a mean over φ is no band). */
+struct sweep_kde {
+    size_t defined;             /* phases where the KDE was fitted */
+    enum stats_reason reason;   /* the first phase's reason when none was */
+    double wr, wr_lo, wr_hi;    /* width_ratio: mean over the phases fitted, range */
+    double pwr, pwr_lo, pwr_hi; /* paper_width_ratio, likewise */
+    unsigned bands_phase;       /* the phase the bands below are of */
+    struct kde_bands bands;     /* of that phase (its ratios: wr, pwr) */
+};
+
+/* One k of a sweep, its phases combined (φ = 0 alone unless all_phases). */
+struct sweep_point {
+    unsigned k;           /* 1 … k_max */
+    double granularity_s; /* k·Δ */
+    size_t d;             /* the jobs of the sweep (the same at every k) */
+    size_t phases;        /* phases computed */
+    double c[COEF_COUNT]; /* mean over the phases where defined; NAN: none */
+    double lo[COEF_COUNT], hi[COEF_COUNT]; /* range over the phases */
+    size_t defined[COEF_COUNT];            /* phases where the coefficient was defined */
+    enum stats_reason reason[COEF_COUNT];  /* the first phase's reason when undefined */
+    double m_mean;                         /* mean |A| (Fig. 9), mean over the phases */
+    double m_sum, m_lo, m_hi;              /* per phase: sum, min, max of the mean |A| */
+    size_t m_phases;                       /* phases with a mean |A| */
+    struct sweep_kde kde;
+};
+
+/* METHOD.md §6's verdicts over the curves c(k). */
+struct sweep_verdicts {
+    double drop, rho_max, tolerance; /* the criteria's constants */
+    int falling[COEF_COUNT];         /* 1 falling, 0 not, -1 undefined at k = 1 */
+    unsigned recommended_k;          /* 0: none (a watched coefficient undefined) */
+    double recommended_interval_s;   /* recommended_k·Δ; NAN with none */
+};
+
+/* The sweep of one group and pair, as analyze --sweep stores it. Render with
+ * analysis_sweep_text; read back with analysis_sweep_parse; sweep_result_clear frees
+ * points. */
+struct sweep_result {
+    char group[17];
+    char y[40], x[40];         /* the pair's metrics */
+    char scope[80];            /* "all" */
+    double base_granularity_s; /* Δ */
+    unsigned k_max;
+    bool all_phases;
+    unsigned methods; /* METHOD_* bits: the coefficients computed */
+    size_t d;         /* jobs valid at every k */
+    size_t in_group, valid_at_base, dropped; /* "jobs" */
+    size_t excluded_at_base[EXCL_COUNT];     /* why jobs do not count at k = 1 */
+    struct sweep_point *points;              /* k_max, k ascending; owned */
+    size_t d_at_base;                        /* "at_base": every job valid at k = 1 */
+    struct stats_assoc at_base;              /* … and its coefficients */
+    struct sweep_verdicts verdicts;
+    size_t d_min;
+    unsigned long seed;
+};
+
+void sweep_result_clear(struct sweep_result *r);
+
+/* The sweep object of r (README) as compact text (free), NULL without memory. */
+char *analysis_sweep_text(const struct sweep_result *r);
+/* A stored sweep object back into *out (cleared first; sweep_result_clear): its
+ * identity, every step's k, granularity, d, m_mean, coefficients and KDE ratios, and
+ * the verdicts (the bands, ranges and at_base are not read back: nothing compares
+ * them). STATUS_PARSE when text is not a sweep object; STATUS_NOMEM. */
+enum status analysis_sweep_parse(const char *text, struct sweep_result *out,
+                                 struct error *err) MUST_CHECK;
+/* The report of the stored sweeps texts[0 … n) of group g as JSON
+ * ({"kind":"sweep_report","group":{…},"sweeps":[…]}), indented, to fp.
+ * STATUS_PARSE for a text that is not JSON; STATUS_NOMEM; STATUS_INTERNAL when fp
+ * fails. */
+enum status analysis_sweep_report_json(FILE *fp, const struct db_group *g,
+                                       char *const *texts, size_t n,
+                                       struct error *err) MUST_CHECK;
+
 /* The (y, x) pairs the sweep stores (METHOD.md §6), i < sweep_pair_count(). */
 size_t sweep_pair_count(void);
 void sweep_pair(size_t i, const char **y, const char **x);
