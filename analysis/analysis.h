@@ -385,6 +385,33 @@ enum status analysis_sweep_report_json(FILE *fp, const struct db_group *g,
 size_t sweep_pair_count(void);
 void sweep_pair(size_t i, const char **y, const char **x);
 
+/* ---- the group table (README: "The group table"; METHOD.md §4) ------------------ */
+
+/* The time metrics of a group's table (METHOD.md §2, §3), all in seconds. */
+#define GROUP_TABLE_METRICS 11
+
+/* One time metric of the table: its mean and sd over the jobs counted. */
+struct group_table_metric {
+    const char *name;         /* a literal of the metric catalogue */
+    struct stats_summary sum; /* n, mean, sd of the jobs counted */
+    size_t excluded;          /* the group's other jobs */
+};
+
+/* A group's table, as analyze stores it. */
+struct group_table {
+    const struct db_group *group;              /* borrowed */
+    double granularity_s;                      /* Δ */
+    long jobs;                                 /* the group's jobs */
+    struct db_feature features[DB_N_FEATURES]; /* min and max of the key */
+    struct group_table_metric metrics[GROUP_TABLE_METRICS];
+    bool has_histogram;          /* "td_histogram" (Fig. 2) */
+    struct stats_histogram hist; /* … its bins and lines */
+    const size_t *counts;        /* hist.n_bins; borrowed */
+};
+
+/* The group table object of t as compact text (free), NULL without memory. */
+char *analysis_group_table_text(const struct group_table *t);
+
 /* Computes and stores, at the base Δ, the table of every group (group_id NULL) or one
  * (METHOD.md §4) and the coverage of every file system with samples and of all
  * together (§7), and logs "analyze: N group tables; coverage: scratch1 0.87, …".
@@ -420,11 +447,20 @@ struct coverage_range {
 void analysis_coverage_range(const struct db_coverage_series *s,
                              struct coverage_range *out);
 
-/* One stored scope's coverage and its intervals as the API serves them: the whole
- * span's sums, the range's, and D_i / max D, S_i / max S. A new object (caller
- * json_decref's), NULL without memory. */
-struct json_t *analysis_coverage_json(const struct db_coverage *c,
-                                      const struct db_coverage_series *s);
+/* The coverage answer of the API (README: "The coverage object"): every stored
+ * scope's coverage, and the intervals of those served. */
+struct coverage_answer {
+    double from_s, to_s;                     /* the range asked; NAN: open */
+    const struct db_coverage *scopes;        /* every stored scope; borrowed */
+    const struct db_coverage_series *series; /* per scope, its intervals in the range */
+    const bool *served;                      /* per scope: listed in "filesystems" */
+    size_t n;                                /* scopes */
+};
+
+/* The coverage object of a as a new JSON object (json_decref): each served scope's
+ * whole-span sums, the range's, and D_i / max D, S_i / max S (Fig. 13). NULL without
+ * memory. */
+struct json_t *analysis_coverage_json(const struct coverage_answer *a);
 
 /* ---- JSON pieces the front ends share -----------------------------------------------
  */
@@ -432,9 +468,5 @@ struct json_t *analysis_coverage_json(const struct db_coverage *c,
 /* A JSON string of s; when s is not valid UTF-8 (a Darshan exe can hold anything),
  * of s with every byte above 0x7f as '?'. NULL without memory. */
 struct json_t *analysis_json_text(const char *s);
-
-/* Sets key (RFC 3339, whole seconds) and key_ms (epoch milliseconds) in o; both null
- * when epoch_s is not finite (an open end). */
-void analysis_json_set_time(struct json_t *o, const char *key, double epoch_s);
 
 #endif

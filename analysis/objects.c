@@ -998,37 +998,126 @@ enum status analysis_sweep_report_json(FILE *fp, const struct db_group *g,
     return rc == 0 ? STATUS_OK : error_set(err, STATUS_INTERNAL, "report JSON: write");
 }
 
-/* ---- helpers of the files not yet on structs ------------------------------------- */
+/* ---- the group table ------------------------------------------------------------- */
 
-json_t *json_number_or_null(double v)
-{
-    return number_or_null(v);
-}
-
-json_t *json_excluded(const size_t counts[EXCL_COUNT])
+char *analysis_group_table_text(const struct group_table *t)
 {
     struct jb b = jb_object();
-    json_t *holder = b.root;
+    json_t *o = b.root;
 
-    put_excluded(&b, holder, "excluded", counts, true);
-    json_t *o = json_incref(json_object_get(holder, "excluded"));
-    json_decref(holder);
-    return b.failed ? NULL : o;
+    jb_text(&b, o, "kind", "group_table");
+    jb_text(&b, o, "group", t->group->id);
+    jb_text(&b, o, "name", t->group->name);
+    jb_set(&b, o, "granularity_s", json_real(t->granularity_s));
+    jb_text(&b, o, "scope", "all");
+    jb_int(&b, o, "jobs", t->jobs);
+    json_t *feat = jb_child(&b, o, "features", json_object());
+    for (size_t f = 0; f < DB_N_FEATURES; f++) {
+        json_t *e = jb_child(&b, feat, t->features[f].name, json_object());
+        jb_int(&b, e, "min", t->features[f].min);
+        jb_int(&b, e, "max", t->features[f].max);
+    }
+    json_t *met = jb_child(&b, o, "metrics", json_object());
+    for (size_t p = 0; p < GROUP_TABLE_METRICS; p++) {
+        const struct group_table_metric *m = &t->metrics[p];
+        json_t *e = jb_child(&b, met, m->name, json_object());
+        jb_real(&b, e, "mean", m->sum.mean);
+        jb_real(&b, e, "sd", m->sum.sd);
+        jb_int(&b, e, "n", (long long)m->sum.n);
+        jb_int(&b, e, "excluded", (long long)m->excluded);
+    }
+    if (t->has_histogram) {
+        const struct stats_histogram *h = &t->hist;
+        json_t *hist = jb_child(&b, o, "td_histogram", json_object());
+        json_t *counts = json_array();
+        for (size_t k = 0; counts != NULL && k < h->n_bins; k++)
+            jb_append(&b, counts, json_integer((json_int_t)t->counts[k]));
+        jb_set(&b, hist, "bin_width_s", json_real(h->bin_width_s));
+        jb_real(&b, hist, "first_edge_s", h->first_edge_s);
+        jb_set(&b, hist, "counts", counts);
+        jb_int(&b, hist, "n", (long long)h->summary.n);
+        jb_real(&b, hist, "mean", h->summary.mean);
+        jb_real(&b, hist, "sd", h->summary.sd);
+        jb_real(&b, hist, "band_low", h->band_low);
+        jb_real(&b, hist, "band_high", h->band_high);
+    }
+    /* Darshan's whole-second start: every absolute time may be up to 1 s early. */
+    jb_set(&b, o, "time_error_s", json_real(1.0));
+    return dump(jb_finish(&b));
 }
 
-void json_kde_bands(json_t *o, const struct kde_bands *k, bool fitted)
+/* ---- the job export -------------------------------------------------------------- */
+
+struct export_json {
+    struct jb b;
+    json_t *rows; /* borrowed from b.root */
+};
+
+struct export_json *export_json_new(double granularity_s, const char *scope)
 {
-    struct jb b = {o, false};
+    struct export_json *e = malloc(sizeof *e);
 
-    put_kde_bands(&b, o, k, fitted);
+    if (e == NULL)
+        return NULL;
+    e->b = jb_object();
+    jb_set(&e->b, e->b.root, "granularity_s", json_real(granularity_s));
+    jb_text(&e->b, e->b.root, "scope", scope);
+    e->rows = jb_child(&e->b, e->b.root, "jobs", json_array());
+    return e;
 }
 
-json_t *json_array_of_numbers(const double *v, size_t n)
+void export_json_row(struct export_json *e, const struct analysis_ctx *c,
+                     const struct db_job *j, const struct job_eval *ev)
 {
-    struct jb b = {NULL, false};
+    struct jb *b = &e->b;
+    json_t *o = json_object();
 
-    return numbers(&b, v, n);
+    jb_append(b, e->rows, o);
+    jb_text(b, o, "id", j->job_key);
+    jb_text(b, o, "jobid", j->jobid);
+    jb_text(b, o, "group", j->group_id);
+    jb_int(b, o, "start_time", (long long)j->start_s);
+    jb_set(b, o, "granularity_s", json_real(c->base_delta_s * c->k));
+    for (size_t m = 0; m < n_metrics; m++)
+        jb_real(b, o, metrics[m].name, metric_reported(&metrics[m], j, ev));
+    json_t *ex = jb_child(b, o, "excluded", json_object());
+    for (int f = FAM_LOG + 1; f < FAM_COUNT; f++) {
+        enum stats_exclusion why = family_excl((enum family)f, ev);
+        if (why != EXCL_NONE)
+            jb_text(b, ex, family_names[f], stats_exclusion_name(why));
+    }
+    json_t *neg = jb_child(b, o, "negative", json_array());
+    for (size_t k = 0; k < n_negative_bits; k++) {
+        if (ev->dv.negative & negative_bits[k])
+            jb_append(b, neg, json_string(stats_negative_name(negative_bits[k])));
+    }
+    json_t *fs = jb_child(b, o, "scope_fs", json_array());
+    for (size_t f = 0; ev->ss != NULL && f < c->n_fs; f++) {
+        if (ev->ss->member[f])
+            jb_append(b, fs, analysis_json_text(c->fs_names[f]));
+    }
 }
+
+enum status export_json_write(struct export_json *e, FILE *fp, struct error *err)
+{
+    json_t *doc = jb_finish(&e->b);
+
+    if (doc == NULL)
+        return error_set(err, STATUS_NOMEM, "export JSON");
+    int rc = json_dumpf(doc, fp, STORE_FLAGS);
+    fputc('\n', fp);
+    return rc == 0 ? STATUS_OK : error_set(err, STATUS_INTERNAL, "writing JSON");
+}
+
+void export_json_free(struct export_json *e)
+{
+    if (e == NULL)
+        return;
+    json_decref(e->b.root);
+    free(e);
+}
+
+/* ---- pieces the front ends share ------------------------------------------------- */
 
 json_t *analysis_json_text(const char *s)
 {
@@ -1047,70 +1136,86 @@ json_t *analysis_json_text(const char *s)
     return json_string(copy);
 }
 
+/* ---- the coverage ---------------------------------------------------------------- */
+
 /* An epoch time as RFC 3339 (whole seconds) and as *_ms: both keys into o, null
  * when the time is NAN (open). */
-void analysis_json_set_time(json_t *o, const char *key, double epoch_s)
+static void put_time(struct jb *b, json_t *o, const char *key, double epoch_s)
 {
     char text[40], key_ms[64];
 
     snprintf(key_ms, sizeof key_ms, "%s_ms", key);
     if (!isfinite(epoch_s)) {
-        json_object_set_new(o, key, json_null());
-        json_object_set_new(o, key_ms, json_null());
+        jb_set(b, o, key, json_null());
+        jb_set(b, o, key_ms, json_null());
         return;
     }
     time_format_rfc3339((int64_t)floor(epoch_s), text);
-    json_object_set_new(o, key, json_string(text));
-    json_object_set_new(o, key_ms, json_integer((json_int_t)llround(epoch_s * 1000.0)));
+    jb_text(b, o, key, text);
+    jb_int(b, o, key_ms, llround(epoch_s * 1000.0));
 }
 
 /* v[i] / max for plotting (Fig. 13), null where v[i] is absent. */
-static json_t *scaled(const double *v, size_t n, double max)
+static json_t *scaled(struct jb *b, const double *v, size_t n, double max)
 {
     json_t *a = json_array();
 
     for (size_t i = 0; a != NULL && i < n; i++)
-        json_array_append_new(a, json_number_or_null(max > 0 ? v[i] / max : v[i]));
+        jb_append(b, a, number_or_null(max > 0 ? v[i] / max : v[i]));
     return a;
 }
 
-json_t *analysis_coverage_json(const struct db_coverage *c,
+/* One stored scope's coverage and its intervals as the API serves them. */
+static void put_coverage_scope(struct jb *b, json_t *list, const struct db_coverage *c,
                                const struct db_coverage_series *s)
 {
-    json_t *o = json_object(), *range = json_object(), *ends = json_array();
+    json_t *o = json_object(), *ends = json_array();
     struct coverage_range r;
 
+    jb_append(b, list, o);
     analysis_coverage_range(s, &r);
-    for (size_t i = 0; i < s->n; i++) {
-        json_array_append_new(ends,
-                              json_integer((json_int_t)llround(s->end_s[i] * 1000)));
-    }
-    json_object_set_new(
-        o, "fs", analysis_json_text(strcmp(c->scope, "all") == 0 ? "all" : c->scope + 3));
-    json_object_set_new(o, "scope", analysis_json_text(c->scope));
-    json_object_set_new(o, "granularity_s", json_real(c->granularity_s));
-    json_object_set_new(o, "coverage", json_number_or_null(c->coverage));
-    json_object_set_new(o, "sum_d_bytes", json_real(c->sum_d_bytes));
-    json_object_set_new(o, "sum_s_bytes", json_real(c->sum_s_bytes));
-    json_object_set_new(o, "intervals", json_integer((json_int_t)c->intervals));
-    json_object_set_new(o, "d_total_bytes", json_real(c->d_total_bytes));
-    analysis_json_set_time(o, "log_start", c->log_start_s);
-    analysis_json_set_time(o, "log_end", c->log_end_s);
-    json_object_set_new(o, "computed_at",
-                        c->computed_at[0] != '\0' ? analysis_json_text(c->computed_at)
-                                                  : json_null());
+    for (size_t i = 0; ends != NULL && i < s->n; i++)
+        jb_append(b, ends, json_integer((json_int_t)llround(s->end_s[i] * 1000)));
+    jb_text(b, o, "fs", strcmp(c->scope, "all") == 0 ? "all" : c->scope + 3);
+    jb_text(b, o, "scope", c->scope);
+    jb_set(b, o, "granularity_s", json_real(c->granularity_s));
+    jb_real(b, o, "coverage", c->coverage);
+    jb_set(b, o, "sum_d_bytes", json_real(c->sum_d_bytes));
+    jb_set(b, o, "sum_s_bytes", json_real(c->sum_s_bytes));
+    jb_int(b, o, "intervals", c->intervals);
+    jb_set(b, o, "d_total_bytes", json_real(c->d_total_bytes));
+    put_time(b, o, "log_start", c->log_start_s);
+    put_time(b, o, "log_end", c->log_end_s);
+    jb_text(b, o, "computed_at", c->computed_at[0] != '\0' ? c->computed_at : NULL);
     /* The same sums over the intervals served: the coverage of the range asked. */
-    json_object_set_new(range, "coverage",
-                        r.sum_s_bytes > 0 ? json_real(r.sum_d_bytes / r.sum_s_bytes)
-                                          : json_null());
-    json_object_set_new(range, "sum_d_bytes", json_real(r.sum_d_bytes));
-    json_object_set_new(range, "sum_s_bytes", json_real(r.sum_s_bytes));
-    json_object_set_new(range, "intervals", json_integer((json_int_t)r.intervals));
-    json_object_set_new(o, "range", range);
-    json_object_set_new(o, "max_d_bytes", json_real(r.max_d_bytes));
-    json_object_set_new(o, "max_s_bytes", json_real(r.max_s_bytes));
-    json_object_set_new(o, "end_ms", ends);
-    json_object_set_new(o, "d", scaled(s->d_bytes, s->n, r.max_d_bytes));
-    json_object_set_new(o, "s", scaled(s->s_bytes, s->n, r.max_s_bytes));
-    return o;
+    json_t *range = jb_child(b, o, "range", json_object());
+    jb_set(b, range, "coverage",
+           r.sum_s_bytes > 0 ? json_real(r.sum_d_bytes / r.sum_s_bytes) : json_null());
+    jb_set(b, range, "sum_d_bytes", json_real(r.sum_d_bytes));
+    jb_set(b, range, "sum_s_bytes", json_real(r.sum_s_bytes));
+    jb_int(b, range, "intervals", (long long)r.intervals);
+    jb_set(b, o, "max_d_bytes", json_real(r.max_d_bytes));
+    jb_set(b, o, "max_s_bytes", json_real(r.max_s_bytes));
+    jb_set(b, o, "end_ms", ends);
+    jb_set(b, o, "d", scaled(b, s->d_bytes, s->n, r.max_d_bytes));
+    jb_set(b, o, "s", scaled(b, s->s_bytes, s->n, r.max_s_bytes));
+}
+
+json_t *analysis_coverage_json(const struct coverage_answer *a)
+{
+    struct jb b = jb_object();
+    json_t *o = b.root;
+
+    put_time(&b, o, "from", a->from_s);
+    put_time(&b, o, "to", a->to_s);
+    json_t *all = jb_child(&b, o, "coverage", json_object());
+    json_t *list = jb_child(&b, o, "filesystems", json_array());
+    for (size_t i = 0; i < a->n; i++) {
+        const struct db_coverage *c = &a->scopes[i];
+        jb_real(&b, all, strcmp(c->scope, "all") == 0 ? "all" : c->scope + 3,
+                c->coverage);
+        if (a->served[i])
+            put_coverage_scope(&b, list, c, &a->series[i]);
+    }
+    return jb_finish(&b);
 }
