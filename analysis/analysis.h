@@ -94,9 +94,9 @@ enum coef_id {
 /* One coefficient: the one place its name is spelled (objects.c's table). */
 struct coef_def {
     const char *name; /* in the association object, the sweep, the report, the page */
-    unsigned method;  /* the METHOD_* bit that computes it */
     size_t at;        /* offsetof its struct stats_coef in struct stats_assoc */
     long signif_at;   /* offsetof its entry in struct stats_signif; -1: none */
+    unsigned method;  /* the METHOD_* bit that computes it */
     bool ci;          /* its significance entry has the BCa CI (ci_low, ci_high) */
     bool watched;     /* the sweep's recommendation watches it and the charts draw it
                          (METHOD.md §6) */

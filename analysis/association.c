@@ -409,8 +409,11 @@ enum status analysis_association(struct db *db, const struct analysis_settings *
     ao.significance = opts->significance && (!opts->significance_base_only || ctx.k == 1);
     ao.rf = opts->rf && (!opts->significance_base_only || ctx.k == 1);
     r = assoc_result_new(ASSOC_GROUP);
-    rc = r == NULL ? error_set(err, STATUS_NOMEM, "association result")
-                   : assoc_result_name(r, group.id, y, x, ctx.scope, err);
+    if (r == NULL) {
+        rc = error_set(err, STATUS_NOMEM, "association result");
+        goto out;
+    }
+    rc = assoc_result_name(r, group.id, y, x, ctx.scope, err);
     if (rc != STATUS_OK)
         goto out;
     r->granularity_s = ctx.base_delta_s * ctx.k;

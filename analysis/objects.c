@@ -17,21 +17,24 @@
 
 /* ---- the coefficients ------------------------------------------------------------ */
 
+#define COEF(id, coef_name, bit, member, signif, with_ci, is_watched)                    \
+    [id] = {.name = (coef_name),                                                         \
+            .at = offsetof(struct stats_assoc, member),                                  \
+            .signif_at = (signif),                                                       \
+            .method = (bit),                                                             \
+            .ci = (with_ci),                                                             \
+            .watched = (is_watched)}
+#define SIGNIF(member) ((long)offsetof(struct stats_signif, member))
+
 const struct coef_def analysis_coefs[COEF_COUNT] = {
-    [COEF_PEARSON] = {"pearson", METHOD_PEARSON, offsetof(struct stats_assoc, pearson),
-                      (long)offsetof(struct stats_signif, pearson), true, true},
-    [COEF_SPEARMAN] = {"spearman", METHOD_SPEARMAN,
-                       offsetof(struct stats_assoc, spearman),
-                       (long)offsetof(struct stats_signif, spearman), true, true},
-    [COEF_DCOR_V] = {"dcor_v", METHOD_DCOR, offsetof(struct stats_assoc, dcor_v),
-                     (long)offsetof(struct stats_signif, dcor_v), false, true},
-    [COEF_DCOR2_U] = {"dcor2_u", METHOD_DCOR, offsetof(struct stats_assoc, dcor2_u), -1,
-                      false, false},
-    [COEF_MI_KSG_NATS] = {"mi_ksg_nats", METHOD_MI,
-                          offsetof(struct stats_assoc, mi_ksg_nats), -1, false, false},
-    [COEF_MI_LINFOOT] = {"mi_linfoot", METHOD_MI,
-                         offsetof(struct stats_assoc, mi_linfoot),
-                         (long)offsetof(struct stats_signif, mi_linfoot), false, true},
+    COEF(COEF_PEARSON, "pearson", METHOD_PEARSON, pearson, SIGNIF(pearson), true, true),
+    COEF(COEF_SPEARMAN, "spearman", METHOD_SPEARMAN, spearman, SIGNIF(spearman), true,
+         true),
+    COEF(COEF_DCOR_V, "dcor_v", METHOD_DCOR, dcor_v, SIGNIF(dcor_v), false, true),
+    COEF(COEF_DCOR2_U, "dcor2_u", METHOD_DCOR, dcor2_u, -1, false, false),
+    COEF(COEF_MI_KSG_NATS, "mi_ksg_nats", METHOD_MI, mi_ksg_nats, -1, false, false),
+    COEF(COEF_MI_LINFOOT, "mi_linfoot", METHOD_MI, mi_linfoot, SIGNIF(mi_linfoot), false,
+         true),
 };
 
 const struct stats_coef *analysis_coef_of(const struct stats_assoc *a, enum coef_id c)
@@ -706,9 +709,10 @@ enum status analysis_assoc_parse(const char *text, struct assoc_result **out,
     }
     rc = assoc_result_name(r, get_text(o, "group"), get_text(o, "y"), get_text(o, "x"),
                            get_text(o, "scope"), err);
-    if (rc == STATUS_OK && !get_assoc_parts(o, r))
+    if (rc == STATUS_OK && !get_assoc_parts(o, r)) {
         rc = error_set(err, STATUS_PARSE, "association object of %s~%s: a malformed part",
                        r->y, r->x);
+    }
     if (rc == STATUS_OK) {
         *out = r;
         r = NULL;

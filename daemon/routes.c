@@ -514,8 +514,11 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
     struct db_coverage_series *series = calloc(n + 1, sizeof *series);
     bool *served = calloc(n + 1, sizeof *served);
     bool found = fs == NULL;
-    if (rc == STATUS_OK && (series == NULL || served == NULL))
-        rc = error_set(&err, STATUS_NOMEM, "coverage of %zu scopes", n);
+    if (series == NULL || served == NULL) {
+        db_release(srv, rc);
+        answer_failure(req, STATUS_NOMEM, &err, "coverage", NULL);
+        goto out;
+    }
     for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
         bool truncated = false;
         if (fs != NULL && strcmp(list[i].scope, scope) != 0)
