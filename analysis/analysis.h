@@ -15,7 +15,7 @@
 #include "../stats/stats.h"
 
 /* Jansson's object type, declared here so that this header does not pull jansson
- * in (a json_t * is a struct json_t *). */
+ * in (a json_t * is a struct json_t *): only objects.c builds them. */
 struct json_t;
 
 /* The most permutations analyze and the API take (a request is served in line). */
@@ -131,32 +131,150 @@ enum status analysis_space_parse(const char *name, enum stats_kde_space *out,
  * "scope" for anything else. */
 enum status analysis_scope_check(const char *scope, struct error *err) MUST_CHECK;
 
-/* Fills the association object o (INTERFACES.md) over the d pairs (x, y) as opts
- * asks: "space" (the KDE's fitting space: opts->space, or for auto log when every
- * value is > 0), "d", the coefficients (null with "reasons" when undefined), "kde",
- * "significance" and "rf" (its fit also at the KDE's 16 x points when both are made).
- * Values <= 0 with space log are the caller's to drop (they are an exclusion,
- * nonpositive_in_log_space); left in, they give STATUS_INVALID. x, y are borrowed.
- * STATUS_INVALID for a space or option stats/ refuses (err->parameter names it when
- * it is a parameter); STATUS_NOMEM; STATUS_INTERNAL. */
-enum status assoc_object_fill(struct json_t *o, const double *x, const double *y,
-                              size_t d, const struct assoc_opts *opts,
+/* ---- the coefficients (METHOD.md §5) -------------------------------------------- */
+
+/* The coefficients of a struct stats_assoc, in the association object's order. */
+enum coef_id {
+    COEF_PEARSON,
+    COEF_SPEARMAN,
+    COEF_DCOR_V,
+    COEF_DCOR2_U,
+    COEF_MI_KSG_NATS,
+    COEF_MI_LINFOOT,
+    COEF_COUNT
+};
+
+/* One coefficient: the one place its name is spelled (objects.c's table). */
+struct coef_def {
+    const char *name; /* in the association object, the sweep, the report, the page */
+    size_t at;        /* offsetof its struct stats_coef in struct stats_assoc */
+    long signif_at;   /* offsetof its entry in struct stats_signif; -1: none */
+    unsigned method;  /* the METHOD_* bit that computes it */
+    bool ci;          /* its significance entry has the BCa CI (ci_low, ci_high) */
+    bool watched;     /* the sweep's recommendation watches it and the charts draw it
+                         (METHOD.md §6) */
+};
+
+/* Every coefficient, indexed by enum coef_id. */
+extern const struct coef_def analysis_coefs[COEF_COUNT];
+
+/* Coefficient c of a. */
+const struct stats_coef *analysis_coef_of(const struct stats_assoc *a, enum coef_id c);
+/* Coefficient c's entry in s; NULL when it has none (see signif_at). */
+const struct stats_signif_coef *analysis_coef_signif(const struct stats_signif *s,
+                                                     enum coef_id c);
+/* true when a's coefficient c is a number (defined and finite). */
+bool analysis_coef_defined(const struct stats_assoc *a, enum coef_id c);
+
+/* ---- the association result (INTERFACES.md's association object) ---------------- */
+
+/* The credible bands of a KDE fit (METHOD.md §5 `kde`, (b)–(d)) as the association
+ * object and the sweep's steps both render them. */
+struct kde_bands {
+    enum stats_kde_space space;            /* the fitting space */
+    double h_x, h_y;                       /* bandwidths, fitting space */
+    double x_grid[STATS_KDE_POINTS];       /* linear units */
+    double q05[STATS_KDE_POINTS];          /* conditional quantiles of y at x_grid */
+    double q50[STATS_KDE_POINTS];          /* … */
+    double q95[STATS_KDE_POINTS];          /* … */
+    double marg_q05, marg_q95;             /* the marginal's quantiles of y */
+    double mean, sd;                       /* of the raw y */
+    double width_ratio, paper_width_ratio; /* (d) */
+};
+
+/* The bands of fit k into *out. */
+void kde_bands_of(const struct stats_kde *k, struct kde_bands *out);
+
+/* Where the pairs of an association came from: a group in the database (analyze, the
+ * API) or two CSV columns (`assoc --input`); the object's identity keys differ. */
+enum assoc_source { ASSOC_GROUP, ASSOC_COLUMNS };
+
+/* What a stored result was computed from (README: "stored", "provenance"). */
+struct assoc_provenance {
+    long jobs;            /* the group's jobs */
+    char jobs_md5[33];    /* md5 of their sorted keys */
+    long long samples;    /* samples within a day of them */
+    char samples_md5[33]; /* md5 of their sorted source files */
+    unsigned long seed;   /* of every seeded method */
+    char version[32];     /* IOCONTEND_VERSION that computed it */
+    char settings[512];   /* analyze's settings text */
+};
+
+/* "stored": what analyze stored under the same key, beside an object (API only). */
+struct assoc_stored {
+    bool present;
+    char computed_at[40]; /* RFC 3339 */
+    bool current;         /* computed from the group's jobs and samples as now */
+    bool has_provenance;  /* false for a result stored without one */
+    struct assoc_provenance provenance;
+};
+
+/* The association of y with x (INTERFACES.md's association object). Made by
+ * analysis_association / analysis_assoc_compute or parsed from a stored text; its one
+ * JSON rendering is analysis_assoc_json / analysis_assoc_text (objects.c). Free with
+ * assoc_result_free. */
+struct assoc_result {
+    enum assoc_source source;
+    char *group;                 /* ASSOC_GROUP: the group's id; owned */
+    char *y, *x;                 /* metric or column names; owned */
+    double granularity_s;        /* ASSOC_GROUP: k·Δ (columns: null) */
+    double base_granularity_s;   /* ASSOC_GROUP: Δ */
+    char *scope;                 /* ASSOC_GROUP: "all", "touched", "fs:NAME"; owned */
+    size_t excluded[EXCL_COUNT]; /* jobs (rows) left out, by reason */
+    bool negative_y, negative_x; /* y, x may be below zero: "negative" counts them */
+    size_t n_negative_y, n_negative_x; /* of the d values, those below zero */
+    enum stats_kde_space space;  /* the KDE's fitting space, resolved: log or linear */
+    struct stats_assoc coefs;    /* d and the coefficients; REASON_NOT_COMPUTED: absent */
+    struct stats_kde *kde;       /* owned; NULL when not asked */
+    bool density;                /* render the KDE's density grid */
+    struct stats_signif *signif; /* owned; NULL without significance; an entry with
+                                    REASON_NOT_COMPUTED is absent (extra[0]: the
+                                    width_ratio's) */
+    size_t n_perm, n_boot;       /* the significance's permutations and resamples */
+    struct stats_rf *rf;         /* owned; NULL without the forest */
+    double rf_at_kde[STATS_KDE_POINTS]; /* the forest at the KDE's x points */
+    size_t rf_n_kde;                    /* 16, or 0 without a fitted KDE */
+    double sample_offset_s;             /* ASSOC_GROUP: θ */
+    unsigned long seed;                 /* ASSOC_COLUMNS: "seed" */
+    bool has_provenance;                /* as analyze stores it ("provenance") */
+    struct assoc_provenance provenance;
+    struct assoc_stored stored; /* the API's "stored" */
+};
+
+/* A result with every pointer NULL, or NULL without memory. */
+struct assoc_result *assoc_result_new(enum assoc_source source);
+void assoc_result_free(struct assoc_result *r);
+/* Sets y, x (and for ASSOC_GROUP group and scope; NULL leaves one NULL) of r, copied.
+ * STATUS_NOMEM. */
+enum status assoc_result_name(struct assoc_result *r, const char *group, const char *y,
+                              const char *x, const char *scope,
                               struct error *err) MUST_CHECK;
 
-/* The association object of INTERFACES.md for (group, y, x) at granularity_s
- * (0: the base Δ) and scope (METHOD.md §1: "all", "touched" — per job, the monitored
- * file systems it read or wrote — or "fs:NAME"), as opts asks (assoc_object_fill):
- * loads jobs and samples, computes the volume metrics and the association. With
- * space=log, jobs with a value <= 0 are excluded as nonpositive_in_log_space
- * (METHOD.md §3). For a metric that may be negative (ν, ν^D, B^D) the object has
- * "negative": {metric: jobs whose value is below zero}. *out is a new JSON object
- * (caller json_decref's). STATUS_INVALID for an unknown metric name, scope or space
- * or a granularity that is not k·Δ (err->parameter names the parameter);
- * STATUS_NOT_FOUND for an unknown group or no samples; STATUS_DB. */
+/* Computes into r, over the d pairs (x, y), what opts asks: the fitting space
+ * (opts->space, or for auto log when every value is > 0), the coefficients (with
+ * their reasons), the KDE, the significance and the forest (its fit also at the
+ * KDE's 16 x points when both are made). Values <= 0 with space log are the caller's
+ * to drop (they are an exclusion, nonpositive_in_log_space); left in, they give
+ * STATUS_INVALID. x, y are borrowed. STATUS_INVALID for a space or option stats/
+ * refuses (err->parameter names it when it is a parameter); STATUS_NOMEM;
+ * STATUS_INTERNAL. */
+enum status analysis_assoc_compute(const double *x, const double *y, size_t d,
+                                   const struct assoc_opts *opts, struct assoc_result *r,
+                                   struct error *err) MUST_CHECK;
+
+/* The association of (group, y, x) at granularity_s (0: the base Δ) and scope
+ * (METHOD.md §1: "all", "touched" — per job, the monitored file systems it read or
+ * wrote — or "fs:NAME"), as opts asks (analysis_assoc_compute): loads jobs and
+ * samples, computes the volume metrics and the association. With space=log, jobs
+ * with a value <= 0 are excluded as nonpositive_in_log_space (METHOD.md §3). A metric
+ * that may be negative (ν, ν^D, B^D) has its count of values below zero. *out is new
+ * (assoc_result_free). STATUS_INVALID for an unknown metric name, scope or space or a
+ * granularity that is not k·Δ (err->parameter names the parameter); STATUS_NOT_FOUND
+ * for an unknown group or no samples; STATUS_DB. */
 enum status analysis_association(struct db *db, const struct analysis_settings *s,
                                  const char *group_id, const char *y, const char *x,
                                  double granularity_s, const char *scope,
-                                 const struct assoc_opts *opts, struct json_t **out,
+                                 const struct assoc_opts *opts, struct assoc_result **out,
                                  struct error *err) MUST_CHECK;
 
 /* What analysis_association_stored found. */
@@ -166,14 +284,28 @@ enum stored_state {
     STORED_CURRENT /* one, computed from the group's jobs and samples as they are */
 };
 
-/* The association object analyze stored for (group, y, x) at the base granularity,
- * space auto, scope all; "stored" says when and from what. *out is new (caller
- * json_decref's) when *state is STORED_CURRENT, NULL otherwise. STATUS_INTERNAL when
- * the stored text cannot be read (a damaged row: compute it instead); STATUS_DB. */
+/* The association result analyze stored for (group, y, x) at the base granularity,
+ * space auto, scope all; its "stored" says when and from what. *out is new
+ * (assoc_result_free) when *state is STORED_CURRENT, NULL otherwise. A stored text
+ * that cannot be read (damaged, or of a shape this version does not know) is
+ * STORED_STALE, logged. STATUS_DB. */
 enum status analysis_association_stored(struct db *db, const char *group_id,
-                                        const char *y, const char *x, struct json_t **out,
+                                        const char *y, const char *x,
+                                        struct assoc_result **out,
                                         enum stored_state *state,
                                         struct error *err) MUST_CHECK;
+
+/* ---- rendering and reading results (objects.c, the one JSON of them) ------------- */
+
+/* The association object of r (INTERFACES.md) as a new JSON object (json_decref), or
+ * as compact text (free; reals with 17 digits, as stored); NULL without memory. */
+struct json_t *analysis_assoc_json(const struct assoc_result *r);
+char *analysis_assoc_text(const struct assoc_result *r);
+/* A stored association object back into *out (new; assoc_result_free), older shapes
+ * included (a missing kde bandwidth is normal, a missing kernel product).
+ * STATUS_PARSE when text is not an association object. */
+enum status analysis_assoc_parse(const char *text, struct assoc_result **out,
+                                 struct error *err) MUST_CHECK;
 
 /* true when name is a job metric that y or x may take. */
 bool analysis_metric_known(const char *name);
@@ -224,9 +356,114 @@ enum status analyze_sweep_run(struct db *db, const struct analysis_settings *s,
                               const struct progress *progress,
                               struct analyze_summary *sum, struct error *err) MUST_CHECK;
 
+/* ---- the sweep result (README: "The sweep object") ------------------------------ */
+
+/* The KDE of one k of a sweep (METHOD.md §5 `kde`, (b)–(d)): the two ratios combined
+ * over the phases as the coefficients are; the bands of the first phase fitted (their
+ * x values move with φ, so a mean over φ is no band). */
+struct sweep_kde {
+    size_t defined;             /* phases where the KDE was fitted */
+    enum stats_reason reason;   /* the first phase's reason when none was */
+    double wr, wr_lo, wr_hi;    /* width_ratio: mean over the phases fitted, range */
+    double pwr, pwr_lo, pwr_hi; /* paper_width_ratio, likewise */
+    unsigned bands_phase;       /* the phase the bands below are of */
+    struct kde_bands bands;     /* of that phase (its ratios: wr, pwr) */
+};
+
+/* One k of a sweep, its phases combined (φ = 0 alone unless all_phases). */
+struct sweep_point {
+    unsigned k;           /* 1 … k_max */
+    double granularity_s; /* k·Δ */
+    size_t d;             /* the jobs of the sweep (the same at every k) */
+    size_t phases;        /* phases computed */
+    double c[COEF_COUNT]; /* mean over the phases where defined; NAN: none */
+    double lo[COEF_COUNT], hi[COEF_COUNT]; /* range over the phases */
+    size_t defined[COEF_COUNT];            /* phases where the coefficient was defined */
+    enum stats_reason reason[COEF_COUNT];  /* the first phase's reason when undefined */
+    double m_mean;                         /* mean |A| (Fig. 9), mean over the phases */
+    double m_sum, m_lo, m_hi;              /* per phase: sum, min, max of the mean |A| */
+    size_t m_phases;                       /* phases with a mean |A| */
+    struct sweep_kde kde;
+};
+
+/* METHOD.md §6's verdicts over the curves c(k). */
+struct sweep_verdicts {
+    double drop, rho_max, tolerance; /* the criteria's constants */
+    int falling[COEF_COUNT];         /* 1 falling, 0 not, -1 undefined at k = 1 */
+    unsigned recommended_k;          /* 0: none (a watched coefficient undefined) */
+    double recommended_interval_s;   /* recommended_k·Δ; NAN with none */
+};
+
+/* The sweep of one group and pair, as analyze --sweep stores it. Render with
+ * analysis_sweep_text; read back with analysis_sweep_parse; sweep_result_clear frees
+ * points. */
+struct sweep_result {
+    char group[17];
+    char y[40], x[40];         /* the pair's metrics */
+    char scope[80];            /* "all" */
+    double base_granularity_s; /* Δ */
+    unsigned k_max;
+    bool all_phases;
+    unsigned methods; /* METHOD_* bits: the coefficients computed */
+    size_t d;         /* jobs valid at every k */
+    size_t in_group, valid_at_base, dropped; /* "jobs" */
+    size_t excluded_at_base[EXCL_COUNT];     /* why jobs do not count at k = 1 */
+    struct sweep_point *points;              /* k_max, k ascending; owned */
+    size_t d_at_base;                        /* "at_base": every job valid at k = 1 */
+    struct stats_assoc at_base;              /* … and its coefficients */
+    struct sweep_verdicts verdicts;
+    size_t d_min;
+    unsigned long seed;
+};
+
+void sweep_result_clear(struct sweep_result *r);
+
+/* The sweep object of r (README) as compact text (free), NULL without memory. */
+char *analysis_sweep_text(const struct sweep_result *r);
+/* A stored sweep object back into *out (cleared first; sweep_result_clear): its
+ * identity, every step's k, granularity, d, m_mean, coefficients and KDE ratios, and
+ * the verdicts (the bands, ranges and at_base are not read back: nothing compares
+ * them). STATUS_PARSE when text is not a sweep object; STATUS_NOMEM. */
+enum status analysis_sweep_parse(const char *text, struct sweep_result *out,
+                                 struct error *err) MUST_CHECK;
+/* The report of the stored sweeps texts[0 … n) of group g as JSON
+ * ({"kind":"sweep_report","group":{…},"sweeps":[…]}), indented, to fp.
+ * STATUS_PARSE for a text that is not JSON; STATUS_NOMEM; STATUS_INTERNAL when fp
+ * fails. */
+enum status analysis_sweep_report_json(FILE *fp, const struct db_group *g,
+                                       char *const *texts, size_t n,
+                                       struct error *err) MUST_CHECK;
+
 /* The (y, x) pairs the sweep stores (METHOD.md §6), i < sweep_pair_count(). */
 size_t sweep_pair_count(void);
 void sweep_pair(size_t i, const char **y, const char **x);
+
+/* ---- the group table (README: "The group table"; METHOD.md §4) ------------------ */
+
+/* The time metrics of a group's table (METHOD.md §2, §3), all in seconds. */
+#define GROUP_TABLE_METRICS 11
+
+/* One time metric of the table: its mean and sd over the jobs counted. */
+struct group_table_metric {
+    const char *name;         /* a literal of the metric catalogue */
+    struct stats_summary sum; /* n, mean, sd of the jobs counted */
+    size_t excluded;          /* the group's other jobs */
+};
+
+/* A group's table, as analyze stores it. */
+struct group_table {
+    const struct db_group *group;              /* borrowed */
+    double granularity_s;                      /* Δ */
+    long jobs;                                 /* the group's jobs */
+    struct db_feature features[DB_N_FEATURES]; /* min and max of the key */
+    struct group_table_metric metrics[GROUP_TABLE_METRICS];
+    bool has_histogram;          /* "td_histogram" (Fig. 2) */
+    struct stats_histogram hist; /* … its bins and lines */
+    const size_t *counts;        /* hist.n_bins; borrowed */
+};
+
+/* The group table object of t as compact text (free), NULL without memory. */
+char *analysis_group_table_text(const struct group_table *t);
 
 /* Computes and stores, at the base Δ, the table of every group (group_id NULL) or one
  * (METHOD.md §4) and the coverage of every file system with samples and of all
@@ -272,11 +509,20 @@ struct coverage_range {
 void analysis_coverage_range(const struct db_coverage_series *s,
                              struct coverage_range *out);
 
-/* One stored scope's coverage and its intervals as the API serves them: the whole
- * span's sums, the range's, and D_i / max D, S_i / max S. A new object (caller
- * json_decref's), NULL without memory. */
-struct json_t *analysis_coverage_json(const struct db_coverage *c,
-                                      const struct db_coverage_series *s);
+/* The coverage answer of the API (README: "The coverage object"): every stored
+ * scope's coverage, and the intervals of those served. */
+struct coverage_answer {
+    double from_s, to_s;                     /* the range asked; NAN: open */
+    const struct db_coverage *scopes;        /* every stored scope; borrowed */
+    const struct db_coverage_series *series; /* per scope, its intervals in the range */
+    const bool *served;                      /* per scope: listed in "filesystems" */
+    size_t n;                                /* scopes */
+};
+
+/* The coverage object of a as a new JSON object (json_decref): each served scope's
+ * whole-span sums, the range's, and D_i / max D, S_i / max S (Fig. 13). NULL without
+ * memory. */
+struct json_t *analysis_coverage_json(const struct coverage_answer *a);
 
 /* ---- JSON pieces the front ends share -----------------------------------------------
  */
@@ -284,9 +530,5 @@ struct json_t *analysis_coverage_json(const struct db_coverage *c,
 /* A JSON string of s; when s is not valid UTF-8 (a Darshan exe can hold anything),
  * of s with every byte above 0x7f as '?'. NULL without memory. */
 struct json_t *analysis_json_text(const char *s);
-
-/* Sets key (RFC 3339, whole seconds) and key_ms (epoch milliseconds) in o; both null
- * when epoch_s is not finite (an open end). */
-void analysis_json_set_time(struct json_t *o, const char *key, double epoch_s);
 
 #endif

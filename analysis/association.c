@@ -1,5 +1,7 @@
-/* association.c: the association object of a group (METHOD.md §5) from the jobs and
- * samples in the database, and the one analyze stored. */
+/* association.c: the association of two series (METHOD.md §5: the coefficients, the
+ * KDE credible bands, their significance, the random forest) into a struct
+ * assoc_result; that of a group from the jobs and samples in the database, and the
+ * one analyze stored. */
 #include "internal.h"
 
 #include <math.h>
@@ -51,101 +53,281 @@ static enum status collect_pairs(struct analysis_ctx *c, const struct db_jobs *j
     return rc;
 }
 
-/* "negative": {"nu_d_read": n}: how many of the d values of a metric that may be
- * negative (ν, ν^D, B^D: METHOD.md keeps and flags them) are. NULL for other pairs. */
-static json_t *negative_json(const struct metric_def *my, const struct metric_def *mx,
-                             const struct pair_data *p)
+struct assoc_opts assoc_opts_default(const struct analysis_settings *settings)
 {
-    json_t *o;
+    struct stats_signif_opts s = stats_signif_opts_default();
 
-    if (my->negative == 0 && mx->negative == 0)
-        return NULL;
-    o = json_object();
-    if (my->negative != 0)
-        json_object_set_new(o, my->name, json_integer((json_int_t)p->negative_y));
-    if (mx->negative != 0)
-        json_object_set_new(o, mx->name, json_integer((json_int_t)p->negative_x));
-    return o;
+    return (struct assoc_opts){.methods = stats_methods_available(),
+                               .d_min = settings->d_min,
+                               .seed = settings->seed,
+                               .mi_jitter = true,
+                               .space = "auto",
+                               .kde = true,
+                               .n_perm = s.n_perm,
+                               .n_boot = s.n_boot,
+                               .rf_trees = STATS_RF_TREES};
 }
 
-/* The object's identity of the data: two objects with equal keys were computed on
- * the same jobs and values (the coefficients are exact functions of them). */
-static bool same_data(const json_t *a, const json_t *b)
+/* The fitting space asked (NULL: auto); auto is resolved by stats_kde_compute. */
+enum status analysis_space_parse(const char *name, enum stats_kde_space *out,
+                                 struct error *err)
 {
-    static const char *const keys[] = {"d",        "excluded", "space",  "pearson",
-                                       "spearman", "dcor_v",   "dcor2_u"};
-
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        const json_t *va = json_object_get(a, keys[i]), *vb = json_object_get(b, keys[i]);
-        if ((va == NULL) != (vb == NULL) || (va != NULL && !json_equal(va, vb)))
-            return false;
+    if (name == NULL || strcmp(name, "auto") == 0) {
+        *out = KDE_SPACE_AUTO;
+    } else if (strcmp(name, "log") == 0) {
+        *out = KDE_SPACE_LOG;
+    } else if (strcmp(name, "linear") == 0) {
+        *out = KDE_SPACE_LINEAR;
+    } else {
+        return error_param(err, STATUS_INVALID, "space",
+                           "space must be auto, log or linear");
     }
-    const json_t *ka = json_object_get(json_object_get(a, "kde"), "kernel");
-    const json_t *kb = json_object_get(json_object_get(b, "kde"), "kernel");
-    /* no "bandwidth": stored before the plug-in existed, i.e. normal */
-    const char *ba =
-        json_string_value(json_object_get(json_object_get(a, "kde"), "bandwidth"));
-    const char *bb =
-        json_string_value(json_object_get(json_object_get(b, "kde"), "bandwidth"));
-    if (strcmp(ba != NULL ? ba : "normal", bb != NULL ? bb : "normal") != 0)
-        return false;
-    return ka == NULL || kb == NULL || json_equal(ka, kb);
+    return STATUS_OK;
 }
 
-/* What analyze stored under the same key, beside the object computed now: "stored"
+/* METHOD.md §5: log when every value is positive (auto), else as asked. */
+static enum stats_kde_space space_resolved(enum stats_kde_space s, const double *x,
+                                           const double *y, size_t d)
+{
+    if (s != KDE_SPACE_AUTO)
+        return s;
+    for (size_t i = 0; i < d; i++) {
+        if (!(x[i] > 0 && y[i] > 0))
+            return KDE_SPACE_LINEAR;
+    }
+    return d > 0 ? KDE_SPACE_LOG : KDE_SPACE_LINEAR;
+}
+
+/* The workspaces of one computation, freed together; the results go to the
+ * assoc_result. */
+struct assoc_work {
+    struct stats_ws *ws;
+    struct stats_kde_ws *kde_ws;
+    struct stats_kde *kde_perm; /* the permutation test's scratch */
+    struct stats_rf_ws *rf_ws;
+};
+
+static void work_clear(struct assoc_work *w)
+{
+    stats_ws_free(w->ws);
+    stats_kde_ws_free(w->kde_ws);
+    free(w->kde_perm);
+    stats_rf_ws_free(w->rf_ws);
+}
+
+static struct stats_kde_opts kde_opts_of(const struct assoc_opts *opts,
+                                         enum stats_kde_space space)
+{
+    return (struct stats_kde_opts){
+        .space = space,
+        .kernel = opts->kernel_full ? KDE_KERNEL_FULL : KDE_KERNEL_PRODUCT,
+        .d_min = opts->d_min,
+        .no_density = !opts->density,
+        .bandwidth = opts->bw_plugin ? KDE_BW_PLUGIN : KDE_BW_NORMAL};
+}
+
+static enum status fit_kde(const double *x, const double *y, size_t d,
+                           const struct assoc_opts *opts, enum stats_kde_space space,
+                           struct assoc_work *w, struct assoc_result *r,
+                           struct error *err)
+{
+    w->kde_ws = stats_kde_ws_new(d > 0 ? d : 1);
+    r->kde = calloc(1, sizeof *r->kde);
+    if (w->kde_ws == NULL || r->kde == NULL)
+        return error_set(err, STATUS_NOMEM, "KDE workspace for d = %zu", d);
+    r->density = opts->density;
+    const struct stats_kde_opts ko = kde_opts_of(opts, space);
+    enum status rc = stats_kde_compute(x, y, d, &ko, w->kde_ws, r->kde, err);
+    if (rc == STATUS_INVALID && space == KDE_SPACE_LOG && err != NULL &&
+        err->parameter[0] == '\0')
+        snprintf(err->parameter, sizeof err->parameter, "space");
+    return rc;
+}
+
+static enum status test_significance(const double *x, const double *y, size_t d,
+                                     const struct assoc_opts *opts, struct assoc_work *w,
+                                     struct assoc_result *r, struct error *err)
+{
+    struct stats_signif_opts so = stats_signif_opts_default();
+    struct stats_kde_stat_ctx ctx;
+    struct stats_signif_stat width_ratio;
+
+    so.assoc = (struct stats_assoc_opts){opts->methods, opts->d_min, opts->seed,
+                                         opts->mi_jitter};
+    so.n_perm = opts->n_perm;
+    so.n_boot = opts->n_boot;
+    so.seed = opts->seed;
+    r->n_perm = opts->n_perm;
+    r->n_boot = opts->n_boot;
+    r->signif = malloc(sizeof *r->signif);
+    if (r->signif == NULL)
+        return error_set(err, STATUS_NOMEM, "significance");
+    if (r->kde != NULL) {
+        w->kde_perm = calloc(1, sizeof *w->kde_perm);
+        if (w->kde_perm == NULL)
+            return error_set(err, STATUS_NOMEM, "KDE scratch");
+        /* The space the data were fitted in: permuting y keeps every value's sign. */
+        ctx = (struct stats_kde_stat_ctx){kde_opts_of(opts, r->kde->space), w->kde_ws,
+                                          w->kde_perm};
+        width_ratio = (struct stats_signif_stat){"width_ratio",
+                                                 stats_kde_width_ratio_stat, &ctx, 1.0};
+        so.extra = &width_ratio;
+        so.n_extra = 1;
+    }
+    enum status rc = stats_signif_compute(x, y, d, &so, w->ws, r->signif, err);
+    if (r->kde == NULL) /* no KDE, no test of its width_ratio */
+        r->signif->extra[0].reason = REASON_NOT_COMPUTED;
+    return rc;
+}
+
+/* The forest on raw x and y (METHOD.md §5 rf), also at the KDE's x points. */
+static enum status fit_rf(const double *x, const double *y, size_t d,
+                          const struct assoc_opts *opts, struct assoc_work *w,
+                          struct assoc_result *r, struct error *err)
+{
+    struct stats_rf_opts ro = stats_rf_opts_default();
+    double at[STATS_KDE_POINTS];
+
+    ro.n_trees = opts->rf_trees;
+    ro.d_min = opts->d_min;
+    ro.seed = opts->seed;
+    w->rf_ws = stats_rf_ws_new(d > 0 ? d : 1);
+    r->rf = calloc(1, sizeof *r->rf);
+    if (w->rf_ws == NULL || r->rf == NULL)
+        return error_set(err, STATUS_NOMEM, "forest workspace for d = %zu", d);
+    r->rf_n_kde = 0;
+    if (r->kde != NULL && r->kde->reason == REASON_NONE) {
+        memcpy(at, r->kde->x_grid, sizeof at);
+        r->rf_n_kde = STATS_KDE_POINTS;
+    }
+    return stats_rf_compute(x, y, d, r->rf_n_kde > 0 ? at : NULL, r->rf_n_kde, &ro,
+                            w->rf_ws, r->rf, r->rf_n_kde > 0 ? r->rf_at_kde : NULL, err);
+}
+
+enum status analysis_assoc_compute(const double *x, const double *y, size_t d,
+                                   const struct assoc_opts *opts, struct assoc_result *r,
+                                   struct error *err)
+{
+    struct assoc_work w = {0};
+    enum stats_kde_space space = KDE_SPACE_AUTO;
+    enum status rc = analysis_space_parse(opts->space, &space, err);
+
+    if (rc != STATUS_OK)
+        return rc;
+    w.ws = stats_ws_new(d > 0 ? d : 1);
+    if (w.ws == NULL) {
+        rc = error_set(err, STATUS_NOMEM, "stats workspace");
+        goto out;
+    }
+    const struct stats_assoc_opts ao = {opts->methods, opts->d_min, opts->seed,
+                                        opts->mi_jitter};
+    rc = stats_assoc_compute(x, y, d, &ao, w.ws, &r->coefs, err);
+    r->coefs.d = d;
+    if (rc == STATUS_OK && opts->kde)
+        rc = fit_kde(x, y, d, opts, space, &w, r, err);
+    if (rc == STATUS_OK && opts->significance)
+        rc = test_significance(x, y, d, opts, &w, r, err);
+    if (rc == STATUS_OK && opts->rf)
+        rc = fit_rf(x, y, d, opts, &w, r, err);
+    /* The object's space is the KDE's fitting space (METHOD.md §5). */
+    r->space = r->kde != NULL ? r->kde->space : space_resolved(space, x, y, d);
+out:
+    work_clear(&w);
+    return rc;
+}
+
+/* true when the stored result p describes is of the group's inputs now (its jobs and
+ * the samples near them: their fingerprints). */
+static bool provenance_current(struct db *db, const char *group_id,
+                               const struct assoc_result *stored)
+{
+    struct db_group_inputs now;
+    struct error err = {0};
+
+    if (!stored->has_provenance)
+        return false; /* stored before results carried one: nothing says so */
+    if (db_group_inputs_read(db, group_id, "association", "", &now, &err) != STATUS_OK) {
+        log_warn("inputs of group %s: %s", group_id, err.msg);
+        return false;
+    }
+    const struct assoc_provenance *p = &stored->provenance;
+    return strcmp(p->jobs_md5, now.jobs_md5) == 0 &&
+           strcmp(p->samples_md5, now.samples_md5) == 0 && p->samples == now.samples;
+}
+
+/* true when stored, of the group's inputs now, is of the options that shaped fresh
+ * too: the key (granularity, space, scope) and what of the KDE the key does not say
+ * (kernel, bandwidth), and θ. */
+static bool same_options(const struct assoc_result *stored,
+                         const struct assoc_result *fresh)
+{
+    const bool same_theta =
+        stored->sample_offset_s == fresh->sample_offset_s ||
+        (isnan(stored->sample_offset_s) && isnan(fresh->sample_offset_s));
+
+    if (stored->granularity_s != fresh->granularity_s || stored->space != fresh->space ||
+        !same_theta || stored->scope == NULL || fresh->scope == NULL ||
+        strcmp(stored->scope, fresh->scope) != 0)
+        return false;
+    return stored->kde == NULL || fresh->kde == NULL ||
+           (stored->kde->kernel == fresh->kde->kernel &&
+            stored->kde->bandwidth == fresh->kde->bandwidth);
+}
+
+/* What analyze stored under the same key, beside the result computed now: "stored"
  * says when it was computed, from what (its provenance) and whether it is of the
  * same data ("current"). Its significance (analyze computes it at the base
- * granularity: METHOD.md §5) is added when with_significance and of the same data,
- * and so is its forest when with_rf.
- * A result that cannot be read is skipped, logged. */
-static void attach_stored(struct db *db, const char *group_id, const char *y,
-                          const char *x, double granularity_s, const char *space,
-                          const char *scope, bool with_significance, bool with_rf,
-                          json_t *o)
+ * granularity: METHOD.md §5) is taken when with_significance and current, and so is
+ * its forest when with_rf. A result that cannot be read is skipped, logged. */
+static void attach_stored(struct db *db, const char *group_id, const char *space,
+                          bool with_significance, bool with_rf, struct assoc_result *r)
 {
     struct error err = {0};
-    json_error_t jerr;
     char *text = NULL, computed_at[40];
-    enum status rc = db_result_get(db, group_id, y, x, granularity_s, space, scope, &text,
-                                   computed_at, &err);
+    struct assoc_result *st = NULL;
+    enum status rc = db_result_get(db, group_id, r->y, r->x, r->granularity_s, space,
+                                   r->scope, &text, computed_at, &err);
 
+    if (rc == STATUS_OK)
+        rc = analysis_assoc_parse(text, &st, &err);
+    free(text);
     if (rc != STATUS_OK) {
         if (rc != STATUS_NOT_FOUND)
-            log_warn("stored result of %s %s~%s: %s", group_id, y, x, err.msg);
-        free(text);
+            log_warn("stored result of %s %s~%s: %s", group_id, r->y, r->x, err.msg);
         return;
     }
-    json_t *stored = json_loads(text, 0, &jerr);
-    free(text);
-    if (stored == NULL) {
-        log_warn("stored result of %s %s~%s unreadable: %s", group_id, y, x, jerr.text);
-        return;
+    const bool current = provenance_current(db, group_id, st) && same_options(st, r);
+    if (with_significance && st->signif != NULL && current) {
+        free(r->signif);
+        r->signif = st->signif;
+        st->signif = NULL;
+        r->n_perm = st->n_perm;
+        r->n_boot = st->n_boot;
     }
-    bool current = same_data(stored, o);
-    json_t *signif = json_object_get(stored, "significance"); /* borrowed */
-    if (with_significance && signif != NULL && current)
-        json_object_set(o, "significance", signif);
-    json_t *rf = json_object_get(stored, "rf"); /* borrowed */
-    if (with_rf && rf != NULL && current)
-        json_object_set(o, "rf", rf);
-    json_t *meta =
-        json_pack("{s:s, s:b}", "computed_at", computed_at, "current", current);
-    json_t *prov = json_object_get(stored, "provenance"); /* borrowed */
-    if (meta != NULL && prov != NULL)
-        json_object_set(meta, "provenance", prov);
-    if (meta != NULL)
-        json_object_set_new(o, "stored", meta);
-    json_decref(stored);
+    if (with_rf && st->rf != NULL && current) {
+        free(r->rf);
+        r->rf = st->rf;
+        st->rf = NULL;
+        memcpy(r->rf_at_kde, st->rf_at_kde, sizeof r->rf_at_kde);
+        r->rf_n_kde = st->rf_n_kde;
+    }
+    r->stored = (struct assoc_stored){.present = true,
+                                      .current = current,
+                                      .has_provenance = st->has_provenance,
+                                      .provenance = st->provenance};
+    snprintf(r->stored.computed_at, sizeof r->stored.computed_at, "%s", computed_at);
+    assoc_result_free(st);
 }
 
 enum status analysis_association_stored(struct db *db, const char *group_id,
-                                        const char *y, const char *x, json_t **out,
+                                        const char *y, const char *x,
+                                        struct assoc_result **out,
                                         enum stored_state *state, struct error *err)
 {
     char computed_at[40];
     char *text = NULL;
-    struct db_group_inputs now;
-    json_error_t jerr;
+    struct assoc_result *r = NULL;
+    struct error own = {0};
 
     /* Served whatever settings analyze ran with: they are in "stored". */
     *out = NULL;
@@ -158,34 +340,27 @@ enum status analysis_association_stored(struct db *db, const char *group_id,
     }
     if (rc != STATUS_OK)
         return rc;
-    json_t *o = json_loads(text, 0, &jerr);
+    rc = analysis_assoc_parse(text, &r, &own);
     free(text);
-    if (o == NULL) {
-        return error_set(err, STATUS_INTERNAL, "stored result of %s %s~%s unreadable: %s",
-                         group_id, y, x, jerr.text);
+    if (rc != STATUS_OK) {
+        /* A damaged row or a shape this version cannot read: computed instead. */
+        log_warn("stored result of %s %s~%s: %s", group_id, y, x, own.msg);
+        *state = STORED_STALE;
+        return rc == STATUS_NOMEM ? error_set(err, rc, "%s", own.msg) : STATUS_OK;
     }
     /* Served only while the group's jobs and samples are those it came from. */
-    json_t *prov = json_object_get(o, "provenance"); /* borrowed */
-    rc = db_group_inputs_read(db, group_id, "association", "", &now, err);
-    const char *jobs_md5 = json_string_value(json_object_get(prov, "jobs_md5"));
-    const char *samples_md5 = json_string_value(json_object_get(prov, "samples_md5"));
-    json_t *samples = json_object_get(prov, "samples");
-    if (rc != STATUS_OK ||
-        (jobs_md5 == NULL || samples_md5 == NULL || !json_is_integer(samples) ||
-         strcmp(jobs_md5, now.jobs_md5) != 0 ||
-         strcmp(samples_md5, now.samples_md5) != 0 ||
-         json_integer_value(samples) != (json_int_t)now.samples)) {
-        json_decref(o);
-        if (rc == STATUS_OK)
-            *state = STORED_STALE;
-        return rc;
+    if (!provenance_current(db, group_id, r)) {
+        assoc_result_free(r);
+        *state = STORED_STALE;
+        return STATUS_OK;
     }
-    json_t *meta = json_pack("{s:s, s:b, s:O}", "computed_at", computed_at, "current", 1,
-                             "provenance", prov);
-    json_object_del(o, "provenance");
-    if (meta != NULL)
-        json_object_set_new(o, "stored", meta);
-    *out = o;
+    r->stored = (struct assoc_stored){.present = true,
+                                      .current = true,
+                                      .has_provenance = true,
+                                      .provenance = r->provenance};
+    snprintf(r->stored.computed_at, sizeof r->stored.computed_at, "%s", computed_at);
+    r->has_provenance = false;
+    *out = r;
     *state = STORED_CURRENT;
     return STATUS_OK;
 }
@@ -193,7 +368,7 @@ enum status analysis_association_stored(struct db *db, const char *group_id,
 enum status analysis_association(struct db *db, const struct analysis_settings *s,
                                  const char *group_id, const char *y, const char *x,
                                  double granularity_s, const char *scope,
-                                 const struct assoc_opts *opts, json_t **out,
+                                 const struct assoc_opts *opts, struct assoc_result **out,
                                  struct error *err)
 {
     const struct metric_def *my = metric_find(y), *mx = metric_find(x);
@@ -203,7 +378,7 @@ enum status analysis_association(struct db *db, const struct analysis_settings *
     struct analysis_ctx ctx;
     struct pair_data p;
     enum stats_kde_space space_kind;
-    json_t *o = NULL;
+    struct assoc_result *r = NULL;
     enum status rc;
 
     *out = NULL;
@@ -233,31 +408,31 @@ enum status analysis_association(struct db *db, const struct analysis_settings *
     ao.space = space;
     ao.significance = opts->significance && (!opts->significance_base_only || ctx.k == 1);
     ao.rf = opts->rf && (!opts->significance_base_only || ctx.k == 1);
-    o = json_object();
-    json_object_set_new(o, "group", json_string(group.id));
-    json_object_set_new(o, "y", json_string(y));
-    json_object_set_new(o, "x", json_string(x));
-    json_object_set_new(o, "granularity_s", json_real(ctx.base_delta_s * ctx.k));
-    json_object_set_new(o, "base_granularity_s", json_real(ctx.base_delta_s));
-    json_object_set_new(o, "scope", json_string(ctx.scope));
-    json_object_set_new(o, "excluded", json_excluded(p.excluded));
-    json_t *neg = negative_json(my, mx, &p);
-    if (neg != NULL)
-        json_object_set_new(o, "negative", neg);
-    rc = assoc_object_fill(o, p.x, p.y, p.d, &ao, err);
+    r = assoc_result_new(ASSOC_GROUP);
+    if (r == NULL) {
+        rc = error_set(err, STATUS_NOMEM, "association result");
+        goto out;
+    }
+    rc = assoc_result_name(r, group.id, y, x, ctx.scope, err);
     if (rc != STATUS_OK)
         goto out;
-    if (opts->stored_significance) {
-        attach_stored(db, group_id, y, x, ctx.base_delta_s * ctx.k, space, ctx.scope,
-                      !ao.significance, !ao.rf, o);
-    }
-    json_object_set_new(o, "sample_offset_s", json_number_or_null(s->theta_s));
-    /* Darshan's whole-second start: every absolute time may be up to 1 s early. */
-    json_object_set_new(o, "time_error_s", json_real(1.0));
-    *out = o;
-    o = NULL;
+    r->granularity_s = ctx.base_delta_s * ctx.k;
+    r->base_granularity_s = ctx.base_delta_s;
+    memcpy(r->excluded, p.excluded, sizeof r->excluded);
+    r->negative_y = my->negative != 0;
+    r->negative_x = mx->negative != 0;
+    r->n_negative_y = p.negative_y;
+    r->n_negative_x = p.negative_x;
+    r->sample_offset_s = s->theta_s;
+    rc = analysis_assoc_compute(p.x, p.y, p.d, &ao, r, err);
+    if (rc != STATUS_OK)
+        goto out;
+    if (opts->stored_significance)
+        attach_stored(db, group_id, space, !ao.significance, !ao.rf, r);
+    *out = r;
+    r = NULL;
 out:
-    json_decref(o);
+    assoc_result_free(r);
     free(p.x);
     free(p.y);
     db_jobs_free(jobs);

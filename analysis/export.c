@@ -56,44 +56,6 @@ static void put_csv_row(FILE *fp, const struct analysis_ctx *c, const struct db_
     fputc('\n', fp);
 }
 
-static json_t *json_row(const struct analysis_ctx *c, const struct db_job *j,
-                        const struct job_eval *ev)
-{
-    json_t *o = json_object(), *ex = json_object(), *neg = json_array();
-    json_t *fs = json_array();
-
-    json_object_set_new(o, "id", json_string(j->job_key));
-    json_object_set_new(o, "jobid", json_string(j->jobid));
-    json_object_set_new(o, "group", json_string(j->group_id));
-    json_object_set_new(o, "start_time", json_integer((json_int_t)j->start_s));
-    json_object_set_new(o, "granularity_s", json_real(c->base_delta_s * c->k));
-    for (size_t m = 0; m < n_metrics; m++) {
-        json_object_set_new(o, metrics[m].name,
-                            json_number_or_null(metric_reported(&metrics[m], j, ev)));
-    }
-    for (int f = FAM_LOG + 1; f < FAM_COUNT; f++) {
-        enum stats_exclusion e = family_excl((enum family)f, ev);
-        if (e != EXCL_NONE) {
-            json_object_set_new(ex, family_names[f],
-                                json_string(stats_exclusion_name(e)));
-        }
-    }
-    json_object_set_new(o, "excluded", ex);
-    for (size_t b = 0; b < n_negative_bits; b++) {
-        if (ev->dv.negative & negative_bits[b]) {
-            json_array_append_new(neg,
-                                  json_string(stats_negative_name(negative_bits[b])));
-        }
-    }
-    json_object_set_new(o, "negative", neg);
-    for (size_t f = 0; ev->ss != NULL && f < c->n_fs; f++) {
-        if (ev->ss->member[f])
-            json_array_append_new(fs, json_string(c->fs_names[f]));
-    }
-    json_object_set_new(o, "scope_fs", fs);
-    return o;
-}
-
 enum status analysis_export_jobs(struct db *db, const struct analysis_settings *settings,
                                  const char *group_id, double granularity_s,
                                  const char *scope, bool json, FILE *fp,
@@ -102,7 +64,7 @@ enum status analysis_export_jobs(struct db *db, const struct analysis_settings *
     struct analysis_ctx ctx;
     struct db_jobs *jobs = NULL;
     struct analysis_scratch s = {0};
-    json_t *rows = NULL;
+    struct export_json *doc = NULL;
     enum status rc;
 
     rc = ctx_prepare(db, settings, granularity_s, scope, &ctx, err);
@@ -114,7 +76,11 @@ enum status analysis_export_jobs(struct db *db, const struct analysis_settings *
     if (rc != STATUS_OK)
         goto out;
     if (json) {
-        rows = json_array();
+        doc = export_json_new(ctx.base_delta_s * ctx.k, ctx.scope);
+        if (doc == NULL) {
+            rc = error_set(err, STATUS_NOMEM, "export JSON");
+            goto out;
+        }
     } else {
         put_csv_header(fp);
     }
@@ -125,24 +91,15 @@ enum status analysis_export_jobs(struct db *db, const struct analysis_settings *
         if (rc != STATUS_OK)
             goto out;
         if (json) {
-            json_array_append_new(rows, json_row(&ctx, j, &ev));
+            export_json_row(doc, &ctx, j, &ev);
         } else {
             put_csv_row(fp, &ctx, j, &ev);
         }
     }
-    if (json) {
-        json_t *doc = json_object();
-        json_object_set_new(doc, "granularity_s", json_real(ctx.base_delta_s * ctx.k));
-        json_object_set_new(doc, "scope", json_string(ctx.scope));
-        json_object_set_new(doc, "jobs", rows);
-        rows = NULL;
-        if (json_dumpf(doc, fp, JSON_COMPACT | JSON_REAL_PRECISION(17)) != 0)
-            rc = error_set(err, STATUS_INTERNAL, "writing JSON");
-        fputc('\n', fp);
-        json_decref(doc);
-    }
+    if (json)
+        rc = export_json_write(doc, fp, err);
 out:
-    json_decref(rows);
+    export_json_free(doc);
     analysis_scratch_clear(&s);
     db_jobs_free(jobs);
     ctx_clear(&ctx);

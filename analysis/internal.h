@@ -5,9 +5,9 @@
 
 #include "analysis.h"
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <time.h>
 
 /* ---- the job metrics (metrics.c) -----------------------------------------------------
@@ -248,33 +248,22 @@ enum status coverage_store(struct db *db, const struct analysis_settings *settin
                            const struct stats_series *all_series, double all_delta_s,
                            char *line, size_t line_size, struct error *err) MUST_CHECK;
 
-/* ---- JSON helpers (objects.c) --------------------------------------------------------
+/* ---- the job export's JSON (objects.c) ---------------------------------------------
  */
 
-/* A JSON real, or null when v is not finite. */
-json_t *json_number_or_null(double v);
-/* INTERFACES.md's "excluded": "total" and the count of every reason. */
-json_t *json_excluded(const size_t counts[EXCL_COUNT]);
-/* The credible bands of a KDE fit (METHOD.md §5 `kde`, (b)–(d)) as the association
- * object and the sweep's steps both render them. */
-struct kde_bands {
-    enum stats_kde_space space;            /* the fitting space */
-    double h_x, h_y;                       /* bandwidths, fitting space */
-    double x_grid[STATS_KDE_POINTS];       /* linear units */
-    double q05[STATS_KDE_POINTS];          /* conditional quantiles of y at x_grid */
-    double q50[STATS_KDE_POINTS];          /* … */
-    double q95[STATS_KDE_POINTS];          /* … */
-    double marg_q05, marg_q95;             /* the marginal's quantiles of y */
-    double mean, sd;                       /* of the raw y */
-    double width_ratio, paper_width_ratio; /* (d) */
-};
-/* The bands of fit k into *out. */
-void kde_bands_of(const struct stats_kde *k, struct kde_bands *out);
-/* Sets space, hx, hy, x_grid, q05, q50, q95, marg_q05, marg_q95, mean, sd,
- * width_ratio and paper_width_ratio of o (null where not finite; the four arrays
- * null unless fitted). */
-void json_kde_bands(json_t *o, const struct kde_bands *b, bool fitted);
-/* A JSON array of n reals (null where not finite); NULL without memory. */
-json_t *json_array_of_numbers(const double *v, size_t n);
+/* The document of `export jobs --format json` under construction. */
+struct export_json;
+
+/* A document at granularity_s and scope; NULL without memory. */
+struct export_json *export_json_new(double granularity_s, const char *scope);
+/* Adds job j's row: every metric, the excluded families, the negative values, the
+ * file systems of its series. A failure is kept for export_json_write. */
+void export_json_row(struct export_json *e, const struct analysis_ctx *c,
+                     const struct db_job *j, const struct job_eval *ev);
+/* Writes the document (compact, a newline after it) to fp. STATUS_NOMEM when a row
+ * could not be built; STATUS_INTERNAL when fp fails. */
+enum status export_json_write(struct export_json *e, FILE *fp,
+                              struct error *err) MUST_CHECK;
+void export_json_free(struct export_json *e);
 
 #endif

@@ -108,42 +108,23 @@ static void settings_text(const struct analysis_settings *s, double granularity_
              STATS_RF_TREES);
 }
 
-static long json_int_at(json_t *o, const char *a, const char *b)
-{
-    json_t *v = json_object_get(o, a);
-    if (b != NULL)
-        v = json_object_get(v, b);
-    return json_is_integer(v) ? (long)json_integer_value(v) : 0;
-}
-
 /* The provenance stored with each result: what it was computed from. */
-static json_t *provenance_json(const struct db_group_inputs *in, const char *settings,
-                               unsigned long seed)
+static void provenance_of(const struct db_group_inputs *in, const char *settings,
+                          unsigned long seed, struct assoc_provenance *out)
 {
-    return json_pack("{s:I, s:s, s:I, s:s, s:I, s:s, s:s}", "jobs", (json_int_t)in->jobs,
-                     "jobs_md5", in->jobs_md5, "samples", (json_int_t)in->samples,
-                     "samples_md5", in->samples_md5, "seed", (json_int_t)seed, "version",
-                     IOCONTEND_VERSION, "settings", settings);
+    *out =
+        (struct assoc_provenance){.jobs = in->jobs, .samples = in->samples, .seed = seed};
+    snprintf(out->jobs_md5, sizeof out->jobs_md5, "%s", in->jobs_md5);
+    snprintf(out->samples_md5, sizeof out->samples_md5, "%s", in->samples_md5);
+    snprintf(out->version, sizeof out->version, "%s", IOCONTEND_VERSION);
+    snprintf(out->settings, sizeof out->settings, "%s", settings);
 }
 
-/* Adds the counts of res's "excluded" object (one per reason) to sum. */
-static void excluded_add(struct analyze_summary *sum, json_t *res)
+/* A number with 3 decimals (3 significant digits when general), or "null". */
+static void number_text(double v, bool general, char *out, size_t size)
 {
-    const json_t *ex = json_object_get(res, "excluded");
-
-    for (int e = EXCL_NONE + 1; e < EXCL_COUNT; e++) {
-        const json_t *v =
-            json_object_get(ex, stats_exclusion_name((enum stats_exclusion)e));
-        if (json_is_integer(v))
-            sum->excluded_by_reason[e] += (long)json_integer_value(v);
-    }
-}
-
-/* A JSON number with 3 decimals (3 significant digits when general), or "null". */
-static void number_text(const json_t *v, bool general, char *out, size_t size)
-{
-    if (json_is_number(v)) {
-        snprintf(out, size, general ? "%.3g" : "%.3f", json_number_value(v));
+    if (isfinite(v)) {
+        snprintf(out, size, general ? "%.3g" : "%.3f", v);
     } else {
         snprintf(out, size, "null");
     }
@@ -159,24 +140,39 @@ struct assoc_work {
 };
 
 /* Logs the first pair's line of a group and counts it in the summary. */
-static void first_pair_done(struct assoc_work *w, const struct db_group *g, json_t *res)
+static void first_pair_done(struct assoc_work *w, const struct db_group *g,
+                            const struct assoc_result *res)
 {
     char r[32], wr[32], pw[32];
-    const json_t *kde = json_object_get(res, "kde");
-    const json_t *sig = json_object_get(res, "significance");
+    long excluded = 0;
+    bool undefined = false;
 
-    excluded_add(w->sum, res);
-    w->sum->jobs_used += json_int_at(res, "d", NULL);
-    w->sum->jobs_excluded += json_int_at(res, "excluded", "total");
-    w->sum->groups_short += json_object_get(res, "reason") != NULL ? 1 : 0;
-    number_text(json_object_get(res, "pearson"), false, r, sizeof r);
-    number_text(json_object_get(kde, "width_ratio"), false, wr, sizeof wr);
-    number_text(json_object_get(json_object_get(sig, "width_ratio"), "p_value"), true, pw,
-                sizeof pw);
+    for (int e = EXCL_NONE + 1; e < EXCL_COUNT; e++) {
+        w->sum->excluded_by_reason[e] += (long)res->excluded[e];
+        excluded += (long)res->excluded[e];
+    }
+    for (size_t c = 0; c < COEF_COUNT; c++) {
+        undefined =
+            undefined || (analysis_coef_of(&res->coefs, (enum coef_id)c)->reason !=
+                              REASON_NOT_COMPUTED &&
+                          !analysis_coef_defined(&res->coefs, (enum coef_id)c));
+    }
+    w->sum->jobs_used += (long)res->coefs.d;
+    w->sum->jobs_excluded += excluded;
+    w->sum->groups_short += undefined ? 1 : 0;
+    number_text(analysis_coef_defined(&res->coefs, COEF_PEARSON)
+                    ? res->coefs.pearson.value
+                    : (double)NAN,
+                false, r, sizeof r);
+    number_text(res->kde != NULL ? res->kde->width_ratio : (double)NAN, false, wr,
+                sizeof wr);
+    number_text(res->signif != NULL && res->signif->extra[0].reason != REASON_NOT_COMPUTED
+                    ? res->signif->extra[0].p_value
+                    : (double)NAN,
+                true, pw, sizeof pw);
     log_info("group %s (%s): d = %ld, excluded %ld, t_d~psi_d_read: "
              "pearson %s, width_ratio %s (p %s)",
-             g->id, g->name, json_int_at(res, "d", NULL),
-             json_int_at(res, "excluded", "total"), r, wr, pw);
+             g->id, g->name, (long)res->coefs.d, excluded, r, wr, pw);
 }
 
 static enum status assoc_one(void *arg, struct db *db, const struct db_group *g,
@@ -187,7 +183,7 @@ static enum status assoc_one(void *arg, struct db *db, const struct db_group *g,
 
     for (size_t p = 0; rc == STATUS_OK && p < ANALYZE_DEFAULT_PAIRS; p++) {
         const char *y = default_pairs[p][0], *x = default_pairs[p][1];
-        json_t *res = NULL;
+        struct assoc_result *res = NULL;
 
         rc = analysis_association(db, w->s, g->id, y, x, w->granularity_s, "all",
                                   &w->opts, &res, err);
@@ -195,17 +191,16 @@ static enum status assoc_one(void *arg, struct db *db, const struct db_group *g,
             error_wrap(err, "group %s %s~%s", g->id, y, x);
             break;
         }
-        json_object_set_new(res, "provenance",
-                            provenance_json(inputs, w->settings, w->s->seed));
-        char *text = json_dumps(res, JSON_COMPACT | JSON_REAL_PRECISION(17));
-        double gran = json_real_value(json_object_get(res, "granularity_s"));
-        rc = text != NULL
-                 ? db_result_store(db, g->id, y, x, gran, "auto", "all", text, err)
-                 : error_set(err, STATUS_NOMEM, "result text");
+        res->has_provenance = true;
+        provenance_of(inputs, w->settings, w->s->seed, &res->provenance);
+        char *text = analysis_assoc_text(res);
+        rc = text != NULL ? db_result_store(db, g->id, y, x, res->granularity_s, "auto",
+                                            "all", text, err)
+                          : error_set(err, STATUS_NOMEM, "result text");
         free(text);
         if (p == 0)
             first_pair_done(w, g, res);
-        json_decref(res);
+        assoc_result_free(res);
         if (rc != STATUS_OK)
             error_wrap(err, "group %s %s~%s: storing", g->id, y, x);
     }

@@ -35,60 +35,11 @@ void sweep_pair(size_t i, const char **y, const char **x)
     *x = sweep_pairs[i][1];
 }
 
-/* The coefficients of a stats_assoc, in the association object's order. */
-struct coef_def {
-    const char *name;
-    unsigned method; /* the METHOD_* bit that computes it */
-    bool recommend;  /* one of those the recommended interval watches (METHOD.md §6) */
-};
-
-static const struct coef_def coefs[] = {
-    {"pearson", METHOD_PEARSON, true}, {"spearman", METHOD_SPEARMAN, true},
-    {"dcor_v", METHOD_DCOR, true},     {"dcor2_u", METHOD_DCOR, false},
-    {"mi_ksg_nats", METHOD_MI, false}, {"mi_linfoot", METHOD_MI, true},
-};
-
-#define N_COEFS (sizeof coefs / sizeof coefs[0])
-
-static void coef_list(const struct stats_assoc *a, const struct stats_coef *out[N_COEFS])
-{
-    out[0] = &a->pearson;
-    out[1] = &a->spearman;
-    out[2] = &a->dcor_v;
-    out[3] = &a->dcor2_u;
-    out[4] = &a->mi_ksg_nats;
-    out[5] = &a->mi_linfoot;
-}
-
 /* One series of the sweep: granularity k·Δ at phase φ. */
 struct sweep_step {
     unsigned k, phase;
     size_t k_index;              /* k − 1: its point on the curves */
     struct stats_series *series; /* owned */
-};
-
-/* The KDE credible bands of one k (METHOD.md §5 `kde`, (b)–(d)): width_ratio and
- * paper_width_ratio combined over the phases as the coefficients are; the bands of
- * the first phase fitted (their x values move with φ, so a mean over φ is no band). */
-struct kde_point {
-    size_t defined;             /* phases where the KDE was fitted */
-    enum stats_reason reason;   /* the first phase's reason when none was */
-    double wr, wr_lo, wr_hi;    /* width_ratio: sum until point_finish */
-    double pwr, pwr_lo, pwr_hi; /* paper_width_ratio, likewise */
-    unsigned bands_phase;       /* the phase the bands below are of */
-    struct kde_bands bands;     /* of that phase (its ratios: wr, pwr) */
-};
-
-/* One k on the curves, its phases combined (φ = 0 alone unless all_phases). */
-struct sweep_point {
-    size_t phases;     /* phases computed */
-    double c[N_COEFS]; /* mean over the phases where defined; NAN when none */
-    double lo[N_COEFS], hi[N_COEFS];
-    size_t defined[N_COEFS];           /* phases where the coefficient was defined */
-    enum stats_reason reason[N_COEFS]; /* the first phase's reason when undefined */
-    double m_sum, m_lo, m_hi;          /* mean |A| per phase: sum, min, max */
-    size_t m_phases;                   /* phases with a mean |A| */
-    struct kde_point kde;
 };
 
 /* Everything one run shares: series per step, scratch made once for the largest group. */
@@ -108,9 +59,7 @@ struct sweep_run {
     double *m;                   /* [step · d_max + job]: |A|, NAN when unknown */
     double *ys, *xs;             /* the d values of one step, d_max each */
     unsigned char *fixed;        /* per job: counts for the pair at every step */
-    struct sweep_point *points;  /* k_max */
-    struct stats_assoc at_base; /* k = 1 over every job valid there (the association's) */
-    size_t d_at_base;
+    struct sweep_result res;     /* the pair at hand; its points k_max */
     /* progress and timing */
     const struct progress *progress; /* NULL: none */
     const char *group_name;          /* the group at hand, for the bar */
@@ -227,9 +176,9 @@ static void job_set_decide(struct sweep_run *r, size_t n_jobs, size_t pair,
 static void points_reset(struct sweep_run *r)
 {
     for (size_t i = 0; i < r->s->k_max; i++) {
-        struct sweep_point *p = &r->points[i];
+        struct sweep_point *p = &r->res.points[i];
         memset(p, 0, sizeof *p);
-        for (size_t c = 0; c < N_COEFS; c++) {
+        for (size_t c = 0; c < COEF_COUNT; c++) {
             p->lo[c] = INFINITY;
             p->hi[c] = -INFINITY;
         }
@@ -241,7 +190,7 @@ static void points_reset(struct sweep_run *r)
 }
 
 /* Adds one phase's KDE to its point; the first fitted phase gives the bands. */
-static void point_add_kde(struct kde_point *p, const struct stats_kde *k, unsigned phase)
+static void point_add_kde(struct sweep_kde *p, const struct stats_kde *k, unsigned phase)
 {
     if (k->reason != REASON_NONE || !isfinite(k->width_ratio)) {
         if (p->defined == 0 && p->reason == REASON_NONE)
@@ -265,18 +214,15 @@ static void point_add_kde(struct kde_point *p, const struct stats_kde *k, unsign
 /* Adds one step's coefficients and mean |A| to its point. */
 static void point_add(struct sweep_point *p, const struct stats_assoc *a, double m_mean)
 {
-    const struct stats_coef *cs[N_COEFS];
-
-    coef_list(a, cs);
-    for (size_t c = 0; c < N_COEFS; c++) {
-        if (cs[c]->reason == REASON_NONE && isfinite(cs[c]->value)) {
-            p->c[c] += cs[c]->value; /* a sum until point_finish */
-            p->lo[c] = fmin(p->lo[c], cs[c]->value);
-            p->hi[c] = fmax(p->hi[c], cs[c]->value);
+    for (size_t c = 0; c < COEF_COUNT; c++) {
+        const struct stats_coef *cs = analysis_coef_of(a, (enum coef_id)c);
+        if (cs->reason == REASON_NONE && isfinite(cs->value)) {
+            p->c[c] += cs->value; /* a sum until point_finish */
+            p->lo[c] = fmin(p->lo[c], cs->value);
+            p->hi[c] = fmax(p->hi[c], cs->value);
             p->defined[c]++;
         } else if (p->defined[c] == 0 && p->reason[c] == REASON_NONE) {
-            p->reason[c] =
-                cs[c]->reason != REASON_NONE ? cs[c]->reason : REASON_NOT_COMPUTED;
+            p->reason[c] = cs->reason != REASON_NONE ? cs->reason : REASON_NOT_COMPUTED;
         }
     }
     if (isfinite(m_mean)) {
@@ -290,7 +236,8 @@ static void point_add(struct sweep_point *p, const struct stats_assoc *a, double
 
 static void point_finish(struct sweep_point *p)
 {
-    for (size_t c = 0; c < N_COEFS; c++)
+    p->m_mean = p->m_phases > 0 ? p->m_sum / (double)p->m_phases : (double)NAN;
+    for (size_t c = 0; c < COEF_COUNT; c++)
         p->c[c] = p->defined[c] > 0 ? p->c[c] / (double)p->defined[c] : (double)NAN;
     double n = (double)p->kde.defined;
     p->kde.wr = p->kde.defined > 0 ? p->kde.wr / n : (double)NAN;
@@ -298,7 +245,7 @@ static void point_finish(struct sweep_point *p)
 }
 
 /* The coefficients and the KDE bands of one pair at every step over its job set, into
- * r->points. The KDE is fitted without its density grid: the sweep stores no grid (20
+ * r->res.points. The KDE is fitted without its density grid: the sweep stores no grid (20
  * of them per pair would dwarf the rest), and the grid is most of a fit's cost at
  * d <= STATS_KDE_EXACT_MAX. */
 static enum status pair_compute(struct sweep_run *r, size_t n_jobs, size_t pair,
@@ -328,7 +275,7 @@ static enum status pair_compute(struct sweep_run *r, size_t n_jobs, size_t pair,
             }
         }
         struct stats_assoc a;
-        struct sweep_point *p = &r->points[r->steps[s].k_index];
+        struct sweep_point *p = &r->res.points[r->steps[s].k_index];
         rc = stats_assoc_compute(r->xs, r->ys, set->d, &opts, r->ws, &a, err);
         if (rc == STATUS_OK)
             point_add(p, &a, m_n > 0 ? m_sum / (double)m_n : (double)NAN);
@@ -344,7 +291,7 @@ static enum status pair_compute(struct sweep_run *r, size_t n_jobs, size_t pair,
         progress_step(r);
     }
     for (size_t i = 0; i < r->s->k_max; i++)
-        point_finish(&r->points[i]);
+        point_finish(&r->res.points[i]);
     if (rc != STATUS_OK)
         return rc;
     /* And k = 1 over the association object's jobs, that the two can be compared. */
@@ -356,236 +303,97 @@ static enum status pair_compute(struct sweep_run *r, size_t n_jobs, size_t pair,
             d++;
         }
     }
-    r->d_at_base = d;
-    return stats_assoc_compute(r->xs, r->ys, d, &opts, r->ws, &r->at_base, err);
+    r->res.d_at_base = d;
+    return stats_assoc_compute(r->xs, r->ys, d, &opts, r->ws, &r->res.at_base, err);
 }
 
-/* ---- the verdicts and the JSON -------------------------------------------------- */
+/* ---- the verdicts and the result ------------------------------------------------ */
 
 static bool coef_computed(const struct sweep_run *r, size_t c)
 {
-    return (r->methods & coefs[c].method) != 0;
-}
-
-/* "at_base": d and the coefficients at k = 1 over every job valid there (the job set
- * of the association object), null with a reason when undefined. */
-static json_t *at_base_json(const struct sweep_run *r)
-{
-    const struct stats_coef *cs[N_COEFS];
-    json_t *o = json_object(), *reasons = json_object();
-
-    coef_list(&r->at_base, cs);
-    json_object_set_new(o, "d", json_integer((json_int_t)r->d_at_base));
-    for (size_t c = 0; c < N_COEFS; c++) {
-        if (!coef_computed(r, c))
-            continue;
-        bool defined = cs[c]->reason == REASON_NONE && isfinite(cs[c]->value);
-        json_object_set_new(o, coefs[c].name,
-                            defined ? json_real(cs[c]->value) : json_null());
-        if (!defined) {
-            enum stats_reason why =
-                cs[c]->reason != REASON_NONE ? cs[c]->reason : REASON_NOT_COMPUTED;
-            json_object_set_new(reasons, coefs[c].name,
-                                json_string(stats_reason_name(why)));
-        }
-    }
-    if (json_object_size(reasons) > 0) {
-        json_object_set_new(o, "reasons", reasons);
-    } else {
-        json_decref(reasons);
-    }
-    return o;
-}
-
-/* A step's "kde": the bands of METHOD.md §5 `kde` (b)–(d) in linear units, hx and hy
- * in the fitting space, as the association object's; width_ratio and
- * paper_width_ratio null with a reason when no phase was fitted. With every phase the
- * two ratios are the mean over the phases fitted, with their range, and the bands are
- * those of phase bands_phase. */
-static json_t *kde_json(const struct sweep_run *r, const struct kde_point *k,
-                        size_t phases)
-{
-    json_t *o = json_object();
-
-    if (k->defined == 0) {
-        json_object_set_new(o, "width_ratio", json_null());
-        json_object_set_new(o, "paper_width_ratio", json_null());
-        json_object_set_new(o, "reason", json_string(stats_reason_name(k->reason)));
-        return o;
-    }
-    struct kde_bands b = k->bands;
-    b.width_ratio = k->wr;
-    b.paper_width_ratio = k->pwr;
-    json_kde_bands(o, &b, true);
-    if (r->s->all_phases) {
-        json_object_set_new(o, "bands_phase", json_integer((json_int_t)k->bands_phase));
-        json_object_set_new(o, "range",
-                            json_pack("{s: [f, f], s: [f, f]}", "width_ratio", k->wr_lo,
-                                      k->wr_hi, "paper_width_ratio", k->pwr_lo,
-                                      k->pwr_hi));
-        if (k->defined < phases) {
-            json_object_set_new(o, "undefined_phases",
-                                json_integer((json_int_t)(phases - k->defined)));
-        }
-    }
-    return o;
-}
-
-/* One step of the "steps" array: k, its granularity, d, the mean |A| and each
- * coefficient (null with a reason when undefined), with every phase their range; and
- * the KDE bands. */
-static json_t *point_json(const struct sweep_run *r, size_t k_index, size_t d)
-{
-    const struct sweep_point *p = &r->points[k_index];
-    unsigned k = (unsigned)k_index + 1;
-    json_t *o = json_object(), *reasons = json_object(), *range = json_object();
-    json_t *undefined = json_object();
-    double m_mean = p->m_phases > 0 ? p->m_sum / (double)p->m_phases : (double)NAN;
-
-    json_object_set_new(o, "k", json_integer((json_int_t)k));
-    json_object_set_new(o, "granularity_s", json_real(r->delta_s * k));
-    json_object_set_new(o, "d", json_integer((json_int_t)d));
-    json_object_set_new(o, "m_mean", json_number_or_null(m_mean));
-    if (r->s->all_phases && p->m_phases > 0)
-        json_object_set_new(range, "m_mean", json_pack("[f, f]", p->m_lo, p->m_hi));
-    for (size_t c = 0; c < N_COEFS; c++) {
-        if (!coef_computed(r, c))
-            continue;
-        json_object_set_new(o, coefs[c].name, json_number_or_null(p->c[c]));
-        if (p->defined[c] == 0) {
-            json_object_set_new(reasons, coefs[c].name,
-                                json_string(stats_reason_name(p->reason[c])));
-        } else if (r->s->all_phases) {
-            json_object_set_new(range, coefs[c].name,
-                                json_pack("[f, f]", p->lo[c], p->hi[c]));
-        }
-        if (p->defined[c] > 0 && p->defined[c] < p->phases) {
-            json_object_set_new(undefined, coefs[c].name,
-                                json_integer((json_int_t)(p->phases - p->defined[c])));
-        }
-    }
-    if (r->s->all_phases) {
-        json_object_set_new(o, "phases", json_integer((json_int_t)p->phases));
-        json_object_set_new(o, "range", range);
-        range = NULL;
-    }
-    if (json_object_size(reasons) > 0) {
-        json_object_set_new(o, "reasons", reasons);
-        reasons = NULL;
-    }
-    if (json_object_size(undefined) > 0) {
-        json_object_set_new(o, "undefined_phases", undefined);
-        undefined = NULL;
-    }
-    json_object_set_new(o, "kde", kde_json(r, &p->kde, p->phases));
-    json_decref(reasons);
-    json_decref(range);
-    json_decref(undefined);
-    return o;
+    return (r->methods & analysis_coefs[c].method) != 0;
 }
 
 /* The verdicts of METHOD.md §6 over the curves c(k) (the phase mean with every
- * phase): "falling" per coefficient (null when c(1) is undefined) and the recommended
- * sampling interval over those of pearson, spearman, dcor_v, mi_linfoot computed. */
-static enum status verdicts_json(const struct sweep_run *r, json_t *o, unsigned *k_rec,
-                                 struct error *err)
+ * phase): falling per coefficient (undefined when c(1) is) and the recommended
+ * sampling interval over the watched coefficients computed. */
+static enum status verdicts_compute(const struct sweep_run *r, struct sweep_verdicts *v,
+                                    struct error *err)
 {
     size_t n = r->s->k_max;
     unsigned *ks = malloc((n > 0 ? n : 1) * sizeof *ks);
-    double *cs = malloc(N_COEFS * (n > 0 ? n : 1) * sizeof *cs);
-    struct stats_sweep_curve curves[N_COEFS], watched[N_COEFS];
+    double *cs = malloc(COEF_COUNT * (n > 0 ? n : 1) * sizeof *cs);
+    struct stats_sweep_curve curves[COEF_COUNT], watched[COEF_COUNT];
     size_t n_watched = 0;
-    json_t *falling = json_object(), *over = json_array();
     enum status rc = STATUS_OK;
 
-    *k_rec = 0;
+    *v = (struct sweep_verdicts){.drop = SWEEP_DROP,
+                                 .rho_max = SWEEP_RHO_MAX,
+                                 .tolerance = SWEEP_TOLERANCE,
+                                 .recommended_interval_s = NAN};
     if (ks == NULL || cs == NULL) {
         rc = error_set(err, STATUS_NOMEM, "sweep curves");
         goto out;
     }
     for (size_t i = 0; i < n; i++)
         ks[i] = (unsigned)i + 1;
-    for (size_t c = 0; c < N_COEFS; c++) {
+    for (size_t c = 0; c < COEF_COUNT; c++) {
         for (size_t i = 0; i < n; i++)
-            cs[c * n + i] = r->points[i].c[c];
+            cs[c * n + i] = r->res.points[i].c[c];
         curves[c] = (struct stats_sweep_curve){.k = ks, .c = cs + c * n, .n = n};
     }
-    for (size_t c = 0; rc == STATUS_OK && c < N_COEFS; c++) {
+    for (size_t c = 0; rc == STATUS_OK && c < COEF_COUNT; c++) {
         bool f = false;
+        v->falling[c] = -1;
         if (!coef_computed(r, c))
             continue;
         rc = stats_sweep_falling(&curves[c], SWEEP_DROP, SWEEP_RHO_MAX, &f, err);
-        json_object_set_new(falling, coefs[c].name,
-                            isfinite(curves[c].c[0]) ? json_boolean(f) : json_null());
-        if (coefs[c].recommend) {
+        v->falling[c] = isfinite(curves[c].c[0]) ? f : -1;
+        if (analysis_coefs[c].watched)
             watched[n_watched++] = curves[c];
-            json_array_append_new(over, json_string(coefs[c].name));
-        }
     }
-    if (rc == STATUS_OK && n_watched > 0)
-        rc = stats_sweep_recommended(watched, n_watched, SWEEP_TOLERANCE, k_rec, err);
-    if (rc != STATUS_OK)
-        goto out;
-    json_t *v = json_object();
-    json_object_set_new(v, "drop", json_real(SWEEP_DROP));
-    json_object_set_new(v, "rho_max", json_real(SWEEP_RHO_MAX));
-    json_object_set_new(v, "tolerance", json_real(SWEEP_TOLERANCE));
-    json_object_set_new(v, "falling", falling);
-    json_object_set_new(v, "recommended_over", over);
-    falling = over = NULL;
-    if (*k_rec > 0) {
-        json_object_set_new(v, "recommended_k", json_integer((json_int_t)*k_rec));
-        json_object_set_new(v, "recommended_interval_s", json_real(r->delta_s * *k_rec));
-    } else {
-        /* Some watched coefficient is undefined at k = 1: nothing can be said. */
-        json_object_set_new(v, "recommended_k", json_null());
-        json_object_set_new(v, "recommended_interval_s", json_null());
+    if (rc == STATUS_OK && n_watched > 0) {
+        rc = stats_sweep_recommended(watched, n_watched, SWEEP_TOLERANCE,
+                                     &v->recommended_k, err);
     }
-    json_object_set_new(o, "verdicts", v);
+    /* 0: some watched coefficient is undefined at k = 1: nothing can be said. */
+    if (rc == STATUS_OK && v->recommended_k > 0)
+        v->recommended_interval_s = r->delta_s * v->recommended_k;
 out:
-    json_decref(falling);
-    json_decref(over);
     free(ks);
     free(cs);
     return rc;
 }
 
-/* The sweep result of one pair (README: "The sweep object"). */
-static enum status sweep_json(const struct sweep_run *r, const struct db_group *g,
-                              size_t pair, size_t n_jobs, const struct job_set *set,
-                              json_t **out, unsigned *k_rec, struct error *err)
+/* The sweep result of one pair (README: "The sweep object") into r->res, beside the
+ * points pair_compute made. */
+static enum status result_fill(struct sweep_run *r, const struct db_group *g, size_t pair,
+                               size_t n_jobs, const struct job_set *set,
+                               struct error *err)
 {
-    json_t *o = json_object(), *jobs = json_object(), *steps = json_array();
+    struct sweep_result *res = &r->res;
 
-    json_object_set_new(o, "kind", json_string("sweep"));
-    json_object_set_new(o, "group", json_string(g->id));
-    json_object_set_new(o, "y", json_string(sweep_pairs[pair][0]));
-    json_object_set_new(o, "x", json_string(sweep_pairs[pair][1]));
-    json_object_set_new(o, "scope", json_string("all"));
-    json_object_set_new(o, "base_granularity_s", json_real(r->delta_s));
-    json_object_set_new(o, "k_max", json_integer((json_int_t)r->s->k_max));
-    json_object_set_new(o, "phases", json_string(r->s->all_phases ? "all" : "0"));
-    json_object_set_new(o, "d", json_integer((json_int_t)set->d));
-    json_object_set_new(jobs, "in_group", json_integer((json_int_t)n_jobs));
-    json_object_set_new(jobs, "valid_at_base",
-                        json_integer((json_int_t)set->valid_at_base));
-    json_object_set_new(jobs, "dropped_not_valid_at_every_k",
-                        json_integer((json_int_t)set->dropped));
-    json_object_set_new(jobs, "excluded_at_base", json_excluded(set->excluded));
-    json_object_set_new(o, "jobs", jobs);
-    for (size_t i = 0; i < r->s->k_max; i++)
-        json_array_append_new(steps, point_json(r, i, set->d));
-    json_object_set_new(o, "steps", steps);
-    json_object_set_new(o, "at_base", at_base_json(r));
-    enum status rc = verdicts_json(r, o, k_rec, err);
-    json_object_set_new(o, "d_min", json_integer((json_int_t)r->s->d_min));
-    json_object_set_new(o, "seed", json_integer((json_int_t)r->s->seed));
-    if (rc != STATUS_OK) {
-        json_decref(o);
-        return rc;
+    snprintf(res->group, sizeof res->group, "%s", g->id);
+    snprintf(res->y, sizeof res->y, "%s", sweep_pairs[pair][0]);
+    snprintf(res->x, sizeof res->x, "%s", sweep_pairs[pair][1]);
+    snprintf(res->scope, sizeof res->scope, "all");
+    res->base_granularity_s = r->delta_s;
+    res->k_max = r->s->k_max;
+    res->all_phases = r->s->all_phases;
+    res->methods = r->methods;
+    res->d = set->d;
+    res->in_group = n_jobs;
+    res->valid_at_base = set->valid_at_base;
+    res->dropped = set->dropped;
+    memcpy(res->excluded_at_base, set->excluded, sizeof res->excluded_at_base);
+    for (size_t i = 0; i < r->s->k_max; i++) {
+        res->points[i].k = (unsigned)i + 1;
+        res->points[i].granularity_s = r->delta_s * (unsigned)(i + 1);
+        res->points[i].d = set->d;
     }
-    *out = o;
-    return STATUS_OK;
+    res->d_min = r->s->d_min;
+    res->seed = r->s->seed;
+    return verdicts_compute(r, &res->verdicts, err);
 }
 
 /* ---- the run -------------------------------------------------------------------- */
@@ -603,7 +411,7 @@ static void run_clear(struct sweep_run *r)
     free(r->ys);
     free(r->xs);
     free(r->fixed);
-    free(r->points);
+    free(r->res.points);
 }
 
 /* The per-step arrays, sized once for the largest group. */
@@ -622,10 +430,10 @@ static enum status run_alloc(struct sweep_run *r, struct error *err)
     r->ys = malloc(d * sizeof *r->ys);
     r->xs = malloc(d * sizeof *r->xs);
     r->fixed = malloc(d);
-    r->points = calloc(r->s->k_max, sizeof *r->points);
+    r->res.points = calloc(r->s->k_max, sizeof *r->res.points);
     if (r->ws == NULL || r->kde_ws == NULL || r->kde == NULL || r->y == NULL ||
         r->x == NULL || r->excl == NULL || r->m == NULL || r->ys == NULL ||
-        r->xs == NULL || r->fixed == NULL || r->points == NULL) {
+        r->xs == NULL || r->fixed == NULL || r->res.points == NULL) {
         return error_set(err, STATUS_NOMEM, "sweep of %zu steps over %zu jobs",
                          r->n_steps, d);
     }
@@ -633,10 +441,11 @@ static enum status run_alloc(struct sweep_run *r, struct error *err)
 }
 
 static void log_pair(const struct db_group *g, size_t pair, const struct sweep_run *r,
-                     const struct job_set *set, unsigned k_rec)
+                     const struct job_set *set)
 {
-    const struct sweep_point *first = &r->points[0];
-    const struct sweep_point *last = &r->points[r->s->k_max - 1];
+    const struct sweep_point *first = &r->res.points[0];
+    const struct sweep_point *last = &r->res.points[r->s->k_max - 1];
+    const unsigned k_rec = r->res.verdicts.recommended_k;
     char rec[48];
 
     if (k_rec > 0) {
@@ -677,30 +486,27 @@ static enum status group_sweep(struct sweep_run *r, struct db *db,
     r->t_eval += analysis_seconds_since(&t0);
     for (size_t p = 0; rc == STATUS_OK && p < N_PAIRS; p++) {
         struct job_set set;
-        json_t *o = NULL;
-        unsigned k_rec = 0;
 
         clock_gettime(CLOCK_MONOTONIC, &t0);
         job_set_decide(r, jobs->n, p, &set);
         rc = pair_compute(r, jobs->n, p, &set, err);
         if (rc == STATUS_OK)
-            rc = sweep_json(r, g, p, jobs->n, &set, &o, &k_rec, err);
+            rc = result_fill(r, g, p, jobs->n, &set, err);
         r->t_coef += analysis_seconds_since(&t0);
         if (rc != STATUS_OK)
             break;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
+        char *text = analysis_sweep_text(&r->res);
         rc = text != NULL
                  ? db_sweep_store(db, g->id, sweep_pairs[p][0], sweep_pairs[p][1],
                                   r->delta_s, "all", text, err)
                  : error_set(err, STATUS_NOMEM, "sweep text");
         free(text);
-        json_decref(o);
         r->t_store += analysis_seconds_since(&t0);
         if (rc != STATUS_OK)
             break;
         progress_clear(r);
-        log_pair(g, p, r, &set, k_rec);
+        log_pair(g, p, r, &set);
         if (p == 0) {
             t->jobs_used += (long)set.d;
             t->jobs_excluded += (long)(jobs->n - set.valid_at_base);

@@ -9,11 +9,11 @@
 #include <string.h>
 
 /* The time metrics of a group's table (METHOD.md §2, §3), all in seconds. */
-static const char *const table_metrics[] = {"t_j",      "t_um",        "t_urw", "t_s",
-                                            "t_s_span", "t_s_slowest", "t",     "t_fr",
-                                            "t_fw",     "t_d",         "t_i"};
+static const char *const table_metrics[GROUP_TABLE_METRICS] = {
+    "t_j", "t_um", "t_urw", "t_s", "t_s_span", "t_s_slowest",
+    "t",   "t_fr", "t_fw",  "t_d", "t_i"};
 
-#define N_TABLE_METRICS (sizeof table_metrics / sizeof table_metrics[0])
+#define N_TABLE_METRICS GROUP_TABLE_METRICS
 
 /* ---- the group table (METHOD.md §4) --------------------------------------------- */
 
@@ -46,23 +46,6 @@ struct table_ctx {
     unsigned char excl[N_TABLE_METRICS];
 };
 
-static json_t *histogram_json(const struct stats_histogram *h, const size_t *counts)
-{
-    json_t *o = json_object(), *c = json_array();
-
-    for (size_t k = 0; k < h->n_bins; k++)
-        json_array_append_new(c, json_integer((json_int_t)counts[k]));
-    json_object_set_new(o, "bin_width_s", json_real(h->bin_width_s));
-    json_object_set_new(o, "first_edge_s", json_number_or_null(h->first_edge_s));
-    json_object_set_new(o, "counts", c);
-    json_object_set_new(o, "n", json_integer((json_int_t)h->summary.n));
-    json_object_set_new(o, "mean", json_number_or_null(h->summary.mean));
-    json_object_set_new(o, "sd", json_number_or_null(h->summary.sd));
-    json_object_set_new(o, "band_low", json_number_or_null(h->band_low));
-    json_object_set_new(o, "band_high", json_number_or_null(h->band_high));
-    return o;
-}
-
 /* Adds job j's values to the table's columns (n[p] values of metric p so far). */
 static enum status table_count_job(struct table_ctx *t, const struct db_job *j, size_t *n,
                                    size_t stride, struct error *err)
@@ -82,18 +65,17 @@ static enum status table_count_job(struct table_ctx *t, const struct db_job *j, 
     return STATUS_OK;
 }
 
-/* The table of one group as the JSON the API serves. */
+/* The table of one group into *out (its histogram's counts in t->counts). */
 static enum status group_table(struct db *db, struct table_ctx *t,
-                               const struct db_group *g, json_t **out, struct error *err)
+                               const struct db_group *g, struct group_table *out,
+                               struct error *err)
 {
-    struct db_feature features[DB_N_FEATURES];
     size_t n[N_TABLE_METRICS] = {0};
     size_t stride = t->jobs->n;
-    long n_jobs = 0;
     enum status rc;
 
-    *out = NULL;
-    rc = db_group_features(db, g->id, features, &n_jobs, err);
+    *out = (struct group_table){.group = g, .granularity_s = t->delta_s};
+    rc = db_group_features(db, g->id, out->features, &out->jobs, err);
     if (rc != STATUS_OK)
         return rc;
     if (group_is_hand(g)) {
@@ -123,47 +105,20 @@ static enum status group_table(struct db *db, struct table_ctx *t,
             return rc;
     }
 
-    json_t *o = json_object(), *feat = json_object(), *met = json_object();
-    json_object_set_new(o, "kind", json_string("group_table"));
-    json_object_set_new(o, "group", json_string(g->id));
-    json_object_set_new(o, "name", json_string(g->name));
-    json_object_set_new(o, "granularity_s", json_real(t->delta_s));
-    json_object_set_new(o, "scope", json_string("all"));
-    json_object_set_new(o, "jobs", json_integer((json_int_t)n_jobs));
-    for (size_t f = 0; f < DB_N_FEATURES; f++) {
-        json_object_set_new(feat, features[f].name,
-                            json_pack("{s:I, s:I}", "min", (json_int_t)features[f].min,
-                                      "max", (json_int_t)features[f].max));
-    }
-    json_object_set_new(o, "features", feat);
-    json_object_set_new(o, "metrics", met);
     for (size_t p = 0; rc == STATUS_OK && p < N_TABLE_METRICS; p++) {
-        struct stats_summary s;
-        rc = stats_summary_compute(t->values + p * stride, n[p], &s, err);
-        if (rc != STATUS_OK)
-            break;
-        json_object_set_new(met, table_metrics[p],
-                            json_pack("{s:o, s:o, s:I, s:I}", "mean",
-                                      json_number_or_null(s.mean), "sd",
-                                      json_number_or_null(s.sd), "n", (json_int_t)s.n,
-                                      "excluded", (json_int_t)((size_t)n_jobs - s.n)));
+        struct group_table_metric *m = &out->metrics[p];
+        m->name = table_metrics[p];
+        rc = stats_summary_compute(t->values + p * stride, n[p], &m->sum, err);
+        m->excluded = (size_t)out->jobs - m->sum.n;
     }
     if (rc == STATUS_OK) {
         /* Fig. 2: T^D = m·Δ, so bins of width Δ hold one m each. */
-        struct stats_histogram h;
         rc = stats_histogram_compute(t->values + t->td * stride, n[t->td], t->delta_s,
-                                     t->counts, STATS_HIST_BINS_MAX, &h, err);
-        if (rc == STATUS_OK)
-            json_object_set_new(o, "td_histogram", histogram_json(&h, t->counts));
+                                     t->counts, STATS_HIST_BINS_MAX, &out->hist, err);
+        out->has_histogram = rc == STATUS_OK;
+        out->counts = t->counts;
     }
-    /* Darshan's whole-second start: every absolute time may be up to 1 s early. */
-    json_object_set_new(o, "time_error_s", json_real(1.0));
-    if (rc != STATUS_OK) {
-        json_decref(o);
-        return rc;
-    }
-    *out = o;
-    return STATUS_OK;
+    return rc;
 }
 
 /* Computes and stores the table of every group (group_id NULL) or one. */
@@ -203,14 +158,13 @@ static enum status tables_store(struct db *db, const struct db_jobs *jobs,
         rc = db_groups_list(db, &groups, &n_groups, err);
     }
     for (size_t g = 0; rc == STATUS_OK && g < n_groups; g++) {
-        json_t *o = NULL;
+        struct group_table table;
         if (groups[g].jobs == 0)
             continue; /* a group whose jobs are gone has nothing to tabulate */
-        rc = group_table(db, &t, &groups[g], &o, err);
+        rc = group_table(db, &t, &groups[g], &table, err);
         if (rc != STATUS_OK)
             break;
-        char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
-        json_decref(o);
+        char *text = analysis_group_table_text(&table);
         rc = text == NULL ? error_set(err, STATUS_NOMEM, "group table text")
                           : db_group_table_store(db, groups[g].id, delta_s, text, err);
         free(text);

@@ -223,138 +223,134 @@ static enum status parse_methods(const char *list, unsigned *out, bool *kde, boo
     return *out != 0 || *kde || *rf ? STATUS_OK : STATUS_INVALID;
 }
 
-/* A number of the object as text of width w, "null" when it is not one. */
-static void cell(char *out, size_t size, const json_t *v, int w)
+/* A number as text of width w, "null" when it is not finite (the JSON's null). */
+static void cell(char *out, size_t size, double v, int w)
 {
-    if (json_is_number(v)) {
-        snprintf(out, size, "%*.6g", w, json_number_value(v));
+    if (isfinite(v)) {
+        snprintf(out, size, "%*.6g", w, v);
     } else {
         snprintf(out, size, "%*s", w, "null");
     }
 }
 
-/* One coefficient's line: value, and with significance its p-value, noise floor
- * and CI. */
-static void print_coef(const json_t *o, const char *name, const json_t *value)
+/* One coefficient's line: value, and with its significance entry (NULL: none) its
+ * p-value, noise floor and CI; why it is undefined when it is (its reason, else the
+ * entry's). */
+static void print_coef(const char *name, double value, enum stats_reason why,
+                       const struct stats_signif_coef *sig, bool ci)
 {
-    const json_t *sig = json_object_get(json_object_get(o, "significance"), name);
     char v[32], p[32], f[32], lo[32], hi[32];
 
-    if (value == NULL)
-        return;
+    if (sig != NULL && sig->reason == REASON_NOT_COMPUTED)
+        sig = NULL;
     cell(v, sizeof v, value, 10);
     printf("  %-17s %s", name, v);
     if (sig != NULL) {
-        cell(p, sizeof p, json_object_get(sig, "p_value"), 9);
-        cell(f, sizeof f, json_object_get(sig, "noise_floor"), 11);
+        cell(p, sizeof p, sig->p_value, 9);
+        cell(f, sizeof f, sig->noise_floor, 11);
         printf(" %s %s", p, f);
-        if (json_object_get(sig, "ci_low") != NULL) {
-            cell(lo, sizeof lo, json_object_get(sig, "ci_low"), 0);
-            cell(hi, sizeof hi, json_object_get(sig, "ci_high"), 0);
+        if (ci) {
+            cell(lo, sizeof lo, sig->ci_low, 0);
+            cell(hi, sizeof hi, sig->ci_high, 0);
             printf("  [%s, %s]", lo, hi);
         }
     }
-    const json_t *why = json_object_get(json_object_get(o, "reasons"), name);
-    if (!json_is_number(value)) {
-        if (why == NULL && sig != NULL)
-            why = json_object_get(sig, "reason");
-        printf(" (%s)", why != NULL ? json_string_value(why) : "undefined");
+    if (!isfinite(value)) {
+        if (why == REASON_NONE && sig != NULL && sig->reason != REASON_NONE)
+            why = sig->reason;
+        printf(" (%s)", why != REASON_NONE ? stats_reason_name(why) : "undefined");
     }
     putchar('\n');
 }
 
-static void print_kde(const json_t *o)
+static void print_kde(const struct assoc_result *r)
 {
-    const json_t *k = json_object_get(o, "kde");
+    const struct stats_kde *k = r->kde;
     char a[32], b[32], c[32], d[32];
 
     if (k == NULL)
         return;
-    printf("KDE (%s space, %s kernel%s%s)",
-           json_string_value(json_object_get(k, "space")),
-           json_string_value(json_object_get(k, "kernel")),
-           strcmp(json_string_value(json_object_get(k, "bandwidth")), "plugin") == 0
-               ? ", plug-in bandwidth"
-               : "",
-           json_is_true(json_object_get(k, "binned")) ? ", binned" : "");
-    if (json_object_get(k, "reason") != NULL) {
-        printf(": null (%s)\n", json_string_value(json_object_get(k, "reason")));
+    printf("KDE (%s space, %s kernel%s%s)", stats_kde_space_name(k->space),
+           k->kernel == KDE_KERNEL_FULL ? "full" : "product",
+           k->bandwidth == KDE_BW_PLUGIN ? ", plug-in bandwidth" : "",
+           k->reason == REASON_NONE && k->binned ? ", binned" : "");
+    if (k->reason != REASON_NONE) {
+        printf(": null (%s)\n", stats_reason_name(k->reason));
         return;
     }
-    cell(a, sizeof a, json_object_get(k, "hx"), 0);
-    cell(b, sizeof b, json_object_get(k, "hy"), 0);
+    cell(a, sizeof a, k->h_x, 0);
+    cell(b, sizeof b, k->h_y, 0);
     printf(": hx %s, hy %s (fitting space)\n", a, b);
-    cell(a, sizeof a, json_object_get(k, "mean"), 0);
-    cell(b, sizeof b, json_object_get(k, "sd"), 0);
-    cell(c, sizeof c, json_object_get(k, "band_low"), 0);
-    cell(d, sizeof d, json_object_get(k, "band_high"), 0);
+    cell(a, sizeof a, k->mean, 0);
+    cell(b, sizeof b, k->sd, 0);
+    cell(c, sizeof c, k->band_low, 0);
+    cell(d, sizeof d, k->band_high, 0);
     printf("  y mean %s, sd %s, mean -/+ 1.645 sd [%s, %s]\n", a, b, c, d);
-    cell(a, sizeof a, json_object_get(k, "marg_q05"), 0);
-    cell(b, sizeof b, json_object_get(k, "marg_q95"), 0);
+    cell(a, sizeof a, k->marg_q05, 0);
+    cell(b, sizeof b, k->marg_q95, 0);
     printf("  marginal q05 %s, q95 %s\n", a, b);
-    print_coef(o, "width_ratio", json_object_get(k, "width_ratio"));
-    print_coef(o, "paper_width_ratio", json_object_get(k, "paper_width_ratio"));
+    print_coef("width_ratio", k->width_ratio, REASON_NONE,
+               r->signif != NULL ? &r->signif->extra[0] : NULL, false);
+    print_coef("paper_width_ratio", k->paper_width_ratio, REASON_NONE, NULL, false);
     printf("  %12s %12s %12s %12s\n", "x", "q05", "q50", "q95");
-    for (size_t i = 0; i < json_array_size(json_object_get(k, "x_grid")); i++) {
-        cell(a, sizeof a, json_array_get(json_object_get(k, "x_grid"), i), 12);
-        cell(b, sizeof b, json_array_get(json_object_get(k, "q05"), i), 12);
-        cell(c, sizeof c, json_array_get(json_object_get(k, "q50"), i), 12);
-        cell(d, sizeof d, json_array_get(json_object_get(k, "q95"), i), 12);
+    for (size_t i = 0; i < STATS_KDE_POINTS; i++) {
+        cell(a, sizeof a, k->x_grid[i], 12);
+        cell(b, sizeof b, k->q05[i], 12);
+        cell(c, sizeof c, k->q50[i], 12);
+        cell(d, sizeof d, k->q95[i], 12);
         printf("  %s %s %s %s\n", a, b, c, d);
     }
 }
 
-static void print_rf(const json_t *o)
+static void print_rf(const struct assoc_result *r)
 {
-    const json_t *f = json_object_get(o, "rf");
-    char a[32];
+    const struct stats_rf *f = r->rf;
+    char a[32], b[32];
 
     if (f == NULL)
         return;
-    cell(a, sizeof a, json_object_get(f, "oob_r2"), 0);
-    printf("random forest (%lld trees, seed %lld): OOB R^2 %s",
-           (long long)json_integer_value(json_object_get(f, "trees")),
-           (long long)json_integer_value(json_object_get(f, "seed")), a);
-    if (json_object_get(f, "reason") != NULL) {
-        printf(" (%s)\n", json_string_value(json_object_get(f, "reason")));
+    cell(a, sizeof a, f->reason == REASON_NONE ? f->oob_r2 : (double)NAN, 0);
+    printf("random forest (%zu trees, seed %llu): OOB R^2 %s", f->trees,
+           (unsigned long long)f->seed, a);
+    if (f->reason != REASON_NONE) {
+        printf(" (%s)\n", stats_reason_name(f->reason));
         return;
     }
     putchar('\n');
-    const json_t *at = json_object_get(f, "fit_at_kde_x");
-    const json_t *xs = json_object_get(json_object_get(o, "kde"), "x_grid");
-    for (size_t i = 0; i < json_array_size(at); i++) {
-        char b[32];
-        cell(a, sizeof a, json_array_get(xs, i), 12);
-        cell(b, sizeof b, json_array_get(at, i), 12);
+    for (size_t i = 0; i < r->rf_n_kde; i++) {
+        cell(a, sizeof a, r->kde->x_grid[i], 12);
+        cell(b, sizeof b, r->rf_at_kde[i], 12);
         printf("  %s %s\n", a, b);
     }
 }
 
-static void print_table(const json_t *o)
+static void print_table(const struct assoc_result *r)
 {
-    static const char *const names[] = {"pearson", "spearman",    "dcor_v",
-                                        "dcor2_u", "mi_ksg_nats", "mi_linfoot"};
-    const json_t *sig = json_object_get(o, "significance");
+    size_t excluded = 0;
 
-    printf("y = %s, x = %s, d = %lld (dropped: %lld), space %s\n",
-           json_string_value(json_object_get(o, "y")),
-           json_string_value(json_object_get(o, "x")),
-           (long long)json_integer_value(json_object_get(o, "d")),
-           (long long)json_integer_value(
-               json_object_get(json_object_get(o, "excluded"), "total")),
-           json_string_value(json_object_get(o, "space")));
-    if (sig != NULL) {
-        printf("  %-17s %10s %9s %11s  %s (%lld permutations, %lld resamples, seed "
-               "%lld)\n",
-               "", "value", "p", "noise floor", "95% CI",
-               (long long)json_integer_value(json_object_get(sig, "permutations")),
-               (long long)json_integer_value(json_object_get(sig, "resamples")),
-               (long long)json_integer_value(json_object_get(sig, "seed")));
+    for (int e = EXCL_NONE + 1; e < EXCL_COUNT; e++)
+        excluded += r->excluded[e];
+    printf("y = %s, x = %s, d = %zu (dropped: %zu), space %s\n", r->y, r->x, r->coefs.d,
+           excluded, stats_kde_space_name(r->space));
+    if (r->signif != NULL) {
+        printf("  %-17s %10s %9s %11s  %s (%zu permutations, %zu resamples, seed "
+               "%llu)\n",
+               "", "value", "p", "noise floor", "95% CI", r->n_perm, r->n_boot,
+               (unsigned long long)r->signif->seed);
     }
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        print_coef(o, names[i], json_object_get(o, names[i]));
-    print_kde(o);
-    print_rf(o);
+    for (size_t c = 0; c < COEF_COUNT; c++) {
+        const struct stats_coef *v = analysis_coef_of(&r->coefs, (enum coef_id)c);
+        if (v->reason == REASON_NOT_COMPUTED)
+            continue;
+        print_coef(
+            analysis_coefs[c].name,
+            analysis_coef_defined(&r->coefs, (enum coef_id)c) ? v->value : (double)NAN,
+            v->reason,
+            r->signif != NULL ? analysis_coef_signif(r->signif, (enum coef_id)c) : NULL,
+            analysis_coefs[c].ci);
+    }
+    print_kde(r);
+    print_rf(r);
 }
 
 /* --permutations, --resamples: 0 .. STATS_SIGNIF_B_MAX. */
@@ -495,23 +491,16 @@ int cmd_assoc(struct app_config *cfg, int argc, char **argv)
         fprintf(stderr, "iocontend assoc: --bandwidth plugin needs --kernel product\n");
         return EXIT_USAGE;
     }
-    json_t *o = json_object();
-    json_object_set_new(o, "y", json_string(ycol));
-    json_object_set_new(o, "x", json_string(xcol));
-    json_object_set_new(o, "granularity_s", json_null());
-    json_object_set_new(o, "scope", json_null());
-    enum status rc =
-        read_columns(input, xcol, ycol, strcmp(opts.space, "log") == 0, &c, &err);
+    struct assoc_result *r = assoc_result_new(ASSOC_COLUMNS);
+    enum status rc = r == NULL ? error_set(&err, STATUS_NOMEM, "association result")
+                               : assoc_result_name(r, NULL, ycol, xcol, NULL, &err);
+    if (rc == STATUS_OK)
+        rc = read_columns(input, xcol, ycol, strcmp(opts.space, "log") == 0, &c, &err);
     if (rc == STATUS_OK) {
-        json_t *ex = json_object();
-        json_object_set_new(
-            ex, "total",
-            json_integer((json_int_t)c.nonfinite + (json_int_t)c.nonpositive));
-        json_object_set_new(ex, "nonfinite", json_integer((json_int_t)c.nonfinite));
-        json_object_set_new(ex, "nonpositive_in_log_space",
-                            json_integer((json_int_t)c.nonpositive));
-        json_object_set_new(o, "excluded", ex);
-        rc = assoc_object_fill(o, c.x, c.y, c.d, &opts, &err);
+        r->excluded[EXCL_NONFINITE] = c.nonfinite;
+        r->excluded[EXCL_NONPOSITIVE_IN_LOG_SPACE] = c.nonpositive;
+        r->seed = opts.seed;
+        rc = analysis_assoc_compute(c.x, c.y, c.d, &opts, r, &err);
     }
     if (rc != STATUS_OK) {
         char msg[400];
@@ -520,19 +509,22 @@ int cmd_assoc(struct app_config *cfg, int argc, char **argv)
         code = exit_code_of(rc);
         goto out;
     }
-    json_object_set_new(o, "seed", json_integer((json_int_t)opts.seed));
     if (json) {
-        char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17));
-        if (text != NULL)
-            printf("%s\n", text);
+        char *text = analysis_assoc_text(r);
+        if (text == NULL) {
+            log_error("assoc: no memory for the JSON");
+            code = exit_code_of(STATUS_NOMEM);
+            goto out;
+        }
+        printf("%s\n", text);
         free(text);
     } else {
-        print_table(o);
+        print_table(r);
     }
     if (c.nonfinite + c.nonpositive > 0)
         code = EXIT_PARTIAL;
 out:
-    json_decref(o);
+    assoc_result_free(r);
     free(c.x);
     free(c.y);
     return code;

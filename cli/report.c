@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,34 +16,52 @@
 
 enum report_format { REPORT_HTML, REPORT_CSV, REPORT_JSON };
 
-/* The coefficients of a sweep step, in the sweep object's order; the first four are
- * the curves the page draws, in these colours. */
-static const char *const step_coefs[] = {"pearson",    "spearman", "dcor_v",
-                                         "mi_linfoot", "dcor2_u",  "mi_ksg_nats"};
+/* The colours of the curves the page draws: those of the coefficients the sweep
+ * watches (analysis_coefs[].watched), in the table's order. */
 static const char *const curve_colour[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"};
 
-#define N_STEP_COEFS (sizeof step_coefs / sizeof step_coefs[0])
-#define N_CURVES     (sizeof curve_colour / sizeof curve_colour[0])
+#define N_COLOURS (sizeof curve_colour / sizeof curve_colour[0])
 
-/* The columns of a step in the CSV and the page's table: these, the coefficients,
- * then the KDE's width_ratio. */
+/* The columns of a step in the CSV and the page's table: these, the coefficients
+ * (the watched ones first, as the curves), then the KDE's width_ratio. */
 static const char *const step_head[] = {"k", "granularity_s", "d", "m_mean"};
 
 #define N_HEAD    (sizeof step_head / sizeof step_head[0])
-#define N_COLUMNS (N_HEAD + N_STEP_COEFS + 1)
+#define N_COLUMNS (N_HEAD + COEF_COUNT + 1)
+
+/* The coefficient of column N_HEAD + i: the watched ones, then the others. */
+static enum coef_id coef_of_column(size_t i)
+{
+    size_t seen = 0;
+
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t c = 0; c < COEF_COUNT; c++) {
+            if (analysis_coefs[c].watched == (pass == 0) && seen++ == i)
+                return (enum coef_id)c;
+        }
+    }
+    return COEF_PEARSON; /* not reached: i < COEF_COUNT */
+}
 
 static const char *column_name(size_t col)
 {
-    return col < N_HEAD                  ? step_head[col]
-           : col < N_HEAD + N_STEP_COEFS ? step_coefs[col - N_HEAD]
-                                         : "width_ratio";
+    return col < N_HEAD                ? step_head[col]
+           : col < N_HEAD + COEF_COUNT ? analysis_coefs[coef_of_column(col - N_HEAD)].name
+                                       : "width_ratio";
 }
 
-static const json_t *column_value(const json_t *step, size_t col)
+static double column_value(const struct sweep_point *p, size_t col)
 {
-    if (col < N_COLUMNS - 1)
-        return json_object_get(step, column_name(col));
-    return json_object_get(json_object_get(step, "kde"), "width_ratio");
+    switch (col) {
+    case 0: return p->k;
+    case 1: return p->granularity_s;
+    case 2: return (double)p->d;
+    case 3: return p->m_mean;
+    default: break;
+    }
+    if (col < N_HEAD + COEF_COUNT)
+        return p->c[coef_of_column(col - N_HEAD)];
+    return p->kde.wr;
 }
 
 void cmd_report_help(FILE *fp)
@@ -95,12 +112,28 @@ static enum status find_group(struct db *db, const char *key, struct db_group *o
     return rc;
 }
 
-/* The stored sweeps of the group (of y~x only when y is not NULL), appended to
- * sweeps in the order analyze stores the pairs. */
-static enum status read_sweeps(struct db *db, const char *group_id, const char *y,
-                               const char *x, json_t *sweeps, struct error *err)
+/* The stored sweeps of a group, as texts and read back. */
+struct sweeps {
+    char *texts[16];
+    struct sweep_result res[16];
+    size_t n;
+};
+
+static void sweeps_clear(struct sweeps *s)
 {
-    for (size_t i = 0; i < sweep_pair_count(); i++) {
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->texts[i]);
+        sweep_result_clear(&s->res[i]);
+    }
+    s->n = 0;
+}
+
+/* The stored sweeps of the group (of y~x only when y is not NULL), in the order
+ * analyze stores the pairs. */
+static enum status read_sweeps(struct db *db, const char *group_id, const char *y,
+                               const char *x, struct sweeps *out, struct error *err)
+{
+    for (size_t i = 0; i < sweep_pair_count() && out->n < 16; i++) {
         const char *py, *px;
         char *text = NULL;
 
@@ -112,73 +145,43 @@ static enum status read_sweeps(struct db *db, const char *group_id, const char *
             continue;
         if (rc != STATUS_OK)
             return rc;
-        json_error_t jerr;
-        json_t *o = json_loads(text, 0, &jerr);
-        free(text);
-        if (!json_is_object(o)) {
-            json_decref(o);
-            return error_set(err, STATUS_INTERNAL, "stored sweep %s~%s: %s", py, px,
-                             jerr.text);
-        }
-        json_array_append_new(sweeps, o);
+        out->texts[out->n] = text;
+        rc = analysis_sweep_parse(text, &out->res[out->n], err);
+        out->n++;
+        if (rc != STATUS_OK)
+            return error_wrap(err, "stored sweep %s~%s", py, px);
     }
     return STATUS_OK;
 }
 
 /* ---- writing -------------------------------------------------------------------- */
 
-static const json_t *steps_of(const json_t *sweep)
-{
-    return json_object_get(sweep, "steps");
-}
-
-static const char *str_of(const json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-    return s != NULL ? s : "";
-}
-
 /* A number as CSV wants it: text that reads back as the same double, or nothing for
  * null. */
-static void csv_number(FILE *fp, const json_t *v)
+static void csv_number(FILE *fp, double v)
 {
-    if (json_is_number(v)) {
-        fprintf(fp, ",%.17g", json_number_value(v));
+    if (isfinite(v)) {
+        fprintf(fp, ",%.17g", v);
     } else {
         fputc(',', fp);
     }
 }
 
-static void write_csv(FILE *fp, const struct db_group *g, const json_t *sweeps)
+static void write_csv(FILE *fp, const struct db_group *g, const struct sweeps *sweeps)
 {
     fputs("group,y,x", fp);
     for (size_t col = 0; col < N_COLUMNS; col++)
         fprintf(fp, ",%s", column_name(col));
     fputc('\n', fp);
-    for (size_t i = 0; i < json_array_size(sweeps); i++) {
-        const json_t *sweep = json_array_get(sweeps, i), *steps = steps_of(sweep);
-        for (size_t k = 0; k < json_array_size(steps); k++) {
-            fprintf(fp, "%s,%s,%s", g->id, str_of(sweep, "y"), str_of(sweep, "x"));
+    for (size_t i = 0; i < sweeps->n; i++) {
+        const struct sweep_result *sweep = &sweeps->res[i];
+        for (size_t k = 0; k < sweep->k_max; k++) {
+            fprintf(fp, "%s,%s,%s", g->id, sweep->y, sweep->x);
             for (size_t col = 0; col < N_COLUMNS; col++)
-                csv_number(fp, column_value(json_array_get(steps, k), col));
+                csv_number(fp, column_value(&sweep->points[k], col));
             fputc('\n', fp);
         }
     }
-}
-
-static enum status write_json(FILE *fp, const struct db_group *g, json_t *sweeps,
-                              struct error *err)
-{
-    json_t *o = json_pack("{s: s, s: {s: s, s: s, s: I}, s: O}", "kind", "sweep_report",
-                          "group", "id", g->id, "name", g->name, "jobs",
-                          (json_int_t)g->jobs, "sweeps", sweeps);
-
-    if (o == NULL)
-        return error_set(err, STATUS_NOMEM, "report JSON");
-    int rc = json_dumpf(o, fp, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
-    json_decref(o);
-    fputc('\n', fp);
-    return rc == 0 ? STATUS_OK : error_set(err, STATUS_INTERNAL, "report JSON: write");
 }
 
 /* s with &, <, > and " as entities. */
@@ -214,13 +217,11 @@ static double chart_y(double c)
 
 /* One pair's chart: a polyline per curve through its defined points (a null
  * breaks nothing but is left out), the axes, and the recommended interval dashed. */
-static void html_chart(FILE *fp, const json_t *sweep)
+static void html_chart(FILE *fp, const struct sweep_result *sweep)
 {
-    const json_t *steps = steps_of(sweep);
-    const double k_max = (double)json_array_size(steps);
-    const double base = json_number_value(json_object_get(sweep, "base_granularity_s"));
-    const json_t *rec =
-        json_object_get(json_object_get(sweep, "verdicts"), "recommended_k");
+    const double k_max = (double)sweep->k_max;
+    const double base = sweep->base_granularity_s;
+    const unsigned rec = sweep->verdicts.recommended_k;
 
     fprintf(fp,
             "<svg class=\"sweep\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
@@ -246,65 +247,65 @@ static void html_chart(FILE *fp, const json_t *sweep)
             "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\">"
             "sampling interval k &#215; %g s</text>\n",
             CHART_LEFT + CHART_W / 2.0, CHART_TOP + CHART_H + 36.0, base);
-    if (json_is_integer(rec)) {
-        const double x = chart_x((double)json_integer_value(rec), k_max);
+    if (rec > 0) {
+        const double x = chart_x((double)rec, k_max);
         fprintf(fp,
                 "<line class=\"recommended\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
                 "y2=\"%.1f\" stroke=\"#555\" stroke-dasharray=\"4 3\"/>\n",
                 x, CHART_TOP, x, CHART_TOP + CHART_H);
     }
-    for (size_t c = 0; c < N_CURVES; c++) {
+    size_t curve = 0;
+    for (size_t c = 0; c < COEF_COUNT; c++) {
+        if (!analysis_coefs[c].watched)
+            continue;
+        const char *colour = curve_colour[curve % N_COLOURS];
         fprintf(fp,
                 "<polyline class=\"curve\" data-coef=\"%s\" fill=\"none\" "
                 "stroke=\"%s\" stroke-width=\"2\" points=\"",
-                step_coefs[c], curve_colour[c]);
-        for (size_t i = 0; i < json_array_size(steps); i++) {
-            const json_t *v = json_object_get(json_array_get(steps, i), step_coefs[c]);
-            if (json_is_number(v)) {
+                analysis_coefs[c].name, colour);
+        for (size_t i = 0; i < sweep->k_max; i++) {
+            const double v = sweep->points[i].c[c];
+            if (isfinite(v)) {
                 fprintf(fp, "%s%.1f,%.1f", i > 0 ? " " : "",
-                        chart_x((double)i + 1, k_max), chart_y(json_number_value(v)));
+                        chart_x((double)i + 1, k_max), chart_y(v));
             }
         }
         fprintf(
             fp,
             "\"/>\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"%s\">%s</text>\n",
-            CHART_LEFT + CHART_W + 10.0, CHART_TOP + 14.0 + 16.0 * (double)c,
-            curve_colour[c], step_coefs[c]);
+            CHART_LEFT + CHART_W + 10.0, CHART_TOP + 14.0 + 16.0 * (double)curve, colour,
+            analysis_coefs[c].name);
+        curve++;
     }
     fputs("</svg>\n", fp);
 }
 
 /* A number for the page's tables: null as a dash. */
-static void html_number(FILE *fp, const json_t *v)
+static void html_number(FILE *fp, double v)
 {
-    if (json_is_number(v)) {
-        fprintf(fp, "<td>%.4g</td>", json_number_value(v));
+    if (isfinite(v)) {
+        fprintf(fp, "<td>%.4g</td>", v);
     } else {
         fputs("<td>&#8211;</td>", fp);
     }
 }
 
-static void html_sweep(FILE *fp, const json_t *sweep)
+static void html_sweep(FILE *fp, const struct sweep_result *sweep)
 {
-    const json_t *verdicts = json_object_get(sweep, "verdicts");
-    const json_t *falling = json_object_get(verdicts, "falling");
-    const json_t *interval = json_object_get(verdicts, "recommended_interval_s");
+    const struct sweep_verdicts *verdicts = &sweep->verdicts;
 
     fputs("<section class=\"pair\">\n<h2>", fp);
-    html_text(fp, str_of(sweep, "y"));
+    html_text(fp, sweep->y);
     fputs(" ~ ", fp);
-    html_text(fp, str_of(sweep, "x"));
-    fprintf(fp, "</h2>\n<p>%lld jobs at every k, base interval %g s, k = 1..%zu. ",
-            (long long)json_integer_value(json_object_get(sweep, "d")),
-            json_number_value(json_object_get(sweep, "base_granularity_s")),
-            json_array_size(steps_of(sweep)));
-    if (json_is_number(interval)) {
+    html_text(fp, sweep->x);
+    fprintf(fp, "</h2>\n<p>%zu jobs at every k, base interval %g s, k = 1..%u. ",
+            sweep->d, sweep->base_granularity_s, sweep->k_max);
+    if (isfinite(verdicts->recommended_interval_s)) {
         fprintf(fp,
                 "Recommended sampling interval: <b class=\"recommended\">%g s</b> "
                 "(the longest that keeps each coefficient within %g of its value at "
                 "the base interval).</p>\n",
-                json_number_value(interval),
-                json_number_value(json_object_get(verdicts, "tolerance")));
+                verdicts->recommended_interval_s, verdicts->tolerance);
     } else {
         fputs("No recommended interval: a coefficient is undefined at the base "
               "interval.</p>\n",
@@ -316,33 +317,33 @@ static void html_sweep(FILE *fp, const json_t *sweep)
         fp,
         "<p>A coefficient is <i>falling</i> when c(k<sub>max</sub>) &lt; c(1) &#8722; "
         "%g and Spearman's r of (k, c) is at most %g.</p>\n",
-        json_number_value(json_object_get(verdicts, "drop")),
-        json_number_value(json_object_get(verdicts, "rho_max")));
+        verdicts->drop, verdicts->rho_max);
     fputs("<table class=\"falling\"><tr><th>falling</th>", fp);
-    for (size_t c = 0; c < N_CURVES; c++)
-        fprintf(fp, "<th>%s</th>", step_coefs[c]);
+    for (size_t c = 0; c < COEF_COUNT; c++) {
+        if (analysis_coefs[c].watched)
+            fprintf(fp, "<th>%s</th>", analysis_coefs[c].name);
+    }
     fputs("</tr><tr><td></td>", fp);
-    for (size_t c = 0; c < N_CURVES; c++) {
-        const json_t *f = json_object_get(falling, step_coefs[c]);
-        fprintf(fp, "<td>%s</td>",
-                json_is_true(f)    ? "yes"
-                : json_is_false(f) ? "no"
-                                   : "–");
+    for (size_t c = 0; c < COEF_COUNT; c++) {
+        if (!analysis_coefs[c].watched)
+            continue;
+        const int f = verdicts->falling[c];
+        fprintf(fp, "<td>%s</td>", f > 0 ? "yes" : f == 0 ? "no" : "–");
     }
     fputs("</tr></table>\n<table class=\"steps\"><tr>", fp);
     for (size_t col = 0; col < N_COLUMNS; col++)
         fprintf(fp, "<th>%s</th>", column_name(col));
     fputs("</tr>\n", fp);
-    for (size_t i = 0; i < json_array_size(steps_of(sweep)); i++) {
+    for (size_t i = 0; i < sweep->k_max; i++) {
         fputs("<tr>", fp);
         for (size_t col = 0; col < N_COLUMNS; col++)
-            html_number(fp, column_value(json_array_get(steps_of(sweep), i), col));
+            html_number(fp, column_value(&sweep->points[i], col));
         fputs("</tr>\n", fp);
     }
     fputs("</table>\n</section>\n", fp);
 }
 
-static void write_html(FILE *fp, const struct db_group *g, const json_t *sweeps)
+static void write_html(FILE *fp, const struct db_group *g, const struct sweeps *sweeps)
 {
     char when[32] = "";
     const time_t now = time(NULL);
@@ -365,15 +366,15 @@ static void write_html(FILE *fp, const struct db_group *g, const json_t *sweeps)
             "</code>, %ld jobs; report written %s from the sweeps "
             "<code>iocontend analyze --sweep</code> stored (METHOD.md &#167;6).</p>\n",
             g->jobs, when);
-    for (size_t i = 0; i < json_array_size(sweeps); i++)
-        html_sweep(fp, json_array_get(sweeps, i));
+    for (size_t i = 0; i < sweeps->n; i++)
+        html_sweep(fp, &sweeps->res[i]);
     fputs("</body>\n</html>\n", fp);
 }
 
 /* Writes the report into path through a temporary file beside it, renamed into
  * place once whole: a reader never sees half a report. */
 static int write_report(const char *path, enum report_format format,
-                        const struct db_group *g, json_t *sweeps)
+                        const struct db_group *g, const struct sweeps *sweeps)
 {
     char tmp[4096];
     struct error err = {0};
@@ -392,7 +393,9 @@ static int write_report(const char *path, enum report_format format,
     switch (format) {
     case REPORT_HTML: write_html(fp, g, sweeps); break;
     case REPORT_CSV: write_csv(fp, g, sweeps); break;
-    case REPORT_JSON: rc = write_json(fp, g, sweeps, &err); break;
+    case REPORT_JSON:
+        rc = analysis_sweep_report_json(fp, g, sweeps->texts, sweeps->n, &err);
+        break;
     }
     const bool failed = ferror(fp) != 0;
     if (fclose(fp) != 0 || failed || rc != STATUS_OK || rename(tmp, path) != 0) {
@@ -463,10 +466,10 @@ int cmd_report(struct app_config *cfg, int argc, char **argv)
     int code = app_db_open(cfg, &db);
     if (code != EXIT_OK)
         return code;
-    json_t *sweeps = json_array();
+    struct sweeps sweeps = {0};
     enum status rc = find_group(db, group, &g, &err);
     if (rc == STATUS_OK)
-        rc = read_sweeps(db, g.id, y, x, sweeps, &err);
+        rc = read_sweeps(db, g.id, y, x, &sweeps, &err);
     db_close(db);
     if (rc == STATUS_NOT_FOUND) {
         log_error("report: %s", err.msg);
@@ -476,7 +479,7 @@ int cmd_report(struct app_config *cfg, int argc, char **argv)
         error_format(&err, msg, sizeof msg);
         log_error("report: %s", msg);
         code = exit_code_of(rc);
-    } else if (json_array_size(sweeps) == 0) {
+    } else if (sweeps.n == 0) {
         if (y != NULL) {
             log_error("report: no sweep of %s~%s stored in group %s (%s); iocontend "
                       "analyze --sweep stores them",
@@ -488,12 +491,12 @@ int cmd_report(struct app_config *cfg, int argc, char **argv)
         }
         code = EXIT_NOINPUT;
     } else {
-        code = write_report(out_path, format, &g, sweeps);
+        code = write_report(out_path, format, &g, &sweeps);
         if (code == EXIT_OK) {
-            log_info("report: %zu sweep(s) of group %s (%s) written to %s",
-                     json_array_size(sweeps), g.id, g.name, out_path);
+            log_info("report: %zu sweep(s) of group %s (%s) written to %s", sweeps.n,
+                     g.id, g.name, out_path);
         }
     }
-    json_decref(sweeps);
+    sweeps_clear(&sweeps);
     return code;
 }

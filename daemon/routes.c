@@ -355,7 +355,8 @@ static struct db *group_db(struct server *srv, struct request *req, const char *
     return NULL;
 }
 
-/* Answers a stored JSON text (taken); 500 when it does not parse (logged). */
+/* A group's association object: the one analyze stored while it is current, else
+ * computed now (INTERFACES.md). */
 void route_association(struct server *srv, struct MHD_Connection *conn,
                        struct request *req, const char *group_id)
 {
@@ -365,7 +366,7 @@ void route_association(struct server *srv, struct MHD_Connection *conn,
     double granularity_s = 0; /* the base Δ */
     struct assoc_opts opts;
     struct error err = {0};
-    json_t *out = NULL;
+    struct assoc_result *out = NULL;
 
     scope = scope != NULL ? scope : "all";
     if (!metric_pair(conn, req, &y, &x))
@@ -404,7 +405,8 @@ void route_association(struct server *srv, struct MHD_Connection *conn,
         rc = analysis_association_stored(db, group_id, y, x, &out, &state, &err);
         if (rc == STATUS_OK && state == STORED_CURRENT) {
             db_release(srv, rc);
-            answer_json_take(req, 200, out);
+            answer_json_take(req, 200, analysis_assoc_json(out));
+            assoc_result_free(out);
             return;
         }
         /* Not stored, stale or unreadable: computed now, as without the store. */
@@ -426,7 +428,8 @@ void route_association(struct server *srv, struct MHD_Connection *conn,
         answer_failure(req, rc, &err, "association", "granularity");
         return;
     }
-    answer_json_take(req, 200, out);
+    answer_json_take(req, 200, analysis_assoc_json(out));
+    assoc_result_free(out);
 }
 
 /* The stored granularity sweep of (group, y, x) (METHOD.md §6), as `analyze --sweep`
@@ -508,21 +511,23 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
                      "no coverage stored (iocontend analyze stores it)");
         return;
     }
-    json_t *all = json_object(), *series = json_array();
+    struct db_coverage_series *series = calloc(n + 1, sizeof *series);
+    bool *served = calloc(n + 1, sizeof *served);
     bool found = fs == NULL;
+    if (series == NULL || served == NULL) {
+        db_release(srv, rc);
+        answer_failure(req, STATUS_NOMEM, &err, "coverage", NULL);
+        goto out;
+    }
     for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
-        struct db_coverage_series s;
         bool truncated = false;
-        json_object_set_new(all,
-                            strcmp(list[i].scope, "all") == 0 ? "all" : list[i].scope + 3,
-                            number_or_null(list[i].coverage));
         if (fs != NULL && strcmp(list[i].scope, scope) != 0)
             continue;
         found = true;
         rc = db_coverage_intervals(db, list[i].scope, from_s, to_s, COVERAGE_POINTS_MAX,
-                                   &s, &truncated, &err);
+                                   &series[i], &truncated, &err);
+        served[i] = rc == STATUS_OK;
         if (rc == STATUS_OK && truncated) {
-            db_coverage_series_clear(&s);
             db_release(srv, rc);
             answer_error(
                 req, STATUS_INVALID, isfinite(from_s) ? "to" : "from",
@@ -530,9 +535,6 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
                 list[i].scope, COVERAGE_POINTS_MAX);
             goto out;
         }
-        if (rc == STATUS_OK)
-            json_array_append_new(series, analysis_coverage_json(&list[i], &s));
-        db_coverage_series_clear(&s);
     }
     db_release(srv, rc);
     if (rc != STATUS_OK) {
@@ -546,15 +548,12 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
                      fs);
         goto out;
     }
-    json_t *o = json_object();
-    analysis_json_set_time(o, "from", from_s);
-    analysis_json_set_time(o, "to", to_s);
-    json_object_set_new(o, "coverage", all);
-    json_object_set_new(o, "filesystems", series);
-    all = series = NULL;
-    answer_json_take(req, 200, o);
+    const struct coverage_answer answer = {from_s, to_s, list, series, served, n};
+    answer_json_take(req, 200, analysis_coverage_json(&answer));
 out:
-    json_decref(all);
-    json_decref(series);
+    for (size_t i = 0; series != NULL && i < n; i++)
+        db_coverage_series_clear(&series[i]);
+    free(series);
+    free(served);
     free(list);
 }
