@@ -434,6 +434,9 @@ enum status analysis_sweep_report_json(FILE *fp, const struct db_group *g,
                                        char *const *texts, size_t n,
                                        struct error *err) MUST_CHECK;
 
+/* The most pairs a sweep stores per group (sweep_pair_count() is at most this). */
+#define SWEEP_PAIRS_MAX 16
+
 /* The (y, x) pairs the sweep stores (METHOD.md §6), i < sweep_pair_count(). */
 size_t sweep_pair_count(void);
 void sweep_pair(size_t i, const char **y, const char **x);

@@ -108,14 +108,39 @@ static enum status refresh_one(struct db *db, const struct group_rule *r,
     snprintf(key, sizeof key, "hand:%s", r->name);
     group_rule_text(r, rule, sizeof rule);
     enum status rc = db_hand_group_store(db, id, r->name, key, rule, keys, m, err);
-    if (rc != STATUS_OK)
-        return error_wrap(err, "storing group %s", key);
+    if (rc != STATUS_OK) {
+        error_wrap(err, "storing group %s", key);
+        return rc;
+    }
     if (m == 0) {
         log_warn("group %s (%s): its rule %s matches no job", id, key, rule);
     } else {
         log_info("group %s (%s): %zu jobs", id, key, m);
     }
     return STATUS_OK;
+}
+
+/* The configuration is the hand-made groups' source: one that left it goes with its
+ * results, which an administrator should read in the log. */
+static enum status log_removed(struct db *db, const char (*keep)[17], size_t n,
+                               struct error *err)
+{
+    struct db_group *groups = NULL;
+    size_t n_groups = 0;
+    enum status rc = db_groups_list(db, &groups, &n_groups, err);
+
+    for (size_t i = 0; rc == STATUS_OK && i < n_groups; i++) {
+        bool kept = strncmp(groups[i].key, "hand:", 5) != 0;
+        for (size_t k = 0; k < n && !kept; k++)
+            kept = strcmp(groups[i].id, keep[k]) == 0;
+        if (!kept) {
+            log_warn("group %s (%s) is no longer in the configuration: removed with its "
+                     "results",
+                     groups[i].id, groups[i].key);
+        }
+    }
+    free(groups);
+    return rc;
 }
 
 enum status analysis_groups_refresh(struct db *db, const struct analysis_settings *s,
@@ -138,6 +163,8 @@ enum status analysis_groups_refresh(struct db *db, const struct analysis_setting
     }
     for (size_t g = 0; rc == STATUS_OK && g < s->n_groups; g++)
         rc = refresh_one(db, &s->groups[g], jobs, n, keys, ids[g], err);
+    if (rc == STATUS_OK)
+        rc = log_removed(db, (const char(*)[17])ids, s->n_groups, err);
     if (rc == STATUS_OK)
         rc = db_hand_groups_prune(db, (const char(*)[17])ids, s->n_groups, err);
 out:

@@ -170,11 +170,14 @@ static double get_real(const json_t *o, const char *key)
     return json_is_number(v) ? json_number_value(v) : (double)NAN;
 }
 
+/* Every integer of the stored objects counts something or is a seed: a negative one
+ * (damage) reads as 0 rather than wrapping to a huge size. */
 static long long get_int(const json_t *o, const char *key)
 {
     const json_t *v = json_object_get(o, key);
+    long long n = json_is_integer(v) ? (long long)json_integer_value(v) : 0;
 
-    return json_is_integer(v) ? (long long)json_integer_value(v) : 0;
+    return n > 0 ? n : 0;
 }
 
 static const char *get_text(const json_t *o, const char *key)
@@ -378,8 +381,10 @@ static void get_coefficients(const json_t *o, struct stats_assoc *a)
         } else if (json_is_number(v)) {
             *out = (struct stats_coef){json_number_value(v), REASON_NONE};
         } else {
-            *out = (struct stats_coef){
-                NAN, reason_of(get_text(reasons, analysis_coefs[c].name))};
+            /* null without a reason it names: not a number we can serve. */
+            enum stats_reason why = reason_of(get_text(reasons, analysis_coefs[c].name));
+            *out =
+                (struct stats_coef){NAN, why != REASON_NONE ? why : REASON_NOT_COMPUTED};
         }
     }
 }
@@ -599,9 +604,11 @@ json_t *analysis_assoc_json(const struct assoc_result *r)
         jb_text(&b, o, "group", r->group);
     jb_text(&b, o, "y", r->y);
     jb_text(&b, o, "x", r->x);
-    jb_set(&b, o, "granularity_s", group ? json_real(r->granularity_s) : json_null());
+    /* number_or_null: a damaged stored object may lack them (NAN). */
+    jb_set(&b, o, "granularity_s",
+           group ? number_or_null(r->granularity_s) : json_null());
     if (group)
-        jb_set(&b, o, "base_granularity_s", json_real(r->base_granularity_s));
+        jb_real(&b, o, "base_granularity_s", r->base_granularity_s);
     jb_text(&b, o, "scope", group ? r->scope : NULL);
     put_excluded(&b, o, "excluded", r->excluded, group);
     if (r->negative_y || r->negative_x) {
@@ -722,8 +729,6 @@ out:
     json_decref(o);
     return rc;
 }
-
-/* ---- pieces the front ends share ------------------------------------------------- */
 
 /* ---- the sweep object ------------------------------------------------------------ */
 
@@ -989,7 +994,8 @@ enum status analysis_sweep_report_json(FILE *fp, const struct db_group *g,
         json_t *o = json_loads(texts[i], 0, &jerr);
         if (o == NULL) {
             json_decref(jb_finish(&b));
-            return error_set(err, STATUS_PARSE, "stored sweep: %s", jerr.text);
+            return error_set(err, STATUS_INTERNAL, "stored sweep unreadable: %s",
+                             jerr.text);
         }
         jb_append(&b, sweeps, o);
     }

@@ -23,6 +23,7 @@ static const char *const sweep_pairs[][2] = {
 };
 
 #define N_PAIRS (sizeof sweep_pairs / sizeof sweep_pairs[0])
+_Static_assert(N_PAIRS <= SWEEP_PAIRS_MAX, "the report holds SWEEP_PAIRS_MAX sweeps");
 
 size_t sweep_pair_count(void)
 {

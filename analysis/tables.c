@@ -207,8 +207,10 @@ enum status analyze_tables_run(struct db *db, const struct analysis_settings *se
         rc = coverage_store(db, settings, jobs, series, delta_s, line, sizeof line, err);
     db_jobs_free(jobs);
     stats_series_free(series);
-    if (rc != STATUS_OK)
-        return error_wrap(err, "group tables and coverage");
+    if (rc != STATUS_OK) {
+        error_wrap(err, "group tables and coverage");
+        return rc;
+    }
     log_info("analyze: %zu group tables; coverage: %s", stored, line);
     return STATUS_OK;
 }

@@ -27,9 +27,9 @@ static enum status parse_double(const char *v, double *out, const char *what,
     char *end;
     errno = 0;
     double d = strtod(v, &end);
-    if (end == v || *end != '\0' || errno != 0) {
+    if (end == v || *end != '\0' || errno != 0 || !isfinite(d)) {
         return error_at(err, STATUS_PARSE, path, line,
-                        "%s: expected a number, got '%.60s'", what, v);
+                        "%s: expected a finite number, got '%.60s'", what, v);
     }
     *out = d;
     return STATUS_OK;
@@ -107,7 +107,12 @@ static enum status group_begin(struct ini_state *st, const char *name)
         return error_set(st->err, STATUS_NOMEM, "[group %s]", name);
     st->group = &cfg->groups[cfg->n_groups];
     memset(st->group, 0, sizeof *st->group);
-    snprintf(st->group->name, sizeof st->group->name, "%s", name);
+    int n = snprintf(st->group->name, sizeof st->group->name, "%s", name);
+    if (n < 0 || (size_t)n >= sizeof st->group->name) {
+        return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                        "[group %.40s...]: a group name has at most %zu bytes", name,
+                        sizeof st->group->name - 1);
+    }
     st->group_lines[mine] = st->line;
     cfg->n_groups++;
     return STATUS_OK;
@@ -177,8 +182,16 @@ static char *ini_read_line(char *str, int num, void *stream)
                      (int)(key < 40 ? key : 40), s, key > 40 ? "..." : "", len, limit);
         return NULL;
     }
-    if (s[0] == ' ' || s[0] == '\t') {
-        size_t lead = strspn(s, " \t");
+    if (memchr(s, '\0', len) != NULL) {
+        st->rc = error_at(st->err, STATUS_PARSE, st->path, st->line,
+                          "a NUL byte in the line (libinih would cut the value there)");
+        return NULL;
+    }
+    /* libinih skips any isspace() byte (\v, \f, \r too) before joining a line. */
+    if (isspace((unsigned char)s[0])) {
+        size_t lead = 0;
+        while (isspace((unsigned char)s[lead]))
+            lead++;
         if (s[lead] != '\0') {
             st->rc = error_at(st->err, STATUS_PARSE, st->path, st->line,
                               "indented line '%.40s': a line may not start with white "
@@ -285,7 +298,9 @@ static enum status set_analysis(struct app_config *cfg, const char *key,
         return rc;
     if (strcmp(key, "d_min") == 0 && v >= 2 && v == floor(v) && v < 1e9) {
         cfg->d_min = (size_t)v;
-    } else if (strcmp(key, "seed") == 0 && v >= 0 && v == floor(v) && v < 1.8e19) {
+    } else if (strcmp(key, "seed") == 0 && v >= 0 && v == floor(v) &&
+               v < 9007199254740992.0) {
+        /* Below 2^53 every whole number is exact in the double it was read as. */
         cfg->seed = (unsigned long)v;
     } else if (strcmp(key, "granularity_s") == 0 && v >= 0 && isfinite(v)) {
         cfg->granularity_s = v;
@@ -560,6 +575,12 @@ static enum status read_file(struct app_config *cfg, const char *path, struct er
     }
     st.group_lines = NULL;
     bad = ini_parse_stream(ini_read_line, &st, ini_key, &st);
+    /* libinih goes on after a line it cannot read: that line, when it comes before
+     * the one a handler refused, is the first error. */
+    if (bad > 0 && st.rc != STATUS_OK && err != NULL && err->line > bad) {
+        error_clear(err);
+        st.rc = STATUS_OK;
+    }
     if (st.rc == STATUS_OK && bad != 0) {
         char text[64];
         if (bad > 0)
@@ -614,11 +635,27 @@ enum status app_config_load(struct app_config *cfg, const char *path, struct err
             return rc;
     }
     env = getenv("IOCONTEND_LISTEN");
-    if (env != NULL && env[0] != '\0')
+    if (env != NULL && env[0] != '\0') {
+        char host[256];
+        int port = 0;
+        rc = serve_listen_parse(env, host, sizeof host, &port, err);
+        if (rc == STATUS_OK && strlen(env) >= sizeof cfg->listen)
+            rc = error_set(err, STATUS_INVALID, "IOCONTEND_LISTEN: too long");
+        if (rc != STATUS_OK) {
+            error_wrap(err, "IOCONTEND_LISTEN");
+            return rc;
+        }
         snprintf(cfg->listen, sizeof cfg->listen, "%s", env);
+    }
     env = getenv("IOCONTEND_TOKEN");
-    if (env != NULL && env[0] != '\0')
+    if (env != NULL && env[0] != '\0') {
+        if (strlen(env) >= sizeof cfg->token) {
+            return error_set(err, STATUS_INVALID,
+                             "IOCONTEND_TOKEN: longer than %zu bytes",
+                             sizeof cfg->token - 1);
+        }
         snprintf(cfg->token, sizeof cfg->token, "%s", env);
+    }
     env = getenv("IOCONTEND_SAMPLE_OFFSET_S");
     if (env != NULL && env[0] != '\0') {
         return parse_double(env, &cfg->sample_offset_s, "IOCONTEND_SAMPLE_OFFSET_S",

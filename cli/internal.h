@@ -49,8 +49,9 @@ struct app_config {
 };
 
 /* Defaults, then the file (path NULL: /etc/iocontend/iocontend.conf when it
- * exists), then the environment. STATUS_INVALID / STATUS_PARSE naming file and
- * line for a bad file. */
+ * exists), then the environment. STATUS_PARSE naming file, line and key for a bad
+ * file, STATUS_NOT_FOUND for one that cannot be read, STATUS_INVALID for a bad
+ * environment value, STATUS_NOMEM. */
 enum status app_config_load(struct app_config *cfg, const char *path,
                             struct error *err) MUST_CHECK;
 void app_config_clear(struct app_config *cfg);

@@ -193,12 +193,10 @@ int main(int argc, char **argv)
         }
         log_set_level(l);
     }
-    if (app_config_load(&cfg, config_path, &err) != STATUS_OK) {
-        char msg[400];
-        error_format(&err, msg, sizeof msg);
-        log_error("configuration: %s", msg);
+    enum status loaded = app_config_load(&cfg, config_path, &err);
+    if (loaded != STATUS_OK) {
         app_config_clear(&cfg);
-        return err.code == STATUS_NOT_FOUND ? EXIT_NOINPUT : EXIT_USAGE;
+        return app_fail("configuration", loaded, &err);
     }
     cfg.quiet = quiet;
     if (db_arg != NULL)

@@ -114,8 +114,8 @@ static enum status find_group(struct db *db, const char *key, struct db_group *o
 
 /* The stored sweeps of a group, as texts and read back. */
 struct sweeps {
-    char *texts[16];
-    struct sweep_result res[16];
+    char *texts[SWEEP_PAIRS_MAX];
+    struct sweep_result res[SWEEP_PAIRS_MAX];
     size_t n;
 };
 
@@ -133,7 +133,7 @@ static void sweeps_clear(struct sweeps *s)
 static enum status read_sweeps(struct db *db, const char *group_id, const char *y,
                                const char *x, struct sweeps *out, struct error *err)
 {
-    for (size_t i = 0; i < sweep_pair_count() && out->n < 16; i++) {
+    for (size_t i = 0; i < sweep_pair_count() && out->n < SWEEP_PAIRS_MAX; i++) {
         const char *py, *px;
         char *text = NULL;
 
@@ -148,8 +148,11 @@ static enum status read_sweeps(struct db *db, const char *group_id, const char *
         out->texts[out->n] = text;
         rc = analysis_sweep_parse(text, &out->res[out->n], err);
         out->n++;
-        if (rc != STATUS_OK)
-            return error_wrap(err, "stored sweep %s~%s", py, px);
+        if (rc != STATUS_OK) {
+            /* A stored row that does not read is damage, not a usage error. */
+            error_wrap(err, "stored sweep %s~%s", py, px);
+            return STATUS_INTERNAL;
+        }
     }
     return STATUS_OK;
 }

@@ -47,7 +47,8 @@ enum status error_at(struct error *err, enum status code, const char *file, long
 enum status error_param(struct error *err, enum status code, const char *parameter,
                         const char *fmt, ...) PRINTF_LIKE(4, 5);
 /* Puts "context: " before the message an error already holds (no-op on NULL or an
- * empty err); returns err's code. */
+ * empty err); returns err's code (STATUS_OK for a NULL err: callers keep their own
+ * status). */
 enum status error_wrap(struct error *err, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* Empties err so that a new first error can be recorded. */
 void error_clear(struct error *err);

@@ -182,7 +182,6 @@ void route_groups(struct server *srv, struct request *req)
     answer_json_take(req, 200, json_pack("{s:o}", "groups", list));
 }
 
-/* "all", "touched" or "fs:NAME" (METHOD.md §1). */
 /* The 404 for a granularity never stored names those that are
  * (INTERFACES.md: "answers 404 with stored_granularities_s"). */
 static void add_stored_granularities(struct request *req, struct db *db,

@@ -460,8 +460,10 @@ enum status ingest_iostat_paths(struct db *db, char *const *paths, size_t n_path
                                 const struct ingest_opts *opts, struct ingest_summary *s,
                                 struct error *err)
 {
-    if (opts->fs == NULL || opts->fs[0] == '\0')
+    if (opts->fs == NULL || opts->fs[0] == '\0') {
+        memset(s, 0, sizeof *s); /* the caller prints and clears it either way */
         return error_set(err, STATUS_INVALID, "ingest iostat needs --fs NAME");
+    }
     return load_paths(db, paths, n_paths, INPUT_IOSTAT, opts, s, err);
 }
 

@@ -17,27 +17,28 @@ struct db {
 /* STATUS_DB with what and libpq's last message (first line) in err. */
 enum status db_fail(struct db *db, struct error *err, const char *what);
 /* Runs sql (no parameters, result discarded); STATUS_DB when it fails. */
-enum status exec_cmd(struct db *db, const char *sql, struct error *err);
+enum status exec_cmd(struct db *db, const char *sql, struct error *err) MUST_CHECK;
 /* Runs a parameterised statement; *out is the result on success (caller PQclears). */
 enum status exec_params(struct db *db, const char *sql, int n, const char *const *vals,
-                        PGresult **out, struct error *err);
+                        PGresult **out, struct error *err) MUST_CHECK;
 /* Runs a parameterised statement whose result is not needed. */
 enum status exec_params_cmd(struct db *db, const char *sql, int n,
-                            const char *const *vals, struct error *err);
+                            const char *const *vals, struct error *err) MUST_CHECK;
 /* Runs a parameterised query and makes an array of its rows, fill(element, r, i)
  * filling the element of row i; elements are row_size bytes and start zeroed. *rows
  * is new (caller frees; NULL when no row), *n_rows its length. STATUS_NOMEM says
  * what. */
 enum status fetch_rows(struct db *db, const char *sql, int n, const char *const *vals,
                        size_t row_size, void (*fill)(void *row, const PGresult *r, int i),
-                       const char *what, void **rows, size_t *n_rows, struct error *err);
+                       const char *what, void **rows, size_t *n_rows,
+                       struct error *err) MUST_CHECK;
 /* Rolls back the open transaction, ignoring any failure (the first one is reported). */
 void rollback(struct db *db);
 /* Replaces rows in one transaction: runs del (n_del parameters) then ins (n_ins), and
  * commits, or rolls back and returns the first failure. */
 enum status replace_rows(struct db *db, const char *del, int n_del,
                          const char *const *del_vals, const char *ins, int n_ins,
-                         const char *const *ins_vals, struct error *err);
+                         const char *const *ins_vals, struct error *err) MUST_CHECK;
 
 /* The condition "the job (columns prefixed by alias, "" or "j.") is in group p" (p a
  * parameter, "$1"): its default group, or a hand-made group it is a member of. A
@@ -60,7 +61,7 @@ void copy_text(char *dst, size_t size, const PGresult *r, int row, int col);
  * stored") when there is no row. */
 enum status stored_text(struct db *db, const char *sql, int n, const char *const *vals,
                         const char *what, char **json, char computed_at[40],
-                        struct error *err);
+                        struct error *err) MUST_CHECK;
 
 /* A growable text buffer for COPY data; {0} is empty, free(p) releases it. */
 struct buf {
@@ -76,6 +77,6 @@ bool buf_printf(struct buf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
 bool buf_field(struct buf *b, const char *s);
 /* Runs sql (a COPY ... FROM STDIN) with b's text as its data. */
 enum status copy_in(struct db *db, const char *sql, const struct buf *b,
-                    struct error *err);
+                    struct error *err) MUST_CHECK;
 
 #endif

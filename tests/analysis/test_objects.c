@@ -13,6 +13,7 @@
 #include "../support/testutil.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,46 @@ static void text_that_is_no_association_object_is_a_parse_error(void **state)
     assert_null(r);
 }
 
+/* A damaged or odd stored object (keys missing, numbers as text, negative counts) is
+ * either a parse error or renders: never a NULL render that the API would answer as
+ * 500. */
+static void odd_stored_objects_render_or_fail_to_parse(void **state)
+{
+    static const char *const odd[] = {
+        "{\"group\":\"g\",\"y\":\"t_d\",\"x\":\"psi_d_read\"}",
+        "{\"group\":\"g\",\"y\":\"t_d\",\"x\":\"psi_d_read\",\"granularity_s\":\"60\","
+        "\"base_granularity_s\":null,\"d\":-5,\"pearson\":\"0.5\",\"spearman\":null,"
+        "\"excluded\":{\"hole\":-3,\"total\":\"x\"},\"kde\":7,\"significance\":[]}",
+        "{\"group\":\"g\",\"y\":\"t_d\",\"x\":\"psi_d_read\",\"granularity_s\":true,"
+        "\"excluded\":[],\"reasons\":{\"pearson\":\"no_such_reason\"},\"pearson\":null}",
+    };
+
+    size_t rendered = 0;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++) {
+        struct assoc_result *r = NULL;
+        struct error err = {0};
+        enum status rc = analysis_assoc_parse(odd[i], &r, &err);
+        assert_true(rc == STATUS_OK || rc == STATUS_PARSE);
+        if (rc != STATUS_OK) {
+            assert_null(r);
+            continue;
+        }
+        assert_true(r->coefs.d == 0); /* absent or negative: no jobs, not 2^64 - 5 */
+        assert_true(r->excluded[EXCL_HOLE] == 0);
+        json_t *got = analysis_assoc_json(r);
+        assert_non_null(got);
+        assert_true(json_is_null(json_object_get(got, "granularity_s")));
+        /* A coefficient stored as text is not served as a number. */
+        assert_false(json_is_number(json_object_get(got, "pearson")));
+        json_decref(got);
+        assoc_result_free(r);
+        rendered++;
+    }
+    assert_int_equal(rendered, sizeof odd / sizeof odd[0]); /* all read as objects */
+}
+
 /* A stored sweep: every step's coefficients and the verdicts. */
 static void sweep_object_reads_back_its_steps_and_verdicts(void **state)
 {
@@ -178,16 +219,23 @@ static void sweep_object_reads_back_its_steps_and_verdicts(void **state)
     (void)state;
     assert_int_equal(analysis_sweep_parse(text, &r, &err), STATUS_OK);
     const json_t *steps = json_object_get(o, "steps");
+    size_t compared = 0;
     assert_int_equal(r.k_max, json_array_size(steps));
     for (size_t i = 0; i < r.k_max; i++) {
         const json_t *s = json_array_get(steps, i);
         assert_int_equal(r.points[i].k, json_integer_value(json_object_get(s, "k")));
         for (size_t c = 0; c < COEF_COUNT; c++) {
             const json_t *v = json_object_get(s, analysis_coefs[c].name);
-            if (json_is_number(v))
+            if (json_is_number(v)) {
                 assert_true(r.points[i].c[c] == json_number_value(v));
+                compared++;
+            } else {
+                assert_true(isnan(r.points[i].c[c]));
+            }
         }
     }
+    /* The recording has a defined value of every coefficient at every k. */
+    assert_int_equal(compared, r.k_max * COEF_COUNT);
     const json_t *v = json_object_get(o, "verdicts");
     assert_int_equal(r.verdicts.recommended_k,
                      json_integer_value(json_object_get(v, "recommended_k")));
@@ -207,6 +255,7 @@ int main(void)
         cmocka_unit_test(association_objects_read_back_as_themselves),
         cmocka_unit_test(an_old_kde_without_kernel_or_bandwidth_reads_as_product_normal),
         cmocka_unit_test(text_that_is_no_association_object_is_a_parse_error),
+        cmocka_unit_test(odd_stored_objects_render_or_fail_to_parse),
         cmocka_unit_test(sweep_object_reads_back_its_steps_and_verdicts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

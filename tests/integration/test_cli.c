@@ -293,6 +293,34 @@ static void an_indented_line_is_refused_with_its_line(void **state)
             "may not start with white space");
     refused("[group lab]\nuid = 0\n\n\tnprocs = 1-4\n", "4: indented line 'nprocs",
             "white space");
+    /* libinih skips every isspace() byte, \v and \f too: the token would become
+     * "secret2". */
+    refused("[serve]\ntoken = abc\n\vsecret2\n", "3: indented line 'secret2'",
+            "white space");
+    refused("[filesystems]\n/a = x\n\f/b = y\n", "3: indented line '/b = y'",
+            "white space");
+}
+
+/* libinih stops at a NUL byte: the rest of the value would vanish silently. */
+static void a_line_with_a_nul_byte_is_refused(void **state)
+{
+    static const char text[] = "[serve]\ntoken = abc\0def\n";
+    char conf[512], args[700], where[600];
+    int rc = -1;
+
+    (void)state;
+    snprintf(conf, sizeof conf, "%s/nul.conf", fx.state_dir);
+    FILE *fp = fopen(conf, "w");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(text, 1, sizeof text - 1, fp), sizeof text - 1);
+    assert_int_equal(fclose(fp), 0);
+    snprintf(args, sizeof args, "--config '%s' config show 2>&1", conf);
+    char *out = pgfixture_run(&fx, args, &rc);
+    assert_non_null(out);
+    snprintf(where, sizeof where, "%s:2: a NUL byte", conf);
+    if (rc != 64 || strstr(out, where) == NULL)
+        fail_msg("want 64 and '%s', got %d: %s", where, rc, out);
+    free(out);
 }
 
 static void a_bad_value_is_refused_naming_file_line_and_key(void **state)
@@ -300,9 +328,17 @@ static void a_bad_value_is_refused_naming_file_line_and_key(void **state)
     (void)state;
     /* '#' starts a comment only at the start of a line; ';' only after white space. */
     refused("[samples]\nsample_offset_s = 0.9 # seconds\n",
-            "2: [samples] sample_offset_s", "expected a number, got '0.9 # seconds'");
+            "2: [samples] sample_offset_s",
+            "expected a finite number, got '0.9 # seconds'");
     refused("[samples]\nsample_offset_s = 0.9;seconds\n", "2: [samples] sample_offset_s",
-            "expected a number");
+            "expected a finite number");
+    /* strtod takes them; θ would be NAN in every series. */
+    refused("[samples]\nsample_offset_s = nan\n", "2: [samples] sample_offset_s",
+            "expected a finite number");
+    refused("[samples]\nsample_offset_s = -inf\n", "2: [samples] sample_offset_s",
+            "expected a finite number");
+    /* Beyond 2^53 a seed read as a double would change without a word. */
+    refused("[analysis]\nseed = 9007199254740993\n", "2: [analysis] seed", "range");
     refused("[serve]\nlisten = nowhere\n", "2: [serve] listen", "");
     refused("[analysis]\nsweep_k_max = 0\n", "2: [analysis] sweep_k_max", "out of range");
     refused("[analysis]\npermutations = 1.5\n", "2: [analysis] permutations", "range");
@@ -330,6 +366,7 @@ int main(void)
         cmocka_unit_test(an_unknown_section_is_refused_with_its_line),
         cmocka_unit_test(a_line_libinih_would_split_is_refused_with_its_line),
         cmocka_unit_test(an_indented_line_is_refused_with_its_line),
+        cmocka_unit_test(a_line_with_a_nul_byte_is_refused),
         cmocka_unit_test(a_bad_value_is_refused_naming_file_line_and_key),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
