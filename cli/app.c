@@ -16,6 +16,7 @@ int exit_code_of(enum status s)
     case STATUS_DB: return EXIT_UNAVAILABLE;
     case STATUS_NOMEM:
     case STATUS_INTERNAL: return EXIT_SOFTWARE;
+    case STATUS_BUSY: return EXIT_TEMPFAIL;
     }
     return EXIT_SOFTWARE;
 }
@@ -43,6 +44,14 @@ int app_db_open(const struct app_config *cfg, struct db **out)
     /* A target or cluster that cannot be set up is a usage error only when the
      * arguments are wrong; everything else is the database being unavailable. */
     return app_fail(NULL, rc == STATUS_INVALID ? STATUS_INVALID : STATUS_DB, &err);
+}
+
+int app_run_lock(struct db *db, const char *kind, bool no_wait)
+{
+    struct error err = {0};
+    enum status rc = db_run_lock(db, kind, !no_wait, &err);
+
+    return rc == STATUS_OK ? EXIT_OK : app_fail(kind, rc, &err);
 }
 
 struct analysis_settings app_analysis_settings(const struct app_config *cfg)

@@ -41,6 +41,7 @@ void cmd_analyze_help(FILE *fp)
         "               e.g. 2026-11-21T00:00:00Z, or a duration back from now: 36h, "
         "7d)\n"
         "  --force      recompute groups whose inputs did not change too\n"
+        "  --no-wait    exit 75 when another analyze is running (default: wait for it)\n"
         "A group whose jobs, samples (within a day of its jobs) and settings are those\n"
         "its stored results came from is kept as it is: a second run over unchanged\n"
         "inputs changes nothing. Each result stores its provenance.\n"
@@ -48,7 +49,8 @@ void cmd_analyze_help(FILE *fp)
         "sd of every time metric, the T^D histogram) and the coverage of every file\n"
         "system and of all together (METHOD.md 7) are recomputed and stored.\n"
         "exit: 0 done; 1 done but groups or jobs were excluded (or, in a sweep, dropped\n"
-        "as not valid at every k); 64 usage; 69 database unavailable.\n",
+        "as not valid at every k); 64 usage; 66 no such group; 69 database unavailable;\n"
+        "75 another analyze is running (--no-wait).\n",
         SWEEP_K_LIMIT, ANALYZE_PERMUTATIONS_MAX);
 }
 
@@ -82,12 +84,13 @@ int cmd_analyze(struct app_config *cfg, int argc, char **argv)
         {"phases", required_argument, NULL, 'p'},
         {"since", required_argument, NULL, 's'},
         {"force", no_argument, NULL, 'f'},
+        {"no-wait", no_argument, NULL, 'W'},
         {"permutations", required_argument, NULL, 'B'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     const char *group = NULL;
     double granularity = 0;
-    bool sweep = false, sweep_option = false;
+    bool sweep = false, sweep_option = false, no_wait = false;
     struct analysis_settings settings = app_analysis_settings(cfg);
     struct analyze_select sel = {0};
     struct db *db = NULL;
@@ -142,6 +145,7 @@ int cmd_analyze(struct app_config *cfg, int argc, char **argv)
             sel.since_set = true;
             break;
         case 'f': sel.force = true; break;
+        case 'W': no_wait = true; break;
         case 'B': {
             char *end;
             long v = strtol(optarg, &end, 10);
@@ -172,8 +176,12 @@ int cmd_analyze(struct app_config *cfg, int argc, char **argv)
         return EXIT_USAGE;
     }
     int code = app_db_open(cfg, &db);
-    if (code != EXIT_OK)
+    if (code == EXIT_OK)
+        code = app_run_lock(db, "analyze", no_wait);
+    if (code != EXIT_OK) {
+        db_close(db);
         return code;
+    }
     struct app_progress bar;
     struct progress progress;
     struct analyze_summary sum;

@@ -22,9 +22,11 @@ void cmd_ingest_help(FILE *fp)
         "Each file is loaded whole or not at all; a bad file goes to the quarantine\n"
         "list (table ingest_errors) with its reason and the rest of the batch lands.\n"
         "Loading the same content again changes nothing.\n"
-        "  --json   print one JSON summary object on stdout\n"
+        "One ingest runs at a time (darshan and iostat alike): a second one waits.\n"
+        "  --json     print one JSON summary object on stdout\n"
+        "  --no-wait  exit 75 when another ingest is running\n"
         "exit: 0 all loaded or skipped; 1 some quarantined; 66 an input is missing;\n"
-        "      69 database unavailable; 64 usage.\n");
+        "      69 database unavailable; 64 usage; 75 another ingest is running.\n");
 }
 
 static void print_summary(const struct ingest_summary *s, bool json)
@@ -64,11 +66,14 @@ static void print_summary(const struct ingest_summary *s, bool json)
 
 int cmd_ingest(struct app_config *cfg, int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'},         {"fs", required_argument, NULL, 'f'},
-        {"server", required_argument, NULL, 's'}, {"jobs", required_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
-    bool json = false;
+    static const struct option longopts[] = {{"json", no_argument, NULL, 'j'},
+                                             {"fs", required_argument, NULL, 'f'},
+                                             {"server", required_argument, NULL, 's'},
+                                             {"jobs", required_argument, NULL, 'n'},
+                                             {"no-wait", no_argument, NULL, 'W'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    bool json = false, no_wait = false;
     const char *fs = NULL, *server = NULL;
     struct db *db = NULL;
     struct error err = {0};
@@ -92,6 +97,7 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
         case 'j': json = true; break;
         case 'f': fs = optarg; break;
         case 's': server = optarg; break;
+        case 'W': no_wait = true; break;
         case 'n':
             /* Accepted for the contract; loading is one file at a time for now. */
             log_debug("--jobs %s: loading runs in one worker", optarg);
@@ -111,8 +117,12 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
         return EXIT_USAGE;
     }
     int code = app_db_open(cfg, &db);
-    if (code != EXIT_OK)
+    if (code == EXIT_OK)
+        code = app_run_lock(db, "ingest", no_wait);
+    if (code != EXIT_OK) {
+        db_close(db);
         return code;
+    }
     enum status rc;
     struct app_progress bar;
     struct progress progress;

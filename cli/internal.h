@@ -23,7 +23,8 @@ enum exit_code {
     EXIT_NOINPUT = 66,
     EXIT_UNAVAILABLE = 69,
     EXIT_SOFTWARE = 70,
-    EXIT_CANTCREAT = 73
+    EXIT_CANTCREAT = 73,
+    EXIT_TEMPFAIL = 75 /* another run of the same kind holds the lock (--no-wait) */
 };
 
 /* The program's configuration after command line > environment > file > defaults. */
@@ -72,6 +73,11 @@ int exit_code_of(enum status s);
 /* Opens the database of cfg (--db, the environment, or the embedded cluster, started
  * and migrated); logs why not and returns the exit status, EXIT_OK on success. */
 int app_db_open(const struct app_config *cfg, struct db **out);
+
+/* Holds the lock of one kind of run ("ingest", "analyze") while db is open: waits
+ * for a run of that kind that holds it, or with no_wait returns EXIT_TEMPFAIL naming
+ * the holder; EXIT_OK when held. */
+int app_run_lock(struct db *db, const char *kind, bool no_wait);
 
 /* Logs err ("what: file:line: message") and returns exit_code_of(rc). */
 int app_fail(const char *what, enum status rc, const struct error *err);

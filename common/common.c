@@ -106,6 +106,7 @@ const char *status_name(enum status s)
     case STATUS_DB: return "db";
     case STATUS_NOMEM: return "nomem";
     case STATUS_INTERNAL: return "internal";
+    case STATUS_BUSY: return "busy";
     }
     return "internal";
 }

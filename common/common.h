@@ -25,7 +25,8 @@ enum status {
     STATUS_PARSE,     /* the contents of an ingested file */
     STATUS_DB,        /* the database is unavailable or refused */
     STATUS_NOMEM,
-    STATUS_INTERNAL
+    STATUS_INTERNAL,
+    STATUS_BUSY /* another run of the same kind holds its lock (--no-wait) */
 };
 
 struct error {

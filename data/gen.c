@@ -319,7 +319,8 @@ static int exit_code_of(enum status s)
     case STATUS_PARSE:
     case STATUS_DB:
     case STATUS_NOMEM:
-    case STATUS_INTERNAL: return EXIT_INTERNAL;
+    case STATUS_INTERNAL:
+    case STATUS_BUSY: return EXIT_INTERNAL;
     }
     return EXIT_INTERNAL;
 }

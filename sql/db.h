@@ -73,6 +73,16 @@ enum status db_schema_version(struct db *db, int *version, struct error *err) MU
 /* The highest migration this binary knows. */
 int db_schema_latest(void);
 
+/* ---- one run of a kind at a time ------------------------------------------------ */
+
+/* Takes the lock of one kind of run ("ingest" or "analyze") for as long as db is
+ * open, so that two runs of a kind never overlap (INTERFACES.md: exit 75). The
+ * connection is named after this run (host, pid, start) for the next one to read.
+ * When another run holds it: with wait, logs who and waits; else STATUS_BUSY naming
+ * the holder. STATUS_DB; STATUS_INTERNAL for another kind. */
+enum status db_run_lock(struct db *db, const char *kind, bool wait,
+                        struct error *err) MUST_CHECK;
+
 /* ---- ingest -------------------------------------------------------------------- */
 
 /* A new ingest run row; *run_id is its id. */

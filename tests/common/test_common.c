@@ -52,6 +52,7 @@ static void status_names_are_the_contract_words(void **state)
     assert_string_equal(status_name(STATUS_INVALID), "invalid");
     assert_string_equal(status_name(STATUS_NOT_FOUND), "not_found");
     assert_string_equal(status_name(STATUS_INTERNAL), "internal");
+    assert_string_equal(status_name(STATUS_BUSY), "busy");
 }
 
 static void hash_depends_on_every_byte(void **state)
