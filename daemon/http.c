@@ -418,10 +418,10 @@ enum status serve_run(const struct serve_settings *s, struct error *err)
 
     /* The page and the errors do not need the database; a daemon that starts while
      * PostgreSQL is down answers 503 on health and reconnects when it returns. */
-    srv.target_ok = db_target_resolve(s->db_arg[0] != '\0' ? s->db_arg : NULL,
+    srv.target_ok = db_target_resolve(s->db_arg[0] != '\0' ? s->db_arg : NULL, &s->state,
                                       &srv.target, &db_err) == STATUS_OK;
-    if (srv.target_ok && db_connect(s->db_arg, DB_START_EMBEDDED | DB_MIGRATE, &srv.db,
-                                    &db_err) != STATUS_OK)
+    if (srv.target_ok && db_connect(s->db_arg, &s->state, DB_START_EMBEDDED | DB_MIGRATE,
+                                    &srv.db, &db_err) != STATUS_OK)
         srv.db = NULL;
     if (srv.db == NULL) {
         error_format(&db_err, detail, sizeof detail);
