@@ -106,15 +106,20 @@ test: deps all lint bench-build
 	sh tests/summary.sh build/test-results.txt build/san/test-results.txt; \
 	test $$a -eq 0 && test $$b -eq 0
 
+# The demo keeps its state under the checkout (./var), whatever the user's default.
 # As root the embedded cluster runs as postgres, who cannot enter a checkout under
-# /root (mode 0700): the demo's state then goes to /var/tmp/iocontend-demo.
-# make demo DEMO_ARGS=--check: the whole path, exiting 0 once the API answers.
+# /root (mode 0700): the state then goes to /var/lib/iocontend/demo, root's own
+# directory, never a predictable name in a world-writable one. IOCONTEND_STATE_DIR,
+# when set, still wins. make demo DEMO_ARGS=--check: the whole path, exiting 0 once
+# the API answers.
 demo: deps all
-	@if [ -z "$$IOCONTEND_STATE_DIR" ] && [ "$$(id -u)" -eq 0 ] && \
+	@state="$(CURDIR)/var"; \
+	if [ -n "$$IOCONTEND_STATE_DIR" ]; then state="$$IOCONTEND_STATE_DIR"; \
+	elif [ "$$(id -u)" -eq 0 ] && \
 	    ! runuser -u postgres -- test -x "$(CURDIR)" 2>/dev/null; then \
-	  echo "demo: postgres cannot enter $(CURDIR); state goes to /var/tmp/iocontend-demo"; \
-	  export IOCONTEND_STATE_DIR=/var/tmp/iocontend-demo; \
-	fi; exec $(PROG) demo $(DEMO_ARGS)
+	  echo "demo: postgres cannot enter $(CURDIR); the state goes to /var/lib/iocontend/demo"; \
+	  state=/var/lib/iocontend/demo; \
+	fi; exec $(PROG) --state-dir "$$state" demo $(DEMO_ARGS)
 
 # Ours beside the Python stack: bench/run.sh (assoc: d = 10^3 .. 10^6, about 2
 # minutes on 2 cores; BENCH_D="1000 10000" for a shorter run), then bench/kde.sh,

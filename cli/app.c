@@ -37,7 +37,9 @@ int app_fail(const char *what, enum status rc, const struct error *err)
 int app_db_open(const struct app_config *cfg, struct db **out)
 {
     struct error err = {0};
-    enum status rc = db_connect(cfg->db_arg, DB_START_EMBEDDED | DB_MIGRATE, out, &err);
+    const struct db_state_opts state = app_state_opts(cfg);
+    enum status rc =
+        db_connect(cfg->db_arg, &state, DB_START_EMBEDDED | DB_MIGRATE, out, &err);
 
     if (rc == STATUS_OK)
         return EXIT_OK;
@@ -52,6 +54,13 @@ int app_run_lock(struct db *db, const char *kind, bool no_wait)
     enum status rc = db_run_lock(db, kind, !no_wait, &err);
 
     return rc == STATUS_OK ? EXIT_OK : app_fail(kind, rc, &err);
+}
+
+struct db_state_opts app_state_opts(const struct app_config *cfg)
+{
+    return (struct db_state_opts){.arg = cfg->state_dir_arg,
+                                  .config = cfg->state_dir_conf,
+                                  .config_path = cfg->config_path};
 }
 
 struct analysis_settings app_analysis_settings(const struct app_config *cfg)
@@ -73,6 +82,7 @@ struct serve_settings app_serve_settings(const struct app_config *cfg, const cha
                                    .token = cfg->token,
                                    .cors_origin = cfg->cors_origin,
                                    .db_arg = cfg->db_arg,
+                                   .state = app_state_opts(cfg),
                                    .analysis = app_analysis_settings(cfg)};
 }
 

@@ -9,7 +9,8 @@ void cmd_db_help(FILE *fp)
     fprintf(
         fp,
         "usage: iocontend db init|start|stop|status|migrate\n"
-        "  init     create the embedded cluster (under $IOCONTEND_STATE_DIR, ./var)\n"
+        "  init     create the embedded cluster (in the state directory: --state-dir,\n"
+        "           $IOCONTEND_STATE_DIR, [database] state_dir, or the default)\n"
         "  start    start it (creating it when needed; clears a stale postmaster.pid)\n"
         "  stop     stop it\n"
         "  status   which database is in use and why, and whether it answers\n"
@@ -38,8 +39,10 @@ static int db_status(const struct app_config *cfg, const struct db_target *t)
     printf("database: %s\n", t->embedded ? "embedded" : "configured");
     printf("reason: %s\n", t->reason);
     if (t->embedded) {
+        printf("state directory: %s (%s)\n", t->state_dir, t->state_why);
         printf("data directory: %s\n", t->data_dir);
-        printf("socket directory: %s\n", t->socket_dir);
+        printf("socket directory: %s\n",
+               t->socket_dir[0] != '\0' ? t->socket_dir : "(made at the first start)");
         if (!db_cluster_running(t)) {
             printf("server: not running (start it with 'iocontend db start')\n");
             return EXIT_UNAVAILABLE;
@@ -71,7 +74,8 @@ int cmd_db(struct app_config *cfg, int argc, char **argv)
         cmd_db_help(argc < 2 ? stderr : stdout);
         return argc < 2 ? EXIT_USAGE : EXIT_OK;
     }
-    rc = db_target_resolve(cfg->db_arg, &t, &err);
+    const struct db_state_opts state = app_state_opts(cfg);
+    rc = db_target_resolve(cfg->db_arg, &state, &t, &err);
     if (rc != STATUS_OK)
         return report(rc, &err);
     const char *what = argv[1];

@@ -151,7 +151,8 @@ static int demo_ingest(const struct app_config *cfg, struct db *db, const char *
 void cmd_demo_help(FILE *fp)
 {
     fputs("usage: iocontend demo [--check] [--listen ADDR:PORT]\n"
-          "Generates the sample data (under $IOCONTEND_STATE_DIR/sample, ./var/sample),\n"
+          "Generates the sample data (in STATE/sample: the state directory of\n"
+          "--state-dir, $IOCONTEND_STATE_DIR, [database] state_dir or the default),\n"
           "ingests it through the real parsers, analyses it and serves the API.\n"
           "--check exits 0 as soon as the API answers.\n",
           fp);
@@ -165,7 +166,7 @@ int cmd_demo(struct app_config *cfg, int argc, char **argv)
                                              {NULL, 0, NULL, 0}};
     bool check = false;
     const char *listen = NULL;
-    const char *state = getenv("IOCONTEND_STATE_DIR");
+    struct db_target t;
     char sample[2048], conf[2048 + 32], gen[4096];
     struct error err = {0};
     struct db *db = NULL;
@@ -180,13 +181,23 @@ int cmd_demo(struct app_config *cfg, int argc, char **argv)
         default: return EXIT_USAGE;
         }
     }
-    if (state == NULL || state[0] == '\0')
-        state = "./var";
-    if (mkdir(state, 0755) != 0 && errno != EEXIST) {
-        log_error("demo: cannot create %s: %s", state, strerror(errno));
+    const struct db_state_opts state = app_state_opts(cfg);
+    enum status resolved = db_target_resolve(cfg->db_arg, &state, &t, &err);
+    if (resolved == STATUS_OK && t.state_dir[0] == '\0')
+        resolved = error_set(&err, STATUS_INVALID, "no state directory for the sample");
+    if (resolved != STATUS_OK)
+        return app_fail("demo", resolved, &err);
+    /* The embedded cluster's checks make the state directory safely; a configured
+     * server's demo only needs the folder. */
+    if (t.embedded) {
+        resolved = db_cluster_init(&t, &err);
+        if (resolved != STATUS_OK)
+            return app_fail("demo", resolved, &err);
+    } else if (mkdir(t.state_dir, 0755) != 0 && errno != EEXIST) {
+        log_error("demo: cannot create %s: %s", t.state_dir, strerror(errno));
         return EXIT_CANTCREAT;
     }
-    snprintf(sample, sizeof sample, "%s/sample", state);
+    snprintf(sample, sizeof sample, "%s/sample", t.state_dir);
     snprintf(conf, sizeof conf, "%s/iocontend.conf", sample);
     if (access(conf, R_OK) != 0) {
         if (sibling_program("iocontend-gen", gen, sizeof gen, &err) != STATUS_OK) {

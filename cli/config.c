@@ -504,6 +504,16 @@ static enum status set_key(struct ini_state *st, const char *section, const char
     }
     if (strcmp(section, "database") == 0 && strcmp(key, "conninfo") == 0)
         return set_text(cfg->db_arg, sizeof cfg->db_arg, section, key, value, st);
+    if (strcmp(section, "database") == 0 && strcmp(key, "state_dir") == 0) {
+        if (value[0] != '/') {
+            return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                            "[database] state_dir: expected an absolute path, got "
+                            "'%.60s'",
+                            value);
+        }
+        return set_text(cfg->state_dir_conf, sizeof cfg->state_dir_conf, section, key,
+                        value, st);
+    }
     if (strcmp(section, "serve") == 0)
         return set_serve(cfg, key, value, st);
     if (strcmp(section, "devices") == 0 && strcmp(key, "include") == 0) {
@@ -525,7 +535,7 @@ static enum status set_key(struct ini_state *st, const char *section, const char
     }
     return error_at(st->err, STATUS_PARSE, st->path, st->line,
                     "[%.40s] %.40s: unknown key%s", section, key,
-                    strcmp(section, "database") == 0  ? "; expected conninfo"
+                    strcmp(section, "database") == 0  ? "; expected conninfo or state_dir"
                     : strcmp(section, "devices") == 0 ? "; expected include"
                     : strcmp(section, "samples") == 0 ? "; expected sample_offset_s"
                                                       : "");
@@ -696,18 +706,22 @@ void app_config_print(const struct app_config *cfg, FILE *fp)
     fprintf(fp, "# effective configuration (file: %.150s)\n",
             cfg->config_path[0] != '\0' ? cfg->config_path : "none");
     fprintf(fp, "[database]\n");
-    if (db_target_resolve(cfg->db_arg, &t, &err) == STATUS_OK) {
+    const struct db_state_opts state = app_state_opts(cfg);
+    if (db_target_resolve(cfg->db_arg, &state, &t, &err) == STATUS_OK) {
         fprintf(fp, "# %s\n", t.reason);
         /* Comments: what was decided, not keys to read back; a conninfo may hold a
          * password, so only whether it is set is shown. */
         if (t.embedded) {
-            fprintf(fp, "# state_dir: %.180s\n# socket_dir: %.120s\n", t.state_dir,
-                    t.socket_dir);
+            fprintf(fp, "# state_dir: %.180s (%.120s)\n# socket_dir: %.120s\n",
+                    t.state_dir, t.state_why,
+                    t.socket_dir[0] != '\0' ? t.socket_dir : "(made at the first start)");
         } else {
             fprintf(fp, "# conninfo: %s\n",
                     t.conninfo[0] != '\0' ? "(set, not shown)" : "(PG* variables)");
         }
     }
+    if (cfg->state_dir_conf[0] != '\0')
+        print_key(fp, "state_dir", cfg->state_dir_conf);
     fprintf(fp, "\n[serve]\nlisten = %s\n", cfg->listen);
     if (cfg->token[0] != '\0') {
         fprintf(fp, "# token: (set, not shown)\n");

@@ -29,9 +29,11 @@ enum exit_code {
 
 /* The program's configuration after command line > environment > file > defaults. */
 struct app_config {
-    char config_path[512]; /* "" when no file was read */
-    char db_arg[1024];     /* --db, "" when not given */
-    char listen[128];      /* [serve] listen, default 127.0.0.1:8080 */
+    char config_path[512];    /* "" when no file was read */
+    char db_arg[1024];        /* --db, "" when not given */
+    char state_dir_arg[512];  /* --state-dir, "" when not given */
+    char state_dir_conf[512]; /* [database] state_dir, "" when not set */
+    char listen[128];         /* [serve] listen, default 127.0.0.1:8080 */
     char token[128]; /* [serve] token: when set, /api needs "Authorization: Bearer" */
     char cors_origin[256]; /* [serve] cors_origin */
     char device_include[256];
@@ -61,6 +63,9 @@ enum status app_config_read(struct app_config *cfg, const char *path,
                             struct error *err) MUST_CHECK;
 /* Prints the effective configuration as INI. */
 void app_config_print(const struct app_config *cfg, FILE *fp);
+/* Where the state directory was chosen (--state-dir, [database] state_dir); borrows
+ * cfg. */
+struct db_state_opts app_state_opts(const struct app_config *cfg);
 /* What the analysis takes from the configuration. */
 struct analysis_settings app_analysis_settings(const struct app_config *cfg);
 /* What the HTTP server takes from it; listen NULL: [serve] listen. Borrows cfg. */

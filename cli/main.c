@@ -70,15 +70,14 @@ static void usage_line(FILE *fp, const char *synopsis, const char *summary)
 
 static void usage(FILE *fp)
 {
-    fputs(
-        "usage: iocontend [--config PATH] [--db CONNINFO] [--quiet] [--log-level LEVEL]\n"
-        "                 COMMAND [ARGS]\n"
-        "\n"
-        "Measures how job I/O time depends on system-wide I/O: joins Darshan job logs\n"
-        "with the storage servers' iostat samples, per application group.\n"
-        "\n"
-        "commands:\n",
-        fp);
+    fputs("usage: iocontend [--config PATH] [--db CONNINFO] [--state-dir DIR] [--quiet]\n"
+          "                 [--log-level LEVEL] COMMAND [ARGS]\n"
+          "\n"
+          "Measures how job I/O time depends on system-wide I/O: joins Darshan job logs\n"
+          "with the storage servers' iostat samples, per application group.\n"
+          "\n"
+          "commands:\n",
+          fp);
     for (size_t i = 0; i < N_COMMANDS; i++) {
         for (size_t l = 0; l < 2 && commands[i].lines[l].synopsis != NULL; l++)
             usage_line(fp, commands[i].lines[l].synopsis, commands[i].lines[l].summary);
@@ -88,7 +87,11 @@ static void usage(FILE *fp)
           "options:\n"
           "  --config PATH       INI file (default /etc/iocontend/iocontend.conf if present)\n"
           "  --db CONNINFO       a configured PostgreSQL server (else IOCONTEND_DB, PG*,\n"
-          "                      or the embedded cluster under $IOCONTEND_STATE_DIR, ./var)\n"
+          "                      or the embedded cluster under the state directory)\n"
+          "  --state-dir DIR     the embedded cluster's state directory (else\n"
+          "                      $IOCONTEND_STATE_DIR, [database] state_dir, then\n"
+          "                      /var/lib/iocontend as root, else\n"
+          "                      ${XDG_STATE_HOME:-~/.local/state}/iocontend)\n"
           "  --quiet             errors only\n"
           "  --log-level L       error|warn|info|debug (default info); logs go to stderr\n"
           "  --version, --help\n"
@@ -127,6 +130,7 @@ int main(int argc, char **argv)
     struct error err = {0};
     const char *config_path = NULL;
     const char *db_arg = NULL;
+    const char *state_dir = NULL;
     const char *level = NULL;
     bool quiet = false;
     int i = 1;
@@ -146,13 +150,15 @@ int main(int argc, char **argv)
         if (strcmp(a, "--quiet") == 0) {
             quiet = true;
         } else if ((strcmp(a, "--config") == 0 || strcmp(a, "--db") == 0 ||
-                    strcmp(a, "--log-level") == 0) &&
+                    strcmp(a, "--log-level") == 0 || strcmp(a, "--state-dir") == 0) &&
                    i + 1 < argc) {
             const char *v = argv[++i];
             if (strcmp(a, "--config") == 0) {
                 config_path = v;
             } else if (strcmp(a, "--db") == 0) {
                 db_arg = v;
+            } else if (strcmp(a, "--state-dir") == 0) {
+                state_dir = v;
             } else {
                 level = v;
             }
@@ -201,6 +207,17 @@ int main(int argc, char **argv)
     cfg.quiet = quiet;
     if (db_arg != NULL)
         snprintf(cfg.db_arg, sizeof cfg.db_arg, "%s", db_arg);
+    if (state_dir != NULL) {
+        if (state_dir[0] == '\0' || strlen(state_dir) >= sizeof cfg.state_dir_arg) {
+            fprintf(stderr,
+                    "iocontend: --state-dir takes a directory of at most %zu "
+                    "bytes\n",
+                    sizeof cfg.state_dir_arg - 1);
+            app_config_clear(&cfg);
+            return EXIT_USAGE;
+        }
+        snprintf(cfg.state_dir_arg, sizeof cfg.state_dir_arg, "%s", state_dir);
+    }
     rc = cmd->run(&cfg, argc - i, argv + i);
     app_config_clear(&cfg);
     return rc;

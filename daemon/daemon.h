@@ -15,6 +15,7 @@ struct serve_settings {
     const char *token;       /* when not "", /api needs "Authorization: Bearer TOKEN" */
     const char *cors_origin; /* when not "", the Access-Control-Allow-Origin */
     const char *db_arg;      /* --db CONNINFO, "" when not given (db_target_resolve) */
+    struct db_state_opts state;        /* --state-dir, [database] state_dir */
     struct analysis_settings analysis; /* for associations computed on request */
     bool check_only; /* return as soon as GET /api/v1/health answered 200 */
     /* Called once the socket listens, with "ADDR:PORT" ("[v6]:PORT"): the caller

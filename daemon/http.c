@@ -418,11 +418,17 @@ enum status serve_run(const struct serve_settings *s, struct error *err)
 
     /* The page and the errors do not need the database; a daemon that starts while
      * PostgreSQL is down answers 503 on health and reconnects when it returns. */
-    srv.target_ok = db_target_resolve(s->db_arg[0] != '\0' ? s->db_arg : NULL,
+    srv.target_ok = db_target_resolve(s->db_arg[0] != '\0' ? s->db_arg : NULL, &s->state,
                                       &srv.target, &db_err) == STATUS_OK;
-    if (srv.target_ok && db_connect(s->db_arg, DB_START_EMBEDDED | DB_MIGRATE, &srv.db,
-                                    &db_err) != STATUS_OK)
+    if (srv.target_ok && db_connect(s->db_arg, &s->state, DB_START_EMBEDDED | DB_MIGRATE,
+                                    &srv.db, &db_err) != STATUS_OK)
         srv.db = NULL;
+    /* The first start may have made the socket directory (the mkdtemp fallback for a
+     * long state directory): resolve again, so that reconnections find it. */
+    if (srv.db != NULL && srv.target.embedded && srv.target.socket_dir[0] == '\0') {
+        srv.target_ok =
+            db_target_resolve(NULL, &s->state, &srv.target, &db_err) == STATUS_OK;
+    }
     if (srv.db == NULL) {
         error_format(&db_err, detail, sizeof detail);
         log_warn("database unavailable (%s); serving anyway, health answers 503", detail);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <libpq-fe.h>
 #include <limits.h>
 #include <pwd.h>
@@ -19,6 +20,13 @@
 #define EMBEDDED_PORT   5432
 #define EMBEDDED_DBNAME "iocontend"
 #define EMBEDDED_USER   "postgres"
+#define SOCKET_GROUP    "iocontend"
+#define IDENT_MAP       "iocontend"
+/* sun_path holds 107 bytes and a '\0'; the server adds "/.s.PGSQL.5432". */
+#define SOCKET_PATH_MAX 107
+#define SOCKET_FILE     "/.s.PGSQL.5432"
+/* Where the mkdtemp socket directory is recorded, inside the state directory. */
+#define SOCKET_RECORD "socket_dir"
 
 static const char *const pg_env_vars[] = {"PGHOST", "PGHOSTADDR", "PGPORT", "PGDATABASE",
                                           "PGSERVICE"};
@@ -29,31 +37,157 @@ static bool env_set(const char *name)
     return v != NULL && v[0] != '\0';
 }
 
-/* The socket directory must stay far below the 107-byte sun_path limit whatever the
- * state directory's length, so it is named by a hash of the state directory. */
-static void socket_dir_for(const char *state_dir, char *out, size_t size)
+static bool given(const char *s)
 {
-    struct hash128 h;
-    char hex[33];
-    const char *tmp = getenv("TMPDIR");
-
-    if (tmp == NULL || tmp[0] == '\0' || strlen(tmp) > 40)
-        tmp = "/tmp";
-    hash128_init(&h);
-    hash128_update(&h, state_dir, strlen(state_dir));
-    hash128_hex(&h, hex);
-    hex[12] = '\0';
-    snprintf(out, size, "%s/iocontend-%s", tmp, hex);
+    return s != NULL && s[0] != '\0';
 }
 
-enum status db_target_resolve(const char *db_arg, struct db_target *out,
-                              struct error *err)
+/* STATE/run when the socket's path fits in sun_path; else the directory recorded in
+ * STATE/socket_dir ("" when none yet: db_cluster_start makes one). */
+static void socket_dir_for(struct db_target *t)
 {
-    const char *state = getenv("IOCONTEND_STATE_DIR");
-    const char *env_db = getenv("IOCONTEND_DB");
+    char rec[700];
+
+    if (strlen(t->state_dir) + strlen("/run" SOCKET_FILE) <= SOCKET_PATH_MAX) {
+        /* Length checked above; memcpy keeps -Wformat-truncation quiet at -O1. */
+        size_t len = strlen(t->state_dir);
+        memcpy(t->socket_dir, t->state_dir, len);
+        memcpy(t->socket_dir + len, "/run", 5);
+        return;
+    }
+    t->socket_dir[0] = '\0';
+    snprintf(rec, sizeof rec, "%s/" SOCKET_RECORD, t->state_dir);
+    int fd = open(rec, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char buf[sizeof t->socket_dir] = "";
+    ssize_t got = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (got <= 0)
+        return;
+    buf[got] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    if (buf[0] == '/' && strlen(buf) + strlen(SOCKET_FILE) <= SOCKET_PATH_MAX)
+        memcpy(t->socket_dir, buf, strlen(buf) + 1);
+}
+
+static void set_conninfo(struct db_target *t)
+{
+    snprintf(t->conninfo, sizeof t->conninfo, "host=%s port=%d dbname=%s user=%s",
+             t->socket_dir[0] != '\0' ? t->socket_dir : "/nonexistent", EMBEDDED_PORT,
+             EMBEDDED_DBNAME, EMBEDDED_USER);
+}
+
+/* The default state directory: /var/lib/iocontend as root, else
+ * ${XDG_STATE_HOME:-~/.local/state}/iocontend; never the working directory, so that
+ * cron and a login shell find the same database. */
+static enum status default_state(char *out, size_t size, char *why, size_t why_size,
+                                 struct error *err)
+{
+    const char *xdg = getenv("XDG_STATE_HOME");
+    const char *home = getenv("HOME");
+
+    if (geteuid() == 0) {
+        snprintf(out, size, "/var/lib/iocontend");
+        snprintf(why, why_size, "the default for root");
+        return STATUS_OK;
+    }
+    /* XDG: a relative XDG_STATE_HOME is invalid and ignored. */
+    if (xdg != NULL && xdg[0] == '/') {
+        snprintf(out, size, "%s/iocontend", xdg);
+        snprintf(why, why_size, "the default: $XDG_STATE_HOME/iocontend");
+        return STATUS_OK;
+    }
+    if (home == NULL || home[0] != '/') {
+        struct passwd *pw = getpwuid(geteuid());
+        home = pw != NULL ? pw->pw_dir : NULL;
+    }
+    if (home == NULL || home[0] != '/') {
+        return error_set(err, STATUS_INVALID,
+                         "no state directory: HOME is not set and the user has no home "
+                         "directory; give --state-dir or set IOCONTEND_STATE_DIR");
+    }
+    snprintf(out, size, "%s/.local/state/iocontend", home);
+    snprintf(why, why_size,
+             "the default: ~/.local/state/iocontend (XDG_STATE_HOME unset)");
+    return STATUS_OK;
+}
+
+/* The state directory, absolute, and why it was chosen. */
+static enum status choose_state(const struct db_state_opts *opts, struct db_target *out,
+                                char *abs_state, size_t size, struct error *err)
+{
+    const char *env = getenv("IOCONTEND_STATE_DIR");
+    const char *state = NULL;
+
+    if (opts != NULL && given(opts->arg)) {
+        state = opts->arg;
+        snprintf(out->state_why, sizeof out->state_why, "--state-dir given");
+    } else if (given(env)) {
+        state = env;
+        snprintf(out->state_why, sizeof out->state_why, "IOCONTEND_STATE_DIR is set");
+    } else if (opts != NULL && given(opts->config)) {
+        state = opts->config;
+        snprintf(out->state_why, sizeof out->state_why, "[database] state_dir in %.200s",
+                 given(opts->config_path) ? opts->config_path : "the configuration");
+        if (state[0] != '/') {
+            return error_set(
+                err, STATUS_INVALID,
+                "[database] state_dir must be an absolute path, got '%.200s'", state);
+        }
+    } else {
+        out->state_default = true;
+        return default_state(abs_state, size, out->state_why, sizeof out->state_why, err);
+    }
+    if (state[0] == '/') {
+        snprintf(abs_state, size, "%s", state);
+        return STATUS_OK;
+    }
+    /* A relative path someone typed means where they stand now. */
+    char cwd[PATH_MAX];
+    if (getcwd(cwd, sizeof cwd) == NULL)
+        return error_set(err, STATUS_INTERNAL, "getcwd: %s", strerror(errno));
+    const char *rel = strncmp(state, "./", 2) == 0 ? state + 2 : state;
+    if (snprintf(abs_state, size, "%s/%s", cwd, rel) >= (int)size)
+        return error_set(err, STATUS_INVALID, "state directory path is too long");
+    return STATUS_OK;
+}
+
+/* out's state_dir, state_why, state_default and data_dir. */
+static enum status state_dir_resolve(const struct db_state_opts *state,
+                                     struct db_target *out, struct error *err)
+{
     char abs_state[PATH_MAX];
+    enum status rc = choose_state(state, out, abs_state, sizeof abs_state, err);
+
+    if (rc != STATUS_OK)
+        return rc;
+    /* Trailing slashes would make two names for one directory. */
+    for (size_t n = strlen(abs_state); n > 1 && abs_state[n - 1] == '/'; n--)
+        abs_state[n - 1] = '\0';
+    if (strlen(abs_state) + 4 >= sizeof out->state_dir) {
+        return error_set(err, STATUS_INVALID, "state directory path is too long: %s",
+                         abs_state);
+    }
+    /* Lengths checked above; memcpy keeps -Wformat-truncation quiet at -O1. */
+    size_t len = strlen(abs_state);
+    memcpy(out->state_dir, abs_state, len + 1);
+    memcpy(out->data_dir, abs_state, len);
+    memcpy(out->data_dir + len, "/pg", 4);
+    return STATUS_OK;
+}
+
+enum status db_target_resolve(const char *db_arg, const struct db_state_opts *state,
+                              struct db_target *out, struct error *err)
+{
+    const char *env_db = getenv("IOCONTEND_DB");
+    enum status rc;
 
     memset(out, 0, sizeof *out);
+    /* The state directory is named even for a configured server: the demo keeps its
+     * sample data there. */
+    struct error state_err = {0};
+    rc = state_dir_resolve(state, out, &state_err);
     if (db_arg != NULL && db_arg[0] != '\0') {
         snprintf(out->conninfo, sizeof out->conninfo, "%s", db_arg);
         snprintf(out->reason, sizeof out->reason, "configured: --db given");
@@ -73,32 +207,13 @@ enum status db_target_resolve(const char *db_arg, struct db_target *out,
         }
     }
     out->embedded = true;
-    if (state == NULL || state[0] == '\0')
-        state = "./var";
-    if (state[0] == '/') {
-        snprintf(abs_state, sizeof abs_state, "%s", state);
-    } else {
-        char cwd[PATH_MAX];
-        if (getcwd(cwd, sizeof cwd) == NULL)
-            return error_set(err, STATUS_INTERNAL, "getcwd: %s", strerror(errno));
-        /* "./var" → "<cwd>/var": keep the name tidy for messages. */
-        const char *rel = strncmp(state, "./", 2) == 0 ? state + 2 : state;
-        if (snprintf(abs_state, sizeof abs_state, "%s/%s", cwd, rel) >=
-            (int)sizeof abs_state)
-            return error_set(err, STATUS_INVALID, "state directory path is too long");
+    if (rc != STATUS_OK) {
+        if (err != NULL)
+            *err = state_err;
+        return rc;
     }
-    if (strlen(abs_state) + 4 >= sizeof out->state_dir) {
-        return error_set(err, STATUS_INVALID, "state directory path is too long: %s",
-                         abs_state);
-    }
-    /* Lengths checked above; memcpy keeps -Wformat-truncation quiet at -O1. */
-    size_t len = strlen(abs_state);
-    memcpy(out->state_dir, abs_state, len + 1);
-    memcpy(out->data_dir, abs_state, len);
-    memcpy(out->data_dir + len, "/pg", 4);
-    socket_dir_for(abs_state, out->socket_dir, sizeof out->socket_dir);
-    snprintf(out->conninfo, sizeof out->conninfo, "host=%s port=%d dbname=%s user=%s",
-             out->socket_dir, EMBEDDED_PORT, EMBEDDED_DBNAME, EMBEDDED_USER);
+    socket_dir_for(out);
+    set_conninfo(out);
     snprintf(out->reason, sizeof out->reason,
              "embedded: no --db, IOCONTEND_DB or PG* variable is set");
     return STATUS_OK;
@@ -129,9 +244,9 @@ static void argv_add(struct argv_buf *a, const char *fmt, ...)
 }
 
 /* Runs the command (as the postgres user when we are root: PostgreSQL refuses
- * root), with output to log_path when given. Returns the exit status, -1 when it
- * could not run. */
-static int run_as_owner(const struct argv_buf *cmd, const char *log_path)
+ * root), with its output to log_fd when that is not -1. Returns the exit status, -1
+ * when it could not run. */
+static int run_as_owner(const struct argv_buf *cmd, int log_fd)
 {
     struct argv_buf full = {.n = 0};
     pid_t pid;
@@ -149,12 +264,10 @@ static int run_as_owner(const struct argv_buf *cmd, const char *log_path)
     if (pid < 0)
         return -1;
     if (pid == 0) {
-        if (log_path != NULL) {
-            /* The child's descriptors 1 and 2 to the log: the server's output. */
-            int fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
-            if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0)
-                _exit(127);
-        }
+        /* The log was opened safely by the parent; the child only inherits it. */
+        if (log_fd >= 0 &&
+            (dup2(log_fd, STDOUT_FILENO) < 0 || dup2(log_fd, STDERR_FILENO) < 0))
+            _exit(127);
         if (full.n > 0)
             execvp(full.store[0], full.ptr);
         _exit(127);
@@ -205,56 +318,309 @@ static enum status pg_bindir(char *out, size_t size, struct error *err)
     return STATUS_OK;
 }
 
-/* As root the cluster belongs to postgres, who must be able to reach the state
- * directory: every ancestor must be searchable by others. */
-static enum status prepare_dirs(const struct db_target *t, struct error *err)
-{
-    bool root = geteuid() == 0;
-    struct passwd *pw = NULL;
+/* Who the cluster belongs to: postgres as root (PostgreSQL refuses root), else us;
+ * the socket directory's group is iocontend when there is one we may use. */
+struct owner {
+    uid_t uid;
+    gid_t gid;
+    gid_t socket_gid;
+    char name[64];
+};
 
-    if (root) {
+/* As root a missing iocontend group is created (groupadd, run directly). */
+static void ensure_socket_group(void)
+{
+    struct argv_buf cmd = {.n = 0};
+    pid_t pid;
+    int status;
+
+    if (geteuid() != 0 || getgrnam(SOCKET_GROUP) != NULL)
+        return;
+    argv_add(&cmd, "groupadd");
+    argv_add(&cmd, "--system");
+    argv_add(&cmd, SOCKET_GROUP);
+    pid = fork();
+    if (pid == 0) {
+        execvp(cmd.store[0], cmd.ptr);
+        _exit(127);
+    }
+    if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+        WEXITSTATUS(status) != 0) {
+        log_warn("could not create the group %s: the socket directory keeps the "
+                 "group of %s",
+                 SOCKET_GROUP, EMBEDDED_USER);
+    }
+}
+
+static enum status cluster_owner(struct owner *o, struct error *err)
+{
+    struct passwd *pw;
+    struct group *gr;
+
+    if (geteuid() == 0) {
         pw = getpwnam(EMBEDDED_USER);
         if (pw == NULL) {
             return error_set(err, STATUS_NOT_FOUND,
                              "no '%s' user: install the postgresql-15 package",
                              EMBEDDED_USER);
         }
+    } else {
+        pw = getpwuid(geteuid());
+        if (pw == NULL) {
+            return error_set(err, STATUS_INVALID,
+                             "uid %u has no name: peer "
+                             "authentication needs one",
+                             (unsigned)geteuid());
+        }
+    }
+    o->uid = pw->pw_uid;
+    o->gid = pw->pw_gid;
+    snprintf(o->name, sizeof o->name, "%s", pw->pw_name);
+    ensure_socket_group();
+    gr = getgrnam(SOCKET_GROUP);
+    o->socket_gid = gr != NULL ? gr->gr_gid : o->gid;
+    return STATUS_OK;
+}
+
+/* Opens a directory without following a final symbolic link. */
+static int open_dir_at(int at, const char *name)
+{
+    return openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* The state directory, made when missing (with its parents), opened without
+ * following a link, and refused when another user owns it or others may write in
+ * it: whoever can write there could plant links where root writes. Returns its
+ * descriptor, -1 with err set. */
+static int open_state_dir(const struct db_target *t, const struct owner *o,
+                          struct error *err)
+{
+    char path[sizeof t->state_dir];
+    struct stat st;
+
+    snprintf(path, sizeof path, "%s", t->state_dir);
+    for (char *p = path + 1; *p != '\0'; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+            error_at(err, STATUS_INVALID, path, 0, "cannot create state directory: %s",
+                     strerror(errno));
+            return -1;
+        }
+        *p = '/';
     }
     if (mkdir(t->state_dir, 0755) != 0 && errno != EEXIST) {
-        return error_set(err, STATUS_INVALID, "cannot create state directory %s: %s",
-                         t->state_dir, strerror(errno));
+        error_at(err, STATUS_INVALID, t->state_dir, 0,
+                 "cannot create state directory: %s", strerror(errno));
+        return -1;
     }
-    if (mkdir(t->socket_dir, 0700) != 0 && errno != EEXIST) {
-        return error_set(err, STATUS_INVALID, "cannot create socket directory %s: %s",
-                         t->socket_dir, strerror(errno));
+    int fd = open_dir_at(AT_FDCWD, t->state_dir);
+    if (fd < 0) {
+        error_at(err, STATUS_INVALID, t->state_dir, 0,
+                 "state directory: %s (a symbolic link is refused: name the real "
+                 "directory)",
+                 strerror(errno));
+        return -1;
     }
-    if (root) {
-        if (chown(t->socket_dir, pw->pw_uid, pw->pw_gid) != 0) {
-            return error_set(err, STATUS_INVALID, "cannot give %s to %s: %s",
-                             t->socket_dir, EMBEDDED_USER, strerror(errno));
+    if (fstat(fd, &st) != 0 || (st.st_uid != geteuid() && st.st_uid != o->uid)) {
+        error_at(err, STATUS_INVALID, t->state_dir, 0,
+                 "the state directory belongs to uid %u, not to you or %s: refusing it; "
+                 "use a directory of your own",
+                 (unsigned)st.st_uid, o->name);
+        close(fd);
+        return -1;
+    }
+    if ((st.st_mode & 022) != 0) {
+        error_at(err, STATUS_INVALID, t->state_dir, 0,
+                 "the state directory is writable by others (mode %04o): refusing it; "
+                 "chmod go-w it",
+                 (unsigned)(st.st_mode & 07777));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* A directory that the cluster's user must own: made (and given to that user)
+ * when missing, else refused when someone else owns it or its mode is looser than
+ * mode. Never follows a link. */
+static enum status owned_dir(int at, const char *name, const char *path, const char *what,
+                             mode_t mode, gid_t gid, const struct owner *o,
+                             struct error *err)
+{
+    struct stat st;
+    bool made = mkdirat(at, name, 0700) == 0;
+
+    if (!made && errno != EEXIST) {
+        return error_at(err, STATUS_INVALID, path, 0, "cannot create the %s: %s", what,
+                        strerror(errno));
+    }
+    int fd = open_dir_at(at, name);
+    if (fd < 0) {
+        return error_at(err, STATUS_INVALID, path, 0,
+                        "%s: %s (a symbolic link is refused)", what, strerror(errno));
+    }
+    enum status rc = STATUS_OK;
+    if (fstat(fd, &st) != 0) {
+        rc = error_at(err, STATUS_INVALID, path, 0, "%s: %s", what, strerror(errno));
+    } else if (made) {
+        /* Ours since mkdir: give it away through the descriptor, never the path. */
+        if (geteuid() == 0 && fchown(fd, o->uid, gid) != 0) {
+            rc = error_at(err, STATUS_INVALID, path, 0, "cannot give the %s to %s: %s",
+                          what, o->name, strerror(errno));
+        } else if (geteuid() != 0 && gid != st.st_gid &&
+                   fchown(fd, (uid_t)-1, gid) != 0) {
+            log_debug("%s keeps group %u: %s", path, (unsigned)st.st_gid,
+                      strerror(errno));
         }
-        if (mkdir(t->data_dir, 0700) != 0 && errno != EEXIST) {
-            return error_set(err, STATUS_INVALID, "cannot create %s: %s", t->data_dir,
-                             strerror(errno));
-        }
-        if (chown(t->data_dir, pw->pw_uid, pw->pw_gid) != 0) {
-            return error_set(err, STATUS_INVALID, "cannot give %s to %s: %s", t->data_dir,
-                             EMBEDDED_USER, strerror(errno));
-        }
+        if (rc == STATUS_OK && fchmod(fd, mode) != 0)
+            rc = error_at(err, STATUS_INVALID, path, 0, "chmod: %s", strerror(errno));
+    } else if (st.st_uid != o->uid) {
+        rc = error_at(err, STATUS_INVALID, path, 0,
+                      "the %s belongs to uid %u, not to %s: refusing it; remove it and "
+                      "start again",
+                      what, (unsigned)st.st_uid, o->name);
+    } else if ((st.st_mode & 07777 & ~mode) != 0) {
+        rc =
+            error_at(err, STATUS_INVALID, path, 0,
+                     "the %s has mode %04o, looser than %04o: refusing it; remove it and "
+                     "start again",
+                     what, (unsigned)(st.st_mode & 07777), (unsigned)mode);
+    }
+    close(fd);
+    return rc;
+}
+
+/* Records the mkdtemp socket directory in the state directory. */
+static enum status record_socket_dir(int state_fd, const struct db_target *t,
+                                     struct error *err)
+{
+    struct stat st;
+    int fd = openat(state_fd, SOCKET_RECORD, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+                    0644);
+
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+        st.st_uid != geteuid()) {
+        if (fd >= 0)
+            close(fd);
+        return error_set(err, STATUS_INVALID,
+                         "cannot record the socket directory in %s/" SOCKET_RECORD
+                         ": not a plain file of ours",
+                         t->state_dir);
+    }
+    size_t n = strlen(t->socket_dir);
+    bool ok = ftruncate(fd, 0) == 0 && write(fd, t->socket_dir, n) == (ssize_t)n &&
+              write(fd, "\n", 1) == 1;
+    close(fd);
+    return ok ? STATUS_OK
+              : error_set(err, STATUS_INVALID, "cannot write %s/" SOCKET_RECORD ": %s",
+                          t->state_dir, strerror(errno));
+}
+
+/* The socket directory: STATE/run, or when that path is too long a recorded
+ * mkdtemp directory (a fresh one when the recorded one is gone or not the
+ * cluster's). */
+static enum status socket_dir_prepare(int state_fd, struct db_target *t,
+                                      const struct owner *o, struct error *err)
+{
+    struct stat st;
+
+    if (strlen(t->state_dir) + strlen("/run" SOCKET_FILE) <= SOCKET_PATH_MAX) {
+        return owned_dir(state_fd, "run", t->socket_dir, "socket directory", 0750,
+                         o->socket_gid, o, err);
+    }
+    if (t->socket_dir[0] != '\0' && lstat(t->socket_dir, &st) == 0 &&
+        S_ISDIR(st.st_mode) && st.st_uid == o->uid && (st.st_mode & 027) == 0) {
+        return STATUS_OK;
+    }
+    if (t->socket_dir[0] != '\0') {
+        log_warn("socket directory %s is gone or not the cluster's: making a new one",
+                 t->socket_dir);
+    }
+    char tmpl[] = "/tmp/iocontend-XXXXXX";
+    if (mkdtemp(tmpl) == NULL) {
+        return error_set(err, STATUS_INVALID,
+                         "cannot create a socket directory in /tmp: %s", strerror(errno));
+    }
+    snprintf(t->socket_dir, sizeof t->socket_dir, "%s", tmpl);
+    /* mkdtemp made it, ours and 0700, with a name no one could guess: give it away. */
+    int fd = open_dir_at(AT_FDCWD, tmpl);
+    bool ok = fd >= 0 && (geteuid() != 0 || fchown(fd, o->uid, o->socket_gid) == 0) &&
+              fchmod(fd, 0750) == 0;
+    if (fd >= 0)
+        close(fd);
+    if (!ok) {
+        return error_at(err, STATUS_INVALID, tmpl, 0,
+                        "cannot prepare the socket directory: %s", strerror(errno));
+    }
+    set_conninfo(t);
+    return record_socket_dir(state_fd, t, err);
+}
+
+/* A log file in the state directory, opened for appending without following a
+ * link, mode 0600, refused when it is not a plain file of ours (or of the cluster's
+ * user) with one name. give: hand it to the cluster's user (the server writes it
+ * itself). Returns the descriptor, -1 with err set. */
+static int open_log(int state_fd, const struct db_target *t, const char *name,
+                    const struct owner *o, bool give, struct error *err)
+{
+    struct stat st;
+    int fd =
+        openat(state_fd, name,
+               O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+
+    if (fd < 0) {
+        error_at(err, STATUS_INVALID, t->state_dir, 0,
+                 "cannot open the log %s: %s (a symbolic link is refused: remove it)",
+                 name, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+        (st.st_uid != geteuid() && st.st_uid != o->uid)) {
+        error_at(err, STATUS_INVALID, t->state_dir, 0,
+                 "the log %s is not a plain file of ours: refusing it; remove it", name);
+        close(fd);
+        return -1;
+    }
+    if (fchmod(fd, 0600) != 0 ||
+        (give && geteuid() == 0 && fchown(fd, o->uid, o->gid) != 0)) {
+        error_at(err, STATUS_INVALID, t->state_dir, 0, "cannot set up the log %s: %s",
+                 name, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* The cluster's directories, checked and made; returns the state directory's
+ * descriptor (-1 with err set). As root postgres must be able to reach it. */
+static int prepare_dirs(struct db_target *t, const struct owner *o, struct error *err)
+{
+    int state_fd = open_state_dir(t, o, err);
+
+    if (state_fd < 0)
+        return -1;
+    enum status rc =
+        owned_dir(state_fd, "pg", t->data_dir, "data directory", 0700, o->gid, o, err);
+    if (rc == STATUS_OK)
+        rc = socket_dir_prepare(state_fd, t, o, err);
+    if (rc == STATUS_OK && geteuid() == 0) {
         struct argv_buf probe = {.n = 0};
-        argv_add(&probe, "/bin/sh");
-        argv_add(&probe, "-c");
-        argv_add(&probe, "test -x '%s' && test -w '%s'", t->state_dir, t->data_dir);
-        if (run_as_owner(&probe, NULL) != 0) {
-            return error_set(
-                err, STATUS_INVALID,
-                "the postgres user cannot reach %s: make every parent directory "
-                "searchable (chmod o+x) or set IOCONTEND_STATE_DIR to a directory "
-                "under /tmp or /var/lib",
-                t->state_dir);
+        argv_add(&probe, "test");
+        argv_add(&probe, "-w");
+        argv_add(&probe, "%s", t->data_dir);
+        if (run_as_owner(&probe, -1) != 0) {
+            rc = error_at(err, STATUS_INVALID, t->state_dir, 0,
+                          "the postgres user cannot reach it: make every parent "
+                          "directory searchable (chmod o+x) or use --state-dir");
         }
     }
-    return STATUS_OK;
+    if (rc != STATUS_OK) {
+        close(state_fd);
+        return -1;
+    }
+    return state_fd;
 }
 
 /* pg_ctl ACTION --wait --pgdata=DIR; the action's own options follow. */
@@ -268,12 +634,23 @@ static void pg_ctl_args(struct argv_buf *cmd, const char *bindir, const char *ac
 }
 
 /* Runs a pg_ctl command as the cluster's owner, its output in state_dir/pg_ctl.log. */
-static int run_pg_ctl(const struct argv_buf *cmd, const struct db_target *t)
+static enum status run_pg_ctl(const struct argv_buf *cmd, const struct db_target *t,
+                              const struct owner *o, int *exit_status, struct error *err)
 {
-    char ctl_log[700];
+    int state_fd = open_dir_at(AT_FDCWD, t->state_dir);
+    int log_fd = state_fd >= 0 ? open_log(state_fd, t, "pg_ctl.log", o, false, err) : -1;
 
-    snprintf(ctl_log, sizeof ctl_log, "%s/pg_ctl.log", t->state_dir);
-    return run_as_owner(cmd, ctl_log);
+    if (state_fd >= 0)
+        close(state_fd);
+    if (log_fd < 0) {
+        return state_fd < 0  ? error_set(err, STATUS_INVALID, "state directory %s: %s",
+                                         t->state_dir, strerror(errno))
+               : err != NULL ? err->code
+                             : STATUS_INVALID;
+    }
+    *exit_status = run_as_owner(cmd, log_fd);
+    close(log_fd);
+    return STATUS_OK;
 }
 
 static bool cluster_exists(const struct db_target *t)
@@ -283,37 +660,128 @@ static bool cluster_exists(const struct db_target *t)
     return access(path, F_OK) == 0;
 }
 
-enum status db_cluster_init(const struct db_target *t, struct error *err)
+/* The default state directory holds no cluster but ./var/pg (the old default) does:
+ * starting an empty one would lose the database silently. */
+static enum status old_default_check(const struct db_target *t, struct error *err)
 {
-    char bindir[PATH_MAX], log_path[700];
+    char cwd[PATH_MAX], old[PATH_MAX + 32];
+
+    if (!t->state_default || cluster_exists(t) || getcwd(cwd, sizeof cwd) == NULL)
+        return STATUS_OK;
+    snprintf(old, sizeof old, "%s/var/pg/PG_VERSION", cwd);
+    if (access(old, F_OK) != 0)
+        return STATUS_OK;
+    old[strlen(old) - strlen("/pg/PG_VERSION")] = '\0';
+    /* Too long for one struct error: the paths and the way out are logged whole. */
+    log_warn("%s/pg holds a cluster, but the state directory is now %s (%s), which "
+             "holds none.",
+             old, t->state_dir, t->state_why);
+    log_warn("To keep using it, pass --state-dir %s (or set IOCONTEND_STATE_DIR=%s), or "
+             "move it: iocontend --state-dir %s db stop; mv %s %s",
+             old, old, old, old, t->state_dir);
+    return error_set(err, STATUS_INVALID,
+                     "not starting an empty cluster while ./var/pg holds one: see the "
+                     "warnings above");
+}
+
+/* Writes a file initdb made in the data directory, refusing anything but a plain
+ * file of the cluster's user with one name (as root: never through a link). */
+static enum status write_conf(const struct db_target *t, const char *name,
+                              const struct owner *o, const char *text, struct error *err)
+{
+    char path[700];
+    struct stat st;
+
+    snprintf(path, sizeof path, "%s/%s", t->data_dir, name);
+    int fd = open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+        st.st_uid != o->uid) {
+        if (fd >= 0)
+            close(fd);
+        return error_at(err, STATUS_INVALID, path, 0,
+                        "not a plain file of %s: refusing it", o->name);
+    }
+    size_t n = strlen(text);
+    bool ok = ftruncate(fd, 0) == 0 && write(fd, text, n) == (ssize_t)n;
+    close(fd);
+    return ok ? STATUS_OK
+              : error_set(err, STATUS_INVALID, "cannot write %s: %s", path,
+                          strerror(errno));
+}
+
+/* Local connections by peer authentication only: root and the cluster's user are
+ * mapped to the superuser role; everyone else, and TCP, is rejected. */
+static enum status write_auth(const struct db_target *t, const struct owner *o,
+                              struct error *err)
+{
+    char ident[512];
+    static const char hba[] =
+        "# pg_hba.conf, written by iocontend at every start: local connections by\n"
+        "# peer authentication through the " IDENT_MAP " map of pg_ident.conf; no TCP.\n"
+        "local all all peer map=" IDENT_MAP "\n"
+        "host all all all reject\n";
+
+    snprintf(ident, sizeof ident,
+             "# pg_ident.conf, written by iocontend at every start: the system users\n"
+             "# who may connect, as the superuser role.\n"
+             "%s root %s\n%s %s %s\n",
+             IDENT_MAP, EMBEDDED_USER, IDENT_MAP, o->name, EMBEDDED_USER);
+    enum status rc = write_conf(t, "pg_hba.conf", o, hba, err);
+    return rc == STATUS_OK ? write_conf(t, "pg_ident.conf", o, ident, err) : rc;
+}
+
+/* init's work once the owner is known and the directories checked. */
+static enum status cluster_init(struct db_target *t, const struct owner *o, int state_fd,
+                                struct error *err)
+{
+    char bindir[PATH_MAX];
+    enum status rc;
+
+    if (cluster_exists(t))
+        return write_auth(t, o, err);
+    rc = pg_bindir(bindir, sizeof bindir, err);
+    if (rc != STATUS_OK)
+        return rc;
+    int log_fd = open_log(state_fd, t, "initdb.log", o, false, err);
+    if (log_fd < 0)
+        return err != NULL ? err->code : STATUS_INVALID;
+    struct argv_buf cmd = {.n = 0};
+    argv_add(&cmd, "%s/initdb", bindir);
+    argv_add(&cmd, "--pgdata=%s", t->data_dir);
+    argv_add(&cmd, "--username=%s", EMBEDDED_USER);
+    argv_add(&cmd, "--auth-local=peer");
+    argv_add(&cmd, "--auth-host=reject");
+    argv_add(&cmd, "--encoding=UTF8");
+    argv_add(&cmd, "--locale=C.UTF-8");
+    argv_add(&cmd, "--no-instructions");
+    int code = run_as_owner(&cmd, log_fd);
+    close(log_fd);
+    if (code != 0)
+        return error_at(err, STATUS_DB, t->state_dir, 0, "initdb failed: see initdb.log");
+    log_info("created the embedded cluster in %s", t->data_dir);
+    return write_auth(t, o, err);
+}
+
+enum status db_cluster_init(struct db_target *t, struct error *err)
+{
+    struct owner o = {0};
     enum status rc;
 
     if (!t->embedded) {
         return error_set(err, STATUS_INVALID,
                          "a configured database is not managed here (%s)", t->reason);
     }
-    rc = prepare_dirs(t, err);
+    rc = old_default_check(t, err);
+    if (rc == STATUS_OK)
+        rc = cluster_owner(&o, err);
     if (rc != STATUS_OK)
         return rc;
-    if (cluster_exists(t))
-        return STATUS_OK;
-    rc = pg_bindir(bindir, sizeof bindir, err);
-    if (rc != STATUS_OK)
-        return rc;
-    snprintf(log_path, sizeof log_path, "%s/initdb.log", t->state_dir);
-    struct argv_buf cmd = {.n = 0};
-    argv_add(&cmd, "%s/initdb", bindir);
-    argv_add(&cmd, "--pgdata=%s", t->data_dir);
-    argv_add(&cmd, "--username=%s", EMBEDDED_USER);
-    argv_add(&cmd, "--auth=trust");
-    argv_add(&cmd, "--encoding=UTF8");
-    argv_add(&cmd, "--locale=C.UTF-8");
-    argv_add(&cmd, "--no-instructions");
-    /* The log is opened by the child before runuser drops to postgres. */
-    if (run_as_owner(&cmd, log_path) != 0)
-        return error_set(err, STATUS_DB, "initdb failed: see %s", log_path);
-    log_info("created the embedded cluster in %s", t->data_dir);
-    return STATUS_OK;
+    int state_fd = prepare_dirs(t, &o, err);
+    if (state_fd < 0)
+        return err != NULL ? err->code : STATUS_INVALID;
+    rc = cluster_init(t, &o, state_fd, err);
+    close(state_fd);
+    return rc;
 }
 
 bool db_cluster_running(const struct db_target *t)
@@ -322,6 +790,8 @@ bool db_cluster_running(const struct db_target *t)
     char conninfo[400];
     bool ok;
 
+    if (t->socket_dir[0] == '\0')
+        return false;
     snprintf(conninfo, sizeof conninfo,
              "host=%s port=%d dbname=postgres user=%s connect_timeout=2", t->socket_dir,
              EMBEDDED_PORT, EMBEDDED_USER);
@@ -362,56 +832,79 @@ static enum status ensure_database(const struct db_target *t, struct error *err)
     return rc;
 }
 
-enum status db_cluster_start(const struct db_target *t, struct error *err)
+/* A postmaster.pid left by a killed server (or a machine restart) would stop pg_ctl;
+ * the server is not answering, so it is stale unless its pid lives. */
+static void clear_stale_pid(const struct db_target *t)
 {
-    char bindir[PATH_MAX], log_path[700], pid_path[700];
+    char pid_path[700], first[32] = "";
+
+    snprintf(pid_path, sizeof pid_path, "%s/postmaster.pid", t->data_dir);
+    int fd = open(pid_path, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t got = read(fd, first, sizeof first - 1);
+    close(fd);
+    first[got > 0 ? got : 0] = '\0';
+    long pid = strtol(first, NULL, 10);
+    if (pid <= 0 || kill((pid_t)pid, 0) != 0) {
+        unlink(pid_path);
+        log_warn("removed a stale %s", pid_path);
+    }
+}
+
+enum status db_cluster_start(struct db_target *t, struct error *err)
+{
+    char bindir[PATH_MAX];
+    struct owner o = {0};
     enum status rc;
 
-    rc = db_cluster_init(t, err);
+    if (!t->embedded) {
+        return error_set(err, STATUS_INVALID,
+                         "a configured database is not managed here (%s)", t->reason);
+    }
+    rc = old_default_check(t, err);
+    if (rc == STATUS_OK)
+        rc = cluster_owner(&o, err);
     if (rc != STATUS_OK)
         return rc;
-    if (db_cluster_running(t))
+    int state_fd = prepare_dirs(t, &o, err);
+    if (state_fd < 0)
+        return err != NULL ? err->code : STATUS_INVALID;
+    rc = cluster_init(t, &o, state_fd, err);
+    if (rc == STATUS_OK && db_cluster_running(t)) {
+        close(state_fd);
         return ensure_database(t, err);
-    rc = pg_bindir(bindir, sizeof bindir, err);
-    if (rc != STATUS_OK)
-        return rc;
-    /* A postmaster.pid left by a killed server (or a machine restart) would stop
-     * pg_ctl; the server is not answering, so it is stale unless its pid lives. */
-    snprintf(pid_path, sizeof pid_path, "%s/postmaster.pid", t->data_dir);
-    FILE *pf = fopen(pid_path, "r");
-    if (pf != NULL) {
-        char first[32] = "";
-        bool got = fgets(first, sizeof first, pf) != NULL;
-        fclose(pf);
-        long pid = got ? strtol(first, NULL, 10) : 0;
-        if (pid <= 0 || kill((pid_t)pid, 0) != 0) {
-            unlink(pid_path);
-            log_warn("removed a stale %s", pid_path);
-        }
     }
-    snprintf(log_path, sizeof log_path, "%s/postgresql.log", t->state_dir);
-    if (geteuid() == 0) {
-        /* The server (running as postgres) appends to its log: let it. */
-        FILE *lf = fopen(log_path, "a");
-        struct passwd *pw = getpwnam(EMBEDDED_USER);
-        if (lf != NULL)
-            fclose(lf);
-        if (pw != NULL && chown(log_path, pw->pw_uid, pw->pw_gid) != 0)
-            log_warn("cannot give %s to %s", log_path, EMBEDDED_USER);
-    }
+    if (rc == STATUS_OK)
+        rc = pg_bindir(bindir, sizeof bindir, err);
+    /* The server (running as postgres) appends to its log itself: made here, safely,
+     * and handed to it. */
+    int log_fd =
+        rc == STATUS_OK ? open_log(state_fd, t, "postgresql.log", &o, true, err) : -1;
+    close(state_fd);
+    if (log_fd < 0)
+        return rc != STATUS_OK ? rc : err != NULL ? err->code : STATUS_INVALID;
+    close(log_fd);
+    clear_stale_pid(t);
     struct argv_buf cmd = {.n = 0};
     pg_ctl_args(&cmd, bindir, "start", t);
     argv_add(&cmd, "--timeout=60");
-    argv_add(&cmd, "--log=%s", log_path);
+    argv_add(&cmd, "--log=%s/postgresql.log", t->state_dir);
     argv_add(&cmd, "-o");
-    /* No TCP: the embedded server is reached through its socket only. */
+    /* No TCP: the embedded server is reached through its socket only. The socket
+     * keeps the server's default mode: its directory (0750, group iocontend) decides
+     * who reaches it, and peer authentication who gets in. */
     argv_add(&cmd,
              "-c listen_addresses='' -c unix_socket_directories='%s' -c port=%d "
              "-c max_connections=40",
              t->socket_dir, EMBEDDED_PORT);
-    if (run_pg_ctl(&cmd, t) != 0) {
-        return error_set(err, STATUS_DB, "the embedded server did not start: see %s",
-                         log_path);
+    int code = -1;
+    rc = run_pg_ctl(&cmd, t, &o, &code, err);
+    if (rc != STATUS_OK)
+        return rc;
+    if (code != 0) {
+        return error_at(err, STATUS_DB, t->state_dir, 0,
+                        "the embedded server did not start: see postgresql.log");
     }
     log_info("started the embedded server (socket in %s)", t->socket_dir);
     return ensure_database(t, err);
@@ -420,6 +913,7 @@ enum status db_cluster_start(const struct db_target *t, struct error *err)
 enum status db_cluster_stop(const struct db_target *t, struct error *err)
 {
     char bindir[PATH_MAX];
+    struct owner o = {0};
     enum status rc;
 
     if (!t->embedded) {
@@ -428,32 +922,40 @@ enum status db_cluster_stop(const struct db_target *t, struct error *err)
     }
     if (!cluster_exists(t) || !db_cluster_running(t))
         return STATUS_OK;
-    rc = pg_bindir(bindir, sizeof bindir, err);
+    rc = cluster_owner(&o, err);
+    if (rc == STATUS_OK)
+        rc = pg_bindir(bindir, sizeof bindir, err);
     if (rc != STATUS_OK)
         return rc;
     struct argv_buf cmd = {.n = 0};
     pg_ctl_args(&cmd, bindir, "stop", t);
     argv_add(&cmd, "--mode=fast");
-    if (run_pg_ctl(&cmd, t) != 0) {
+    int code = -1;
+    rc = run_pg_ctl(&cmd, t, &o, &code, err);
+    if (rc != STATUS_OK)
+        return rc;
+    if (code != 0) {
         return error_set(err, STATUS_DB, "pg_ctl stop failed for %s: see %s/pg_ctl.log",
                          t->data_dir, t->state_dir);
     }
-    /* The socket folder is ours alone; an empty one left in $TMPDIR is litter. */
-    if (rmdir(t->socket_dir) != 0 && errno != ENOENT)
+    /* A mkdtemp socket directory in /tmp is litter once the server is down; STATE/run
+     * stays with the state. */
+    if (strncmp(t->socket_dir, t->state_dir, strlen(t->state_dir)) != 0 &&
+        rmdir(t->socket_dir) != 0 && errno != ENOENT)
         log_debug("could not remove %s: %s", t->socket_dir, strerror(errno));
     log_info("stopped the embedded server");
     return STATUS_OK;
 }
 
-enum status db_connect(const char *db_arg, unsigned flags, struct db **out,
-                       struct error *err)
+enum status db_connect(const char *db_arg, const struct db_state_opts *state,
+                       unsigned flags, struct db **out, struct error *err)
 {
     struct db_target t;
     enum status rc;
     int applied = 0;
 
     *out = NULL;
-    rc = db_target_resolve(db_arg, &t, err);
+    rc = db_target_resolve(db_arg, state, &t, err);
     if (rc != STATUS_OK)
         return rc;
     if (t.embedded && (flags & DB_START_EMBEDDED) != 0) {

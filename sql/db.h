@@ -14,26 +14,46 @@
 struct db_target {
     bool embedded;        /* true: iocontend's own cluster under state_dir */
     char conninfo[1024];  /* what libpq is given ("" = libpq's PG* defaults) */
-    char state_dir[512];  /* ${IOCONTEND_STATE_DIR:-./var}, absolute */
+    char state_dir[512];  /* the state directory (INTERFACES.md), absolute */
+    char state_why[256];  /* why that one: "--state-dir given", "the default …" */
+    bool state_default;   /* state_dir is the default, not chosen */
     char data_dir[600];   /* state_dir/pg */
-    char socket_dir[128]; /* short directory for the Unix socket */
+    char socket_dir[128]; /* state_dir/run, or a mkdtemp directory recorded in
+                             state_dir/socket_dir when that is too long; "" until
+                             the cluster starts when none is recorded yet */
     char reason[256];     /* why this database: "--db given", "PGHOST is set", … */
+};
+
+/* Where the state directory was chosen, besides IOCONTEND_STATE_DIR. Strings are
+ * borrowed; NULL or "" when not given. */
+struct db_state_opts {
+    const char *arg;         /* --state-dir (beats IOCONTEND_STATE_DIR) */
+    const char *config;      /* [database] state_dir (below IOCONTEND_STATE_DIR) */
+    const char *config_path; /* the file that set config, for state_why */
 };
 
 /* Decides the database as INTERFACES.md says: db_arg (--db) or IOCONTEND_DB or any
  * of PGHOST, PGHOSTADDR, PGPORT, PGDATABASE, PGSERVICE → configured; otherwise the
- * embedded cluster under IOCONTEND_STATE_DIR (default ./var). */
-enum status db_target_resolve(const char *db_arg, struct db_target *out,
-                              struct error *err) MUST_CHECK;
+ * embedded cluster under the state directory: state->arg > IOCONTEND_STATE_DIR >
+ * state->config > /var/lib/iocontend as root, ${XDG_STATE_HOME:-~/.local/state}/
+ * iocontend otherwise (never the working directory). state may be NULL. Creates
+ * nothing. STATUS_INVALID for a path that is too long or a relative configured one. */
+enum status db_target_resolve(const char *db_arg, const struct db_state_opts *state,
+                              struct db_target *out, struct error *err) MUST_CHECK;
 
-/* Embedded cluster life. init creates the cluster when absent (no-op otherwise);
- * start inits when needed, clears a stale postmaster.pid and starts the server
- * (no-op when running); stop stops it. As root the server runs as the postgres
- * user via runuser. STATUS_INVALID for a configured target; STATUS_DB when a
- * PostgreSQL program fails (err names it); STATUS_NOT_FOUND when the server
- * binaries are missing. */
-enum status db_cluster_init(const struct db_target *t, struct error *err) MUST_CHECK;
-enum status db_cluster_start(const struct db_target *t, struct error *err) MUST_CHECK;
+/* Embedded cluster life. init creates the cluster when absent (no-op otherwise) and
+ * writes its pg_hba.conf / pg_ident.conf (peer authentication only); start inits
+ * when needed, clears a stale postmaster.pid and starts the server (no-op when
+ * running); stop stops it. As root the server runs as the postgres user via
+ * runuser. No symbolic link in the state directory is followed and a directory or
+ * log another user owns, or a socket directory looser than 0750, is refused
+ * (STATUS_INVALID naming it). init and start may fill t's socket_dir and conninfo
+ * (the mkdtemp fallback). STATUS_INVALID for a configured target or a default state
+ * directory without a cluster while ./var/pg holds one; STATUS_DB when a PostgreSQL
+ * program fails (err names it); STATUS_NOT_FOUND when the server binaries are
+ * missing. */
+enum status db_cluster_init(struct db_target *t, struct error *err) MUST_CHECK;
+enum status db_cluster_start(struct db_target *t, struct error *err) MUST_CHECK;
 enum status db_cluster_stop(const struct db_target *t, struct error *err) MUST_CHECK;
 /* true when the embedded server answers. */
 bool db_cluster_running(const struct db_target *t);
@@ -54,15 +74,15 @@ enum db_connect_flags {
     DB_MIGRATE = 1 << 1         /* apply the migrations not yet applied */
 };
 
-/* Resolves the target db_arg names (db_target_resolve), starts the embedded cluster
- * when that is the target and flags has DB_START_EMBEDDED, connects, and with
+/* Resolves the target db_arg and state name (db_target_resolve), starts the embedded
+ * cluster when that is the target and flags has DB_START_EMBEDDED, connects, and with
  * DB_MIGRATE applies the migrations. *out is new (db_close), NULL on failure.
  * Statuses: db_target_resolve's (STATUS_INVALID, STATUS_INTERNAL); a cluster that
  * does not start is STATUS_INVALID when db_cluster_start said so, else STATUS_DB
  * (err keeps db_cluster_start's own code, e.g. STATUS_NOT_FOUND for missing server
  * binaries); then db_open's and db_migrate's (STATUS_DB, STATUS_NOMEM). */
-enum status db_connect(const char *db_arg, unsigned flags, struct db **out,
-                       struct error *err) MUST_CHECK;
+enum status db_connect(const char *db_arg, const struct db_state_opts *state,
+                       unsigned flags, struct db **out, struct error *err) MUST_CHECK;
 
 /* Applies the migrations compiled in from sql/migrations/ that are not yet in
  * schema_version, each in its own transaction. *applied counts them (0 when the

@@ -37,7 +37,7 @@ static void without_migrate_the_schema_is_left_as_it_is(void **state)
     int version = -1;
 
     (void)state;
-    assert_int_equal(db_connect(NULL, DB_START_EMBEDDED, &db, &err), STATUS_OK);
+    assert_int_equal(db_connect(NULL, NULL, DB_START_EMBEDDED, &db, &err), STATUS_OK);
     assert_non_null(db);
     assert_int_equal(db_schema_version(db, &version, &err), STATUS_OK);
     assert_int_equal(version, fx.configured ? db_schema_latest() : 0);
@@ -51,7 +51,7 @@ static void with_both_flags_the_schema_is_the_latest(void **state)
     int version = -1;
 
     (void)state;
-    assert_int_equal(db_connect(NULL, DB_START_EMBEDDED | DB_MIGRATE, &db, &err),
+    assert_int_equal(db_connect(NULL, NULL, DB_START_EMBEDDED | DB_MIGRATE, &db, &err),
                      STATUS_OK);
     assert_non_null(db);
     assert_int_equal(db_schema_version(db, &version, &err), STATUS_OK);
@@ -67,7 +67,7 @@ static void unreachable_server_is_status_db(void **state)
 
     (void)state;
     assert_int_equal(db_connect("host=/nonexistent/iocontend port=1 connect_timeout=1",
-                                DB_START_EMBEDDED | DB_MIGRATE, &db, &err),
+                                NULL, DB_START_EMBEDDED | DB_MIGRATE, &db, &err),
                      STATUS_DB);
     assert_null(db);
     assert_int_equal(err.code, STATUS_DB);

@@ -39,7 +39,7 @@ static struct db *hold(const char *kind)
     struct db *db = NULL;
     struct error err = {0};
 
-    assert_int_equal(db_connect(NULL, DB_START_EMBEDDED | DB_MIGRATE, &db, &err),
+    assert_int_equal(db_connect(NULL, NULL, DB_START_EMBEDDED | DB_MIGRATE, &db, &err),
                      STATUS_OK);
     assert_int_equal(db_run_lock(db, kind, false, &err), STATUS_OK);
     return db;

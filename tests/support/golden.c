@@ -211,8 +211,10 @@ static char *mask_paths(const struct golden_env *env, char *s)
         if (lit[best][0] != NULL && lit[best][0][0] != '\0')
             s = replace_lit(s, lit[best][0], lit[best][1]);
     }
-    /* The embedded cluster's socket folder: $TMPDIR/iocontend-<hash of the state
-     * folder> (sql/cluster.c). */
+    /* The embedded cluster's socket folder is <STATE>/run, masked above, unless that
+     * path is too long for a socket: then a mkdtemp /tmp/iocontend-XXXXXX
+     * (sql/cluster.c); older recordings had $TMPDIR/iocontend-<12 hex>. */
+    s = replace_re(s, "/tmp/iocontend-[0-9A-Za-z]{6}", "<SOCKET>");
     return replace_re(s, "[^[:space:]'\"]*/iocontend-[0-9a-f]{12}", "<SOCKET>");
 }
 

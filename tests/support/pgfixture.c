@@ -126,7 +126,9 @@ int pgfixture_start(struct pgfixture *f)
         f->state_dir[0] = '\0';
         return -1;
     }
-    /* mkdtemp makes it 0700; as root the cluster runs as postgres, who must enter. */
+    /* mkdtemp makes it 0700; as root the cluster runs as postgres, who must enter.
+     * The cluster is made as every embedded one is (sql/cluster.c): socket in
+     * STATE/run, peer authentication, logs 0600. */
     if (chmod(f->state_dir, 0755) != 0)
         return -1;
     setenv("IOCONTEND_STATE_DIR", f->state_dir, 1);
@@ -151,7 +153,7 @@ void pgfixture_stop(struct pgfixture *f)
         if (psql(f, sql) != 0)
             fprintf(stderr, "pgfixture: could not drop %s\n", f->dbname);
     } else if (!f->configured && f->state_dir[0] != '\0') {
-        /* db stop also removes the socket folder under $TMPDIR. */
+        /* db stop also removes a mkdtemp socket folder (a long $TMPDIR). */
         if (pgfixture_cmd(f, "--quiet db stop") != 0)
             fprintf(stderr, "pgfixture: db stop failed\n");
     }

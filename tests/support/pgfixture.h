@@ -1,6 +1,6 @@
 /* pgfixture.h: a throwaway PostgreSQL for integration tests: an embedded cluster
  * under $TMPDIR, or a throwaway database on a configured server (PG* variables or
- * IOCONTEND_DB), removed at the end. Never ./var. */
+ * IOCONTEND_DB), removed at the end. Never the default state directory. */
 #ifndef IOCONTEND_PGFIXTURE_H
 #define IOCONTEND_PGFIXTURE_H
 

@@ -1,0 +1,273 @@
+/* test_state_dir.c: the state directory does not depend on where the program is run
+ * from (issue 15: cron's working directory lost the database). --state-dir beats
+ * IOCONTEND_STATE_DIR, which beats [database] state_dir, which beats the default;
+ * the default for a user is ${XDG_STATE_HOME:-~/.local/state}/iocontend, and a
+ * ./var/pg left by the old default stops the program with both paths instead of an
+ * empty cluster. As root the user's runs are replayed as nobody, so that nothing
+ * touches root's default /var/lib/iocontend. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "../support/testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char scratch[256]; /* this run's folder (nobody's as root), removed at the end */
+static char bin_abs[1024];
+
+/* Runs cmd through sh with stderr joined, as nobody when we are root, with the
+ * state-directory variables of the caller removed; output (malloc'd) and status. */
+static char *as_user(const char *cmd, int *rc)
+{
+    char full[4096];
+
+    snprintf(full, sizeof full,
+             "%s env -u IOCONTEND_STATE_DIR -u IOCONTEND_DB -u XDG_STATE_HOME sh -c '%s' "
+             "2>&1",
+             geteuid() == 0 ? "runuser -u nobody --" : "", cmd);
+    char *out = testutil_run(full, rc);
+    assert_non_null(out);
+    return out;
+}
+
+static bool configured_server(void)
+{
+    static const char *const vars[] = {"IOCONTEND_DB", "PGHOST",     "PGHOSTADDR",
+                                       "PGPORT",       "PGDATABASE", "PGSERVICE"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v != NULL && v[0] != '\0')
+            return true;
+    }
+    return false;
+}
+
+static int setup(void **state)
+{
+    const char *bin = getenv("IOCONTEND_BIN");
+
+    (void)state;
+    if (bin == NULL || bin[0] == '\0')
+        bin = "build/iocontend";
+    if (realpath(bin, bin_abs) == NULL)
+        return -1;
+    /* /tmp, not $TMPDIR: nobody must reach it. */
+    snprintf(scratch, sizeof scratch, "/tmp/iocontend-statedir-XXXXXX");
+    if (mkdtemp(scratch) == NULL || chmod(scratch, 0755) != 0)
+        return -1;
+    if (geteuid() == 0 && chown(scratch, 65534, 65534) != 0)
+        return -1;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    char cmd[400];
+    int rc = -1;
+
+    (void)state;
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch);
+    free(testutil_run(cmd, &rc));
+    return 0;
+}
+
+/* A run from / and one from another folder use the same database: what the first
+ * migrated, the second finds. */
+static void the_default_does_not_depend_on_the_working_directory(void **state)
+{
+    char cmd[3000];
+    int rc = -1;
+
+    (void)state;
+    if (configured_server())
+        skip();
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p %s/elsewhere %s/xdg && cd / && XDG_STATE_HOME=%s/xdg HOME=%s "
+             "%s --quiet db migrate",
+             scratch, scratch, scratch, scratch, bin_abs);
+    char *out = as_user(cmd, &rc);
+    if (rc != 0)
+        fail_msg("db migrate from /: %s", out);
+    free(out);
+
+    snprintf(cmd, sizeof cmd,
+             "cd %s/elsewhere && XDG_STATE_HOME=%s/xdg HOME=%s %s db status", scratch,
+             scratch, scratch, bin_abs);
+    out = as_user(cmd, &rc);
+    char want[600];
+    snprintf(want, sizeof want,
+             "state directory: %s/xdg/iocontend (the default: $XDG_STATE_HOME/iocontend)",
+             scratch);
+    assert_non_null(strstr(out, want));
+    snprintf(want, sizeof want, "socket directory: %s/xdg/iocontend/run", scratch);
+    assert_non_null(strstr(out, want));
+    /* Migrated by the run from /: the latest schema. */
+    const char *v = strstr(out, "schema version: ");
+    int have = -1, knows = -2;
+    assert_non_null(v);
+    assert_int_equal(
+        sscanf(v, "schema version: %d (this binary knows %d)", &have, &knows), 2);
+    assert_int_equal(have, knows);
+    assert_int_equal(rc, 0);
+    free(out);
+
+    snprintf(cmd, sizeof cmd, "cd / && XDG_STATE_HOME=%s/xdg %s --quiet db stop", scratch,
+             bin_abs);
+    out = as_user(cmd, &rc);
+    assert_int_equal(rc, 0);
+    free(out);
+}
+
+/* Without XDG_STATE_HOME the default is ~/.local/state/iocontend, from any folder;
+ * db status names it and why, and creates nothing. */
+static void without_xdg_the_default_is_under_home(void **state)
+{
+    char cmd[3000], want[600];
+    int rc = -1;
+
+    (void)state;
+    if (configured_server())
+        skip();
+    snprintf(cmd, sizeof cmd, "cd / && HOME=%s/home %s db status", scratch, bin_abs);
+    char *out = as_user(cmd, &rc);
+    snprintf(want, sizeof want,
+             "state directory: %s/home/.local/state/iocontend (the default: "
+             "~/.local/state/iocontend (XDG_STATE_HOME unset))",
+             scratch);
+    assert_non_null(strstr(out, want));
+    assert_int_equal(rc, 69); /* not running */
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s/home", scratch);
+    assert_int_not_equal(access(cmd, F_OK), 0);
+}
+
+/* The old default's cluster in ./var/pg and none in the new default: the program
+ * stops, naming both and how to move, and makes no empty cluster. */
+static void a_cluster_left_in_var_pg_is_not_replaced_silently(void **state)
+{
+    char cmd[3000], want[600];
+    int rc = -1;
+
+    (void)state;
+    if (configured_server())
+        skip();
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p %s/old/var/pg && echo 15 > %s/old/var/pg/PG_VERSION && cd %s/old "
+             "&& XDG_STATE_HOME=%s/new %s analyze",
+             scratch, scratch, scratch, scratch, bin_abs);
+    char *out = as_user(cmd, &rc);
+    assert_int_not_equal(rc, 0);
+    snprintf(want, sizeof want, "%s/old/var/pg holds a cluster", scratch);
+    assert_non_null(strstr(out, want));
+    snprintf(want, sizeof want, "the state directory is now %s/new/iocontend", scratch);
+    assert_non_null(strstr(out, want));
+    snprintf(want, sizeof want, "--state-dir %s/old/var", scratch);
+    assert_non_null(strstr(out, want));
+    snprintf(want, sizeof want, "mv %s/old/var %s/new/iocontend", scratch, scratch);
+    assert_non_null(strstr(out, want));
+    assert_null(strstr(out, "groups computed"));
+    free(out);
+    snprintf(cmd, sizeof cmd, "%s/new/iocontend/pg", scratch);
+    assert_int_not_equal(access(cmd, F_OK), 0);
+}
+
+/* --state-dir > IOCONTEND_STATE_DIR > [database] state_dir, as config show says
+ * (which resolves and creates nothing); a relative state_dir in the file is refused. */
+static void the_state_directory_follows_its_precedence(void **state)
+{
+    char conf[400], cmd[3000], want[1200];
+    int rc = -1;
+    FILE *fp;
+
+    (void)state;
+    if (configured_server())
+        skip();
+    snprintf(conf, sizeof conf, "%s/precedence.conf", scratch);
+    fp = fopen(conf, "w");
+    assert_non_null(fp);
+    fprintf(fp, "[database]\nstate_dir = %s/from-conf\n", scratch);
+    fclose(fp);
+
+    snprintf(cmd, sizeof cmd,
+             "IOCONTEND_STATE_DIR=%s/from-env %s --config %s --state-dir %s/from-arg "
+             "config show",
+             scratch, bin_abs, conf, scratch);
+    char *out = as_user(cmd, &rc);
+    assert_int_equal(rc, 0);
+    snprintf(want, sizeof want, "# state_dir: %s/from-arg (--state-dir given)", scratch);
+    assert_non_null(strstr(out, want));
+    free(out);
+
+    snprintf(cmd, sizeof cmd,
+             "IOCONTEND_STATE_DIR=%s/from-env %s --config %s config show", scratch,
+             bin_abs, conf);
+    out = as_user(cmd, &rc);
+    snprintf(want, sizeof want, "# state_dir: %s/from-env (IOCONTEND_STATE_DIR is set)",
+             scratch);
+    assert_non_null(strstr(out, want));
+    free(out);
+
+    snprintf(cmd, sizeof cmd, "%s --config %s config show", bin_abs, conf);
+    out = as_user(cmd, &rc);
+    snprintf(want, sizeof want, "# state_dir: %s/from-conf ([database] state_dir in %s)",
+             scratch, conf);
+    assert_non_null(strstr(out, want));
+    /* What config show prints loads back with the same state directory. */
+    snprintf(want, sizeof want, "state_dir = %s/from-conf", scratch);
+    assert_non_null(strstr(out, want));
+    free(out);
+
+    fp = fopen(conf, "w");
+    assert_non_null(fp);
+    fputs("[database]\nstate_dir = var\n", fp);
+    fclose(fp);
+    snprintf(cmd, sizeof cmd, "%s --config %s config show", bin_abs, conf);
+    out = as_user(cmd, &rc);
+    assert_int_not_equal(rc, 0);
+    assert_non_null(strstr(out, "[database] state_dir: expected an absolute path"));
+    free(out);
+}
+
+/* As root the default is /var/lib/iocontend from any folder (only resolved here:
+ * config show creates nothing). */
+static void as_root_the_default_is_var_lib(void **state)
+{
+    char cmd[2000];
+    int rc = -1;
+
+    (void)state;
+    if (geteuid() != 0 || configured_server())
+        skip();
+    for (int i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof cmd,
+                 "cd %s && env -u IOCONTEND_STATE_DIR %s --config /dev/null config show "
+                 "2>&1",
+                 i == 0 ? "/" : scratch, bin_abs);
+        char *out = testutil_run(cmd, &rc);
+        assert_non_null(out);
+        assert_int_equal(rc, 0);
+        assert_non_null(
+            strstr(out, "# state_dir: /var/lib/iocontend (the default for root)"));
+        free(out);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_default_does_not_depend_on_the_working_directory),
+        cmocka_unit_test(without_xdg_the_default_is_under_home),
+        cmocka_unit_test(a_cluster_left_in_var_pg_is_not_replaced_silently),
+        cmocka_unit_test(the_state_directory_follows_its_precedence),
+        cmocka_unit_test(as_root_the_default_is_var_lib),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
