@@ -70,6 +70,7 @@ struct darshan_log {
     size_t n_mounts;
     struct darshan_record *records; /* owned */
     size_t n_records;
+    bool negative_time;      /* a time counter was below 0 (not -1): taken as absent */
     size_t n_lines;          /* lines read */
     size_t n_skipped_module; /* lines of other modules (HEATMAP, LUSTRE, H5*, …) */
 };
