@@ -148,6 +148,8 @@ struct iostat_data {
     size_t n;
     double interval_s;         /* median stamp difference; 0 when fewer than 2 stamps */
     size_t n_reports_dropped;  /* the since-boot report */
+    size_t n_reports_aside;    /* set aside: an implausible stamp or a negative rate */
+    size_t n_reports_cut;      /* a cut last line: its report left for a later run */
     size_t n_devices_excluded; /* device lines not matching the include regex */
 };
 
@@ -163,6 +165,17 @@ struct iostat_data {
  * STATUS_INTERNAL (a read error). fp is read, never closed. */
 enum status ingest_iostat_parse(FILE *fp, const char *path, const char *device_include,
                                 struct iostat_data **out, struct error *err) MUST_CHECK;
+/* ingest_iostat_parse, knowing the file's mtime (epoch seconds; INT64_MAX when
+ * unknown). A report is set aside (logged with its line, counted in
+ * n_reports_aside; the rest of the file loads) when its stamp is before 2000, more
+ * than a day after mtime_s, or more than a day from where its place puts it (the
+ * last accepted stamp plus the distance before it), or when a row has a negative
+ * rate. A cut last line (no newline: a file still being written) leaves its report
+ * out (n_reports_cut) and loads the complete ones. */
+enum status ingest_iostat_parse_file(FILE *fp, const char *path,
+                                     const char *device_include, int64_t mtime_s,
+                                     struct iostat_data **out,
+                                     struct error *err) MUST_CHECK;
 void iostat_data_free(struct iostat_data *d);
 
 #define INGEST_DEFAULT_DEVICE_INCLUDE "^(sd[a-z]+|vd[a-z]+|xvd[a-z]+|nvme[0-9]+n[0-9]+)$"
