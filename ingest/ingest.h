@@ -190,7 +190,12 @@ struct ingest_opts {
     const char *fs;                  /* iostat: the file system the samples belong to */
     const char *server;              /* iostat: server name, NULL: the file's host */
     const struct progress *progress; /* per file loaded; NULL: none */
+    size_t max_file_bytes; /* larger inputs are quarantined "too large"; 0: the default */
 };
+
+/* The size cap of one input when the configuration sets none ([ingest]
+ * max_file_bytes): 64 MiB. */
+#define INGEST_DEFAULT_MAX_FILE_BYTES ((size_t)64 << 20)
 
 struct ingest_failure {
     char path[512];
