@@ -345,6 +345,7 @@ static enum status job_rows(const char *path, const struct darshan_log *log,
                               .eta_mon_write = m->eta_mon_write,
                               .n_unique_files = m->n_unique_files,
                               .n_shared_files = m->n_shared_files,
+                              .negative_time = log->negative_time,
                               .windows = w,
                               .n_windows = m->n_windows};
     *windows = w;

@@ -311,6 +311,9 @@ static void darshan_batch_finishes_around_hostile_logs(void **state)
     assert_query(
         "SELECT count(*) FROM loaded_files WHERE path LIKE '%/caf\\\\xe9.parser.txt'",
         NULL, "1");
+    /* STDIO_F_WRITE_TIME = -2662.746634: loaded, read as absent, flagged */
+    assert_query("SELECT string_agg(jobid, ',') FROM jobs WHERE negative_time", NULL,
+                 "4478544");
     assert_quarantined("garbage.parser.txt",
                        "1|expected text, got a NUL byte (a binary .darshan file?)");
     assert_quarantined("empty.parser.txt", "-|empty file");
