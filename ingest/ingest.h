@@ -227,4 +227,13 @@ enum status ingest_iostat_paths(struct db *db, char *const *paths, size_t n_path
                                 struct error *err) MUST_CHECK;
 void ingest_summary_clear(struct ingest_summary *s);
 
+/* What a failed database step (e, with its SQLSTATE in e->sqlstate) means for a
+ * batch: STATUS_PARSE for classes 22 (data exception) and 23 (integrity): the file's
+ * data, quarantined, and the batch goes on; STATUS_DB for 08 and 57 (the
+ * connection) and 53 and 58 (resources, a full disk: cli/ tells them apart by the
+ * SQLSTATE, exit 74) and for no SQLSTATE at all (libpq's own failure); anything else
+ * is a statement of ours that is wrong, STATUS_INTERNAL. Any other status than
+ * STATUS_DB is returned as it is. */
+enum status ingest_db_failure(const struct error *e);
+
 #endif

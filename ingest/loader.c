@@ -197,26 +197,35 @@ static enum status slurp(const char *path, size_t max, char **data, size_t *len,
     return STATUS_OK;
 }
 
-/* A failed database step (SQLSTATE classes, err->sqlstate): the file's own data
- * (22 data exception, 23 integrity) quarantine it and the batch goes on. */
-static bool is_data_fault(const struct error *e)
-{
-    return e->code == STATUS_DB &&
-           (strncmp(e->sqlstate, "22", 2) == 0 || strncmp(e->sqlstate, "23", 2) == 0);
-}
-
-/* Anything else stops the batch, naming the file: the connection (08, 57) and
- * resources such as a full disk (53, 58) stay STATUS_DB (cli/ tells them apart by
- * err->sqlstate); any other SQLSTATE is a statement of ours that is wrong. */
-static enum status stop_batch(const char *path, struct error *err)
+enum status ingest_db_failure(const struct error *e)
 {
     static const char *const db_classes[] = {"08", "57", "53", "58"};
-    bool ours = err->code == STATUS_DB && err->sqlstate[0] != '\0';
 
-    for (size_t i = 0; ours && i < sizeof db_classes / sizeof db_classes[0]; i++)
-        ours = strncmp(err->sqlstate, db_classes[i], 2) != 0;
-    if (ours)
-        err->code = STATUS_INTERNAL;
+    if (e->code != STATUS_DB)
+        return e->code;
+    if (strncmp(e->sqlstate, "22", 2) == 0 || strncmp(e->sqlstate, "23", 2) == 0)
+        return STATUS_PARSE;
+    if (e->sqlstate[0] == '\0')
+        return STATUS_DB; /* libpq's own failure: no server answered */
+    for (size_t i = 0; i < sizeof db_classes / sizeof db_classes[0]; i++) {
+        if (strncmp(e->sqlstate, db_classes[i], 2) == 0)
+            return STATUS_DB;
+    }
+    return STATUS_INTERNAL;
+}
+
+static bool is_data_fault(const struct error *e)
+{
+    return ingest_db_failure(e) == STATUS_PARSE;
+}
+
+/* Stops the batch on err (ingest_db_failure's status), naming the file. Data the
+ * file did not give (a hash, a run id) that the database refuses are our bug. */
+static enum status stop_batch(const char *path, struct error *err)
+{
+    enum status st = ingest_db_failure(err);
+
+    err->code = st == STATUS_PARSE ? STATUS_INTERNAL : st;
     snprintf(err->file, sizeof err->file, "%s", path);
     err->line = 0;
     return err->code;
