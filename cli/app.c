@@ -21,6 +21,14 @@ int exit_code_of(enum status s)
     return EXIT_SOFTWARE;
 }
 
+int exit_code_of_error(enum status rc, const struct error *err)
+{
+    if (rc == STATUS_DB && err != NULL &&
+        (strncmp(err->sqlstate, "53", 2) == 0 || strncmp(err->sqlstate, "58", 2) == 0))
+        return EXIT_IOERR;
+    return exit_code_of(rc);
+}
+
 int app_fail(const char *what, enum status rc, const struct error *err)
 {
     char msg[400];

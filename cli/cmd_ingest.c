@@ -134,6 +134,7 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
         .fs = fs,
         .server = server,
         .progress = app_progress_of(&bar, &progress),
+        .max_file_bytes = cfg->max_file_bytes,
     };
     if (darshan) {
         rc = ingest_darshan_paths(db, argv + first, (size_t)(argc - first), &o, &s, &err);
@@ -147,7 +148,7 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
         log_error("ingest stopped: %s", msg);
         print_summary(&s, json);
         ingest_summary_clear(&s);
-        return exit_code_of(rc);
+        return exit_code_of_error(rc, &err);
     }
     print_summary(&s, json);
     code = s.missing > 0 ? EXIT_NOINPUT : s.quarantined > 0 ? EXIT_PARTIAL : EXIT_OK;

@@ -52,8 +52,8 @@ struct ini_state {
 
 /* ---- the sections ------------------------------------------------------------- */
 
-static const char *const sections[] = {"database", "serve",   "filesystems",
-                                       "devices",  "samples", "analysis"};
+static const char *const sections[] = {"database", "serve",    "filesystems", "devices",
+                                       "samples",  "analysis", "ingest"};
 
 static bool group_name_ok(const char *name)
 {
@@ -486,6 +486,26 @@ static enum status set_group_key(struct group_rule *g, const char *key, const ch
     return STATUS_OK;
 }
 
+/* [ingest] max_file_bytes: a whole number of bytes, at least 1. */
+static enum status set_max_file_bytes(struct app_config *cfg, const char *value,
+                                      const struct ini_state *st)
+{
+    char *end;
+    unsigned long long v;
+
+    errno = 0;
+    v = strtoull(value, &end, 10);
+    if (value[0] < '0' || value[0] > '9' || *end != '\0' || errno != 0 || v == 0 ||
+        v > SIZE_MAX) {
+        return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                        "[ingest] max_file_bytes: expected a whole number of bytes >= 1, "
+                        "got '%.40s'",
+                        value);
+    }
+    cfg->max_file_bytes = (size_t)v;
+    return STATUS_OK;
+}
+
 static enum status set_key(struct ini_state *st, const char *section, const char *key,
                            const char *value)
 {
@@ -529,6 +549,8 @@ static enum status set_key(struct ini_state *st, const char *section, const char
     }
     if (strcmp(section, "analysis") == 0)
         return set_analysis(cfg, key, value, st);
+    if (strcmp(section, "ingest") == 0 && strcmp(key, "max_file_bytes") == 0)
+        return set_max_file_bytes(cfg, value, st);
     if (section[0] == '\0') {
         return error_at(st->err, STATUS_PARSE, st->path, st->line,
                         "%.40s: a key before any [section]", key);
@@ -538,6 +560,7 @@ static enum status set_key(struct ini_state *st, const char *section, const char
                     strcmp(section, "database") == 0  ? "; expected conninfo or state_dir"
                     : strcmp(section, "devices") == 0 ? "; expected include"
                     : strcmp(section, "samples") == 0 ? "; expected sample_offset_s"
+                    : strcmp(section, "ingest") == 0  ? "; expected max_file_bytes"
                                                       : "");
 }
 
@@ -637,6 +660,7 @@ enum status app_config_load(struct app_config *cfg, const char *path, struct err
     cfg->seed = 20240601UL;
     cfg->sweep_k_max = 20;
     cfg->permutations = 999;
+    cfg->max_file_bytes = INGEST_DEFAULT_MAX_FILE_BYTES;
     if (path == NULL && access(DEFAULT_CONFIG_PATH, R_OK) == 0)
         path = DEFAULT_CONFIG_PATH;
     if (path != NULL) {
@@ -739,6 +763,7 @@ void app_config_print(const struct app_config *cfg, FILE *fp)
             cfg->d_min, cfg->seed, cfg->granularity_s);
     fprintf(fp, "sweep_k_max = %u\nsweep_phases = %s\npermutations = %zu\n",
             cfg->sweep_k_max, cfg->sweep_all_phases ? "all" : "0", cfg->permutations);
+    fprintf(fp, "\n[ingest]\nmax_file_bytes = %zu\n", cfg->max_file_bytes);
     for (size_t i = 0; i < cfg->n_groups; i++) {
         fprintf(fp, "\n[group %s]\n", cfg->groups[i].name);
         for (int k = 0; k < GROUP_KEYS; k++) {

@@ -24,6 +24,7 @@ enum exit_code {
     EXIT_UNAVAILABLE = 69,
     EXIT_SOFTWARE = 70,
     EXIT_CANTCREAT = 73,
+    EXIT_IOERR = 74,   /* the database could not write: a full disk, no resources */
     EXIT_TEMPFAIL = 75 /* another run of the same kind holds the lock (--no-wait) */
 };
 
@@ -45,6 +46,7 @@ struct app_config {
     bool sweep_all_phases;  /* [analysis] sweep_phases = all: every phase φ at each k */
     size_t permutations;    /* [analysis] permutations: B of analyze's significance (999);
                                0: analyze stores none */
+    size_t max_file_bytes;  /* [ingest] max_file_bytes: larger inputs quarantined */
     struct ingest_fs_map fs_map; /* [filesystems] */
     struct group_rule *groups;   /* [group NAME] sections, in file order (owned) */
     size_t n_groups;
@@ -74,6 +76,9 @@ struct serve_settings app_serve_settings(const struct app_config *cfg,
 
 /* The exit status of a status that stopped a command (STYLE.md §3: the one place). */
 int exit_code_of(enum status s);
+/* exit_code_of(rc), except that a database that failed for want of resources
+ * (SQLSTATE classes 53, 58 in err: a full disk) is an I/O error, EXIT_IOERR. */
+int exit_code_of_error(enum status rc, const struct error *err);
 
 /* Opens the database of cfg (--db, the environment, or the embedded cluster, started
  * and migrated); logs why not and returns the exit status, EXIT_OK on success. */

@@ -132,16 +132,19 @@ enum status log_level_parse(const char *name, enum log_level *out)
 static void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 {
     static const char *const names[] = {"error", "warn", "info", "debug"};
-    char stamp[32], line[2048];
+    char stamp[32], msg[2048], line[2048];
     struct tm tm;
     time_t now = time(NULL);
 
     gmtime_r(&now, &tm);
     strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    /* Messages carry bytes of the inputs (names, lines): escaped, a line stays one
+     * line of valid UTF-8 whatever a file holds. */
+    vsnprintf(msg, sizeof msg, fmt, ap);
     /* One write per line, so lines of concurrent processes do not interleave. */
     int n = snprintf(line, sizeof line, "%s iocontend: %s: ", stamp, names[level]);
     if (n > 0 && (size_t)n < sizeof line)
-        vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+        str_escape(msg, line + n, sizeof line - (size_t)n);
     fprintf(stderr, "%s\n", line);
 }
 
@@ -210,6 +213,89 @@ char *str_dup(const char *s)
     d = malloc(n);
     if (d != NULL)
         memcpy(d, s, n);
+    return d;
+}
+
+/* The length of the valid UTF-8 sequence at s (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF), 0 when the byte at s does not start one. */
+static size_t utf8_length(const unsigned char *s)
+{
+    unsigned char b = s[0];
+    unsigned char lo = 0x80, hi = 0xbf;
+    size_t n;
+
+    if (b < 0x80)
+        return 1;
+    if (b >= 0xc2 && b <= 0xdf) {
+        n = 2;
+    } else if (b >= 0xe0 && b <= 0xef) {
+        n = 3;
+        lo = b == 0xe0 ? 0xa0 : 0x80;
+        hi = b == 0xed ? 0x9f : 0xbf;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+        n = 4;
+        lo = b == 0xf0 ? 0x90 : 0x80;
+        hi = b == 0xf4 ? 0x8f : 0xbf;
+    } else {
+        return 0;
+    }
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++) {
+        if (s[i] < 0x80 || s[i] > 0xbf)
+            return 0;
+    }
+    return n;
+}
+
+size_t str_escape(const char *s, char *out, size_t size)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t len = 0;
+    bool fits = true;
+
+    while (*p != '\0') {
+        char esc[8];
+        const char *piece = esc;
+        size_t n = utf8_length(p);
+
+        if (n == 1 && *p == '\\') {
+            piece = "\\\\";
+            n = 2;
+            p++;
+        } else if (n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7f))) {
+            snprintf(esc, sizeof esc, "\\x%02x", (unsigned)*p);
+            n = 4;
+            p++;
+        } else {
+            piece = (const char *)p;
+            p += n;
+        }
+        if (fits && len + n < size) {
+            memcpy(out + len, piece, n);
+        } else {
+            fits = false; /* later pieces never fill the gap: cut between escapes */
+            if (size > 0 && len < size)
+                out[len] = '\0';
+        }
+        len += n;
+    }
+    if (fits && size > 0)
+        out[len] = '\0';
+    return len;
+}
+
+char *str_escape_dup(const char *s)
+{
+    char *d;
+    size_t n;
+
+    if (s == NULL)
+        return NULL;
+    n = str_escape(s, NULL, 0) + 1;
+    d = malloc(n);
+    if (d != NULL)
+        str_escape(s, d, n);
     return d;
 }
 

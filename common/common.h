@@ -35,6 +35,7 @@ struct error {
     long line;          /* 1-based, 0 when none */
     char msg[160];      /* "expected <what>, got <what>" */
     char parameter[32]; /* the query or command-line parameter at fault, "" when none */
+    char sqlstate[6];   /* the database's SQLSTATE of a STATUS_DB error, "" when none */
 };
 
 /* Records code and the message in err (when err is not NULL and holds no error
@@ -97,6 +98,15 @@ void time_format_rfc3339(int64_t epoch_s, char out[40]);
 
 /* strdup that returns NULL on NULL or no memory. */
 char *str_dup(const char *s);
+
+/* s as printable UTF-8 text: every byte that is not part of a valid UTF-8 sequence,
+ * every C0 control and DEL becomes \xNN and a backslash becomes \\, so that text
+ * from any input can be stored and logged, and read back unambiguously. Writes at
+ * most size bytes (always terminated when size > 0, cut only between escapes) and
+ * returns the length of the whole escaped text (like snprintf). */
+size_t str_escape(const char *s, char *out, size_t size);
+/* str_escape into a new string (caller frees); NULL on NULL or no memory. */
+char *str_escape_dup(const char *s);
 
 /* ---- a tiny HTTP/1.1 client (common/httpget.c) --------------------------------- */
 

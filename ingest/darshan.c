@@ -119,6 +119,10 @@ struct parser {
     size_t cap_mounts;
     uint32_t required[LAYER_COUNT]; /* slots a complete record of each layer has */
     unsigned header_seen;           /* bit per enum hkey */
+    long header_line[H_COUNT];      /* where each key was given */
+    char **other_keys;              /* header keys we do not keep, seen once (owned) */
+    size_t n_other_keys;
+    double limit_s; /* a relative time can reach: max(T_J, end - start + 1) + 2 s */
     bool in_header;
     char banner[64]; /* module of a "# X module data" banner with no record yet */
     long banner_line;
@@ -205,6 +209,34 @@ static bool split_header_line(char *line, char **key, char **value)
     return true;
 }
 
+/* A header key we do not keep (compression method, *_asci, …): its first time, or
+ * STATUS_PARSE the second. darshan-parser repeats only "# metadata:" (and "# mount
+ * entry:", which is not a "key: value" line). */
+static enum status other_key(struct parser *p, const char *key, long lineno,
+                             struct error *err)
+{
+    char **more;
+
+    if (strcmp(key, "metadata") == 0)
+        return STATUS_OK;
+    for (size_t i = 0; i < p->n_other_keys; i++) {
+        if (strcmp(p->other_keys[i], key) == 0) {
+            return error_at(err, STATUS_PARSE, p->path, lineno,
+                            "expected header key '%.40s' once, got it a second time",
+                            key);
+        }
+    }
+    more = realloc(p->other_keys, (p->n_other_keys + 1) * sizeof *more);
+    if (more == NULL)
+        return error_set(err, STATUS_NOMEM, "header of %s", p->path);
+    p->other_keys = more;
+    more[p->n_other_keys] = str_dup(key);
+    if (more[p->n_other_keys] == NULL)
+        return error_set(err, STATUS_NOMEM, "header of %s", p->path);
+    p->n_other_keys++;
+    return STATUS_OK;
+}
+
 static enum status header_value(struct parser *p, const char *key, const char *value,
                                 long lineno, struct error *err)
 {
@@ -216,7 +248,13 @@ static enum status header_value(struct parser *p, const char *key, const char *v
             break;
     }
     if (k == H_COUNT)
-        return STATUS_OK; /* compression method, *_asci, metadata: not needed */
+        return other_key(p, key, lineno, err);
+    if (p->header_seen & (1u << k)) {
+        return error_at(err, STATUS_PARSE, p->path, lineno,
+                        "expected header key '%s' once, got it a second time (line %ld "
+                        "gave it first)",
+                        header_keys[k], p->header_line[k]);
+    }
 
     switch ((enum hkey)k) {
     case H_VERSION:
@@ -239,9 +277,10 @@ static enum status header_value(struct parser *p, const char *key, const char *v
             return error_set(err, STATUS_NOMEM, "exe of %s", p->path);
         break;
     case H_UID:
-        if (!parse_u64(value, &log->uid)) {
+        /* uid_t is 32 bits: anything larger is not a user */
+        if (!parse_u64(value, &log->uid) || log->uid > UINT32_MAX) {
             return error_at(err, STATUS_PARSE, p->path, lineno,
-                            "expected an unsigned integer for uid, got '%.40s'", value);
+                            "expected a uid from 0 to 4294967295, got '%.40s'", value);
         }
         break;
     case H_JOBID: {
@@ -264,6 +303,12 @@ static enum status header_value(struct parser *p, const char *key, const char *v
             return error_at(err, STATUS_PARSE, p->path, lineno,
                             "expected an integer for %s, got '%.40s'", key, value);
         }
+        /* RFC 3339 ends with year 9999: a later start is not a time */
+        if (k != H_NPROCS && (v < 0 || v > 253402300799)) {
+            return error_at(err, STATUS_PARSE, p->path, lineno,
+                            "expected %s from 0 to 253402300799 (year 9999), got '%.40s'",
+                            key, value);
+        }
         if (k == H_START) {
             log->start_time_s = v;
         } else if (k == H_END) {
@@ -277,14 +322,15 @@ static enum status header_value(struct parser *p, const char *key, const char *v
         break;
     }
     case H_RUN_TIME:
-        if (!parse_f64(value, &log->run_time_s)) {
+        if (!parse_f64(value, &log->run_time_s) || log->run_time_s < 0) {
             return error_at(err, STATUS_PARSE, p->path, lineno,
-                            "expected a number for run time, got '%.40s'", value);
+                            "expected a number >= 0 for run time, got '%.40s'", value);
         }
         break;
     case H_COUNT: break;
     }
     p->header_seen |= 1u << k;
+    p->header_line[k] = lineno;
     return STATUS_OK;
 }
 
@@ -300,6 +346,16 @@ static enum status header_end(struct parser *p, long lineno, struct error *err)
                             header_keys[k]);
         }
     }
+    if (p->log->end_time_s < p->log->start_time_s) {
+        return error_at(err, STATUS_PARSE, p->path, p->header_line[H_END],
+                        "expected end_time >= start_time (%" PRId64 "), got %" PRId64,
+                        p->log->start_time_s, p->log->end_time_s);
+    }
+    /* Real logs stamp their last close a little past their own run time (whole
+     * seconds, clocks read apart): the run time or end - start + 1, and 2 s more. */
+    p->limit_s = fmax(p->log->run_time_s,
+                      (double)(p->log->end_time_s - p->log->start_time_s + 1)) +
+                 2.0;
     return STATUS_OK;
 }
 
@@ -538,6 +594,35 @@ static const struct counter *find_counter(int layer, const char *name)
     return NULL;
 }
 
+/* A time counter as read: -1 (not collected) is absent; another value below 0 is
+ * absent too and flags the job negative_time (METHOD.md §9: a real log has
+ * STDIO_F_WRITE_TIME = -2662.7); absent is 0, "never" for a timestamp and nothing
+ * added for a cumulative time. A timestamp past limit_s, or a cumulative time past
+ * limit_s for each rank that can add to it, is STATUS_PARSE. */
+static enum status check_time(struct parser *p, enum slot slot, int64_t rank,
+                              const char *name, double *v, long lineno, struct error *err)
+{
+    bool cumulative = slot == S_READ_TIME || slot == S_WRITE_TIME ||
+                      slot == S_META_TIME || slot == S_SLOWEST;
+    double ranks = rank == -1 && slot != S_SLOWEST ? (double)p->log->nprocs : 1.0;
+    double limit = cumulative ? p->limit_s * ranks : p->limit_s;
+
+    if (*v < 0) {
+        if (*v != -1.0)
+            p->log->negative_time = true;
+        *v = slot == S_SLOWEST ? -1.0 : 0.0;
+        return STATUS_OK;
+    }
+    if (*v > limit) {
+        return error_at(err, STATUS_PARSE, p->path, lineno,
+                        "expected %.48s of at most %.6g s (%s), got %.6g", name, limit,
+                        cumulative && ranks > 1 ? "the run time, 2 s more, times nprocs"
+                                                : "the run time and 2 s more",
+                        *v);
+    }
+    return STATUS_OK;
+}
+
 static enum status counter_line(struct parser *p, char *line, bool has_newline,
                                 long lineno, struct error *err)
 {
@@ -610,10 +695,20 @@ static enum status counter_line(struct parser *p, char *line, bool has_newline,
                             "expected an integer value for %.48s, got '%.40s'", fields[3],
                             fields[4]);
         }
-    } else if (!parse_f64(fields[4], &pd->dval[c->slot])) {
-        return error_at(err, STATUS_PARSE, p->path, lineno,
-                        "expected a number value for %.48s, got '%.40s'", fields[3],
-                        fields[4]);
+        if (pd->ival[c->slot] < -1) {
+            return error_at(err, STATUS_PARSE, p->path, lineno,
+                            "expected %.48s >= 0 or -1 (not collected), got %.40s",
+                            fields[3], fields[4]);
+        }
+    } else {
+        if (!parse_f64(fields[4], &pd->dval[c->slot])) {
+            return error_at(err, STATUS_PARSE, p->path, lineno,
+                            "expected a number value for %.48s, got '%.40s'", fields[3],
+                            fields[4]);
+        }
+        rc = check_time(p, c->slot, rank, fields[3], &pd->dval[c->slot], lineno, err);
+        if (rc != STATUS_OK)
+            return rc;
     }
     pd->seen |= 1u << c->slot;
     return STATUS_OK;
@@ -731,6 +826,8 @@ static enum status parse_lines(struct parser *p, FILE *fp, struct error *err)
     free(line);
     if (rc != STATUS_OK)
         return rc;
+    if (lineno == 0)
+        return error_at(err, STATUS_PARSE, p->path, 0, "empty file");
     if (p->in_header) {
         rc = header_end(p, lineno > 0 ? lineno : 1, err);
         if (rc != STATUS_OK)
@@ -775,6 +872,9 @@ enum status ingest_darshan_parse(FILE *fp, const char *path, struct darshan_log 
 out:
     free(p.pend);
     free(p.table);
+    for (size_t i = 0; i < p.n_other_keys; i++)
+        free(p.other_keys[i]);
+    free(p.other_keys);
     if (rc != STATUS_OK) {
         darshan_log_free(p.log);
         return rc;

@@ -70,6 +70,7 @@ struct darshan_log {
     size_t n_mounts;
     struct darshan_record *records; /* owned */
     size_t n_records;
+    bool negative_time;      /* a time counter was below 0 (not -1): taken as absent */
     size_t n_lines;          /* lines read */
     size_t n_skipped_module; /* lines of other modules (HEATMAP, LUSTRE, H5*, …) */
 };
@@ -147,6 +148,8 @@ struct iostat_data {
     size_t n;
     double interval_s;         /* median stamp difference; 0 when fewer than 2 stamps */
     size_t n_reports_dropped;  /* the since-boot report */
+    size_t n_reports_aside;    /* set aside: an implausible stamp or a negative rate */
+    size_t n_reports_cut;      /* a cut last line: its report left for a later run */
     size_t n_devices_excluded; /* device lines not matching the include regex */
 };
 
@@ -162,6 +165,17 @@ struct iostat_data {
  * STATUS_INTERNAL (a read error). fp is read, never closed. */
 enum status ingest_iostat_parse(FILE *fp, const char *path, const char *device_include,
                                 struct iostat_data **out, struct error *err) MUST_CHECK;
+/* ingest_iostat_parse, knowing the file's mtime (epoch seconds; INT64_MAX when
+ * unknown). A report is set aside (logged with its line, counted in
+ * n_reports_aside; the rest of the file loads) when its stamp is before 2000, more
+ * than a day after mtime_s, or more than a day from where its place puts it (the
+ * last accepted stamp plus the distance before it), or when a row has a negative
+ * rate. A cut last line (no newline: a file still being written) leaves its report
+ * out (n_reports_cut) and loads the complete ones. */
+enum status ingest_iostat_parse_file(FILE *fp, const char *path,
+                                     const char *device_include, int64_t mtime_s,
+                                     struct iostat_data **out,
+                                     struct error *err) MUST_CHECK;
 void iostat_data_free(struct iostat_data *d);
 
 #define INGEST_DEFAULT_DEVICE_INCLUDE "^(sd[a-z]+|vd[a-z]+|xvd[a-z]+|nvme[0-9]+n[0-9]+)$"
@@ -176,7 +190,12 @@ struct ingest_opts {
     const char *fs;                  /* iostat: the file system the samples belong to */
     const char *server;              /* iostat: server name, NULL: the file's host */
     const struct progress *progress; /* per file loaded; NULL: none */
+    size_t max_file_bytes; /* larger inputs are quarantined "too large"; 0: the default */
 };
+
+/* The size cap of one input when the configuration sets none ([ingest]
+ * max_file_bytes): 64 MiB. */
+#define INGEST_DEFAULT_MAX_FILE_BYTES ((size_t)64 << 20)
 
 struct ingest_failure {
     char path[512];
@@ -207,5 +226,14 @@ enum status ingest_iostat_paths(struct db *db, char *const *paths, size_t n_path
                                 const struct ingest_opts *opts, struct ingest_summary *s,
                                 struct error *err) MUST_CHECK;
 void ingest_summary_clear(struct ingest_summary *s);
+
+/* What a failed database step (e, with its SQLSTATE in e->sqlstate) means for a
+ * batch: STATUS_PARSE for classes 22 (data exception) and 23 (integrity): the file's
+ * data, quarantined, and the batch goes on; STATUS_DB for 08 and 57 (the
+ * connection) and 53 and 58 (resources, a full disk: cli/ tells them apart by the
+ * SQLSTATE, exit 74) and for no SQLSTATE at all (libpq's own failure); anything else
+ * is a statement of ours that is wrong, STATUS_INTERNAL. Any other status than
+ * STATUS_DB is returned as it is. */
+enum status ingest_db_failure(const struct error *e);
 
 #endif

@@ -109,6 +109,14 @@ struct parser {
     bool have_report;     /* report_stamp is set */
     int64_t report_stamp; /* stamp of the current report */
     size_t report_first;  /* index of the current report's first sample */
+    long report_line;     /* where the current report starts */
+    bool aside;           /* the current report is set aside: its rows are skipped */
+    int64_t mtime_s;      /* the file's mtime; INT64_MAX when unknown */
+    bool have_accepted;   /* accepted_stamp is set */
+    int64_t accepted_stamp,
+        gap_s;         /* last accepted report, its distance to the one before */
+    bool was_accepted; /* the values before the current report, to undo it */
+    int64_t was_stamp, was_gap;
     struct tokens fields; /* scratch for the line being read */
 };
 
@@ -409,21 +417,82 @@ static void rates_of(const struct column_map *map, const double *values,
 
 /* ---- samples -------------------------------------------------------------------- */
 
-/* Starts the report stamped stamp; stamps must increase. */
+#define DAY_S       86400
+#define YEAR_2000_S 946684800
+
+/* Why a report stamped stamp is set aside (METHOD.md §1's inputs: a clock that
+ * jumped, a stamp printed wrong), NULL when it is not. */
+static const char *aside_reason(const struct parser *p, int64_t stamp, char *buf,
+                                size_t size)
+{
+    if (stamp < YEAR_2000_S)
+        return "a stamp before 2000";
+    if (p->mtime_s != INT64_MAX && stamp > p->mtime_s + DAY_S)
+        return "a stamp more than a day after the file was last written";
+    if (p->have_accepted && llabs(stamp - (p->accepted_stamp + p->gap_s)) > DAY_S) {
+        char want[32];
+
+        format_stamp(p->accepted_stamp + p->gap_s, want, sizeof want);
+        snprintf(buf, size,
+                 "more than a day from %s, where its place in the file puts it", want);
+        return buf;
+    }
+    return NULL;
+}
+
+static void set_aside(struct parser *p, int64_t stamp, long line, const char *why)
+{
+    char at[32];
+
+    format_stamp(stamp, at, sizeof at);
+    log_warn("%s:%ld: report stamped %s set aside: %s; the rest of the file loads",
+             p->path, line, at, why);
+    p->data->n_reports_aside++;
+    p->aside = true;
+}
+
+/* Starts the report stamped stamp: set aside (aside_reason), or accepted, when its
+ * stamp must come after the last accepted one. */
 static enum status begin_report(struct parser *p, int64_t stamp, long line)
 {
-    if (p->have_report && stamp <= p->report_stamp) {
+    char buf[96];
+    const char *why = aside_reason(p, stamp, buf, sizeof buf);
+
+    p->have_report = true;
+    p->report_stamp = stamp;
+    p->report_first = p->data->n;
+    p->report_line = line;
+    p->aside = false;
+    if (why != NULL) {
+        set_aside(p, stamp, line, why);
+        return STATUS_OK;
+    }
+    if (p->have_accepted && stamp <= p->accepted_stamp) {
         char before[32], now[32];
 
-        format_stamp(p->report_stamp, before, sizeof before);
+        format_stamp(p->accepted_stamp, before, sizeof before);
         format_stamp(stamp, now, sizeof now);
         return error_at(p->err, STATUS_PARSE, p->path, line,
                         "expected a timestamp after %s, got %s", before, now);
     }
-    p->have_report = true;
-    p->report_stamp = stamp;
-    p->report_first = p->data->n;
+    p->was_accepted = p->have_accepted;
+    p->was_stamp = p->accepted_stamp;
+    p->was_gap = p->gap_s;
+    p->gap_s = p->have_accepted ? stamp - p->accepted_stamp : 0;
+    p->accepted_stamp = stamp;
+    p->have_accepted = true;
     return STATUS_OK;
+}
+
+/* Sets the current report aside after it was accepted: its samples go, and the
+ * next report is placed after the one before it. */
+static void withdraw_report(struct parser *p, long line, const char *why)
+{
+    p->data->n = p->report_first;
+    p->have_accepted = p->was_accepted;
+    p->accepted_stamp = p->was_stamp;
+    p->gap_s = p->was_gap;
+    set_aside(p, p->report_stamp, line, why);
 }
 
 static enum status set_host(struct parser *p, const char *host, size_t len, long line)
@@ -455,6 +524,18 @@ static enum status add_sample(struct parser *p, const char *device,
     struct iostat_sample *s;
     size_t len = strlen(device);
 
+    if (p->aside)
+        return STATUS_OK;
+    for (size_t q = 0; q < Q_COUNT; q++) {
+        if (rates[q] < 0) {
+            char why[96];
+
+            snprintf(why, sizeof why, "a negative rate for %.40s on line %ld", device,
+                     line);
+            withdraw_report(p, line, why);
+            return STATUS_OK;
+        }
+    }
     if (regexec(&p->include, device, 0, NULL, 0) != 0) {
         d->n_devices_excluded++;
         return STATUS_OK;
@@ -790,9 +871,33 @@ static enum status sadf_line(struct parser *p, struct sadf_text *t, char *line,
     return add_row(p, &t->header, sadf_text_columns, false, lineno);
 }
 
+/* Whether a cut sadf record may belong to the current report: sadf prints a stamp's
+ * devices together, so a record whose whole stamp differs starts the next one. */
+static bool sadf_in_report(struct parser *p, const struct sadf_text *t, char *line)
+{
+    int64_t stamp;
+
+    if (!t->have_header || !split_char(trim(line), ';', &p->fields))
+        return true;
+    return t->stamp_col + 1 >= p->fields.n ||
+           !parse_stamp(p->fields.v[t->stamp_col], &stamp) || stamp == p->report_stamp;
+}
+
 /* ---- text of either kind ---------------------------------------------------------- */
 
 enum text_kind { TEXT_UNKNOWN = 0, TEXT_IOSTAT, TEXT_SADF };
+
+/* The last line is cut at lineno: in_report when it belongs to the current report
+ * (a table or a sadf record), whose samples then go. */
+static void cut_report(struct parser *p, bool in_report, long lineno)
+{
+    p->data->n_reports_cut++;
+    if (in_report && p->have_report && !p->aside)
+        p->data->n = p->report_first;
+    log_info("%s:%ld: the last line is cut (a file still being written): its report "
+             "is left for a later run",
+             p->path, lineno);
+}
 
 static enum status parse_text(struct parser *p, FILE *fp, long lineno)
 {
@@ -813,11 +918,13 @@ static enum status parse_text(struct parser *p, FILE *fp, long lineno)
             break;
         }
         /* sysstat ends every line: a cut last line is a capture still being
-         * written, whose last number may be cut too ("2.0" of "2.00"). The file is
-         * refused now and loads whole later (ingest is idempotent). */
+         * written, whose last number may be cut too ("2.0" of "2.00"). The report
+         * it is in is left for a later run; every complete one loads. */
         if (line[len - 1] != '\n') {
-            rc = error_at(p->err, STATUS_PARSE, p->path, lineno,
-                          "expected a newline at the end of the line, got end of file");
+            cut_report(p,
+                       kind == TEXT_SADF ? sadf_in_report(p, &st, line)
+                                         : it.where != IN_OUTSIDE,
+                       lineno);
             break;
         }
         if (kind == TEXT_UNKNOWN) {
@@ -1072,7 +1179,9 @@ static enum status parse_any(struct parser *p, FILE *fp)
             return error_at(p->err, STATUS_INTERNAL, p->path, 0, "read error: %s",
                             strerror(errno));
         }
-        return error_at(p->err, STATUS_PARSE, p->path, 0, "no samples");
+        return error_at(p->err, STATUS_PARSE, p->path, 0,
+                        lines_before == 0 && ftell(fp) == 0 ? "empty file"
+                                                            : "no samples");
     }
     if (ungetc(c, fp) == EOF)
         return error_at(p->err, STATUS_INTERNAL, p->path, 0, "cannot push back a byte");
@@ -1094,6 +1203,13 @@ static enum status parse_any(struct parser *p, FILE *fp)
 enum status ingest_iostat_parse(FILE *fp, const char *path, const char *device_include,
                                 struct iostat_data **out, struct error *err)
 {
+    return ingest_iostat_parse_file(fp, path, device_include, INT64_MAX, out, err);
+}
+
+enum status ingest_iostat_parse_file(FILE *fp, const char *path,
+                                     const char *device_include, int64_t mtime_s,
+                                     struct iostat_data **out, struct error *err)
+{
     struct parser p = {0};
     enum status rc;
     int regrc;
@@ -1106,6 +1222,7 @@ enum status ingest_iostat_parse(FILE *fp, const char *path, const char *device_i
     }
     p.path = path != NULL ? path : "";
     p.err = err;
+    p.mtime_s = mtime_s;
     if (device_include == NULL)
         device_include = INGEST_DEFAULT_DEVICE_INCLUDE;
     regrc = regcomp(&p.include, device_include, REG_EXTENDED | REG_NOSUB);

@@ -127,9 +127,10 @@ static enum status collect(char *const *paths, size_t n_paths, enum input_kind k
     for (size_t i = 0; i < n_paths; i++) {
         struct stat st;
         if (stat(paths[i], &st) != 0) {
-            char msg[200];
+            char msg[200], shown[512];
             snprintf(msg, sizeof msg, "cannot read: %s", strerror(errno));
-            add_failure(s, paths[i], 0, msg);
+            str_escape(paths[i], shown, sizeof shown);
+            add_failure(s, shown, 0, msg);
             s->missing++;
             log_error("%s: %s", paths[i], msg);
             continue;
@@ -147,7 +148,10 @@ static enum status collect(char *const *paths, size_t n_paths, enum input_kind k
     return STATUS_OK;
 }
 
-static enum status slurp(const char *path, char **data, size_t *len, struct error *err)
+/* Reads path whole; *too_large when it holds more than max bytes (then nothing is
+ * kept: a file can grow between stat and read). */
+static enum status slurp(const char *path, size_t max, char **data, size_t *len,
+                         bool *too_large, struct error *err)
 {
     FILE *fp = fopen(path, "rb");
     char *buf = NULL;
@@ -155,6 +159,7 @@ static enum status slurp(const char *path, char **data, size_t *len, struct erro
 
     *data = NULL;
     *len = 0;
+    *too_large = false;
     if (fp == NULL) {
         return error_at(err, STATUS_NOT_FOUND, path, 0, "cannot open: %s",
                         strerror(errno));
@@ -175,12 +180,16 @@ static enum status slurp(const char *path, char **data, size_t *len, struct erro
         n += got;
         if (got == 0)
             break;
+        if (n > max) {
+            *too_large = true;
+            break;
+        }
     }
     bool bad = ferror(fp) != 0;
     fclose(fp);
-    if (bad) {
+    if (bad || *too_large) {
         free(buf);
-        return error_at(err, STATUS_NOT_FOUND, path, 0, "read error");
+        return bad ? error_at(err, STATUS_NOT_FOUND, path, 0, "read error") : STATUS_OK;
     }
     buf[n] = '\0';
     *data = buf;
@@ -188,18 +197,81 @@ static enum status slurp(const char *path, char **data, size_t *len, struct erro
     return STATUS_OK;
 }
 
-static void quarantine(struct db *db, struct ingest_summary *s, const char *path,
-                       const char *hash, const struct error *why)
+enum status ingest_db_failure(const struct error *e)
 {
-    struct error dberr = {0};
-    char msg[300];
+    static const char *const db_classes[] = {"08", "57", "53", "58"};
 
+    if (e->code != STATUS_DB)
+        return e->code;
+    if (strncmp(e->sqlstate, "22", 2) == 0 || strncmp(e->sqlstate, "23", 2) == 0)
+        return STATUS_PARSE;
+    if (e->sqlstate[0] == '\0')
+        return STATUS_DB; /* libpq's own failure: no server answered */
+    for (size_t i = 0; i < sizeof db_classes / sizeof db_classes[0]; i++) {
+        if (strncmp(e->sqlstate, db_classes[i], 2) == 0)
+            return STATUS_DB;
+    }
+    return STATUS_INTERNAL;
+}
+
+static bool is_data_fault(const struct error *e)
+{
+    return ingest_db_failure(e) == STATUS_PARSE;
+}
+
+/* Stops the batch on err (ingest_db_failure's status), naming the file. Data the
+ * file did not give (a hash, a run id) that the database refuses are our bug. */
+static enum status stop_batch(const char *path, struct error *err)
+{
+    enum status st = ingest_db_failure(err);
+
+    err->code = st == STATUS_PARSE ? STATUS_INTERNAL : st;
+    snprintf(err->file, sizeof err->file, "%s", path);
+    err->line = 0;
+    return err->code;
+}
+
+/* Quarantines the file (shown: its path escaped) with why; STATUS_OK unless the
+ * quarantine itself could not be recorded for another reason than its text. */
+static enum status quarantine(struct db *db, struct ingest_summary *s, const char *path,
+                              const char *shown, const char *hash,
+                              const struct error *why, struct error *err)
+{
+    struct error reason = *why, dberr = {0};
+
+    str_escape(why->msg, reason.msg, sizeof reason.msg);
+    snprintf(reason.file, sizeof reason.file, "%s", shown);
     s->quarantined++;
-    add_failure(s, path, why->line, why->msg);
-    error_format(why, msg, sizeof msg);
-    log_warn("quarantined %s", msg);
-    if (db_ingest_error_record(db, path, hash, why, &dberr) != STATUS_OK)
+    add_failure(s, shown, why->line, reason.msg);
+    if (why->line > 0) {
+        log_warn("quarantined %s:%ld: %s", path, why->line, why->msg);
+    } else {
+        log_warn("quarantined %s: %s", path, why->msg);
+    }
+    if (db_ingest_error_record(db, shown, hash, &reason, &dberr) == STATUS_OK)
+        return STATUS_OK;
+    if (is_data_fault(&dberr)) {
         log_error("could not record the quarantine of %s: %s", path, dberr.msg);
+        return STATUS_OK;
+    }
+    *err = dberr;
+    return stop_batch(path, err);
+}
+
+/* After a failed load: bad data quarantine the file, anything else stops. */
+static enum status load_failed(struct db *db, struct ingest_summary *s, const char *path,
+                               const char *shown, const char *hash,
+                               const struct error *dberr, struct error *err)
+{
+    struct error why = {0};
+
+    if (!is_data_fault(dberr)) {
+        *err = *dberr;
+        return stop_batch(path, err);
+    }
+    error_set(&why, STATUS_PARSE, "the database refused a value (SQLSTATE %s): %s",
+              dberr->sqlstate, dberr->msg);
+    return quarantine(db, s, path, shown, hash, &why, err);
 }
 
 /* darshan-dxt-parser output: by its name, or by its per-file block headers. */
@@ -210,15 +282,38 @@ static bool is_dxt_text(const char *path, const char *data)
            strstr(data, "# DXT, file_id:") != NULL;
 }
 
-/* The rows db_job_load writes for log and its metrics m: *job borrows from both, and
- * from *windows, which is new (caller frees; NULL when the job has no window). */
+/* The text of a job as stored: the input's bytes escaped (str_escape), owned. The
+ * keys (job_key, group_id) stay hashes of the raw bytes, so identities never change. */
+struct job_text {
+    char *exe, *executable, *group_key, *jobid;
+};
+
+static void job_text_free(struct job_text *t)
+{
+    free(t->exe);
+    free(t->executable);
+    free(t->group_key);
+    free(t->jobid);
+}
+
+/* The rows db_job_load writes for log and its metrics m: *job borrows from both, from
+ * *text and from *windows, which are new (caller frees; windows NULL when the job has
+ * no window, text with job_text_free). */
 static enum status job_rows(const char *path, const struct darshan_log *log,
                             const struct job_metrics *m, struct db_job_in *job,
-                            struct db_window_in **windows, struct error *err)
+                            struct db_window_in **windows, struct job_text *text,
+                            struct error *err)
 {
     struct db_window_in *w = NULL;
 
     *windows = NULL;
+    text->exe = str_escape_dup(log->exe != NULL ? log->exe : "");
+    text->executable = str_escape_dup(m->executable);
+    text->group_key = str_escape_dup(m->group_key);
+    text->jobid = str_escape_dup(log->jobid);
+    if (text->exe == NULL || text->executable == NULL || text->group_key == NULL ||
+        text->jobid == NULL)
+        return error_set(err, STATUS_NOMEM, "text of %s", path);
     if (m->n_windows > 0) {
         w = calloc(m->n_windows, sizeof *w);
         if (w == NULL)
@@ -233,17 +328,17 @@ static enum status job_rows(const char *path, const struct darshan_log *log,
         w[i].fs = jw->monitored ? jw->fs : NULL;
     }
     *job = (struct db_job_in){.job_key = m->job_key,
-                              .jobid = log->jobid,
+                              .jobid = text->jobid,
                               .uid = log->uid,
-                              .exe = log->exe != NULL ? log->exe : "",
-                              .executable = m->executable,
+                              .exe = text->exe,
+                              .executable = text->executable,
                               .nprocs = log->nprocs,
                               .start_time_s = log->start_time_s,
                               .end_time_s = log->end_time_s,
                               .run_time_s = log->run_time_s,
                               .log_version = log->log_version,
                               .group_id = m->group_id,
-                              .group_key = m->group_key,
+                              .group_key = text->group_key,
                               .t_j = m->t_j,
                               .t_um = m->t_um,
                               .t_urw = m->t_urw,
@@ -259,6 +354,7 @@ static enum status job_rows(const char *path, const struct darshan_log *log,
                               .eta_mon_write = m->eta_mon_write,
                               .n_unique_files = m->n_unique_files,
                               .n_shared_files = m->n_shared_files,
+                              .negative_time = log->negative_time,
                               .windows = w,
                               .n_windows = m->n_windows};
     *windows = w;
@@ -266,28 +362,47 @@ static enum status job_rows(const char *path, const struct darshan_log *log,
 }
 
 /* The rows db_samples_load writes for d, on the server --server names, else the
- * file's host: *in borrows from d and from *rows, which is new (caller frees). No
- * server at all is STATUS_PARSE, a fault of the file. */
+ * file's host: *in borrows from d, from *rows and from *text, which are new (caller
+ * frees rows, and text's n_rows + 1 entries: the server, then each device's name
+ * escaped when it needs escaping, NULL otherwise). No server at all is STATUS_PARSE,
+ * a fault of the file. */
 static enum status sample_rows(const char *path, const struct ingest_opts *o,
                                const struct iostat_data *d, struct db_samples_in *in,
-                               struct db_sample **rows, struct error *err)
+                               struct db_sample **rows, char ***text, struct error *err)
 {
     const char *server = o->server != NULL && o->server[0] != '\0' ? o->server : d->host;
     struct db_sample *s = NULL;
+    char **t;
 
     *rows = NULL;
+    *text = NULL;
     if (server[0] == '\0') {
         return error_at(err, STATUS_PARSE, path, 0,
                         "expected a host name in the file, or --server HOST");
     }
+    t = calloc(d->n + 1, sizeof *t);
+    if (t == NULL)
+        return error_set(err, STATUS_NOMEM, "samples of %s", path);
+    *text = t;
+    t[0] = str_escape_dup(server);
+    if (t[0] == NULL)
+        return error_set(err, STATUS_NOMEM, "samples of %s", path);
     if (d->n > 0) {
         s = calloc(d->n, sizeof *s);
         if (s == NULL)
             return error_set(err, STATUS_NOMEM, "samples of %s", path);
     }
+    *rows = s;
     for (size_t i = 0; i < d->n; i++) {
         const struct iostat_sample *is = &d->samples[i];
-        s[i] = (struct db_sample){.device = is->device,
+        const char *device = is->device;
+        if (str_escape(device, NULL, 0) != strlen(device)) {
+            t[i + 1] = str_escape_dup(device);
+            if (t[i + 1] == NULL)
+                return error_set(err, STATUS_NOMEM, "samples of %s", path);
+            device = t[i + 1];
+        }
+        s[i] = (struct db_sample){.device = device,
                                   .stamp_s = is->stamp_s,
                                   .r_bps = is->r_bps,
                                   .w_bps = is->w_bps,
@@ -296,117 +411,204 @@ static enum status sample_rows(const char *path, const struct ingest_opts *o,
                                   .ops_total_ps = is->ops_total_ps};
     }
     *in = (struct db_samples_in){.fs = o->fs,
-                                 .server = server,
+                                 .server = t[0],
                                  .interval_s = d->interval_s,
                                  .samples = s,
                                  .n = d->n};
-    *rows = s;
     return STATUS_OK;
 }
 
-/* One file: read, hash, skip when seen, parse, load. STATUS_DB stops the batch;
- * everything else is a per-file outcome recorded in s. */
+static void text_free(char **text, size_t n)
+{
+    for (size_t i = 0; text != NULL && i < n; i++)
+        free(text[i]);
+    free(text);
+}
+
+/* A stand-in content hash for a file too large to read: its size and mtime. */
+static void size_hash(const struct stat *st, char hash[33])
+{
+    struct hash128 h;
+    char key[96];
+    int n = snprintf(key, sizeof key, "too large:%lld:%lld.%09ld", (long long)st->st_size,
+                     (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
+
+    hash128_init(&h);
+    hash128_update(&h, key, n > 0 ? (size_t)n : 0);
+    hash128_hex(&h, hash);
+}
+
+static enum status load_darshan(struct db *db, int64_t run_id, const char *path,
+                                const char *shown, const char *hash, FILE *fp,
+                                const struct ingest_opts *o, struct ingest_summary *s,
+                                struct error *err)
+{
+    struct darshan_log *log = NULL;
+    struct job_metrics m;
+    struct db_job_in job;
+    struct db_window_in *windows = NULL;
+    struct job_text text = {0};
+    struct error ferr = {0}, dberr = {0};
+    bool inserted = false;
+    enum status rc;
+
+    memset(&m, 0, sizeof m);
+    rc = ingest_darshan_parse(fp, path, &log, &ferr);
+    if (rc == STATUS_OK)
+        rc = ingest_job_metrics(log, o->fs_map, &m, &ferr);
+    if (rc == STATUS_OK) {
+        if (log->negative_time) {
+            log_warn("%s: job %s has a negative time counter (negative_time): taken as "
+                     "absent",
+                     path, log->jobid);
+        }
+        rc = job_rows(path, log, &m, &job, &windows, &text, err);
+        if (rc == STATUS_OK)
+            rc = db_job_load(db, run_id, shown, hash, &job, &inserted, &dberr);
+        if (rc == STATUS_OK) {
+            s->loaded++;
+            s->jobs += inserted ? 1 : 0;
+        } else if (rc == STATUS_DB) {
+            rc = load_failed(db, s, path, shown, hash, &dberr, err);
+        } else if (dberr.code != STATUS_OK) {
+            *err = dberr;
+        }
+    } else if (rc != STATUS_NOMEM) {
+        rc = quarantine(db, s, path, shown, hash, &ferr, err);
+    } else {
+        *err = ferr;
+    }
+    free(windows);
+    job_text_free(&text);
+    job_metrics_clear(&m);
+    darshan_log_free(log);
+    return rc;
+}
+
+static enum status load_iostat(struct db *db, int64_t run_id, const char *path,
+                               const char *shown, const char *hash, FILE *fp,
+                               int64_t mtime_s, const struct ingest_opts *o,
+                               struct ingest_summary *s, struct error *err)
+{
+    struct iostat_data *d = NULL;
+    struct db_samples_in in;
+    struct db_sample *rows = NULL;
+    char **text = NULL;
+    struct error ferr = {0}, dberr = {0};
+    long long inserted = 0, differing = 0;
+    enum status rc;
+
+    rc = ingest_iostat_parse_file(fp, path, o->device_include, mtime_s, &d, &ferr);
+    if (rc == STATUS_OK)
+        rc = sample_rows(path, o, d, &in, &rows, &text, &ferr);
+    if (rc == STATUS_OK) {
+        rc = db_samples_load(db, run_id, shown, hash, &in, &inserted, &differing, &dberr);
+        if (rc == STATUS_OK) {
+            s->loaded++;
+            s->samples += inserted;
+            if (differing > 0) {
+                log_warn("%s: %lld samples were loaded before with rates that differ "
+                         "by more than 1%%; the first values stay",
+                         path, differing);
+            }
+        } else if (rc == STATUS_DB) {
+            rc = load_failed(db, s, path, shown, hash, &dberr, err);
+        } else {
+            *err = dberr;
+        }
+    } else if (rc != STATUS_NOMEM) {
+        rc = quarantine(db, s, path, shown, hash, &ferr, err);
+    } else {
+        *err = ferr;
+    }
+    free(rows);
+    text_free(text, d != NULL ? d->n + 1 : 0);
+    iostat_data_free(d);
+    return rc;
+}
+
+/* One file: read, hash, skip when seen, parse, load. A database failure that is not
+ * the file's data stops the batch (stop_batch); everything else is a per-file
+ * outcome recorded in s. */
 static enum status load_one(struct db *db, int64_t run_id, const char *path,
                             enum input_kind kind, const struct ingest_opts *o,
                             struct ingest_summary *s, struct error *err)
 {
+    size_t max =
+        o->max_file_bytes > 0 ? o->max_file_bytes : INGEST_DEFAULT_MAX_FILE_BYTES;
     char *data = NULL;
     size_t len = 0;
-    struct error ferr = {0};
+    struct error ferr = {0}, dberr = {0};
     struct hash128 h;
     char hash[33];
-    bool seen = false;
+    bool seen = false, too_large = false;
+    struct stat st;
+    FILE *fp = NULL;
     enum status rc;
+    char *shown = str_escape_dup(path);
 
-    rc = slurp(path, &data, &len, &ferr);
+    if (shown == NULL)
+        return error_set(err, STATUS_NOMEM, "reading %s", path);
+    bool have_st = stat(path, &st) == 0;
+    if (!have_st)
+        memset(&st, 0, sizeof st);
+    rc = have_st && (uintmax_t)st.st_size > max
+             ? STATUS_OK
+             : slurp(path, max, &data, &len, &too_large, &ferr);
     if (rc != STATUS_OK) {
         s->missing++;
-        add_failure(s, path, 0, ferr.msg);
+        add_failure(s, shown, 0, ferr.msg);
         log_error("%s: %s", path, ferr.msg);
-        return STATUS_OK;
+        goto done;
     }
-    hash128_init(&h);
-    hash128_update(&h, data, len);
-    hash128_hex(&h, hash);
-    rc = db_file_seen(db, hash, &seen, err);
-    if (rc != STATUS_OK || seen) {
-        if (seen) {
-            s->skipped++;
-            log_debug("%s: already loaded", path);
-        }
-        free(data);
-        return rc;
-    }
-    FILE *fp = fmemopen(data, len > 0 ? len : 1, "r");
-    if (fp == NULL) {
-        free(data);
-        return error_set(err, STATUS_NOMEM, "reading %s", path);
-    }
-    if (kind == INPUT_DARSHAN) {
-        struct darshan_log *log = NULL;
-        struct job_metrics m;
-        struct db_job_in job;
-        struct db_window_in *windows = NULL;
-        bool inserted = false;
-
-        memset(&m, 0, sizeof m);
-        if (is_dxt_text(path, data)) {
-            s->skipped++;
-            log_info("%s: DXT trace text is not loaded yet; skipped", path);
-            goto done;
-        }
-        rc = ingest_darshan_parse(fp, path, &log, &ferr);
-        if (rc == STATUS_OK)
-            rc = ingest_job_metrics(log, o->fs_map, &m, &ferr);
-        if (rc == STATUS_OK) {
-            rc = job_rows(path, log, &m, &job, &windows, err);
-            if (rc == STATUS_OK)
-                rc = db_job_load(db, run_id, path, hash, &job, &inserted, err);
-            if (rc == STATUS_OK) {
-                s->loaded++;
-                s->jobs += inserted ? 1 : 0;
-            }
-        } else if (rc != STATUS_NOMEM) {
-            quarantine(db, s, path, hash, &ferr);
-            rc = STATUS_OK;
-        } else {
-            *err = ferr;
-        }
-        free(windows);
-        job_metrics_clear(&m);
-        darshan_log_free(log);
+    if (data == NULL) {
+        too_large = true;
+        size_hash(&st, hash);
+        error_set(&ferr, STATUS_PARSE,
+                  "too large: %lld bytes, more than %zu ([ingest] "
+                  "max_file_bytes)",
+                  (long long)st.st_size, max);
     } else {
-        struct iostat_data *d = NULL;
-        struct db_samples_in in;
-        struct db_sample *rows = NULL;
-        long long inserted = 0, differing = 0;
-
-        rc = ingest_iostat_parse(fp, path, o->device_include, &d, &ferr);
-        if (rc == STATUS_OK)
-            rc = sample_rows(path, o, d, &in, &rows, &ferr);
-        if (rc == STATUS_OK) {
-            rc = db_samples_load(db, run_id, path, hash, &in, &inserted, &differing, err);
-            if (rc == STATUS_OK) {
-                s->loaded++;
-                s->samples += inserted;
-                if (differing > 0) {
-                    log_warn("%s: %lld samples were loaded before with rates that differ "
-                             "by more than 1%%; the first values stay",
-                             path, differing);
-                }
-            }
-        } else if (rc != STATUS_NOMEM) {
-            quarantine(db, s, path, hash, &ferr);
-            rc = STATUS_OK;
-        } else {
-            *err = ferr;
-        }
-        free(rows);
-        iostat_data_free(d);
+        hash128_init(&h);
+        hash128_update(&h, data, len);
+        hash128_hex(&h, hash);
     }
+    rc = db_file_seen(db, hash, &seen, &dberr);
+    if (rc != STATUS_OK) {
+        *err = dberr;
+        rc = stop_batch(path, err);
+        goto done;
+    }
+    if (seen) {
+        s->skipped++;
+        log_debug("%s: already loaded", path);
+        goto done;
+    }
+    if (too_large || len == 0) {
+        if (!too_large)
+            error_set(&ferr, STATUS_PARSE, "empty file");
+        rc = quarantine(db, s, path, shown, hash, &ferr, err);
+        goto done;
+    }
+    if (kind == INPUT_DARSHAN && is_dxt_text(path, data)) {
+        s->skipped++;
+        log_info("%s: DXT trace text is not loaded yet; skipped", path);
+        goto done;
+    }
+    fp = fmemopen(data, len, "r");
+    if (fp == NULL) {
+        rc = error_set(err, STATUS_NOMEM, "reading %s", path);
+        goto done;
+    }
+    rc = kind == INPUT_DARSHAN
+             ? load_darshan(db, run_id, path, shown, hash, fp, o, s, err)
+             : load_iostat(db, run_id, path, shown, hash, fp,
+                           have_st ? (int64_t)st.st_mtime : INT64_MAX, o, s, err);
 done:
-    fclose(fp);
+    if (fp != NULL)
+        fclose(fp);
     free(data);
+    free(shown);
     return rc;
 }
 

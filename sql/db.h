@@ -146,6 +146,7 @@ struct db_job_in {
     double t_j, t_um, t_urw, t_s, t_s_span, t_s_slowest, t, t_fr, t_fw; /* seconds */
     int64_t eta_read, eta_write, eta_mon_read, eta_mon_write;           /* bytes */
     int64_t n_unique_files, n_shared_files;
+    bool negative_time; /* a time counter below 0 was read as absent (METHOD.md §9) */
     const struct db_window_in *windows;
     size_t n_windows;
 };

@@ -16,6 +16,10 @@ struct db {
 
 /* STATUS_DB with what and libpq's last message (first line) in err. */
 enum status db_fail(struct db *db, struct error *err, const char *what);
+/* db_fail, and the SQLSTATE of r (may be NULL) in err->sqlstate: what the caller
+ * needs to tell bad data (classes 22, 23) from a lost connection or a full disk. */
+enum status db_fail_result(struct db *db, const PGresult *r, struct error *err,
+                           const char *what);
 /* Runs sql (no parameters, result discarded); STATUS_DB when it fails. */
 enum status exec_cmd(struct db *db, const char *sql, struct error *err) MUST_CHECK;
 /* Runs a parameterised statement; *out is the result on success (caller PQclears). */

@@ -7,14 +7,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum status db_fail(struct db *db, struct error *err, const char *what)
+enum status db_fail_result(struct db *db, const PGresult *r, struct error *err,
+                           const char *what)
 {
     const char *msg = PQerrorMessage(db->conn);
+    const char *state = r != NULL ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+    bool first = err != NULL && err->code == STATUS_OK;
     char clean[160];
 
     snprintf(clean, sizeof clean, "%s", msg);
     clean[strcspn(clean, "\n")] = '\0';
-    return error_set(err, STATUS_DB, "%s: %s", what, clean);
+    enum status rc = error_set(err, STATUS_DB, "%s: %s", what, clean);
+    /* libpq's own failures carry no SQLSTATE: a lost connection is class 08. */
+    if (state == NULL && PQstatus(db->conn) == CONNECTION_BAD)
+        state = "08006";
+    if (first && state != NULL)
+        snprintf(err->sqlstate, sizeof err->sqlstate, "%s", state);
+    return rc;
+}
+
+enum status db_fail(struct db *db, struct error *err, const char *what)
+{
+    return db_fail_result(db, NULL, err, what);
 }
 
 enum status exec_cmd(struct db *db, const char *sql, struct error *err)
@@ -23,7 +37,7 @@ enum status exec_cmd(struct db *db, const char *sql, struct error *err)
     enum status rc = STATUS_OK;
 
     if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK)
-        rc = db_fail(db, err, sql);
+        rc = db_fail_result(db, r, err, sql);
     PQclear(r);
     return rc;
 }
@@ -36,7 +50,7 @@ enum status exec_params(struct db *db, const char *sql, int n, const char *const
     ExecStatusType st = PQresultStatus(r);
 
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
-        enum status rc = db_fail(db, err, "query");
+        enum status rc = db_fail_result(db, r, err, "query");
         PQclear(r);
         *out = NULL;
         return rc;
@@ -158,7 +172,7 @@ enum status copy_in(struct db *db, const char *sql, const struct buf *b,
     enum status rc = STATUS_OK;
 
     if (PQresultStatus(r) != PGRES_COPY_IN) {
-        rc = db_fail(db, err, sql);
+        rc = db_fail_result(db, r, err, sql);
         PQclear(r);
         return rc;
     }
@@ -170,7 +184,7 @@ enum status copy_in(struct db *db, const char *sql, const struct buf *b,
         rc = db_fail(db, err, "COPY end");
     while ((r = PQgetResult(db->conn)) != NULL) {
         if (PQresultStatus(r) != PGRES_COMMAND_OK && rc == STATUS_OK)
-            rc = db_fail(db, err, "COPY");
+            rc = db_fail_result(db, r, err, "COPY");
         PQclear(r);
     }
     return rc;

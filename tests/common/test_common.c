@@ -9,6 +9,7 @@
 #include "../../common/common.h"
 #include "../support/testutil.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static void first_error_recorded_wins(void **state)
@@ -86,6 +87,32 @@ static void log_levels_parse_by_name(void **state)
     assert_int_equal(log_level_parse("loud", &l), STATUS_INVALID);
 }
 
+static void bad_utf8_and_controls_are_escaped(void **state)
+{
+    char out[64], *d;
+
+    (void)state;
+    /* valid UTF-8 stays: "café" and a 4-byte emoji */
+    assert_int_equal(str_escape("caf\xc3\xa9 \xf0\x9f\x98\x80", out, sizeof out), 10);
+    assert_string_equal(out, "caf\xc3\xa9 \xf0\x9f\x98\x80");
+    /* Latin-1 "café", a tab, DEL and a backslash */
+    assert_int_equal(str_escape("caf\xe9\t\x7f\\", out, sizeof out), 17);
+    assert_string_equal(out, "caf\\xe9\\x09\\x7f\\\\");
+    /* overlong, surrogate and cut sequences are bytes, not characters */
+    assert_int_equal(str_escape("\xc0\xaf\xed\xa0\x80\xe2\x82", out, sizeof out), 28);
+    assert_string_equal(out, "\\xc0\\xaf\\xed\\xa0\\x80\\xe2\\x82");
+    /* cut between escapes, never inside one */
+    assert_int_equal(str_escape("ab\xe9"
+                                "cd",
+                                out, 5),
+                     8);
+    assert_string_equal(out, "ab");
+    d = str_escape_dup("x\x01y");
+    assert_string_equal(d, "x\\x01y");
+    free(d);
+    assert_null(str_escape_dup(NULL));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -95,6 +122,7 @@ int main(void)
         cmocka_unit_test(status_names_are_the_contract_words),
         cmocka_unit_test(hash_depends_on_every_byte),
         cmocka_unit_test(log_levels_parse_by_name),
+        cmocka_unit_test(bad_utf8_and_controls_are_escaped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

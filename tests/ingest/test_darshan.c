@@ -677,9 +677,162 @@ static void binary_input_is_refused(void **state)
 static void empty_input_is_refused(void **state)
 {
     (void)state;
-    expect_parse_error("", 1,
+    expect_parse_error("", 0, "empty file");
+    expect_parse_error("\n", 1,
                        "expected header line '# darshan log version: ...' before this "
                        "line, got none");
+}
+
+/* ---- implausible values (issue 15): the hand-made log with one thing changed ---- */
+
+#define GOOD_LOG HEADER BANNER("POSIX") POSIX_RECORD
+
+/* GOOD_LOG with its first from replaced by to (malloc'd). */
+static char *variant(const char *from, const char *to)
+{
+    static const char good[] = GOOD_LOG;
+    const char *at = strstr(good, from);
+    size_t head, n;
+    char *out;
+
+    assert_non_null(at);
+    head = (size_t)(at - good);
+    n = head + strlen(to) + strlen(at + strlen(from)) + 1;
+    out = malloc(n);
+    assert_non_null(out);
+    snprintf(out, n, "%.*s%s%s", (int)head, good, to, at + strlen(from));
+    return out;
+}
+
+static void expect_variant_error(const char *from, const char *to, long line,
+                                 const char *msg)
+{
+    char *text = variant(from, to);
+
+    expect_parse_error(text, line, msg);
+    free(text);
+}
+
+static struct darshan_log *parse_variant(const char *from, const char *to)
+{
+    char *text = variant(from, to);
+    struct darshan_log *log = NULL;
+    struct error err = {0};
+
+    if (parse_text(text, &log, &err) != STATUS_OK)
+        fail_msg("%ld: %s", err.line, err.msg);
+    free(text);
+    return log;
+}
+
+static void uid_beyond_32_bits_reports_its_line(void **state)
+{
+    struct darshan_log *log;
+
+    (void)state;
+    expect_variant_error("# uid: 4321", "# uid: 9223372036854775808", 4,
+                         "expected a uid from 0 to 4294967295, got "
+                         "'9223372036854775808'");
+    log = parse_variant("# uid: 4321", "# uid: 4294967295");
+    assert_true(log->uid == 4294967295u);
+    darshan_log_free(log);
+}
+
+static void header_key_given_twice_reports_its_line(void **state)
+{
+    struct darshan_log *log;
+
+    (void)state;
+    expect_variant_error("# jobid: 98765\n", "# jobid: 98765\n# jobid: 98766\n", 6,
+                         "expected header key 'jobid' once, got it a second time (line "
+                         "5 gave it first)");
+    expect_variant_error("# compression method: ZLIB\n",
+                         "# compression method: ZLIB\n# compression method: BZIP2\n", 3,
+                         "expected header key 'compression method' once, got it a "
+                         "second time");
+    /* darshan-parser repeats "# metadata:" (one per key) and "# mount entry:" */
+    log = parse_variant("# metadata: lib_ver = 3.5.0\n",
+                        "# metadata: lib_ver = 3.5.0\n# metadata: h = romio=true\n");
+    assert_int_equal(log->n_mounts, 2);
+    darshan_log_free(log);
+}
+
+static void end_before_start_reports_the_end_time_line(void **state)
+{
+    (void)state;
+    expect_variant_error("# end_time: 1700000012", "# end_time: 1699999999", 7,
+                         "expected end_time >= start_time (1700000000), got 1699999999");
+}
+
+static void start_after_year_9999_reports_its_line(void **state)
+{
+    (void)state;
+    /* the year 3.2 million */
+    expect_variant_error("# start_time: 1700000000", "# start_time: 100000000000000", 6,
+                         "expected start_time from 0 to 253402300799 (year 9999), got "
+                         "'100000000000000'");
+}
+
+static void negative_count_reports_its_line(void **state)
+{
+    struct darshan_log *log;
+
+    (void)state;
+    expect_variant_error("POSIX_READS\t3\t", "POSIX_READS\t-5\t", FIRST_BODY_LINE + 1,
+                         "expected POSIX_READS >= 0 or -1 (not collected), got -5");
+    /* -1: not collected, left out of the sums (POSIX has one part: 0 remains) */
+    log = parse_variant("POSIX_READS\t3\t", "POSIX_READS\t-1\t");
+    assert_int_equal(log->records[0].reads, 0);
+    darshan_log_free(log);
+}
+
+static void timestamp_past_the_run_time_reports_its_line(void **state)
+{
+    struct darshan_log *log;
+
+    (void)state;
+    /* run time 12.2385, end - start + 1 = 13: up to 15 s */
+    expect_variant_error("READ_END_TIMESTAMP\t2.385000", "READ_END_TIMESTAMP\t777.5",
+                         FIRST_BODY_LINE + 8,
+                         "expected POSIX_F_READ_END_TIMESTAMP of at most 15 s (the run "
+                         "time and 2 s more), got 777.5");
+    log = parse_variant("READ_END_TIMESTAMP\t2.385000", "READ_END_TIMESTAMP\t14.875");
+    assert_rel(log->records[0].read_end, 14.875, 0.0);
+    darshan_log_free(log);
+}
+
+static void huge_read_time_reports_its_line(void **state)
+{
+    (void)state;
+    expect_variant_error("POSIX_F_READ_TIME\t0.300000", "POSIX_F_READ_TIME\t1e308",
+                         FIRST_BODY_LINE + 11,
+                         "expected POSIX_F_READ_TIME of at most 15 s (the run time and "
+                         "2 s more), got 1e+308");
+}
+
+static void negative_time_is_absent_and_flags_the_job(void **state)
+{
+    struct darshan_log *log;
+
+    (void)state;
+    log = parse_variant("POSIX_F_WRITE_TIME\t0.600000", "POSIX_F_WRITE_TIME\t-2.385");
+    assert_true(log->negative_time);
+    assert_rel(log->records[0].write_time, 0.0, 0.0);
+    darshan_log_free(log);
+    /* -1 is "not collected": absent, not a negative time */
+    log = parse_variant("POSIX_F_WRITE_TIME\t0.600000", "POSIX_F_WRITE_TIME\t-1");
+    assert_false(log->negative_time);
+    assert_rel(log->records[0].write_time, 0.0, 0.0);
+    darshan_log_free(log);
+    /* the real case: STDIO_F_WRITE_TIME = -2662.746634 for <STDERR> */
+    log = parse_shared("pydarshan_example_vpicio_edison/parser.txt");
+    assert_true(log->negative_time);
+    for (size_t i = 0; i < log->n_records; i++)
+        assert_true(log->records[i].write_time >= 0);
+    darshan_log_free(log);
+    log = parse_shared("release_x86_64_3.5.0/parser.txt");
+    assert_false(log->negative_time);
+    darshan_log_free(log);
 }
 
 static void perf_output_is_refused_with_its_reason(void **state)
@@ -743,6 +896,14 @@ int main(void)
         cmocka_unit_test(darshan_2_text_is_refused),
         cmocka_unit_test(binary_input_is_refused),
         cmocka_unit_test(empty_input_is_refused),
+        cmocka_unit_test(uid_beyond_32_bits_reports_its_line),
+        cmocka_unit_test(header_key_given_twice_reports_its_line),
+        cmocka_unit_test(end_before_start_reports_the_end_time_line),
+        cmocka_unit_test(start_after_year_9999_reports_its_line),
+        cmocka_unit_test(negative_count_reports_its_line),
+        cmocka_unit_test(timestamp_past_the_run_time_reports_its_line),
+        cmocka_unit_test(huge_read_time_reports_its_line),
+        cmocka_unit_test(negative_time_is_absent_and_flags_the_job),
         cmocka_unit_test(perf_output_is_refused_with_its_reason),
         cmocka_unit_test(null_arguments_are_invalid),
     };

@@ -538,19 +538,128 @@ static void device_twice_in_a_report_is_reported(void **state)
 static void empty_input_has_no_samples(void **state)
 {
     (void)state;
-    expect_parse_error("", 0, "no samples");
+    expect_parse_error("", 0, "empty file");
     expect_parse_error("\n  \n", 0, "no samples");
     /* only the since-boot report */
     expect_parse_error(BANNER "11/22/26 12:59:03\n" XHDR XROW("vda"), 0, "no samples");
 }
 
-static void cut_last_line_is_reported(void **state)
+/* Parses text that must load; the caller frees. */
+static struct iostat_data *parse_ok(const char *text, int64_t mtime_s)
 {
+    FILE *fp = tmpfile();
+    struct error err = {0};
+    struct iostat_data *d = NULL;
+
+    assert_non_null(fp);
+    assert_int_equal(fwrite(text, 1, strlen(text), fp), strlen(text));
+    rewind(fp);
+    if (ingest_iostat_parse_file(fp, "tmp.txt", NULL, mtime_s, &d, &err) != STATUS_OK)
+        fail_msg("%ld: %s", err.line, err.msg);
+    fclose(fp);
+    return d;
+}
+
+#define SHORT_REPORT(stamp, w) stamp "\nDevice r/s rkB/s w/s wkB/s\nvda 1 2 3 " w "\n\n"
+
+static void cut_last_line_leaves_its_report_out(void **state)
+{
+    struct iostat_data *d;
+
     (void)state;
-    /* iostat killed mid-write: "2.00" cut to "2.0" must not pass as a number */
-    expect_parse_error("11/22/26 12:59:03\nDevice r/s rkB/s w/s wkB/s\nvda 1 2 3 4\n\n"
-                       "11/22/26 12:59:04\nDevice r/s rkB/s w/s wkB/s\nvda 1 2 3 4.0",
-                       7, "expected a newline at the end of the line, got end of file");
+    /* iostat killed mid-write: "4.00" cut to "4.0" must not pass as a number, and
+     * the complete reports load */
+    d = parse_ok(
+        SHORT_REPORT("11/22/26 12:59:03", "4") SHORT_REPORT("11/22/26 12:59:04", "5")
+            SHORT_REPORT("11/22/26 12:59:05", "6") "11/22/26 12:59:06\nDevice "
+                                                   "r/s rkB/s w/s wkB/s\nvda 1 "
+                                                   "2 3 4.0",
+        INT64_MAX);
+    assert_int_equal(d->n, 2);
+    assert_int_equal(d->n_reports_cut, 1);
+    assert_rel(d->samples[1].w_bps, 6 * 1024.0, 0.0);
+    iostat_data_free(d);
+    /* cut on a stamp line: the report before it is complete */
+    d = parse_ok(SHORT_REPORT("11/22/26 12:59:03", "4")
+                     SHORT_REPORT("11/22/26 12:59:04", "5") "11/22/26 12:5",
+                 INT64_MAX);
+    assert_int_equal(d->n, 1);
+    assert_int_equal(d->n_reports_cut, 1);
+    iostat_data_free(d);
+    /* sadf -d: the cut record's report goes */
+    d = parse_ok("# hostname;interval;timestamp;DEV;tps;rkB/s;wkB/s\n"
+                 "vm;1;2026-11-22 12:59:04 UTC;vda;1;2;3\n"
+                 "vm;1;2026-11-22 12:59:05 UTC;vda;1;2;3\n"
+                 "vm;1;2026-11-22 12:59:06 UTC;vda;1;2",
+                 INT64_MAX);
+    assert_int_equal(d->n, 2);
+    assert_int_equal(d->n_reports_cut, 1);
+    iostat_data_free(d);
+}
+
+static void report_far_from_its_place_is_set_aside(void **state)
+{
+    struct iostat_data *d;
+
+    (void)state;
+    /* a 01/01/00 stamp among 2026's: set aside, the rest loads */
+    d = parse_ok(
+        SHORT_REPORT("11/22/26 12:59:03", "4") SHORT_REPORT("11/22/26 12:59:04", "5")
+            SHORT_REPORT("01/01/00 12:59:05", "6") SHORT_REPORT("11/22/26 12:59:06", "7"),
+        INT64_MAX);
+    assert_int_equal(d->n, 2);
+    assert_int_equal(d->n_reports_aside, 1);
+    assert_int_equal(d->samples[1].stamp_s, 1795352346);
+    assert_rel(d->interval_s, 2.0, 0.0);
+    iostat_data_free(d);
+}
+
+static void report_before_2000_is_set_aside(void **state)
+{
+    struct iostat_data *d;
+
+    (void)state;
+    /* sadf keeps its first record: the 1999 one is the only reference there is */
+    d = parse_ok("# hostname;interval;timestamp;DEV;tps;rkB/s;wkB/s\n"
+                 "vm;1;1999-12-31 23:59:59 UTC;vda;1;2;3\n"
+                 "vm;1;2026-11-22 12:59:05 UTC;vda;1;2;3\n"
+                 "vm;1;2026-11-22 12:59:06 UTC;vda;1;2;3\n",
+                 INT64_MAX);
+    assert_int_equal(d->n, 2);
+    assert_int_equal(d->n_reports_aside, 1);
+    iostat_data_free(d);
+}
+
+static void report_a_day_after_the_mtime_is_set_aside(void **state)
+{
+    struct iostat_data *d;
+
+    (void)state;
+    /* 12:59:04 is 2026-11-22T12:59:04Z = 1795352344: the file was last written a day
+     * and 1 s before 12:59:05 */
+    d = parse_ok(SHORT_REPORT("11/22/26 12:59:03", "4")
+                     SHORT_REPORT("11/22/26 12:59:04", "5")
+                         SHORT_REPORT("11/22/26 12:59:05", "6"),
+                 1795352345 - 86400 - 1);
+    assert_int_equal(d->n, 1);
+    assert_int_equal(d->n_reports_aside, 1);
+    iostat_data_free(d);
+}
+
+static void report_with_a_negative_rate_is_set_aside(void **state)
+{
+    struct iostat_data *d;
+
+    (void)state;
+    d = parse_ok(SHORT_REPORT("11/22/26 12:59:03", "4")
+                     SHORT_REPORT("11/22/26 12:59:04", "5")
+                         SHORT_REPORT("11/22/26 12:59:05", "-6")
+                             SHORT_REPORT("11/22/26 12:59:06", "7"),
+                 INT64_MAX);
+    assert_int_equal(d->n, 2);
+    assert_int_equal(d->n_reports_aside, 1);
+    assert_int_equal(d->samples[1].stamp_s, 1795352346);
+    iostat_data_free(d);
 }
 
 static void all_devices_excluded_says_so(void **state)
@@ -692,7 +801,11 @@ int main(void)
         cmocka_unit_test(two_hosts_are_reported),
         cmocka_unit_test(device_twice_in_a_report_is_reported),
         cmocka_unit_test(empty_input_has_no_samples),
-        cmocka_unit_test(cut_last_line_is_reported),
+        cmocka_unit_test(cut_last_line_leaves_its_report_out),
+        cmocka_unit_test(report_far_from_its_place_is_set_aside),
+        cmocka_unit_test(report_before_2000_is_set_aside),
+        cmocka_unit_test(report_a_day_after_the_mtime_is_set_aside),
+        cmocka_unit_test(report_with_a_negative_rate_is_set_aside),
         cmocka_unit_test(all_devices_excluded_says_so),
         cmocka_unit_test(sadf_field_count_names_the_header_line),
         cmocka_unit_test(sadf_record_before_header_is_reported),

@@ -119,7 +119,8 @@ static int teardown(void **state)
 
 /* The restored database is at the schema the old version wrote (5); the new binary
  * migrates it when it opens it: 0006 (hand-made groups) adds a column and a table,
- * and what the old version stored is served as before. */
+ * 0007 the jobs' negative_time flag, and what the old version stored is served as
+ * before. */
 static void restored_database_migrates_from_the_old_schema_version(void **state)
 {
     int rc = -1;
@@ -128,7 +129,8 @@ static void restored_database_migrates_from_the_old_schema_version(void **state)
     char *out = pgfixture_run(&fx.db, "db migrate 2>&1", &rc);
     assert_non_null(out);
     bool ok = rc == 0 && strstr(out, "applied migration 0006_hand_groups") != NULL &&
-              strstr(out, "migrations applied: 1; schema version 6") != NULL;
+              strstr(out, "applied migration 0007_negative_time") != NULL &&
+              strstr(out, "migrations applied: 2; schema version 7") != NULL;
     if (!ok)
         print_error("db migrate exited %d: %s\n", rc, out);
     free(out);

@@ -1,0 +1,406 @@
+/* test_hostile.c: issue 15 against a real PostgreSQL and the real binary: hostile
+ * variants of real logs and reports among good ones; no file stops the batch. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "../support/pgfixture.h"
+#include "../support/testutil.h"
+
+#include <jansson.h>
+#include <libpq-fe.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static struct pgfixture fx;
+static char work[PATH_MAX]; /* the hostile files, removed at the end */
+
+/* ---- files ------------------------------------------------------------------------ */
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    char *buf;
+    long n;
+
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+    n = ftell(fp);
+    assert_true(n >= 0);
+    rewind(fp);
+    buf = malloc((size_t)n + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
+    buf[n] = '\0';
+    fclose(fp);
+    *len = (size_t)n;
+    return buf;
+}
+
+static void write_all(const char *path, const char *data, size_t len)
+{
+    FILE *fp = fopen(path, "wb");
+
+    assert_non_null(fp);
+    assert_int_equal(fwrite(data, 1, len, fp), len);
+    assert_int_equal(fclose(fp), 0);
+}
+
+/* work/dir/name (made on first use of dir). */
+static const char *work_path(const char *dir, const char *name)
+{
+    static char path[PATH_MAX * 2];
+    char d[PATH_MAX + 64];
+
+    snprintf(d, sizeof d, "%s/%s", work, dir);
+    mkdir(d, 0700);
+    snprintf(path, sizeof path, "%s/%s", d, name);
+    return path;
+}
+
+/* The shared file rel, with each (from, to) pair replaced once (from must occur),
+ * written to dir/name. */
+static void variant(const char *rel, const char *dir, const char *name,
+                    const char *const *pairs, size_t n_pairs)
+{
+    size_t len;
+    char *text = read_all(testutil_path(testutil_shared_data(), rel), &len);
+
+    for (size_t i = 0; i < n_pairs; i++) {
+        const char *from = pairs[2 * i], *to = pairs[2 * i + 1];
+        char *at = strstr(text, from);
+        if (at == NULL)
+            fail_msg("%s: no '%s'", rel, from);
+        size_t head = (size_t)(at - text), nf = strlen(from), nt = strlen(to);
+        char *out = malloc(len - nf + nt + 1);
+        assert_non_null(out);
+        memcpy(out, text, head);
+        memcpy(out + head, to, nt);
+        memcpy(out + head + nt, at + nf, len - head - nf + 1);
+        free(text);
+        text = out;
+        len = len - nf + nt;
+    }
+    write_all(work_path(dir, name), text, len);
+    free(text);
+}
+
+static void copy_shared(const char *rel, const char *dir, const char *name)
+{
+    variant(rel, dir, name, NULL, 0);
+}
+
+/* ---- the database ------------------------------------------------------------------ */
+
+/* The fixture's conninfo, as test_upgrade.c finds it. */
+static void conninfo(char *out, size_t size)
+{
+    int rc = -1;
+
+    if (fx.configured) {
+        const char *db = getenv("IOCONTEND_DB");
+        assert_non_null(db);
+        snprintf(out, size, "%s", db);
+        return;
+    }
+    char *status = pgfixture_run(&fx, "db status 2>/dev/null", &rc);
+    const char *at = status != NULL ? strstr(status, "socket directory: ") : NULL;
+    if (at == NULL || rc != 0)
+        fail_msg("no socket in `db status`: %s", status != NULL ? status : "");
+    at += strlen("socket directory: ");
+    snprintf(out, size, "host=%.*s port=5432 dbname=iocontend user=postgres",
+             (int)strcspn(at, "\n"), at);
+    free(status);
+}
+
+/* The first column of the first row of sql with one parameter (NULL: none), as new
+ * text; "" for no row, "(null)" for SQL NULL. */
+static char *query(const char *sql, const char *param)
+{
+    char ci[1200];
+    PGconn *c;
+    PGresult *r;
+    char *out;
+
+    conninfo(ci, sizeof ci);
+    c = PQconnectdb(ci);
+    if (PQstatus(c) != CONNECTION_OK)
+        fail_msg("connect: %s", PQerrorMessage(c));
+    r = PQexecParams(c, sql, param != NULL ? 1 : 0, NULL, &param, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        fail_msg("%s: %s", sql, PQerrorMessage(c));
+    out = strdup(PQntuples(r) == 0      ? ""
+                 : PQgetisnull(r, 0, 0) ? "(null)"
+                                        : PQgetvalue(r, 0, 0));
+    assert_non_null(out);
+    PQclear(r);
+    PQfinish(c);
+    return out;
+}
+
+static void assert_query(const char *sql, const char *param, const char *want)
+{
+    char *got = query(sql, param);
+
+    if (strcmp(got, want) != 0)
+        fail_msg("%s [%s]: got '%s', want '%s'", sql, param != NULL ? param : "", got,
+                 want);
+    free(got);
+}
+
+/* The quarantine of the file whose path ends in name: "line|message". */
+static void assert_quarantined(const char *name, const char *want)
+{
+    assert_query("SELECT coalesce(line::text, '-') || '|' || message FROM ingest_errors "
+                 "WHERE path LIKE '%/' || $1",
+                 name, want);
+}
+
+/* ---- the runs ------------------------------------------------------------------------
+ */
+
+static json_t *ingest(const char *args, int *rc)
+{
+    char *out = pgfixture_run(&fx, args, rc);
+    json_error_t jerr;
+    json_t *j;
+
+    assert_non_null(out);
+    j = json_loads(out, 0, &jerr);
+    if (j == NULL)
+        fail_msg("not JSON (exit %d): %s", *rc, out);
+    free(out);
+    return j;
+}
+
+static long field(json_t *j, const char *name)
+{
+    json_t *v = json_object_get(j, name);
+    assert_true(json_is_integer(v));
+    return (long)json_integer_value(v);
+}
+
+static int setup(void **state)
+{
+    const char *tmp = getenv("TMPDIR");
+
+    (void)state;
+    snprintf(work, sizeof work, "%s/iocontend-hostile-XXXXXX",
+             tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+    if (mkdtemp(work) == NULL)
+        return -1;
+    return pgfixture_start(&fx);
+}
+
+static int teardown(void **state)
+{
+    char cmd[PATH_MAX + 32];
+    int rc = 0;
+
+    (void)state;
+    pgfixture_stop(&fx);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
+    free(testutil_run(cmd, &rc));
+    return 0;
+}
+
+/* Good real logs and hostile variants of real logs in one folder. */
+static void make_darshan_batch(void)
+{
+    static const char garbage[] = "\x89\xff\x00\x01 garbage caf\xe9\n\x7f\x1b[31m\n";
+    const char *latin1_exe[] = {"# exe: /tmp/test/mpi-io-test",
+                                "# exe: /tmp/caf\xe9/mpi-io-test"};
+    const char *latin1_file[] = {"mpi-io-test.tmp.dat\t", "caf\xe9.dat\t"};
+    const char *uid_2_63[] = {"# uid: 1000", "# uid: 9223372036854775808"};
+    const char *end_before_start[] = {"# end_time: 1658256281", "# end_time: 1658256280"};
+
+    copy_shared("darshan/release_x86_64_3.5.0/parser.txt", "darshan", "good1.parser.txt");
+    copy_shared("darshan/release_x86_64_3.4.4/parser.txt", "darshan", "good2.parser.txt");
+    /* STDIO_F_WRITE_TIME = -2662.746634: loads, flagged negative_time */
+    copy_shared("darshan/pydarshan_example_vpicio_edison/parser.txt", "darshan",
+                "vpicio.parser.txt");
+    variant("darshan/release_x86_64_3.2.1/parser.txt", "darshan", "latin1_exe.parser.txt",
+            latin1_exe, 1);
+    /* a Latin-1 name: the input's own, and a file name inside */
+    variant("darshan/release_x86_64_3.1.8/parser.txt", "darshan", "caf\xe9.parser.txt",
+            latin1_file, 1);
+    write_all(work_path("darshan", "garbage.parser.txt"), garbage, sizeof garbage - 1);
+    write_all(work_path("darshan", "empty.parser.txt"), "", 0);
+    variant("darshan/release_x86_64_3.4.0/parser.txt", "darshan", "uid.parser.txt",
+            uid_2_63, 1);
+    variant("darshan/release_x86_64_3.4.0/parser.txt", "darshan",
+            "end_before_start.parser.txt", end_before_start, 1);
+}
+
+/* The real iostat -t capture (45 reports, the first since boot: 44 samples of vda)
+ * as hostile variants, beside the real sadf -d capture (190 samples). */
+static void make_iostat_batch(void)
+{
+    static const char path[] = "iostat/iostat_x_k_t_1s.txt";
+    size_t len;
+    char *text = read_all(testutil_path(testutil_shared_data(), path), &len);
+    const char *latin1_host[] = {"(vm)", "(h\xf4te)"};
+    /* 13:06:56 printed as 01/01/00, and a negative r/s at 13:07:06 */
+    const char *aside[] = {"(vm)",
+                           "(vm2)",
+                           "11/22/26 13:06:56",
+                           "01/01/00 13:06:56",
+                           "11/22/26 13:07:06\n",
+                           "11/22/26 13:07:06\n"};
+    char *neg;
+    char *last = NULL;
+
+    copy_shared("iostat/sadf_d_lab_run1_disk.csv", "iostat", "sadf.csv");
+    variant(path, "iostat", "latin1_host.txt", latin1_host, 1);
+    variant(path, "iostat", "aside.txt", aside, 3);
+    /* the negative rate: r/s -5.00 in the vda row after 13:07:06 */
+    {
+        size_t n;
+        char *a = read_all(work_path("iostat", "aside.txt"), &n);
+        char *row = strstr(strstr(a, "11/22/26 13:07:06\n"), "\nvda");
+        assert_non_null(row);
+        row += 4;
+        row += strspn(row, " ");
+        size_t head = (size_t)(row - a), old = strcspn(row, " ");
+        neg = malloc(n + 8);
+        assert_non_null(neg);
+        memcpy(neg, a, head);
+        memcpy(neg + head, "-5.00", 5);
+        memcpy(neg + head + 5, row + old, n - head - old + 1);
+        write_all(work_path("iostat", "aside.txt"), neg, n - old + 5);
+        free(neg);
+        free(a);
+    }
+    /* cut in the middle of the last vda row: a capture still being written */
+    for (char *at = strstr(text, "\nvda"); at != NULL; at = strstr(at + 1, "\nvda"))
+        last = at;
+    assert_non_null(last);
+    write_all(work_path("iostat", "cut.txt"), text, (size_t)(last - text) + 30);
+    write_all(work_path("iostat", "empty.txt"), "", 0);
+    write_all(work_path("iostat", "garbage.txt"), "\x01\x02\xff\xfe\x00zz\n", 8);
+    free(text);
+}
+
+static void darshan_batch_finishes_around_hostile_logs(void **state)
+{
+    char args[PATH_MAX + 128];
+    int rc;
+    json_t *j;
+
+    (void)state;
+    make_darshan_batch();
+    snprintf(args, sizeof args, "--quiet ingest darshan --json '%s/darshan'", work);
+    j = ingest(args, &rc);
+    assert_int_equal(rc, 1);
+    assert_int_equal(field(j, "files"), 9);
+    assert_int_equal(field(j, "loaded"), 5);
+    assert_int_equal(field(j, "jobs"), 5);
+    assert_int_equal(field(j, "quarantined"), 4);
+    json_decref(j);
+
+    /* stored escaped; the file names in the summary too */
+    assert_query("SELECT exe FROM jobs WHERE exe LIKE '%caf%'", NULL,
+                 "/tmp/caf\\xe9/mpi-io-test -f /tmp/test/mpi-io-test.tmp.dat");
+    assert_query(
+        "SELECT count(*) FROM loaded_files WHERE path LIKE '%/caf\\\\xe9.parser.txt'",
+        NULL, "1");
+    /* STDIO_F_WRITE_TIME = -2662.746634: loaded, read as absent, flagged */
+    assert_query("SELECT string_agg(jobid, ',') FROM jobs WHERE negative_time", NULL,
+                 "4478544");
+    assert_quarantined("garbage.parser.txt",
+                       "1|expected text, got a NUL byte (a binary .darshan file?)");
+    assert_quarantined("empty.parser.txt", "-|empty file");
+    assert_quarantined(
+        "uid.parser.txt",
+        "4|expected a uid from 0 to 4294967295, got '9223372036854775808'");
+    assert_quarantined("end_before_start.parser.txt",
+                       "8|expected end_time >= start_time (1658256281), got 1658256280");
+
+    /* Again: nothing new is loaded. The quarantined files are parsed again and
+     * reported again, so the exit stays 1 (issue 15 item 3: not parsing them until
+     * their content changes). */
+    j = ingest(args, &rc);
+    assert_int_equal(rc, 1);
+    assert_int_equal(field(j, "loaded"), 0);
+    assert_int_equal(field(j, "jobs"), 0);
+    assert_int_equal(field(j, "skipped"), 5);
+    assert_int_equal(field(j, "quarantined"), 4);
+    json_decref(j);
+    assert_query("SELECT count(*) FROM jobs", NULL, "5");
+    assert_query("SELECT count(*) FROM ingest_errors", NULL, "4");
+}
+
+static void iostat_batch_loads_every_complete_plausible_report(void **state)
+{
+    char args[PATH_MAX + 128];
+    int rc;
+    json_t *j;
+
+    (void)state;
+    make_iostat_batch();
+    snprintf(args, sizeof args, "--quiet ingest iostat --fs hostile --json '%s/iostat'",
+             work);
+    j = ingest(args, &rc);
+    assert_int_equal(rc, 1);
+    assert_int_equal(field(j, "loaded"), 4);
+    assert_int_equal(field(j, "quarantined"), 2);
+    /* sadf 190 + cut 43 (the cut report left) + aside 42 (01/01/00 and the negative
+     * rate set aside) + Latin-1 host 44 */
+    assert_int_equal(field(j, "samples"), 190 + 43 + 42 + 44);
+    json_decref(j);
+    assert_query("SELECT count(*) FROM samples WHERE server = $1", "h\\xf4te", "44");
+    assert_query("SELECT count(*) FROM samples WHERE server = 'vm2'", NULL, "42");
+    assert_query("SELECT count(*) FROM samples WHERE server = 'vm2' AND stamp_s IN "
+                 "(1795352816, 1795352826)",
+                 NULL, "0");
+    assert_quarantined("empty.txt", "-|empty file");
+    assert_quarantined("garbage.txt", "1|expected iostat or sadf text, got a NUL byte");
+
+    j = ingest(args, &rc);
+    assert_int_equal(rc, 1); /* the two quarantined files again: item 3 */
+    assert_int_equal(field(j, "loaded"), 0);
+    assert_int_equal(field(j, "samples"), 0);
+    json_decref(j);
+    assert_query("SELECT count(*) FROM samples", NULL, "319");
+}
+
+static void file_over_the_size_cap_is_quarantined(void **state)
+{
+    char args[PATH_MAX * 4 + 128];
+    char conf[PATH_MAX * 2];
+    int rc;
+    json_t *j;
+
+    (void)state;
+    snprintf(conf, sizeof conf, "%s", work_path("conf", "iocontend.conf"));
+    write_all(conf, "[ingest]\nmax_file_bytes = 4096\n", 31);
+    copy_shared("darshan/release_x86_64_3.3.0/parser.txt", "big", "big.parser.txt");
+    snprintf(args, sizeof args, "--quiet --config '%s' ingest darshan --json '%s/big'",
+             conf, work);
+    j = ingest(args, &rc);
+    assert_int_equal(rc, 1);
+    assert_int_equal(field(j, "quarantined"), 1);
+    json_decref(j);
+    char *got = query(
+        "SELECT message FROM ingest_errors WHERE path LIKE '%/big.parser.txt'", NULL);
+    assert_non_null(strstr(got, "too large"));
+    free(got);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(darshan_batch_finishes_around_hostile_logs),
+        cmocka_unit_test(iostat_batch_loads_every_complete_plausible_report),
+        cmocka_unit_test(file_over_the_size_cap_is_quarantined),
+    };
+
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
