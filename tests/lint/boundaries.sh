@@ -51,6 +51,16 @@ for dir in common stats sql ingest analysis daemon; do
     fi
 done
 
+# Below cli/ a message goes through log_* (common/'s logger is the one writer).
+for dir in stats sql ingest analysis daemon; do
+    hits=$(grep -n -E '\<stderr\>' "$dir"/*.c "$dir"/*.h 2>/dev/null |
+        grep -v -E '^\S+:[0-9]+:\s*(/\*|\*)')
+    if [ -n "$hits" ]; then
+        echo "$hits" | sed "s|\$|   <- below cli/, messages go through log_*|"
+        status=1
+    fi
+done
+
 if [ "$status" -eq 0 ]; then
     echo "boundaries: clean"
 fi
