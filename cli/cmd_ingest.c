@@ -20,12 +20,15 @@ void cmd_ingest_help(FILE *fp)
         "iostat:  iostat -x -t text or -o JSON, sadf -d or -j, for file system NAME;\n"
         "         the server is the host the file names unless --server is given.\n"
         "Each file is loaded whole or not at all; a bad file goes to the quarantine\n"
-        "list (table ingest_errors) with its reason and the rest of the batch lands.\n"
+        "list (table ingest_errors) with its reason and the rest of the batch lands;\n"
+        "it is not parsed again (known bad) until its content, the settings that\n"
+        "shaped the verdict or iocontend's version change.\n"
         "Loading the same content again changes nothing.\n"
         "One ingest runs at a time (darshan and iostat alike): a second one waits.\n"
         "  --json     print one JSON summary object on stdout\n"
         "  --no-wait  exit 75 when another ingest is running\n"
-        "exit: 0 all loaded or skipped; 1 some quarantined; 66 an input is missing;\n"
+        "exit: 0 all loaded, skipped or known bad; 1 some newly quarantined;\n"
+        "      66 an input is missing;\n"
         "      69 database unavailable; 64 usage; 75 another ingest is running.\n");
 }
 
@@ -47,6 +50,7 @@ static void print_summary(const struct ingest_summary *s, bool json)
         json_object_set_new(o, "loaded", json_integer(s->loaded));
         json_object_set_new(o, "skipped", json_integer(s->skipped));
         json_object_set_new(o, "quarantined", json_integer(s->quarantined));
+        json_object_set_new(o, "known_bad", json_integer(s->known_bad));
         json_object_set_new(o, "jobs", json_integer(s->jobs));
         json_object_set_new(o, "samples", json_integer(s->samples));
         json_object_set_new(o, "seconds", json_real(s->seconds));
@@ -58,10 +62,12 @@ static void print_summary(const struct ingest_summary *s, bool json)
         json_decref(o);
         return;
     }
-    log_info("ingest: %ld files: %ld loaded, %ld skipped, %ld quarantined, %ld missing; "
-             "%ld new jobs, %lld new samples in %.1f s",
-             s->files, s->loaded, s->skipped, s->quarantined, s->missing, s->jobs,
-             s->samples, s->seconds);
+    log_info(
+        "ingest: %ld files: %ld loaded, %ld skipped, %ld quarantined, %ld known bad, "
+        "%ld missing; "
+        "%ld new jobs, %lld new samples in %.1f s",
+        s->files, s->loaded, s->skipped, s->quarantined, s->known_bad, s->missing,
+        s->jobs, s->samples, s->seconds);
 }
 
 int cmd_ingest(struct app_config *cfg, int argc, char **argv)

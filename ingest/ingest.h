@@ -205,6 +205,7 @@ struct ingest_failure {
 
 struct ingest_summary {
     long files, loaded, skipped, quarantined, missing;
+    long known_bad; /* quarantined before, unchanged: not parsed again */
     long jobs;
     long long samples;
     double seconds;

@@ -234,7 +234,7 @@ static enum status stop_batch(const char *path, struct error *err)
 /* Quarantines the file (shown: its path escaped) with why; STATUS_OK unless the
  * quarantine itself could not be recorded for another reason than its text. */
 static enum status quarantine(struct db *db, struct ingest_summary *s, const char *path,
-                              const char *shown, const char *hash,
+                              const char *shown, const char *hash, const char *verdict,
                               const struct error *why, struct error *err)
 {
     struct error reason = *why, dberr = {0};
@@ -248,7 +248,7 @@ static enum status quarantine(struct db *db, struct ingest_summary *s, const cha
     } else {
         log_warn("quarantined %s: %s", path, why->msg);
     }
-    if (db_ingest_error_record(db, shown, hash, &reason, &dberr) == STATUS_OK)
+    if (db_ingest_error_record(db, shown, hash, verdict, &reason, &dberr) == STATUS_OK)
         return STATUS_OK;
     if (is_data_fault(&dberr)) {
         log_error("could not record the quarantine of %s: %s", path, dberr.msg);
@@ -260,7 +260,7 @@ static enum status quarantine(struct db *db, struct ingest_summary *s, const cha
 
 /* After a failed load: bad data quarantine the file, anything else stops. */
 static enum status load_failed(struct db *db, struct ingest_summary *s, const char *path,
-                               const char *shown, const char *hash,
+                               const char *shown, const char *hash, const char *verdict,
                                const struct error *dberr, struct error *err)
 {
     struct error why = {0};
@@ -271,7 +271,7 @@ static enum status load_failed(struct db *db, struct ingest_summary *s, const ch
     }
     error_set(&why, STATUS_PARSE, "the database refused a value (SQLSTATE %s): %s",
               dberr->sqlstate, dberr->msg);
-    return quarantine(db, s, path, shown, hash, &why, err);
+    return quarantine(db, s, path, shown, hash, verdict, &why, err);
 }
 
 /* darshan-dxt-parser output: by its name, or by its per-file block headers. */
@@ -439,9 +439,9 @@ static void size_hash(const struct stat *st, char hash[33])
 }
 
 static enum status load_darshan(struct db *db, int64_t run_id, const char *path,
-                                const char *shown, const char *hash, FILE *fp,
-                                const struct ingest_opts *o, struct ingest_summary *s,
-                                struct error *err)
+                                const char *shown, const char *hash, const char *verdict,
+                                FILE *fp, const struct ingest_opts *o,
+                                struct ingest_summary *s, struct error *err)
 {
     struct darshan_log *log = NULL;
     struct job_metrics m;
@@ -469,12 +469,12 @@ static enum status load_darshan(struct db *db, int64_t run_id, const char *path,
             s->loaded++;
             s->jobs += inserted ? 1 : 0;
         } else if (rc == STATUS_DB) {
-            rc = load_failed(db, s, path, shown, hash, &dberr, err);
+            rc = load_failed(db, s, path, shown, hash, verdict, &dberr, err);
         } else if (dberr.code != STATUS_OK) {
             *err = dberr;
         }
     } else if (rc != STATUS_NOMEM) {
-        rc = quarantine(db, s, path, shown, hash, &ferr, err);
+        rc = quarantine(db, s, path, shown, hash, verdict, &ferr, err);
     } else {
         *err = ferr;
     }
@@ -486,8 +486,8 @@ static enum status load_darshan(struct db *db, int64_t run_id, const char *path,
 }
 
 static enum status load_iostat(struct db *db, int64_t run_id, const char *path,
-                               const char *shown, const char *hash, FILE *fp,
-                               int64_t mtime_s, const struct ingest_opts *o,
+                               const char *shown, const char *hash, const char *verdict,
+                               FILE *fp, int64_t mtime_s, const struct ingest_opts *o,
                                struct ingest_summary *s, struct error *err)
 {
     struct iostat_data *d = NULL;
@@ -512,12 +512,12 @@ static enum status load_iostat(struct db *db, int64_t run_id, const char *path,
                          path, differing);
             }
         } else if (rc == STATUS_DB) {
-            rc = load_failed(db, s, path, shown, hash, &dberr, err);
+            rc = load_failed(db, s, path, shown, hash, verdict, &dberr, err);
         } else {
             *err = dberr;
         }
     } else if (rc != STATUS_NOMEM) {
-        rc = quarantine(db, s, path, shown, hash, &ferr, err);
+        rc = quarantine(db, s, path, shown, hash, verdict, &ferr, err);
     } else {
         *err = ferr;
     }
@@ -530,6 +530,23 @@ static enum status load_iostat(struct db *db, int64_t run_id, const char *path,
 /* One file: read, hash, skip when seen, parse, load. A database failure that is not
  * the file's data stops the batch (stop_batch); everything else is a per-file
  * outcome recorded in s. */
+/* What besides a file's content shapes whether it loads: iocontend's version (its
+ * parsers), the kind of input and the settings the parsers read. A quarantine is
+ * reconsidered when any of them changes. */
+static void verdict_of(enum input_kind kind, const struct ingest_opts *o, size_t max,
+                       char *out, size_t size)
+{
+    const bool iostat = kind == INPUT_IOSTAT;
+
+    /* --server decides whether a file without a host loads; --fs goes with it. */
+    snprintf(out, size,
+             "version=%s;kind=%s;max_file_bytes=%zu;device_include=%s;fs=%s;server=%s",
+             IOCONTEND_VERSION, iostat ? "iostat" : "darshan", max,
+             iostat && o->device_include != NULL ? o->device_include : "",
+             iostat && o->fs != NULL ? o->fs : "",
+             iostat && o->server != NULL ? o->server : "");
+}
+
 static enum status load_one(struct db *db, int64_t run_id, const char *path,
                             enum input_kind kind, const struct ingest_opts *o,
                             struct ingest_summary *s, struct error *err)
@@ -541,7 +558,8 @@ static enum status load_one(struct db *db, int64_t run_id, const char *path,
     struct error ferr = {0}, dberr = {0};
     struct hash128 h;
     char hash[33];
-    bool seen = false, too_large = false;
+    bool seen = false, too_large = false, known_bad = false;
+    char verdict[640];
     struct stat st;
     FILE *fp = NULL;
     enum status rc;
@@ -549,6 +567,7 @@ static enum status load_one(struct db *db, int64_t run_id, const char *path,
 
     if (shown == NULL)
         return error_set(err, STATUS_NOMEM, "reading %s", path);
+    verdict_of(kind, o, max, verdict, sizeof verdict);
     bool have_st = stat(path, &st) == 0;
     if (!have_st)
         memset(&st, 0, sizeof st);
@@ -574,6 +593,8 @@ static enum status load_one(struct db *db, int64_t run_id, const char *path,
         hash128_hex(&h, hash);
     }
     rc = db_file_seen(db, hash, &seen, &dberr);
+    if (rc == STATUS_OK && !seen)
+        rc = db_quarantine_known(db, hash, verdict, &known_bad, &dberr);
     if (rc != STATUS_OK) {
         *err = dberr;
         rc = stop_batch(path, err);
@@ -584,10 +605,16 @@ static enum status load_one(struct db *db, int64_t run_id, const char *path,
         log_debug("%s: already loaded", path);
         goto done;
     }
+    if (known_bad) {
+        /* Its content and what shaped the verdict are those of its quarantine. */
+        s->known_bad++;
+        log_info("%s: quarantined before, unchanged: not parsed again", shown);
+        goto done;
+    }
     if (too_large || len == 0) {
         if (!too_large)
             error_set(&ferr, STATUS_PARSE, "empty file");
-        rc = quarantine(db, s, path, shown, hash, &ferr, err);
+        rc = quarantine(db, s, path, shown, hash, verdict, &ferr, err);
         goto done;
     }
     if (kind == INPUT_DARSHAN && is_dxt_text(path, data)) {
@@ -601,8 +628,8 @@ static enum status load_one(struct db *db, int64_t run_id, const char *path,
         goto done;
     }
     rc = kind == INPUT_DARSHAN
-             ? load_darshan(db, run_id, path, shown, hash, fp, o, s, err)
-             : load_iostat(db, run_id, path, shown, hash, fp,
+             ? load_darshan(db, run_id, path, shown, hash, verdict, fp, o, s, err)
+             : load_iostat(db, run_id, path, shown, hash, verdict, fp,
                            have_st ? (int64_t)st.st_mtime : INT64_MAX, o, s, err);
 done:
     if (fp != NULL)

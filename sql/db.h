@@ -186,10 +186,19 @@ enum status db_samples_load(struct db *db, int64_t run_id, const char *path,
                             long long *inserted, long long *differing,
                             struct error *err) MUST_CHECK;
 
-/* Records (or refreshes last_seen of) a quarantined file. */
+/* Records (or refreshes last_seen of) a quarantined file, with the verdict key: what
+ * besides its content shaped the verdict (iocontend's version, the parsers'
+ * settings). */
 enum status db_ingest_error_record(struct db *db, const char *path,
-                                   const char *content_hash, const struct error *reason,
+                                   const char *content_hash, const char *verdict,
+                                   const struct error *reason,
                                    struct error *err) MUST_CHECK;
+
+/* *known: a file of this content was quarantined under the same verdict key, so
+ * parsing it again would give the same verdict (its last_seen is refreshed). */
+enum status db_quarantine_known(struct db *db, const char *content_hash,
+                                const char *verdict, bool *known,
+                                struct error *err) MUST_CHECK;
 
 /* ---- analysis inputs ----------------------------------------------------------- */
 

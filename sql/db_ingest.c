@@ -314,21 +314,38 @@ out:
 }
 
 enum status db_ingest_error_record(struct db *db, const char *path,
-                                   const char *content_hash, const struct error *reason,
-                                   struct error *err)
+                                   const char *content_hash, const char *verdict,
+                                   const struct error *reason, struct error *err)
 {
     char line[24];
-    const char *vals[5] = {path, content_hash, line, status_name(reason->code),
-                           reason->msg};
+    const char *vals[6] = {path,        content_hash, line, status_name(reason->code),
+                           reason->msg, verdict};
 
     snprintf(line, sizeof line, "%ld", reason->line);
     if (reason->line <= 0)
         vals[2] = NULL;
     return exec_params_cmd(
         db,
-        "INSERT INTO ingest_errors (path, content_hash, line, status, message) "
-        "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (path, content_hash) DO UPDATE "
+        "INSERT INTO ingest_errors (path, content_hash, line, status, message, verdict) "
+        "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (path, content_hash) DO UPDATE "
         "SET last_seen = now(), line = EXCLUDED.line, status = EXCLUDED.status, "
-        "message = EXCLUDED.message",
-        5, vals, err);
+        "message = EXCLUDED.message, verdict = EXCLUDED.verdict",
+        6, vals, err);
+}
+
+enum status db_quarantine_known(struct db *db, const char *content_hash,
+                                const char *verdict, bool *known, struct error *err)
+{
+    const char *vals[2] = {content_hash, verdict};
+    PGresult *r = NULL;
+    enum status rc = exec_params(db,
+                                 "UPDATE ingest_errors SET last_seen = now() "
+                                 "WHERE content_hash = $1 AND verdict = $2 RETURNING 1",
+                                 2, vals, &r, err);
+
+    if (rc != STATUS_OK)
+        return rc;
+    *known = PQntuples(r) > 0;
+    PQclear(r);
+    return STATUS_OK;
 }

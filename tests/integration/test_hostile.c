@@ -323,15 +323,15 @@ static void darshan_batch_finishes_around_hostile_logs(void **state)
     assert_quarantined("end_before_start.parser.txt",
                        "8|expected end_time >= start_time (1658256281), got 1658256280");
 
-    /* Again: nothing new is loaded. The quarantined files are parsed again and
-     * reported again, so the exit stays 1 (issue 15 item 3: not parsing them until
-     * their content changes). */
+    /* Again: nothing new is loaded, and the quarantined files, unchanged, are known
+     * bad and not parsed again: nothing changes and the exit is 0. */
     j = ingest(args, &rc);
-    assert_int_equal(rc, 1);
+    assert_int_equal(rc, 0);
     assert_int_equal(field(j, "loaded"), 0);
     assert_int_equal(field(j, "jobs"), 0);
     assert_int_equal(field(j, "skipped"), 5);
-    assert_int_equal(field(j, "quarantined"), 4);
+    assert_int_equal(field(j, "quarantined"), 0);
+    assert_int_equal(field(j, "known_bad"), 4);
     json_decref(j);
     assert_query("SELECT count(*) FROM jobs", NULL, "5");
     assert_query("SELECT count(*) FROM ingest_errors", NULL, "4");
@@ -364,9 +364,11 @@ static void iostat_batch_loads_every_complete_plausible_report(void **state)
     assert_quarantined("garbage.txt", "1|expected iostat or sadf text, got a NUL byte");
 
     j = ingest(args, &rc);
-    assert_int_equal(rc, 1); /* the two quarantined files again: item 3 */
+    assert_int_equal(rc, 0); /* the two quarantined files are known bad */
     assert_int_equal(field(j, "loaded"), 0);
     assert_int_equal(field(j, "samples"), 0);
+    assert_int_equal(field(j, "quarantined"), 0);
+    assert_int_equal(field(j, "known_bad"), 2);
     json_decref(j);
     assert_query("SELECT count(*) FROM samples", NULL, "319");
 }
@@ -392,6 +394,19 @@ static void file_over_the_size_cap_is_quarantined(void **state)
         "SELECT message FROM ingest_errors WHERE path LIKE '%/big.parser.txt'", NULL);
     assert_non_null(strstr(got, "too large"));
     free(got);
+
+    /* Unchanged, under the same cap: known bad, not read again. */
+    j = ingest(args, &rc);
+    assert_int_equal(rc, 0);
+    assert_int_equal(field(j, "known_bad"), 1);
+    json_decref(j);
+    /* The cap shaped the verdict: without it the file is read again, and loads. */
+    snprintf(args, sizeof args, "--quiet ingest darshan --json '%s/big'", work);
+    j = ingest(args, &rc);
+    assert_int_equal(rc, 0);
+    assert_int_equal(field(j, "known_bad"), 0);
+    assert_int_equal(field(j, "loaded"), 1);
+    json_decref(j);
 }
 
 int main(void)
