@@ -762,25 +762,38 @@ static enum status cluster_init(struct db_target *t, const struct owner *o, int 
     return write_auth(t, o, err);
 }
 
-enum status db_cluster_init(struct db_target *t, struct error *err)
+/* What init and start share: the embedded target's owner, its directories made or
+ * checked (*state_fd: the state directory, open, the caller's to close; -1 on a
+ * failure before it) and the cluster created when absent. */
+static enum status cluster_ready(struct db_target *t, struct owner *o, int *state_fd,
+                                 struct error *err)
 {
-    struct owner o = {0};
     enum status rc;
 
+    *state_fd = -1;
     if (!t->embedded) {
         return error_set(err, STATUS_INVALID,
                          "a configured database is not managed here (%s)", t->reason);
     }
     rc = old_default_check(t, err);
     if (rc == STATUS_OK)
-        rc = cluster_owner(&o, err);
+        rc = cluster_owner(o, err);
     if (rc != STATUS_OK)
         return rc;
-    int state_fd = prepare_dirs(t, &o, err);
-    if (state_fd < 0)
+    *state_fd = prepare_dirs(t, o, err);
+    if (*state_fd < 0)
         return err != NULL ? err->code : STATUS_INVALID;
-    rc = cluster_init(t, &o, state_fd, err);
-    close(state_fd);
+    return cluster_init(t, o, *state_fd, err);
+}
+
+enum status db_cluster_init(struct db_target *t, struct error *err)
+{
+    struct owner o = {0};
+    int state_fd;
+    enum status rc = cluster_ready(t, &o, &state_fd, err);
+
+    if (state_fd >= 0)
+        close(state_fd);
     return rc;
 }
 
@@ -856,21 +869,11 @@ enum status db_cluster_start(struct db_target *t, struct error *err)
 {
     char bindir[PATH_MAX];
     struct owner o = {0};
-    enum status rc;
+    int state_fd;
+    enum status rc = cluster_ready(t, &o, &state_fd, err);
 
-    if (!t->embedded) {
-        return error_set(err, STATUS_INVALID,
-                         "a configured database is not managed here (%s)", t->reason);
-    }
-    rc = old_default_check(t, err);
-    if (rc == STATUS_OK)
-        rc = cluster_owner(&o, err);
-    if (rc != STATUS_OK)
-        return rc;
-    int state_fd = prepare_dirs(t, &o, err);
     if (state_fd < 0)
-        return err != NULL ? err->code : STATUS_INVALID;
-    rc = cluster_init(t, &o, state_fd, err);
+        return rc;
     if (rc == STATUS_OK && db_cluster_running(t)) {
         close(state_fd);
         return ensure_database(t, err);
