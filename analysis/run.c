@@ -209,6 +209,33 @@ static enum status assoc_one(void *arg, struct db *db, const struct db_group *g,
     return rc;
 }
 
+/* The tables and the coverage come from the groups' inputs: they are recomputed
+ * when those changed since they were stored (samples that could change the coverage
+ * fall within a day of some job, and so change that job's group's fingerprint) —
+ * also when a run was killed after its last group and before them — or when a
+ * group was recomputed anyway (--force). */
+static enum status tables_refresh(struct db *db, const struct analysis_settings *s,
+                                  const char *group_id, bool groups_done,
+                                  struct error *err)
+{
+    char settings[256], current[33], stored[33];
+
+    snprintf(settings, sizeof settings,
+             "version=%s;kind=tables;theta=%.17g;base_granularity=%.17g",
+             IOCONTEND_VERSION, s->theta_s, s->base_granularity_s);
+    enum status rc = db_tables_inputs_read(db, settings, current, stored, err);
+    if (rc != STATUS_OK)
+        return rc;
+    bool changed = strcmp(current, stored) != 0;
+    if (!changed && !groups_done) {
+        log_info("analyze: no group's inputs changed: group tables and coverage kept");
+        return STATUS_OK;
+    }
+    /* Tables stored from other inputs may be any group's: all of them go again. */
+    rc = analyze_tables_run(db, s, changed ? NULL : group_id, err);
+    return rc == STATUS_OK ? db_tables_inputs_store(db, current, err) : rc;
+}
+
 enum status analyze_run(struct db *db, const struct analysis_settings *s,
                         const char *group_id, double granularity_s,
                         const struct analyze_select *sel, const struct progress *progress,
@@ -244,16 +271,9 @@ enum status analyze_run(struct db *db, const struct analysis_settings *s,
     free(groups);
     if (rc != STATUS_OK)
         return rc;
-    /* The tables and the coverage come from the same inputs: when no group's
-     * changed, neither did they (samples that could change the coverage fall
-     * within a day of some job, and so change that job's group). */
-    if (sum->groups_done > 0) {
-        rc = analyze_tables_run(db, s, group_id, err);
-        if (rc != STATUS_OK)
-            return rc;
-    } else {
-        log_info("analyze: no group's inputs changed: group tables and coverage kept");
-    }
+    rc = tables_refresh(db, s, group_id, sum->groups_done > 0, err);
+    if (rc != STATUS_OK)
+        return rc;
     sum->seconds = analysis_seconds_since(&t0);
     struct error rec = {0};
     if (db_analysis_run_record(db, sum->groups_done, sum->jobs_used, sum->jobs_excluded,

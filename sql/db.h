@@ -99,7 +99,8 @@ int db_schema_latest(void);
  * open, so that two runs of a kind never overlap (INTERFACES.md: exit 75). The
  * connection is named after this run (host, pid, start) for the next one to read.
  * When another run holds it: with wait, logs who and waits; else STATUS_BUSY naming
- * the holder. STATUS_DB; STATUS_INTERNAL for another kind. */
+ * the holder. STATUS_DB; STATUS_INTERNAL for another kind. Once an ingest holds it,
+ * every ingest run row left without an end is marked interrupted. */
 enum status db_run_lock(struct db *db, const char *kind, bool wait,
                         struct error *err) MUST_CHECK;
 
@@ -332,6 +333,15 @@ enum status db_group_inputs_store(struct db *db, const char *group_id, const cha
  * *ids malloc'd (caller frees). */
 enum status db_groups_touched_since(struct db *db, double since_s, char (**ids)[17],
                                     size_t *n, struct error *err) MUST_CHECK;
+
+/* The fingerprint of everything the group tables and the coverage are computed from
+ * (every group's stored association fingerprint and settings, the caller's text),
+ * and the one stored with them, "" when none. */
+enum status db_tables_inputs_read(struct db *db, const char *settings, char current[33],
+                                  char stored[33], struct error *err) MUST_CHECK;
+/* Records fingerprint after the tables and the coverage are stored. */
+enum status db_tables_inputs_store(struct db *db, const char *fingerprint,
+                                   struct error *err) MUST_CHECK;
 
 /* Marks an analysis run's end. */
 enum status db_analysis_run_record(struct db *db, long groups, long jobs, long excluded,

@@ -226,6 +226,39 @@ enum status db_group_inputs_store(struct db *db, const char *group_id, const cha
         8, vals, err);
 }
 
+enum status db_tables_inputs_read(struct db *db, const char *settings, char current[33],
+                                  char stored[33], struct error *err)
+{
+    const char *vals[1] = {settings};
+    PGresult *r;
+    /* Group tables and coverage read every group's jobs and the samples around them:
+     * exactly what the groups' association fingerprints hash. */
+    enum status rc = exec_params(
+        db,
+        "SELECT md5(coalesce(string_agg(group_id || ':' || fingerprint, ',' "
+        "  ORDER BY group_id), '') || '|' || $1), "
+        "coalesce((SELECT fingerprint FROM derived_inputs WHERE name = 'tables'), '') "
+        "FROM group_inputs WHERE kind = 'association'",
+        1, vals, &r, err);
+    if (rc != STATUS_OK)
+        return rc;
+    copy_text(current, 33, r, 0, 0);
+    copy_text(stored, 33, r, 0, 1);
+    PQclear(r);
+    return STATUS_OK;
+}
+
+enum status db_tables_inputs_store(struct db *db, const char *fingerprint,
+                                   struct error *err)
+{
+    const char *vals[1] = {fingerprint};
+    return exec_params_cmd(db,
+                           "INSERT INTO derived_inputs (name, fingerprint) "
+                           "VALUES ('tables', $1) ON CONFLICT (name) DO UPDATE SET "
+                           "fingerprint = EXCLUDED.fingerprint, computed_at = now()",
+                           1, vals, err);
+}
+
 static void fill_group_id(void *row_out, const PGresult *r, int row)
 {
     copy_text(row_out, sizeof(char[17]), r, row, 0);

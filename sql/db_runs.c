@@ -46,6 +46,27 @@ static void holder_of(struct db *db, const char *key, char *out, size_t size)
     PQclear(r);
 }
 
+/* Under the lock no other run of the kind is alive: an ingest row with no end was
+ * left by one that was killed or lost its connection. */
+static enum status mark_interrupted(struct db *db, const char *kind, struct error *err)
+{
+    PGresult *r = NULL;
+
+    if (strcmp(kind, "ingest") != 0)
+        return STATUS_OK;
+    enum status rc = exec_params(db,
+                                 "UPDATE ingest_runs SET interrupted_at = now() "
+                                 "WHERE finished_at IS NULL AND interrupted_at IS NULL "
+                                 "RETURNING id",
+                                 0, NULL, &r, err);
+    if (rc != STATUS_OK)
+        return rc;
+    for (int i = 0; i < PQntuples(r); i++)
+        log_warn("ingest: run %s never ended: marked interrupted", PQgetvalue(r, i, 0));
+    PQclear(r);
+    return STATUS_OK;
+}
+
 enum status db_run_lock(struct db *db, const char *kind, bool wait, struct error *err)
 {
     const char *key = kind_key(kind);
@@ -75,7 +96,7 @@ enum status db_run_lock(struct db *db, const char *kind, bool wait, struct error
     bool got = strcmp(PQgetvalue(r, 0, 0), "t") == 0;
     PQclear(r);
     if (got)
-        return STATUS_OK;
+        return mark_interrupted(db, kind, err);
     char holder[512];
     holder_of(db, key, holder, sizeof holder);
     if (!wait) {
@@ -84,6 +105,7 @@ enum status db_run_lock(struct db *db, const char *kind, bool wait, struct error
     }
     log_info("%s: waiting for the run that holds the lock: %s", kind,
              holder[0] != '\0' ? holder : "(it has just ended)");
-    return exec_params_cmd(db, "SELECT pg_advisory_lock(" RUN_LOCK_CLASS ", $1::int)", 1,
-                           vals, err);
+    rc = exec_params_cmd(db, "SELECT pg_advisory_lock(" RUN_LOCK_CLASS ", $1::int)", 1,
+                         vals, err);
+    return rc == STATUS_OK ? mark_interrupted(db, kind, err) : rc;
 }

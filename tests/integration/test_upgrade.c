@@ -28,33 +28,6 @@ static struct {
     char conf[PATH_MAX]; /* the sample's iocontend.conf, kept beside the dump */
 } fx;
 
-/* The conninfo of the fixture's database: IOCONTEND_DB on a configured server, else
- * the embedded cluster's socket as `db status` names it (sql/cluster.c: port 5432,
- * database iocontend, user postgres, peer-mapped from root and the owner). */
-static int conninfo(char *out, size_t size)
-{
-    const char *db = getenv("IOCONTEND_DB");
-    int rc = -1;
-
-    if (fx.db.configured) {
-        snprintf(out, size, "%s", db != NULL ? db : "");
-        return db != NULL ? 0 : -1;
-    }
-    char *status = pgfixture_run(&fx.db, "db status 2>/dev/null", &rc);
-    const char *at = status != NULL ? strstr(status, "socket directory: ") : NULL;
-    if (at == NULL || rc != 0) {
-        fprintf(stderr, "upgrade: no socket in `db status`: %s\n",
-                status != NULL ? status : "");
-        free(status);
-        return -1;
-    }
-    at += strlen("socket directory: ");
-    snprintf(out, size, "host=%.*s port=5432 dbname=iocontend user=postgres",
-             (int)strcspn(at, "\n"), at);
-    free(status);
-    return 0;
-}
-
 /* zcat sample.sql.gz | psql, with the psql of `pg_config --bindir` (Debian keeps the
  * server's tools off PATH). */
 static int restore(void)
@@ -62,7 +35,7 @@ static int restore(void)
     char ci[1200], cmd[4200];
     int rc = -1;
 
-    if (conninfo(ci, sizeof ci) != 0)
+    if (pgfixture_conninfo(&fx.db, ci, sizeof ci) != 0)
         return -1;
     snprintf(cmd, sizeof cmd,
              "gzip -dc '%s/sample.sql.gz' | \"$(pg_config --bindir)/psql\" -X -q "
@@ -119,8 +92,9 @@ static int teardown(void **state)
 
 /* The restored database is at the schema the old version wrote (5); the new binary
  * migrates it when it opens it: 0006 (hand-made groups) adds a column and a table,
- * 0007 the jobs' negative_time flag, 0008 the quarantine's verdict key, and what the
- * old version stored is served as before. */
+ * 0007 the jobs' negative_time flag, 0008 the quarantine's verdict key, 0009 the
+ * interrupted runs and the tables' inputs, and what the old version stored is served
+ * as before. */
 static void restored_database_migrates_from_the_old_schema_version(void **state)
 {
     int rc = -1;
@@ -131,7 +105,8 @@ static void restored_database_migrates_from_the_old_schema_version(void **state)
     bool ok = rc == 0 && strstr(out, "applied migration 0006_hand_groups") != NULL &&
               strstr(out, "applied migration 0007_negative_time") != NULL &&
               strstr(out, "applied migration 0008_quarantine_verdict") != NULL &&
-              strstr(out, "migrations applied: 3; schema version 8") != NULL;
+              strstr(out, "applied migration 0009_run_state") != NULL &&
+              strstr(out, "migrations applied: 4; schema version 9") != NULL;
     if (!ok)
         print_error("db migrate exited %d: %s\n", rc, out);
     free(out);

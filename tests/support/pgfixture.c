@@ -194,3 +194,61 @@ int pgfixture_cmd(const struct pgfixture *f, const char *fmt, ...)
     snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", f->bin, args);
     return run_loud(cmd);
 }
+
+int pgfixture_conninfo(const struct pgfixture *f, char *out, size_t size)
+{
+    int rc = -1;
+
+    if (f->configured) {
+        const char *db = getenv("IOCONTEND_DB");
+        snprintf(out, size, "%s", db != NULL ? db : "");
+        return db != NULL ? 0 : -1;
+    }
+    char *status = pgfixture_run(f, "db status 2>/dev/null", &rc);
+    const char *at = status != NULL ? strstr(status, "socket directory: ") : NULL;
+    if (at == NULL || rc != 0) {
+        fprintf(stderr, "pgfixture: no socket in `db status` (exit %d): %s\n", rc,
+                status != NULL ? status : "");
+        free(status);
+        return -1;
+    }
+    at += strlen("socket directory: ");
+    snprintf(out, size, "host=%.*s port=5432 dbname=iocontend user=postgres",
+             (int)strcspn(at, "\n"), at);
+    free(status);
+    return 0;
+}
+
+PGconn *pgfixture_connect(const struct pgfixture *f)
+{
+    char ci[1200];
+
+    if (pgfixture_conninfo(f, ci, sizeof ci) != 0)
+        return NULL;
+    PGconn *c = PQconnectdb(ci);
+    if (PQstatus(c) != CONNECTION_OK) {
+        fprintf(stderr, "pgfixture: connect: %s", PQerrorMessage(c));
+        PQfinish(c);
+        return NULL;
+    }
+    return c;
+}
+
+char *pgfixture_value(PGconn *c, const char *sql)
+{
+    PGresult *r = PQexec(c, sql);
+    ExecStatusType st = PQresultStatus(r);
+    char *out = NULL;
+
+    if (st == PGRES_TUPLES_OK) {
+        out = strdup(PQntuples(r) == 0      ? ""
+                     : PQgetisnull(r, 0, 0) ? "(null)"
+                                            : PQgetvalue(r, 0, 0));
+    } else if (st == PGRES_COMMAND_OK) {
+        out = strdup("");
+    } else {
+        fprintf(stderr, "pgfixture: %s in: %.300s\n", PQerrorMessage(c), sql);
+    }
+    PQclear(r);
+    return out;
+}

@@ -6,7 +6,9 @@
 
 #include "../../common/common.h"
 
+#include <libpq-fe.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 struct pgfixture {
     char state_dir[256]; /* the throwaway state directory (also for embedded data) */
@@ -30,5 +32,14 @@ char *pgfixture_run(const struct pgfixture *f, const char *args, int *rc);
 /* Runs "iocontend ARGS" with stderr joined to stdout and returns its exit status (-1
  * when it could not run); the output goes to stderr when the status is not 0. */
 int pgfixture_cmd(const struct pgfixture *f, const char *fmt, ...) PRINTF_LIKE(2, 3);
+
+/* A libpq conninfo of the fixture's database (IOCONTEND_DB for a configured server,
+ * else the embedded cluster's socket that `db status` names). 0 on success. */
+int pgfixture_conninfo(const struct pgfixture *f, char *out, size_t size);
+/* A connection to it (PQfinish it), NULL (said on stderr) when it fails. */
+PGconn *pgfixture_connect(const struct pgfixture *f);
+/* The first column of the first row of sql (a command: ""), as new text: "" for no
+ * row, "(null)" for SQL NULL; NULL (said on stderr) when sql fails. */
+char *pgfixture_value(PGconn *c, const char *sql);
 
 #endif
