@@ -142,15 +142,43 @@ struct iostat_sample {
     double ops_total_ps; /* r/s + w/s, or tps where that is all there is */
 };
 
+/* The formats ingest_iostat_parse recognises. */
+enum iostat_format {
+    IOSTAT_FORMAT_NONE = 0, /* not known (yet), or a stream that cannot continue */
+    IOSTAT_FORMAT_TEXT,     /* iostat text */
+    IOSTAT_FORMAT_SADF,     /* sadf -d */
+    IOSTAT_FORMAT_JSON      /* iostat -o JSON or sadf -j: re-parsed whole when grown */
+};
+
+/* Where the parse of a growing text file stopped, and what the next parse needs to
+ * continue it there (the ledger of loaded sample files). */
+struct iostat_resume {
+    enum iostat_format format; /* TEXT or SADF continue; others never do */
+    char host[128];            /* the host so far ("" when none yet) */
+    bool have_accepted;        /* accepted_stamp_s is set */
+    int64_t accepted_stamp_s;  /* the last report accepted, epoch seconds */
+    int64_t gap_s;             /* its distance to the one before (set-aside rule) */
+    double interval_s;         /* the file's Δ as first computed; 0: none yet */
+    size_t stream_reports;     /* iostat text: reports since the banner (0: the next
+                                  one is the since-boot report) */
+    char header[1024];         /* sadf -d: the header line in force, "" when none */
+    bool resync;               /* a cut tail was set aside just before: skip to the
+                                  next report */
+    long lines;                /* lines of the file before this point */
+};
+
 struct iostat_data {
     char host[128];                /* from the banner or sadf hostname; "" when unknown */
     struct iostat_sample *samples; /* owned */
     size_t n;
-    double interval_s;         /* median stamp difference; 0 when fewer than 2 stamps */
-    size_t n_reports_dropped;  /* the since-boot report */
-    size_t n_reports_aside;    /* set aside: an implausible stamp or a negative rate */
-    size_t n_reports_cut;      /* a cut last line: its report left for a later run */
-    size_t n_devices_excluded; /* device lines not matching the include regex */
+    double interval_s;           /* median stamp difference; 0 when fewer than 2 stamps */
+    size_t n_reports_dropped;    /* the since-boot report */
+    size_t n_reports_aside;      /* set aside: an implausible stamp or a negative rate */
+    size_t n_reports_cut;        /* a cut last line: its report left for a later run */
+    size_t n_devices_excluded;   /* device lines not matching the include regex */
+    size_t complete_bytes;       /* bytes of the input through the last report known
+                                    complete: what the next parse need not read */
+    struct iostat_resume resume; /* the state after complete_bytes */
 };
 
 /* Parses iostat text (-d -x [-k|-m] -t, with or without avg-cpu blocks, ISO or
@@ -174,6 +202,25 @@ enum status ingest_iostat_parse(FILE *fp, const char *path, const char *device_i
  * out (n_reports_cut) and loads the complete ones. */
 enum status ingest_iostat_parse_file(FILE *fp, const char *path,
                                      const char *device_include, int64_t mtime_s,
+                                     struct iostat_data **out,
+                                     struct error *err) MUST_CHECK;
+/* ingest_iostat_parse_file, continuing a text file where an earlier parse stopped
+ * (from, as that parse's resume; NULL: the file's start) and knowing the time now_s
+ * (epoch seconds). fp then holds the bytes after the earlier complete_bytes: no
+ * since-boot report is dropped unless a banner starts a new stream, the set-aside
+ * rule continues from the last accepted stamp, lines are numbered from from->lines,
+ * and a chunk with no new complete report is STATUS_OK with n = 0. A report is
+ * known complete once a blank line ends its device table (iostat) or a record of a
+ * later stamp follows it (sadf -d); complete_bytes stops before any other, so the
+ * next parse reads it again. A cut last line (no newline) of a file last written
+ * more than a day before now_s is set aside (logged as a warning with its line,
+ * counted in n_reports_aside) and complete_bytes then covers it. A cut JSON document
+ * (a file still being written) loads the complete elements of its statistics
+ * array; the cut one counts as n_reports_cut, or as set aside after a day. Statuses
+ * as ingest_iostat_parse. */
+enum status ingest_iostat_parse_from(FILE *fp, const char *path,
+                                     const char *device_include, int64_t mtime_s,
+                                     int64_t now_s, const struct iostat_resume *from,
                                      struct iostat_data **out,
                                      struct error *err) MUST_CHECK;
 void iostat_data_free(struct iostat_data *d);

@@ -117,7 +117,10 @@ struct parser {
         gap_s;         /* last accepted report, its distance to the one before */
     bool was_accepted; /* the values before the current report, to undo it */
     int64_t was_stamp, was_gap;
-    struct tokens fields; /* scratch for the line being read */
+    struct tokens fields;             /* scratch for the line being read */
+    int64_t now_s;                    /* the time of the parse (a cut tail's day) */
+    const struct iostat_resume *from; /* where an earlier parse stopped; NULL: start */
+    size_t at, next; /* the current line's first byte and the byte after it */
 };
 
 /* ---- small helpers ------------------------------------------------------------ */
@@ -495,6 +498,37 @@ static void withdraw_report(struct parser *p, long line, const char *why)
     set_aside(p, p->report_stamp, line, why);
 }
 
+/* The state at byte end (lines lines read), where the next parse may continue:
+ * everything before end is whole reports. header is sadf -d's header line in force
+ * (NULL for iostat text); one too long to keep makes the file one that cannot
+ * continue (it is then parsed whole when it grows). */
+static void mark_complete(struct parser *p, size_t stream_reports, const char *header,
+                          long lines, size_t end)
+{
+    struct iostat_resume *r = &p->data->resume;
+
+    p->data->complete_bytes = end;
+    memcpy(r->host, p->data->host, sizeof r->host);
+    r->have_accepted = p->have_accepted;
+    r->accepted_stamp_s = p->accepted_stamp;
+    r->gap_s = p->gap_s;
+    r->stream_reports = stream_reports;
+    r->resync = false;
+    r->lines = lines;
+    r->header[0] = '\0';
+    if (header != NULL &&
+        snprintf(r->header, sizeof r->header, "%s", header) >= (int)sizeof r->header)
+        r->format = IOSTAT_FORMAT_NONE;
+}
+
+/* A file's cut tail waits for the file to grow, but not for ever: once the file is
+ * unchanged for a day, nobody is writing it. */
+static bool cut_is_stale(const struct parser *p)
+{
+    return p->mtime_s != INT64_MAX && p->now_s != INT64_MAX &&
+           p->now_s - p->mtime_s > DAY_S;
+}
+
 static enum status set_host(struct parser *p, const char *host, size_t len, long line)
 {
     char *have = p->data->host;
@@ -725,17 +759,23 @@ static enum status iostat_line(struct parser *p, struct iostat_text *t, char *li
     if (t->where == IN_CPU_VALUES)
         return iostat_cpu_values(p, t, s, lineno);
     if (*s == '\0') {
-        t->where = IN_OUTSIDE; /* a blank line ends a device table */
+        /* A blank line ends a device table, and with it the report. */
+        if (t->where == IN_TABLE)
+            mark_complete(p, t->stream_reports, NULL, lineno, p->next);
+        t->where = IN_OUTSIDE;
         return STATUS_OK;
     }
     if (banner_host(s, &host, &host_len)) {
+        mark_complete(p, t->stream_reports, NULL, lineno - 1, p->at);
         t->stream_reports = 0;
         t->stamp_pending = false;
         t->where = IN_OUTSIDE;
         return set_host(p, host, host_len, lineno);
     }
-    if (parse_stamp(s, &stamp))
+    if (parse_stamp(s, &stamp)) {
+        mark_complete(p, t->stream_reports, NULL, lineno - 1, p->at);
         return iostat_stamp_line(p, t, stamp, lineno);
+    }
     if (!split_ws(s, &p->fields))
         return error_set(p->err, STATUS_NOMEM, "fields of %s", p->path);
     if (strcmp(p->fields.v[0], "avg-cpu:") == 0) {
@@ -778,6 +818,7 @@ struct sadf_text {
     size_t stamp_col;  /* always present */
     size_t period_col; /* the "interval" column; SIZE_MAX when absent */
     struct header header;
+    char *header_text; /* owned: the header line as read, for a later continuation */
 };
 
 static const char *const sadf_text_columns[] = {"hostname", "timestamp", NULL};
@@ -789,7 +830,12 @@ static enum status sadf_header_line(struct parser *p, struct sadf_text *t, char 
     enum status rc;
 
     char shown[48]; /* the line as read, for messages: splitting cuts it */
+    char *text = str_dup(s);
 
+    if (text == NULL)
+        return error_set(p->err, STATUS_NOMEM, "header of %s", p->path);
+    free(t->header_text);
+    t->header_text = text;
     snprintf(shown, sizeof shown, "%s", s);
     s++; /* the '#' */
     while (is_space(*s))
@@ -830,8 +876,10 @@ static enum status sadf_line(struct parser *p, struct sadf_text *t, char *line,
 
     if (*s == '\0')
         return STATUS_OK;
-    if (*s == '#')
+    if (*s == '#') {
+        mark_complete(p, 0, t->header_text, lineno - 1, p->at);
         return sadf_header_line(p, t, s, lineno);
+    }
     if (!t->have_header) {
         return error_at(
             p->err, STATUS_PARSE, p->path, lineno,
@@ -862,8 +910,10 @@ static enum status sadf_line(struct parser *p, struct sadf_text *t, char *line,
         if (rc != STATUS_OK)
             return rc;
     }
-    /* One report per stamp: sadf prints every device of an interval together. */
+    /* One report per stamp: sadf prints every device of an interval together, so a
+     * new stamp closes the report before it. */
     if (!p->have_report || stamp != p->report_stamp) {
+        mark_complete(p, 0, t->header_text, lineno - 1, p->at);
         rc = begin_report(p, stamp, lineno);
         if (rc != STATUS_OK)
             return rc;
@@ -888,30 +938,92 @@ static bool sadf_in_report(struct parser *p, const struct sadf_text *t, char *li
 enum text_kind { TEXT_UNKNOWN = 0, TEXT_IOSTAT, TEXT_SADF };
 
 /* The last line is cut at lineno: in_report when it belongs to the current report
- * (a table or a sadf record), whose samples then go. */
+ * (a table or a sadf record), whose samples then go. The report waits for a later
+ * run, or, in a file unchanged for a day, is set aside: then the state goes back
+ * to before it, as for any report set aside. */
 static void cut_report(struct parser *p, bool in_report, long lineno)
 {
-    p->data->n_reports_cut++;
-    if (in_report && p->have_report && !p->aside)
+    bool stale = cut_is_stale(p);
+
+    if (in_report && p->have_report && !p->aside) {
         p->data->n = p->report_first;
+        if (stale) {
+            p->have_accepted = p->was_accepted;
+            p->accepted_stamp = p->was_stamp;
+            p->gap_s = p->was_gap;
+        }
+    }
+    if (stale) {
+        p->data->n_reports_aside++;
+        log_warn("%s:%ld: the last report is cut and the file has not changed for more "
+                 "than a day: set aside",
+                 p->path, lineno);
+        return;
+    }
+    p->data->n_reports_cut++;
     log_info("%s:%ld: the last line is cut (a file still being written): its report "
              "is left for a later run",
              p->path, lineno);
 }
 
-static enum status parse_text(struct parser *p, FILE *fp, long lineno)
+/* Whether a line starts an iostat report: a stamp or a banner. */
+static bool starts_report(char *line)
+{
+    char *s = trim(line);
+    const char *host;
+    size_t len;
+    int64_t stamp;
+
+    return parse_stamp(s, &stamp) || banner_host(s, &host, &len);
+}
+
+/* Takes up the state an earlier parse stopped in (p->from): the host, the stream,
+ * and sadf's header, read again as at its own line. */
+static enum status text_resume(struct parser *p, struct iostat_text *it,
+                               struct sadf_text *st, enum text_kind *kind)
+{
+    const struct iostat_resume *r = p->from;
+    char *header;
+    enum status rc;
+
+    p->data->resume = *r;
+    memcpy(p->data->host, r->host, sizeof p->data->host);
+    p->data->host[sizeof p->data->host - 1] = '\0';
+    p->have_accepted = r->have_accepted;
+    p->accepted_stamp = r->accepted_stamp_s;
+    p->gap_s = r->gap_s;
+    it->stream_reports = r->stream_reports;
+    *kind = r->format == IOSTAT_FORMAT_SADF ? TEXT_SADF : TEXT_IOSTAT;
+    if (*kind != TEXT_SADF || r->header[0] == '\0')
+        return STATUS_OK;
+    header = str_dup(r->header);
+    if (header == NULL)
+        return error_set(p->err, STATUS_NOMEM, "header of %s", p->path);
+    rc = sadf_header_line(p, st, trim(header), r->lines);
+    free(header);
+    return rc;
+}
+
+/* Reads text from byte offset of the input (lineno lines before it). */
+static enum status parse_text(struct parser *p, FILE *fp, long lineno, size_t offset)
 {
     struct iostat_text it = {0};
     struct sadf_text st = {0};
     enum text_kind kind = TEXT_UNKNOWN;
     enum status rc = STATUS_OK;
+    bool resync = p->from != NULL && p->from->resync;
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
 
+    if (p->from != NULL)
+        rc = text_resume(p, &it, &st, &kind);
     errno = 0;
-    while ((len = getline(&line, &cap, fp)) != -1) {
+    while (rc == STATUS_OK && (len = getline(&line, &cap, fp)) != -1) {
         lineno++;
+        p->at = offset;
+        offset += (size_t)len;
+        p->next = offset;
         if (memchr(line, '\0', (size_t)len) != NULL) {
             rc = error_at(p->err, STATUS_PARSE, p->path, lineno,
                           "expected iostat or sadf text, got a NUL byte");
@@ -921,16 +1033,32 @@ static enum status parse_text(struct parser *p, FILE *fp, long lineno)
          * written, whose last number may be cut too ("2.0" of "2.00"). The report
          * it is in is left for a later run; every complete one loads. */
         if (line[len - 1] != '\n') {
-            cut_report(p,
-                       kind == TEXT_SADF ? sadf_in_report(p, &st, line)
-                                         : it.where != IN_OUTSIDE,
-                       lineno);
+            bool in_report =
+                kind == TEXT_SADF ? sadf_in_report(p, &st, line) : it.where != IN_OUTSIDE;
+
+            /* A cut sadf record of a later stamp closes the report before it. */
+            if (kind == TEXT_SADF && !in_report)
+                mark_complete(p, 0, st.header_text, lineno - 1, p->at);
+            cut_report(p, in_report, lineno);
+            if (cut_is_stale(p)) {
+                mark_complete(p, it.stream_reports, st.header_text, lineno - 1, offset);
+                p->data->resume.resync = true;
+            }
             break;
+        }
+        /* After a cut tail set aside, its rest is skipped: the rest of the cut line
+         * (sadf) or up to the next report (iostat). */
+        if (resync) {
+            resync = kind == TEXT_IOSTAT && !starts_report(line);
+            if (kind == TEXT_SADF || resync)
+                continue;
         }
         if (kind == TEXT_UNKNOWN) {
             if (*trim(line) == '\0')
                 continue;
             kind = strchr(line, ';') != NULL ? TEXT_SADF : TEXT_IOSTAT;
+            p->data->resume.format =
+                kind == TEXT_SADF ? IOSTAT_FORMAT_SADF : IOSTAT_FORMAT_TEXT;
         }
         rc = kind == TEXT_SADF ? sadf_line(p, &st, line, lineno)
                                : iostat_line(p, &it, line, lineno);
@@ -946,6 +1074,7 @@ static enum status parse_text(struct parser *p, FILE *fp, long lineno)
     if (rc == STATUS_OK && kind == TEXT_IOSTAT)
         rc = iostat_end(p, &it);
     free(line);
+    free(st.header_text);
     header_clear(&it.header);
     header_clear(&st.header);
     return rc;
@@ -1096,12 +1225,162 @@ static enum status json_document(struct parser *p, json_t *root)
     return STATUS_OK;
 }
 
+#define JSON_MAX_DEPTH 64
+
+/* Where a JSON document cut mid-write (iostat or sadf still running) can be closed:
+ * after the last complete element of its "statistics" array. *keep is the bytes to
+ * keep, closing the brackets still open there, innermost first. false when no
+ * element is complete. A small scan rather than jansson: jansson stops at the cut
+ * without saying what came whole before it. Strings are skipped with their escapes,
+ * so that a bracket or a key inside one does not count. */
+static bool json_cut_point(const char *s, size_t len, size_t *keep, char *closing,
+                           size_t size)
+{
+    char open[JSON_MAX_DEPTH];
+    size_t depth = 0, stats_depth = 0; /* stats_depth 0: not inside statistics yet */
+    size_t key = 0, key_len = 0;       /* the last string read */
+    bool after_key = false;            /* a ':' follows the string "statistics" */
+    bool found = false;
+
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+
+        if (c == '"') {
+            size_t j = i + 1;
+
+            while (j < len && s[j] != '"')
+                j += s[j] == '\\' ? 2 : 1;
+            if (j >= len)
+                break; /* cut inside a string */
+            key = i + 1;
+            key_len = j - key;
+            i = j;
+            continue;
+        }
+        if (is_space(c))
+            continue;
+        if (c == ':') {
+            after_key = key_len == 10 && memcmp(s + key, "statistics", 10) == 0;
+            continue;
+        }
+        if (c == '{' || c == '[') {
+            if (depth == JSON_MAX_DEPTH)
+                break;
+            open[depth++] = c;
+            if (c == '[' && after_key && stats_depth == 0)
+                stats_depth = depth;
+        } else if (c == '}' || c == ']') {
+            if (depth == 0 || (stats_depth > 0 && depth == stats_depth))
+                break; /* the statistics array closed: nothing was cut inside it */
+            depth--;
+            if (stats_depth > 0 && depth == stats_depth && depth < size) {
+                *keep = i + 1;
+                for (size_t k = 0; k < depth; k++)
+                    closing[k] = open[depth - 1 - k] == '[' ? ']' : '}';
+                closing[depth] = '\0';
+                found = true;
+            }
+        }
+        after_key = false;
+    }
+    return found;
+}
+
+/* The rest of fp, malloc'd into *text (NUL-terminated, *len bytes). */
+static enum status read_rest(struct parser *p, FILE *fp, char **text, size_t *len)
+{
+    size_t cap = 65536, n = 0, got;
+    char *buf = malloc(cap + 1), *more;
+
+    while (buf != NULL && (got = fread(buf + n, 1, cap - n, fp)) > 0) {
+        n += got;
+        if (n == cap) {
+            cap *= 2;
+            more = realloc(buf, cap + 1);
+            if (more == NULL)
+                free(buf);
+            buf = more;
+        }
+    }
+    if (buf == NULL)
+        return error_set(p->err, STATUS_NOMEM, "JSON of %s", p->path);
+    if (ferror(fp)) {
+        free(buf);
+        return error_at(p->err, STATUS_INTERNAL, p->path, 0, "read error: %s",
+                        strerror(errno));
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return STATUS_OK;
+}
+
+/* A document that ends before it closes: its complete reports, closed as the cut
+ * point says, or NULL when none is complete. The cut report waits for a later run,
+ * or is set aside once the file is unchanged for a day. */
+static json_t *json_recover(struct parser *p, const char *text, size_t len,
+                            long lines_before)
+{
+    char closing[JSON_MAX_DEPTH + 1];
+    size_t keep = 0;
+    long line = lines_before + 1;
+    char *whole;
+    json_t *root;
+    json_error_t jerr;
+
+    if (!json_cut_point(text, len, &keep, closing, sizeof closing))
+        return NULL;
+    whole = malloc(keep + sizeof closing);
+    if (whole == NULL)
+        return NULL;
+    memcpy(whole, text, keep);
+    memcpy(whole + keep, closing, strlen(closing) + 1);
+    root = json_loadb(whole, keep + strlen(closing), 0, &jerr);
+    free(whole);
+    if (root == NULL)
+        return NULL;
+    for (size_t i = 0; i < keep; i++)
+        line += text[i] == '\n';
+    if (cut_is_stale(p)) {
+        p->data->n_reports_aside++;
+        log_warn("%s:%ld: the JSON is cut after this line and the file has not changed "
+                 "for more than a day: its last report is set aside",
+                 p->path, line);
+    } else {
+        p->data->n_reports_cut++;
+        log_info("%s:%ld: the JSON is cut after this line (a file still being "
+                 "written): its last report is left for a later run",
+                 p->path, line);
+    }
+    return root;
+}
+
 static enum status parse_json(struct parser *p, FILE *fp, long lines_before)
 {
     json_error_t jerr;
-    json_t *root = json_loadf(fp, 0, &jerr);
-    enum status rc;
+    json_t *root = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    enum status rc = read_rest(p, fp, &text, &len);
 
+    if (rc != STATUS_OK)
+        return rc;
+    p->data->resume.format = IOSTAT_FORMAT_JSON;
+    root = json_loadb(text, len, 0, &jerr);
+    /* Cut at its end: iostat and sadf write the closing brackets last. */
+    if (root == NULL && (json_error_code(&jerr) == json_error_premature_end_of_input ||
+                         (size_t)jerr.position >= len)) {
+        root = json_recover(p, text, len, lines_before);
+        if (root == NULL && !cut_is_stale(p)) {
+            p->data->n_reports_cut++;
+            log_info("%s: the JSON is cut before its first complete report (a file "
+                     "still being written): left for a later run",
+                     p->path);
+            free(text);
+            return STATUS_OK;
+        }
+    }
+    free(text);
     if (root == NULL) {
         if (json_error_code(&jerr) == json_error_out_of_memory)
             return error_set(p->err, STATUS_NOMEM, "JSON of %s", p->path);
@@ -1162,15 +1441,23 @@ static enum status median_interval(struct parser *p)
     return STATUS_OK;
 }
 
+static enum status finish(struct parser *p);
+
 static enum status parse_any(struct parser *p, FILE *fp)
 {
     long lines_before = 0;
+    size_t skipped = 0;
     int c;
     enum status rc;
 
+    if (p->from != NULL) {
+        rc = parse_text(p, fp, p->from->lines, 0);
+        return rc != STATUS_OK ? rc : finish(p);
+    }
     /* Only the first non-blank character is needed to choose: ungetc keeps the
      * stream usable for pipes. */
     while ((c = getc(fp)) != EOF && is_space((char)c)) {
+        skipped++;
         if (c == '\n')
             lines_before++;
     }
@@ -1185,9 +1472,22 @@ static enum status parse_any(struct parser *p, FILE *fp)
     }
     if (ungetc(c, fp) == EOF)
         return error_at(p->err, STATUS_INTERNAL, p->path, 0, "cannot push back a byte");
-    rc = c == '{' ? parse_json(p, fp, lines_before) : parse_text(p, fp, lines_before);
+    rc = c == '{' ? parse_json(p, fp, lines_before)
+                  : parse_text(p, fp, lines_before, skipped);
     if (rc != STATUS_OK)
         return rc;
+    return finish(p);
+}
+
+/* After the input: Δ, and the checks on what was kept. A continuation with no new
+ * report, or a file whose only report is still being written, keeps nothing and is
+ * no error: it waits for the file to grow. */
+static enum status finish(struct parser *p)
+{
+    enum status rc;
+
+    if (p->data->n == 0 && (p->from != NULL || p->data->n_reports_cut > 0))
+        return STATUS_OK;
     if (p->data->n == 0) {
         if (p->data->n_devices_excluded > 0) {
             return error_at(p->err, STATUS_PARSE, p->path, 0,
@@ -1197,7 +1497,14 @@ static enum status parse_any(struct parser *p, FILE *fp)
         }
         return error_at(p->err, STATUS_PARSE, p->path, 0, "no samples");
     }
-    return median_interval(p);
+    /* A continuation keeps the file's Δ: its few new stamps alone could give another. */
+    if (p->from != NULL && p->from->interval_s > 0) {
+        p->data->interval_s = p->from->interval_s;
+        return STATUS_OK;
+    }
+    rc = median_interval(p);
+    p->data->resume.interval_s = p->data->interval_s;
+    return rc;
 }
 
 enum status ingest_iostat_parse(FILE *fp, const char *path, const char *device_include,
@@ -1208,6 +1515,15 @@ enum status ingest_iostat_parse(FILE *fp, const char *path, const char *device_i
 
 enum status ingest_iostat_parse_file(FILE *fp, const char *path,
                                      const char *device_include, int64_t mtime_s,
+                                     struct iostat_data **out, struct error *err)
+{
+    return ingest_iostat_parse_from(fp, path, device_include, mtime_s, INT64_MAX, NULL,
+                                    out, err);
+}
+
+enum status ingest_iostat_parse_from(FILE *fp, const char *path,
+                                     const char *device_include, int64_t mtime_s,
+                                     int64_t now_s, const struct iostat_resume *from,
                                      struct iostat_data **out, struct error *err)
 {
     struct parser p = {0};
@@ -1223,6 +1539,11 @@ enum status ingest_iostat_parse_file(FILE *fp, const char *path,
     p.path = path != NULL ? path : "";
     p.err = err;
     p.mtime_s = mtime_s;
+    p.now_s = now_s;
+    p.from = from != NULL && (from->format == IOSTAT_FORMAT_TEXT ||
+                              from->format == IOSTAT_FORMAT_SADF)
+                 ? from
+                 : NULL;
     if (device_include == NULL)
         device_include = INGEST_DEFAULT_DEVICE_INCLUDE;
     regrc = regcomp(&p.include, device_include, REG_EXTENDED | REG_NOSUB);

@@ -485,27 +485,172 @@ static enum status load_darshan(struct db *db, int64_t run_id, const char *path,
     return rc;
 }
 
+/* The content hash of len bytes of data. */
+static void content_hash(const char *data, size_t len, char hash[33])
+{
+    struct hash128 h;
+
+    hash128_init(&h);
+    hash128_update(&h, data, len);
+    hash128_hex(&h, hash);
+}
+
+#define DAY_S 86400
+
+/* Nobody writes a file unchanged for a day: its cut tail will not complete. */
+static bool unchanged_for_a_day(const struct stat *st, int64_t now_s)
+{
+    return now_s - (int64_t)st->st_mtime > DAY_S;
+}
+
+/* Where a sample file that grew continues (the ledger of loaded sample files). */
+struct grow {
+    bool have;                   /* row matches the file: parse from offset */
+    struct db_sample_ledger row; /* the path's ledger row */
+    struct iostat_resume from;   /* row, as the parser takes it */
+};
+
+/* Whether the ledger row of the file at shown lets this ingest continue where the
+ * last one stopped: the same file (device and inode: not one rotated or replaced
+ * under that name), parsed under the same settings, whose first length bytes are
+ * unchanged (not rewritten). Otherwise g->have is false and the file is new. */
+static enum status ledger_match(struct db *db, const char *shown, const struct stat *st,
+                                const char *data, size_t len, const char *verdict,
+                                struct grow *g, struct error *err)
+{
+    struct db_sample_ledger *row = &g->row;
+    struct iostat_resume *from = &g->from;
+    char file_id[64], hash[33];
+    bool found = false;
+    enum status rc = db_sample_ledger_get(db, shown, row, &found, err);
+
+    if (rc != STATUS_OK || !found)
+        return rc;
+    snprintf(file_id, sizeof file_id, "%ju:%ju", (uintmax_t)st->st_dev,
+             (uintmax_t)st->st_ino);
+    if (strcmp(file_id, row->file_id) != 0 || strcmp(verdict, row->verdict) != 0 ||
+        row->length <= 0 || (uintmax_t)row->length > len) {
+        log_info("%s: not the file loaded before under this name: loaded as new", shown);
+        return STATUS_OK;
+    }
+    content_hash(data, (size_t)row->length, hash);
+    if (strcmp(hash, row->prefix_hash) != 0) {
+        log_info("%s: rewritten since it was loaded: loaded as new", shown);
+        return STATUS_OK;
+    }
+    memset(from, 0, sizeof *from);
+    from->format =
+        strcmp(row->format, "sadf") == 0 ? IOSTAT_FORMAT_SADF : IOSTAT_FORMAT_TEXT;
+    memcpy(from->host, row->host, sizeof from->host);
+    from->have_accepted = row->have_accepted;
+    from->accepted_stamp_s = row->accepted_stamp_s;
+    from->gap_s = row->gap_s;
+    from->interval_s = row->interval_s;
+    from->stream_reports = (size_t)row->stream_reports;
+    memcpy(from->header, row->header, sizeof from->header);
+    from->resync = row->resync;
+    from->lines = (long)row->lines;
+    g->have = true;
+    return STATUS_OK;
+}
+
+/* The ledger row after a parse of data from off gave d; false when it stays as it
+ * is (or the file has none: JSON, or nothing known complete yet). */
+static bool next_ledger(const struct iostat_data *d, const struct grow *g, size_t off,
+                        const char *data, const char *verdict, const struct stat *st,
+                        struct db_sample_ledger *l)
+{
+    const struct iostat_resume *r = &d->resume;
+    bool cut_pending = d->n_reports_cut > 0;
+
+    if (r->format != IOSTAT_FORMAT_TEXT && r->format != IOSTAT_FORMAT_SADF)
+        return false;
+    if (d->complete_bytes == 0) {
+        if (!g->have || g->row.cut_pending == cut_pending)
+            return false;
+        *l = g->row;
+        l->cut_pending = cut_pending;
+        return true;
+    }
+    memset(l, 0, sizeof *l);
+    snprintf(l->file_id, sizeof l->file_id, "%ju:%ju", (uintmax_t)st->st_dev,
+             (uintmax_t)st->st_ino);
+    l->length = (int64_t)(off + d->complete_bytes);
+    content_hash(data, off + d->complete_bytes, l->prefix_hash);
+    l->lines = r->lines;
+    snprintf(l->verdict, sizeof l->verdict, "%s", verdict);
+    snprintf(l->format, sizeof l->format, "%s",
+             r->format == IOSTAT_FORMAT_SADF ? "sadf" : "iostat");
+    memcpy(l->host, r->host, sizeof l->host);
+    l->have_accepted = r->have_accepted;
+    l->accepted_stamp_s = r->accepted_stamp_s;
+    l->gap_s = r->gap_s;
+    l->interval_s = d->interval_s > 0 ? d->interval_s : r->interval_s;
+    l->stream_reports = (int64_t)r->stream_reports;
+    memcpy(l->header, r->header, sizeof l->header);
+    l->resync = r->resync;
+    l->cut_pending = cut_pending;
+    return true;
+}
+
+/* Loads the samples of data (len bytes, the whole file as read; st its stat), from
+ * where its ledger says the last ingest stopped when g->have: only what follows is
+ * parsed, and the ledger moves on in the same transaction. A file with no new
+ * complete report is skipped. hash is the whole content's. */
 static enum status load_iostat(struct db *db, int64_t run_id, const char *path,
                                const char *shown, const char *hash, const char *verdict,
-                               FILE *fp, int64_t mtime_s, const struct ingest_opts *o,
+                               char *data, size_t len, const struct stat *st,
+                               const struct grow *g, const struct ingest_opts *o,
                                struct ingest_summary *s, struct error *err)
 {
+    size_t off = g->have ? (size_t)g->row.length : 0;
     struct iostat_data *d = NULL;
     struct db_samples_in in;
+    struct db_sample_ledger next;
     struct db_sample *rows = NULL;
     char **text = NULL;
     struct error ferr = {0}, dberr = {0};
     long long inserted = 0, differing = 0;
+    bool moved = false;
+    FILE *fp = NULL;
     enum status rc;
 
-    rc = ingest_iostat_parse_file(fp, path, o->device_include, mtime_s, &d, &ferr);
-    if (rc == STATUS_OK)
-        rc = sample_rows(path, o, d, &in, &rows, &text, &ferr);
+    if (off == len) {
+        s->skipped++;
+        log_info("%s: nothing after the part loaded before", path);
+        return STATUS_OK;
+    }
+    fp = fmemopen(data + off, len - off, "r");
+    if (fp == NULL)
+        return error_set(err, STATUS_NOMEM, "reading %s", path);
+    rc = ingest_iostat_parse_from(fp, path, o->device_include, (int64_t)st->st_mtime,
+                                  (int64_t)time(NULL), g->have ? &g->from : NULL, &d,
+                                  &ferr);
     if (rc == STATUS_OK) {
-        rc = db_samples_load(db, run_id, shown, hash, &in, &inserted, &differing, &dberr);
+        moved = next_ledger(d, g, off, data, verdict, st, &next);
+        if (d->n == 0 && (!moved || !g->have)) {
+            /* Only a cut report, still being written: it waits. */
+            s->skipped++;
+            log_info("%s: no new complete report", path);
+            goto out;
+        }
+        rc = sample_rows(path, o, d, &in, &rows, &text, &ferr);
+    }
+    if (rc == STATUS_OK) {
+        rc = db_samples_load(db, run_id, shown, hash, &in, moved ? &next : NULL,
+                             &inserted, &differing, &dberr);
         if (rc == STATUS_OK) {
-            s->loaded++;
+            /* A continuation that added nothing (a report read again) is unchanged. */
+            if (g->have && inserted == 0) {
+                s->skipped++;
+            } else {
+                s->loaded++;
+            }
             s->samples += inserted;
+            if (g->have && inserted > 0) {
+                log_info("%s: grew since it was loaded: %lld new samples", path,
+                         inserted);
+            }
             if (differing > 0) {
                 log_warn("%s: %lld samples were loaded before with rates that differ "
                          "by more than 1%%; the first values stay",
@@ -521,6 +666,8 @@ static enum status load_iostat(struct db *db, int64_t run_id, const char *path,
     } else {
         *err = ferr;
     }
+out:
+    fclose(fp);
     free(rows);
     text_free(text, d != NULL ? d->n + 1 : 0);
     iostat_data_free(d);
@@ -556,7 +703,7 @@ static enum status load_one(struct db *db, int64_t run_id, const char *path,
     char *data = NULL;
     size_t len = 0;
     struct error ferr = {0}, dberr = {0};
-    struct hash128 h;
+    struct grow grow = {0};
     char hash[33];
     bool seen = false, too_large = false, known_bad = false;
     char verdict[640];
@@ -588,11 +735,16 @@ static enum status load_one(struct db *db, int64_t run_id, const char *path,
                   "max_file_bytes)",
                   (long long)st.st_size, max);
     } else {
-        hash128_init(&h);
-        hash128_update(&h, data, len);
-        hash128_hex(&h, hash);
+        content_hash(data, len, hash);
     }
     rc = db_file_seen(db, hash, &seen, &dberr);
+    /* A sample file seen whole is looked at again only when a cut report was left
+     * in it and it has not changed for a day: that report is then set aside. */
+    if (rc == STATUS_OK && kind == INPUT_IOSTAT && data != NULL && have_st &&
+        (!seen || unchanged_for_a_day(&st, (int64_t)time(NULL))))
+        rc = ledger_match(db, shown, &st, data, len, verdict, &grow, &dberr);
+    if (rc == STATUS_OK && seen && grow.have && grow.row.cut_pending)
+        seen = false;
     if (rc == STATUS_OK && !seen)
         rc = db_quarantine_known(db, hash, verdict, &known_bad, &dberr);
     if (rc != STATUS_OK) {
@@ -622,15 +774,17 @@ static enum status load_one(struct db *db, int64_t run_id, const char *path,
         log_info("%s: DXT trace text is not loaded yet; skipped", path);
         goto done;
     }
+    if (kind == INPUT_IOSTAT) {
+        rc = load_iostat(db, run_id, path, shown, hash, verdict, data, len, &st, &grow, o,
+                         s, err);
+        goto done;
+    }
     fp = fmemopen(data, len, "r");
     if (fp == NULL) {
         rc = error_set(err, STATUS_NOMEM, "reading %s", path);
         goto done;
     }
-    rc = kind == INPUT_DARSHAN
-             ? load_darshan(db, run_id, path, shown, hash, verdict, fp, o, s, err)
-             : load_iostat(db, run_id, path, shown, hash, verdict, fp,
-                           have_st ? (int64_t)st.st_mtime : INT64_MAX, o, s, err);
+    rc = load_darshan(db, run_id, path, shown, hash, verdict, fp, o, s, err);
 done:
     if (fp != NULL)
         fclose(fp);

@@ -178,14 +178,43 @@ struct db_samples_in {
     size_t n;
 };
 
-/* Loads in's samples in one transaction, with its file's path and content hash.
+/* A row of the ledger of loaded sample files (migration 0010): how far the file at a
+ * path was loaded, and what its parser needs to continue there. host and header are
+ * the input's bytes as they are (no NUL; they need not be UTF-8). */
+struct db_sample_ledger {
+    char file_id[64];         /* "st_dev:st_ino" */
+    int64_t length;           /* bytes through the last complete report loaded */
+    char prefix_hash[33];     /* content hash of those bytes */
+    int64_t lines;            /* lines in those bytes */
+    char verdict[640];        /* what shaped the parse (db_ingest_error_record's) */
+    char format[16];          /* "iostat" (text) or "sadf" (sadf -d) */
+    char host[128];           /* the host so far, "" when none */
+    bool have_accepted;       /* accepted_stamp_s is set */
+    int64_t accepted_stamp_s; /* the last accepted report, epoch seconds */
+    int64_t gap_s;            /* its distance to the one before, seconds */
+    double interval_s;        /* the file's Δ as first computed, seconds */
+    int64_t stream_reports;   /* iostat text: reports since the banner */
+    char header[1024];        /* sadf -d: the header line in force, "" when none */
+    bool resync;              /* a cut tail was set aside just before length */
+    bool cut_pending;         /* after length, a cut last report waits to complete */
+};
+
+/* The ledger row of path (as loaded_files.path); *found false when there is none.
+ * STATUS_DB. */
+enum status db_sample_ledger_get(struct db *db, const char *path,
+                                 struct db_sample_ledger *out, bool *found,
+                                 struct error *err) MUST_CHECK;
+
+/* Loads in's samples in one transaction, with its file's path and content hash, and
+ * with them the path's ledger row when ledger is not NULL (replacing the one there;
+ * changed_at is now). in->n may be 0: then only the file and its ledger are recorded.
  * *inserted counts new samples; *differing counts samples already stored whose rates
  * differ by more than 1 % (the stored ones are kept). STATUS_INVALID when in has no
  * server; STATUS_DB, STATUS_NOMEM. */
 enum status db_samples_load(struct db *db, int64_t run_id, const char *path,
                             const char *content_hash, const struct db_samples_in *in,
-                            long long *inserted, long long *differing,
-                            struct error *err) MUST_CHECK;
+                            const struct db_sample_ledger *ledger, long long *inserted,
+                            long long *differing, struct error *err) MUST_CHECK;
 
 /* Records (or refreshes last_seen of) a quarantined file, with the verdict key: what
  * besides its content shaped the verdict (iocontend's version, the parsers'

@@ -243,9 +243,146 @@ static bool buf_rate(struct buf *b, double v)
     return isfinite(v) ? buf_printf(b, "\t%.17g", v) : buf_printf(b, "\t\\N");
 }
 
+/* s as hexadecimal digits, for a bytea parameter (decode($n, 'hex')); new. */
+static char *hex_of(const char *s)
+{
+    static const char digits[] = "0123456789abcdef";
+    size_t n = strlen(s);
+    char *out = malloc(2 * n + 1);
+
+    if (out == NULL)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[(unsigned char)s[i] >> 4];
+        out[2 * i + 1] = digits[(unsigned char)s[i] & 15];
+    }
+    out[2 * n] = '\0';
+    return out;
+}
+
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+/* The bytes of hex (encode(…, 'hex')) into out, cut to fit; a NUL ends them. */
+static void hex_copy(const char *hex, char *out, size_t size)
+{
+    size_t n = 0;
+
+    for (; hex[0] != '\0' && hex[1] != '\0' && n + 1 < size; hex += 2) {
+        int hi = hex_digit(hex[0]), lo = hex_digit(hex[1]);
+
+        if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+            break;
+        out[n++] = (char)(hi << 4 | lo);
+    }
+    out[n] = '\0';
+}
+
+enum status db_sample_ledger_get(struct db *db, const char *path,
+                                 struct db_sample_ledger *out, bool *found,
+                                 struct error *err)
+{
+    const char *vals[1] = {path};
+    PGresult *r = NULL;
+    enum status rc = exec_params(
+        db,
+        "SELECT file_id, length, prefix_hash, lines, verdict, format, "
+        "encode(host, 'hex'), accepted_stamp IS NOT NULL, accepted_stamp, gap_s, "
+        "interval_s, stream_reports, encode(header, 'hex'), resync, cut_pending "
+        "FROM sample_ledger WHERE path = $1",
+        1, vals, &r, err);
+
+    memset(out, 0, sizeof *out);
+    *found = false;
+    if (rc != STATUS_OK)
+        return rc;
+    if (PQntuples(r) == 1) {
+        *found = true;
+        snprintf(out->file_id, sizeof out->file_id, "%s", PQgetvalue(r, 0, 0));
+        out->length = get_int64(r, 0, 1);
+        snprintf(out->prefix_hash, sizeof out->prefix_hash, "%s", PQgetvalue(r, 0, 2));
+        out->lines = get_int64(r, 0, 3);
+        snprintf(out->verdict, sizeof out->verdict, "%s", PQgetvalue(r, 0, 4));
+        snprintf(out->format, sizeof out->format, "%s", PQgetvalue(r, 0, 5));
+        hex_copy(PQgetvalue(r, 0, 6), out->host, sizeof out->host);
+        out->have_accepted = strcmp(PQgetvalue(r, 0, 7), "t") == 0;
+        out->accepted_stamp_s = get_int64(r, 0, 8);
+        out->gap_s = get_int64(r, 0, 9);
+        out->interval_s = get_double(r, 0, 10);
+        out->stream_reports = get_int64(r, 0, 11);
+        hex_copy(PQgetvalue(r, 0, 12), out->header, sizeof out->header);
+        out->resync = strcmp(PQgetvalue(r, 0, 13), "t") == 0;
+        out->cut_pending = strcmp(PQgetvalue(r, 0, 14), "t") == 0;
+    }
+    PQclear(r);
+    return STATUS_OK;
+}
+
+/* Writes path's ledger row (within the caller's transaction). */
+static enum status ledger_put(struct db *db, const char *path,
+                              const struct db_sample_ledger *l, struct error *err)
+{
+    char num[6][32];
+    char *host = hex_of(l->host), *header = hex_of(l->header);
+    const char *vals[15] = {path,
+                            l->file_id,
+                            num[0],
+                            l->prefix_hash,
+                            num[1],
+                            l->verdict,
+                            l->format,
+                            host,
+                            num[2],
+                            num[3],
+                            num[4],
+                            num[5],
+                            header,
+                            l->resync ? "t" : "f",
+                            l->cut_pending ? "t" : "f"};
+    enum status rc;
+
+    if (host == NULL || header == NULL) {
+        free(host);
+        free(header);
+        return error_set(err, STATUS_NOMEM, "ledger of %s", path);
+    }
+    snprintf(num[0], sizeof num[0], "%lld", (long long)l->length);
+    snprintf(num[1], sizeof num[1], "%lld", (long long)l->lines);
+    snprintf(num[2], sizeof num[2], "%lld", (long long)l->accepted_stamp_s);
+    snprintf(num[3], sizeof num[3], "%lld", (long long)l->gap_s);
+    snprintf(num[4], sizeof num[4], "%.17g", l->interval_s);
+    snprintf(num[5], sizeof num[5], "%lld", (long long)l->stream_reports);
+    if (!l->have_accepted)
+        vals[8] = NULL;
+    rc = exec_params_cmd(
+        db,
+        "INSERT INTO sample_ledger (path, file_id, length, prefix_hash, lines, verdict, "
+        "format, host, accepted_stamp, gap_s, interval_s, stream_reports, header, "
+        "resync, cut_pending) VALUES ($1, $2, $3, $4, $5, $6, $7, decode($8, 'hex'), $9, "
+        "$10, $11, $12, decode($13, 'hex'), $14, $15) ON CONFLICT (path) DO UPDATE SET "
+        "file_id = EXCLUDED.file_id, length = EXCLUDED.length, "
+        "prefix_hash = EXCLUDED.prefix_hash, lines = EXCLUDED.lines, "
+        "verdict = EXCLUDED.verdict, format = EXCLUDED.format, host = EXCLUDED.host, "
+        "accepted_stamp = EXCLUDED.accepted_stamp, gap_s = EXCLUDED.gap_s, "
+        "interval_s = EXCLUDED.interval_s, stream_reports = EXCLUDED.stream_reports, "
+        "header = EXCLUDED.header, resync = EXCLUDED.resync, "
+        "cut_pending = EXCLUDED.cut_pending, changed_at = now()",
+        15, vals, err);
+    free(host);
+    free(header);
+    return rc;
+}
+
 enum status db_samples_load(struct db *db, int64_t run_id, const char *path,
                             const char *content_hash, const struct db_samples_in *in,
-                            long long *inserted, long long *differing, struct error *err)
+                            const struct db_sample_ledger *ledger, long long *inserted,
+                            long long *differing, struct error *err)
 {
     struct buf b = {0};
     PGresult *r;
@@ -301,6 +438,8 @@ enum status db_samples_load(struct db *db, int64_t run_id, const char *path,
     *inserted = strtoll(PQcmdTuples(r), NULL, 10);
     PQclear(r);
     rc = mark_loaded(db, run_id, path, content_hash, "iostat", err);
+    if (rc == STATUS_OK && ledger != NULL)
+        rc = ledger_put(db, path, ledger, err);
     if (rc != STATUS_OK)
         goto fail;
     rc = exec_cmd(db, "COMMIT", err);

@@ -597,6 +597,242 @@ static void cut_last_line_leaves_its_report_out(void **state)
     iostat_data_free(d);
 }
 
+/* ---- files that grow (the ledger's continuation) ------------------------------------
+ */
+
+/* Parses len bytes of text from from (NULL: the start) at mtime_s, now_s; the caller
+ * frees. */
+static struct iostat_data *parse_from(const char *text, size_t len,
+                                      const struct iostat_resume *from, int64_t mtime_s,
+                                      int64_t now_s)
+{
+    FILE *fp = tmpfile();
+    struct error err = {0};
+    struct iostat_data *d = NULL;
+
+    assert_non_null(fp);
+    assert_int_equal(fwrite(text, 1, len, fp), len);
+    rewind(fp);
+    if (ingest_iostat_parse_from(fp, "grow.txt", NULL, mtime_s, now_s, from, &d, &err) !=
+        STATUS_OK)
+        fail_msg("%ld: %s", err.line, err.msg);
+    fclose(fp);
+    assert_non_null(d);
+    return d;
+}
+
+static char *read_shared(const char *rel, size_t *len)
+{
+    FILE *fp = fopen(testutil_path(testutil_shared_data(), rel), "rb");
+    char *buf = malloc(1 << 20);
+
+    assert_non_null(fp);
+    assert_non_null(buf);
+    *len = fread(buf, 1, (1 << 20) - 1, fp);
+    buf[*len] = '\0';
+    fclose(fp);
+    return buf;
+}
+
+/* The byte offset just after the n-th (1-based) occurrence of what in text. */
+static size_t after_nth(const char *text, const char *what, int n)
+{
+    const char *at = text - 1;
+
+    for (int i = 0; i < n; i++) {
+        at = strstr(at + 1, what);
+        assert_non_null(at);
+    }
+    return (size_t)(at - text) + strlen(what);
+}
+
+/* The samples of a then b are those of whole, in order. */
+static void assert_joined(const struct iostat_data *a, const struct iostat_data *b,
+                          const struct iostat_data *whole)
+{
+    assert_int_equal(a->n + b->n, whole->n);
+    for (size_t i = 0; i < whole->n; i++) {
+        const struct iostat_sample *s = i < a->n ? &a->samples[i] : &b->samples[i - a->n];
+
+        assert_int_equal(s->stamp_s, whole->samples[i].stamp_s);
+        assert_string_equal(s->device, whole->samples[i].device);
+        assert_rel(s->r_bps, whole->samples[i].r_bps, 0.0);
+        assert_rel(s->w_bps, whole->samples[i].w_bps, 0.0);
+    }
+}
+
+/* The real capture cut in its 20th vda row: 18 samples (the since-boot report
+ * dropped, the cut one left), and the rest parsed from where that stopped gives the
+ * other 26 with no report dropped: together the whole file's 44. */
+static void grown_iostat_text_continues_where_it_stopped(void **state)
+{
+    size_t len, cut;
+    char *text = read_shared("iostat/iostat_x_k_t_1s.txt", &len);
+    struct iostat_data *whole = parse_from(text, len, NULL, INT64_MAX, INT64_MAX);
+    struct iostat_data *a, *b;
+
+    (void)state;
+    cut = after_nth(text, "\nvda", 20) + 25;
+    a = parse_from(text, cut, NULL, INT64_MAX, INT64_MAX);
+    assert_int_equal(a->n, 18);
+    assert_int_equal(a->n_reports_cut, 1);
+    assert_int_equal(a->resume.format, IOSTAT_FORMAT_TEXT);
+    assert_string_equal(a->resume.host, "vm");
+    assert_true(a->complete_bytes < cut);
+    assert_int_equal(a->resume.accepted_stamp_s, a->samples[a->n - 1].stamp_s);
+    b = parse_from(text + a->complete_bytes, len - a->complete_bytes, &a->resume,
+                   INT64_MAX, INT64_MAX);
+    assert_int_equal(b->n_reports_dropped, 0);
+    assert_string_equal(b->host, "vm");
+    assert_rel(b->interval_s, 1.0, 0.0);
+    assert_joined(a, b, whole);
+    iostat_data_free(a);
+    iostat_data_free(b);
+    iostat_data_free(whole);
+    free(text);
+}
+
+/* sadf -d cut in its 100th record: the 99 before load, and the rest, read with the
+ * header the first parse kept, gives the other 91. */
+static void grown_sadf_continues_with_its_header(void **state)
+{
+    size_t len, cut;
+    char *text = read_shared("iostat/sadf_d_lab_run1_disk.csv", &len);
+    struct iostat_data *whole = parse_from(text, len, NULL, INT64_MAX, INT64_MAX);
+    struct iostat_data *a, *b;
+
+    (void)state;
+    cut = after_nth(text, "\nvm;", 100) + 40; /* after its stamp */
+    a = parse_from(text, cut, NULL, INT64_MAX, INT64_MAX);
+    assert_int_equal(a->n, 99);
+    assert_int_equal(a->resume.format, IOSTAT_FORMAT_SADF);
+    assert_non_null(strstr(a->resume.header, "# hostname;interval;timestamp;DEV;"));
+    b = parse_from(text + a->complete_bytes, len - a->complete_bytes, &a->resume,
+                   INT64_MAX, INT64_MAX);
+    assert_int_equal(b->n, 91);
+    assert_joined(a, b, whole);
+    iostat_data_free(a);
+    iostat_data_free(b);
+    iostat_data_free(whole);
+    free(text);
+}
+
+/* The set-aside rule goes on from the last accepted stamp: a report three days
+ * after it is set aside, the next one in its place loads. */
+static void continuation_keeps_the_set_aside_rule(void **state)
+{
+    static const char first[] =
+        SHORT_REPORT("11/22/26 12:59:03", "4") SHORT_REPORT("11/22/26 12:59:04", "5");
+    static const char more[] =
+        SHORT_REPORT("11/25/26 12:59:05", "6") SHORT_REPORT("11/22/26 12:59:06", "7");
+    struct iostat_data *a, *b;
+
+    (void)state;
+    a = parse_from(first, strlen(first), NULL, INT64_MAX, INT64_MAX);
+    assert_int_equal(a->n, 1);
+    assert_int_equal(a->complete_bytes, strlen(first));
+    b = parse_from(more, strlen(more), &a->resume, INT64_MAX, INT64_MAX);
+    assert_int_equal(b->n_reports_aside, 1);
+    assert_int_equal(b->n, 1);
+    assert_int_equal(b->samples[0].stamp_s, RUN1_FIRST_S - 1 + 3 + 0 * 1);
+    assert_rel(b->samples[0].w_bps, 7 * 1024.0, 0.0);
+    iostat_data_free(a);
+    iostat_data_free(b);
+}
+
+/* A cut last line waits while the file may be written; in a file unchanged for a day
+ * it is set aside, complete_bytes covers it, and the next parse skips its rest up to
+ * the next report. */
+static void cut_tail_of_a_day_old_file_is_set_aside(void **state)
+{
+    static const char text[] = SHORT_REPORT("11/22/26 12:59:03", "4")
+        SHORT_REPORT("11/22/26 12:59:04", "5") "11/22/26 12:59:05\nDevice r/s rkB/s "
+                                               "w/s wkB/s\nvda 1 2 3 4.";
+    static const char rest[] =
+        "5\nvda2 1 2 3 4\n\n" SHORT_REPORT("11/22/26 12:59:06", "8");
+    const int64_t mtime_s = RUN1_FIRST_S + 3600;
+    struct iostat_data *a, *b;
+
+    (void)state;
+    a = parse_from(text, strlen(text), NULL, mtime_s, mtime_s + 3600);
+    assert_int_equal(a->n_reports_cut, 1);
+    assert_int_equal(a->n_reports_aside, 0);
+    assert_true(a->complete_bytes < strlen(text));
+    iostat_data_free(a);
+
+    a = parse_from(text, strlen(text), NULL, mtime_s, mtime_s + 2 * 86400);
+    assert_int_equal(a->n, 1);
+    assert_int_equal(a->n_reports_cut, 0);
+    assert_int_equal(a->n_reports_aside, 1);
+    assert_int_equal(a->complete_bytes, strlen(text));
+    assert_true(a->resume.resync);
+    assert_int_equal(a->resume.lines, 10);
+    b = parse_from(rest, strlen(rest), &a->resume, INT64_MAX, INT64_MAX);
+    assert_int_equal(b->n, 1);
+    assert_int_equal(b->samples[0].stamp_s, RUN1_FIRST_S - 1 + 3);
+    assert_rel(b->samples[0].w_bps, 8 * 1024.0, 0.0);
+    iostat_data_free(a);
+    iostat_data_free(b);
+}
+
+/* sadf -j cut in its 120th disk object loads the 119 complete reports before it. */
+static void cut_sadf_json_loads_its_complete_reports(void **state)
+{
+    size_t len;
+    char *text = read_shared("iostat/sadf_j_lab_run1_disk.json", &len);
+    struct iostat_data *d, *whole = parse_from(text, len, NULL, INT64_MAX, INT64_MAX);
+
+    (void)state;
+    d = parse_from(text, after_nth(text, "\"disk-device\"", 120) + 30, NULL, INT64_MAX,
+                   INT64_MAX);
+    assert_int_equal(d->n, 119);
+    assert_int_equal(d->n_reports_cut, 1);
+    assert_int_equal(d->resume.format, IOSTAT_FORMAT_JSON);
+    for (size_t i = 0; i < d->n; i++)
+        assert_int_equal(d->samples[i].stamp_s, whole->samples[i].stamp_s);
+    iostat_data_free(d);
+    iostat_data_free(whole);
+    free(text);
+}
+
+#define JSON_HEAD                                                                        \
+    "{\"sysstat\": {\"hosts\": [{\"nodename\": \"v]m}\\\"\", \"statistics\": [\n"
+#define JSON_REPORT(stamp)                                                               \
+    "{\"timestamp\": \"" stamp "\", \"disk\": [{\"disk_device\": \"vda\", "              \
+    "\"r/s\": 1, \"w/s\": 2, \"rkB/s\": 3, \"wkB/s\": 4}]},\n"
+
+/* iostat -o JSON cut mid-write: brackets and quotes inside strings do not count, the
+ * since-boot report is dropped, the complete one after it loads; cut before any
+ * complete report, the file waits (no samples, no error); cut in the middle of a
+ * document that is wrong before the cut, it is still refused. */
+static void cut_iostat_json_closes_after_its_last_complete_report(void **state)
+{
+    static const char cut[] = JSON_HEAD JSON_REPORT("2026-11-22T12:59:03+0000")
+        JSON_REPORT("2026-11-22T12:59:04+0000") "{\"timestamp\": \"2026-11-22T12:5";
+    static const char early[] = JSON_HEAD "{\"timestamp\": \"2026-11-22T12:59:03+00";
+    struct iostat_data *d;
+    struct error err = {0};
+
+    (void)state;
+    d = parse_from(cut, strlen(cut), NULL, INT64_MAX, INT64_MAX);
+    assert_string_equal(d->host, "v]m}\"");
+    assert_int_equal(d->n, 1);
+    assert_int_equal(d->n_reports_dropped, 1);
+    assert_int_equal(d->n_reports_cut, 1);
+    assert_int_equal(d->samples[0].stamp_s, RUN1_FIRST_S);
+    assert_rel(d->samples[0].r_bps, 3 * 1024.0, 0.0);
+    iostat_data_free(d);
+    d = parse_from(early, strlen(early), NULL, INT64_MAX, INT64_MAX);
+    assert_int_equal(d->n, 0);
+    assert_int_equal(d->n_reports_cut, 1);
+    iostat_data_free(d);
+    d = &sentinel;
+    assert_int_equal(parse_text(JSON_HEAD JSON_REPORT("2026-11-22T12:59:03+0000") "{,,",
+                                NULL, &d, &err),
+                     STATUS_PARSE);
+    assert_null(d);
+}
+
 static void report_far_from_its_place_is_set_aside(void **state)
 {
     struct iostat_data *d;
@@ -802,6 +1038,12 @@ int main(void)
         cmocka_unit_test(device_twice_in_a_report_is_reported),
         cmocka_unit_test(empty_input_has_no_samples),
         cmocka_unit_test(cut_last_line_leaves_its_report_out),
+        cmocka_unit_test(grown_iostat_text_continues_where_it_stopped),
+        cmocka_unit_test(grown_sadf_continues_with_its_header),
+        cmocka_unit_test(continuation_keeps_the_set_aside_rule),
+        cmocka_unit_test(cut_tail_of_a_day_old_file_is_set_aside),
+        cmocka_unit_test(cut_sadf_json_loads_its_complete_reports),
+        cmocka_unit_test(cut_iostat_json_closes_after_its_last_complete_report),
         cmocka_unit_test(report_far_from_its_place_is_set_aside),
         cmocka_unit_test(report_before_2000_is_set_aside),
         cmocka_unit_test(report_a_day_after_the_mtime_is_set_aside),

@@ -93,8 +93,8 @@ static int teardown(void **state)
 /* The restored database is at the schema the old version wrote (5); the new binary
  * migrates it when it opens it: 0006 (hand-made groups) adds a column and a table,
  * 0007 the jobs' negative_time flag, 0008 the quarantine's verdict key, 0009 the
- * interrupted runs and the tables' inputs, and what the old version stored is served
- * as before. */
+ * interrupted runs and the tables' inputs, 0010 the ledger of loaded sample
+ * files, and what the old version stored is served as before. */
 static void restored_database_migrates_from_the_old_schema_version(void **state)
 {
     int rc = -1;
@@ -106,7 +106,8 @@ static void restored_database_migrates_from_the_old_schema_version(void **state)
               strstr(out, "applied migration 0007_negative_time") != NULL &&
               strstr(out, "applied migration 0008_quarantine_verdict") != NULL &&
               strstr(out, "applied migration 0009_run_state") != NULL &&
-              strstr(out, "migrations applied: 4; schema version 9") != NULL;
+              strstr(out, "applied migration 0010_sample_ledger") != NULL &&
+              strstr(out, "migrations applied: 5; schema version 10") != NULL;
     if (!ok)
         print_error("db migrate exited %d: %s\n", rc, out);
     free(out);

@@ -1,0 +1,383 @@
+/* test_grow.c: issue 15 item 3 against a real PostgreSQL and the real binary: a
+ * sample file that grows loads only its new complete reports, through the ledger of
+ * loaded sample files; a rewritten one is new; a cut tail waits, and is set aside
+ * once unchanged for a day; a cut JSON file loads its complete reports. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "../support/pgfixture.h"
+#include "../support/testutil.h"
+
+#include <jansson.h>
+#include <libpq-fe.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+static struct pgfixture fx;
+static char work[PATH_MAX]; /* the test's files, removed at the end */
+
+/* ---- files ------------------------------------------------------------------------ */
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    char *buf;
+    long n;
+
+    assert_non_null(fp);
+    assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+    n = ftell(fp);
+    assert_true(n >= 0);
+    rewind(fp);
+    buf = malloc((size_t)n + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
+    buf[n] = '\0';
+    fclose(fp);
+    *len = (size_t)n;
+    return buf;
+}
+
+/* Writes (mode "wb": the same inode, truncated) or appends ("ab") data. */
+static void put(const char *path, const char *mode, const char *data, size_t len)
+{
+    FILE *fp = fopen(path, mode);
+
+    assert_non_null(fp);
+    assert_int_equal(fwrite(data, 1, len, fp), len);
+    assert_int_equal(fclose(fp), 0);
+}
+
+/* work/name, in a static buffer (one of two, so two can be used at once). */
+static const char *work_path(const char *name)
+{
+    static char path[2][PATH_MAX + 64];
+    static int which;
+
+    which ^= 1;
+    snprintf(path[which], sizeof path[which], "%s/%s", work, name);
+    return path[which];
+}
+
+static char *shared(const char *rel, size_t *len)
+{
+    return read_all(testutil_path(testutil_shared_data(), rel), len);
+}
+
+/* The byte offset in text just after the n-th (1-based) occurrence of what. */
+static size_t after_nth(const char *text, const char *what, int n)
+{
+    const char *at = text;
+
+    for (int i = 0; i < n; i++) {
+        at = strstr(i == 0 ? at : at + 1, what);
+        assert_non_null(at);
+    }
+    return (size_t)(at - text) + strlen(what);
+}
+
+/* ---- the database ------------------------------------------------------------------ */
+
+/* The fixture's conninfo, as test_upgrade.c finds it. */
+static void conninfo(char *out, size_t size)
+{
+    int rc = -1;
+
+    if (fx.configured) {
+        const char *db = getenv("IOCONTEND_DB");
+        assert_non_null(db);
+        snprintf(out, size, "%s", db);
+        return;
+    }
+    char *status = pgfixture_run(&fx, "db status 2>/dev/null", &rc);
+    const char *at = status != NULL ? strstr(status, "socket directory: ") : NULL;
+    if (at == NULL || rc != 0)
+        fail_msg("no socket in `db status`: %s", status != NULL ? status : "");
+    at += strlen("socket directory: ");
+    snprintf(out, size, "host=%.*s port=5432 dbname=iocontend user=postgres",
+             (int)strcspn(at, "\n"), at);
+    free(status);
+}
+
+/* The first column of the first row of sql with one parameter, as new text; "" for
+ * no row, "(null)" for SQL NULL. */
+static char *query(const char *sql, const char *param)
+{
+    char ci[1200];
+    PGconn *c;
+    PGresult *r;
+    char *out;
+
+    conninfo(ci, sizeof ci);
+    c = PQconnectdb(ci);
+    if (PQstatus(c) != CONNECTION_OK)
+        fail_msg("connect: %s", PQerrorMessage(c));
+    r = PQexecParams(c, sql, 1, NULL, &param, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        fail_msg("%s: %s", sql, PQerrorMessage(c));
+    out = strdup(PQntuples(r) == 0      ? ""
+                 : PQgetisnull(r, 0, 0) ? "(null)"
+                                        : PQgetvalue(r, 0, 0));
+    assert_non_null(out);
+    PQclear(r);
+    PQfinish(c);
+    return out;
+}
+
+/* "count|sum of r_bps|sum of w_bps" of file system fs's samples. */
+static char *totals(const char *fs)
+{
+    return query("SELECT count(*) || '|' || coalesce(sum(r_bps), 0)::numeric(30, 3) || "
+                 "'|' || coalesce(sum(w_bps), 0)::numeric(30, 3) FROM samples "
+                 "WHERE fs = $1",
+                 fs);
+}
+
+static void assert_same_totals(const char *fs, const char *other)
+{
+    char *a = totals(fs), *b = totals(other);
+
+    if (strcmp(a, b) != 0)
+        fail_msg("%s: %s, %s: %s", fs, a, other, b);
+    free(a);
+    free(b);
+}
+
+/* ---- the runs ------------------------------------------------------------------------
+ */
+
+/* `ingest iostat --fs fs --json path` (more: extra options before the command, e.g.
+ * a log level), its summary, its exit status in *rc and, when err is not NULL, its
+ * log (new) in *err. */
+static json_t *ingest(const char *more, const char *fs, const char *path, int *rc,
+                      char **err)
+{
+    char args[PATH_MAX * 3], log[PATH_MAX + 16];
+    json_error_t jerr;
+    json_t *j;
+    char *out;
+
+    snprintf(log, sizeof log, "%s/ingest.log", work);
+    snprintf(args, sizeof args, "%s ingest iostat --fs %s --json '%s' 2>'%s'", more, fs,
+             path, log);
+    out = pgfixture_run(&fx, args, rc);
+    assert_non_null(out);
+    j = json_loads(out, 0, &jerr);
+    if (j == NULL)
+        fail_msg("not JSON (exit %d): %s", *rc, out);
+    free(out);
+    if (err != NULL) {
+        size_t n;
+        *err = read_all(log, &n);
+    }
+    return j;
+}
+
+static long field(json_t *j, const char *name)
+{
+    json_t *v = json_object_get(j, name);
+    assert_true(json_is_integer(v));
+    return (long)json_integer_value(v);
+}
+
+/* Ingests path into fs and checks the summary: exit status, files loaded, skipped and
+ * quarantined, and new samples. */
+static void expect(const char *fs, const char *path, int want_rc, long loaded,
+                   long skipped, long quarantined, long samples)
+{
+    int rc;
+    json_t *j = ingest("--quiet", fs, path, &rc, NULL);
+
+    assert_int_equal(rc, want_rc);
+    assert_int_equal(field(j, "loaded"), loaded);
+    assert_int_equal(field(j, "skipped"), skipped);
+    assert_int_equal(field(j, "quarantined"), quarantined);
+    assert_int_equal(field(j, "samples"), samples);
+    json_decref(j);
+}
+
+static int setup(void **state)
+{
+    const char *tmp = getenv("TMPDIR");
+
+    (void)state;
+    snprintf(work, sizeof work, "%s/iocontend-grow-XXXXXX",
+             tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+    if (mkdtemp(work) == NULL)
+        return -1;
+    return pgfixture_start(&fx);
+}
+
+static int teardown(void **state)
+{
+    char cmd[PATH_MAX + 32];
+    int rc = 0;
+
+    (void)state;
+    pgfixture_stop(&fx);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
+    free(testutil_run(cmd, &rc));
+    return 0;
+}
+
+/* The real iostat -t capture: 45 reports, the first since boot, so 44 samples of vda
+ * when loaded whole. Cut in the 20th vda row (a capture still being written), it
+ * loads its 18 complete reports after the since-boot one; with the rest appended
+ * only the 26 new ones load, the since-boot report is not dropped again, and the
+ * file's samples equal those of the whole file loaded at once. */
+static void grown_text_file_loads_only_its_new_reports(void **state)
+{
+    size_t len, cut;
+    char *text = shared("iostat/iostat_x_k_t_1s.txt", &len);
+    char *whole = malloc(len + 2);
+    const char *grow = work_path("grow.txt");
+
+    (void)state;
+    /* The whole file at once, on another fs; one more blank line so that its
+     * content (its identity) differs from the grown file's. */
+    assert_non_null(whole);
+    memcpy(whole, text, len);
+    whole[len] = '\n';
+    put(work_path("whole.txt"), "wb", whole, len + 1);
+    expect("whole", work_path("whole.txt"), 0, 1, 0, 0, 44);
+
+    cut = after_nth(text, "\nvda", 20) + 25;
+    put(grow, "wb", text, cut);
+    expect("grow", grow, 0, 1, 0, 0, 18);
+    /* Unchanged: skipped, nothing parsed again. */
+    expect("grow", grow, 0, 0, 1, 0, 0);
+    put(grow, "ab", text + cut, len - cut);
+    expect("grow", grow, 0, 1, 0, 0, 26);
+    assert_same_totals("grow", "whole");
+    expect("grow", grow, 0, 0, 1, 0, 0);
+
+    /* Grown by a part of a report only: nothing new, the part waits. */
+    put(grow, "ab", "11/22/26 13:07:3", 16);
+    expect("grow", grow, 0, 0, 1, 0, 0);
+    assert_same_totals("grow", "whole");
+    free(whole);
+    free(text);
+}
+
+/* The same path rewritten with other content (the same inode: truncated and written
+ * again) is a new file, parsed whole: the banner and reports 20 to 45 of the capture
+ * give 25 samples, report 20 being dropped as the since-boot one. */
+static void rewritten_file_is_loaded_as_new(void **state)
+{
+    size_t len, banner, r20;
+    char *text = shared("iostat/iostat_x_k_t_1s.txt", &len);
+    const char *path = work_path("rewritten.txt");
+    char *length;
+    char want[32];
+
+    (void)state;
+    put(path, "wb", text, after_nth(text, "\nvda", 10) + 200);
+    expect("rewritten", path, 0, 1, 0, 0, 9);
+    banner = after_nth(text, "\n\n", 1);
+    r20 = after_nth(text, "\n11/22/26 ", 20) - strlen("11/22/26 ");
+    put(path, "wb", text, banner);
+    put(path, "ab", text + r20, len - r20);
+    expect("rewritten", path, 0, 1, 0, 0, 25);
+    length = query("SELECT length FROM sample_ledger WHERE path LIKE '%/' || $1",
+                   "rewritten.txt");
+    /* through the blank line that ends the last table; the capture ends with two */
+    snprintf(want, sizeof want, "%zu", banner + len - r20 - 1);
+    assert_string_equal(length, want);
+    free(length);
+    free(text);
+}
+
+/* A cut last report waits while the file may still be written; once the file is
+ * unchanged for a day (its mtime two days back) the report is set aside with a
+ * warning naming the file and line, the exit status stays 0 (a warning, as for any
+ * report set aside) and the ledger moves past it. */
+static void cut_tail_unchanged_for_a_day_is_set_aside(void **state)
+{
+    size_t len, cut;
+    char *text = shared("iostat/iostat_x_k_t_1s.txt", &len);
+    const char *path = work_path("stale.txt");
+    struct timeval tv[2];
+    char *log = NULL, *length;
+    char want[64];
+    long line = 1;
+    int rc;
+    json_t *j;
+
+    (void)state;
+    cut = after_nth(text, "\nvda", 30) + 40;
+    put(path, "wb", text, cut);
+    expect("stale", path, 0, 1, 0, 0, 28);
+    expect("stale", path, 0, 0, 1, 0, 0);
+
+    gettimeofday(&tv[0], NULL);
+    tv[0].tv_sec -= 2 * 86400;
+    tv[1] = tv[0];
+    assert_int_equal(utimes(path, tv), 0);
+    j = ingest("--log-level warn", "stale", path, &rc, &log);
+    assert_int_equal(rc, 0);
+    assert_int_equal(field(j, "quarantined"), 0);
+    assert_int_equal(field(j, "samples"), 0);
+    json_decref(j);
+    for (size_t i = 0; i < cut; i++)
+        line += text[i] == '\n';
+    snprintf(want, sizeof want, "stale.txt:%ld: the last report is cut", line);
+    if (strstr(log, want) == NULL || strstr(log, "set aside") == NULL)
+        fail_msg("no warning '%s' in: %s", want, log);
+    free(log);
+    length = query("SELECT length || '|' || cut_pending FROM sample_ledger "
+                   "WHERE path LIKE '%/' || $1",
+                   "stale.txt");
+    snprintf(want, sizeof want, "%zu|false", cut);
+    assert_string_equal(length, want);
+    free(length);
+    /* Set aside once: the next run skips the file without a word. */
+    j = ingest("--log-level warn", "stale", path, &rc, &log);
+    assert_int_equal(rc, 0);
+    assert_int_equal(field(j, "skipped"), 1);
+    assert_null(strstr(log, "set aside"));
+    json_decref(j);
+    free(log);
+    free(text);
+}
+
+/* sadf -j cut mid-write loads the complete elements of its statistics array (not
+ * quarantined); with the rest written it is parsed whole and only the new stamps
+ * load: 190 in all, as the whole file. */
+static void cut_json_file_loads_its_complete_reports(void **state)
+{
+    size_t len, cut;
+    char *text = shared("iostat/sadf_j_lab_run1_disk.json", &len);
+    const char *path = work_path("cut.json");
+
+    (void)state;
+    /* in the 120th disk object: 119 complete reports */
+    cut = after_nth(text, "\"disk-device\"", 120) + 30;
+    put(path, "wb", text, cut);
+    expect("json", path, 0, 1, 0, 0, 119);
+    expect("json", path, 0, 0, 1, 0, 0);
+    put(path, "ab", text + cut, len - cut);
+    expect("json", path, 0, 1, 0, 0, 71);
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(grown_text_file_loads_only_its_new_reports),
+        cmocka_unit_test(rewritten_file_is_loaded_as_new),
+        cmocka_unit_test(cut_tail_unchanged_for_a_day_is_set_aside),
+        cmocka_unit_test(cut_json_file_loads_its_complete_reports),
+    };
+
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
