@@ -422,6 +422,10 @@ enum status db_group_features(struct db *db, const char *group_id,
 enum status db_group_table_store(struct db *db, const char *group_id,
                                  double granularity_s, const char *json,
                                  struct error *err) MUST_CHECK;
+/* Removes the stored table of a group (group_id NULL: of every group): one whose
+ * jobs are gone, or with no samples left to compute it on. */
+enum status db_group_table_delete(struct db *db, const char *group_id,
+                                  struct error *err) MUST_CHECK;
 /* The stored table (malloc'd, caller frees) or STATUS_NOT_FOUND. */
 enum status db_group_table_get(struct db *db, const char *group_id, char **json,
                                struct error *err) MUST_CHECK;
