@@ -159,8 +159,12 @@ static enum status tables_store(struct db *db, const struct db_jobs *jobs,
     }
     for (size_t g = 0; rc == STATUS_OK && g < n_groups; g++) {
         struct group_table table;
-        if (groups[g].jobs == 0)
-            continue; /* a group whose jobs are gone has nothing to tabulate */
+        if (groups[g].jobs == 0) {
+            /* A group whose jobs are gone (unloaded) has nothing to tabulate, and a
+             * table stored before would describe jobs that are no more. */
+            rc = db_group_table_delete(db, groups[g].id, err);
+            continue;
+        }
         rc = group_table(db, &t, &groups[g], &table, err);
         if (rc != STATUS_OK)
             break;
@@ -194,9 +198,11 @@ enum status analyze_tables_run(struct db *db, const struct analysis_settings *se
 
     rc = analysis_base_series(db, settings, &series, &delta_s, &own);
     if (rc == STATUS_NOT_FOUND) {
-        /* No samples: T^D and coverage need a grid; nothing to store yet. */
+        /* No samples: T^D and coverage need a grid; nothing to store, and what
+         * was stored before the samples were unloaded goes. */
         log_info("analyze: no server samples: no group tables, no coverage");
-        return STATUS_OK;
+        rc = db_group_table_delete(db, group_id, err);
+        return rc == STATUS_OK ? db_coverage_replace(db, NULL, NULL, 0, err) : rc;
     }
     if (rc != STATUS_OK)
         return error_set(err, rc, "%s", own.msg);

@@ -63,11 +63,11 @@ static void print_summary(const struct ingest_summary *s, bool json)
         return;
     }
     log_info(
-        "ingest: %ld files: %ld loaded, %ld skipped, %ld quarantined, %ld known bad, "
-        "%ld missing; "
+        "ingest run %lld: %ld files: %ld loaded, %ld skipped, %ld quarantined, %ld known "
+        "bad, %ld missing; "
         "%ld new jobs, %lld new samples in %.1f s",
-        s->files, s->loaded, s->skipped, s->quarantined, s->known_bad, s->missing,
-        s->jobs, s->samples, s->seconds);
+        (long long)s->run_id, s->files, s->loaded, s->skipped, s->quarantined,
+        s->known_bad, s->missing, s->jobs, s->samples, s->seconds);
 }
 
 int cmd_ingest(struct app_config *cfg, int argc, char **argv)

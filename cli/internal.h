@@ -112,6 +112,8 @@ int cmd_config(struct app_config *cfg, int argc, char **argv);
 int cmd_export(struct app_config *cfg, int argc, char **argv);
 int cmd_assoc(struct app_config *cfg, int argc, char **argv);
 int cmd_report(struct app_config *cfg, int argc, char **argv);
+int cmd_quarantine(struct app_config *cfg, int argc, char **argv);
+int cmd_unload(struct app_config *cfg, int argc, char **argv);
 
 /* Each command's --help text, to fp. Never acts, never reads the configuration. */
 void cmd_db_help(FILE *fp);
@@ -123,6 +125,8 @@ void cmd_config_help(FILE *fp);
 void cmd_export_help(FILE *fp);
 void cmd_assoc_help(FILE *fp);
 void cmd_report_help(FILE *fp);
+void cmd_quarantine_help(FILE *fp);
+void cmd_unload_help(FILE *fp);
 
 /* The command table (main.c): the one place that knows every command. */
 struct command {

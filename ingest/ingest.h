@@ -251,6 +251,7 @@ struct ingest_failure {
 };
 
 struct ingest_summary {
+    int64_t run_id; /* the run's row of ingest_runs (unload --run); 0 when none began */
     long files, loaded, skipped, quarantined, missing;
     long known_bad; /* quarantined before, unchanged: not parsed again */
     long jobs;

@@ -809,6 +809,7 @@ static enum status load_paths(struct db *db, char *const *paths, size_t n_paths,
         rc = db_ingest_run_begin(db, kind == INPUT_DARSHAN ? "darshan" : "iostat",
                                  &run_id, err);
     }
+    s->run_id = run_id;
     s->files = (long)files.n;
     for (size_t i = 0; rc == STATUS_OK && i < files.n; i++) {
         rc = load_one(db, run_id, files.paths[i], kind, o, s, err);

@@ -230,6 +230,67 @@ enum status db_quarantine_known(struct db *db, const char *content_hash,
                                 const char *verdict, bool *known,
                                 struct error *err) MUST_CHECK;
 
+/* ---- the quarantine list and unloading (sql/db_unload.c) ----------------------- */
+
+/* One entry of the quarantine list: a row of ingest_errors. Text is stored escaped
+ * (str_escape) and cut to fit. */
+struct db_quarantine_entry {
+    char path[4096]; /* as ingest named the file, escaped */
+    char content_hash[33];
+    long line;       /* 1-based, 0 when none */
+    char status[16]; /* status_name() of the reason: "parse", "invalid", ... */
+    char message[512];
+    char first_seen[40]; /* RFC 3339, UTC */
+    char last_seen[40];
+    bool known_bad;    /* a verdict is stored: the next ingest skips the content */
+    bool loaded;       /* the same content has been loaded since (from any path) */
+    char verdict[640]; /* what shaped it; "" when cleared (retry) or from before 0008 */
+};
+
+/* Every entry, the most recently seen first. *out is malloc'd (caller frees; NULL
+ * when the list is empty). STATUS_DB, STATUS_NOMEM. */
+enum status db_quarantine_list(struct db *db, struct db_quarantine_entry **out, size_t *n,
+                               struct error *err) MUST_CHECK;
+
+/* What db_quarantine_retry and db_quarantine_forget changed. */
+struct db_quarantine_change {
+    long named;      /* entries of the paths given (every entry for all) */
+    long same_bytes; /* other entries of the same content whose verdict was cleared */
+};
+
+/* Clears the verdict of the entries of the n paths (escaped as stored; paths NULL:
+ * every entry) and of every entry of the same content, so that the next ingest
+ * parses those files again (the known-bad skip keys on content and verdict); the
+ * entries stay listed. In one transaction: STATUS_NOT_FOUND naming the first path
+ * that has no entry, and nothing changes. STATUS_DB, STATUS_NOMEM. */
+enum status db_quarantine_retry(struct db *db, const char *const *paths, size_t n,
+                                struct db_quarantine_change *out,
+                                struct error *err) MUST_CHECK;
+/* Removes the entries of the n paths (paths NULL: every entry) and clears the
+ * verdict of the other entries of the same content, so that those files too are
+ * parsed again. The same transaction and statuses as db_quarantine_retry. */
+enum status db_quarantine_forget(struct db *db, const char *const *paths, size_t n,
+                                 struct db_quarantine_change *out,
+                                 struct error *err) MUST_CHECK;
+
+/* What db_unload removed (or, dry, would remove). */
+struct db_unload_counts {
+    long files;        /* rows of loaded_files */
+    long jobs;         /* jobs whose rows came from those files (windows with them) */
+    long long samples; /* samples likewise */
+};
+
+/* Removes what one ingest run (run_id > 0) or every load of one path (run_id 0;
+ * path escaped as stored) put in the database: the loaded_files rows, and the jobs
+ * (their windows and hand-made group memberships cascade) and samples whose
+ * source_hash is one of those files' content hashes, in one transaction; with dry,
+ * rolls it back, so the counts say exactly what would go. Jobs or samples another
+ * file also held but this one loaded first go too. Groups stay: the next analyze
+ * finds their inputs changed. STATUS_NOT_FOUND naming the run or path when it
+ * loaded no file (or no such run exists); STATUS_DB. */
+enum status db_unload(struct db *db, int64_t run_id, const char *path, bool dry,
+                      struct db_unload_counts *out, struct error *err) MUST_CHECK;
+
 /* ---- analysis inputs ----------------------------------------------------------- */
 
 struct db_window {
@@ -461,6 +522,10 @@ enum status db_group_features(struct db *db, const char *group_id,
 enum status db_group_table_store(struct db *db, const char *group_id,
                                  double granularity_s, const char *json,
                                  struct error *err) MUST_CHECK;
+/* Removes the stored table of a group (group_id NULL: of every group): one whose
+ * jobs are gone, or with no samples left to compute it on. */
+enum status db_group_table_delete(struct db *db, const char *group_id,
+                                  struct error *err) MUST_CHECK;
 /* The stored table (malloc'd, caller frees) or STATUS_NOT_FOUND. */
 enum status db_group_table_get(struct db *db, const char *group_id, char **json,
                                struct error *err) MUST_CHECK;

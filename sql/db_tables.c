@@ -73,6 +73,16 @@ enum status db_group_table_store(struct db *db, const char *group_id,
         3, vals, err);
 }
 
+enum status db_group_table_delete(struct db *db, const char *group_id, struct error *err)
+{
+    const char *vals[1] = {group_id};
+
+    return exec_params_cmd(db,
+                           "DELETE FROM results WHERE kind = 'group_table' "
+                           "AND ($1::text IS NULL OR group_id = $1)",
+                           1, vals, err);
+}
+
 enum status db_group_table_get(struct db *db, const char *group_id, char **json,
                                struct error *err)
 {

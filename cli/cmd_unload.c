@@ -1,0 +1,124 @@
+/* cmd_unload.c: `iocontend unload --run ID | --path PATH`: takes back what one ingest
+ * run or one file loaded (data loaded by mistake: a wrong --fs, the wrong folder). */
+#include "internal.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cmd_unload_help(FILE *fp)
+{
+    fprintf(
+        fp,
+        "usage: iocontend unload --run ID | --path PATH [--dry-run] [--no-wait]\n"
+        "Removes what one ingest run or one file loaded, in one transaction: the jobs\n"
+        "(with their activity windows and hand-made group memberships) and the samples\n"
+        "that came from its files, and the files' 'loaded' records, so that ingesting\n"
+        "them again loads them again. Prints how many files, jobs and samples went.\n"
+        "  --run ID    the files of ingest run ID (ingest's summary line names it:\n"
+        "              'ingest run ID: ...')\n"
+        "  --path PATH every load of the file PATH, as ingest was given it (a sample\n"
+        "              file that grew was loaded in several parts: all of them)\n"
+        "  --dry-run   print what would be removed; nothing changes\n"
+        "  --no-wait   exit 75 when an ingest is running (unload waits for it "
+        "otherwise)\n"
+        "A job or a sample that other files also hold goes too when this run or file\n"
+        "loaded it first; it comes back when this file is ingested again.\n"
+        "The quarantine list is left as it is (see 'iocontend quarantine').\n"
+        "Stored results are not touched: the next 'iocontend analyze' (without --since)\n"
+        "finds the inputs of the groups concerned changed and recomputes them, their\n"
+        "tables and the coverage; a group left without jobs stays, with 0 jobs.\n"
+        "exit: 0 removed (or would be, --dry-run); 64 usage; 66 no such run, or nothing\n"
+        "      loaded from it or from PATH is left; 69 database unavailable;\n"
+        "      75 another ingest is running (--no-wait).\n");
+}
+
+/* ID: a positive decimal integer. */
+static bool parse_run(const char *s, int64_t *out)
+{
+    char *end;
+
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || v <= 0)
+        return false;
+    *out = (int64_t)v;
+    return true;
+}
+
+int cmd_unload(struct app_config *cfg, int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"run", required_argument, NULL, 'r'}, {"path", required_argument, NULL, 'p'},
+        {"dry-run", no_argument, NULL, 'n'},   {"no-wait", no_argument, NULL, 'W'},
+        {"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0}};
+    const char *run_arg = NULL, *path = NULL;
+    bool dry = false, no_wait = false;
+    int64_t run_id = 0;
+    struct db *db = NULL;
+    struct error err = {0};
+    struct db_unload_counts n;
+    char what[4200];
+    int c;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'r': run_arg = optarg; break;
+        case 'p': path = optarg; break;
+        case 'n': dry = true; break;
+        case 'W': no_wait = true; break;
+        case 'h': cmd_unload_help(stdout); return EXIT_OK;
+        default: cmd_unload_help(stderr); return EXIT_USAGE;
+        }
+    }
+    if ((run_arg == NULL) == (path == NULL) || optind < argc) {
+        fprintf(stderr, "iocontend unload: give one of --run ID or --path PATH\n");
+        cmd_unload_help(stderr);
+        return EXIT_USAGE;
+    }
+    if (run_arg != NULL && !parse_run(run_arg, &run_id)) {
+        fprintf(stderr,
+                "iocontend unload: --run takes a run id (an integer > 0), got "
+                "'%s'\n",
+                run_arg);
+        return EXIT_USAGE;
+    }
+    /* Paths are stored as ingest shows them: escaped where they are not text. */
+    char *shown = path != NULL ? str_escape_dup(path) : NULL;
+    if (path != NULL && shown == NULL)
+        return app_fail("unload", error_set(&err, STATUS_NOMEM, "the path"), &err);
+    if (run_id > 0) {
+        snprintf(what, sizeof what, "ingest run %" PRId64, run_id);
+    } else {
+        snprintf(what, sizeof what, "path %s", shown);
+    }
+    int code = app_db_open(cfg, &db);
+    /* An ingest would load beside (or again) what goes: one at a time. */
+    if (code == EXIT_OK)
+        code = app_run_lock(db, "ingest", no_wait);
+    if (code == EXIT_OK) {
+        enum status rc = db_unload(db, run_id, shown, dry, &n, &err);
+        if (rc == STATUS_OK) {
+            printf("%s %s: %ld file%s, %ld job%s, %lld sample%s\n",
+                   dry ? "dry run: would unload" : "unloaded", what, n.files,
+                   n.files == 1 ? "" : "s", n.jobs, n.jobs == 1 ? "" : "s", n.samples,
+                   n.samples == 1 ? "" : "s");
+            if (!dry) {
+                log_info("unload: run 'iocontend analyze' to bring the stored results "
+                         "up to date");
+            }
+        } else {
+            char msg[400];
+            error_format(&err, msg, sizeof msg);
+            log_error("unload: %s", msg);
+            code = exit_code_of_error(rc, &err);
+        }
+    }
+    db_close(db);
+    free(shown);
+    return code;
+}
