@@ -102,22 +102,7 @@ static void copy_shared(const char *rel, const char *dir, const char *name)
 /* The fixture's conninfo, as test_upgrade.c finds it. */
 static void conninfo(char *out, size_t size)
 {
-    int rc = -1;
-
-    if (fx.configured) {
-        const char *db = getenv("IOCONTEND_DB");
-        assert_non_null(db);
-        snprintf(out, size, "%s", db);
-        return;
-    }
-    char *status = pgfixture_run(&fx, "db status 2>/dev/null", &rc);
-    const char *at = status != NULL ? strstr(status, "socket directory: ") : NULL;
-    if (at == NULL || rc != 0)
-        fail_msg("no socket in `db status`: %s", status != NULL ? status : "");
-    at += strlen("socket directory: ");
-    snprintf(out, size, "host=%.*s port=5432 dbname=iocontend user=postgres",
-             (int)strcspn(at, "\n"), at);
-    free(status);
+    assert_int_equal(pgfixture_conninfo(&fx, out, size), 0);
 }
 
 /* The first column of the first row of sql with one parameter (NULL: none), as new

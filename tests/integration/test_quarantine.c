@@ -50,22 +50,7 @@ static const char *at_work(const char *rel)
 /* The fixture's conninfo, as test_hostile.c finds it. */
 static void conninfo(char *out, size_t size)
 {
-    int rc = -1;
-
-    if (fx.configured) {
-        const char *db = getenv("IOCONTEND_DB");
-        assert_non_null(db);
-        snprintf(out, size, "%s", db);
-        return;
-    }
-    char *status = pgfixture_run(&fx, "db status 2>/dev/null", &rc);
-    const char *at = status != NULL ? strstr(status, "socket directory: ") : NULL;
-    if (at == NULL || rc != 0)
-        fail_msg("no socket in `db status`: %s", status != NULL ? status : "");
-    at += strlen("socket directory: ");
-    snprintf(out, size, "host=%.*s port=5432 dbname=iocontend user=postgres",
-             (int)strcspn(at, "\n"), at);
-    free(status);
+    assert_int_equal(pgfixture_conninfo(&fx, out, size), 0);
 }
 
 /* The first column of the first row of sql (one parameter or none) as a number. */
@@ -485,8 +470,8 @@ static void unload_takes_back_a_run_or_a_path(void **state)
     assert_int_equal(query_num("SELECT count(*) FROM samples", NULL), samples - mine);
     assert_int_equal(query_num("SELECT count(*) FROM jobs", NULL), jobs);
     /* its ledger row went too: the next ingest reads the file from its start */
-    assert_int_equal(query_num("SELECT count(*) FROM sample_ledger WHERE path = $1", path),
-                     0);
+    assert_int_equal(
+        query_num("SELECT count(*) FROM sample_ledger WHERE path = $1", path), 0);
     /* analyze sees the samples gone around every group */
     snprintf(args, sizeof args, "--config '%s' analyze --permutations 0", conf);
     out = run(args, &(int){0});

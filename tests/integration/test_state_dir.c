@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static char scratch[256]; /* this run's folder (nobody's as root), removed at the end */
@@ -260,6 +261,141 @@ static void as_root_the_default_is_var_lib(void **state)
     }
 }
 
+/* The crontab lines of README.md, as cron runs them: the command after the five time
+ * fields, with cron's "\%" made "%". Returns how many (at most max). */
+static size_t readme_crontab(char lines[][1024], size_t max)
+{
+    const char *readme = testutil_repo_file("README.md");
+    char buf[2048];
+    bool in = false, block = false;
+    size_t n = 0;
+
+    assert_non_null(readme);
+    FILE *fp = fopen(readme, "r");
+    assert_non_null(fp);
+    while (fgets(buf, sizeof buf, fp) != NULL && n < max) {
+        if (strstr(buf, "A nightly crontab might read") != NULL) {
+            in = true;
+        } else if (in && strncmp(buf, "```", 3) == 0) {
+            if (block)
+                break;
+            block = true;
+        } else if (block) {
+            const char *cmd = buf;
+            for (int field = 0; field < 5; field++) {
+                cmd += strspn(cmd, " \t");
+                cmd += strcspn(cmd, " \t");
+            }
+            cmd += strspn(cmd, " \t");
+            size_t k = 0;
+            for (; *cmd != '\0' && *cmd != '\n' && k + 1 < sizeof lines[0]; cmd++) {
+                if (cmd[0] == '\\' && cmd[1] == '%')
+                    continue;
+                lines[n][k++] = *cmd;
+            }
+            lines[n][k] = '\0';
+            if (k > 0)
+                n++;
+        }
+    }
+    fclose(fp);
+    return n;
+}
+
+/* Copies the lab run's files whose names end in suffix into dir (made). */
+static void copy_lab(const char *sub, const char *suffix, const char *dir)
+{
+    char cmd[4096];
+    int rc = -1;
+    const char *lab = testutil_path(testutil_shared_data(), "lab/run1_queue_depth");
+
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p '%s' && cp '%s/%s'/*%s '%s'/ && chown -R 65534 '%s'", dir, lab,
+             sub, suffix, dir, scratch);
+    free(testutil_run(cmd, &rc));
+    assert_int_equal(rc, 0);
+}
+
+/* README's crontab, its paths pointed at test folders and run from / in cron's
+ * environment (HOME, LOGNAME, SHELL and PATH=/usr/bin:/bin, nothing else), loads and
+ * analyzes into the database that a run from the checkout then finds. */
+static void the_readme_crontab_from_root_uses_the_checkouts_database(void **state)
+{
+    char lines[8][1024], cmd[8192], logs[600], home[400], cwd[1024], want[700];
+    int rc = -1;
+    time_t t = time(NULL) - 86400;
+    struct tm y;
+
+    (void)state;
+    if (configured_server())
+        skip();
+    size_t n = readme_crontab(lines, 8);
+    assert_true(n >= 3);
+    snprintf(home, sizeof home, "%s/cronhome", scratch);
+    snprintf(logs, sizeof logs, "%s/log", scratch);
+    gmtime_r(&t, &y);
+    /* Yesterday's folder, as the darshan line names it (cron runs in local time;
+     * TZ is unset in cron's environment and in ours: UTC here). */
+    snprintf(cmd, sizeof cmd, "%s/darshan/%d/%d/%d", logs, y.tm_year + 1900, y.tm_mon + 1,
+             y.tm_mday);
+    copy_lab("darshan", ".parser.txt", cmd);
+    snprintf(cmd, sizeof cmd, "%s/iostat/scratch1", logs);
+    copy_lab("iostat", "iostat_dxt.txt", cmd);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && chown 65534 '%s'", home, home);
+    free(testutil_run(cmd, &rc));
+    assert_int_equal(rc, 0);
+
+    for (size_t i = 0; i < n; i++) {
+        char line[2048], *at;
+        /* /var/log/ -> the test's folder; the program by its path (not installed). */
+        snprintf(line, sizeof line, "%s", lines[i]);
+        while ((at = strstr(line, "/var/log/")) != NULL) {
+            char rest[2048];
+            snprintf(rest, sizeof rest, "%s", at + strlen("/var/log/"));
+            snprintf(at, sizeof line - (size_t)(at - line), "%s/%s", logs, rest);
+        }
+        assert_int_equal(strncmp(line, "iocontend ", 10), 0);
+        snprintf(cmd, sizeof cmd,
+                 "%s env -i HOME=%s LOGNAME=nobody SHELL=/bin/sh PATH=/usr/bin:/bin "
+                 "sh -c 'cd / && %s %s' 2>&1",
+                 geteuid() == 0 ? "runuser -u nobody --" : "", home, bin_abs, line + 10);
+        char *out = testutil_run(cmd, &rc);
+        assert_non_null(out);
+        /* 0, or 1 when something was excluded; never "no input" or a usage error. */
+        if (rc != 0 && rc != 1)
+            fail_msg("crontab line %zu `%s` exited %d: %s", i + 1, line, rc, out);
+        free(out);
+    }
+
+    /* From the checkout, as the administrator tries it by hand: the same database. */
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(cmd, sizeof cmd, "cd %s && HOME=%s %s db status", cwd, home, bin_abs);
+    char *out = as_user(cmd, &rc);
+    snprintf(want, sizeof want, "state directory: %s/.local/state/iocontend", home);
+    if (strstr(out, want) == NULL)
+        fail_msg("want '%s' in: %s", want, out);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd %s && HOME=%s %s analyze", cwd, home, bin_abs);
+    out = as_user(cmd, &rc);
+    /* The lab run's groups, analyzed by the crontab's analyze, are kept. */
+    const char *kept = strstr(out, "0 groups computed");
+    int n_kept = 0;
+    if (kept == NULL ||
+        sscanf(kept, "0 groups computed (%*d below d_min = %*d), %d", &n_kept) != 1 ||
+        n_kept < 1)
+        fail_msg("analyze from the checkout recomputed or found nothing: %s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && HOME=%s %s --quiet export jobs --format csv | tail -n +2 | wc -l",
+             cwd, home, bin_abs);
+    out = as_user(cmd, &rc);
+    assert_int_equal(atoi(out), 30);
+    free(out);
+    snprintf(cmd, sizeof cmd, "cd / && HOME=%s %s --quiet db stop", home, bin_abs);
+    free(as_user(cmd, &rc));
+    assert_int_equal(rc, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -268,6 +404,7 @@ int main(void)
         cmocka_unit_test(a_cluster_left_in_var_pg_is_not_replaced_silently),
         cmocka_unit_test(the_state_directory_follows_its_precedence),
         cmocka_unit_test(as_root_the_default_is_var_lib),
+        cmocka_unit_test(the_readme_crontab_from_root_uses_the_checkouts_database),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
