@@ -394,12 +394,120 @@ static void file_over_the_size_cap_is_quarantined(void **state)
     json_decref(j);
 }
 
+/* text without the report stamped stamp (its stamp line up to the next report's). */
+static void drop_report(char *text, const char *stamp)
+{
+    char *at = strstr(text, stamp);
+    assert_non_null(at);
+    char *next = strstr(at + strlen(stamp), "\n11/22/26 ");
+    assert_non_null(next);
+    memmove(at, next + 1, strlen(next + 1) + 1);
+}
+
+/* The jobs less their load time, every column of the samples but the source's hash,
+ * and the coverage less its time, as md5s: "jobs=.. samples=.. coverage=.. ...". */
+static char *sample_and_coverage_digest(void)
+{
+    return query(
+        "SELECT 'jobs=' || (SELECT md5(string_agg((to_jsonb(j) - 'loaded_at')::text, '|' "
+        "  ORDER BY j.job_key)) FROM jobs j) || "
+        "' samples=' || md5(string_agg(v, '|' ORDER BY v)) || "
+        "' coverage=' || (SELECT md5(string_agg((to_jsonb(c) - 'computed_at')::text, '|' "
+        "  ORDER BY c.scope)) FROM coverage c) || "
+        "' intervals=' || (SELECT md5(string_agg(to_jsonb(i)::text, '|' "
+        "  ORDER BY i.scope, i.end_s)) FROM coverage_intervals i) "
+        "FROM (SELECT (to_jsonb(s) - 'source_hash')::text AS v FROM samples s) x",
+        NULL);
+}
+
+/* The lab run's 30 jobs, then analyze: its coverage grid spans the reports. */
+static char *jobs_analyze_digest(void)
+{
+    char cmd[PATH_MAX * 3];
+    int rc = -1;
+
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/lab' && cp '%s'/*.parser.txt '%s/lab'/", work,
+             testutil_path(testutil_shared_data(), "lab/run1_queue_depth/darshan"), work);
+    free(testutil_run(cmd, &rc));
+    assert_int_equal(rc, 0);
+    /* Their files are on the monitored file system "hostile". */
+    const char *conf = work_path("lab", "lab.conf");
+    write_all(conf, "[filesystems]\n/ = hostile\n", 25);
+    assert_int_equal(
+        pgfixture_cmd(&fx, "--quiet --config '%s' ingest darshan '%s/lab'", conf, work),
+        0);
+    rc = pgfixture_cmd(&fx, "--quiet --config '%s' analyze --permutations 0", conf);
+    assert_true(rc == 0 || rc == 1);
+    return sample_and_coverage_digest();
+}
+
+/* The hostile iostat batch's samples and coverage equal those of the good reports
+ * alone: the same files with the set-aside and cut reports taken out by hand, and no
+ * hostile file. No stamp widened the coverage grid. */
+static void coverage_of_the_hostile_batch_is_that_of_its_good_reports(void **state)
+{
+    static const char path[] = "iostat/iostat_x_k_t_1s.txt";
+    const char *vm2[] = {"(vm)", "(vm2)"};
+    const char *latin1_host[] = {"(vm)", "(h\xf4te)"};
+    char *last = NULL;
+    size_t len;
+
+    (void)state;
+    char *hostile = jobs_analyze_digest();
+    pgfixture_stop(&fx);
+    assert_int_equal(pgfixture_start(&fx), 0);
+
+    copy_shared("iostat/sadf_d_lab_run1_disk.csv", "good", "sadf.csv");
+    variant(path, "good", "latin1_host.txt", latin1_host, 1);
+    variant(path, "good", "aside.txt", vm2, 1);
+    char *text = read_all(work_path("good", "aside.txt"), &len);
+    drop_report(text, "11/22/26 13:06:56\n");
+    drop_report(text, "11/22/26 13:07:06\n");
+    write_all(work_path("good", "aside.txt"), text, strlen(text));
+    free(text);
+    /* the cut file up to its last report, which was cut */
+    text = read_all(testutil_path(testutil_shared_data(), path), &len);
+    for (char *at = strstr(text, "\n11/22/26 "); at != NULL;
+         at = strstr(at + 1, "\n11/22/26 "))
+        last = at;
+    assert_non_null(last);
+    write_all(work_path("good", "cut.txt"), text, (size_t)(last - text) + 1);
+    free(text);
+    assert_int_equal(
+        pgfixture_cmd(&fx, "--quiet ingest iostat --fs hostile '%s/good'", work), 0);
+    /* The same jobs as the first database: the batch's good logs and the one that
+     * loaded without the size cap (the hostile ones are quarantined again). */
+    char args[PATH_MAX * 3];
+    int rc = -1;
+    snprintf(args, sizeof args, "--quiet ingest darshan '%s/darshan' '%s/big' 2>&1", work,
+             work);
+    free(pgfixture_run(&fx, args, &rc));
+    assert_int_equal(rc, 1); /* the hostile logs are quarantined again */
+    char *good = jobs_analyze_digest();
+    if (strcmp(hostile, good) != 0)
+        fail_msg("hostile batch: %s\ngood reports alone: %s", hostile, good);
+    /* Not an empty comparison: a grid of the lab run's day, and nothing of 2000 (the
+     * set-aside 01/01/00 report) or before. With four servers reporting at different
+     * times every interval has a hole, so its coverage is null in both. */
+    char *n = query(
+        "SELECT count(*) || ' ' || min(end_s)::bigint FROM coverage_intervals", NULL);
+    long rows = 0, first = 0;
+    assert_int_equal(sscanf(n, "%ld %ld", &rows, &first), 2);
+    print_message("coverage grid: %ld intervals from %ld\n", rows, first);
+    assert_true(rows > 0);
+    assert_true(first >= 1795305600); /* 2026-11-22T00:00:00Z */
+    free(n);
+    free(hostile);
+    free(good);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(darshan_batch_finishes_around_hostile_logs),
         cmocka_unit_test(iostat_batch_loads_every_complete_plausible_report),
         cmocka_unit_test(file_over_the_size_cap_is_quarantined),
+        cmocka_unit_test(coverage_of_the_hostile_batch_is_that_of_its_good_reports),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
