@@ -11,7 +11,7 @@ void cmd_ingest_help(FILE *fp)
 {
     fprintf(
         fp,
-        "usage: iocontend ingest darshan [--json] PATH...\n"
+        "usage: iocontend ingest darshan [--jobs N] [--json] PATH...\n"
         "       iocontend ingest iostat --fs NAME [--server HOST] [--json] PATH...\n"
         "\n"
         "darshan: darshan-parser text; a directory is walked for parser.txt, "
@@ -25,11 +25,17 @@ void cmd_ingest_help(FILE *fp)
         "shaped the verdict or iocontend's version change.\n"
         "Loading the same content again changes nothing.\n"
         "One ingest runs at a time (darshan and iostat alike): a second one waits.\n"
+        "darshan logs are read and parsed on N threads (--jobs; default one per\n"
+        "processor) and sent in batches of up to 1000 files, one transaction each;\n"
+        "a batch the database refuses is sent again file by file. Any N gives the same\n"
+        "rows, quarantine list and summary.\n"
+        "  --jobs N   darshan: threads reading and parsing (1-1024)\n"
         "  --json     print one JSON summary object on stdout\n"
         "  --no-wait  exit 75 when another ingest is running\n"
         "exit: 0 all loaded, skipped or known bad; 1 some newly quarantined;\n"
         "      66 an input is missing;\n"
-        "      69 database unavailable; 64 usage; 75 another ingest is running.\n");
+        "      69 database unavailable; 70 internal error; 74 database out of disk;\n"
+        "      64 usage; 75 another ingest is running.\n");
 }
 
 static void print_summary(const struct ingest_summary *s, bool json)
@@ -80,6 +86,7 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     bool json = false, no_wait = false;
+    unsigned jobs = 0;
     const char *fs = NULL, *server = NULL;
     struct db *db = NULL;
     struct error err = {0};
@@ -104,10 +111,19 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
         case 'f': fs = optarg; break;
         case 's': server = optarg; break;
         case 'W': no_wait = true; break;
-        case 'n':
-            /* Accepted for the contract; loading is one file at a time for now. */
-            log_debug("--jobs %s: loading runs in one worker", optarg);
+        case 'n': {
+            char *end = NULL;
+            long v = strtol(optarg, &end, 10);
+            if (end == optarg || *end != '\0' || v < 1 || v > 1024) {
+                fprintf(stderr,
+                        "iocontend ingest: --jobs takes a number of threads from 1 to "
+                        "1024, got '%s'\n",
+                        optarg);
+                return EXIT_USAGE;
+            }
+            jobs = (unsigned)v;
             break;
+        }
         case 'h': cmd_ingest_help(stdout); return EXIT_OK;
         default: cmd_ingest_help(stderr); return EXIT_USAGE;
         }
@@ -141,6 +157,7 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
         .server = server,
         .progress = app_progress_of(&bar, &progress),
         .max_file_bytes = cfg->max_file_bytes,
+        .jobs = jobs,
     };
     if (darshan) {
         rc = ingest_darshan_paths(db, argv + first, (size_t)(argc - first), &o, &s, &err);

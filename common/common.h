@@ -67,6 +67,14 @@ struct progress {
     void *arg;
 };
 
+/* Runs fn(arg, i) for every i in [0, n) on up to jobs threads (the caller's among
+ * them; 0 or 1: the caller alone), each i once, in no given order; returns when all
+ * are done. fn must only touch what index i owns. A thread that cannot be started
+ * leaves its share to the others. */
+void parallel_for(size_t n, unsigned jobs, void (*fn)(void *arg, size_t i), void *arg);
+/* The processors online (at least 1): the default number of jobs. */
+unsigned processors_online(void);
+
 enum log_level { LOG_ERROR = 0, LOG_WARN, LOG_INFO, LOG_DEBUG };
 
 /* Logs go to stderr, one line per event: "iocontend: level: message". */

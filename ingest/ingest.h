@@ -238,6 +238,7 @@ struct ingest_opts {
     const char *server;              /* iostat: server name, NULL: the file's host */
     const struct progress *progress; /* per file loaded; NULL: none */
     size_t max_file_bytes; /* larger inputs are quarantined "too large"; 0: the default */
+    unsigned jobs; /* darshan: threads reading and parsing; 0: one per processor */
 };
 
 /* The size cap of one input when the configuration sets none ([ingest]

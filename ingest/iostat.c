@@ -193,11 +193,48 @@ static char *trim(char *s)
     return s;
 }
 
+/* Plain decimals ("1234.56", "-0.01": sysstat prints "%.2f") without strtod: a
+ * mantissa below 2^53 and at most 22 decimals make m / 10^k exact operands, whose one
+ * division is correctly rounded, the same double as strtod's (Clinger's fast path).
+ * false when s is not of that form: strtod decides. */
+static bool parse_plain_decimal(const char *s, double *out)
+{
+    static const double pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    bool neg = *s == '-';
+    uint64_t m = 0;
+    int digits = 0, decimals = 0;
+    bool point = false;
+
+    if (neg)
+        s++;
+    for (; *s != '\0'; s++) {
+        if (*s == '.' && !point) {
+            point = true;
+        } else if (*s >= '0' && *s <= '9') {
+            if (++digits > 15)
+                return false;
+            m = m * 10 + (uint64_t)(*s - '0');
+            decimals += point ? 1 : 0;
+        } else {
+            return false;
+        }
+    }
+    if (digits == 0 || decimals > 22)
+        return false;
+    double v = (double)m / pow10[decimals];
+    *out = neg ? -v : v;
+    return true;
+}
+
 static bool parse_number(const char *s, double *out)
 {
     char *end = NULL;
     double v;
 
+    if (parse_plain_decimal(s, out))
+        return true;
     errno = 0;
     v = strtod(s, &end);
     if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v))
@@ -755,7 +792,10 @@ static enum status iostat_line(struct parser *p, struct iostat_text *t, char *li
     size_t host_len;
     int64_t stamp;
 
-    snprintf(shown, sizeof shown, "%s", s);
+    /* Not snprintf: it would read the whole line to return its length. */
+    size_t shown_len = strnlen(s, sizeof shown - 1);
+    memcpy(shown, s, shown_len);
+    shown[shown_len] = '\0';
     if (t->where == IN_CPU_VALUES)
         return iostat_cpu_values(p, t, s, lineno);
     if (*s == '\0') {

@@ -1,6 +1,6 @@
 /* loader.c: the nightly loader: walks inputs, parses each file, loads it whole or
  * quarantines it, and counts what happened. */
-#include "ingest.h"
+#include "internal.h"
 
 #include "../sql/db.h"
 
@@ -13,8 +13,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-enum input_kind { INPUT_DARSHAN, INPUT_IOSTAT };
 
 struct file_list {
     char **paths;
@@ -105,8 +103,7 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void add_failure(struct ingest_summary *s, const char *path, long line,
-                        const char *msg)
+void add_failure(struct ingest_summary *s, const char *path, long line, const char *msg)
 {
     struct ingest_failure *f = realloc(s->errors, (s->n_errors + 1) * sizeof *f);
     if (f == NULL)
@@ -150,8 +147,8 @@ static enum status collect(char *const *paths, size_t n_paths, enum input_kind k
 
 /* Reads path whole; *too_large when it holds more than max bytes (then nothing is
  * kept: a file can grow between stat and read). */
-static enum status slurp(const char *path, size_t max, char **data, size_t *len,
-                         bool *too_large, struct error *err)
+enum status slurp(const char *path, size_t max, char **data, size_t *len, bool *too_large,
+                  struct error *err)
 {
     FILE *fp = fopen(path, "rb");
     char *buf = NULL;
@@ -221,7 +218,7 @@ static bool is_data_fault(const struct error *e)
 
 /* Stops the batch on err (ingest_db_failure's status), naming the file. Data the
  * file did not give (a hash, a run id) that the database refuses are our bug. */
-static enum status stop_batch(const char *path, struct error *err)
+enum status stop_batch(const char *path, struct error *err)
 {
     enum status st = ingest_db_failure(err);
 
@@ -233,9 +230,9 @@ static enum status stop_batch(const char *path, struct error *err)
 
 /* Quarantines the file (shown: its path escaped) with why; STATUS_OK unless the
  * quarantine itself could not be recorded for another reason than its text. */
-static enum status quarantine(struct db *db, struct ingest_summary *s, const char *path,
-                              const char *shown, const char *hash, const char *verdict,
-                              const struct error *why, struct error *err)
+enum status quarantine(struct db *db, struct ingest_summary *s, const char *path,
+                       const char *shown, const char *hash, const char *verdict,
+                       const struct error *why, struct error *err)
 {
     struct error reason = *why, dberr = {0};
 
@@ -259,9 +256,9 @@ static enum status quarantine(struct db *db, struct ingest_summary *s, const cha
 }
 
 /* After a failed load: bad data quarantine the file, anything else stops. */
-static enum status load_failed(struct db *db, struct ingest_summary *s, const char *path,
-                               const char *shown, const char *hash, const char *verdict,
-                               const struct error *dberr, struct error *err)
+enum status load_failed(struct db *db, struct ingest_summary *s, const char *path,
+                        const char *shown, const char *hash, const char *verdict,
+                        const struct error *dberr, struct error *err)
 {
     struct error why = {0};
 
@@ -275,20 +272,14 @@ static enum status load_failed(struct db *db, struct ingest_summary *s, const ch
 }
 
 /* darshan-dxt-parser output: by its name, or by its per-file block headers. */
-static bool is_dxt_text(const char *path, const char *data)
+bool is_dxt_text(const char *path, const char *data)
 {
     return fnmatch("dxt.txt", base_name(path), 0) == 0 ||
            fnmatch("*.dxt.txt", base_name(path), 0) == 0 ||
            strstr(data, "# DXT, file_id:") != NULL;
 }
 
-/* The text of a job as stored: the input's bytes escaped (str_escape), owned. The
- * keys (job_key, group_id) stay hashes of the raw bytes, so identities never change. */
-struct job_text {
-    char *exe, *executable, *group_key, *jobid;
-};
-
-static void job_text_free(struct job_text *t)
+void job_text_free(struct job_text *t)
 {
     free(t->exe);
     free(t->executable);
@@ -299,10 +290,10 @@ static void job_text_free(struct job_text *t)
 /* The rows db_job_load writes for log and its metrics m: *job borrows from both, from
  * *text and from *windows, which are new (caller frees; windows NULL when the job has
  * no window, text with job_text_free). */
-static enum status job_rows(const char *path, const struct darshan_log *log,
-                            const struct job_metrics *m, struct db_job_in *job,
-                            struct db_window_in **windows, struct job_text *text,
-                            struct error *err)
+enum status job_rows(const char *path, const struct darshan_log *log,
+                     const struct job_metrics *m, struct db_job_in *job,
+                     struct db_window_in **windows, struct job_text *text,
+                     struct error *err)
 {
     struct db_window_in *w = NULL;
 
@@ -426,7 +417,7 @@ static void text_free(char **text, size_t n)
 }
 
 /* A stand-in content hash for a file too large to read: its size and mtime. */
-static void size_hash(const struct stat *st, char hash[33])
+void size_hash(const struct stat *st, char hash[33])
 {
     struct hash128 h;
     char key[96];
@@ -438,55 +429,8 @@ static void size_hash(const struct stat *st, char hash[33])
     hash128_hex(&h, hash);
 }
 
-static enum status load_darshan(struct db *db, int64_t run_id, const char *path,
-                                const char *shown, const char *hash, const char *verdict,
-                                FILE *fp, const struct ingest_opts *o,
-                                struct ingest_summary *s, struct error *err)
-{
-    struct darshan_log *log = NULL;
-    struct job_metrics m;
-    struct db_job_in job;
-    struct db_window_in *windows = NULL;
-    struct job_text text = {0};
-    struct error ferr = {0}, dberr = {0};
-    bool inserted = false;
-    enum status rc;
-
-    memset(&m, 0, sizeof m);
-    rc = ingest_darshan_parse(fp, path, &log, &ferr);
-    if (rc == STATUS_OK)
-        rc = ingest_job_metrics(log, o->fs_map, &m, &ferr);
-    if (rc == STATUS_OK) {
-        if (log->negative_time) {
-            log_warn("%s: job %s has a negative time counter (negative_time): taken as "
-                     "absent",
-                     path, log->jobid);
-        }
-        rc = job_rows(path, log, &m, &job, &windows, &text, err);
-        if (rc == STATUS_OK)
-            rc = db_job_load(db, run_id, shown, hash, &job, &inserted, &dberr);
-        if (rc == STATUS_OK) {
-            s->loaded++;
-            s->jobs += inserted ? 1 : 0;
-        } else if (rc == STATUS_DB) {
-            rc = load_failed(db, s, path, shown, hash, verdict, &dberr, err);
-        } else if (dberr.code != STATUS_OK) {
-            *err = dberr;
-        }
-    } else if (rc != STATUS_NOMEM) {
-        rc = quarantine(db, s, path, shown, hash, verdict, &ferr, err);
-    } else {
-        *err = ferr;
-    }
-    free(windows);
-    job_text_free(&text);
-    job_metrics_clear(&m);
-    darshan_log_free(log);
-    return rc;
-}
-
 /* The content hash of len bytes of data. */
-static void content_hash(const char *data, size_t len, char hash[33])
+void content_hash(const char *data, size_t len, char hash[33])
 {
     struct hash128 h;
 
@@ -554,10 +498,12 @@ static enum status ledger_match(struct db *db, const char *shown, const struct s
     return STATUS_OK;
 }
 
-/* The ledger row after a parse of data from off gave d; false when it stays as it
- * is (or the file has none: JSON, or nothing known complete yet). */
+/* The ledger row after a parse of data (len bytes, whose content hash is hash) from
+ * off gave d; false when it stays as it is (or the file has none: JSON, or nothing
+ * known complete yet). */
 static bool next_ledger(const struct iostat_data *d, const struct grow *g, size_t off,
-                        const char *data, const char *verdict, const struct stat *st,
+                        const char *data, size_t len, const char *hash,
+                        const char *verdict, const struct stat *st,
                         struct db_sample_ledger *l)
 {
     const struct iostat_resume *r = &d->resume;
@@ -576,7 +522,12 @@ static bool next_ledger(const struct iostat_data *d, const struct grow *g, size_
     snprintf(l->file_id, sizeof l->file_id, "%ju:%ju", (uintmax_t)st->st_dev,
              (uintmax_t)st->st_ino);
     l->length = (int64_t)(off + d->complete_bytes);
-    content_hash(data, off + d->complete_bytes, l->prefix_hash);
+    /* Most often the whole file is complete: its content hash is the prefix's. */
+    if (off + d->complete_bytes == len) {
+        snprintf(l->prefix_hash, sizeof l->prefix_hash, "%s", hash);
+    } else {
+        content_hash(data, off + d->complete_bytes, l->prefix_hash);
+    }
     l->lines = r->lines;
     snprintf(l->verdict, sizeof l->verdict, "%s", verdict);
     snprintf(l->format, sizeof l->format, "%s",
@@ -627,7 +578,7 @@ static enum status load_iostat(struct db *db, int64_t run_id, const char *path,
                                   (int64_t)time(NULL), g->have ? &g->from : NULL, &d,
                                   &ferr);
     if (rc == STATUS_OK) {
-        moved = next_ledger(d, g, off, data, verdict, st, &next);
+        moved = next_ledger(d, g, off, data, len, hash, verdict, st, &next);
         if (d->n == 0 && (!moved || !g->have)) {
             /* Only a cut report, still being written: it waits. */
             s->skipped++;
@@ -680,8 +631,8 @@ out:
 /* What besides a file's content shapes whether it loads: iocontend's version (its
  * parsers), the kind of input and the settings the parsers read. A quarantine is
  * reconsidered when any of them changes. */
-static void verdict_of(enum input_kind kind, const struct ingest_opts *o, size_t max,
-                       char *out, size_t size)
+void verdict_of(enum input_kind kind, const struct ingest_opts *o, size_t max, char *out,
+                size_t size)
 {
     const bool iostat = kind == INPUT_IOSTAT;
 
@@ -708,7 +659,6 @@ static enum status load_one(struct db *db, int64_t run_id, const char *path,
     bool seen = false, too_large = false, known_bad = false;
     char verdict[640];
     struct stat st;
-    FILE *fp = NULL;
     enum status rc;
     char *shown = str_escape_dup(path);
 
@@ -769,25 +719,9 @@ static enum status load_one(struct db *db, int64_t run_id, const char *path,
         rc = quarantine(db, s, path, shown, hash, verdict, &ferr, err);
         goto done;
     }
-    if (kind == INPUT_DARSHAN && is_dxt_text(path, data)) {
-        s->skipped++;
-        log_info("%s: DXT trace text is not loaded yet; skipped", path);
-        goto done;
-    }
-    if (kind == INPUT_IOSTAT) {
-        rc = load_iostat(db, run_id, path, shown, hash, verdict, data, len, &st, &grow, o,
-                         s, err);
-        goto done;
-    }
-    fp = fmemopen(data, len, "r");
-    if (fp == NULL) {
-        rc = error_set(err, STATUS_NOMEM, "reading %s", path);
-        goto done;
-    }
-    rc = load_darshan(db, run_id, path, shown, hash, verdict, fp, o, s, err);
+    rc = load_iostat(db, run_id, path, shown, hash, verdict, data, len, &st, &grow, o, s,
+                     err);
 done:
-    if (fp != NULL)
-        fclose(fp);
     free(data);
     free(shown);
     return rc;
@@ -811,7 +745,9 @@ static enum status load_paths(struct db *db, char *const *paths, size_t n_paths,
     }
     s->run_id = run_id;
     s->files = (long)files.n;
-    for (size_t i = 0; rc == STATUS_OK && i < files.n; i++) {
+    if (rc == STATUS_OK && kind == INPUT_DARSHAN)
+        rc = ingest_darshan_files(db, run_id, files.paths, files.n, o, s, err);
+    for (size_t i = 0; rc == STATUS_OK && kind == INPUT_IOSTAT && i < files.n; i++) {
         rc = load_one(db, run_id, files.paths[i], kind, o, s, err);
         if (o->progress != NULL) {
             const char *slash = strrchr(files.paths[i], '/');

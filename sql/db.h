@@ -160,6 +160,30 @@ enum status db_job_load(struct db *db, int64_t run_id, const char *path,
                         const char *content_hash, const struct db_job_in *job,
                         bool *inserted, struct error *err) MUST_CHECK;
 
+/* The batch form of db_file_seen and db_quarantine_known, in one round trip each:
+ * seen[i] when hashes[i] is loaded, known_bad[i] when it is quarantined under verdict
+ * (its last_seen is touched). Both arrays have n entries. */
+enum status db_files_check(struct db *db, const char *const *hashes, size_t n,
+                           const char *verdict, bool *seen, bool *known_bad,
+                           struct error *err) MUST_CHECK;
+
+/* One file of a batch of logs: its path (as stored), content hash and job. */
+struct db_job_batch_item {
+    const char *path;
+    const char *content_hash;
+    const struct db_job_in *job;
+};
+/* db_job_load for n files at once, in one transaction sent with binary COPY: their
+ * groups, jobs (the first item of a job key wins, as one by one in order), windows
+ * and loaded_files rows; a job loaded before from other content with values that
+ * differ by more than 1 % is warned of, in order. inserted[i] when item i's job is
+ * new. All or nothing: on failure nothing is kept and err (with its SQLSTATE) says
+ * why; the caller retries the files one by one to find the one to blame. The
+ * content hashes must differ from each other and be new (db_files_check). */
+enum status db_jobs_load_batch(struct db *db, int64_t run_id,
+                               const struct db_job_batch_item *items, size_t n,
+                               bool *inserted, struct error *err) MUST_CHECK;
+
 /* One device's sample to load: rates over the interval that ends at stamp_s. */
 struct db_sample {
     const char *device;  /* borrowed */

@@ -11,7 +11,8 @@
 
 struct db {
     PGconn *conn;
-    bool temp_tables; /* the session's staging tables exist */
+    bool temp_tables;  /* the session's staging tables exist */
+    bool batch_tables; /* and those of the job batches */
 };
 
 /* STATUS_DB with what and libpq's last message (first line) in err. */
@@ -55,6 +56,9 @@ enum status replace_rows(struct db *db, const char *del, int n_del,
 #define J_IN_GROUP_1 IN_GROUP_SQL("j.", "$1")
 #define IN_GROUP_5   IN_GROUP_SQL("", "$5::text")
 
+/* The name of a job's default group: "executable (uid U, N procs)". */
+void db_group_name(const struct db_job_in *job, char *out, size_t size);
+
 /* Column col of row: NAN / 0 / "" when SQL NULL. */
 double get_double(const PGresult *r, int row, int col);
 int64_t get_int64(const PGresult *r, int row, int col);
@@ -82,5 +86,30 @@ bool buf_field(struct buf *b, const char *s);
 /* Runs sql (a COPY ... FROM STDIN) with b's text as its data. */
 enum status copy_in(struct db *db, const char *sql, const struct buf *b,
                     struct error *err) MUST_CHECK;
+
+/* A COPY ... FROM STDIN (FORMAT binary) in progress: rows are built in a buffer that
+ * is sent whenever it holds a megabyte, so memory stays bounded whatever the rows.
+ * The first failure sticks in rc (and err); the calls after it do nothing, and
+ * bincopy_end returns it. */
+struct bincopy {
+    struct db *db;
+    struct buf b;
+    enum status rc;
+    struct error *err;
+    bool started; /* the server is in COPY: bincopy_end must end it */
+};
+/* Starts sql, a COPY ... FROM STDIN WITH (FORMAT binary), and writes its header. */
+enum status bincopy_begin(struct bincopy *c, struct db *db, const char *sql,
+                          struct error *err) MUST_CHECK;
+/* A row of n fields: then exactly n of the field calls below. */
+void bincopy_row(struct bincopy *c, int n);
+void bincopy_text(struct bincopy *c, const char *s); /* NULL: SQL NULL */
+void bincopy_int4(struct bincopy *c, int32_t v);
+void bincopy_int8(struct bincopy *c, int64_t v);
+void bincopy_float8(struct bincopy *c, double v); /* NaN or infinite: SQL NULL */
+void bincopy_bool(struct bincopy *c, bool v);
+/* Ends the COPY (aborts it after a failure) and frees the buffer: the first failure
+ * or the server's verdict on the rows. */
+enum status bincopy_end(struct bincopy *c) MUST_CHECK;
 
 #endif

@@ -190,6 +190,150 @@ enum status copy_in(struct db *db, const char *sql, const struct buf *b,
     return rc;
 }
 
+/* ---- COPY in binary format ------------------------------------------------------- */
+
+#define BINCOPY_FLUSH_BYTES ((size_t)1 << 20)
+
+static void bincopy_put(struct bincopy *c, const void *p, size_t n)
+{
+    if (c->rc != STATUS_OK)
+        return;
+    if (!buf_reserve(&c->b, n)) {
+        c->rc = error_set(c->err, STATUS_NOMEM, "COPY data");
+        return;
+    }
+    memcpy(c->b.p + c->b.len, p, n);
+    c->b.len += n;
+}
+
+static void bincopy_u16(struct bincopy *c, uint16_t v)
+{
+    unsigned char x[2] = {(unsigned char)(v >> 8), (unsigned char)v};
+    bincopy_put(c, x, 2);
+}
+
+static void bincopy_u32(struct bincopy *c, uint32_t v)
+{
+    unsigned char x[4];
+    for (int i = 0; i < 4; i++)
+        x[i] = (unsigned char)(v >> (24 - 8 * i));
+    bincopy_put(c, x, 4);
+}
+
+static void bincopy_u64(struct bincopy *c, uint64_t v)
+{
+    unsigned char x[8];
+    for (int i = 0; i < 8; i++)
+        x[i] = (unsigned char)(v >> (56 - 8 * i));
+    bincopy_put(c, x, 8);
+}
+
+/* Sends what the buffer holds once it is large: the server parses as we build. */
+static void bincopy_flush(struct bincopy *c, bool force)
+{
+    if (c->rc != STATUS_OK || c->b.len == 0 || (!force && c->b.len < BINCOPY_FLUSH_BYTES))
+        return;
+    if (PQputCopyData(c->db->conn, c->b.p, (int)c->b.len) != 1)
+        c->rc = db_fail(c->db, c->err, "COPY data");
+    c->b.len = 0;
+}
+
+enum status bincopy_begin(struct bincopy *c, struct db *db, const char *sql,
+                          struct error *err)
+{
+    static const char signature[11] = "PGCOPY\n\377\r\n";
+    PGresult *r;
+
+    *c = (struct bincopy){.db = db, .rc = STATUS_OK, .err = err};
+    r = PQexec(db->conn, sql);
+    if (PQresultStatus(r) != PGRES_COPY_IN) {
+        c->rc = db_fail_result(db, r, err, sql);
+        PQclear(r);
+        return c->rc;
+    }
+    PQclear(r);
+    c->started = true;
+    bincopy_put(c, signature, sizeof signature); /* with its NUL: 11 bytes */
+    bincopy_u32(c, 0);                           /* flags */
+    bincopy_u32(c, 0);                           /* no header extension */
+    return c->rc;
+}
+
+void bincopy_row(struct bincopy *c, int n)
+{
+    bincopy_flush(c, false);
+    bincopy_u16(c, (uint16_t)n);
+}
+
+void bincopy_text(struct bincopy *c, const char *s)
+{
+    if (s == NULL) {
+        bincopy_u32(c, UINT32_MAX); /* -1: NULL */
+        return;
+    }
+    size_t n = strlen(s);
+    bincopy_u32(c, (uint32_t)n);
+    bincopy_put(c, s, n);
+}
+
+void bincopy_int4(struct bincopy *c, int32_t v)
+{
+    bincopy_u32(c, 4);
+    bincopy_u32(c, (uint32_t)v);
+}
+
+void bincopy_int8(struct bincopy *c, int64_t v)
+{
+    bincopy_u32(c, 8);
+    bincopy_u64(c, (uint64_t)v);
+}
+
+void bincopy_float8(struct bincopy *c, double v)
+{
+    uint64_t bits;
+
+    if (!isfinite(v)) {
+        bincopy_u32(c, UINT32_MAX);
+        return;
+    }
+    memcpy(&bits, &v, sizeof bits);
+    bincopy_u32(c, 8);
+    bincopy_u64(c, bits);
+}
+
+void bincopy_bool(struct bincopy *c, bool v)
+{
+    unsigned char x = v ? 1 : 0;
+    bincopy_u32(c, 1);
+    bincopy_put(c, &x, 1);
+}
+
+enum status bincopy_end(struct bincopy *c)
+{
+    PGresult *r;
+    bool ok = c->rc == STATUS_OK;
+
+    if (!c->started) {
+        free(c->b.p);
+        c->b = (struct buf){0};
+        return c->rc;
+    }
+    if (ok)
+        bincopy_u16(c, UINT16_MAX); /* -1: the trailer */
+    bincopy_flush(c, true);
+    ok = ok && c->rc == STATUS_OK;
+    if (PQputCopyEnd(c->db->conn, ok ? NULL : "aborted") != 1 && ok)
+        c->rc = db_fail(c->db, c->err, "COPY end");
+    while ((r = PQgetResult(c->db->conn)) != NULL) {
+        if (PQresultStatus(r) != PGRES_COMMAND_OK && c->rc == STATUS_OK)
+            c->rc = db_fail_result(c->db, r, c->err, "COPY");
+        PQclear(r);
+    }
+    free(c->b.p);
+    c->b = (struct buf){0};
+    return c->rc;
+}
+
 /* The stored JSON text of column 0 of the first row of sql (malloc'd into *json), and
  * when computed_at is not NULL the text of column 1; STATUS_NOT_FOUND ("no WHAT
  * stored") when there is no row. */

@@ -1010,6 +1010,67 @@ static void unreadable_stream_is_internal(void **state)
     fclose(fp);
 }
 
+/* v in one of six forms: %.2f, %.0f, %.7f, %.17g, %.3e, %+.2f. */
+static void number_form(char *out, size_t size, size_t form, double v)
+{
+    switch (form) {
+    case 0: snprintf(out, size, "%.2f", v); break;
+    case 1: snprintf(out, size, "%.0f", v); break;
+    case 2: snprintf(out, size, "%.7f", v); break;
+    case 3: snprintf(out, size, "%.17g", v); break;
+    case 4: snprintf(out, size, "%.3e", v); break;
+    default: snprintf(out, size, "%+.2f", v); break;
+    }
+}
+
+/* Every column read is the double strtod gives for its text, bit for bit, whatever
+ * its form: the plain decimals sysstat prints (read without strtod), long mantissas,
+ * exponents and signs (read with it). 2,000 reports of random values. */
+static void numbers_read_as_strtod_reads_them(void **state)
+{
+    enum { REPORTS = 2000 };
+    char(*rk)[40] = calloc(REPORTS, sizeof *rk), (*wr)[40] = calloc(REPORTS, sizeof *wr);
+    size_t cap = (size_t)REPORTS * 160 + 64, len = 0;
+    char *text = malloc(cap);
+    struct error err = {0};
+    struct iostat_data *d = NULL;
+
+    (void)state;
+    assert_true(rk != NULL && wr != NULL && text != NULL);
+    testutil_rng_seed(99);
+    /* the first report is since boot, dropped: 0 stands in for it */
+    for (int i = 0; i <= REPORTS; i++) {
+        size_t f1 = (size_t)(testutil_uniform() * 6),
+               f2 = (size_t)(testutil_uniform() * 6);
+        char a[40] = "0", b[40] = "0";
+        if (i > 0) {
+            number_form(a, sizeof a, f1,
+                        testutil_uniform() * pow(10, testutil_uniform() * 14));
+            number_form(b, sizeof b, f2,
+                        testutil_uniform() * pow(10, testutil_uniform() * 7));
+            memcpy(rk[i - 1], a, sizeof a);
+            memcpy(wr[i - 1], b, sizeof b);
+        }
+        len += (size_t)snprintf(text + len, cap - len,
+                                "11/22/26 %02d:%02d:%02d\nDevice r/s rkB/s w/s wkB/s\n"
+                                "sda 1 %s 2 %s\n\n",
+                                i / 3600, i / 60 % 60, i % 60, a, b);
+    }
+    assert_int_equal(parse_text(text, NULL, &d, &err), STATUS_OK);
+    assert_int_equal(d->n, REPORTS);
+    for (size_t i = 0; i < d->n; i++) {
+        double r = strtod(rk[i], NULL) * 1024.0, w = strtod(wr[i], NULL) * 1024.0;
+        /* == on doubles on purpose: the same bits, not a close value */
+        if (r != d->samples[i].r_bps || w != d->samples[i].w_bps)
+            fail_msg("report %zu: '%s' '%s' read as %.17g %.17g", i + 1, rk[i], wr[i],
+                     d->samples[i].r_bps / 1024.0, d->samples[i].w_bps / 1024.0);
+    }
+    iostat_data_free(d);
+    free(text);
+    free(rk);
+    free(wr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1056,6 +1117,7 @@ int main(void)
         cmocka_unit_test(json_contents_errors_name_the_element),
         cmocka_unit_test(bad_include_regex_is_invalid),
         cmocka_unit_test(unreadable_stream_is_internal),
+        cmocka_unit_test(numbers_read_as_strtod_reads_them),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -281,7 +281,8 @@ static void darshan_batch_finishes_around_hostile_logs(void **state)
 
     (void)state;
     make_darshan_batch();
-    snprintf(args, sizeof args, "--quiet ingest darshan --json '%s/darshan'", work);
+    snprintf(args, sizeof args, "--quiet ingest darshan --jobs 2 --json '%s/darshan'",
+             work);
     j = ingest(args, &rc);
     assert_int_equal(rc, 1);
     assert_int_equal(field(j, "files"), 9);
@@ -501,6 +502,57 @@ static void coverage_of_the_hostile_batch_is_that_of_its_good_reports(void **sta
     free(good);
 }
 
+/* The rows one ingest left, less times and run ids, as md5s per table. */
+static char *ingest_digest(void)
+{
+    return query(
+        "SELECT (SELECT md5(coalesce(string_agg(v, '|' ORDER BY v), '')) FROM (SELECT "
+        "(to_jsonb(j) - 'loaded_at')::text v FROM jobs j) x) || ' ' || "
+        "(SELECT md5(coalesce(string_agg(v, '|' ORDER BY v), '')) FROM (SELECT "
+        "to_jsonb(w)::text v FROM job_windows w) x) || ' ' || "
+        "(SELECT md5(coalesce(string_agg(v, '|' ORDER BY v), '')) FROM (SELECT "
+        "to_jsonb(g)::text v FROM app_groups g) x) || ' ' || "
+        "(SELECT md5(coalesce(string_agg(v, '|' ORDER BY v), '')) FROM (SELECT "
+        "(to_jsonb(f) - 'run_id' - 'loaded_at')::text v FROM loaded_files f) x) || ' ' "
+        "|| "
+        "(SELECT md5(coalesce(string_agg(v, '|' ORDER BY v), '')) FROM (SELECT "
+        "(to_jsonb(e) - 'first_seen' - 'last_seen')::text v FROM ingest_errors e) x)",
+        NULL);
+}
+
+/* One thread and three give the same rows, the same quarantine list and the same
+ * summary (its errors in path order), on the hostile batch and the lab's 90 files
+ * (30 logs, their DXT text skipped, their binary .darshan files ignored). */
+static void one_thread_and_three_give_the_same_rows_and_summary(void **state)
+{
+    char args[PATH_MAX * 3];
+    char *digest[2], *summary[2];
+    int rc = -1;
+
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        pgfixture_stop(&fx);
+        assert_int_equal(pgfixture_start(&fx), 0);
+        snprintf(args, sizeof args,
+                 "--quiet ingest darshan --jobs %d --json '%s/darshan' '%s'",
+                 k == 0 ? 1 : 3, work,
+                 testutil_path(testutil_shared_data(), "lab/run1_queue_depth/darshan"));
+        json_t *j = ingest(args, &rc);
+        assert_int_equal(rc, 1);
+        json_object_del(j, "seconds");
+        summary[k] = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT);
+        json_decref(j);
+        digest[k] = ingest_digest();
+    }
+    print_message("summary: %s\n", summary[0]);
+    assert_string_equal(summary[0], summary[1]);
+    assert_string_equal(digest[0], digest[1]);
+    for (int k = 0; k < 2; k++) {
+        free(summary[k]);
+        free(digest[k]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -508,6 +560,8 @@ int main(void)
         cmocka_unit_test(iostat_batch_loads_every_complete_plausible_report),
         cmocka_unit_test(file_over_the_size_cap_is_quarantined),
         cmocka_unit_test(coverage_of_the_hostile_batch_is_that_of_its_good_reports),
+        /* last: it starts databases of its own */
+        cmocka_unit_test(one_thread_and_three_give_the_same_rows_and_summary),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);

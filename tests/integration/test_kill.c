@@ -238,7 +238,7 @@ static int setup(void **state)
     sample_conf(data_dir, fx.conf, sizeof fx.conf);
     fx.steps[fx.n_steps].kind = "ingest";
     snprintf(fx.steps[fx.n_steps++].args, sizeof fx.steps[0].args,
-             "ingest darshan '%s/darshan'", data_dir);
+             "ingest darshan --jobs 2 '%s/darshan'", data_dir);
     /* One folder per file system (the generator's), in name order. */
     snprintf(path, sizeof path, "%s/iostat", data_dir);
     int n = scandir(path, &names, NULL, alphasort);

@@ -1,10 +1,11 @@
 /* test_stops.c: what stops an ingest batch (issue 15, INTERFACES.md exit codes), end
- * to end on a real server: a lost connection (SQLSTATE class 57) exits 69, a full disk
- * (53) 74, anything else the server raises (our bug) 70 — each naming the file it
- * was on, with the files before it loaded, the file itself neither loaded nor
- * quarantined, the files after it untried; a rerun loads the rest. The failures are
- * the server's own: a trigger raises the SQLSTATE, or the backend is terminated
- * while the file's insert waits on a lock. */
+ * to end on a real server: a lost connection (SQLSTATE class 57) exits 69, naming the
+ * batch it was sending; a full disk (53) 74 and anything else the server raises (our
+ * bug) 70, after the batch is sent again file by file, naming the file, with the
+ * files before it loaded, the file itself neither loaded nor quarantined, the files
+ * after it untried. Bad data (class 22) in a batch quarantines that file alone. A
+ * rerun loads the rest. The failures are the server's own: a trigger raises the
+ * SQLSTATE, or the backend is terminated while the batch's insert waits on a lock. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -234,7 +235,7 @@ static void a_lost_connection_stops_the_batch_with_69(void **state)
     sql(holder, "SELECT pg_advisory_unlock(4242)");
     PQfinish(holder);
 
-    char path[PATH_MAX + 16], want[PATH_MAX + 32];
+    char path[PATH_MAX + 16], want[PATH_MAX * 2 + 64];
     snprintf(path, sizeof path, "%s/69.out", work);
     FILE *fp = fopen(path, "r");
     assert_non_null(fp);
@@ -245,14 +246,49 @@ static void a_lost_connection_stops_the_batch_with_69(void **state)
     print_message("exit %d: %s", WEXITSTATUS(status), out);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 69);
-    snprintf(want, sizeof want, "%s/b.parser.txt", work);
+    /* The three files went in one batch, which the lost connection took with it:
+     * the batch is named, and none of it is loaded. */
+    snprintf(want, sizeof want, "a batch of 3 files, %s/a.parser.txt to %s/c.parser.txt",
+             work, work);
     assert_non_null(strstr(out, want));
-    assert_loaded(c, 1, 0, 0);
+    assert_loaded(c, 0, 0, 0);
     rerun_loads_the_rest(c);
     /* The terminated run's row never ended: the rerun marked it. */
     assert_int_equal(count(c, "SELECT count(*) FROM ingest_runs "
                               "WHERE interrupted_at IS NOT NULL"),
                      1);
+    PQfinish(c);
+}
+
+/* The database refuses one file's data (class 22) within a batch: sent again file by
+ * file, that file alone is quarantined with the server's reason; the batch goes on,
+ * exit 1; the rerun changes nothing (known bad). */
+static void bad_data_in_a_batch_quarantines_that_file_alone(void **state)
+{
+    char args[PATH_MAX + 64];
+    int rc = -1;
+
+    (void)state;
+    PGconn *c = connect_db();
+    plant(c, "22023"); /* invalid_parameter_value */
+    snprintf(args, sizeof args, "ingest darshan '%s' 2>&1", work);
+    char *out = pgfixture_run(&fx, args, &rc);
+    assert_non_null(out);
+    print_message("exit %d: %s", rc, out);
+    assert_int_equal(rc, 1);
+    assert_non_null(strstr(out, "loading them one by one"));
+    free(out);
+    for (int i = 0; i < 3; i++) {
+        char q[PATH_MAX + 128];
+        snprintf(q, sizeof q, "SELECT count(*) FROM jobs WHERE source_path = '%s/%s'",
+                 work, batch[i]);
+        assert_int_equal(count(c, q), i == 1 ? 0 : 1);
+    }
+    assert_int_equal(count(c, "SELECT count(*) FROM ingest_errors WHERE path LIKE "
+                              "'%/b.parser.txt' AND message LIKE '%22023%planted%'"),
+                     1);
+    free(pgfixture_run(&fx, args, &rc));
+    assert_int_equal(rc, 0);
     PQfinish(c);
 }
 
@@ -264,6 +300,8 @@ int main(void)
                                         db_down),
         cmocka_unit_test_setup_teardown(a_lost_connection_stops_the_batch_with_69, db_up,
                                         db_down),
+        cmocka_unit_test_setup_teardown(bad_data_in_a_batch_quarantines_that_file_alone,
+                                        db_up, db_down),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

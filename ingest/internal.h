@@ -1,0 +1,71 @@
+/* internal.h: what the loader (loader.c) and the darshan pipeline (pipeline.c)
+ * share; included from ingest/ only. */
+#ifndef IOCONTEND_INGEST_INTERNAL_H
+#define IOCONTEND_INGEST_INTERNAL_H
+
+#include "ingest.h"
+
+#include "../sql/db.h"
+
+#include <sys/stat.h>
+
+enum input_kind { INPUT_DARSHAN, INPUT_IOSTAT };
+
+/* Records a quarantined or missing input in s's list (its detail is lost when out of
+ * memory; the counts are the caller's). */
+void add_failure(struct ingest_summary *s, const char *path, long line, const char *msg);
+
+/* Reads path whole; *too_large when it holds more than max bytes (then nothing is
+ * kept: a file can grow between stat and read). */
+enum status slurp(const char *path, size_t max, char **data, size_t *len, bool *too_large,
+                  struct error *err) MUST_CHECK;
+
+/* The content hash of len bytes of data. */
+void content_hash(const char *data, size_t len, char hash[33]);
+/* A stand-in content hash for a file too large to read: its size and mtime. */
+void size_hash(const struct stat *st, char hash[33]);
+
+/* What besides a file's content shapes whether it loads (iocontend's version, the
+ * kind of input, the parsers' settings): the quarantine's verdict key. */
+void verdict_of(enum input_kind kind, const struct ingest_opts *o, size_t max, char *out,
+                size_t size);
+
+/* Stops the batch on err (ingest_db_failure's status), naming the file. */
+enum status stop_batch(const char *path, struct error *err);
+/* Quarantines the file (shown: its path escaped) with why; STATUS_OK unless the
+ * quarantine itself could not be recorded for another reason than its text. */
+enum status quarantine(struct db *db, struct ingest_summary *s, const char *path,
+                       const char *shown, const char *hash, const char *verdict,
+                       const struct error *why, struct error *err);
+/* After a failed load: bad data quarantine the file, anything else stops. */
+enum status load_failed(struct db *db, struct ingest_summary *s, const char *path,
+                        const char *shown, const char *hash, const char *verdict,
+                        const struct error *dberr, struct error *err);
+
+/* darshan-dxt-parser output: by its name, or by its per-file block headers. */
+bool is_dxt_text(const char *path, const char *data);
+
+/* The text of a job as stored: the input's bytes escaped (str_escape), owned. The
+ * keys (job_key, group_id) stay hashes of the raw bytes, so identities never change. */
+struct job_text {
+    char *exe, *executable, *group_key, *jobid;
+};
+void job_text_free(struct job_text *t);
+/* The rows db_job_load writes for log and its metrics m: *job borrows from both, from
+ * *text and from *windows, which are new (caller frees; windows NULL when the job has
+ * no window, text with job_text_free). */
+enum status job_rows(const char *path, const struct darshan_log *log,
+                     const struct job_metrics *m, struct db_job_in *job,
+                     struct db_window_in **windows, struct job_text *text,
+                     struct error *err) MUST_CHECK;
+
+/* Loads the darshan-parser text files paths[0..n) (a sorted list) of run run_id:
+ * read, hashed and parsed on opts->jobs threads, batches of files sent in one
+ * transaction each, every outcome recorded in s in the order of paths. A batch the
+ * database refuses is loaded again file by file, so that only the file to blame is
+ * quarantined or named; a lost connection stops at the batch, naming its files. */
+enum status ingest_darshan_files(struct db *db, int64_t run_id, char *const *paths,
+                                 size_t n, const struct ingest_opts *opts,
+                                 struct ingest_summary *s, struct error *err) MUST_CHECK;
+
+#endif

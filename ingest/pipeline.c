@@ -1,0 +1,392 @@
+/* pipeline.c: darshan-parser text into the database at the pace of a center: files
+ * read, hashed and parsed on several threads, a batch of them sent in one transaction
+ * (binary COPY), every outcome recorded in the order of the paths, so that one thread
+ * and many give the same rows, the same quarantine list and the same summary. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A batch: at most this many files, or this many bytes of text read at once. */
+#define BATCH_FILES 1000
+#define BATCH_BYTES ((size_t)64 << 20)
+
+enum item_state {
+    ITEM_MISSING,   /* cannot be read: ferr says why */
+    ITEM_TOO_LARGE, /* over the size cap: hashed by size and mtime */
+    ITEM_READ,      /* data and hash at hand */
+    ITEM_SEEN,      /* content loaded before (or earlier in this batch) */
+    ITEM_KNOWN_BAD, /* quarantined before under the same verdict */
+    ITEM_EMPTY,
+    ITEM_DXT,   /* darshan-dxt-parser text: not loaded yet */
+    ITEM_BAD,   /* the parser or the metrics refused it: ferr */
+    ITEM_PARSED /* job rows ready */
+};
+
+struct item {
+    const char *path; /* borrowed from the file list */
+    char *shown;      /* the path escaped: as stored and reported */
+    enum item_state state;
+    struct stat st;
+    bool have_st;
+    char *data;
+    size_t len;
+    char hash[33];
+    struct error ferr; /* ITEM_MISSING, ITEM_TOO_LARGE, ITEM_BAD */
+    bool nomem;        /* ITEM_BAD for want of memory: stops the batch */
+    bool negative_time;
+    char jobid[32];
+    struct job_metrics m;
+    struct job_text text;
+    struct db_window_in *windows;
+    struct db_job_in job;
+};
+
+struct batch {
+    struct item *items;
+    size_t n;
+    size_t max; /* the size cap of one input */
+};
+
+static void item_clear(struct item *it)
+{
+    free(it->shown);
+    free(it->data);
+    job_metrics_clear(&it->m);
+    job_text_free(&it->text);
+    free(it->windows);
+    memset(it, 0, sizeof *it);
+}
+
+/* Thread work: read and hash item i. */
+static void read_one(void *arg, size_t i)
+{
+    struct batch *b = arg;
+    struct item *it = &b->items[i];
+    bool too_large = false;
+
+    /* A file gone since it was listed is missing with slurp's reason. */
+    if ((!it->have_st || (uintmax_t)it->st.st_size <= b->max) &&
+        slurp(it->path, b->max, &it->data, &it->len, &too_large, &it->ferr) !=
+            STATUS_OK) {
+        it->state = ITEM_MISSING;
+        return;
+    }
+    if (it->data == NULL) {
+        it->state = ITEM_TOO_LARGE;
+        if (!it->have_st)
+            it->st.st_size = (off_t)b->max + 1;
+        size_hash(&it->st, it->hash);
+        error_set(&it->ferr, STATUS_PARSE,
+                  "too large: %lld bytes, more than %zu ([ingest] max_file_bytes)",
+                  (long long)it->st.st_size, b->max);
+        return;
+    }
+    content_hash(it->data, it->len, it->hash);
+    it->state = ITEM_READ;
+}
+
+struct parse_ctx {
+    struct batch *b;
+    const struct ingest_opts *o;
+};
+
+/* Thread work: parse item i and make its rows; the text is freed. */
+static void parse_one(void *arg, size_t i)
+{
+    const struct parse_ctx *c = arg;
+    struct item *it = &c->b->items[i];
+    struct darshan_log *log = NULL;
+    enum status rc;
+
+    if (it->state != ITEM_READ)
+        return;
+    if (it->len == 0) {
+        it->state = ITEM_EMPTY;
+    } else if (is_dxt_text(it->path, it->data)) {
+        it->state = ITEM_DXT;
+    } else {
+        FILE *fp = fmemopen(it->data, it->len, "r");
+        rc = fp != NULL ? ingest_darshan_parse(fp, it->path, &log, &it->ferr)
+                        : error_set(&it->ferr, STATUS_NOMEM, "reading %s", it->path);
+        if (fp != NULL)
+            fclose(fp);
+        if (rc == STATUS_OK)
+            rc = ingest_job_metrics(log, c->o->fs_map, &it->m, &it->ferr);
+        if (rc == STATUS_OK) {
+            rc = job_rows(it->shown, log, &it->m, &it->job, &it->windows, &it->text,
+                          &it->ferr);
+        }
+        if (rc == STATUS_OK && log != NULL) {
+            it->state = ITEM_PARSED;
+            it->negative_time = log->negative_time;
+            snprintf(it->jobid, sizeof it->jobid, "%s", log->jobid);
+        } else {
+            it->state = ITEM_BAD;
+            it->nomem = rc == STATUS_NOMEM;
+        }
+        darshan_log_free(log);
+    }
+    free(it->data);
+    it->data = NULL;
+}
+
+/* Which contents are loaded or known bad, in one round trip; a content that comes
+ * twice in the batch is seen the second time, as it would be one by one. */
+static enum status check_contents(struct db *db, struct batch *b, const char *verdict,
+                                  struct error *err)
+{
+    const char **hashes = malloc((b->n + 1) * sizeof *hashes);
+    size_t *at = malloc((b->n + 1) * sizeof *at);
+    bool *seen = malloc((b->n + 1) * sizeof *seen);
+    bool *bad = malloc((b->n + 1) * sizeof *bad);
+    size_t k = 0;
+    enum status rc = STATUS_OK;
+
+    if (hashes == NULL || at == NULL || seen == NULL || bad == NULL) {
+        free(hashes);
+        free(at);
+        free(seen);
+        free(bad);
+        return error_set(err, STATUS_NOMEM, "batch");
+    }
+    for (size_t i = 0; i < b->n; i++) {
+        struct item *it = &b->items[i];
+        if (it->state != ITEM_READ && it->state != ITEM_TOO_LARGE)
+            continue;
+        for (size_t j = 0; j < i && it->state == ITEM_READ; j++) {
+            if (b->items[j].state == ITEM_READ && strcmp(b->items[j].hash, it->hash) == 0)
+                it->state = ITEM_SEEN;
+        }
+        if (it->state != ITEM_SEEN) {
+            hashes[k] = it->hash;
+            at[k++] = i;
+        }
+    }
+    rc = db_files_check(db, hashes, k, verdict, seen, bad, err);
+    for (size_t j = 0; rc == STATUS_OK && j < k; j++) {
+        struct item *it = &b->items[at[j]];
+        if (seen[j]) {
+            it->state = ITEM_SEEN;
+        } else if (bad[j]) {
+            it->state = ITEM_KNOWN_BAD;
+        }
+    }
+    free(hashes);
+    free(at);
+    free(seen);
+    free(bad);
+    return rc;
+}
+
+/* The outcome of every item that is not a job to send, in order; the ones to send
+ * are listed in send[0..*n_send). */
+static enum status record_outcomes(struct db *db, struct batch *b, const char *verdict,
+                                   struct ingest_summary *s, size_t *send, size_t *n_send,
+                                   struct error *err)
+{
+    enum status rc = STATUS_OK;
+
+    *n_send = 0;
+    for (size_t i = 0; rc == STATUS_OK && i < b->n; i++) {
+        struct item *it = &b->items[i];
+        switch (it->state) {
+        case ITEM_MISSING:
+            s->missing++;
+            add_failure(s, it->shown, 0, it->ferr.msg);
+            log_error("%s: %s", it->path, it->ferr.msg);
+            break;
+        case ITEM_SEEN:
+            s->skipped++;
+            log_debug("%s: already loaded", it->path);
+            break;
+        case ITEM_KNOWN_BAD:
+            s->known_bad++;
+            log_info("%s: quarantined before, unchanged: not parsed again", it->shown);
+            break;
+        case ITEM_DXT:
+            s->skipped++;
+            log_info("%s: DXT trace text is not loaded yet; skipped", it->path);
+            break;
+        case ITEM_EMPTY:
+            error_set(&it->ferr, STATUS_PARSE, "empty file");
+            rc =
+                quarantine(db, s, it->path, it->shown, it->hash, verdict, &it->ferr, err);
+            break;
+        case ITEM_TOO_LARGE:
+            rc =
+                quarantine(db, s, it->path, it->shown, it->hash, verdict, &it->ferr, err);
+            break;
+        case ITEM_BAD:
+            if (it->nomem) {
+                *err = it->ferr;
+                rc = STATUS_NOMEM;
+            } else {
+                rc = quarantine(db, s, it->path, it->shown, it->hash, verdict, &it->ferr,
+                                err);
+            }
+            break;
+        case ITEM_PARSED:
+            if (it->negative_time) {
+                log_warn("%s: job %s has a negative time counter (negative_time): "
+                         "taken as absent",
+                         it->path, it->jobid);
+            }
+            send[(*n_send)++] = i;
+            break;
+        case ITEM_READ: break;
+        }
+    }
+    return rc;
+}
+
+/* The batch the database refused, file by file: the file to blame is quarantined
+ * (bad data) or named where the batch stops. */
+static enum status send_one_by_one(struct db *db, int64_t run_id, struct batch *b,
+                                   const size_t *send, size_t n_send, const char *verdict,
+                                   struct ingest_summary *s, struct error *err)
+{
+    enum status rc = STATUS_OK;
+
+    for (size_t k = 0; rc == STATUS_OK && k < n_send; k++) {
+        struct item *it = &b->items[send[k]];
+        struct error dberr = {0};
+        bool inserted = false;
+
+        rc = db_job_load(db, run_id, it->shown, it->hash, &it->job, &inserted, &dberr);
+        if (rc == STATUS_OK) {
+            s->loaded++;
+            s->jobs += inserted ? 1 : 0;
+        } else if (rc == STATUS_DB) {
+            rc = load_failed(db, s, it->path, it->shown, it->hash, verdict, &dberr, err);
+        } else {
+            *err = dberr;
+        }
+    }
+    return rc;
+}
+
+/* A failure after which the connection cannot be trusted: nothing more is tried. */
+static bool connection_lost(const struct error *e)
+{
+    return e->code == STATUS_DB &&
+           (e->sqlstate[0] == '\0' || strncmp(e->sqlstate, "08", 2) == 0 ||
+            strncmp(e->sqlstate, "57", 2) == 0);
+}
+
+static enum status send_batch(struct db *db, int64_t run_id, struct batch *b,
+                              const size_t *send, size_t n_send, const char *verdict,
+                              struct ingest_summary *s, struct error *err)
+{
+    struct db_job_batch_item *items = malloc((n_send + 1) * sizeof *items);
+    bool *inserted = malloc((n_send + 1) * sizeof *inserted);
+    struct error dberr = {0};
+    enum status rc = STATUS_OK;
+
+    if (items == NULL || inserted == NULL) {
+        free(items);
+        free(inserted);
+        return error_set(err, STATUS_NOMEM, "batch");
+    }
+    for (size_t k = 0; k < n_send; k++) {
+        const struct item *it = &b->items[send[k]];
+        items[k] = (struct db_job_batch_item){it->shown, it->hash, &it->job};
+    }
+    if (n_send > 0) {
+        rc = db_jobs_load_batch(db, run_id, items, n_send, inserted, &dberr);
+        if (rc == STATUS_OK) {
+            s->loaded += (long)n_send;
+            for (size_t k = 0; k < n_send; k++)
+                s->jobs += inserted[k] ? 1 : 0;
+        } else if (rc == STATUS_DB && connection_lost(&dberr)) {
+            *err = dberr;
+            rc = stop_batch(b->items[send[0]].path, err);
+            if (n_send > 1) {
+                snprintf(err->file, sizeof err->file, "a batch of %zu files, %s to %s",
+                         n_send, b->items[send[0]].shown,
+                         b->items[send[n_send - 1]].shown);
+            }
+        } else if (rc == STATUS_DB) {
+            log_info("a batch of %zu files was refused (%s): loading them one by one",
+                     n_send, dberr.msg);
+            rc = send_one_by_one(db, run_id, b, send, n_send, verdict, s, err);
+        } else {
+            *err = dberr;
+        }
+    }
+    free(items);
+    free(inserted);
+    return rc;
+}
+
+/* Fills b with the files from paths[*next] on, up to a batch's count or bytes. */
+static enum status batch_fill(struct batch *b, char *const *paths, size_t n, size_t *next,
+                              struct error *err)
+{
+    size_t bytes = 0;
+
+    b->n = 0;
+    while (*next < n && b->n < BATCH_FILES && (b->n == 0 || bytes < BATCH_BYTES)) {
+        struct item *it = &b->items[b->n];
+        it->path = paths[*next];
+        it->shown = str_escape_dup(it->path);
+        if (it->shown == NULL)
+            return error_set(err, STATUS_NOMEM, "reading %s", it->path);
+        it->have_st = stat(it->path, &it->st) == 0;
+        if (it->have_st && (uintmax_t)it->st.st_size <= b->max)
+            bytes += (size_t)it->st.st_size;
+        b->n++;
+        (*next)++;
+    }
+    return STATUS_OK;
+}
+
+enum status ingest_darshan_files(struct db *db, int64_t run_id, char *const *paths,
+                                 size_t n, const struct ingest_opts *o,
+                                 struct ingest_summary *s, struct error *err)
+{
+    size_t max =
+        o->max_file_bytes > 0 ? o->max_file_bytes : INGEST_DEFAULT_MAX_FILE_BYTES;
+    unsigned jobs = o->jobs > 0 ? o->jobs : processors_online();
+    struct batch b = {.items = calloc(BATCH_FILES, sizeof *b.items), .max = max};
+    size_t *send = malloc(BATCH_FILES * sizeof *send);
+    struct parse_ctx pc = {.b = &b, .o = o};
+    char verdict[640];
+    size_t next = 0, done = 0;
+    enum status rc = STATUS_OK;
+
+    if (b.items == NULL || send == NULL) {
+        free(b.items);
+        free(send);
+        return error_set(err, STATUS_NOMEM, "batch");
+    }
+    verdict_of(INPUT_DARSHAN, o, max, verdict, sizeof verdict);
+    while (rc == STATUS_OK && next < n) {
+        size_t n_send = 0;
+        rc = batch_fill(&b, paths, n, &next, err);
+        if (rc == STATUS_OK) {
+            parallel_for(b.n, jobs, read_one, &b);
+            rc = check_contents(db, &b, verdict, err);
+            if (rc != STATUS_OK)
+                rc = stop_batch(b.items[0].path, err);
+        }
+        if (rc == STATUS_OK) {
+            parallel_for(b.n, jobs, parse_one, &pc);
+            rc = record_outcomes(db, &b, verdict, s, send, &n_send, err);
+        }
+        if (rc == STATUS_OK)
+            rc = send_batch(db, run_id, &b, send, n_send, verdict, s, err);
+        for (size_t i = 0; i < b.n; i++) {
+            if (rc == STATUS_OK && o->progress != NULL) {
+                const char *slash = strrchr(b.items[i].path, '/');
+                o->progress->fn(o->progress->arg, ++done, n,
+                                slash != NULL ? slash + 1 : b.items[i].path);
+            }
+            item_clear(&b.items[i]);
+        }
+    }
+    free(b.items);
+    free(send);
+    return rc;
+}

@@ -1,0 +1,334 @@
+/* db_batch.c: many logs in one transaction (the ingest pipeline): which contents are
+ * loaded or known bad, in one round trip, and the jobs of a batch of files sent with
+ * binary COPY and committed together. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* hashes as a text[] literal: hex digits need no quoting. */
+static char *hash_array(const char *const *hashes, size_t n)
+{
+    char *out = malloc(n * 33 + 3);
+    size_t len = 0;
+
+    if (out == NULL)
+        return NULL;
+    out[len++] = '{';
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0)
+            out[len++] = ',';
+        size_t k = strspn(hashes[i], "0123456789abcdef");
+        memcpy(out + len, hashes[i], k < 32 ? k : 32);
+        len += k < 32 ? k : 32;
+    }
+    out[len++] = '}';
+    out[len] = '\0';
+    return out;
+}
+
+/* Sets flags[i] for every i whose hash column 0 of r names. */
+static void flag_hashes(const PGresult *r, const char *const *hashes, size_t n,
+                        bool *flags)
+{
+    for (int row = 0; row < PQntuples(r); row++) {
+        const char *h = PQgetvalue(r, row, 0);
+        for (size_t i = 0; i < n; i++) {
+            if (strcmp(h, hashes[i]) == 0)
+                flags[i] = true;
+        }
+    }
+}
+
+enum status db_files_check(struct db *db, const char *const *hashes, size_t n,
+                           const char *verdict, bool *seen, bool *known_bad,
+                           struct error *err)
+{
+    PGresult *r = NULL;
+    char *arr;
+    enum status rc;
+
+    memset(seen, 0, n * sizeof *seen);
+    memset(known_bad, 0, n * sizeof *known_bad);
+    if (n == 0)
+        return STATUS_OK;
+    arr = hash_array(hashes, n);
+    if (arr == NULL)
+        return error_set(err, STATUS_NOMEM, "content hashes");
+    const char *vals[2] = {arr, verdict};
+    rc = exec_params(db,
+                     "SELECT content_hash FROM loaded_files "
+                     "WHERE content_hash = ANY($1::text[])",
+                     1, vals, &r, err);
+    if (rc == STATUS_OK) {
+        flag_hashes(r, hashes, n, seen);
+        PQclear(r);
+        /* As db_quarantine_known: a known-bad file is seen again, now. */
+        rc = exec_params(db,
+                         "UPDATE ingest_errors SET last_seen = now() "
+                         "WHERE content_hash = ANY($1::text[]) AND verdict = $2 "
+                         "RETURNING content_hash",
+                         2, vals, &r, err);
+    }
+    if (rc == STATUS_OK) {
+        flag_hashes(r, hashes, n, known_bad);
+        PQclear(r);
+    }
+    free(arr);
+    return rc;
+}
+
+static enum status ensure_staging(struct db *db, struct error *err)
+{
+    if (db->batch_tables)
+        return STATUS_OK;
+    enum status rc =
+        exec_cmd(db,
+                 "CREATE TEMP TABLE IF NOT EXISTS staged_jobs (seq integer NOT NULL, "
+                 "LIKE jobs INCLUDING DEFAULTS) ON COMMIT DELETE ROWS; "
+                 "CREATE TEMP TABLE IF NOT EXISTS staged_groups (LIKE app_groups) "
+                 "ON COMMIT DELETE ROWS",
+                 err);
+    db->batch_tables = rc == STATUS_OK;
+    return rc;
+}
+
+static enum status copy_groups(struct db *db, const struct db_job_batch_item *items,
+                               size_t n, struct error *err)
+{
+    struct bincopy c;
+    char name[200];
+    enum status rc = bincopy_begin(
+        &c, db,
+        "COPY staged_groups (group_id, name, key) FROM STDIN WITH (FORMAT binary)", err);
+
+    for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
+        const struct db_job_in *j = items[i].job;
+        db_group_name(j, name, sizeof name);
+        bincopy_row(&c, 3);
+        bincopy_text(&c, j->group_id);
+        bincopy_text(&c, name);
+        bincopy_text(&c, j->group_key);
+    }
+    return bincopy_end(&c);
+}
+
+/* The columns of a job as db_job_load writes them, after staged_jobs' seq. */
+#define JOB_COLUMNS                                                                      \
+    "job_key, jobid, uid, exe, executable, nprocs, start_time, end_time, run_time, "     \
+    "log_version, group_id, source_hash, source_path, t_j, t_um, t_urw, t_s, t_s_span, " \
+    "t_s_slowest, t, t_fr, t_fw, eta_read, eta_write, eta_mon_read, eta_mon_write, "     \
+    "n_unique_files, n_shared_files, negative_time"
+
+static enum status copy_jobs(struct db *db, const struct db_job_batch_item *items,
+                             size_t n, struct error *err)
+{
+    struct bincopy c;
+    enum status rc = bincopy_begin(
+        &c, db, "COPY staged_jobs (seq, " JOB_COLUMNS ") FROM STDIN WITH (FORMAT binary)",
+        err);
+
+    for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
+        const struct db_job_in *j = items[i].job;
+        bincopy_row(&c, 30);
+        bincopy_int4(&c, (int32_t)i);
+        bincopy_text(&c, j->job_key);
+        bincopy_text(&c, j->jobid);
+        bincopy_int8(&c, (int64_t)j->uid);
+        bincopy_text(&c, j->exe != NULL ? j->exe : "");
+        bincopy_text(&c, j->executable);
+        bincopy_int8(&c, j->nprocs);
+        bincopy_int8(&c, j->start_time_s);
+        bincopy_int8(&c, j->end_time_s);
+        bincopy_float8(&c, j->run_time_s);
+        bincopy_float8(&c, j->log_version);
+        bincopy_text(&c, j->group_id);
+        bincopy_text(&c, items[i].content_hash);
+        bincopy_text(&c, items[i].path);
+        bincopy_float8(&c, j->t_j);
+        bincopy_float8(&c, j->t_um);
+        bincopy_float8(&c, j->t_urw);
+        bincopy_float8(&c, j->t_s);
+        bincopy_float8(&c, j->t_s_span);
+        bincopy_float8(&c, j->t_s_slowest);
+        bincopy_float8(&c, j->t);
+        bincopy_float8(&c, j->t_fr);
+        bincopy_float8(&c, j->t_fw);
+        bincopy_int8(&c, j->eta_read);
+        bincopy_int8(&c, j->eta_write);
+        bincopy_int8(&c, j->eta_mon_read);
+        bincopy_int8(&c, j->eta_mon_write);
+        bincopy_int8(&c, j->n_unique_files);
+        bincopy_int8(&c, j->n_shared_files);
+        bincopy_bool(&c, j->negative_time);
+    }
+    return bincopy_end(&c);
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* inserted[i]: item i is the first of its job key in the batch and the job is among
+ * the keys the INSERT returned (r, column 0). */
+static enum status mark_inserted(const PGresult *r, const struct db_job_batch_item *items,
+                                 size_t n, bool *inserted, struct error *err)
+{
+    size_t k = (size_t)PQntuples(r);
+    const char **keys = malloc((k + 1) * sizeof *keys);
+    bool *taken = calloc(k + 1, sizeof *taken);
+
+    if (keys == NULL || taken == NULL) {
+        free(keys);
+        free(taken);
+        return error_set(err, STATUS_NOMEM, "job keys");
+    }
+    for (size_t i = 0; i < k; i++)
+        keys[i] = PQgetvalue(r, (int)i, 0);
+    qsort(keys, k, sizeof *keys, str_cmp);
+    for (size_t i = 0; i < n; i++) {
+        const char *key = items[i].job->job_key;
+        const char **at = bsearch(&key, keys, k, sizeof *keys, str_cmp);
+        size_t pos = at != NULL ? (size_t)(at - keys) : 0;
+        /* later items of the same key are not the first */
+        inserted[i] = at != NULL && !taken[pos];
+        if (inserted[i])
+            taken[pos] = true;
+    }
+    free(keys);
+    free(taken);
+    return STATUS_OK;
+}
+
+static enum status copy_windows(struct db *db, const struct db_job_batch_item *items,
+                                size_t n, const bool *inserted, struct error *err)
+{
+    struct bincopy c;
+    enum status rc = bincopy_begin(&c, db,
+                                   "COPY job_windows (job_key, is_write, start_s, end_s, "
+                                   "bytes, fs) FROM STDIN WITH (FORMAT binary)",
+                                   err);
+
+    for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
+        const struct db_job_in *j = items[i].job;
+        for (size_t w = 0; inserted[i] && w < j->n_windows; w++) {
+            const struct db_window_in *win = &j->windows[w];
+            bincopy_row(&c, 6);
+            bincopy_text(&c, j->job_key);
+            bincopy_bool(&c, win->is_write);
+            bincopy_float8(&c, win->start_s);
+            bincopy_float8(&c, win->end_s);
+            bincopy_int8(&c, win->bytes);
+            bincopy_text(&c, win->fs);
+        }
+    }
+    return bincopy_end(&c);
+}
+
+static enum status copy_files(struct db *db, int64_t run_id,
+                              const struct db_job_batch_item *items, size_t n,
+                              struct error *err)
+{
+    struct bincopy c;
+    enum status rc =
+        bincopy_begin(&c, db,
+                      "COPY loaded_files (content_hash, path, kind, run_id) FROM STDIN "
+                      "WITH (FORMAT binary)",
+                      err);
+
+    for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
+        bincopy_row(&c, 4);
+        bincopy_text(&c, items[i].content_hash);
+        bincopy_text(&c, items[i].path);
+        bincopy_text(&c, "darshan");
+        bincopy_int8(&c, run_id);
+    }
+    return bincopy_end(&c);
+}
+
+/* Warns, in the batch's order, of each job loaded before from other content with
+ * values that differ by more than 1 % (INTERFACES.md "Identity": the first stays). */
+static enum status warn_differing(struct db *db, const struct db_job_batch_item *items,
+                                  size_t n, struct error *err)
+{
+    PGresult *r = NULL;
+    enum status rc = exec_params(
+        db,
+        "SELECT s.seq, j.source_path FROM staged_jobs s JOIN jobs j USING (job_key) "
+        "WHERE j.source_hash <> s.source_hash AND ("
+        "abs(s.t_j - j.t_j) > 0.01 * greatest(abs(s.t_j), abs(j.t_j)) OR "
+        "abs(s.eta_read - j.eta_read) > 0.01 * greatest(abs(s.eta_read), "
+        "abs(j.eta_read)) "
+        "OR abs(s.eta_write - j.eta_write) > "
+        "0.01 * greatest(abs(s.eta_write), abs(j.eta_write))) ORDER BY s.seq",
+        0, NULL, &r, err);
+
+    if (rc != STATUS_OK)
+        return rc;
+    for (int row = 0; row < PQntuples(r); row++) {
+        size_t i = (size_t)get_int64(r, row, 0);
+        if (i < n) {
+            log_warn("%s: job %s was loaded before from %s with values that differ by "
+                     "more than 1%%; the first stays",
+                     items[i].path, items[i].job->job_key, PQgetvalue(r, row, 1));
+        }
+    }
+    PQclear(r);
+    return STATUS_OK;
+}
+
+enum status db_jobs_load_batch(struct db *db, int64_t run_id,
+                               const struct db_job_batch_item *items, size_t n,
+                               bool *inserted, struct error *err)
+{
+    PGresult *r = NULL;
+    enum status rc;
+
+    memset(inserted, 0, n * sizeof *inserted);
+    if (n == 0)
+        return STATUS_OK;
+    rc = ensure_staging(db, err);
+    if (rc != STATUS_OK)
+        return rc;
+    rc = exec_cmd(db, "BEGIN", err);
+    if (rc != STATUS_OK)
+        return rc;
+    rc = copy_groups(db, items, n, err);
+    if (rc == STATUS_OK) {
+        rc = exec_cmd(db,
+                      "INSERT INTO app_groups (group_id, name, key) SELECT DISTINCT ON "
+                      "(group_id) group_id, name, key FROM staged_groups ORDER BY "
+                      "group_id ON CONFLICT DO NOTHING",
+                      err);
+    }
+    if (rc == STATUS_OK)
+        rc = copy_jobs(db, items, n, err);
+    /* The first file of a job key in the batch wins, as it would one by one. */
+    if (rc == STATUS_OK) {
+        rc = exec_params(db,
+                         "INSERT INTO jobs (" JOB_COLUMNS
+                         ") SELECT DISTINCT ON (job_key) " JOB_COLUMNS
+                         " FROM staged_jobs ORDER BY job_key, seq "
+                         "ON CONFLICT (job_key) DO NOTHING RETURNING job_key",
+                         0, NULL, &r, err);
+    }
+    if (rc == STATUS_OK) {
+        rc = mark_inserted(r, items, n, inserted, err);
+        PQclear(r);
+    }
+    if (rc == STATUS_OK)
+        rc = copy_windows(db, items, n, inserted, err);
+    if (rc == STATUS_OK)
+        rc = warn_differing(db, items, n, err);
+    if (rc == STATUS_OK)
+        rc = copy_files(db, run_id, items, n, err);
+    if (rc == STATUS_OK)
+        rc = exec_cmd(db, "COMMIT", err);
+    if (rc != STATUS_OK) {
+        rollback(db);
+        memset(inserted, 0, n * sizeof *inserted);
+    }
+    return rc;
+}
