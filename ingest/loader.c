@@ -439,6 +439,52 @@ void content_hash(const char *data, size_t len, char hash[33])
     hash128_hex(&h, hash);
 }
 
+/* States of the content hash every HASH_MARK_BYTES, so that the hash of any prefix
+ * costs at most that much more hashing: a sample file's ledger checks and records
+ * the hash of the part loaded, most often all but its last bytes. */
+#define HASH_MARK_BYTES ((size_t)1 << 20)
+
+struct hash_marks {
+    struct hash128 *at; /* at[k]: the state after k * HASH_MARK_BYTES bytes */
+    size_t n;
+};
+
+/* content_hash of data, keeping marks (m->at NULL when out of memory: then a prefix
+ * is hashed from the start). */
+static void content_hash_marked(const char *data, size_t len, char hash[33],
+                                struct hash_marks *m)
+{
+    struct hash128 h;
+
+    m->n = len / HASH_MARK_BYTES + 1;
+    m->at = malloc(m->n * sizeof *m->at);
+    hash128_init(&h);
+    for (size_t k = 0; k < m->n; k++) {
+        size_t from = k * HASH_MARK_BYTES;
+        if (m->at != NULL)
+            m->at[k] = h;
+        hash128_update(&h, data + from,
+                       len - from < HASH_MARK_BYTES ? len - from : HASH_MARK_BYTES);
+    }
+    hash128_hex(&h, hash);
+}
+
+/* content_hash of data's first len bytes, from the marks. */
+static void prefix_hash(const char *data, size_t len, const struct hash_marks *m,
+                        char hash[33])
+{
+    size_t k = len / HASH_MARK_BYTES;
+    struct hash128 h;
+
+    if (m->at == NULL || k >= m->n) {
+        content_hash(data, len, hash);
+        return;
+    }
+    h = m->at[k];
+    hash128_update(&h, data + k * HASH_MARK_BYTES, len - k * HASH_MARK_BYTES);
+    hash128_hex(&h, hash);
+}
+
 #define DAY_S 86400
 
 /* Nobody writes a file unchanged for a day: its cut tail will not complete. */
@@ -459,8 +505,8 @@ struct grow {
  * under that name), parsed under the same settings, whose first length bytes are
  * unchanged (not rewritten). Otherwise g->have is false and the file is new. */
 static enum status ledger_match(struct db *db, const char *shown, const struct stat *st,
-                                const char *data, size_t len, const char *verdict,
-                                struct grow *g, struct error *err)
+                                const char *data, size_t len, const struct hash_marks *m,
+                                const char *verdict, struct grow *g, struct error *err)
 {
     struct db_sample_ledger *row = &g->row;
     struct iostat_resume *from = &g->from;
@@ -477,7 +523,7 @@ static enum status ledger_match(struct db *db, const char *shown, const struct s
         log_info("%s: not the file loaded before under this name: loaded as new", shown);
         return STATUS_OK;
     }
-    content_hash(data, (size_t)row->length, hash);
+    prefix_hash(data, (size_t)row->length, m, hash);
     if (strcmp(hash, row->prefix_hash) != 0) {
         log_info("%s: rewritten since it was loaded: loaded as new", shown);
         return STATUS_OK;
@@ -498,13 +544,13 @@ static enum status ledger_match(struct db *db, const char *shown, const struct s
     return STATUS_OK;
 }
 
-/* The ledger row after a parse of data (len bytes, whose content hash is hash) from
- * off gave d; false when it stays as it is (or the file has none: JSON, or nothing
- * known complete yet). */
+/* The ledger row after a parse of data (len bytes, whose content hash is hash, m its
+ * marks) from off gave d; false when it stays as it is (or the file has none: JSON, or
+ * nothing known complete yet). */
 static bool next_ledger(const struct iostat_data *d, const struct grow *g, size_t off,
                         const char *data, size_t len, const char *hash,
-                        const char *verdict, const struct stat *st,
-                        struct db_sample_ledger *l)
+                        const struct hash_marks *m, const char *verdict,
+                        const struct stat *st, struct db_sample_ledger *l)
 {
     const struct iostat_resume *r = &d->resume;
     bool cut_pending = d->n_reports_cut > 0;
@@ -522,11 +568,10 @@ static bool next_ledger(const struct iostat_data *d, const struct grow *g, size_
     snprintf(l->file_id, sizeof l->file_id, "%ju:%ju", (uintmax_t)st->st_dev,
              (uintmax_t)st->st_ino);
     l->length = (int64_t)(off + d->complete_bytes);
-    /* Most often the whole file is complete: its content hash is the prefix's. */
     if (off + d->complete_bytes == len) {
         snprintf(l->prefix_hash, sizeof l->prefix_hash, "%s", hash);
     } else {
-        content_hash(data, off + d->complete_bytes, l->prefix_hash);
+        prefix_hash(data, off + d->complete_bytes, m, l->prefix_hash);
     }
     l->lines = r->lines;
     snprintf(l->verdict, sizeof l->verdict, "%s", verdict);
@@ -550,9 +595,10 @@ static bool next_ledger(const struct iostat_data *d, const struct grow *g, size_
  * complete report is skipped. hash is the whole content's. */
 static enum status load_iostat(struct db *db, int64_t run_id, const char *path,
                                const char *shown, const char *hash, const char *verdict,
-                               char *data, size_t len, const struct stat *st,
-                               const struct grow *g, const struct ingest_opts *o,
-                               struct ingest_summary *s, struct error *err)
+                               char *data, size_t len, const struct hash_marks *m,
+                               const struct stat *st, const struct grow *g,
+                               const struct ingest_opts *o, struct ingest_summary *s,
+                               struct error *err)
 {
     size_t off = g->have ? (size_t)g->row.length : 0;
     struct iostat_data *d = NULL;
@@ -578,7 +624,7 @@ static enum status load_iostat(struct db *db, int64_t run_id, const char *path,
                                   (int64_t)time(NULL), g->have ? &g->from : NULL, &d,
                                   &ferr);
     if (rc == STATUS_OK) {
-        moved = next_ledger(d, g, off, data, len, hash, verdict, st, &next);
+        moved = next_ledger(d, g, off, data, len, hash, m, verdict, st, &next);
         if (d->n == 0 && (!moved || !g->have)) {
             /* Only a cut report, still being written: it waits. */
             s->skipped++;
@@ -655,6 +701,7 @@ static enum status load_one(struct db *db, int64_t run_id, const char *path,
     size_t len = 0;
     struct error ferr = {0}, dberr = {0};
     struct grow grow = {0};
+    struct hash_marks marks = {0};
     char hash[33];
     bool seen = false, too_large = false, known_bad = false;
     char verdict[640];
@@ -685,14 +732,14 @@ static enum status load_one(struct db *db, int64_t run_id, const char *path,
                   "max_file_bytes)",
                   (long long)st.st_size, max);
     } else {
-        content_hash(data, len, hash);
+        content_hash_marked(data, len, hash, &marks);
     }
     rc = db_file_seen(db, hash, &seen, &dberr);
     /* A sample file seen whole is looked at again only when a cut report was left
      * in it and it has not changed for a day: that report is then set aside. */
     if (rc == STATUS_OK && kind == INPUT_IOSTAT && data != NULL && have_st &&
         (!seen || unchanged_for_a_day(&st, (int64_t)time(NULL))))
-        rc = ledger_match(db, shown, &st, data, len, verdict, &grow, &dberr);
+        rc = ledger_match(db, shown, &st, data, len, &marks, verdict, &grow, &dberr);
     if (rc == STATUS_OK && seen && grow.have && grow.row.cut_pending)
         seen = false;
     if (rc == STATUS_OK && !seen)
@@ -719,9 +766,10 @@ static enum status load_one(struct db *db, int64_t run_id, const char *path,
         rc = quarantine(db, s, path, shown, hash, verdict, &ferr, err);
         goto done;
     }
-    rc = load_iostat(db, run_id, path, shown, hash, verdict, data, len, &st, &grow, o, s,
-                     err);
+    rc = load_iostat(db, run_id, path, shown, hash, verdict, data, len, &marks, &st,
+                     &grow, o, s, err);
 done:
+    free(marks.at);
     free(data);
     free(shown);
     return rc;
