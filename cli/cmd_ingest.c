@@ -12,7 +12,8 @@ void cmd_ingest_help(FILE *fp)
     fprintf(
         fp,
         "usage: iocontend ingest darshan [--jobs N] [--json] PATH...\n"
-        "       iocontend ingest iostat --fs NAME [--server HOST] [--json] PATH...\n"
+        "       iocontend ingest iostat --fs NAME [--server HOST] [--jobs N] [--json] "
+        "PATH...\n"
         "\n"
         "darshan: darshan-parser text; a directory is walked for parser.txt, "
         "*.parser.txt\n"
@@ -25,11 +26,12 @@ void cmd_ingest_help(FILE *fp)
         "shaped the verdict or iocontend's version change.\n"
         "Loading the same content again changes nothing.\n"
         "One ingest runs at a time (darshan and iostat alike): a second one waits.\n"
-        "darshan logs are read and parsed on N threads (--jobs; default one per\n"
-        "processor) and sent in batches of up to 1000 files, one transaction each;\n"
-        "a batch the database refuses is sent again file by file. Any N gives the same\n"
-        "rows, quarantine list and summary.\n"
-        "  --jobs N   darshan: threads reading and parsing (1-1024)\n"
+        "Files are read and parsed on N threads (--jobs; default one per processor).\n"
+        "darshan logs go in batches of [ingest] batch_files (1000), one transaction\n"
+        "each; a batch the database refuses is sent again file by file. Sample files\n"
+        "load one transaction each, in order. Any N gives the same rows, quarantine\n"
+        "list, summary and log lines.\n"
+        "  --jobs N   threads reading and parsing (1-1024)\n"
         "  --json     print one JSON summary object on stdout\n"
         "  --no-wait  exit 75 when another ingest is running\n"
         "exit: 0 all loaded, skipped or known bad; 1 some newly quarantined;\n"
@@ -158,6 +160,7 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
         .progress = app_progress_of(&bar, &progress),
         .max_file_bytes = cfg->max_file_bytes,
         .jobs = jobs,
+        .batch_files = cfg->batch_files,
     };
     if (darshan) {
         rc = ingest_darshan_paths(db, argv + first, (size_t)(argc - first), &o, &s, &err);

@@ -506,6 +506,26 @@ static enum status set_max_file_bytes(struct app_config *cfg, const char *value,
     return STATUS_OK;
 }
 
+/* [ingest] batch_files: darshan logs per transaction, 1 to 100000. */
+static enum status set_batch_files(struct app_config *cfg, const char *value,
+                                   const struct ini_state *st)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(value, &end, 10);
+    if (value[0] < '0' || value[0] > '9' || *end != '\0' || errno != 0 || v < 1 ||
+        v > 100000) {
+        return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                        "[ingest] batch_files: expected a number of files from 1 to "
+                        "100000, got '%.40s'",
+                        value);
+    }
+    cfg->batch_files = (size_t)v;
+    return STATUS_OK;
+}
+
 static enum status set_key(struct ini_state *st, const char *section, const char *key,
                            const char *value)
 {
@@ -551,6 +571,8 @@ static enum status set_key(struct ini_state *st, const char *section, const char
         return set_analysis(cfg, key, value, st);
     if (strcmp(section, "ingest") == 0 && strcmp(key, "max_file_bytes") == 0)
         return set_max_file_bytes(cfg, value, st);
+    if (strcmp(section, "ingest") == 0 && strcmp(key, "batch_files") == 0)
+        return set_batch_files(cfg, value, st);
     if (section[0] == '\0') {
         return error_at(st->err, STATUS_PARSE, st->path, st->line,
                         "%.40s: a key before any [section]", key);
@@ -560,8 +582,9 @@ static enum status set_key(struct ini_state *st, const char *section, const char
                     strcmp(section, "database") == 0  ? "; expected conninfo or state_dir"
                     : strcmp(section, "devices") == 0 ? "; expected include"
                     : strcmp(section, "samples") == 0 ? "; expected sample_offset_s"
-                    : strcmp(section, "ingest") == 0  ? "; expected max_file_bytes"
-                                                      : "");
+                    : strcmp(section, "ingest") == 0
+                        ? "; expected max_file_bytes or batch_files"
+                        : "");
 }
 
 static int ini_key(void *user, const char *section, const char *key, const char *value)
@@ -661,6 +684,7 @@ enum status app_config_load(struct app_config *cfg, const char *path, struct err
     cfg->sweep_k_max = 20;
     cfg->permutations = 999;
     cfg->max_file_bytes = INGEST_DEFAULT_MAX_FILE_BYTES;
+    cfg->batch_files = INGEST_DEFAULT_BATCH_FILES;
     if (path == NULL && access(DEFAULT_CONFIG_PATH, R_OK) == 0)
         path = DEFAULT_CONFIG_PATH;
     if (path != NULL) {
@@ -763,7 +787,8 @@ void app_config_print(const struct app_config *cfg, FILE *fp)
             cfg->d_min, cfg->seed, cfg->granularity_s);
     fprintf(fp, "sweep_k_max = %u\nsweep_phases = %s\npermutations = %zu\n",
             cfg->sweep_k_max, cfg->sweep_all_phases ? "all" : "0", cfg->permutations);
-    fprintf(fp, "\n[ingest]\nmax_file_bytes = %zu\n", cfg->max_file_bytes);
+    fprintf(fp, "\n[ingest]\nmax_file_bytes = %zu\nbatch_files = %zu\n",
+            cfg->max_file_bytes, cfg->batch_files);
     for (size_t i = 0; i < cfg->n_groups; i++) {
         fprintf(fp, "\n[group %s]\n", cfg->groups[i].name);
         for (int k = 0; k < GROUP_KEYS; k++) {

@@ -47,6 +47,7 @@ struct app_config {
     size_t permutations;    /* [analysis] permutations: B of analyze's significance (999);
                                0: analyze stores none */
     size_t max_file_bytes;  /* [ingest] max_file_bytes: larger inputs quarantined */
+    size_t batch_files;     /* [ingest] batch_files: darshan logs per transaction */
     struct ingest_fs_map fs_map; /* [filesystems] */
     struct group_rule *groups;   /* [group NAME] sections, in file order (owned) */
     size_t n_groups;

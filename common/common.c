@@ -129,6 +129,47 @@ enum status log_level_parse(const char *name, enum log_level *out)
     return STATUS_INVALID;
 }
 
+static _Thread_local struct log_capture *capturing;
+
+void log_capture_to(struct log_capture *c)
+{
+    capturing = c;
+}
+
+/* Appends line and a newline to this thread's capture; false when there is none or
+ * no memory. */
+static bool capture_keep(const char *line)
+{
+    struct log_capture *c = capturing;
+    size_t n = strlen(line);
+
+    if (c == NULL)
+        return false;
+    if (c->len + n + 2 > c->cap) {
+        size_t cap = c->cap == 0 ? 1024 : c->cap;
+        while (cap < c->len + n + 2)
+            cap *= 2;
+        char *p = realloc(c->text, cap);
+        if (p == NULL)
+            return false;
+        c->text = p;
+        c->cap = cap;
+    }
+    memcpy(c->text + c->len, line, n);
+    c->len += n;
+    c->text[c->len++] = '\n';
+    c->text[c->len] = '\0';
+    return true;
+}
+
+void log_capture_flush(struct log_capture *c)
+{
+    if (c->len > 0)
+        fwrite(c->text, 1, c->len, stderr);
+    free(c->text);
+    *c = (struct log_capture){0};
+}
+
 static void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 {
     static const char *const names[] = {"error", "warn", "info", "debug"};
@@ -145,7 +186,8 @@ static void log_vmsg(enum log_level level, const char *fmt, va_list ap)
     int n = snprintf(line, sizeof line, "%s iocontend: %s: ", stamp, names[level]);
     if (n > 0 && (size_t)n < sizeof line)
         str_escape(msg, line + n, sizeof line - (size_t)n);
-    fprintf(stderr, "%s\n", line);
+    if (!capture_keep(line))
+        fprintf(stderr, "%s\n", line);
 }
 
 #define LOG_AT(level)                                                                    \

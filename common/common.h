@@ -87,6 +87,18 @@ void log_warn(const char *fmt, ...) PRINTF_LIKE(1, 2);
 void log_info(const char *fmt, ...) PRINTF_LIKE(1, 2);
 void log_debug(const char *fmt, ...) PRINTF_LIKE(1, 2);
 
+/* Log lines held back: work done on several threads logs in a fixed order when each
+ * piece of work captures its lines and the caller writes them in order. */
+struct log_capture {
+    char *text; /* the lines, each ending in '\n'; NULL when none */
+    size_t len, cap;
+};
+/* From now on the calling thread's log lines go to c (c NULL: to stderr again). A
+ * line that cannot be kept for want of memory goes to stderr at once. */
+void log_capture_to(struct log_capture *c);
+/* Writes c's lines to stderr in the order they came, and empties c. */
+void log_capture_flush(struct log_capture *c);
+
 /* A 128-bit content hash (two independent FNV-1a 64 lanes) as 32 lowercase hex
  * digits plus NUL. Identity keys only, not security. */
 struct hash128 {

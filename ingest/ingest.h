@@ -238,8 +238,13 @@ struct ingest_opts {
     const char *server;              /* iostat: server name, NULL: the file's host */
     const struct progress *progress; /* per file loaded; NULL: none */
     size_t max_file_bytes; /* larger inputs are quarantined "too large"; 0: the default */
-    unsigned jobs; /* darshan: threads reading and parsing; 0: one per processor */
+    unsigned jobs;         /* threads reading and parsing; 0: one per processor */
+    size_t batch_files;    /* darshan: logs per transaction; 0: the default */
 };
+
+/* Darshan logs per transaction when the configuration sets none ([ingest]
+ * batch_files): a commit's cost shared by many, memory bounded by the batch. */
+#define INGEST_DEFAULT_BATCH_FILES ((size_t)1000)
 
 /* The size cap of one input when the configuration sets none ([ingest]
  * max_file_bytes): 64 MiB. */

@@ -589,91 +589,6 @@ static bool next_ledger(const struct iostat_data *d, const struct grow *g, size_
     return true;
 }
 
-/* Loads the samples of data (len bytes, the whole file as read; st its stat), from
- * where its ledger says the last ingest stopped when g->have: only what follows is
- * parsed, and the ledger moves on in the same transaction. A file with no new
- * complete report is skipped. hash is the whole content's. */
-static enum status load_iostat(struct db *db, int64_t run_id, const char *path,
-                               const char *shown, const char *hash, const char *verdict,
-                               char *data, size_t len, const struct hash_marks *m,
-                               const struct stat *st, const struct grow *g,
-                               const struct ingest_opts *o, struct ingest_summary *s,
-                               struct error *err)
-{
-    size_t off = g->have ? (size_t)g->row.length : 0;
-    struct iostat_data *d = NULL;
-    struct db_samples_in in;
-    struct db_sample_ledger next;
-    struct db_sample *rows = NULL;
-    char **text = NULL;
-    struct error ferr = {0}, dberr = {0};
-    long long inserted = 0, differing = 0;
-    bool moved = false;
-    FILE *fp = NULL;
-    enum status rc;
-
-    if (off == len) {
-        s->skipped++;
-        log_info("%s: nothing after the part loaded before", path);
-        return STATUS_OK;
-    }
-    fp = fmemopen(data + off, len - off, "r");
-    if (fp == NULL)
-        return error_set(err, STATUS_NOMEM, "reading %s", path);
-    rc = ingest_iostat_parse_from(fp, path, o->device_include, (int64_t)st->st_mtime,
-                                  (int64_t)time(NULL), g->have ? &g->from : NULL, &d,
-                                  &ferr);
-    if (rc == STATUS_OK) {
-        moved = next_ledger(d, g, off, data, len, hash, m, verdict, st, &next);
-        if (d->n == 0 && (!moved || !g->have)) {
-            /* Only a cut report, still being written: it waits. */
-            s->skipped++;
-            log_info("%s: no new complete report", path);
-            goto out;
-        }
-        rc = sample_rows(path, o, d, &in, &rows, &text, &ferr);
-    }
-    if (rc == STATUS_OK) {
-        rc = db_samples_load(db, run_id, shown, hash, &in, moved ? &next : NULL,
-                             &inserted, &differing, &dberr);
-        if (rc == STATUS_OK) {
-            /* A continuation that added nothing (a report read again) is unchanged. */
-            if (g->have && inserted == 0) {
-                s->skipped++;
-            } else {
-                s->loaded++;
-            }
-            s->samples += inserted;
-            if (g->have && inserted > 0) {
-                log_info("%s: grew since it was loaded: %lld new samples", path,
-                         inserted);
-            }
-            if (differing > 0) {
-                log_warn("%s: %lld samples were loaded before with rates that differ "
-                         "by more than 1%%; the first values stay",
-                         path, differing);
-            }
-        } else if (rc == STATUS_DB) {
-            rc = load_failed(db, s, path, shown, hash, verdict, &dberr, err);
-        } else {
-            *err = dberr;
-        }
-    } else if (rc != STATUS_NOMEM) {
-        rc = quarantine(db, s, path, shown, hash, verdict, &ferr, err);
-    } else {
-        *err = ferr;
-    }
-out:
-    fclose(fp);
-    free(rows);
-    text_free(text, d != NULL ? d->n + 1 : 0);
-    iostat_data_free(d);
-    return rc;
-}
-
-/* One file: read, hash, skip when seen, parse, load. A database failure that is not
- * the file's data stops the batch (stop_batch); everything else is a per-file
- * outcome recorded in s. */
 /* What besides a file's content shapes whether it loads: iocontend's version (its
  * parsers), the kind of input and the settings the parsers read. A quarantine is
  * reconsidered when any of them changes. */
@@ -691,87 +606,321 @@ void verdict_of(enum input_kind kind, const struct ingest_opts *o, size_t max, c
              iostat && o->server != NULL ? o->server : "");
 }
 
-static enum status load_one(struct db *db, int64_t run_id, const char *path,
-                            enum input_kind kind, const struct ingest_opts *o,
-                            struct ingest_summary *s, struct error *err)
-{
-    size_t max =
-        o->max_file_bytes > 0 ? o->max_file_bytes : INGEST_DEFAULT_MAX_FILE_BYTES;
-    char *data = NULL;
-    size_t len = 0;
-    struct error ferr = {0}, dberr = {0};
-    struct grow grow = {0};
-    struct hash_marks marks = {0};
-    char hash[33];
-    bool seen = false, too_large = false, known_bad = false;
-    char verdict[640];
-    struct stat st;
-    enum status rc;
-    char *shown = str_escape_dup(path);
+/* ---- sample files: read and parse on threads, check and load in order ---------- */
 
-    if (shown == NULL)
-        return error_set(err, STATUS_NOMEM, "reading %s", path);
-    verdict_of(kind, o, max, verdict, sizeof verdict);
-    bool have_st = stat(path, &st) == 0;
-    if (!have_st)
-        memset(&st, 0, sizeof st);
-    rc = have_st && (uintmax_t)st.st_size > max
-             ? STATUS_OK
-             : slurp(path, max, &data, &len, &too_large, &ferr);
-    if (rc != STATUS_OK) {
+/* A chunk of sample files in flight: at most this many per thread, or this many bytes
+ * read at once. */
+#define SAMPLE_FILES_PER_JOB 2
+#define SAMPLE_CHUNK_BYTES   ((size_t)256 << 20)
+
+enum sfile_next {
+    SF_DONE,  /* its outcome is recorded */
+    SF_PARSE, /* to parse from grow (or its start), then load */
+    SF_LOADED /* parsed: to load */
+};
+
+/* One sample file through the phases of load_sample_files. Its log lines are
+ * captured and written when its turn comes, so that every file's lines stay
+ * together and in path order whatever thread made them. */
+struct sfile {
+    const char *path;
+    char *shown;
+    char *data;
+    size_t len;
+    struct stat st;
+    struct error ferr; /* missing, too large, or the parser's verdict */
+    struct hash_marks marks;
+    struct grow grow;
+    struct log_capture log;
+    /* the parse */
+    struct iostat_data *d;
+    struct db_sample_ledger ledger;
+    struct db_samples_in in;
+    struct db_sample *rows;
+    char **text;
+    enum sfile_next next;
+    enum status parse_rc;
+    char hash[33];
+    bool have_st, too_large, missing, moved;
+};
+
+static void sfile_clear(struct sfile *f)
+{
+    free(f->shown);
+    free(f->data);
+    free(f->marks.at);
+    free(f->rows);
+    text_free(f->text, f->d != NULL ? f->d->n + 1 : 0);
+    iostat_data_free(f->d);
+    log_capture_flush(&f->log);
+    memset(f, 0, sizeof *f);
+}
+
+struct sfile_chunk {
+    struct sfile *files;
+    size_t n;
+    size_t max; /* the size cap of one input */
+    const struct ingest_opts *o;
+    const char *verdict;
+};
+
+/* Thread work: read and hash file i. */
+static void sfile_read(void *arg, size_t i)
+{
+    struct sfile_chunk *c = arg;
+    struct sfile *f = &c->files[i];
+
+    if ((!f->have_st || (uintmax_t)f->st.st_size <= c->max) &&
+        slurp(f->path, c->max, &f->data, &f->len, &f->too_large, &f->ferr) != STATUS_OK) {
+        f->missing = true;
+        return;
+    }
+    if (f->data == NULL) {
+        f->too_large = true;
+        size_hash(&f->st, f->hash);
+        error_set(&f->ferr, STATUS_PARSE,
+                  "too large: %lld bytes, more than %zu ([ingest] max_file_bytes)",
+                  (long long)f->st.st_size, c->max);
+        return;
+    }
+    content_hash_marked(f->data, f->len, f->hash, &f->marks);
+}
+
+/* Whether an earlier file of the chunk has f's content: then f is seen, as it would
+ * be one file at a time. */
+static bool seen_in_chunk(const struct sfile_chunk *c, size_t i)
+{
+    for (size_t j = 0; j < i; j++) {
+        if (c->files[j].data != NULL && strcmp(c->files[j].hash, c->files[i].hash) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* In order, on the caller's thread: what becomes of file i before parsing (missing,
+ * seen, known bad, too large or empty: recorded; or to parse, from where). A database
+ * failure that is not the file's stops the batch. */
+static enum status sfile_check(struct db *db, struct sfile_chunk *c, size_t i,
+                               struct ingest_summary *s, struct error *err)
+{
+    struct sfile *f = &c->files[i];
+    struct error dberr = {0};
+    bool seen = false, known_bad = false;
+    enum status rc;
+
+    f->next = SF_DONE;
+    if (f->missing) {
         s->missing++;
-        add_failure(s, shown, 0, ferr.msg);
-        log_error("%s: %s", path, ferr.msg);
-        goto done;
+        add_failure(s, f->shown, 0, f->ferr.msg);
+        log_error("%s: %s", f->path, f->ferr.msg);
+        return STATUS_OK;
     }
-    if (data == NULL) {
-        too_large = true;
-        size_hash(&st, hash);
-        error_set(&ferr, STATUS_PARSE,
-                  "too large: %lld bytes, more than %zu ([ingest] "
-                  "max_file_bytes)",
-                  (long long)st.st_size, max);
-    } else {
-        content_hash_marked(data, len, hash, &marks);
-    }
-    rc = db_file_seen(db, hash, &seen, &dberr);
+    rc = db_file_seen(db, f->hash, &seen, &dberr);
+    seen = seen || (f->data != NULL && seen_in_chunk(c, i));
     /* A sample file seen whole is looked at again only when a cut report was left
      * in it and it has not changed for a day: that report is then set aside. */
-    if (rc == STATUS_OK && kind == INPUT_IOSTAT && data != NULL && have_st &&
-        (!seen || unchanged_for_a_day(&st, (int64_t)time(NULL))))
-        rc = ledger_match(db, shown, &st, data, len, &marks, verdict, &grow, &dberr);
-    if (rc == STATUS_OK && seen && grow.have && grow.row.cut_pending)
+    if (rc == STATUS_OK && f->data != NULL && f->have_st &&
+        (!seen || unchanged_for_a_day(&f->st, (int64_t)time(NULL)))) {
+        rc = ledger_match(db, f->shown, &f->st, f->data, f->len, &f->marks, c->verdict,
+                          &f->grow, &dberr);
+    }
+    if (rc == STATUS_OK && seen && f->grow.have && f->grow.row.cut_pending)
         seen = false;
     if (rc == STATUS_OK && !seen)
-        rc = db_quarantine_known(db, hash, verdict, &known_bad, &dberr);
+        rc = db_quarantine_known(db, f->hash, c->verdict, &known_bad, &dberr);
     if (rc != STATUS_OK) {
         *err = dberr;
-        rc = stop_batch(path, err);
-        goto done;
+        return stop_batch(f->path, err);
     }
     if (seen) {
         s->skipped++;
-        log_debug("%s: already loaded", path);
-        goto done;
+        log_debug("%s: already loaded", f->path);
+        return STATUS_OK;
     }
     if (known_bad) {
         /* Its content and what shaped the verdict are those of its quarantine. */
         s->known_bad++;
-        log_info("%s: quarantined before, unchanged: not parsed again", shown);
-        goto done;
+        log_info("%s: quarantined before, unchanged: not parsed again", f->shown);
+        return STATUS_OK;
     }
-    if (too_large || len == 0) {
-        if (!too_large)
-            error_set(&ferr, STATUS_PARSE, "empty file");
-        rc = quarantine(db, s, path, shown, hash, verdict, &ferr, err);
-        goto done;
+    if (f->too_large || f->len == 0) {
+        if (!f->too_large)
+            error_set(&f->ferr, STATUS_PARSE, "empty file");
+        return quarantine(db, s, f->path, f->shown, f->hash, c->verdict, &f->ferr, err);
     }
-    rc = load_iostat(db, run_id, path, shown, hash, verdict, data, len, &marks, &st,
-                     &grow, o, s, err);
-done:
-    free(marks.at);
-    free(data);
-    free(shown);
+    if (f->grow.have && (size_t)f->grow.row.length == f->len) {
+        s->skipped++;
+        log_info("%s: nothing after the part loaded before", f->path);
+        return STATUS_OK;
+    }
+    f->next = SF_PARSE;
+    return STATUS_OK;
+}
+
+/* Thread work: parse file i from where its ledger says, and make its rows. */
+static void sfile_parse(void *arg, size_t i)
+{
+    struct sfile_chunk *c = arg;
+    struct sfile *f = &c->files[i];
+    size_t off = f->grow.have ? (size_t)f->grow.row.length : 0;
+    FILE *fp;
+
+    if (f->next != SF_PARSE)
+        return;
+    log_capture_to(&f->log);
+    fp = fmemopen(f->data + off, f->len - off, "r");
+    f->parse_rc = fp != NULL ? ingest_iostat_parse_from(
+                                   fp, f->path, c->o->device_include,
+                                   (int64_t)f->st.st_mtime, (int64_t)time(NULL),
+                                   f->grow.have ? &f->grow.from : NULL, &f->d, &f->ferr)
+                             : error_set(&f->ferr, STATUS_NOMEM, "reading %s", f->path);
+    if (fp != NULL)
+        fclose(fp);
+    if (f->parse_rc == STATUS_OK) {
+        f->moved = next_ledger(f->d, &f->grow, off, f->data, f->len, f->hash, &f->marks,
+                               c->verdict, &f->st, &f->ledger);
+        /* Only a cut report, still being written: it waits (no rows). */
+        if (f->d->n > 0 || (f->moved && f->grow.have)) {
+            f->parse_rc =
+                sample_rows(f->path, c->o, f->d, &f->in, &f->rows, &f->text, &f->ferr);
+        }
+    }
+    free(f->data);
+    f->data = NULL;
+    f->next = SF_LOADED;
+    log_capture_to(NULL);
+}
+
+/* In order, on the caller's thread: loads what file i's parse gave, or quarantines
+ * it, and counts it. */
+static enum status sfile_load(struct db *db, int64_t run_id, struct sfile_chunk *c,
+                              size_t i, struct ingest_summary *s, struct error *err)
+{
+    struct sfile *f = &c->files[i];
+    const struct grow *g = &f->grow;
+    struct error dberr = {0};
+    long long inserted = 0, differing = 0;
+    enum status rc;
+
+    if (f->parse_rc == STATUS_NOMEM) {
+        *err = f->ferr;
+        return STATUS_NOMEM;
+    }
+    if (f->parse_rc != STATUS_OK)
+        return quarantine(db, s, f->path, f->shown, f->hash, c->verdict, &f->ferr, err);
+    if (f->d->n == 0 && (!f->moved || !g->have)) {
+        s->skipped++;
+        log_info("%s: no new complete report", f->path);
+        return STATUS_OK;
+    }
+    rc = db_samples_load(db, run_id, f->shown, f->hash, &f->in,
+                         f->moved ? &f->ledger : NULL, &inserted, &differing, &dberr);
+    if (rc == STATUS_DB)
+        return load_failed(db, s, f->path, f->shown, f->hash, c->verdict, &dberr, err);
+    if (rc != STATUS_OK) {
+        *err = dberr;
+        return rc;
+    }
+    /* A continuation that added nothing (a report read again) is unchanged. */
+    if (g->have && inserted == 0) {
+        s->skipped++;
+    } else {
+        s->loaded++;
+    }
+    s->samples += inserted;
+    if (g->have && inserted > 0)
+        log_info("%s: grew since it was loaded: %lld new samples", f->path, inserted);
+    if (differing > 0) {
+        log_warn("%s: %lld samples were loaded before with rates that differ by more "
+                 "than 1%%; the first values stay",
+                 f->path, differing);
+    }
+    return STATUS_OK;
+}
+
+/* Fills c with the files from paths[*next] on, up to a chunk's count or bytes. */
+static enum status sfile_fill(struct sfile_chunk *c, size_t cap, char *const *paths,
+                              size_t n, size_t *next, struct error *err)
+{
+    size_t bytes = 0;
+
+    c->n = 0;
+    while (*next < n && c->n < cap && (c->n == 0 || bytes < SAMPLE_CHUNK_BYTES)) {
+        struct sfile *f = &c->files[c->n];
+        f->path = paths[*next];
+        f->shown = str_escape_dup(f->path);
+        if (f->shown == NULL)
+            return error_set(err, STATUS_NOMEM, "reading %s", f->path);
+        f->have_st = stat(f->path, &f->st) == 0;
+        if (!f->have_st) {
+            memset(&f->st, 0, sizeof f->st);
+        } else if ((uintmax_t)f->st.st_size <= c->max) {
+            bytes += (size_t)f->st.st_size;
+        }
+        c->n++;
+        (*next)++;
+    }
+    return STATUS_OK;
+}
+
+/* The sample files paths[0..n) of run run_id: a chunk at a time, read, hashed and
+ * parsed on opts->jobs threads, checked and loaded one file at a time in path order
+ * (each in its own transaction, as before). A stop at the check of a file first loads
+ * the files before it. */
+static enum status load_sample_files(struct db *db, int64_t run_id, char *const *paths,
+                                     size_t n, const struct ingest_opts *o,
+                                     const char *verdict, struct ingest_summary *s,
+                                     struct error *err)
+{
+    unsigned jobs = o->jobs > 0 ? o->jobs : processors_online();
+    size_t cap = (size_t)jobs * SAMPLE_FILES_PER_JOB;
+    struct sfile_chunk c = {.files = calloc(cap, sizeof *c.files),
+                            .max = o->max_file_bytes > 0 ? o->max_file_bytes
+                                                         : INGEST_DEFAULT_MAX_FILE_BYTES,
+                            .o = o,
+                            .verdict = verdict};
+    size_t next = 0, done = 0;
+    enum status rc = STATUS_OK;
+
+    if (c.files == NULL)
+        return error_set(err, STATUS_NOMEM, "sample files");
+    while (rc == STATUS_OK && next < n) {
+        size_t checked = 0;
+        rc = sfile_fill(&c, cap, paths, n, &next, err);
+        if (rc == STATUS_OK)
+            parallel_for(c.n, jobs, sfile_read, &c);
+        for (; rc == STATUS_OK && checked < c.n; checked++) {
+            log_capture_to(&c.files[checked].log);
+            rc = sfile_check(db, &c, checked, s, err);
+            log_capture_to(NULL);
+        }
+        /* A stop at a check: the files checked before it still load. */
+        size_t ready = rc == STATUS_OK ? c.n : checked;
+        enum status stop = rc;
+        struct error stop_err = *err;
+        rc = STATUS_OK;
+        parallel_for(ready, jobs, sfile_parse, &c);
+        for (size_t i = 0; i < c.n; i++) {
+            struct sfile *f = &c.files[i];
+            if (rc == STATUS_OK && i < ready && f->next == SF_LOADED) {
+                log_capture_to(&f->log);
+                rc = sfile_load(db, run_id, &c, i, s, err);
+                log_capture_to(NULL);
+            }
+            log_capture_flush(&f->log);
+            if (rc == STATUS_OK && stop == STATUS_OK && o->progress != NULL) {
+                const char *slash = strrchr(f->path, '/');
+                o->progress->fn(o->progress->arg, ++done, n,
+                                slash != NULL ? slash + 1 : f->path);
+            }
+            sfile_clear(f);
+        }
+        if (rc == STATUS_OK && stop != STATUS_OK) {
+            *err = stop_err;
+            rc = stop;
+        }
+    }
+    free(c.files);
     return rc;
 }
 
@@ -795,13 +944,13 @@ static enum status load_paths(struct db *db, char *const *paths, size_t n_paths,
     s->files = (long)files.n;
     if (rc == STATUS_OK && kind == INPUT_DARSHAN)
         rc = ingest_darshan_files(db, run_id, files.paths, files.n, o, s, err);
-    for (size_t i = 0; rc == STATUS_OK && kind == INPUT_IOSTAT && i < files.n; i++) {
-        rc = load_one(db, run_id, files.paths[i], kind, o, s, err);
-        if (o->progress != NULL) {
-            const char *slash = strrchr(files.paths[i], '/');
-            o->progress->fn(o->progress->arg, i + 1, files.n,
-                            slash != NULL ? slash + 1 : files.paths[i]);
-        }
+    if (rc == STATUS_OK && kind == INPUT_IOSTAT) {
+        char verdict[640];
+        verdict_of(kind, o,
+                   o->max_file_bytes > 0 ? o->max_file_bytes
+                                         : INGEST_DEFAULT_MAX_FILE_BYTES,
+                   verdict, sizeof verdict);
+        rc = load_sample_files(db, run_id, files.paths, files.n, o, verdict, s, err);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     s->seconds =

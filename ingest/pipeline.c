@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A batch: at most this many files, or this many bytes of text read at once. */
-#define BATCH_FILES 1000
+/* A batch: at most opts->batch_files files, or this many bytes of text read at once. */
 #define BATCH_BYTES ((size_t)64 << 20)
 
 enum item_state {
@@ -46,7 +45,8 @@ struct item {
 struct batch {
     struct item *items;
     size_t n;
-    size_t max; /* the size cap of one input */
+    size_t max;  /* the size cap of one input */
+    size_t size; /* the files a batch holds at most */
 };
 
 static void item_clear(struct item *it)
@@ -327,7 +327,7 @@ static enum status batch_fill(struct batch *b, char *const *paths, size_t n, siz
     size_t bytes = 0;
 
     b->n = 0;
-    while (*next < n && b->n < BATCH_FILES && (b->n == 0 || bytes < BATCH_BYTES)) {
+    while (*next < n && b->n < b->size && (b->n == 0 || bytes < BATCH_BYTES)) {
         struct item *it = &b->items[b->n];
         it->path = paths[*next];
         it->shown = str_escape_dup(it->path);
@@ -349,8 +349,9 @@ enum status ingest_darshan_files(struct db *db, int64_t run_id, char *const *pat
     size_t max =
         o->max_file_bytes > 0 ? o->max_file_bytes : INGEST_DEFAULT_MAX_FILE_BYTES;
     unsigned jobs = o->jobs > 0 ? o->jobs : processors_online();
-    struct batch b = {.items = calloc(BATCH_FILES, sizeof *b.items), .max = max};
-    size_t *send = malloc(BATCH_FILES * sizeof *send);
+    size_t size = o->batch_files > 0 ? o->batch_files : INGEST_DEFAULT_BATCH_FILES;
+    struct batch b = {.items = calloc(size, sizeof *b.items), .max = max, .size = size};
+    size_t *send = malloc(size * sizeof *send);
     struct parse_ctx pc = {.b = &b, .o = o};
     char verdict[640];
     size_t next = 0, done = 0;

@@ -516,40 +516,71 @@ static char *ingest_digest(void)
         "(to_jsonb(f) - 'run_id' - 'loaded_at')::text v FROM loaded_files f) x) || ' ' "
         "|| "
         "(SELECT md5(coalesce(string_agg(v, '|' ORDER BY v), '')) FROM (SELECT "
-        "(to_jsonb(e) - 'first_seen' - 'last_seen')::text v FROM ingest_errors e) x)",
+        "(to_jsonb(e) - 'first_seen' - 'last_seen')::text v FROM ingest_errors e) x) || "
+        "' ' "
+        "|| (SELECT md5(coalesce(string_agg(v, '|' ORDER BY v), '')) FROM (SELECT "
+        "to_jsonb(s)::text v FROM samples s) x)",
         NULL);
 }
 
-/* One thread and three give the same rows, the same quarantine list and the same
- * summary (its errors in path order), on the hostile batch and the lab's 90 files
- * (30 logs, their DXT text skipped, their binary .darshan files ignored). */
+/* One thread and three give the same rows, the same quarantine list, the same
+ * summary (its errors in path order) and the same log lines in the same order, on the
+ * hostile batches and the lab's 90 files (30 logs, their DXT text skipped, their
+ * binary .darshan files ignored). */
 static void one_thread_and_three_give_the_same_rows_and_summary(void **state)
 {
-    char args[PATH_MAX * 3];
-    char *digest[2], *summary[2];
+    char args[PATH_MAX * 4];
+    char *digest[2], *summary[2][2], *logs[2][2];
     int rc = -1;
 
     (void)state;
     for (int k = 0; k < 2; k++) {
         pgfixture_stop(&fx);
         assert_int_equal(pgfixture_start(&fx), 0);
-        snprintf(args, sizeof args,
-                 "--quiet ingest darshan --jobs %d --json '%s/darshan' '%s'",
-                 k == 0 ? 1 : 3, work,
-                 testutil_path(testutil_shared_data(), "lab/run1_queue_depth/darshan"));
-        json_t *j = ingest(args, &rc);
-        assert_int_equal(rc, 1);
-        json_object_del(j, "seconds");
-        summary[k] = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT);
-        json_decref(j);
+        for (int kind = 0; kind < 2; kind++) {
+            char log_path[PATH_MAX + 32];
+            snprintf(log_path, sizeof log_path, "%s/jobs%d_%d.log", work, k, kind);
+            if (kind == 0) {
+                snprintf(
+                    args, sizeof args,
+                    "ingest darshan --jobs %d --json '%s/darshan' '%s' 2>'%s'",
+                    k == 0 ? 1 : 3, work,
+                    testutil_path(testutil_shared_data(), "lab/run1_queue_depth/darshan"),
+                    log_path);
+            } else {
+                snprintf(args, sizeof args,
+                         "ingest iostat --fs hostile --jobs %d --json '%s/iostat' 2>'%s'",
+                         k == 0 ? 1 : 3, work, log_path);
+            }
+            json_t *j = ingest(args, &rc);
+            assert_int_equal(rc, 1);
+            json_object_del(j, "seconds");
+            summary[k][kind] = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT);
+            json_decref(j);
+            /* the log lines, less their time stamps and the run's number */
+            snprintf(args, sizeof args, "cut -d' ' -f2- '%s' | grep -v 'ingest run'",
+                     log_path);
+            logs[k][kind] = testutil_run(args, &rc);
+            assert_non_null(logs[k][kind]);
+        }
         digest[k] = ingest_digest();
     }
-    print_message("summary: %s\n", summary[0]);
-    assert_string_equal(summary[0], summary[1]);
+    print_message("iostat batch: %zu bytes of log lines\n", strlen(logs[0][1]));
+    /* the lines compared are the batch's: its set-aside reports and quarantines */
+    assert_non_null(strstr(logs[0][1], "set aside"));
+    assert_non_null(strstr(logs[0][1], "quarantined"));
+    assert_non_null(strstr(logs[0][0], "quarantined"));
+    for (int kind = 0; kind < 2; kind++) {
+        assert_string_equal(summary[0][kind], summary[1][kind]);
+        assert_string_equal(logs[0][kind], logs[1][kind]);
+    }
     assert_string_equal(digest[0], digest[1]);
     for (int k = 0; k < 2; k++) {
-        free(summary[k]);
         free(digest[k]);
+        for (int kind = 0; kind < 2; kind++) {
+            free(summary[k][kind]);
+            free(logs[k][kind]);
+        }
     }
 }
 

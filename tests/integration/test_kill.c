@@ -236,6 +236,12 @@ static int setup(void **state)
     if (sample_generate(data_dir, SEED, GEN_ARGS) != 0)
         return -1;
     sample_conf(data_dir, fx.conf, sizeof fx.conf);
+    /* Batches of 20 logs: a kill can land between the commits of one ingest. */
+    FILE *conf = fopen(fx.conf, "a");
+    if (conf == NULL)
+        return -1;
+    fputs("[ingest]\nbatch_files = 20\n", conf);
+    fclose(conf);
     fx.steps[fx.n_steps].kind = "ingest";
     snprintf(fx.steps[fx.n_steps++].args, sizeof fx.steps[0].args,
              "ingest darshan --jobs 2 '%s/darshan'", data_dir);
@@ -297,6 +303,12 @@ static void ingest_killed_after_the_kth_file_then_rerun_is_a_clean_run(void **st
         run_step(i);
     assert_same_as_clean("ingest killed after 40 files");
     c = connect_db();
+    char *runs =
+        query(c, "SELECT string_agg(id || ':' || kind || ':' || "
+                 "(finished_at IS NOT NULL) || ':' || (interrupted_at IS NOT NULL), "
+                 "' ' ORDER BY id) FROM ingest_runs");
+    print_message("ingest runs (id:kind:finished:interrupted): %s\n", runs);
+    free(runs);
     assert_int_equal(query_long(c, "SELECT count(*) FROM ingest_runs "
                                    "WHERE interrupted_at IS NOT NULL"),
                      1);
