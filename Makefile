@@ -123,13 +123,16 @@ demo: deps all
 
 # Ours beside the Python stack: bench/run.sh (assoc: d = 10^3 .. 10^6, about 2
 # minutes on 2 cores; BENCH_D="1000 10000" for a shorter run), then bench/kde.sh,
-# bench/signif.sh, bench/sweep.sh, bench/rf.sh; never part of test.
+# bench/signif.sh, bench/sweep.sh, bench/rf.sh, bench/ingest.sh; never part of test.
 BENCH_BIN := $(BUILD)/bench/bench_assoc
 $(BENCH_BIN): $(BUILD)/bench/bench_assoc.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# The sections after the assoc one (bench/sections.sh): kde, signif, sweep, rf, each also
-# alone: make bench BENCH_ONLY="kde sweep" (assoc is bench/run.sh).
+# The sections after the assoc one (bench/sections.sh): kde, signif, sweep, rf, ingest,
+# each also alone: make bench BENCH_ONLY="kde sweep" (assoc is bench/run.sh). ingest
+# (bench/ingest.sh) times `iocontend ingest` black-box beside a binary COPY of the same
+# rows; BENCH_INGEST_LOGS=5000 shrinks it for a quick check, INGEST_ARGS adds ingest
+# arguments.
 BENCH_KDE := $(BUILD)/bench/bench_kde
 $(BENCH_KDE): $(BUILD)/bench/bench_kde.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -142,7 +145,7 @@ BENCH_RF := $(BUILD)/bench/bench_rf
 $(BENCH_RF): $(BUILD)/bench/bench_rf.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-BENCH_ONLY ?= assoc kde signif sweep rf
+BENCH_ONLY ?= assoc kde signif sweep rf ingest
 # make test builds the bench drivers (never runs them) so that they keep compiling.
 bench-build: $(BENCH_BIN) $(BENCH_KDE) $(BENCH_SIGNIF) $(BENCH_RF)
 

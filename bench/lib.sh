@@ -25,6 +25,14 @@ fmt_s() {
     esac
 }
 
+# a rate as printed: whole from 100 up, else 3 significant digits
+fmt_n() {
+    case "$1" in
+    - | n/a) echo "$1" ;;
+    *) awk -v x="$1" 'BEGIN { if (x >= 100) printf "%.0f\n", x; else printf "%.3g\n", x }' ;;
+    esac
+}
+
 ratio() {
     if [ "$1" = n/a ] || [ "$1" = - ] || [ "$2" = n/a ] || [ "$2" = - ]; then
         echo "-"
@@ -44,15 +52,35 @@ target() { # verdict line: PASS / MISS / NOT RUN, then the text
     printf "%-7s %s\n" "$1" "$2"
 }
 
-# target_below VALUE LIMIT TEXT UNIT: PASS when VALUE < LIMIT
-target_below() {
-    case "$1" in
-    n/a | -) target MISS "$3: not measured" ;;
-    *)
-        v=$(awk -v x="$1" -v l="$2" 'BEGIN { print (x < l ? "PASS" : "MISS") }')
-        target "$v" "$3: $(fmt_s "$1") $4"
-        ;;
+# target_when TEST VALUE LIMIT TEXT SHOWN: PASS when the awk TEST of x = VALUE and l =
+# LIMIT holds, then "TEXT: SHOWN"
+target_when() {
+    case "$2" in
+    n/a | -) target MISS "$4: not measured" ;;
+    *) target "$(awk -v x="$2" -v l="$3" "BEGIN { print ($1) ? \"PASS\" : \"MISS\" }")" "$4: $5" ;;
     esac
+}
+
+# target_below VALUE LIMIT TEXT UNIT: PASS when VALUE < LIMIT
+target_below() { target_when "x < l" "$1" "$2" "$3" "$(fmt_s "$1") $4"; }
+
+# target_at_least VALUE LIMIT TEXT UNIT: PASS when VALUE >= LIMIT
+target_at_least() { target_when "x >= l" "$1" "$2" "$3" "$(fmt_n "$1") $4"; }
+
+# cluster_state DIR FALLBACK: the state directory of a section's embedded cluster, DIR
+# made absolute; as root the cluster runs as postgres, who must enter its path, so
+# FALLBACK when postgres cannot enter DIR (said on stderr).
+cluster_state() {
+    local d
+    d=$(realpath -m "$1")
+    if [ "$(id -u)" -eq 0 ]; then
+        mkdir -p "$d" || return 1
+        if ! runuser -u postgres -- test -x "$d" 2> /dev/null; then
+            echo "postgres cannot enter $d; the cluster goes to $2" >&2
+            d=$2
+        fi
+    fi
+    echo "$d"
 }
 
 section_header() { # the lines every section starts with; $2: ours' threads, when not one

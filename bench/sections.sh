@@ -6,10 +6,12 @@
 #   signif  bench/signif.sh: 999 permutations of every coefficient at d = 10^4
 #   sweep   bench/sweep.sh: the 20-step sweep over 10^5 jobs through the real path
 #   rf      bench/rf.sh: the random forest at d = 10^3 .. 10^5 beside scikit-learn's
+#   ingest  bench/ingest.sh: ingest of 10^5 darshan logs and of iostat text, beside a
+#           binary COPY of the same rows into the same tables' clones
 # Usage: BENCH_ONLY="kde sweep" bash bench/sections.sh BUILD (default: all of them).
 set -u
 build=${1:-build}
-only=${BENCH_ONLY:-assoc kde signif sweep rf}
+only=${BENCH_ONLY:-assoc kde signif sweep rf ingest}
 out=$build/bench/sections
 failed=0
 t_start=$(date +%s)
@@ -18,13 +20,13 @@ mkdir -p "$out" || exit 1
 script_of() {
     case "$1" in
     assoc) echo bench/run.sh ;;
-    kde | signif | sweep | rf) echo "bench/$1.sh" ;;
+    kde | signif | sweep | rf | ingest) echo "bench/$1.sh" ;;
     *) return 1 ;;
     esac
 }
 for s in $only; do
     if ! script_of "$s" > /dev/null; then
-        echo "bench: unknown section $s in BENCH_ONLY (assoc, kde, signif, sweep, rf)"
+        echo "bench: unknown section $s in BENCH_ONLY (assoc, kde, signif, sweep, rf, ingest)"
         exit 64
     fi
 done

@@ -44,15 +44,7 @@ section_header "iocontend analyze --sweep (ours) beside numpy / scipy / sklearn 
     "two: KSG beside the other three coefficients for groups of 2^14 to 2^18 jobs"
 mkdir -p "$dir" || exit 1
 rm -f "$dir"/*
-state=$(realpath -m "$state")
-# As root the cluster runs as postgres, who must enter the state directory's path.
-if [ "$(id -u)" -eq 0 ]; then
-    mkdir -p "$state" || exit 1
-    if ! runuser -u postgres -- test -x "$state" 2>/dev/null; then
-        state=/var/tmp/iocontend-bench-sweep-$seed-$jpg-$days
-        echo "postgres cannot enter $build; the cluster goes to $state"
-    fi
-fi
+state=$(cluster_state "$state" "/var/tmp/iocontend-bench-sweep-$seed-$jpg-$days") || exit 1
 export IOCONTEND_STATE_DIR=$state
 conf=$state/iocontend.conf
 serve_pid=

@@ -5,7 +5,7 @@ set -eu
 pkgs="build-essential pkg-config libgsl-dev libpq-dev libjansson-dev libmicrohttpd-dev
 libcmocka-dev libinih-dev postgresql-15 postgresql-client-15 clang-format clang-tidy cppcheck
 python3-numpy python3-scipy python3-sklearn python3-statsmodels curl ca-certificates
-util-linux procps chromium"
+util-linux procps time chromium"
 missing=""
 for p in $pkgs; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
