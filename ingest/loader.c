@@ -611,7 +611,7 @@ void verdict_of(enum input_kind kind, const struct ingest_opts *o, size_t max, c
 /* A chunk of sample files in flight: at most this many per thread, or this many bytes
  * read at once. */
 #define SAMPLE_FILES_PER_JOB 2
-#define SAMPLE_CHUNK_BYTES   ((size_t)256 << 20)
+#define SAMPLE_CHUNK_BYTES   ((size_t)128 << 20)
 
 enum sfile_next {
     SF_DONE,  /* its outcome is recorded */
