@@ -614,9 +614,10 @@ void verdict_of(enum input_kind kind, const struct ingest_opts *o, size_t max, c
 #define SAMPLE_CHUNK_BYTES   ((size_t)128 << 20)
 
 enum sfile_next {
-    SF_DONE,  /* its outcome is recorded */
-    SF_PARSE, /* to parse from grow (or its start), then load */
-    SF_LOADED /* parsed: to load */
+    SF_DONE,   /* its outcome is recorded */
+    SF_PARSE,  /* to parse from grow (or its start), then load */
+    SF_LOADED, /* parsed: to load */
+    SF_DUP     /* the content of an earlier file of the chunk: its outcome decides */
 };
 
 /* One sample file through the phases of load_sample_files. Its log lines are
@@ -640,8 +641,10 @@ struct sfile {
     char **text;
     enum sfile_next next;
     enum status parse_rc;
+    size_t dup_of; /* SF_DUP: 1 + the index of the earlier file */
     char hash[33];
     bool have_st, too_large, missing, moved;
+    bool bad; /* quarantined, now or before (known bad) */
 };
 
 static void sfile_clear(struct sfile *f)
@@ -686,15 +689,15 @@ static void sfile_read(void *arg, size_t i)
     content_hash_marked(f->data, f->len, f->hash, &f->marks);
 }
 
-/* Whether an earlier file of the chunk has f's content: then f is seen, as it would
- * be one file at a time. */
-static bool seen_in_chunk(const struct sfile_chunk *c, size_t i)
+/* 1 + the index of the first earlier file of the chunk with file i's content, 0 when
+ * none: its outcome decides file i's, as it would one file at a time. */
+static size_t dup_in_chunk(const struct sfile_chunk *c, size_t i)
 {
     for (size_t j = 0; j < i; j++) {
         if (c->files[j].data != NULL && strcmp(c->files[j].hash, c->files[i].hash) == 0)
-            return true;
+            return j + 1;
     }
-    return false;
+    return 0;
 }
 
 /* In order, on the caller's thread: what becomes of file i before parsing (missing,
@@ -715,8 +718,11 @@ static enum status sfile_check(struct db *db, struct sfile_chunk *c, size_t i,
         log_error("%s: %s", f->path, f->ferr.msg);
         return STATUS_OK;
     }
+    if (f->data != NULL && (f->dup_of = dup_in_chunk(c, i)) > 0) {
+        f->next = SF_DUP;
+        return STATUS_OK;
+    }
     rc = db_file_seen(db, f->hash, &seen, &dberr);
-    seen = seen || (f->data != NULL && seen_in_chunk(c, i));
     /* A sample file seen whole is looked at again only when a cut report was left
      * in it and it has not changed for a day: that report is then set aside. */
     if (rc == STATUS_OK && f->data != NULL && f->have_st &&
@@ -740,12 +746,14 @@ static enum status sfile_check(struct db *db, struct sfile_chunk *c, size_t i,
     if (known_bad) {
         /* Its content and what shaped the verdict are those of its quarantine. */
         s->known_bad++;
+        f->bad = true;
         log_info("%s: quarantined before, unchanged: not parsed again", f->shown);
         return STATUS_OK;
     }
     if (f->too_large || f->len == 0) {
         if (!f->too_large)
             error_set(&f->ferr, STATUS_PARSE, "empty file");
+        f->bad = true;
         return quarantine(db, s, f->path, f->shown, f->hash, c->verdict, &f->ferr, err);
     }
     if (f->grow.have && (size_t)f->grow.row.length == f->len) {
@@ -806,8 +814,10 @@ static enum status sfile_load(struct db *db, int64_t run_id, struct sfile_chunk 
         *err = f->ferr;
         return STATUS_NOMEM;
     }
-    if (f->parse_rc != STATUS_OK)
+    if (f->parse_rc != STATUS_OK) {
+        f->bad = true;
         return quarantine(db, s, f->path, f->shown, f->hash, c->verdict, &f->ferr, err);
+    }
     if (f->d->n == 0 && (!f->moved || !g->have)) {
         s->skipped++;
         log_info("%s: no new complete report", f->path);
@@ -815,8 +825,10 @@ static enum status sfile_load(struct db *db, int64_t run_id, struct sfile_chunk 
     }
     rc = db_samples_load(db, run_id, f->shown, f->hash, &f->in,
                          f->moved ? &f->ledger : NULL, &inserted, &differing, &dberr);
-    if (rc == STATUS_DB)
+    if (rc == STATUS_DB) {
+        f->bad = true;
         return load_failed(db, s, f->path, f->shown, f->hash, c->verdict, &dberr, err);
+    }
     if (rc != STATUS_OK) {
         *err = dberr;
         return rc;
@@ -836,6 +848,22 @@ static enum status sfile_load(struct db *db, int64_t run_id, struct sfile_chunk 
                  f->path, differing);
     }
     return STATUS_OK;
+}
+
+/* File i has the content of an earlier file of the chunk, whose outcome is known:
+ * counted as it would be one file at a time (known bad after a quarantine, else
+ * seen). */
+static void sfile_dup(const struct sfile_chunk *c, size_t i, struct ingest_summary *s)
+{
+    const struct sfile *f = &c->files[i];
+
+    if (c->files[f->dup_of - 1].bad) {
+        s->known_bad++;
+        log_info("%s: quarantined before, unchanged: not parsed again", f->shown);
+    } else {
+        s->skipped++;
+        log_debug("%s: already loaded", f->path);
+    }
 }
 
 /* Fills c with the files from paths[*next] on, up to a chunk's count or bytes. */
@@ -906,6 +934,8 @@ static enum status load_sample_files(struct db *db, int64_t run_id, char *const 
                 log_capture_to(&f->log);
                 rc = sfile_load(db, run_id, &c, i, s, err);
                 log_capture_to(NULL);
+            } else if (rc == STATUS_OK && i < ready && f->next == SF_DUP) {
+                sfile_dup(&c, i, s);
             }
             log_capture_flush(&f->log);
             if (rc == STATUS_OK && stop == STATUS_OK && o->progress != NULL) {
@@ -913,8 +943,10 @@ static enum status load_sample_files(struct db *db, int64_t run_id, char *const 
                 o->progress->fn(o->progress->arg, ++done, n,
                                 slash != NULL ? slash + 1 : f->path);
             }
-            sfile_clear(f);
         }
+        /* After the loads: a copy's count reads its earlier file's outcome. */
+        for (size_t i = 0; i < c.n; i++)
+            sfile_clear(&c.files[i]);
         if (rc == STATUS_OK && stop != STATUS_OK) {
             *err = stop_err;
             rc = stop;

@@ -15,7 +15,8 @@ enum item_state {
     ITEM_MISSING,   /* cannot be read: ferr says why */
     ITEM_TOO_LARGE, /* over the size cap: hashed by size and mtime */
     ITEM_READ,      /* data and hash at hand */
-    ITEM_SEEN,      /* content loaded before (or earlier in this batch) */
+    ITEM_SEEN,      /* content loaded before */
+    ITEM_DUP,       /* the content of an earlier file of the batch (dup_of) */
     ITEM_KNOWN_BAD, /* quarantined before under the same verdict */
     ITEM_EMPTY,
     ITEM_DXT,   /* darshan-dxt-parser text: not loaded yet */
@@ -35,6 +36,7 @@ struct item {
     struct error ferr; /* ITEM_MISSING, ITEM_TOO_LARGE, ITEM_BAD */
     bool nomem;        /* ITEM_BAD for want of memory: stops the batch */
     bool negative_time;
+    size_t dup_of; /* ITEM_DUP: 1 + the index of the earlier file */
     char jobid[32];
     struct job_metrics m;
     struct job_text text;
@@ -156,10 +158,13 @@ static enum status check_contents(struct db *db, struct batch *b, const char *ve
         if (it->state != ITEM_READ && it->state != ITEM_TOO_LARGE)
             continue;
         for (size_t j = 0; j < i && it->state == ITEM_READ; j++) {
-            if (b->items[j].state == ITEM_READ && strcmp(b->items[j].hash, it->hash) == 0)
-                it->state = ITEM_SEEN;
+            if (b->items[j].state == ITEM_READ &&
+                strcmp(b->items[j].hash, it->hash) == 0) {
+                it->state = ITEM_DUP;
+                it->dup_of = j + 1;
+            }
         }
-        if (it->state != ITEM_SEEN) {
+        if (it->state != ITEM_DUP) {
             hashes[k] = it->hash;
             at[k++] = i;
         }
@@ -200,6 +205,26 @@ static enum status record_outcomes(struct db *db, struct batch *b, const char *v
         case ITEM_SEEN:
             s->skipped++;
             log_debug("%s: already loaded", it->path);
+            break;
+        case ITEM_DUP:
+            /* As one file at a time: after the earlier file's outcome. */
+            switch (b->items[it->dup_of - 1].state) {
+            case ITEM_EMPTY:
+            case ITEM_BAD:
+            case ITEM_KNOWN_BAD:
+                s->known_bad++;
+                log_info("%s: quarantined before, unchanged: not parsed again",
+                         it->shown);
+                break;
+            case ITEM_DXT:
+                s->skipped++;
+                log_info("%s: DXT trace text is not loaded yet; skipped", it->path);
+                break;
+            default:
+                s->skipped++;
+                log_debug("%s: already loaded", it->path);
+                break;
+            }
             break;
         case ITEM_KNOWN_BAD:
             s->known_bad++;

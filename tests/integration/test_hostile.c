@@ -584,6 +584,46 @@ static void one_thread_and_three_give_the_same_rows_and_summary(void **state)
     }
 }
 
+/* Files of the same content in one batch count as one file at a time would: the copy
+ * of a loaded file is seen (skipped), the copy of a quarantined one known bad; with
+ * one thread or three, in one batch or in batches of one. */
+static void copies_in_one_batch_count_as_one_at_a_time(void **state)
+{
+    static const char garbage[] = "\x01\x02 not a log\n";
+    char args[PATH_MAX * 4], conf[PATH_MAX * 2];
+    int rc = -1;
+
+    (void)state;
+    copy_shared("darshan/release_x86_64_3.5.0/parser.txt", "copies", "a.parser.txt");
+    copy_shared("darshan/release_x86_64_3.5.0/parser.txt", "copies", "b.parser.txt");
+    write_all(work_path("copies", "c.parser.txt"), garbage, sizeof garbage - 1);
+    write_all(work_path("copies", "d.parser.txt"), garbage, sizeof garbage - 1);
+    copy_shared("iostat/iostat_x_k_t_1s.txt", "copies_iostat", "a.txt");
+    copy_shared("iostat/iostat_x_k_t_1s.txt", "copies_iostat", "b.txt");
+    write_all(work_path("copies_iostat", "c.txt"), "", 0);
+    write_all(work_path("copies_iostat", "d.txt"), "", 0);
+    snprintf(conf, sizeof conf, "%s", work_path("copies_conf", "one.conf"));
+    write_all(conf, "[ingest]\nbatch_files = 1\n", 25);
+    for (int k = 0; k < 3; k++) {
+        pgfixture_stop(&fx);
+        assert_int_equal(pgfixture_start(&fx), 0);
+        for (int kind = 0; kind < 2; kind++) {
+            snprintf(args, sizeof args,
+                     "--quiet --config '%s' ingest %s --jobs %d --json '%s/%s'",
+                     k == 2 ? conf : "/dev/null",
+                     kind == 0 ? "darshan" : "iostat --fs copies", k == 1 ? 3 : 1, work,
+                     kind == 0 ? "copies" : "copies_iostat");
+            json_t *j = ingest(args, &rc);
+            assert_int_equal(rc, 1);
+            assert_int_equal(field(j, "loaded"), 1);
+            assert_int_equal(field(j, "skipped"), 1);
+            assert_int_equal(field(j, "quarantined"), 1);
+            assert_int_equal(field(j, "known_bad"), 1);
+            json_decref(j);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -593,6 +633,7 @@ int main(void)
         cmocka_unit_test(coverage_of_the_hostile_batch_is_that_of_its_good_reports),
         /* last: it starts databases of its own */
         cmocka_unit_test(one_thread_and_three_give_the_same_rows_and_summary),
+        cmocka_unit_test(copies_in_one_batch_count_as_one_at_a_time),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
