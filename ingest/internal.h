@@ -1,5 +1,6 @@
-/* internal.h: what the loader (loader.c) and the darshan pipeline (pipeline.c)
- * share; included from ingest/ only. */
+/* internal.h: what the loader (loader.c), the darshan pipeline (pipeline.c) and the
+ * sample files' (samples.c) share, most of it in outcome.c; included from ingest/
+ * only. */
 #ifndef IOCONTEND_INGEST_INTERNAL_H
 #define IOCONTEND_INGEST_INTERNAL_H
 
@@ -58,6 +59,16 @@ enum status job_rows(const char *path, const struct darshan_log *log,
                      const struct job_metrics *m, struct db_job_in *job,
                      struct db_window_in **windows, struct job_text *text,
                      struct error *err) MUST_CHECK;
+
+/* The sample files paths[0..n) (a sorted list) of run run_id, quarantined under
+ * verdict: a chunk at a time read, hashed and parsed on opts->jobs threads, checked and
+ * loaded one file at a time in path order, each in its own transaction, every
+ * outcome and log line in that order. A stop at the check of a file first loads the
+ * files before it. */
+enum status ingest_sample_files(struct db *db, int64_t run_id, char *const *paths,
+                                size_t n, const struct ingest_opts *opts,
+                                const char *verdict, struct ingest_summary *s,
+                                struct error *err) MUST_CHECK;
 
 /* Loads the darshan-parser text files paths[0..n) (a sorted list) of run run_id:
  * read, hashed and parsed on opts->jobs threads, batches of files sent in one

@@ -36,7 +36,7 @@ forbid daemon '\.\./(cli|stats|ingest)/' \
     "daemon/ never reaches cli/, and stats/ only through analysis/"
 for parser in ingest/darshan.c ingest/iostat.c ingest/metrics.c ingest/fsmap.c; do
     if grep -n -E '#[[:space:]]*include[[:space:]]*"\.\./sql/' "$parser"; then
-        echo "   <- $parser: the parsers never see the database (only loader.c, pipeline.c)"
+        echo "   <- $parser: the parsers never see the database (only the loaders: loader.c, pipeline.c, samples.c, outcome.c)"
         status=1
     fi
 done

@@ -1,0 +1,272 @@
+/* outcome.c: what the loaders share: reading a file whole, its content hash, the
+ * verdict key, what a database failure means, the quarantine, the summary's list,
+ * and the rows of a job. */
+#include "internal.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void add_failure(struct ingest_summary *s, const char *path, long line, const char *msg)
+{
+    struct ingest_failure *f = realloc(s->errors, (s->n_errors + 1) * sizeof *f);
+    if (f == NULL)
+        return; /* the count still says it; only the detail is lost */
+    s->errors = f;
+    f = &s->errors[s->n_errors++];
+    snprintf(f->path, sizeof f->path, "%s", path);
+    f->line = line;
+    snprintf(f->message, sizeof f->message, "%s", msg);
+}
+
+/* Reads path whole; *too_large when it holds more than max bytes (then nothing is
+ * kept: a file can grow between stat and read). */
+enum status slurp(const char *path, size_t max, char **data, size_t *len, bool *too_large,
+                  struct error *err)
+{
+    FILE *fp = fopen(path, "rb");
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+
+    *data = NULL;
+    *len = 0;
+    *too_large = false;
+    if (fp == NULL) {
+        return error_at(err, STATUS_NOT_FOUND, path, 0, "cannot open: %s",
+                        strerror(errno));
+    }
+    for (;;) {
+        if (n + 65536 > cap) {
+            size_t ncap = cap == 0 ? 262144 : cap * 2;
+            char *p = realloc(buf, ncap + 1);
+            if (p == NULL) {
+                free(buf);
+                fclose(fp);
+                return error_set(err, STATUS_NOMEM, "reading %s", path);
+            }
+            buf = p;
+            cap = ncap;
+        }
+        size_t got = fread(buf + n, 1, cap - n, fp);
+        n += got;
+        if (got == 0)
+            break;
+        if (n > max) {
+            *too_large = true;
+            break;
+        }
+    }
+    bool bad = ferror(fp) != 0;
+    fclose(fp);
+    if (bad || *too_large) {
+        free(buf);
+        return bad ? error_at(err, STATUS_NOT_FOUND, path, 0, "read error") : STATUS_OK;
+    }
+    buf[n] = '\0';
+    *data = buf;
+    *len = n;
+    return STATUS_OK;
+}
+
+enum status ingest_db_failure(const struct error *e)
+{
+    static const char *const db_classes[] = {"08", "57", "53", "58"};
+
+    if (e->code != STATUS_DB)
+        return e->code;
+    if (strncmp(e->sqlstate, "22", 2) == 0 || strncmp(e->sqlstate, "23", 2) == 0)
+        return STATUS_PARSE;
+    if (e->sqlstate[0] == '\0')
+        return STATUS_DB; /* libpq's own failure: no server answered */
+    for (size_t i = 0; i < sizeof db_classes / sizeof db_classes[0]; i++) {
+        if (strncmp(e->sqlstate, db_classes[i], 2) == 0)
+            return STATUS_DB;
+    }
+    return STATUS_INTERNAL;
+}
+
+static bool is_data_fault(const struct error *e)
+{
+    return ingest_db_failure(e) == STATUS_PARSE;
+}
+
+/* Stops the batch on err (ingest_db_failure's status), naming the file. Data the
+ * file did not give (a hash, a run id) that the database refuses are our bug. */
+enum status stop_batch(const char *path, struct error *err)
+{
+    enum status st = ingest_db_failure(err);
+
+    err->code = st == STATUS_PARSE ? STATUS_INTERNAL : st;
+    snprintf(err->file, sizeof err->file, "%s", path);
+    err->line = 0;
+    return err->code;
+}
+
+/* Quarantines the file (shown: its path escaped) with why; STATUS_OK unless the
+ * quarantine itself could not be recorded for another reason than its text. */
+enum status quarantine(struct db *db, struct ingest_summary *s, const char *path,
+                       const char *shown, const char *hash, const char *verdict,
+                       const struct error *why, struct error *err)
+{
+    struct error reason = *why, dberr = {0};
+
+    str_escape(why->msg, reason.msg, sizeof reason.msg);
+    snprintf(reason.file, sizeof reason.file, "%s", shown);
+    s->quarantined++;
+    add_failure(s, shown, why->line, reason.msg);
+    if (why->line > 0) {
+        log_warn("quarantined %s:%ld: %s", path, why->line, why->msg);
+    } else {
+        log_warn("quarantined %s: %s", path, why->msg);
+    }
+    if (db_ingest_error_record(db, shown, hash, verdict, &reason, &dberr) == STATUS_OK)
+        return STATUS_OK;
+    if (is_data_fault(&dberr)) {
+        log_error("could not record the quarantine of %s: %s", path, dberr.msg);
+        return STATUS_OK;
+    }
+    *err = dberr;
+    return stop_batch(path, err);
+}
+
+/* After a failed load: bad data quarantine the file, anything else stops. */
+enum status load_failed(struct db *db, struct ingest_summary *s, const char *path,
+                        const char *shown, const char *hash, const char *verdict,
+                        const struct error *dberr, struct error *err)
+{
+    struct error why = {0};
+
+    if (!is_data_fault(dberr)) {
+        *err = *dberr;
+        return stop_batch(path, err);
+    }
+    error_set(&why, STATUS_PARSE, "the database refused a value (SQLSTATE %s): %s",
+              dberr->sqlstate, dberr->msg);
+    return quarantine(db, s, path, shown, hash, verdict, &why, err);
+}
+
+/* darshan-dxt-parser output: by its name, or by its per-file block headers. */
+bool is_dxt_text(const char *path, const char *data)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash != NULL ? slash + 1 : path;
+
+    return fnmatch("dxt.txt", base, 0) == 0 || fnmatch("*.dxt.txt", base, 0) == 0 ||
+           strstr(data, "# DXT, file_id:") != NULL;
+}
+
+void job_text_free(struct job_text *t)
+{
+    free(t->exe);
+    free(t->executable);
+    free(t->group_key);
+    free(t->jobid);
+}
+
+/* The rows db_job_load writes for log and its metrics m: *job borrows from both, from
+ * *text and from *windows, which are new (caller frees; windows NULL when the job has
+ * no window, text with job_text_free). */
+enum status job_rows(const char *path, const struct darshan_log *log,
+                     const struct job_metrics *m, struct db_job_in *job,
+                     struct db_window_in **windows, struct job_text *text,
+                     struct error *err)
+{
+    struct db_window_in *w = NULL;
+
+    *windows = NULL;
+    text->exe = str_escape_dup(log->exe != NULL ? log->exe : "");
+    text->executable = str_escape_dup(m->executable);
+    text->group_key = str_escape_dup(m->group_key);
+    text->jobid = str_escape_dup(log->jobid);
+    if (text->exe == NULL || text->executable == NULL || text->group_key == NULL ||
+        text->jobid == NULL)
+        return error_set(err, STATUS_NOMEM, "text of %s", path);
+    if (m->n_windows > 0) {
+        w = calloc(m->n_windows, sizeof *w);
+        if (w == NULL)
+            return error_set(err, STATUS_NOMEM, "windows of %s", path);
+    }
+    for (size_t i = 0; i < m->n_windows; i++) {
+        const struct job_window *jw = &m->windows[i];
+        w[i].start_s = jw->start_s;
+        w[i].end_s = jw->end_s;
+        w[i].is_write = jw->is_write;
+        w[i].bytes = jw->bytes;
+        w[i].fs = jw->monitored ? jw->fs : NULL;
+    }
+    *job = (struct db_job_in){.job_key = m->job_key,
+                              .jobid = text->jobid,
+                              .uid = log->uid,
+                              .exe = text->exe,
+                              .executable = text->executable,
+                              .nprocs = log->nprocs,
+                              .start_time_s = log->start_time_s,
+                              .end_time_s = log->end_time_s,
+                              .run_time_s = log->run_time_s,
+                              .log_version = log->log_version,
+                              .group_id = m->group_id,
+                              .group_key = text->group_key,
+                              .t_j = m->t_j,
+                              .t_um = m->t_um,
+                              .t_urw = m->t_urw,
+                              .t_s = m->t_s,
+                              .t_s_span = m->t_s_span,
+                              .t_s_slowest = m->t_s_slowest,
+                              .t = m->t,
+                              .t_fr = m->t_fr,
+                              .t_fw = m->t_fw,
+                              .eta_read = m->eta_read,
+                              .eta_write = m->eta_write,
+                              .eta_mon_read = m->eta_mon_read,
+                              .eta_mon_write = m->eta_mon_write,
+                              .n_unique_files = m->n_unique_files,
+                              .n_shared_files = m->n_shared_files,
+                              .negative_time = log->negative_time,
+                              .windows = w,
+                              .n_windows = m->n_windows};
+    *windows = w;
+    return STATUS_OK;
+}
+
+/* A stand-in content hash for a file too large to read: its size and mtime. */
+void size_hash(const struct stat *st, char hash[33])
+{
+    struct hash128 h;
+    char key[96];
+    int n = snprintf(key, sizeof key, "too large:%lld:%lld.%09ld", (long long)st->st_size,
+                     (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
+
+    hash128_init(&h);
+    hash128_update(&h, key, n > 0 ? (size_t)n : 0);
+    hash128_hex(&h, hash);
+}
+
+/* The content hash of len bytes of data. */
+void content_hash(const char *data, size_t len, char hash[33])
+{
+    struct hash128 h;
+
+    hash128_init(&h);
+    hash128_update(&h, data, len);
+    hash128_hex(&h, hash);
+}
+
+/* What besides a file's content shapes whether it loads: iocontend's version (its
+ * parsers), the kind of input and the settings the parsers read. A quarantine is
+ * reconsidered when any of them changes. */
+void verdict_of(enum input_kind kind, const struct ingest_opts *o, size_t max, char *out,
+                size_t size)
+{
+    const bool iostat = kind == INPUT_IOSTAT;
+
+    /* --server decides whether a file without a host loads; --fs goes with it. */
+    snprintf(out, size,
+             "version=%s;kind=%s;max_file_bytes=%zu;device_include=%s;fs=%s;server=%s",
+             IOCONTEND_VERSION, iostat ? "iostat" : "darshan", max,
+             iostat && o->device_include != NULL ? o->device_include : "",
+             iostat && o->fs != NULL ? o->fs : "",
+             iostat && o->server != NULL ? o->server : "");
+}
