@@ -591,21 +591,18 @@ static void line_text(FILE *fp, long n, char *out, size_t size)
     free(buf);
 }
 
-static enum status read_file(struct app_config *cfg, const char *path, struct error *err)
+enum status app_config_read_stream(struct app_config *cfg, FILE *fp, const char *path,
+                                   struct error *err)
 {
     struct ini_state st = {.cfg = cfg,
                            .path = path,
+                           .fp = fp,
                            .first_group = cfg->n_groups,
                            .err = err,
                            .rc = STATUS_OK};
     size_t first_group = cfg->n_groups;
     int bad;
 
-    st.fp = fopen(path, "r");
-    if (st.fp == NULL) {
-        return error_at(err, STATUS_NOT_FOUND, path, 0, "cannot open: %s",
-                        strerror(errno));
-    }
     st.group_lines = NULL;
     bad = ini_parse_stream(ini_read_line, &st, ini_key, &st);
     /* libinih goes on after a line it cannot read: that line, when it comes before
@@ -641,17 +638,27 @@ static enum status read_file(struct app_config *cfg, const char *path, struct er
     }
     free(st.buf);
     free(st.group_lines);
-    fclose(st.fp);
     if (st.rc == STATUS_OK)
         snprintf(cfg->config_path, sizeof cfg->config_path, "%s", path);
     return st.rc;
 }
 
-enum status app_config_load(struct app_config *cfg, const char *path, struct error *err)
+static enum status read_file(struct app_config *cfg, const char *path, struct error *err)
 {
-    const char *env;
+    FILE *fp = fopen(path, "r");
     enum status rc;
 
+    if (fp == NULL) {
+        return error_at(err, STATUS_NOT_FOUND, path, 0, "cannot open: %s",
+                        strerror(errno));
+    }
+    rc = app_config_read_stream(cfg, fp, path, err);
+    fclose(fp);
+    return rc;
+}
+
+void app_config_defaults(struct app_config *cfg)
+{
     memset(cfg, 0, sizeof *cfg);
     snprintf(cfg->listen, sizeof cfg->listen, "127.0.0.1:8080");
     snprintf(cfg->device_include, sizeof cfg->device_include, "%s",
@@ -661,6 +668,14 @@ enum status app_config_load(struct app_config *cfg, const char *path, struct err
     cfg->sweep_k_max = 20;
     cfg->permutations = 999;
     cfg->max_file_bytes = INGEST_DEFAULT_MAX_FILE_BYTES;
+}
+
+enum status app_config_load(struct app_config *cfg, const char *path, struct error *err)
+{
+    const char *env;
+    enum status rc;
+
+    app_config_defaults(cfg);
     if (path == NULL && access(DEFAULT_CONFIG_PATH, R_OK) == 0)
         path = DEFAULT_CONFIG_PATH;
     if (path != NULL) {
