@@ -223,13 +223,144 @@ static enum status set_text(char *dst, size_t size, const char *section, const c
     return STATUS_OK;
 }
 
+/* glibc's regcomp copies what a bounded repeat repeats, and nested repeats multiply:
+ * "((a{255}){255}){255}" asks for 16 million positions and exhausts memory (or
+ * crashes regcomp) before any error. The names matched are device and executable
+ * names, shorter than 256 bytes: a few thousand positions are plenty. */
+#define REGEX_POSITIONS_MAX 4096
+#define REGEX_DEPTH_MAX     256
+
+static size_t sat(size_t v)
+{
+    return v > REGEX_POSITIONS_MAX ? REGEX_POSITIONS_MAX + 1 : v;
+}
+
+static size_t sat_mul(size_t a, size_t b)
+{
+    return b != 0 && a > (REGEX_POSITIONS_MAX + 1) / b ? REGEX_POSITIONS_MAX + 1
+                                                       : sat(a * b);
+}
+
+/* The repeat count of a "{m}", "{m,}" or "{m,n}" starting at *s (m + 1 for "{m,}",
+ * as glibc makes it m copies and a star); *s then points at its '}'. false, *s
+ * unmoved, when none starts there. */
+static bool regex_interval(const char **s, size_t *count)
+{
+    const char *p = *s + 1;
+    size_t m = 0, n = 0;
+    bool comma = false, have_n = false;
+
+    if (!isdigit((unsigned char)*p))
+        return false;
+    for (; isdigit((unsigned char)*p); p++)
+        m = sat(m * 10 + (size_t)(*p - '0'));
+    if (*p == ',') {
+        comma = true;
+        for (p++; isdigit((unsigned char)*p); p++) {
+            have_n = true;
+            n = sat(n * 10 + (size_t)(*p - '0'));
+        }
+    }
+    if (*p != '}')
+        return false;
+    *count = !comma ? m : have_n ? n : m + 1;
+    *s = p;
+    return true;
+}
+
+/* The last character of the bracket expression that opens at s: its ']', or the
+ * character before the end of the pattern when it is not closed. */
+static const char *regex_bracket_end(const char *s)
+{
+    const char *p = s + 1;
+
+    if (*p == '^')
+        p++;
+    if (*p == ']')
+        p++;
+    for (; *p != ']'; p++) {
+        if (*p == '\0')
+            return p - 1;
+        if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+            const char *close = strchr(p + 2, p[1]);
+            while (close != NULL && close[1] != ']')
+                close = strchr(close + 1, p[1]);
+            if (close == NULL)
+                return p + strlen(p) - 1;
+            p = close + 1;
+        }
+    }
+    return p;
+}
+
+/* An upper estimate of the positions regcomp makes of an extended regex, saturated
+ * just above REGEX_POSITIONS_MAX: an atom is 1, a group the sum of what it holds
+ * (unclosed groups too: regcomp copies before it finds the missing ')'), a repeat
+ * multiplies what it repeats by its largest count. */
+static size_t regex_positions(const char *re)
+{
+    size_t total[REGEX_DEPTH_MAX + 1] = {0};
+    size_t last = 0, count;
+    size_t depth = 0;
+
+    for (const char *s = re; *s != '\0'; s++) {
+        size_t atom = 1;
+        switch (*s) {
+        case '(':
+            if (depth == REGEX_DEPTH_MAX)
+                return REGEX_POSITIONS_MAX + 1;
+            total[++depth] = 0;
+            last = 0;
+            continue;
+        case ')':
+            if (depth > 0)
+                atom = total[depth--];
+            break;
+        case '\\':
+            if (s[1] != '\0')
+                s++;
+            break;
+        case '[': s = regex_bracket_end(s); break;
+        case '{':
+            if (regex_interval(&s, &count)) {
+                size_t repeated = sat_mul(last, count > 0 ? count : 1);
+                total[depth] = sat(total[depth] - last + repeated);
+                last = repeated;
+                continue;
+            }
+            break;
+        case '*':
+        case '+':
+        case '?':
+        case '|':
+        case '^':
+        case '$': continue;
+        default: break;
+        }
+        total[depth] = sat(total[depth] + atom);
+        last = atom;
+    }
+    while (depth > 0) {
+        size_t inner = total[depth--];
+        total[depth] = sat(total[depth] + inner);
+    }
+    return total[0];
+}
+
 /* A POSIX extended regex, compiled now, so that a typo stops the program naming the
  * key rather than failing later (every iostat file, every job). */
 static enum status check_regex(const char *section, const char *key, const char *value,
                                const struct ini_state *st)
 {
     regex_t re;
-    int rc = regcomp(&re, value, REG_EXTENDED | REG_NOSUB);
+    int rc;
+
+    if (regex_positions(value) > REGEX_POSITIONS_MAX) {
+        return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                        "[%.48s] %s: its repeats expand '%.40s' past %d positions",
+                        section, key, value, REGEX_POSITIONS_MAX);
+    }
+    rc = regcomp(&re, value, REG_EXTENDED | REG_NOSUB);
 
     if (rc != 0) {
         char why[64];
