@@ -293,10 +293,11 @@ static const char *regex_bracket_end(const char *s)
     return p;
 }
 
-/* An upper estimate of the positions regcomp makes of an extended regex, saturated
- * just above REGEX_POSITIONS_MAX: an atom is 1, a group the sum of what it holds
- * (unclosed groups too: regcomp copies before it finds the missing ')'), a repeat
- * multiplies what it repeats by its largest count. */
+/* An upper estimate of the positions (nodes) regcomp makes of an extended regex,
+ * saturated just above REGEX_POSITIONS_MAX: an atom, an operator or an anchor is 1, a
+ * group the sum of what it holds plus its two ends, even empty (unclosed groups too:
+ * regcomp copies before it finds the missing ')'), and a repeat multiplies what it
+ * repeats by its largest count. */
 static size_t regex_positions(const char *re)
 {
     size_t total[REGEX_DEPTH_MAX + 1] = {0};
@@ -314,7 +315,7 @@ static size_t regex_positions(const char *re)
             continue;
         case ')':
             if (depth > 0)
-                atom = total[depth--];
+                atom = sat(total[depth--] + 2);
             break;
         case '\\':
             if (s[1] != '\0')
@@ -332,9 +333,13 @@ static size_t regex_positions(const char *re)
         case '*':
         case '+':
         case '?':
+            total[depth] = sat(total[depth] + 1);
+            last = sat(last + 1);
+            continue;
         case '|':
-        case '^':
-        case '$': continue;
+            total[depth] = sat(total[depth] + 1);
+            last = 0;
+            continue;
         default: break;
         }
         total[depth] = sat(total[depth] + atom);
@@ -342,7 +347,7 @@ static size_t regex_positions(const char *re)
     }
     while (depth > 0) {
         size_t inner = total[depth--];
-        total[depth] = sat(total[depth] + inner);
+        total[depth] = sat(total[depth] + inner + 2);
     }
     return total[0];
 }
