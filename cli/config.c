@@ -296,8 +296,8 @@ static const char *regex_bracket_end(const char *s)
 /* An upper estimate of the positions (nodes) regcomp makes of an extended regex,
  * saturated just above REGEX_POSITIONS_MAX: an atom, an operator or an anchor is 1, a
  * group the sum of what it holds plus its two ends, even empty (unclosed groups too:
- * regcomp copies before it finds the missing ')'), and a repeat multiplies what it
- * repeats by its largest count. */
+ * regcomp copies before it finds the missing ')'), a repeat multiplies what it
+ * repeats by its largest count, and '+' by 2. */
 static size_t regex_positions(const char *re)
 {
     size_t total[REGEX_DEPTH_MAX + 1] = {0};
@@ -330,8 +330,13 @@ static size_t regex_positions(const char *re)
                 continue;
             }
             break;
-        case '*':
         case '+':
+            /* X+ is X X*: a copy, so a run of them doubles and doubles. */
+            count = sat(sat_mul(last, 2) + 1);
+            total[depth] = sat(total[depth] - last + count);
+            last = count;
+            continue;
+        case '*':
         case '?':
             total[depth] = sat(total[depth] + 1);
             last = sat(last + 1);

@@ -368,6 +368,9 @@ static void a_regex_whose_repeats_multiply_past_the_limit_is_refused(void **stat
     /* Empty groups are nodes too: this one overflowed regcomp's recursion. */
     refused("[devices]\ninclude = ((){255}){255}){255}\n", "2: [devices] include",
             "past 4096 positions");
+    /* X+ is X X*: twelve of them make 4096 copies. */
+    refused("[group lab]\nexecutable = (x{99})++++++++++++\n",
+            "2: [group lab] executable", "past 4096 positions");
 }
 
 /* Repeats up to the limit, classes and escapes still load. */
