@@ -371,6 +371,11 @@ static void a_regex_whose_repeats_multiply_past_the_limit_is_refused(void **stat
     /* X+ is X X*: twelve of them make 4096 copies. */
     refused("[group lab]\nexecutable = (x{99})++++++++++++\n",
             "2: [group lab] executable", "past 4096 positions");
+    /* A few hundred positions, but seconds of epsilon closures in glibc. */
+    refused("[devices]\ninclude = a?????+++++++\n", "2: [devices] include",
+            "a repeat right after a repeat");
+    refused("[devices]\ninclude = ^sd.*?$\n", "2: [devices] include",
+            "POSIX leaves undefined");
 }
 
 /* Repeats up to the limit, classes and escapes still load. */
