@@ -297,24 +297,29 @@ static const char *regex_bracket_end(const char *s)
  * saturated just above REGEX_POSITIONS_MAX: an atom, an operator or an anchor is 1, a
  * group the sum of what it holds plus its two ends, even empty (unclosed groups too:
  * regcomp copies before it finds the missing ')'), a repeat multiplies what it
- * repeats by its largest count, and '+' by 2. *stacked tells whether a repeat follows a
- * repeat ("a?+", "a*{9}"): POSIX leaves that undefined, and glibc's epsilon closures
- * of such a run take seconds even at a few hundred positions ("a?????+++++++"). */
-static size_t regex_positions(const char *re, bool *stacked)
+ * repeats by its largest count, and '+' by 2. *undefined names what POSIX leaves
+ * undefined and glibc's epsilon closures pay for super-linearly even at a few hundred
+ * positions (NULL when none): a repeat right after a repeat ("a?????+++++++": 5 s)
+ * and an empty alternative ("^(||||||||||||||i{49,}d){49,}": over a minute). */
+static size_t regex_positions(const char *re, const char **undefined)
 {
     size_t total[REGEX_DEPTH_MAX + 1] = {0};
     size_t last = 0, count;
     size_t depth = 0;
     bool after_repeat = false;
+    char prev = '('; /* the start opens as a group does */
 
-    *stacked = false;
+    *undefined = NULL;
     for (const char *s = re; *s != '\0'; s++) {
         size_t atom = 1;
         bool repeat = *s == '*' || *s == '+' || *s == '?' ||
                       (*s == '{' && isdigit((unsigned char)s[1]));
         if (repeat && after_repeat)
-            *stacked = true;
+            *undefined = "a repeat right after a repeat";
+        if ((*s == '|' && (prev == '(' || prev == '|')) || (*s == ')' && prev == '|'))
+            *undefined = "an empty alternative";
         after_repeat = repeat;
+        prev = *s;
         switch (*s) {
         case '(':
             if (depth == REGEX_DEPTH_MAX)
@@ -359,6 +364,8 @@ static size_t regex_positions(const char *re, bool *stacked)
         total[depth] = sat(total[depth] + atom);
         last = atom;
     }
+    if (prev == '|')
+        *undefined = "an empty alternative";
     while (depth > 0) {
         size_t inner = total[depth--];
         total[depth] = sat(total[depth] + inner + 2);
@@ -373,18 +380,17 @@ static enum status check_regex(const char *section, const char *key, const char 
 {
     regex_t re;
     int rc;
-    bool stacked;
+    const char *undefined;
 
-    if (regex_positions(value, &stacked) > REGEX_POSITIONS_MAX) {
+    if (regex_positions(value, &undefined) > REGEX_POSITIONS_MAX) {
         return error_at(st->err, STATUS_PARSE, st->path, st->line,
                         "[%.48s] %s: its repeats expand '%.40s' past %d positions",
                         section, key, value, REGEX_POSITIONS_MAX);
     }
-    if (stacked) {
+    if (undefined != NULL) {
         return error_at(st->err, STATUS_PARSE, st->path, st->line,
-                        "[%.48s] %s: a repeat right after a repeat in '%.40s', which "
-                        "POSIX leaves undefined",
-                        section, key, value);
+                        "[%.48s] %s: %s in '%.40s', which POSIX leaves undefined",
+                        section, key, undefined, value);
     }
     rc = regcomp(&re, value, REG_EXTENDED | REG_NOSUB);
 
