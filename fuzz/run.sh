@@ -44,15 +44,22 @@ echo "$corpora" | while read -r name target max_len; do
         done
     before=$(ls "$crashes" | wc -l)
     echo "== $name: fuzz_$target, $seconds s, -max_len=$max_len, $(ls "$seeds" | wc -l) seeds"
-    "$build/fuzz/fuzz_$target" -max_total_time="$seconds" -max_len="$max_len" \
+    # timeout: a run wedged past its time (LeakSanitizer scanning a heap that an input
+    # blew up, say) must not hold the shared machine.
+    timeout -k 10 $((seconds + 120)) \
+        "$build/fuzz/fuzz_$target" -max_total_time="$seconds" -max_len="$max_len" \
         -timeout=10 -print_final_stats=1 -artifact_prefix="$crashes/" \
         "$corpus" "$seeds" > "$log" 2>&1
     rc=$?
-    after=$(ls "$crashes" | wc -l)
+    found=$(($(ls "$crashes" | wc -l) - before))
+    # A run that died without writing its input (killed, wedged) is a crash too.
+    if [ "$rc" -ne 0 ] && [ "$found" -eq 0 ]; then
+        found=1
+    fi
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
     speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
     added=$(sed -n 's/^stat::new_units_added: *//p' "$log" | tail -n 1)
-    echo "   executions ${execs:-?} (${speed:-?}/s), crashes $((after - before))," \
+    echo "   executions ${execs:-?} (${speed:-?}/s), crashes $found," \
         "new units ${added:-?}, corpus $(ls "$corpus" | wc -l) files (log: $log)"
     if [ "$rc" -ne 0 ]; then
         grep -E 'ERROR:|SUMMARY:|contract broken|Test unit written' "$log" | head -8
