@@ -20,6 +20,7 @@ PROG_SRC := $(wildcard cli/*.c)
 GEN_SRC  := $(wildcard data/*.c)
 TEST_SRC := $(wildcard tests/*/test_*.c)
 TEST_SUPPORT := $(wildcard tests/support/*.c)
+FUZZ_SRC := $(wildcard fuzz/*.c)
 
 MIG_SQL  := $(sort $(wildcard sql/migrations/*.sql))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/migrations.o
@@ -31,15 +32,23 @@ LIB      := $(BUILD)/libiocontend.a
 PROG     := $(BUILD)/iocontend
 GEN      := $(BUILD)/iocontend-gen
 
+# The fuzz targets (fuzz/fuzz_NAME.c), each an entry of libFuzzer and of the replay
+# driver (fuzz/replay.c) that make test runs over the seeds, with any compiler.
+FUZZ_TARGETS := darshan iostat config
+FUZZ_BIN   := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
+REPLAY_BIN := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/replay_%)
+# The configuration is cli/'s: its target links the program's objects but main.
+CLI_OBJ    := $(filter-out $(BUILD)/cli/main.o,$(PROG_OBJ))
+
 # System headers as -isystem: the HeaderFilterRegex's "sql/" would match postgresql/.
 TIDY_INC  = $(patsubst -I%,-isystem %,$(shell pkg-config --cflags $(PKGS)))
-ALL_C    := $(LIB_SRC) $(PROG_SRC) $(GEN_SRC) $(TEST_SRC) $(TEST_SUPPORT)
+ALL_C    := $(LIB_SRC) $(PROG_SRC) $(GEN_SRC) $(TEST_SRC) $(TEST_SUPPORT) $(FUZZ_SRC)
 ALL_H    := $(wildcard common/*.h stats/*.h sql/*.h ingest/*.h analysis/*.h daemon/*.h cli/*.h \
-              tests/support/*.h)
+              tests/support/*.h fuzz/*.h)
 
 .SECONDARY:
 .PHONY: all deps lint fmt test test-run check demo bench bench-build clean \
-        compile_commands.json
+        compile_commands.json fuzz fuzz-build
 all: $(LIB) $(PROG) $(if $(GEN_SRC),$(GEN))
 
 $(BUILD)/%.o: %.c
@@ -72,6 +81,15 @@ $(GEN): $(GEN_OBJ) $(LIB)
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(SUP_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
+# Static pattern rules: a plain $(BUILD)/fuzz/fuzz_% would also match the objects.
+$(REPLAY_BIN): $(BUILD)/fuzz/replay_%: $(BUILD)/fuzz/replay.o $(BUILD)/fuzz/fuzz_%.o \
+    $(BUILD)/fuzz/fuzz.o $(BUILD)/tests/support/testutil.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(filter-out $(LIB),$^) $(LIB) $(LDLIBS) -lcmocka
+$(BUILD)/fuzz/replay_config $(BUILD)/fuzz/fuzz_config: $(CLI_OBJ)
+
+$(FUZZ_BIN): $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/fuzz_%.o $(BUILD)/fuzz/fuzz.o $(LIB)
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $(filter-out $(LIB),$^) $(LIB) $(LDLIBS)
+
 # Installs what building and testing need on Debian 12 (as root), only when missing.
 deps:
 	@sh tests/deps.sh
@@ -83,18 +101,20 @@ lint:
 	clang-format --dry-run --Werror $(ALL_C) $(ALL_H)
 	@# One file per clang-tidy run: clang-tidy 14's valist checker misfires on the
 	@# second and later files of a multi-file run.
-	@printf '%s\n' $(LIB_SRC) $(PROG_SRC) $(GEN_SRC) | xargs -P 2 -I{} sh -c \
+	@printf '%s\n' $(LIB_SRC) $(PROG_SRC) $(GEN_SRC) $(FUZZ_SRC) | xargs -P 2 -I{} sh -c \
 	  'clang-tidy --quiet {} -- $(CSTD) $(TIDY_INC) 2>&1 | grep -v -E "^[0-9]+ warnings? generated"; exit 0' > $(BUILD)/tidy.log; \
 	  if grep -q -E 'error:|warning:' $(BUILD)/tidy.log; then cat $(BUILD)/tidy.log; exit 1; fi; echo "clang-tidy: clean"
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-	  --inline-suppr --suppress=missingIncludeSystem --std=c11 $(LIB_SRC) $(PROG_SRC) $(GEN_SRC)
+	  --inline-suppr --suppress=missingIncludeSystem --std=c11 $(LIB_SRC) $(PROG_SRC) $(GEN_SRC) \
+	  $(FUZZ_SRC)
 
 fmt:
 	clang-format -i $(ALL_C) $(ALL_H)
 
 # Every unit binary, then the integration suite; results in $(BUILD)/test-results.txt.
-test-run: all $(TEST_BIN)
-	@BUILD=$(BUILD) ORACLE_PY=$(ORACLE_PY) sh tests/run.sh $(BUILD) $(filter-out $(BUILD)/tests/integration/%,$(TEST_BIN)) $(filter $(BUILD)/tests/integration/%,$(TEST_BIN))
+# The replay of the fuzz seeds runs with the unit binaries.
+test-run: all $(TEST_BIN) $(REPLAY_BIN)
+	@BUILD=$(BUILD) ORACLE_PY=$(ORACLE_PY) sh tests/run.sh $(BUILD) $(filter-out $(BUILD)/tests/integration/%,$(TEST_BIN)) $(REPLAY_BIN) $(filter $(BUILD)/tests/integration/%,$(TEST_BIN))
 
 check:
 	$(MAKE) BUILD=build/san OPT="-O1 -g $(SAN)" LDFLAGS="$(SAN)" test-run
@@ -151,6 +171,22 @@ bench-build: $(BENCH_BIN) $(BENCH_KDE) $(BENCH_SIGNIF) $(BENCH_RF)
 
 bench: deps all bench-build
 	@ORACLE_PY=$(ORACLE_PY) BENCH_ONLY="$(BENCH_ONLY)" bash bench/sections.sh $(BUILD)
+
+# libFuzzer over each corpus (fuzz/NAME.seeds), one at a time, FUZZ_SECONDS each
+# (FUZZ_ONLY="darshan config": some of them); never part of test. Debian's clang-14, everything instrumented for coverage under ASan +
+# UBSan in build/libfuzzer. clang, unlike gcc, warns of the float NAN of <math.h> made
+# double (-Wdouble-promotion) and of a va_list handed to vsnprintf
+# (-Wformat-nonliteral); gcc's build keeps both checks.
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang-14
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+fuzz: deps
+	@$(MAKE) --no-print-directory BUILD=build/libfuzzer CC=$(FUZZ_CC) \
+	  WARN="$(WARN) -Wno-double-promotion -Wno-format-nonliteral" \
+	  OPT="-O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link" LDFLAGS="$(FUZZ_SAN)" fuzz-build
+	@sh fuzz/run.sh build/libfuzzer $(FUZZ_SECONDS) $(FUZZ_ONLY)
+
+fuzz-build: $(FUZZ_BIN)
 
 # For clangd and clang-tidy in an editor: every compile command of a full build, in a
 # build folder of its own so that the normal one stays as it is.

@@ -223,13 +223,176 @@ static enum status set_text(char *dst, size_t size, const char *section, const c
     return STATUS_OK;
 }
 
+/* glibc's regcomp copies what a bounded repeat repeats, and nested repeats multiply:
+ * "((a{255}){255}){255}" asks for 16 million positions and exhausts memory (or
+ * crashes regcomp) before any error. The names matched are device and executable
+ * names, shorter than 256 bytes: a few thousand positions are plenty. */
+#define REGEX_POSITIONS_MAX 4096
+#define REGEX_DEPTH_MAX     256
+
+static size_t sat(size_t v)
+{
+    return v > REGEX_POSITIONS_MAX ? REGEX_POSITIONS_MAX + 1 : v;
+}
+
+static size_t sat_mul(size_t a, size_t b)
+{
+    return b != 0 && a > (REGEX_POSITIONS_MAX + 1) / b ? REGEX_POSITIONS_MAX + 1
+                                                       : sat(a * b);
+}
+
+/* The repeat count of a "{m}", "{m,}" or "{m,n}" starting at *s (m + 1 for "{m,}",
+ * as glibc makes it m copies and a star); *s then points at its '}'. false, *s
+ * unmoved, when none starts there. */
+static bool regex_interval(const char **s, size_t *count)
+{
+    const char *p = *s + 1;
+    size_t m = 0, n = 0;
+    bool comma = false, have_n = false;
+
+    if (!isdigit((unsigned char)*p))
+        return false;
+    for (; isdigit((unsigned char)*p); p++)
+        m = sat(m * 10 + (size_t)(*p - '0'));
+    if (*p == ',') {
+        comma = true;
+        for (p++; isdigit((unsigned char)*p); p++) {
+            have_n = true;
+            n = sat(n * 10 + (size_t)(*p - '0'));
+        }
+    }
+    if (*p != '}')
+        return false;
+    *count = !comma ? m : have_n ? n : m + 1;
+    *s = p;
+    return true;
+}
+
+/* The last character of the bracket expression that opens at s: its ']', or the
+ * character before the end of the pattern when it is not closed. */
+static const char *regex_bracket_end(const char *s)
+{
+    const char *p = s + 1;
+
+    if (*p == '^')
+        p++;
+    if (*p == ']')
+        p++;
+    for (; *p != ']'; p++) {
+        if (*p == '\0')
+            return p - 1;
+        if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+            const char *close = strchr(p + 2, p[1]);
+            while (close != NULL && close[1] != ']')
+                close = strchr(close + 1, p[1]);
+            if (close == NULL)
+                return p + strlen(p) - 1;
+            p = close + 1;
+        }
+    }
+    return p;
+}
+
+/* An upper estimate of the positions (nodes) regcomp makes of an extended regex,
+ * saturated just above REGEX_POSITIONS_MAX: an atom, an operator or an anchor is 1, a
+ * group the sum of what it holds plus its two ends, even empty (unclosed groups too:
+ * regcomp copies before it finds the missing ')'), a repeat multiplies what it
+ * repeats by its largest count, and '+' by 2. *undefined names what POSIX leaves
+ * undefined and glibc's epsilon closures pay for super-linearly even at a few hundred
+ * positions (NULL when none): a repeat right after a repeat ("a?????+++++++": 5 s)
+ * and an empty alternative ("^(||||||||||||||i{49,}d){49,}": over a minute). */
+static size_t regex_positions(const char *re, const char **undefined)
+{
+    size_t total[REGEX_DEPTH_MAX + 1] = {0};
+    size_t last = 0, count;
+    size_t depth = 0;
+    bool after_repeat = false;
+    char prev = '('; /* the start opens as a group does */
+
+    *undefined = NULL;
+    for (const char *s = re; *s != '\0'; s++) {
+        size_t atom = 1;
+        bool repeat = *s == '*' || *s == '+' || *s == '?' ||
+                      (*s == '{' && isdigit((unsigned char)s[1]));
+        if (repeat && after_repeat)
+            *undefined = "a repeat right after a repeat";
+        if ((*s == '|' && (prev == '(' || prev == '|')) || (*s == ')' && prev == '|'))
+            *undefined = "an empty alternative";
+        after_repeat = repeat;
+        prev = *s;
+        switch (*s) {
+        case '(':
+            if (depth == REGEX_DEPTH_MAX)
+                return REGEX_POSITIONS_MAX + 1;
+            total[++depth] = 0;
+            last = 0;
+            continue;
+        case ')':
+            if (depth > 0)
+                atom = sat(total[depth--] + 2);
+            break;
+        case '\\':
+            if (s[1] != '\0')
+                s++;
+            break;
+        case '[': s = regex_bracket_end(s); break;
+        case '{':
+            if (regex_interval(&s, &count)) {
+                size_t repeated = sat_mul(last, count > 0 ? count : 1);
+                total[depth] = sat(total[depth] - last + repeated);
+                last = repeated;
+                continue;
+            }
+            break;
+        case '+':
+            /* X+ is X X*: a copy, so a run of them doubles and doubles. */
+            count = sat(sat_mul(last, 2) + 1);
+            total[depth] = sat(total[depth] - last + count);
+            last = count;
+            continue;
+        case '*':
+        case '?':
+            total[depth] = sat(total[depth] + 1);
+            last = sat(last + 1);
+            continue;
+        case '|':
+            total[depth] = sat(total[depth] + 1);
+            last = 0;
+            continue;
+        default: break;
+        }
+        total[depth] = sat(total[depth] + atom);
+        last = atom;
+    }
+    if (prev == '|')
+        *undefined = "an empty alternative";
+    while (depth > 0) {
+        size_t inner = total[depth--];
+        total[depth] = sat(total[depth] + inner + 2);
+    }
+    return total[0];
+}
+
 /* A POSIX extended regex, compiled now, so that a typo stops the program naming the
  * key rather than failing later (every iostat file, every job). */
 static enum status check_regex(const char *section, const char *key, const char *value,
                                const struct ini_state *st)
 {
     regex_t re;
-    int rc = regcomp(&re, value, REG_EXTENDED | REG_NOSUB);
+    int rc;
+    const char *undefined;
+
+    if (regex_positions(value, &undefined) > REGEX_POSITIONS_MAX) {
+        return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                        "[%.48s] %s: its repeats expand '%.40s' past %d positions",
+                        section, key, value, REGEX_POSITIONS_MAX);
+    }
+    if (undefined != NULL) {
+        return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                        "[%.48s] %s: %s in '%.40s', which POSIX leaves undefined",
+                        section, key, undefined, value);
+    }
+    rc = regcomp(&re, value, REG_EXTENDED | REG_NOSUB);
 
     if (rc != 0) {
         char why[64];
@@ -614,21 +777,18 @@ static void line_text(FILE *fp, long n, char *out, size_t size)
     free(buf);
 }
 
-static enum status read_file(struct app_config *cfg, const char *path, struct error *err)
+enum status app_config_read_stream(struct app_config *cfg, FILE *fp, const char *path,
+                                   struct error *err)
 {
     struct ini_state st = {.cfg = cfg,
                            .path = path,
+                           .fp = fp,
                            .first_group = cfg->n_groups,
                            .err = err,
                            .rc = STATUS_OK};
     size_t first_group = cfg->n_groups;
     int bad;
 
-    st.fp = fopen(path, "r");
-    if (st.fp == NULL) {
-        return error_at(err, STATUS_NOT_FOUND, path, 0, "cannot open: %s",
-                        strerror(errno));
-    }
     st.group_lines = NULL;
     bad = ini_parse_stream(ini_read_line, &st, ini_key, &st);
     /* libinih goes on after a line it cannot read: that line, when it comes before
@@ -664,17 +824,27 @@ static enum status read_file(struct app_config *cfg, const char *path, struct er
     }
     free(st.buf);
     free(st.group_lines);
-    fclose(st.fp);
     if (st.rc == STATUS_OK)
         snprintf(cfg->config_path, sizeof cfg->config_path, "%s", path);
     return st.rc;
 }
 
-enum status app_config_load(struct app_config *cfg, const char *path, struct error *err)
+static enum status read_file(struct app_config *cfg, const char *path, struct error *err)
 {
-    const char *env;
+    FILE *fp = fopen(path, "r");
     enum status rc;
 
+    if (fp == NULL) {
+        return error_at(err, STATUS_NOT_FOUND, path, 0, "cannot open: %s",
+                        strerror(errno));
+    }
+    rc = app_config_read_stream(cfg, fp, path, err);
+    fclose(fp);
+    return rc;
+}
+
+void app_config_defaults(struct app_config *cfg)
+{
     memset(cfg, 0, sizeof *cfg);
     snprintf(cfg->listen, sizeof cfg->listen, "127.0.0.1:8080");
     snprintf(cfg->device_include, sizeof cfg->device_include, "%s",
@@ -685,6 +855,14 @@ enum status app_config_load(struct app_config *cfg, const char *path, struct err
     cfg->permutations = 999;
     cfg->max_file_bytes = INGEST_DEFAULT_MAX_FILE_BYTES;
     cfg->batch_files = INGEST_DEFAULT_BATCH_FILES;
+}
+
+enum status app_config_load(struct app_config *cfg, const char *path, struct error *err)
+{
+    const char *env;
+    enum status rc;
+
+    app_config_defaults(cfg);
     if (path == NULL && access(DEFAULT_CONFIG_PATH, R_OK) == 0)
         path = DEFAULT_CONFIG_PATH;
     if (path != NULL) {

@@ -64,6 +64,12 @@ void app_config_clear(struct app_config *cfg);
 /* Reads one more INI file over cfg (the demo's own configuration). */
 enum status app_config_read(struct app_config *cfg, const char *path,
                             struct error *err) MUST_CHECK;
+/* The defaults alone, over the whole of cfg: no file, no environment. */
+void app_config_defaults(struct app_config *cfg);
+/* app_config_read on an open stream that path names in errors (fuzz/fuzz_config.c
+ * reads memory): fp is read and rewound (to quote a bad line), never closed. */
+enum status app_config_read_stream(struct app_config *cfg, FILE *fp, const char *path,
+                                   struct error *err) MUST_CHECK;
 /* Prints the effective configuration as INI. */
 void app_config_print(const struct app_config *cfg, FILE *fp);
 /* Where the state directory was chosen (--state-dir, [database] state_dir); borrows

@@ -354,6 +354,54 @@ static void a_bad_value_is_refused_naming_file_line_and_key(void **state)
             "defined twice");
 }
 
+/* glibc's regcomp would copy the nested repeats into millions of positions: seconds
+ * and gigabytes, or a crash, before any error (make fuzz found both). */
+static void a_regex_whose_repeats_multiply_past_the_limit_is_refused(void **state)
+{
+    (void)state;
+    refused("[devices]\ninclude = ((a{255}){255}){255}\n", "2: [devices] include",
+            "past 4096 positions");
+    refused("[group lab]\nexecutable = ((x{99}){99}){99}(\n", "2: [group lab] executable",
+            "past 4096 positions");
+    refused("[devices]\ninclude = ^[[:alpha:]{]{4097}$\n", "2: [devices] include",
+            "past 4096 positions");
+    /* Empty groups are nodes too: this one overflowed regcomp's recursion. */
+    refused("[devices]\ninclude = ((){255}){255}){255}\n", "2: [devices] include",
+            "past 4096 positions");
+    /* X+ is X X*: twelve of them make 4096 copies. */
+    refused("[group lab]\nexecutable = (x{99})++++++++++++\n",
+            "2: [group lab] executable", "past 4096 positions");
+    /* A few hundred positions, but seconds of epsilon closures in glibc. */
+    refused("[devices]\ninclude = a?????+++++++\n", "2: [devices] include",
+            "a repeat right after a repeat");
+    refused("[devices]\ninclude = ^sd.*?$\n", "2: [devices] include",
+            "POSIX leaves undefined");
+    /* 3,400 positions, but over a minute of glibc's epsilon closures. */
+    refused("[devices]\ninclude = ^(||||||||||||||i{49,}d){49,}\n",
+            "2: [devices] include", "an empty alternative");
+    refused("[devices]\ninclude = ^(sd|)$\n", "2: [devices] include",
+            "an empty alternative");
+}
+
+/* Repeats up to the limit, classes and escapes still load. */
+static void a_regex_with_modest_repeats_loads(void **state)
+{
+    char conf[512], args[700];
+    int rc = -1;
+
+    (void)state;
+    write_conf("repeats.conf",
+               "[devices]\ninclude = ^(nvme[0-9]{1,3}n[0-9]{1,3}|[[:alpha:]]{2,8}\\{)$\n"
+               "[group lab]\nexecutable = ^(lab){2}(x{60}){64}$\n",
+               conf, sizeof conf);
+    snprintf(args, sizeof args, "--config '%s' config show 2>&1", conf);
+    char *out = pgfixture_run(&fx, args, &rc);
+    assert_non_null(out);
+    if (rc != 0)
+        fail_msg("want 0, got %d: %s", rc, out);
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -368,6 +416,8 @@ int main(void)
         cmocka_unit_test(an_indented_line_is_refused_with_its_line),
         cmocka_unit_test(a_line_with_a_nul_byte_is_refused),
         cmocka_unit_test(a_bad_value_is_refused_naming_file_line_and_key),
+        cmocka_unit_test(a_regex_whose_repeats_multiply_past_the_limit_is_refused),
+        cmocka_unit_test(a_regex_with_modest_repeats_loads),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
