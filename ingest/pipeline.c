@@ -157,8 +157,9 @@ static enum status check_contents(struct db *db, struct batch *b, const char *ve
         struct item *it = &b->items[i];
         if (it->state != ITEM_READ && it->state != ITEM_TOO_LARGE)
             continue;
-        for (size_t j = 0; j < i && it->state == ITEM_READ; j++) {
-            if (b->items[j].state == ITEM_READ &&
+        /* Too large ones match by their stand-in hash (size and mtime), as in order. */
+        for (size_t j = 0; j < i && it->state != ITEM_DUP; j++) {
+            if (b->items[j].state == it->state &&
                 strcmp(b->items[j].hash, it->hash) == 0) {
                 it->state = ITEM_DUP;
                 it->dup_of = j + 1;
@@ -212,6 +213,7 @@ static enum status record_outcomes(struct db *db, struct batch *b, const char *v
             case ITEM_EMPTY:
             case ITEM_BAD:
             case ITEM_KNOWN_BAD:
+            case ITEM_TOO_LARGE:
                 s->known_bad++;
                 log_info("%s: quarantined before, unchanged: not parsed again",
                          it->shown);

@@ -226,10 +226,12 @@ static bool next_ledger(const struct iostat_data *d, const struct grow *g, size_
 
 /* ---- sample files: read and parse on threads, check and load in order ---------- */
 
-/* A chunk of sample files in flight: at most this many per thread, or this many bytes
- * read at once. */
-#define SAMPLE_FILES_PER_JOB 2
-#define SAMPLE_CHUNK_BYTES   ((size_t)128 << 20)
+/* A chunk of sample files in flight: at most this many, or this many bytes read at
+ * once. Not a number per thread: what a chunk decides before its loads (a later
+ * file's quarantine, when an earlier file's load stops the run) is then the same
+ * for any number of threads. */
+#define SAMPLE_CHUNK_FILES 4
+#define SAMPLE_CHUNK_BYTES ((size_t)128 << 20)
 
 enum sfile_next {
     SF_DONE,   /* its outcome is recorded */
@@ -262,7 +264,10 @@ struct sfile {
     size_t dup_of; /* SF_DUP: 1 + the index of the earlier file */
     char hash[33];
     bool have_st, too_large, missing, moved;
-    bool bad; /* quarantined, now or before (known bad) */
+    bool bad;      /* quarantined, now or before (known bad) */
+    bool recorded; /* its content is in loaded_files or the quarantine */
+    bool alone;    /* checked by itself, not as a copy (its earlier file recorded
+                      nothing) */
 };
 
 static void sfile_clear(struct sfile *f)
@@ -336,7 +341,7 @@ static enum status sfile_check(struct db *db, struct sfile_chunk *c, size_t i,
         log_error("%s: %s", f->path, f->ferr.msg);
         return STATUS_OK;
     }
-    if (f->data != NULL && (f->dup_of = dup_in_chunk(c, i)) > 0) {
+    if (f->data != NULL && !f->alone && (f->dup_of = dup_in_chunk(c, i)) > 0) {
         f->next = SF_DUP;
         return STATUS_OK;
     }
@@ -358,20 +363,21 @@ static enum status sfile_check(struct db *db, struct sfile_chunk *c, size_t i,
     }
     if (seen) {
         s->skipped++;
+        f->recorded = true;
         log_debug("%s: already loaded", f->path);
         return STATUS_OK;
     }
     if (known_bad) {
         /* Its content and what shaped the verdict are those of its quarantine. */
         s->known_bad++;
-        f->bad = true;
+        f->bad = f->recorded = true;
         log_info("%s: quarantined before, unchanged: not parsed again", f->shown);
         return STATUS_OK;
     }
     if (f->too_large || f->len == 0) {
         if (!f->too_large)
             error_set(&f->ferr, STATUS_PARSE, "empty file");
-        f->bad = true;
+        f->bad = f->recorded = true;
         return quarantine(db, s, f->path, f->shown, f->hash, c->verdict, &f->ferr, err);
     }
     if (f->grow.have && (size_t)f->grow.row.length == f->len) {
@@ -433,7 +439,7 @@ static enum status sfile_load(struct db *db, int64_t run_id, struct sfile_chunk 
         return STATUS_NOMEM;
     }
     if (f->parse_rc != STATUS_OK) {
-        f->bad = true;
+        f->bad = f->recorded = true;
         return quarantine(db, s, f->path, f->shown, f->hash, c->verdict, &f->ferr, err);
     }
     if (f->d->n == 0 && (!f->moved || !g->have)) {
@@ -444,13 +450,14 @@ static enum status sfile_load(struct db *db, int64_t run_id, struct sfile_chunk 
     rc = db_samples_load(db, run_id, f->shown, f->hash, &f->in,
                          f->moved ? &f->ledger : NULL, &inserted, &differing, &dberr);
     if (rc == STATUS_DB) {
-        f->bad = true;
+        f->bad = f->recorded = true;
         return load_failed(db, s, f->path, f->shown, f->hash, c->verdict, &dberr, err);
     }
     if (rc != STATUS_OK) {
         *err = dberr;
         return rc;
     }
+    f->recorded = true;
     /* A continuation that added nothing (a report read again) is unchanged. */
     if (g->have && inserted == 0) {
         s->skipped++;
@@ -469,19 +476,34 @@ static enum status sfile_load(struct db *db, int64_t run_id, struct sfile_chunk 
 }
 
 /* File i has the content of an earlier file of the chunk, whose outcome is known:
- * counted as it would be one file at a time (known bad after a quarantine, else
- * seen). */
-static void sfile_dup(const struct sfile_chunk *c, size_t i, struct ingest_summary *s)
+ * counted as it would be one file at a time (known bad after a quarantine, seen
+ * after a load). When the earlier file recorded nothing (it waits for a cut report,
+ * or nothing followed its ledger), file i goes its own way, here and now. */
+static enum status sfile_dup(struct db *db, int64_t run_id, struct sfile_chunk *c,
+                             size_t i, struct ingest_summary *s, struct error *err)
 {
-    const struct sfile *f = &c->files[i];
+    struct sfile *f = &c->files[i];
+    const struct sfile *first = &c->files[f->dup_of - 1];
 
-    if (c->files[f->dup_of - 1].bad) {
+    if (first->bad) {
         s->known_bad++;
         log_info("%s: quarantined before, unchanged: not parsed again", f->shown);
-    } else {
+        return STATUS_OK;
+    }
+    if (first->recorded) {
         s->skipped++;
         log_debug("%s: already loaded", f->path);
+        return STATUS_OK;
     }
+    f->alone = true;
+    enum status rc = sfile_check(db, c, i, s, err);
+    if (rc != STATUS_OK || f->next != SF_PARSE)
+        return rc;
+    sfile_parse(c, i);
+    log_capture_to(&f->log);
+    rc = sfile_load(db, run_id, c, i, s, err);
+    log_capture_to(NULL);
+    return rc;
 }
 
 /* Fills c with the files from paths[*next] on, up to a chunk's count or bytes. */
@@ -515,7 +537,7 @@ enum status ingest_sample_files(struct db *db, int64_t run_id, char *const *path
                                 struct error *err)
 {
     unsigned jobs = o->jobs > 0 ? o->jobs : processors_online();
-    size_t cap = (size_t)jobs * SAMPLE_FILES_PER_JOB;
+    size_t cap = SAMPLE_CHUNK_FILES;
     struct sfile_chunk c = {.files = calloc(cap, sizeof *c.files),
                             .max = o->max_file_bytes > 0 ? o->max_file_bytes
                                                          : INGEST_DEFAULT_MAX_FILE_BYTES,
@@ -549,7 +571,9 @@ enum status ingest_sample_files(struct db *db, int64_t run_id, char *const *path
                 rc = sfile_load(db, run_id, &c, i, s, err);
                 log_capture_to(NULL);
             } else if (rc == STATUS_OK && i < ready && f->next == SF_DUP) {
-                sfile_dup(&c, i, s);
+                log_capture_to(&f->log);
+                rc = sfile_dup(db, run_id, &c, i, s, err);
+                log_capture_to(NULL);
             }
             log_capture_flush(&f->log);
             if (rc == STATUS_OK && stop == STATUS_OK && o->progress != NULL) {

@@ -165,6 +165,23 @@ bool buf_field(struct buf *b, const char *s)
     return true;
 }
 
+/* The results after a COPY's end: rc, or the server's verdict on the rows. A COPY
+ * still in progress (its end could not be sent) is abandoned, not waited for. */
+static enum status copy_results(struct db *db, enum status rc, struct error *err)
+{
+    PGresult *r;
+
+    while ((r = PQgetResult(db->conn)) != NULL) {
+        ExecStatusType st = PQresultStatus(r);
+        if (st != PGRES_COMMAND_OK && rc == STATUS_OK)
+            rc = db_fail_result(db, r, err, "COPY");
+        PQclear(r);
+        if (st == PGRES_COPY_IN)
+            break;
+    }
+    return rc;
+}
+
 enum status copy_in(struct db *db, const char *sql, const struct buf *b,
                     struct error *err)
 {
@@ -182,11 +199,7 @@ enum status copy_in(struct db *db, const char *sql, const struct buf *b,
     if (PQputCopyEnd(db->conn, rc == STATUS_OK ? NULL : "aborted") != 1 &&
         rc == STATUS_OK)
         rc = db_fail(db, err, "COPY end");
-    while ((r = PQgetResult(db->conn)) != NULL) {
-        if (PQresultStatus(r) != PGRES_COMMAND_OK && rc == STATUS_OK)
-            rc = db_fail_result(db, r, err, "COPY");
-        PQclear(r);
-    }
+    rc = copy_results(db, rc, err);
     return rc;
 }
 
@@ -272,6 +285,15 @@ void bincopy_text(struct bincopy *c, const char *s)
         return;
     }
     size_t n = strlen(s);
+    /* PostgreSQL takes no field above 1 GiB; the input's, not our fault. */
+    if (n >= (size_t)1 << 30) {
+        if (c->rc == STATUS_OK) {
+            c->rc =
+                error_set(c->err, STATUS_PARSE,
+                          "a text of %zu bytes, more than the 1 GiB a value can hold", n);
+        }
+        return;
+    }
     bincopy_u32(c, (uint32_t)n);
     bincopy_put(c, s, n);
 }
@@ -310,7 +332,6 @@ void bincopy_bool(struct bincopy *c, bool v)
 
 enum status bincopy_end(struct bincopy *c)
 {
-    PGresult *r;
     bool ok = c->rc == STATUS_OK;
 
     if (!c->started) {
@@ -324,11 +345,7 @@ enum status bincopy_end(struct bincopy *c)
     ok = ok && c->rc == STATUS_OK;
     if (PQputCopyEnd(c->db->conn, ok ? NULL : "aborted") != 1 && ok)
         c->rc = db_fail(c->db, c->err, "COPY end");
-    while ((r = PQgetResult(c->db->conn)) != NULL) {
-        if (PQresultStatus(r) != PGRES_COMMAND_OK && c->rc == STATUS_OK)
-            c->rc = db_fail_result(c->db, r, c->err, "COPY");
-        PQclear(r);
-    }
+    c->rc = copy_results(c->db, c->rc, c->err);
     free(c->b.p);
     c->b = (struct buf){0};
     return c->rc;
