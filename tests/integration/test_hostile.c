@@ -11,7 +11,6 @@
 #include "../support/testutil.h"
 
 #include <jansson.h>
-#include <libpq-fe.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,31 +25,14 @@ static char work[PATH_MAX]; /* the hostile files, removed at the end */
 
 static char *read_all(const char *path, size_t *len)
 {
-    FILE *fp = fopen(path, "rb");
-    char *buf;
-    long n;
-
-    assert_non_null(fp);
-    assert_int_equal(fseek(fp, 0, SEEK_END), 0);
-    n = ftell(fp);
-    assert_true(n >= 0);
-    rewind(fp);
-    buf = malloc((size_t)n + 1);
+    char *buf = testutil_read_file(path, len);
     assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
-    buf[n] = '\0';
-    fclose(fp);
-    *len = (size_t)n;
     return buf;
 }
 
 static void write_all(const char *path, const char *data, size_t len)
 {
-    FILE *fp = fopen(path, "wb");
-
-    assert_non_null(fp);
-    assert_int_equal(fwrite(data, 1, len, fp), len);
-    assert_int_equal(fclose(fp), 0);
+    assert_int_equal(testutil_write_file(path, data, len), 0);
 }
 
 /* work/dir/name (made on first use of dir). */
@@ -99,34 +81,13 @@ static void copy_shared(const char *rel, const char *dir, const char *name)
 
 /* ---- the database ------------------------------------------------------------------ */
 
-/* The fixture's conninfo, as test_upgrade.c finds it. */
-static void conninfo(char *out, size_t size)
-{
-    assert_int_equal(pgfixture_conninfo(&fx, out, size), 0);
-}
-
 /* The first column of the first row of sql with one parameter (NULL: none), as new
  * text; "" for no row, "(null)" for SQL NULL. */
 static char *query(const char *sql, const char *param)
 {
-    char ci[1200];
-    PGconn *c;
-    PGresult *r;
-    char *out;
-
-    conninfo(ci, sizeof ci);
-    c = PQconnectdb(ci);
-    if (PQstatus(c) != CONNECTION_OK)
-        fail_msg("connect: %s", PQerrorMessage(c));
-    r = PQexecParams(c, sql, param != NULL ? 1 : 0, NULL, &param, NULL, NULL, 0);
-    if (PQresultStatus(r) != PGRES_TUPLES_OK)
-        fail_msg("%s: %s", sql, PQerrorMessage(c));
-    out = strdup(PQntuples(r) == 0      ? ""
-                 : PQgetisnull(r, 0, 0) ? "(null)"
-                                        : PQgetvalue(r, 0, 0));
-    assert_non_null(out);
-    PQclear(r);
-    PQfinish(c);
+    char *out = pgfixture_query(&fx, sql, param);
+    if (out == NULL)
+        fail_msg("%s failed", sql);
     return out;
 }
 

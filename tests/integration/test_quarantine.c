@@ -15,7 +15,6 @@
 #include "../support/testutil.h"
 
 #include <jansson.h>
-#include <libpq-fe.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,11 +30,7 @@ static char work[PATH_MAX]; /* the input files, removed at the end */
 
 static void write_all(const char *path, const char *data, size_t len)
 {
-    FILE *fp = fopen(path, "wb");
-
-    assert_non_null(fp);
-    assert_int_equal(fwrite(data, 1, len, fp), len);
-    assert_int_equal(fclose(fp), 0);
+    assert_int_equal(testutil_write_file(path, data, len), 0);
 }
 
 /* work/rel into a static buffer (valid until the next call). */
@@ -47,31 +42,15 @@ static const char *at_work(const char *rel)
     return path;
 }
 
-/* The fixture's conninfo, as test_hostile.c finds it. */
-static void conninfo(char *out, size_t size)
-{
-    assert_int_equal(pgfixture_conninfo(&fx, out, size), 0);
-}
-
 /* The first column of the first row of sql (one parameter or none) as a number. */
 static long long query_num(const char *sql, const char *param)
 {
-    char ci[1200];
-    PGconn *c;
-    PGresult *r;
-    long long v;
-
-    conninfo(ci, sizeof ci);
-    c = PQconnectdb(ci);
-    if (PQstatus(c) != CONNECTION_OK)
-        fail_msg("connect: %s", PQerrorMessage(c));
-    r = PQexecParams(c, sql, param != NULL ? 1 : 0, NULL, &param, NULL, NULL, 0);
-    if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1)
-        fail_msg("%s: %s", sql, PQerrorMessage(c));
-    v = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-    PQclear(r);
-    PQfinish(c);
-    return v;
+    char *v = pgfixture_query(&fx, sql, param);
+    if (v == NULL || v[0] == '\0')
+        fail_msg("%s: no row", sql);
+    long long n = strtoll(v, NULL, 10);
+    free(v);
+    return n;
 }
 
 /* `iocontend ARGS` with stderr joined: its output (caller frees) and exit status. */

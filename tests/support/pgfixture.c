@@ -252,3 +252,24 @@ char *pgfixture_value(PGconn *c, const char *sql)
     PQclear(r);
     return out;
 }
+
+char *pgfixture_query(const struct pgfixture *f, const char *sql, const char *param)
+{
+    PGconn *c = pgfixture_connect(f);
+    char *out = NULL;
+
+    if (c == NULL)
+        return NULL;
+    PGresult *r =
+        PQexecParams(c, sql, param != NULL ? 1 : 0, NULL, &param, NULL, NULL, 0);
+    if (PQresultStatus(r) == PGRES_TUPLES_OK) {
+        out = strdup(PQntuples(r) == 0      ? ""
+                     : PQgetisnull(r, 0, 0) ? "(null)"
+                                            : PQgetvalue(r, 0, 0));
+    } else {
+        fprintf(stderr, "pgfixture: %s in: %.300s\n", PQerrorMessage(c), sql);
+    }
+    PQclear(r);
+    PQfinish(c);
+    return out;
+}

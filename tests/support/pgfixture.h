@@ -41,5 +41,8 @@ PGconn *pgfixture_connect(const struct pgfixture *f);
 /* The first column of the first row of sql (a command: ""), as new text: "" for no
  * row, "(null)" for SQL NULL; NULL (said on stderr) when sql fails. */
 char *pgfixture_value(PGconn *c, const char *sql);
+/* pgfixture_value of sql with one parameter (param; NULL: none) on a connection of
+ * its own. */
+char *pgfixture_query(const struct pgfixture *f, const char *sql, const char *param);
 
 #endif

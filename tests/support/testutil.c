@@ -245,3 +245,36 @@ char *testutil_browser_dom(const char *url, const char *work_dir)
     assert_true(ok);
     return dom;
 }
+
+char *testutil_read_file(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    char *buf = NULL;
+    long n;
+
+    if (fp == NULL)
+        return NULL;
+    if (fseek(fp, 0, SEEK_END) == 0 && (n = ftell(fp)) >= 0) {
+        rewind(fp);
+        buf = malloc((size_t)n + 1);
+        if (buf != NULL && fread(buf, 1, (size_t)n, fp) == (size_t)n) {
+            buf[n] = '\0';
+            *len = (size_t)n;
+        } else {
+            free(buf);
+            buf = NULL;
+        }
+    }
+    fclose(fp);
+    return buf;
+}
+
+int testutil_write_file(const char *path, const char *data, size_t len)
+{
+    FILE *fp = fopen(path, "wb");
+
+    if (fp == NULL)
+        return -1;
+    size_t put = fwrite(data, 1, len, fp);
+    return fclose(fp) == 0 && put == len ? 0 : -1;
+}

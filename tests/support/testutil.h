@@ -51,6 +51,12 @@ double testutil_normal(void);
  * line that starts so, into v. false when there is no such line or fewer values. */
 bool testutil_values(const char *text, const char *name, double *v, size_t n);
 
+/* The whole of path (malloc'd, NUL-terminated, its length in *len), NULL when it cannot
+ * be read. */
+char *testutil_read_file(const char *path, size_t *len);
+/* Writes len bytes of data to path, replacing it; 0 on success. */
+int testutil_write_file(const char *path, const char *data, size_t len);
+
 /* Runs a shell command and returns its stdout (malloc'd, caller frees) and exit
  * status in *rc. NULL when it could not run. */
 char *testutil_run(const char *cmd, int *rc);
