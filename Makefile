@@ -10,9 +10,9 @@ WARN := -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes \
         -Wvla -Wdouble-promotion -Wimplicit-fallthrough -Wconversion -Wno-sign-conversion
 SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-PKGS    := gsl libpq jansson libmicrohttpd inih
+PKGS    := gsl libpq jansson libmicrohttpd inih zlib
 CFLAGS   = $(CSTD) $(WARN) $(OPT) -pthread -MMD -MP $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
+LDLIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lbz2 -lm -pthread
 LDFLAGS ?=
 
 LIB_SRC  := $(wildcard common/*.c stats/*.c sql/*.c ingest/*.c analysis/*.c daemon/*.c)

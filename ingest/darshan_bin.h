@@ -1,0 +1,183 @@
+/* darshan_bin.h: the binary Darshan log reader, shared inside ingest/ only.
+ *
+ * darshan_bin.c reads the container (header, region map, compressed regions, job
+ * record, mount table, name records) and hands each module's region, decompressed,
+ * to its decoder (darshan_mod.c: POSIX, MPI-IO, STDIO; darshan_mod_more.c: the
+ * others). Decoders turn records of any record version into the counters of the
+ * current version, named and ordered as darshan-parser prints them, and pass them to
+ * a sink. Two sinks exist: the darshan_log builder of darshan.c (ingest: the same
+ * records the text parser makes) and the darshan-parser text writer of
+ * darshan_dump.c (`iocontend darshan dump`, the tests' oracle).
+ *
+ * Nothing here trusts the file: every length, count and offset is checked against
+ * the bytes that are there before it is used, and errors name the file, the region
+ * and what was expected. */
+#ifndef IOCONTEND_INGEST_DARSHAN_BIN_H
+#define IOCONTEND_INGEST_DARSHAN_BIN_H
+
+#include "ingest.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Modules by their current (log format 3.41) ids; darshan_bin.c maps the ids of older
+ * formats onto these. */
+enum dbin_module {
+    DBIN_NULL = 0,
+    DBIN_POSIX,
+    DBIN_MPIIO,
+    DBIN_H5F,
+    DBIN_H5D,
+    DBIN_PNETCDF_FILE,
+    DBIN_PNETCDF_VAR,
+    DBIN_BGQ,
+    DBIN_LUSTRE,
+    DBIN_STDIO,
+    DBIN_DXT_POSIX,
+    DBIN_DXT_MPIIO,
+    DBIN_MDHIM,
+    DBIN_APXC,
+    DBIN_APMPI,
+    DBIN_HEATMAP,
+    DBIN_DFS,
+    DBIN_DAOS,
+    DBIN_MODULE_COUNT
+};
+
+enum dbin_compression { DBIN_ZLIB = 0, DBIN_BZIP2 = 1, DBIN_NONE = 2 };
+
+/* One region as the header's map gives it (for darshan-parser's "log file regions"). */
+struct dbin_region_info {
+    enum dbin_module module; /* DBIN_MODULE_COUNT for an id we do not know */
+    int raw_id;              /* the id in the file */
+    uint64_t len;            /* bytes in the file (compressed) */
+    uint32_t version;        /* the module's record version */
+};
+
+/* The job record and the header, decoded. Strings borrowed for the call. */
+struct dbin_job {
+    char version[9]; /* "3.41" */
+    double log_version;
+    enum dbin_compression compression;
+    uint64_t partial_flag; /* bit (1 << current module id) per module marked incomplete */
+    int64_t uid;
+    int64_t start_time_s, start_time_ns; /* ns: 0 before format 3.41 */
+    int64_t end_time_s, end_time_ns;
+    int64_t nprocs;
+    int64_t jobid;
+    double run_time_s;    /* as darshan-parser computes it for this format */
+    const char *exe;      /* the command line as logged */
+    const char *metadata; /* the "key=value\n" lines as logged */
+    size_t header_len;    /* bytes of the header (uncompressed) */
+    uint64_t job_len;     /* bytes of the job region in the file (compressed) */
+    uint64_t names_len;   /* bytes of the name-record region in the file */
+    const struct dbin_region_info *regions; /* modules present, in file order */
+    size_t n_regions;
+};
+
+enum dbin_kind { DBIN_INT, DBIN_FLOAT, DBIN_TEXT };
+
+/* One counter of one record, in darshan-parser's order. The container fills
+ * file_name, mount_point and fs_type from the record id, as darshan-parser does. */
+struct dbin_counter {
+    const char *module; /* darshan-parser's module column: "POSIX", "MPI-IO", "LUSTRE" */
+    int64_t rank;       /* -1: shared */
+    uint64_t record_id;
+    const char *name; /* "POSIX_OPENS" */
+    enum dbin_kind kind;
+    int64_t i;
+    double f;
+    const char *s;
+    const char *file_name, *mount_point, *fs_type;
+};
+
+/* One DXT operation. */
+struct dbin_dxt_op {
+    bool is_write;
+    int64_t offset, length;
+    double start_s, end_s; /* relative to the job start */
+    uint64_t pthread_id;   /* 0 where the format has none */
+    int64_t ost;           /* -1 where unknown */
+};
+
+/* The DXT trace of one file on one rank. Borrowed for the call. */
+struct dbin_dxt_file {
+    enum dbin_module module; /* DBIN_DXT_POSIX or DBIN_DXT_MPIIO */
+    uint64_t record_id;
+    int64_t rank;
+    const char *hostname;
+    int64_t write_count, read_count;
+    const struct dbin_dxt_op *ops; /* writes first, then reads, as stored */
+    size_t n_ops;
+    const char *file_name, *mount_point, *fs_type;
+};
+
+/* What a reader calls, in file order. Any callback may be NULL (ignored). A callback
+ * that fails stops the read with its status. */
+struct dbin_sink {
+    void *ctx;
+    enum status (*job)(void *ctx, const struct dbin_job *job, struct error *err);
+    enum status (*mount)(void *ctx, const char *mount_point, const char *fs_type,
+                         struct error *err);
+    /* Each region in file order: incomplete when the header marks the module partial;
+     * decoded is false when no decoder reads it (APMPI, APXC, MDHIM, an unknown id)
+     * or it is incomplete and not shown; then no counter of it follows. */
+    enum status (*module_begin)(void *ctx, enum dbin_module module, const char *name,
+                                uint32_t version, bool incomplete, bool decoded,
+                                struct error *err);
+    enum status (*counter)(void *ctx, const struct dbin_counter *c, struct error *err);
+    enum status (*dxt)(void *ctx, const struct dbin_dxt_file *f, struct error *err);
+    enum status (*module_end)(void *ctx, enum dbin_module module, struct error *err);
+};
+
+/* Names of records: filled by darshan_bin.c, used by the decoders through
+ * dbin_names_lookup. Opaque to the decoders. */
+struct dbin_names;
+
+/* The file name, mount point and fs type darshan-parser prints for a record id (all
+ * borrowed; never NULL). */
+void dbin_names_lookup(const struct dbin_names *names, uint64_t record_id,
+                       const char **file_name, const char **mount_point,
+                       const char **fs_type);
+
+/* One module's region, decompressed, for its decoder. */
+struct dbin_region {
+    const char *path; /* the log, for errors */
+    enum dbin_module module;
+    uint32_t version;
+    const unsigned char *data;
+    size_t len;
+    bool swap; /* the log's byte order is not ours */
+    double log_version;
+    int64_t nprocs;
+    const struct dbin_names *names;
+};
+
+/* Decodes every record of r, calling sink->counter (and sink->dxt for DXT) in order.
+ * STATUS_NOT_FOUND when no decoder reads r->module at r->version (the caller counts
+ * and skips it; err says which); STATUS_PARSE for bytes that do not hold whole records, naming the
+ * path, the module and the record's offset in the region. darshan_mod.c decodes
+ * POSIX, MPI-IO and STDIO and hands the rest to dbin_module_decode_more. */
+enum status dbin_module_decode(const struct dbin_region *r, const struct dbin_sink *sink,
+                               struct error *err) MUST_CHECK;
+/* darshan_mod_more.c: H5F, H5D, PNETCDF_FILE, PNETCDF_VAR, BG/Q, LUSTRE, HEATMAP, DFS,
+ * DAOS, DXT_POSIX, DXT_MPIIO. */
+enum status dbin_module_decode_more(const struct dbin_region *r,
+                                    const struct dbin_sink *sink,
+                                    struct error *err) MUST_CHECK;
+
+/* True when data starts like a binary Darshan log of format 3.x (its magic number, in
+ * either byte order, after a "3." version string). */
+bool dbin_is_log(const unsigned char *data, size_t len);
+
+/* Reads the binary log data[0..len) (path names it in errors), calling sink in
+ * darshan-parser's order: job, mounts, then per region module_begin, its counters (and
+ * DXT traces), module_end. show_incomplete decodes the modules the header marks
+ * incomplete too. STATUS_PARSE for a log that cannot be read (bad magic, a map past
+ * the end, a region that does not decompress, a record cut short); STATUS_NOMEM. */
+enum status dbin_read(const char *path, const unsigned char *data, size_t len,
+                      bool show_incomplete, const struct dbin_sink *sink,
+                      struct error *err) MUST_CHECK;
+
+#endif
