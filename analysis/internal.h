@@ -78,6 +78,7 @@ struct job_eval {
     struct stats_job_volume v;     /* METHOD.md §3 volume metrics */
     struct stats_job_derived dv;   /* ν, ν^D, B^D, τ */
     const struct scope_series *ss; /* the series used; NULL when there was none */
+    bool incomplete_log; /* the job's POSIX, MPI-IO or STDIO records are incomplete */
 };
 
 /* The metric called name, NULL when there is none. */
@@ -87,6 +88,9 @@ double metric_value(const struct metric_def *md, const struct db_job *j,
                     const struct job_eval *ev);
 /* Why a family's values are missing for the job, EXCL_NONE when they are not. */
 enum stats_exclusion family_excl(enum family f, const struct job_eval *ev);
+/* False for the metrics an incomplete log still has: t_j (the header) and Ψ, Ψ^O (the
+ * job's span and the servers' samples). */
+bool metric_needs_records(const struct metric_def *md);
 /* A metric's value, NAN when its family is excluded for the job. */
 double metric_reported(const struct metric_def *md, const struct db_job *j,
                        const struct job_eval *ev);

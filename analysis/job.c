@@ -92,6 +92,15 @@ enum status job_eval_on(const struct stats_series *series, const struct db_job *
         log_debug("job %s: %s", j->job_key, job_err.msg);
         volume_excluded(&ev->v, EXCL_NONFINITE);
     }
+    if (j->incomplete_log) {
+        /* Its windows and bytes are those of the complete modules only: what needs
+         * them is unknown. Ψ and Ψ^O need only the span and stay. */
+        ev->incomplete_log = true;
+        ev->v.d_excl = EXCL_INCOMPLETE_LOG;
+        ev->v.i_excl = EXCL_INCOMPLETE_LOG;
+        ev->dv.b_d_excl = EXCL_INCOMPLETE_LOG;
+        ev->dv.tau_excl = EXCL_INCOMPLETE_LOG;
+    }
     return STATUS_OK;
 }
 

@@ -124,10 +124,25 @@ enum stats_exclusion family_excl(enum family f, const struct job_eval *ev)
     return EXCL_NONE;
 }
 
-/* A metric's value, NAN when its family is excluded for the job. */
+bool metric_needs_records(const struct metric_def *md)
+{
+    switch (md->id) {
+    case M_T_J:
+    case M_PSI_READ:
+    case M_PSI_WRITE:
+    case M_PSI_O_READ:
+    case M_PSI_O_WRITE: return false;
+    default: return true;
+    }
+}
+
+/* A metric's value, NAN when its family is excluded for the job or it needs the
+ * records of an incomplete log. */
 double metric_reported(const struct metric_def *md, const struct db_job *j,
                        const struct job_eval *ev)
 {
+    if (ev->incomplete_log && metric_needs_records(md))
+        return NAN;
     return family_excl(md->fam, ev) == EXCL_NONE ? metric_value(md, j, ev) : (double)NAN;
 }
 
@@ -141,6 +156,9 @@ enum stats_exclusion pair_values(const struct metric_def *my, const struct metri
 
     if (e == EXCL_NONE)
         e = family_excl(mx->fam, ev);
+    if (e == EXCL_NONE && ev->incomplete_log &&
+        (metric_needs_records(my) || metric_needs_records(mx)))
+        e = EXCL_INCOMPLETE_LOG;
     *yv = metric_value(my, j, ev);
     *xv = metric_value(mx, j, ev);
     if (e == EXCL_NONE && !(j->t_j > 0))

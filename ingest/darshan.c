@@ -126,6 +126,10 @@ struct parser {
     bool in_header;
     char banner[64]; /* module of a "# X module data" banner with no record yet */
     long banner_line;
+    /* The modules of the "log file regions" block, in order (the first 32). */
+    char listed[32][24];
+    size_t n_listed;
+    size_t incomplete_cap; /* bytes allocated for log->incomplete_modules */
 };
 
 static bool is_digit(char c)
@@ -361,10 +365,12 @@ static enum status header_end(struct parser *p, long lineno, struct error *err)
 
 /* ---- comment lines after the header ------------------------------------------ */
 
+static enum status add_mount(struct parser *p, const char *mount, const char *fs,
+                             struct error *err);
+
 static enum status mount_entry(struct parser *p, char *line, long lineno,
                                struct error *err)
 {
-    struct darshan_log *log = p->log;
     char *mount, *fs;
 
     /* "# mount entry:\t<mount point>\t<fs type>" */
@@ -377,6 +383,14 @@ static enum status mount_entry(struct parser *p, char *line, long lineno,
     }
     *mount++ = '\0';
     *fs++ = '\0';
+    return add_mount(p, mount, fs, err);
+}
+
+static enum status add_mount(struct parser *p, const char *mount, const char *fs,
+                             struct error *err)
+{
+    struct darshan_log *log = p->log;
+
     if (log->n_mounts == p->cap_mounts) {
         size_t cap = p->cap_mounts ? 2 * p->cap_mounts : 16;
         char **m = realloc(log->mount_points, cap * sizeof *m);
@@ -399,19 +413,95 @@ static enum status mount_entry(struct parser *p, char *line, long lineno,
     return STATUS_OK;
 }
 
+/* Adds module (n bytes of it) to the log's incomplete modules, once. */
+static enum status mark_incomplete(struct parser *p, const char *module, size_t n,
+                                   struct error *err)
+{
+    struct darshan_log *log = p->log;
+    size_t have = log->incomplete_modules != NULL ? strlen(log->incomplete_modules) : 0;
+
+    if (n == 0 || n > 63)
+        n = 0; /* not a module name we can keep: "a module" */
+    for (const char *c = log->incomplete_modules; c != NULL && *c != '\0';) {
+        size_t len = strcspn(c, ",");
+
+        if (len == (n ? n : 8) && memcmp(c, n ? module : "a module", len) == 0)
+            return STATUS_OK;
+        c += len + (c[len] == ',');
+    }
+    if (have + 1 + 64 + 1 > p->incomplete_cap) {
+        size_t cap = 2 * (have + 66);
+        char *more = realloc(log->incomplete_modules, cap);
+
+        if (more == NULL)
+            return error_set(err, STATUS_NOMEM, "log %s", p->path);
+        more[have] = '\0';
+        log->incomplete_modules = more;
+        p->incomplete_cap = cap;
+    }
+    snprintf(log->incomplete_modules + have, p->incomplete_cap - have, "%s%.*s",
+             have ? "," : "", (int)(n ? n : 8), n ? module : "a module");
+    if (n != 0) {
+        for (int l = 0; l < LAYER_COUNT; l++) {
+            if (strlen(module_names[l]) == n && memcmp(module, module_names[l], n) == 0)
+                log->incomplete_records = true;
+        }
+    } else {
+        log->incomplete_records = true; /* which one is not known: maybe a layer */
+    }
+    return STATUS_OK;
+}
+
+/* Modules darshan-parser never prints a section for: it cannot decode them (APMPI,
+ * APXC) or leaves them to darshan-dxt-parser (DXT_*). */
+static bool parser_prints(const char *module)
+{
+    return strncmp(module, "DXT_", 4) != 0 && strcmp(module, "APMPI") != 0 &&
+           strcmp(module, "APXC") != 0;
+}
+
 /* darshan-parser prints "# <MOD> module data" and then stops, before the module's
  * counter description and without records, when the module ran out of memory at run
  * time (the reason goes to stderr). A banner followed by neither its description, nor
  * its column line, nor a record of its module before the next banner or the end is
- * therefore an incomplete log. A module that has a section but no records (the
- * parser's loop simply finds none) is legitimately empty; modules it cannot decode
- * (APMPI, APXC) or leaves to darshan-dxt-parser (DXT_*) get no banner at all. */
-static enum status banner_close(struct parser *p, struct error *err)
+ * therefore an incomplete module; at the end, the modules the region table lists
+ * after it were never printed, so they are incomplete in this text too. A module that
+ * has a section but no records (the parser's loop simply finds none) is legitimately
+ * empty; modules it cannot decode get no banner at all. */
+static enum status banner_close(struct parser *p, bool at_end, struct error *err)
 {
+    enum status rc;
+    size_t after = p->n_listed;
+
     if (p->banner[0] == '\0')
         return STATUS_OK;
-    return error_at(err, STATUS_PARSE, p->path, p->banner_line, "incomplete: %s",
-                    p->banner);
+    rc = mark_incomplete(p, p->banner, strlen(p->banner), err);
+    for (size_t i = 0; rc == STATUS_OK && i < p->n_listed; i++) {
+        if (strcmp(p->listed[i], p->banner) == 0)
+            after = i + 1;
+        else if (at_end && i >= after && parser_prints(p->listed[i]))
+            rc = mark_incomplete(p, p->listed[i], strlen(p->listed[i]), err);
+    }
+    p->banner[0] = '\0';
+    return rc;
+}
+
+/* "# POSIX module: 155 bytes (compressed), ver=4" of the "log file regions" block. */
+static void region_line(struct parser *p, const char *line)
+{
+    static const char tail[] = " module: ";
+    const char *name = line + 2, *end = strstr(name, tail);
+    size_t n = end != NULL ? (size_t)(end - name) : 0;
+
+    if (n == 0 || n >= sizeof p->listed[0] || p->n_listed == 32)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        if (name[i] == ' ' || name[i] == '\t')
+            return;
+    }
+    memcpy(p->listed[p->n_listed], name, n);
+    p->listed[p->n_listed][n] = '\0';
+    p->n_listed++;
 }
 
 static bool module_word(const char *s, size_t len)
@@ -435,6 +525,8 @@ static enum status comment_line(struct parser *p, char *line, long lineno,
 
     if (strncmp(line, "# mount entry:", 14) == 0)
         return mount_entry(p, line, lineno, err);
+    if (line[1] == ' ' && line[2] >= 'A' && line[2] <= 'Z' && strstr(line, " module: "))
+        region_line(p, line);
     /* the module's section goes on normally: it is not cut short */
     if (p->banner[0] != '\0' && (strncmp(line, "# description of ", 17) == 0 ||
                                  strncmp(line, "#<module>", 9) == 0)) {
@@ -453,7 +545,7 @@ static enum status comment_line(struct parser *p, char *line, long lineno,
         size_t n = len - 2 - (sizeof banner_tail - 1);
 
         if (module_word(line + 2, n)) {
-            enum status rc = banner_close(p, err);
+            enum status rc = banner_close(p, false, err);
 
             if (rc != STATUS_OK)
                 return rc;
@@ -474,11 +566,8 @@ static enum status comment_line(struct parser *p, char *line, long lineno,
         const char *mod = the + 4;
         int n = (int)(line + len - (sizeof incomplete_tail - 1) - mod);
 
-        if (n > 0 && n < 64) {
-            return error_at(err, STATUS_PARSE, p->path, lineno, "incomplete: %.*s", n,
-                            mod);
-        }
-        return error_at(err, STATUS_PARSE, p->path, lineno, "incomplete: a module");
+        (void)lineno;
+        return mark_incomplete(p, mod, n > 0 ? (size_t)n : 0, err);
     }
     return STATUS_OK;
 }
@@ -523,7 +612,7 @@ static enum status table_grow(struct parser *p, struct error *err)
 
 /* The record of (layer, rank, id), made on first sight; *rec_index is its position. */
 static enum status find_record(struct parser *p, int layer, int64_t rank, uint64_t id,
-                               char **fields, long lineno, size_t *rec_index,
+                               const char *const names[3], long lineno, size_t *rec_index,
                                struct error *err)
 {
     struct darshan_log *log = p->log;
@@ -569,9 +658,9 @@ static enum status find_record(struct parser *p, int layer, int64_t rank, uint64
     memset(&p->pend[log->n_records], 0, sizeof p->pend[0]);
     p->pend[log->n_records].first_line = lineno;
     log->n_records++; /* counted first so that darshan_log_free releases the names */
-    r->file_name = str_dup(fields[5]);
-    r->mount_point = str_dup(fields[6]);
-    r->fs_type = str_dup(fields[7]);
+    r->file_name = str_dup(names[0]);
+    r->mount_point = str_dup(names[1]);
+    r->fs_type = str_dup(names[2]);
     if (r->file_name == NULL || r->mount_point == NULL || r->fs_type == NULL)
         return error_set(err, STATUS_NOMEM, "records of %s", p->path);
     p->table[h] = log->n_records;
@@ -620,6 +709,46 @@ static enum status check_time(struct parser *p, enum slot slot, int64_t rank,
                                                 : "the run time and 2 s more",
                         *v);
     }
+    return STATUS_OK;
+}
+
+/* The record a counter of layer belongs to (made when new), after checking its rank.
+ * names: its file name, mount point and fs type. */
+static enum status use_record(struct parser *p, int layer, int64_t rank, uint64_t id,
+                              const char *const names[3], long lineno, size_t *rec_index,
+                              struct error *err)
+{
+    if (rank >= p->log->nprocs) {
+        return error_at(err, STATUS_PARSE, p->path, lineno,
+                        "expected a rank below nprocs (%" PRId64 "), got %" PRId64,
+                        p->log->nprocs, rank);
+    }
+    return find_record(p, layer, rank, id, names, lineno, rec_index, err);
+}
+
+static enum status set_int(struct parser *p, struct pending *pd, const struct counter *c,
+                           const char *name, int64_t v, long lineno, struct error *err)
+{
+    if (v < -1) {
+        return error_at(err, STATUS_PARSE, p->path, lineno,
+                        "expected %.48s >= 0 or -1 (not collected), got %" PRId64, name,
+                        v);
+    }
+    pd->ival[c->slot] = v;
+    pd->seen |= 1u << c->slot;
+    return STATUS_OK;
+}
+
+static enum status set_double(struct parser *p, struct pending *pd,
+                              const struct counter *c, int64_t rank, const char *name,
+                              double v, long lineno, struct error *err)
+{
+    enum status rc = check_time(p, c->slot, rank, name, &v, lineno, err);
+
+    if (rc != STATUS_OK)
+        return rc;
+    pd->dval[c->slot] = v;
+    pd->seen |= 1u << c->slot;
     return STATUS_OK;
 }
 
@@ -677,12 +806,8 @@ static enum status counter_line(struct parser *p, char *line, bool has_newline,
         p->log->n_skipped_module++;
         return STATUS_OK;
     }
-    if (rank >= p->log->nprocs) {
-        return error_at(err, STATUS_PARSE, p->path, lineno,
-                        "expected a rank below nprocs (%" PRId64 "), got %" PRId64,
-                        p->log->nprocs, rank);
-    }
-    rc = find_record(p, layer, rank, id, fields, lineno, &rec_index, err);
+    rc = use_record(p, layer, rank, id, (const char *const *)&fields[5], lineno,
+                    &rec_index, err);
     if (rc != STATUS_OK)
         return rc;
     c = find_counter(layer, fields[3]);
@@ -690,28 +815,23 @@ static enum status counter_line(struct parser *p, char *line, bool has_newline,
         return STATUS_OK; /* a counter the metrics do not use */
     pd = &p->pend[rec_index];
     if (c->slot < S_FIRST_DOUBLE) {
-        if (!parse_i64(fields[4], &pd->ival[c->slot])) {
+        int64_t v;
+
+        if (!parse_i64(fields[4], &v)) {
             return error_at(err, STATUS_PARSE, p->path, lineno,
                             "expected an integer value for %.48s, got '%.40s'", fields[3],
                             fields[4]);
         }
-        if (pd->ival[c->slot] < -1) {
-            return error_at(err, STATUS_PARSE, p->path, lineno,
-                            "expected %.48s >= 0 or -1 (not collected), got %.40s",
-                            fields[3], fields[4]);
-        }
-    } else {
-        if (!parse_f64(fields[4], &pd->dval[c->slot])) {
-            return error_at(err, STATUS_PARSE, p->path, lineno,
-                            "expected a number value for %.48s, got '%.40s'", fields[3],
-                            fields[4]);
-        }
-        rc = check_time(p, c->slot, rank, fields[3], &pd->dval[c->slot], lineno, err);
-        if (rc != STATUS_OK)
-            return rc;
+        return set_int(p, pd, c, fields[3], v, lineno, err);
     }
-    pd->seen |= 1u << c->slot;
-    return STATUS_OK;
+    double v;
+
+    if (!parse_f64(fields[4], &v)) {
+        return error_at(err, STATUS_PARSE, p->path, lineno,
+                        "expected a number value for %.48s, got '%.40s'", fields[3],
+                        fields[4]);
+    }
+    return set_double(p, pd, c, rank, fields[3], v, lineno, err);
 }
 
 /* ---- finishing ------------------------------------------------------------------ */
@@ -833,10 +953,48 @@ static enum status parse_lines(struct parser *p, FILE *fp, struct error *err)
         if (rc != STATUS_OK)
             return rc;
     }
-    rc = banner_close(p, err);
+    rc = banner_close(p, true, err);
     if (rc != STATUS_OK)
         return rc;
     return finish_records(p, err);
+}
+
+static enum status parser_init(struct parser *p, const char *path, struct error *err)
+{
+    memset(p, 0, sizeof *p);
+    p->path = path != NULL ? path : "";
+    p->in_header = true;
+    p->log = calloc(1, sizeof *p->log);
+    if (p->log == NULL)
+        return error_set(err, STATUS_NOMEM, "log %s", p->path);
+    p->log->path = str_dup(p->path);
+    if (p->log->path == NULL)
+        return error_set(err, STATUS_NOMEM, "log %s", p->path);
+    for (size_t i = 0; i < N_COUNTERS; i++) {
+        if (counters[i].slot != S_SLOWEST) { /* absent in some formats: -1 then */
+            for (int l = 0; l < LAYER_COUNT; l++) {
+                if (counters[i].layers & (1u << l))
+                    p->required[l] |= 1u << counters[i].slot;
+            }
+        }
+    }
+    return STATUS_OK;
+}
+
+/* Frees what p holds; on success hands its log to *out. */
+static enum status parser_done(struct parser *p, enum status rc, struct darshan_log **out)
+{
+    free(p->pend);
+    free(p->table);
+    for (size_t i = 0; i < p->n_other_keys; i++)
+        free(p->other_keys[i]);
+    free(p->other_keys);
+    if (rc != STATUS_OK) {
+        darshan_log_free(p->log);
+        return rc;
+    }
+    *out = p->log;
+    return STATUS_OK;
 }
 
 enum status ingest_darshan_parse(FILE *fp, const char *path, struct darshan_log **out,
@@ -849,38 +1007,10 @@ enum status ingest_darshan_parse(FILE *fp, const char *path, struct darshan_log 
         *out = NULL;
     if (fp == NULL || out == NULL)
         return error_set(err, STATUS_INVALID, "ingest_darshan_parse: no input or output");
-    memset(&p, 0, sizeof p);
-    p.path = path != NULL ? path : "";
-    p.in_header = true;
-    p.log = calloc(1, sizeof *p.log);
-    if (p.log == NULL)
-        return error_set(err, STATUS_NOMEM, "log %s", p.path);
-    p.log->path = str_dup(p.path);
-    if (p.log->path == NULL) {
-        rc = error_set(err, STATUS_NOMEM, "log %s", p.path);
-        goto out;
-    }
-    for (size_t i = 0; i < N_COUNTERS; i++) {
-        if (counters[i].slot != S_SLOWEST) { /* absent in some formats: -1 then */
-            for (int l = 0; l < LAYER_COUNT; l++) {
-                if (counters[i].layers & (1u << l))
-                    p.required[l] |= 1u << counters[i].slot;
-            }
-        }
-    }
-    rc = parse_lines(&p, fp, err);
-out:
-    free(p.pend);
-    free(p.table);
-    for (size_t i = 0; i < p.n_other_keys; i++)
-        free(p.other_keys[i]);
-    free(p.other_keys);
-    if (rc != STATUS_OK) {
-        darshan_log_free(p.log);
-        return rc;
-    }
-    *out = p.log;
-    return STATUS_OK;
+    rc = parser_init(&p, path, err);
+    if (rc == STATUS_OK)
+        rc = parse_lines(&p, fp, err);
+    return parser_done(&p, rc, out);
 }
 
 void darshan_log_free(struct darshan_log *log)
@@ -901,5 +1031,6 @@ void darshan_log_free(struct darshan_log *log)
     free(log->mount_fs_types);
     free(log->exe);
     free(log->path);
+    free(log->incomplete_modules);
     free(log);
 }

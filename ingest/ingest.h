@@ -70,17 +70,26 @@ struct darshan_log {
     size_t n_mounts;
     struct darshan_record *records; /* owned */
     size_t n_records;
-    bool negative_time;      /* a time counter was below 0 (not -1): taken as absent */
+    bool negative_time; /* a time counter was below 0 (not -1): taken as absent */
+    /* The modules darshan marks incomplete (or that darshan-parser's text cut off),
+     * comma-separated in log order ("STDIO", "POSIX,MPI-IO,LUSTRE,STDIO"); NULL when
+     * the log is whole. Owned. */
+    char *incomplete_modules;
+    /* One of them is POSIX, MPI-IO or STDIO: every metric but t_j lacks records. */
+    bool incomplete_records;
     size_t n_lines;          /* lines read */
     size_t n_skipped_module; /* lines of other modules (HEATMAP, LUSTRE, H5*, …) */
 };
 
 /* Parses darshan-parser default text (Darshan 3.x, 8 tab-separated fields). path
  * names the input in errors. On success *out is a new log the caller frees. An
- * incomplete log (a module banner with no records while the region table lists the
- * module, or the parser's "incomplete" note) is STATUS_PARSE with msg
- * "incomplete: MODULE"; a banner followed by its counter description is a module
- * with no records, not an incomplete one. Bad lines are STATUS_PARSE naming the line
+ * incomplete log loads with what was printed and names its incomplete modules in
+ * incomplete_modules: a module banner with no records after it (darshan-parser stops
+ * there; the modules the region table lists after it were never printed and count as
+ * incomplete too), or the parser's "contains incomplete data" note (--show-incomplete:
+ * the records that follow are a part of the truth). A banner followed by its counter
+ * description is a module with no records, not an incomplete one. Bad lines are
+ * STATUS_PARSE naming the line
  * and what was expected, e.g. "expected 8 tab-separated fields, got 5"; so are a
  * missing header key (darshan log version, exe, uid, jobid, start_time, end_time,
  * nprocs, run time), a record lacking a counter the metrics use, and a last counter

@@ -50,6 +50,7 @@ bool is_dxt_text(const char *path, const char *data);
  * keys (job_key, group_id) stay hashes of the raw bytes, so identities never change. */
 struct job_text {
     char *exe, *executable, *group_key, *jobid;
+    char *incomplete_modules; /* NULL: the log is whole */
 };
 void job_text_free(struct job_text *t);
 /* The rows db_job_load writes for log and its metrics m: *job borrows from both, from

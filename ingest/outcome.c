@@ -164,6 +164,7 @@ void job_text_free(struct job_text *t)
     free(t->executable);
     free(t->group_key);
     free(t->jobid);
+    free(t->incomplete_modules);
 }
 
 /* The rows db_job_load writes for log and its metrics m: *job borrows from both, from
@@ -181,8 +182,11 @@ enum status job_rows(const char *path, const struct darshan_log *log,
     text->executable = str_escape_dup(m->executable);
     text->group_key = str_escape_dup(m->group_key);
     text->jobid = str_escape_dup(log->jobid);
+    text->incomplete_modules =
+        log->incomplete_modules != NULL ? str_escape_dup(log->incomplete_modules) : NULL;
     if (text->exe == NULL || text->executable == NULL || text->group_key == NULL ||
-        text->jobid == NULL)
+        text->jobid == NULL ||
+        (log->incomplete_modules != NULL && text->incomplete_modules == NULL))
         return error_set(err, STATUS_NOMEM, "text of %s", path);
     if (m->n_windows > 0) {
         w = calloc(m->n_windows, sizeof *w);
@@ -225,6 +229,8 @@ enum status job_rows(const char *path, const struct darshan_log *log,
                               .n_unique_files = m->n_unique_files,
                               .n_shared_files = m->n_shared_files,
                               .negative_time = log->negative_time,
+                              .incomplete_modules = text->incomplete_modules,
+                              .incomplete_log = log->incomplete_records,
                               .windows = w,
                               .n_windows = m->n_windows};
     *windows = w;

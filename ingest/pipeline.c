@@ -260,6 +260,14 @@ static enum status record_outcomes(struct db *db, struct batch *b, const char *v
                          "taken as absent",
                          it->path, it->jobid);
             }
+            if (it->text.incomplete_modules != NULL) {
+                log_warn("%s: job %s: darshan marks module(s) %s incomplete: loaded "
+                         "with the rest%s",
+                         it->path, it->jobid, it->text.incomplete_modules,
+                         it->job.incomplete_log
+                             ? "; analyses that need them exclude it (incomplete_log)"
+                             : "");
+            }
             send[(*n_send)++] = i;
             break;
         case ITEM_READ: break;

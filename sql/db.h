@@ -148,6 +148,8 @@ struct db_job_in {
     int64_t eta_read, eta_write, eta_mon_read, eta_mon_write;           /* bytes */
     int64_t n_unique_files, n_shared_files;
     bool negative_time; /* a time counter below 0 was read as absent (METHOD.md §9) */
+    const char *incomplete_modules; /* "POSIX,MPI-IO": marked incomplete; NULL: whole */
+    bool incomplete_log;            /* one of them is POSIX, MPI-IO or STDIO */
     const struct db_window_in *windows;
     size_t n_windows;
 };
@@ -332,6 +334,7 @@ struct db_job {
     double start_s, end_s; /* T_start, T_end: start_time and start_time + t_j */
     double t_j, t_um, t_urw, t_s, t_s_span, t_s_slowest, t, t_fr, t_fw;
     int64_t eta_read, eta_write, eta_mon_read, eta_mon_write;
+    bool incomplete_log;       /* a POSIX, MPI-IO or STDIO module is incomplete */
     struct db_window *windows; /* owned by the db_jobs array */
     size_t n_windows;
 };

@@ -119,7 +119,7 @@ static enum status copy_groups(struct db *db, const struct db_job_batch_item *it
     "job_key, jobid, uid, exe, executable, nprocs, start_time, end_time, run_time, "     \
     "log_version, group_id, source_hash, source_path, t_j, t_um, t_urw, t_s, t_s_span, " \
     "t_s_slowest, t, t_fr, t_fw, eta_read, eta_write, eta_mon_read, eta_mon_write, "     \
-    "n_unique_files, n_shared_files, negative_time"
+    "n_unique_files, n_shared_files, negative_time, incomplete_modules, incomplete_log"
 
 static enum status copy_jobs(struct db *db, const struct db_job_batch_item *items,
                              size_t n, struct error *err)
@@ -131,7 +131,7 @@ static enum status copy_jobs(struct db *db, const struct db_job_batch_item *item
 
     for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
         const struct db_job_in *j = items[i].job;
-        bincopy_row(&c, 30);
+        bincopy_row(&c, 32);
         bincopy_int4(&c, (int32_t)i);
         bincopy_text(&c, j->job_key);
         bincopy_text(&c, j->jobid);
@@ -162,6 +162,8 @@ static enum status copy_jobs(struct db *db, const struct db_job_batch_item *item
         bincopy_int8(&c, j->n_unique_files);
         bincopy_int8(&c, j->n_shared_files);
         bincopy_bool(&c, j->negative_time);
+        bincopy_text(&c, j->incomplete_modules);
+        bincopy_bool(&c, j->incomplete_log);
     }
     return bincopy_end(&c);
 }

@@ -179,16 +179,19 @@ enum status db_job_load(struct db *db, int64_t run_id, const char *path,
     for (int i = 6; i <= 20; i++)
         vals[13 + i - 6] = num[i][0] != '\0' ? num[i] : NULL;
     vals[28] = job->negative_time ? "t" : "f";
+    vals[29] = job->incomplete_modules;
+    vals[30] = job->incomplete_log ? "t" : "f";
     rc = exec_params(
         db,
         "INSERT INTO jobs (job_key, jobid, uid, exe, executable, nprocs, "
         "start_time, end_time, run_time, log_version, group_id, source_hash, "
         "source_path, t_j, t_um, t_urw, t_s, t_s_span, t_s_slowest, t, t_fr, "
         "t_fw, eta_read, eta_write, eta_mon_read, eta_mon_write, n_unique_files, "
-        "n_shared_files, negative_time) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
-        "$10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, "
-        "$25, $26, $27, $28, $29) ON CONFLICT (job_key) DO NOTHING RETURNING job_key",
-        29, vals, &r, err);
+        "n_shared_files, negative_time, incomplete_modules, incomplete_log) VALUES ($1, "
+        "$2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, "
+        "$19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31) "
+        "ON CONFLICT (job_key) DO NOTHING RETURNING job_key",
+        31, vals, &r, err);
     if (rc != STATUS_OK)
         goto fail;
     *inserted = PQntuples(r) == 1;

@@ -29,7 +29,7 @@ enum status db_jobs_of_group(struct db *db, const char *group_id, struct db_jobs
         db,
         "SELECT job_key, jobid, group_id, start_time, t_j, t_um, t_urw, t_s, t, "
         "t_fr, t_fw, eta_read, eta_write, eta_mon_read, eta_mon_write, t_s_span, "
-        "t_s_slowest "
+        "t_s_slowest, incomplete_log "
         "FROM jobs WHERE ($1::text IS NULL OR " IN_GROUP_1 ") "
         "ORDER BY start_time, job_key",
         1, vals, &r, err);
@@ -74,6 +74,7 @@ enum status db_jobs_of_group(struct db *db, const char *group_id, struct db_jobs
         j->eta_mon_write = get_int64(r, row, 14);
         j->t_s_span = get_double(r, row, 15);
         j->t_s_slowest = get_double(r, row, 16);
+        j->incomplete_log = PQgetvalue(r, row, 17)[0] == 't';
         j->windows = jobs->all_windows + k;
         while (k < nw && strcmp(PQgetvalue(w, (int)k, 0), j->job_key) == 0) {
             struct db_window *dw = &jobs->all_windows[k];
