@@ -1,4 +1,5 @@
 /* darshan.c: darshan-parser default text (Darshan 3.x) into a struct darshan_log. */
+#include "darshan_bin.h"
 #include "ingest.h"
 
 #include <errno.h>
@@ -1011,6 +1012,111 @@ enum status ingest_darshan_parse(FILE *fp, const char *path, struct darshan_log 
     if (rc == STATUS_OK)
         rc = parse_lines(&p, fp, err);
     return parser_done(&p, rc, out);
+}
+
+/* ---- binary logs: darshan_bin.c's sink ------------------------------------------ */
+
+/* The header through the text's checks: the same keys, the same limits. */
+static enum status bin_job(void *ctx, const struct dbin_job *job, struct error *err)
+{
+    struct parser *p = ctx;
+    char v[H_COUNT][64];
+    const char *value[H_COUNT];
+    enum status rc = STATUS_OK;
+
+    snprintf(v[H_VERSION], sizeof v[0], "%s", job->version);
+    snprintf(v[H_UID], sizeof v[0], "%" PRId64, job->uid);
+    snprintf(v[H_JOBID], sizeof v[0], "%" PRId64, job->jobid);
+    snprintf(v[H_START], sizeof v[0], "%" PRId64, job->start_time_s);
+    snprintf(v[H_END], sizeof v[0], "%" PRId64, job->end_time_s);
+    snprintf(v[H_NPROCS], sizeof v[0], "%" PRId64, job->nprocs);
+    snprintf(v[H_RUN_TIME], sizeof v[0], "%.17g", job->run_time_s);
+    for (int k = 0; k < H_COUNT; k++)
+        value[k] = k == H_EXE ? (job->exe != NULL ? job->exe : "") : v[k];
+    for (int k = 0; rc == STATUS_OK && k < H_COUNT; k++)
+        rc = header_value(p, header_keys[k], value[k], 0, err);
+    return rc == STATUS_OK ? header_end(p, 0, err) : rc;
+}
+
+static enum status bin_mount(void *ctx, const char *mount_point, const char *fs_type,
+                             struct error *err)
+{
+    return add_mount(ctx, mount_point, fs_type, err);
+}
+
+static enum status bin_module_begin(void *ctx, enum dbin_module module, const char *name,
+                                    uint32_t version, bool incomplete, bool decoded,
+                                    struct error *err)
+{
+    (void)module;
+    (void)version;
+    (void)decoded;
+    return incomplete ? mark_incomplete(ctx, name, strlen(name), err) : STATUS_OK;
+}
+
+static enum status bin_counter(void *ctx, const struct dbin_counter *c, struct error *err)
+{
+    struct parser *p = ctx;
+    int layer = layer_of_module(c->module);
+    const char *names[3] = {c->file_name, c->mount_point, c->fs_type};
+    const struct counter *k;
+    size_t rec_index = 0;
+    enum status rc;
+
+    if (layer < 0) {
+        p->log->n_skipped_module++;
+        return STATUS_OK;
+    }
+    if (c->rank < -1) {
+        return error_at(err, STATUS_PARSE, p->path, 0,
+                        "expected a rank >= -1 in a %s record, got %" PRId64, c->module,
+                        c->rank);
+    }
+    rc = use_record(p, layer, c->rank, c->record_id, names, 0, &rec_index, err);
+    if (rc != STATUS_OK)
+        return rc;
+    k = find_counter(layer, c->name);
+    if (k == NULL)
+        return STATUS_OK;
+    if (c->kind == DBIN_INT && k->slot < S_FIRST_DOUBLE)
+        return set_int(p, &p->pend[rec_index], k, c->name, c->i, 0, err);
+    if (c->kind == DBIN_FLOAT && k->slot >= S_FIRST_DOUBLE)
+        return set_double(p, &p->pend[rec_index], k, c->rank, c->name, c->f, 0, err);
+    return error_at(err, STATUS_PARSE, p->path, 0,
+                    "expected %s to be %s in record %" PRIu64 ", got another type",
+                    c->name, k->slot < S_FIRST_DOUBLE ? "an integer" : "a number",
+                    c->record_id);
+}
+
+enum status ingest_darshan_read(const unsigned char *data, size_t len, const char *path,
+                                struct darshan_log **out, struct error *err)
+{
+    struct parser p;
+    enum status rc;
+
+    if (out != NULL)
+        *out = NULL;
+    if (data == NULL || out == NULL)
+        return error_set(err, STATUS_INVALID, "ingest_darshan_read: no input or output");
+    rc = parser_init(&p, path, err);
+    if (rc == STATUS_OK) {
+        const struct dbin_sink sink = {.ctx = &p,
+                                       .job = bin_job,
+                                       .mount = bin_mount,
+                                       .module_begin = bin_module_begin,
+                                       .counter = bin_counter};
+        rc = dbin_read(p.path, data, len, false, &sink, err);
+    }
+    if (rc == STATUS_OK && p.in_header)
+        rc = error_at(err, STATUS_PARSE, p.path, 0, "expected a job record, got none");
+    if (rc == STATUS_OK)
+        rc = finish_records(&p, err);
+    return parser_done(&p, rc, out);
+}
+
+bool ingest_darshan_is_binary(const unsigned char *data, size_t len)
+{
+    return dbin_is_log(data, len);
 }
 
 void darshan_log_free(struct darshan_log *log)

@@ -97,6 +97,15 @@ struct darshan_log {
  * STATUS_INVALID for a NULL fp or out, STATUS_NOMEM. One pass, O(lines). */
 enum status ingest_darshan_parse(FILE *fp, const char *path, struct darshan_log **out,
                                  struct error *err) MUST_CHECK;
+/* Reads a binary .darshan log (formats 3.00 to 3.41, either byte order, zlib, bzip2
+ * or no compression) into the same records ingest_darshan_parse makes of its
+ * darshan-parser text: the same checks, the same incomplete_modules (the modules
+ * darshan's header marks partial are left out, the rest load). STATUS_PARSE names
+ * the region and what was expected; STATUS_NOMEM. */
+enum status ingest_darshan_read(const unsigned char *data, size_t len, const char *path,
+                                struct darshan_log **out, struct error *err) MUST_CHECK;
+/* True when data starts like a binary Darshan 3.x log (its magic number). */
+bool ingest_darshan_is_binary(const unsigned char *data, size_t len);
 void darshan_log_free(struct darshan_log *log);
 
 /* Writes the binary Darshan log at path (read whole; formats 3.00 to 3.41, either

@@ -26,11 +26,11 @@ static const char *base_name(const char *path)
 
 static bool wanted(const char *path, enum input_kind kind)
 {
-    static const char *const darshan[] = {"parser.txt", "*.parser.txt", "dxt.txt",
-                                          "*.dxt.txt"};
+    static const char *const darshan[] = {"*.darshan", "parser.txt", "*.parser.txt",
+                                          "dxt.txt", "*.dxt.txt"};
     static const char *const iostat[] = {"*.txt", "*.json", "*.csv"};
     const char *const *pats = kind == INPUT_DARSHAN ? darshan : iostat;
-    size_t n = kind == INPUT_DARSHAN ? 4 : 3;
+    size_t n = kind == INPUT_DARSHAN ? 5 : 3;
     const char *b = base_name(path);
 
     for (size_t i = 0; i < n; i++) {
@@ -97,9 +97,22 @@ static bool walk(const char *dir, enum input_kind kind, struct file_list *out,
     return ok;
 }
 
+static bool is_binary_name(const char *path)
+{
+    return fnmatch("*.darshan", base_name(path), 0) == 0;
+}
+
+/* Path order, binary logs first: when a log's .darshan and its darshan-parser text
+ * sit side by side, the binary's job is the one loaded (the first file of a job key
+ * wins) and the text counts as the same job. */
 static int cmp_str(const void *a, const void *b)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    const char *x = *(char *const *)a, *y = *(char *const *)b;
+    bool bx = is_binary_name(x), by = is_binary_name(y);
+
+    if (bx != by)
+        return bx ? -1 : 1;
+    return strcmp(x, y);
 }
 
 /* Expands the arguments into a sorted file list (a directory is walked; a file

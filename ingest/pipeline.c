@@ -104,16 +104,23 @@ static void parse_one(void *arg, size_t i)
 
     if (it->state != ITEM_READ)
         return;
+    const unsigned char *bytes = (const unsigned char *)it->data;
+
     if (it->len == 0) {
         it->state = ITEM_EMPTY;
-    } else if (is_dxt_text(it->path, it->data)) {
+    } else if (!ingest_darshan_is_binary(bytes, it->len) &&
+               is_dxt_text(it->path, it->data)) {
         it->state = ITEM_DXT;
     } else {
-        FILE *fp = fmemopen(it->data, it->len, "r");
-        rc = fp != NULL ? ingest_darshan_parse(fp, it->path, &log, &it->ferr)
-                        : error_set(&it->ferr, STATUS_NOMEM, "reading %s", it->path);
-        if (fp != NULL)
-            fclose(fp);
+        if (ingest_darshan_is_binary(bytes, it->len)) {
+            rc = ingest_darshan_read(bytes, it->len, it->path, &log, &it->ferr);
+        } else {
+            FILE *fp = fmemopen(it->data, it->len, "r");
+            rc = fp != NULL ? ingest_darshan_parse(fp, it->path, &log, &it->ferr)
+                            : error_set(&it->ferr, STATUS_NOMEM, "reading %s", it->path);
+            if (fp != NULL)
+                fclose(fp);
+        }
         if (rc == STATUS_OK)
             rc = ingest_job_metrics(log, c->o->fs_map, &it->m, &it->ferr);
         if (rc == STATUS_OK) {

@@ -1,0 +1,281 @@
+/* test_binary.c: binary .darshan logs against their darshan-parser text, through
+ * `iocontend ingest darshan` and `export jobs` on a real PostgreSQL: the same jobs and
+ * the same values (within darshan-parser's printed precision), the binary winning
+ * when both sit side by side, and the lab run from its binary logs alone. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "../support/pgfixture.h"
+#include "../support/testutil.h"
+
+#include <glob.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct pgfixture fx;
+
+static int setup(void **state)
+{
+    (void)state;
+    return pgfixture_start(&fx);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    pgfixture_stop(&fx);
+    return 0;
+}
+
+/* Runs iocontend with args; asserts exit status want; returns stdout (caller frees). */
+static char *run(const char *args, int want)
+{
+    int rc = -1;
+    char *out = pgfixture_run(&fx, args, &rc);
+
+    assert_non_null(out);
+    if (rc != want)
+        fail_msg("iocontend %s: exit %d, wanted %d: %s", args, rc, want, out);
+    return out;
+}
+
+/* The files matching pattern below the shared data, quoted and joined by spaces. */
+static char *shared_files(const char *pattern, size_t *n)
+{
+    char full[1024];
+    glob_t g;
+    size_t len = 1;
+    char *out;
+
+    snprintf(full, sizeof full, "%s/%s", testutil_shared_data(), pattern);
+    assert_int_equal(glob(full, 0, NULL, &g), 0);
+    for (size_t i = 0; i < g.gl_pathc; i++)
+        len += strlen(g.gl_pathv[i]) + 3;
+    out = calloc(1, len);
+    assert_non_null(out);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        strcat(out, i ? " '" : "'");
+        strcat(out, g.gl_pathv[i]);
+        strcat(out, "'");
+    }
+    *n = g.gl_pathc;
+    globfree(&g);
+    return out;
+}
+
+/* `ingest darshan --json FILES`: asserts loaded and quarantined. */
+static void ingest(const char *files, long loaded)
+{
+    size_t len = strlen(files) + 64;
+    char *args = malloc(len);
+    json_t *j;
+
+    assert_non_null(args);
+    snprintf(args, len, "--quiet ingest darshan --json %s", files);
+    char *out = run(args, 0);
+    free(args);
+    j = json_loads(out, 0, NULL);
+    free(out);
+    assert_non_null(j);
+    assert_int_equal(json_integer_value(json_object_get(j, "loaded")), loaded);
+    assert_int_equal(json_integer_value(json_object_get(j, "quarantined")), 0);
+    json_decref(j);
+}
+
+/* `export jobs --format json`'s jobs array (caller decrefs the object). */
+static json_t *export_jobs(const char *more)
+{
+    char args[256];
+    snprintf(args, sizeof args, "--quiet export jobs --format json %s", more);
+    char *out = run(args, 0);
+    json_t *all = json_loads(out, 0, NULL);
+    free(out);
+    assert_non_null(all);
+    return all;
+}
+
+/* Takes back the last darshan ingest run. */
+static void unload_last_darshan_run(void)
+{
+    char *id = pgfixture_query(
+        &fx, "SELECT max(id) FROM ingest_runs WHERE kind = 'darshan'", NULL);
+    char args[128];
+
+    assert_non_null(id);
+    snprintf(args, sizeof args, "--quiet unload --run %s", id);
+    free(id);
+    free(run(args, 0));
+}
+
+static const json_t *job_by_id(const json_t *all, const char *id)
+{
+    size_t i;
+    const json_t *j;
+
+    json_array_foreach(json_object_get(all, "jobs"), i, j)
+    {
+        if (strcmp(json_string_value(json_object_get(j, "id")), id) == 0)
+            return j;
+    }
+    return NULL;
+}
+
+/* Both null, or both numbers within tol. */
+static bool same_value(const json_t *a, const json_t *b, double tol)
+{
+    if (json_is_null(a) || json_is_null(b))
+        return json_is_null(a) && json_is_null(b);
+    return fabs(json_number_value(a) - json_number_value(b)) <= tol;
+}
+
+static void samples(void)
+{
+    char args[1024];
+
+    snprintf(
+        args, sizeof args,
+        "--quiet ingest iostat --fs lab '%s/lab/run1_queue_depth/iostat/iostat_dxt.txt'",
+        testutil_shared_data());
+    free(run(args, 0));
+}
+
+/* Every real log: its .darshan and its parser.txt give the same job (the same key)
+ * and the same log metrics. darshan-parser prints run time with 4 decimals and the
+ * floating counters with 6, which bounds the text's error: 5e-5 s for t_j, and for a
+ * sum of the job's timers (t_um, t_urw, t, t_s) 5e-7 s per term, at most 200 here. */
+static void binary_and_text_give_the_same_jobs_and_values(void **state)
+{
+    static const char *const exact[] = {"eta_read", "eta_write", "eta_mon_read",
+                                        "eta_mon_write"};
+    static const char *const timers[] = {"t_um",        "t_urw", "t_s",  "t_s_span",
+                                         "t_s_slowest", "t",     "t_fr", "t_fw"};
+    size_t n_bin, n_txt, i;
+    const json_t *jb;
+
+    (void)state;
+    samples();
+    char *bin = shared_files("darshan/*/*.darshan", &n_bin);
+    char *txt = shared_files("darshan/*/parser.txt", &n_txt);
+    assert_int_equal(n_bin, 39);
+    assert_int_equal(n_txt, 39);
+    ingest(bin, 39);
+    json_t *from_bin = export_jobs("");
+    unload_last_darshan_run();
+    ingest(txt, 39);
+    json_t *from_txt = export_jobs("");
+    free(bin);
+    free(txt);
+
+    assert_int_equal(json_array_size(json_object_get(from_bin, "jobs")),
+                     json_array_size(json_object_get(from_txt, "jobs")));
+    size_t compared = 0;
+    json_array_foreach(json_object_get(from_bin, "jobs"), i, jb)
+    {
+        const char *id = json_string_value(json_object_get(jb, "id"));
+        const char *jobid = json_string_value(json_object_get(jb, "jobid"));
+        const json_t *jt = job_by_id(from_txt, id);
+
+        if (jt == NULL)
+            fail_msg("job %s (jobid %s) from the binary is not in the text", id, jobid);
+        if (!same_value(json_object_get(jb, "t_j"), json_object_get(jt, "t_j"), 5e-5))
+            fail_msg("jobid %s: t_j differs", jobid);
+        /* imbalanced_io: the text stops at POSIX, the binary has the other modules;
+         * either way the records are incomplete and every timer is null */
+        for (size_t k = 0; k < sizeof exact / sizeof exact[0]; k++) {
+            if (!same_value(json_object_get(jb, exact[k]), json_object_get(jt, exact[k]),
+                            0))
+                fail_msg("jobid %s: %s differs", jobid, exact[k]);
+        }
+        for (size_t k = 0; k < sizeof timers / sizeof timers[0]; k++) {
+            if (!same_value(json_object_get(jb, timers[k]),
+                            json_object_get(jt, timers[k]), 200 * 5e-7))
+                fail_msg("jobid %s: %s: %g from the binary, %g from the text", jobid,
+                         timers[k], json_number_value(json_object_get(jb, timers[k])),
+                         json_number_value(json_object_get(jt, timers[k])));
+        }
+        assert_true(
+            json_equal(json_object_get(jb, "excluded"), json_object_get(jt, "excluded")));
+        compared++;
+    }
+    assert_int_equal(compared, 39);
+    json_decref(from_bin);
+    json_decref(from_txt);
+
+    /* From the binary, the modules after the incomplete one load; darshan-parser's
+     * text lost them */
+    char *v = pgfixture_query(&fx,
+                              "SELECT incomplete_modules FROM jobs WHERE jobid = "
+                              "'1452113755'",
+                              NULL);
+    assert_string_equal(v, "POSIX,MPI-IO,LUSTRE,STDIO");
+    free(v);
+    unload_last_darshan_run();
+    char *one = shared_files("darshan/imbalanced_io/*.darshan", &n_bin);
+    ingest(one, 1);
+    free(one);
+    v = pgfixture_query(&fx, "SELECT incomplete_modules FROM jobs", NULL);
+    assert_string_equal(v, "POSIX");
+    free(v);
+    unload_last_darshan_run();
+}
+
+/* The lab run's folder holds each log three times: .darshan, .parser.txt, .dxt.txt.
+ * The binary is the one loaded; the text counts as the same job. */
+static void side_by_side_the_binary_wins(void **state)
+{
+    char args[1024];
+
+    (void)state;
+    snprintf(args, sizeof args, "'%s/lab/run1_queue_depth/darshan'",
+             testutil_shared_data());
+    ingest(args, 60); /* 30 binary, 30 parser text; the DXT text is not loaded yet */
+    char *v = pgfixture_query(&fx, "SELECT count(*) FROM jobs", NULL);
+    assert_string_equal(v, "30");
+    free(v);
+    v = pgfixture_query(
+        &fx, "SELECT count(*) FROM jobs WHERE source_path LIKE '%.darshan'", NULL);
+    assert_string_equal(v, "30");
+    free(v);
+    unload_last_darshan_run();
+}
+
+/* The lab run from its binary logs alone: the same 30 jobs as from its text. */
+static void lab_binary_logs_alone_give_the_same_30_jobs(void **state)
+{
+    size_t n;
+
+    (void)state;
+    char *bin = shared_files("lab/run1_queue_depth/darshan/*.darshan", &n);
+    char *txt = shared_files("lab/run1_queue_depth/darshan/*.parser.txt", &n);
+    ingest(bin, 30);
+    char *keys_bin = pgfixture_query(
+        &fx, "SELECT string_agg(job_key, ',' ORDER BY job_key) FROM jobs", NULL);
+    unload_last_darshan_run();
+    ingest(txt, 30);
+    char *keys_txt = pgfixture_query(
+        &fx, "SELECT string_agg(job_key, ',' ORDER BY job_key) FROM jobs", NULL);
+    assert_int_equal(strlen(keys_bin), 30 * 33 - 1);
+    assert_string_equal(keys_bin, keys_txt);
+    free(keys_bin);
+    free(keys_txt);
+    free(bin);
+    free(txt);
+    unload_last_darshan_run();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(binary_and_text_give_the_same_jobs_and_values),
+        cmocka_unit_test(side_by_side_the_binary_wins),
+        cmocka_unit_test(lab_binary_logs_alone_give_the_same_30_jobs),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
