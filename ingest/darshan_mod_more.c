@@ -534,8 +534,14 @@ static void emit_start(struct emit *e, const struct dbin_region *r,
     e->c.module = dmod_name(r->module);
     e->c.record_id = dmod_word(r, off);
     e->c.rank = (int64_t)dmod_word(r, off + 8);
-    dbin_names_lookup(r->names, e->c.record_id, &e->c.file_name, &e->c.mount_point,
-                      &e->c.fs_type);
+    if (r->names != NULL) {
+        dbin_names_lookup(r->names, e->c.record_id, &e->c.file_name, &e->c.mount_point,
+                          &e->c.fs_type);
+    } else { /* a region decoded on its own (tests) */
+        e->c.file_name = "";
+        e->c.mount_point = "UNKNOWN";
+        e->c.fs_type = "UNKNOWN";
+    }
 }
 
 static enum status emit_int(struct emit *e, const char *name, int64_t v,
