@@ -20,6 +20,7 @@ enum exit_code {
     EXIT_OK = 0,
     EXIT_PARTIAL = 1, /* finished, some inputs quarantined or excluded */
     EXIT_USAGE = 64,
+    EXIT_DATAERR = 65, /* an input file that cannot be read as its format */
     EXIT_NOINPUT = 66,
     EXIT_UNAVAILABLE = 69,
     EXIT_SOFTWARE = 70,
@@ -121,6 +122,7 @@ int cmd_assoc(struct app_config *cfg, int argc, char **argv);
 int cmd_report(struct app_config *cfg, int argc, char **argv);
 int cmd_quarantine(struct app_config *cfg, int argc, char **argv);
 int cmd_unload(struct app_config *cfg, int argc, char **argv);
+int cmd_darshan(struct app_config *cfg, int argc, char **argv);
 
 /* Each command's --help text, to fp. Never acts, never reads the configuration. */
 void cmd_db_help(FILE *fp);
@@ -134,6 +136,7 @@ void cmd_assoc_help(FILE *fp);
 void cmd_report_help(FILE *fp);
 void cmd_quarantine_help(FILE *fp);
 void cmd_unload_help(FILE *fp);
+void cmd_darshan_help(FILE *fp);
 
 /* The command table (main.c): the one place that knows every command. */
 struct command {

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Modules by their current (log format 3.41) ids; darshan_bin.c maps the ids of older
  * formats onto these. */
@@ -50,7 +51,8 @@ enum dbin_compression { DBIN_ZLIB = 0, DBIN_BZIP2 = 1, DBIN_NONE = 2 };
 /* One region as the header's map gives it (for darshan-parser's "log file regions"). */
 struct dbin_region_info {
     enum dbin_module module; /* DBIN_MODULE_COUNT for an id we do not know */
-    int raw_id;              /* the id in the file */
+    int raw_id;              /* the id in current (3.41) numbering, as darshan-parser
+                                prints an unknown one */
     uint64_t len;            /* bytes in the file (compressed) */
     uint32_t version;        /* the module's record version */
 };
@@ -69,10 +71,13 @@ struct dbin_job {
     double run_time_s;    /* as darshan-parser computes it for this format */
     const char *exe;      /* the command line as logged */
     const char *metadata; /* the "key=value\n" lines as logged */
-    size_t header_len;    /* bytes of the header (uncompressed) */
+    size_t header_len;    /* bytes of the header in the file (360 before 3.41, 1328);
+                             darshan-parser always prints 1328 */
     uint64_t job_len;     /* bytes of the job region in the file (compressed) */
     uint64_t names_len;   /* bytes of the name-record region in the file */
-    const struct dbin_region_info *regions; /* modules present, in file order */
+    /* Modules present (a region, or marked incomplete), in order of their current id
+     * as darshan-parser lists them. */
+    const struct dbin_region_info *regions;
     size_t n_regions;
 };
 
@@ -88,6 +93,7 @@ struct dbin_counter {
     enum dbin_kind kind;
     int64_t i;
     double f;
+    bool is_unsigned; /* DBIN_INT printed as uint64 (POSIX_RENAMED_FROM) */
     const char *s;
     const char *file_name, *mount_point, *fs_type;
 };
@@ -131,6 +137,34 @@ struct dbin_sink {
     enum status (*module_end)(void *ctx, enum dbin_module module, struct error *err);
 };
 
+/* Fields of a record in the log's byte order (swap: not ours); p needs no alignment. */
+static inline uint64_t dbin_u64(const unsigned char *p, bool swap)
+{
+    uint64_t v = 0;
+    memcpy(&v, p, sizeof v);
+    return swap ? __builtin_bswap64(v) : v;
+}
+static inline uint32_t dbin_u32(const unsigned char *p, bool swap)
+{
+    uint32_t v = 0;
+    memcpy(&v, p, sizeof v);
+    return swap ? __builtin_bswap32(v) : v;
+}
+static inline int64_t dbin_i64(const unsigned char *p, bool swap)
+{
+    return (int64_t)dbin_u64(p, swap);
+}
+static inline double dbin_f64(const unsigned char *p, bool swap)
+{
+    uint64_t u = dbin_u64(p, swap);
+    double d = 0;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+/* darshan-parser's name of a module ("MPI-IO", "BG/Q"); "<UNKNOWN>" past the known. */
+const char *dbin_module_name(enum dbin_module module);
+
 /* Names of records: filled by darshan_bin.c, used by the decoders through
  * dbin_names_lookup. Opaque to the decoders. */
 struct dbin_names;
@@ -156,9 +190,9 @@ struct dbin_region {
 
 /* Decodes every record of r, calling sink->counter (and sink->dxt for DXT) in order.
  * STATUS_NOT_FOUND when no decoder reads r->module at r->version (the caller counts
- * and skips it; err says which); STATUS_PARSE for bytes that do not hold whole records, naming the
- * path, the module and the record's offset in the region. darshan_mod.c decodes
- * POSIX, MPI-IO and STDIO and hands the rest to dbin_module_decode_more. */
+ * and skips it; err says which); STATUS_PARSE for bytes that do not hold whole records,
+ * naming the path, the module and the record's offset in the region. darshan_mod.c
+ * decodes POSIX, MPI-IO and STDIO and hands the rest to dbin_module_decode_more. */
 enum status dbin_module_decode(const struct dbin_region *r, const struct dbin_sink *sink,
                                struct error *err) MUST_CHECK;
 /* darshan_mod_more.c: H5F, H5D, PNETCDF_FILE, PNETCDF_VAR, BG/Q, LUSTRE, HEATMAP, DFS,

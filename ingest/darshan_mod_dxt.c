@@ -89,14 +89,8 @@ enum status dmod_decode_dxt(const struct dbin_region *r, const struct dbin_sink 
         f.read_count = reads;
         f.ops = ops;
         f.n_ops = n;
-        if (r->names != NULL) {
-            dbin_names_lookup(r->names, f.record_id, &f.file_name, &f.mount_point,
-                              &f.fs_type);
-        } else { /* a region decoded on its own (tests) */
-            f.file_name = "";
-            f.mount_point = "UNKNOWN";
-            f.fs_type = "UNKNOWN";
-        }
+        dbin_names_lookup(r->names, f.record_id, &f.file_name, &f.mount_point,
+                          &f.fs_type);
         if (sink->dxt != NULL)
             rc = sink->dxt(sink->ctx, &f, err);
         off += DXT_HEADER_BYTES + n * seg;

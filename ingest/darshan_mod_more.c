@@ -534,14 +534,11 @@ static void emit_start(struct emit *e, const struct dbin_region *r,
     e->c.module = dmod_name(r->module);
     e->c.record_id = dmod_word(r, off);
     e->c.rank = (int64_t)dmod_word(r, off + 8);
-    if (r->names != NULL) {
-        dbin_names_lookup(r->names, e->c.record_id, &e->c.file_name, &e->c.mount_point,
-                          &e->c.fs_type);
-    } else { /* a region decoded on its own (tests) */
-        e->c.file_name = "";
-        e->c.mount_point = "UNKNOWN";
-        e->c.fs_type = "UNKNOWN";
-    }
+    dbin_names_lookup(r->names, e->c.record_id, &e->c.file_name, &e->c.mount_point,
+                      &e->c.fs_type);
+    /* darshan-parser's name of a BG/Q record that has none in the name records */
+    if (r->module == DBIN_BGQ && strcmp(e->c.file_name, "(null)") == 0)
+        e->c.file_name = "darshan-bgq-record";
 }
 
 static enum status emit_int(struct emit *e, const char *name, int64_t v,
@@ -779,10 +776,8 @@ static enum status decode_fixed(const struct dbin_region *r, const struct fixed_
         for (i = 0; i < s->n_floats && rc == STATUS_OK; i++)
             rc = emit_float(&e, s->floats[i], floats[i], err);
         if (s->file_rec_id != NULL && rc == STATUS_OK) {
-            char text[24];
-
-            snprintf(text, sizeof(text), "%" PRIu64, file_rec_id);
-            rc = emit_text(&e, s->file_rec_id, text, err);
+            e.c.is_unsigned = true; /* printed as uint64, like the record id */
+            rc = emit_int(&e, s->file_rec_id, (int64_t)file_rec_id, err);
         }
     }
     return rc;

@@ -90,6 +90,17 @@ enum status ingest_darshan_parse(FILE *fp, const char *path, struct darshan_log 
                                  struct error *err) MUST_CHECK;
 void darshan_log_free(struct darshan_log *log);
 
+/* Writes the binary Darshan log at path (read whole; formats 3.00 to 3.41, either
+ * byte order, zlib, bzip2 or none) to out as `darshan-parser` 3.5.0 prints it: the
+ * header lines, the log file regions, the mount table and per module its banner, the
+ * column line and every counter line (the comment blocks are ours). A module the log
+ * marks incomplete stops the dump after its banner with STATUS_PARSE naming it, as
+ * darshan-parser stops, unless show_incomplete (its --show-incomplete).
+ * STATUS_NOT_FOUND when path cannot be read; STATUS_PARSE for a log that cannot be
+ * (err names the file and the region); STATUS_NOMEM. */
+enum status ingest_darshan_dump(FILE *out, const char *path, bool show_incomplete,
+                                struct error *err) MUST_CHECK;
+
 /* Writes the binary Darshan log at path to out as darshan-dxt-parser 3.5.0 prints it
  * (the header, the regions and mounts, then per DXT module a banner and one block per
  * (file, rank) of its traced operations; "no DXT module data" when it has none).

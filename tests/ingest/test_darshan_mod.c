@@ -69,7 +69,12 @@ static enum status print_counter(void *ctx, const struct dbin_counter *c, struct
     fprintf(out, "%s\t%" PRId64 "\t%" PRIu64 "\t%s\t", c->module, c->rank, c->record_id,
             c->name);
     switch (c->kind) {
-    case DBIN_INT: fprintf(out, "%" PRId64, c->i); break;
+    case DBIN_INT:
+        if (c->is_unsigned)
+            fprintf(out, "%" PRIu64, (uint64_t)c->i);
+        else
+            fprintf(out, "%" PRId64, c->i);
+        break;
     case DBIN_FLOAT: fprintf(out, "%f", c->f); break;
     case DBIN_TEXT: fprintf(out, "%s", c->s); break;
     }
