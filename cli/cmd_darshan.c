@@ -62,10 +62,11 @@ int cmd_darshan(struct app_config *cfg, int argc, char **argv)
                         "each other\n");
         return EXIT_USAGE;
     }
-    if (dxt)
+    if (dxt) {
         rc = ingest_darshan_dump_dxt(stdout, argv[optind], &err);
-    else
+    } else {
         rc = ingest_darshan_dump(stdout, argv[optind], show_incomplete, &err);
+    }
     if (fflush(stdout) != 0 && rc == STATUS_OK)
         rc = error_set(&err, STATUS_INTERNAL, "stdout: write error");
     if (rc == STATUS_OK)
