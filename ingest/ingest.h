@@ -119,6 +119,15 @@ void darshan_log_free(struct darshan_log *log);
 enum status ingest_darshan_dump(FILE *out, const char *path, bool show_incomplete,
                                 struct error *err) MUST_CHECK;
 
+/* Writes the binary Darshan log at path to out as darshan-dxt-parser 3.5.0 prints it
+ * (the header, the regions and mounts, then per DXT module a banner and one block per
+ * (file, rank) of its traced operations; "no DXT module data" when it has none).
+ * STATUS_PARSE for a log that cannot be read, or, after its banner, for a DXT module
+ * the log marks incomplete ("incomplete: DXT_POSIX"; darshan-dxt-parser stops there
+ * too); STATUS_NOT_FOUND when path cannot be read; STATUS_NOMEM. */
+enum status ingest_darshan_dump_dxt(FILE *out, const char *path,
+                                    struct error *err) MUST_CHECK;
+
 /* An activity window (METHOD.md §2), absolute epoch seconds. */
 struct job_window {
     double start_s, end_s;
