@@ -113,8 +113,9 @@ static void usage(FILE *fp)
           "  --version, --help\n"
           "\n"
           "exit status: 0 success; 1 finished but inputs were quarantined or jobs excluded;\n"
-          "64 usage; 66 input missing; 69 database unavailable; 70 internal error;\n"
-          "73 cannot create the state directory.\n"
+          "64 usage; 65 an input unreadable as its format (darshan dump); 66 input\n"
+          "missing; 69 database unavailable; 70 internal error; 73 cannot create the\n"
+          "state directory.\n"
           "Each command takes --help.\n",
           fp);
     /* clang-format on */

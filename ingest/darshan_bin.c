@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#define ZLIB_CONST
 #include <zlib.h>
 
 #define MAGIC_NR       6567223
@@ -77,10 +78,11 @@ void dbin_names_lookup(const struct dbin_names *names, uint64_t record_id,
             *fs_type = e->fs_type;
             return;
         }
-        if (e->id < record_id)
+        if (e->id < record_id) {
             lo = mid + 1;
-        else
+        } else {
             hi = mid;
+        }
     }
 }
 
@@ -99,10 +101,11 @@ static enum status out_grow(struct outbuf *o, size_t limit, const char *path,
 
     if (cap > limit)
         cap = limit;
-    if (cap <= o->cap)
+    if (cap <= o->cap) {
         return error_at(err, STATUS_PARSE, path, 0,
                         "%s: inflates past %zu bytes (refused as a decompression bomb)",
                         what, limit);
+    }
     p = realloc(o->p, cap);
     if (p == NULL)
         return error_set(err, STATUS_NOMEM, "%s: %s: %zu bytes", path, what, cap);
@@ -123,7 +126,7 @@ static enum status inflate_zlib(const unsigned char *in, size_t in_len, size_t l
     memset(&z, 0, sizeof z);
     if (inflateInit(&z) != Z_OK)
         return error_set(err, STATUS_NOMEM, "%s: %s: zlib init", path, what);
-    z.next_in = (Bytef *)(uintptr_t)in;
+    z.next_in = in;
     z.avail_in = (uInt)(in_len > UINT_MAX ? UINT_MAX : in_len);
     size_t in_left = in_len - z.avail_in;
     while (z.avail_in > 0 || in_left > 0) {
@@ -159,9 +162,10 @@ static enum status inflate_zlib(const unsigned char *in, size_t in_len, size_t l
             goto out;
         }
     }
-    if (zr != Z_STREAM_END && !(truncate && o->len >= limit))
+    if (zr != Z_STREAM_END && !(truncate && o->len >= limit)) {
         rc = error_at(err, STATUS_PARSE, path, 0,
                       "%s: compressed data end inside a zlib stream", what);
+    }
 out:
     inflateEnd(&z);
     return rc;
@@ -176,11 +180,15 @@ static enum status inflate_bzip2(const unsigned char *in, size_t in_len, size_t 
     int br = BZ_OK;
     bool open = false;
 
-    if (in_len > UINT_MAX)
+    if (in_len > UINT_MAX) {
         return error_at(err, STATUS_PARSE, path, 0, "%s: region of %zu bytes too large",
                         what, in_len);
+    }
     memset(&b, 0, sizeof b);
-    b.next_in = (char *)(uintptr_t)in;
+    /* bzlib's next_in is not const; it only reads */
+    char *in_chars = NULL;
+    memcpy(&in_chars, &in, sizeof in_chars);
+    b.next_in = in_chars;
     b.avail_in = (unsigned)in_len;
     while (b.avail_in > 0) {
         if (!open) {
@@ -213,9 +221,10 @@ static enum status inflate_bzip2(const unsigned char *in, size_t in_len, size_t 
         if (b.avail_in == 0 && b.avail_out > 0)
             break;
     }
-    if (br != BZ_STREAM_END && !(truncate && o->len >= limit))
+    if (br != BZ_STREAM_END && !(truncate && o->len >= limit)) {
         rc = error_at(err, STATUS_PARSE, path, 0,
                       "%s: compressed data end inside a bzip2 stream", what);
+    }
 out:
     if (open)
         BZ2_bzDecompressEnd(&b);
@@ -245,9 +254,10 @@ static enum status region_bytes(enum dbin_compression comp, const unsigned char 
     }
     switch (comp) {
     case DBIN_NONE:
-        if (in_len > limit_len && !truncate)
+        if (in_len > limit_len && !truncate) {
             return error_at(err, STATUS_PARSE, path, 0, "%s: %zu bytes is too large",
                             what, in_len);
+        }
         o.len = in_len > limit_len ? limit_len : in_len;
         o.p = malloc(o.len + 1);
         if (o.p == NULL)
@@ -266,12 +276,14 @@ static enum status region_bytes(enum dbin_compression comp, const unsigned char 
         break;
     default: return error_at(err, STATUS_PARSE, path, 0, "%s: unknown compression", what);
     }
-    if (rc == STATUS_OK && o.len == o.cap)
+    if (rc == STATUS_OK && (o.p == NULL || o.len == o.cap))
         rc = out_grow(&o, o.cap + 1, path, what, err);
     if (rc != STATUS_OK) {
         free(o.p);
         return rc;
     }
+    if (o.p == NULL)
+        return error_set(err, STATUS_INTERNAL, "%s: %s: no buffer", path, what);
     o.p[o.len] = '\0';
     *out = o.p;
     *out_len = o.len;
@@ -317,18 +329,19 @@ static bool version_minor(const unsigned char *data, size_t len, int *minor)
         return false;
     memcpy(v, data, 8);
     v[8] = '\0';
-    if (strcmp(v, "3.00") == 0)
+    if (strcmp(v, "3.00") == 0) {
         *minor = 0;
-    else if (strcmp(v, "3.10") == 0)
+    } else if (strcmp(v, "3.10") == 0) {
         *minor = 10;
-    else if (strcmp(v, "3.20") == 0)
+    } else if (strcmp(v, "3.20") == 0) {
         *minor = 20;
-    else if (strcmp(v, "3.21") == 0)
+    } else if (strcmp(v, "3.21") == 0) {
         *minor = 21;
-    else if (strcmp(v, "3.41") == 0)
+    } else if (strcmp(v, "3.41") == 0) {
         *minor = 41;
-    else
+    } else {
         return false;
+    }
     return true;
 }
 
@@ -360,22 +373,25 @@ static enum status header_read(const char *path, const unsigned char *d, size_t 
                         "header: expected a log format 3.00 to 3.41, got \"%s\"", v);
     }
     h->len = h->minor >= 41 ? HEADER_LEN_341 : HEADER_LEN_OLD;
-    if (len < h->len)
+    if (len < h->len) {
         return error_at(err, STATUS_PARSE, path, 0, "header: expected %zu bytes, got %zu",
                         h->len, len);
-    if (dbin_u64(d + 8, false) == MAGIC_NR)
+    }
+    if (dbin_u64(d + 8, false) == MAGIC_NR) {
         h->swap = false;
-    else if (dbin_u64(d + 8, true) == MAGIC_NR)
+    } else if (dbin_u64(d + 8, true) == MAGIC_NR) {
         h->swap = true;
-    else
+    } else {
         return error_at(err, STATUS_PARSE, path, 0,
                         "header: expected the magic number %d, got %" PRIu64, MAGIC_NR,
                         dbin_u64(d + 8, false));
-    if (d[16] > DBIN_NONE)
+    }
+    if (d[16] > DBIN_NONE) {
         return error_at(err, STATUS_PARSE, path, 0,
                         "header: expected compression 0 (zlib), 1 (bzip2) or 2 (none), "
                         "got %u",
                         d[16]);
+    }
     h->comp = (enum dbin_compression)d[16];
     uint64_t partial_raw;
     if (h->minor >= 41) {
@@ -404,17 +420,20 @@ static enum status header_read(const char *path, const unsigned char *d, size_t 
         if (partial_raw & ((uint64_t)1 << s))
             h->partial |= (uint64_t)1 << id;
     }
-    if (!map_ok(h->names, len, h->len))
+    if (!map_ok(h->names, len, h->len)) {
         return error_at(err, STATUS_PARSE, path, 0,
                         "header: record table at %" PRIu64 "+%" PRIu64
                         " outside the %zu bytes of the file",
                         h->names.off, h->names.len, len);
-    for (int id = 0; id < SLOTS_341; id++)
-        if (!map_ok(h->mods[id], len, h->len))
+    }
+    for (int id = 0; id < SLOTS_341; id++) {
+        if (!map_ok(h->mods[id], len, h->len)) {
             return error_at(err, STATUS_PARSE, path, 0,
                             "header: region of module id %d at %" PRIu64 "+%" PRIu64
                             " outside the %zu bytes of the file",
                             id, h->mods[id].off, h->mods[id].len, len);
+        }
+    }
     /* The job region runs from the header to the record table (or the first module,
      * or the end of the file), as darshan finds it. */
     h->job.off = h->len;
@@ -422,15 +441,17 @@ static enum status header_read(const char *path, const unsigned char *d, size_t 
     if (h->names.off != 0) {
         end = h->names.off;
     } else {
-        for (int id = 0; id < SLOTS_341; id++)
+        for (int id = 0; id < SLOTS_341; id++) {
             if (h->mods[id].off != 0) {
                 end = h->mods[id].off;
                 break;
             }
+        }
     }
-    if (end < h->job.off || end > len)
+    if (end < h->job.off || end > len) {
         return error_at(err, STATUS_PARSE, path, 0,
                         "header: job region ends at %" PRIu64 ", before the header", end);
+    }
     h->job.len = end - h->job.off;
     return STATUS_OK;
 }
@@ -500,6 +521,7 @@ static enum status mounts_parse(const char *tail, struct mount **out, size_t *n_
         }
         k++;
     }
+    n = k;
     /* insertion sort: stable, and the tables are short */
     for (size_t i = 1; i < n; i++) {
         struct mount t = m[i];
@@ -602,7 +624,7 @@ static enum status names_parse(unsigned char *buf, size_t len, int minor, bool s
         v[k++] = v[pick];
         i = j;
     }
-    for (size_t i = 0; i < k; i++)
+    for (size_t i = 0; i < k; i++) {
         for (size_t j = 0; j < names->n_mounts; j++) {
             const struct mount *m = &names->mounts[j];
 
@@ -612,6 +634,7 @@ static enum status names_parse(unsigned char *buf, size_t len, int minor, bool s
                 break;
             }
         }
+    }
     names->v = v;
     names->n = k;
     return STATUS_OK;
@@ -651,26 +674,31 @@ static bool has_decoder(int id)
 
 static enum status read_job(struct reader *r, struct dbin_job *job, struct error *err)
 {
-    size_t jl;
+    size_t jl = 0;
+    unsigned char *raw = NULL;
     enum status rc;
     bool v341 = r->h.minor >= 41;
     const bool sw = r->h.swap;
 
     rc = region_bytes(r->h.comp, r->data + r->h.job.off, r->h.job.len, JOB_RECORD_LEN,
-                      true, &r->job_buf, &jl, r->path, "job region", err);
+                      true, &raw, &jl, r->path, "job region", err);
     if (rc != STATUS_OK)
         return rc;
     /* darshan wants more than its (3.41) job struct, whatever the format */
-    if (jl <= JOB_STRUCT_341)
+    if (jl <= JOB_STRUCT_341 || jl > JOB_RECORD_LEN) {
+        free(raw);
         return error_at(err, STATUS_PARSE, r->path, 0,
                         "job region: expected more than %d bytes, got %zu",
                         JOB_STRUCT_341, jl);
-    /* job_buf has JOB_RECORD_LEN + 1 bytes at most, NUL at jl: pad to 4096 */
+    }
+    /* zero-padded to 4096 bytes and one NUL, as darshan reads it */
     unsigned char *full = calloc(1, JOB_RECORD_LEN + 1);
-    if (full == NULL)
+    if (full == NULL) {
+        free(raw);
         return error_set(err, STATUS_NOMEM, "%s: job region", r->path);
-    memcpy(full, r->job_buf, jl);
-    free(r->job_buf);
+    }
+    memcpy(full, raw, jl);
+    free(raw);
     r->job_buf = full;
     const unsigned char *b = full;
     job->uid = dbin_i64(b, sw);
@@ -691,11 +719,12 @@ static enum status read_job(struct reader *r, struct dbin_job *job, struct error
         job->jobid = dbin_i64(b + 32, sw);
         meta_at = 40;
     }
-    if (v341)
+    if (v341) {
         job->run_time_s = ((double)job->end_time_s + (double)job->end_time_ns / 1e9) -
                           ((double)job->start_time_s + (double)job->start_time_ns / 1e9);
-    else
+    } else {
         job->run_time_s = (double)(job->end_time_s - job->start_time_s + 1);
+    }
     /* The metadata is its 1024 bytes (dbin_read makes it a string); the exe and
      * mount text follows, a string within the zero-padded 4096 bytes. */
     job->metadata = (const char *)full + meta_at;
@@ -731,6 +760,10 @@ enum status dbin_read(const char *path, const unsigned char *data, size_t len,
     rc = read_job(&r, &job, err);
     if (rc != STATUS_OK)
         goto out;
+    if (job.metadata == NULL || job.exe == NULL) {
+        rc = error_set(err, STATUS_INTERNAL, "%s: job region not read", path);
+        goto out;
+    }
     /* Make the metadata and the exe/mount text strings of their own. */
     memcpy(meta, job.metadata, METADATA_LEN);
     meta[METADATA_LEN] = '\0';
@@ -742,9 +775,19 @@ enum status dbin_read(const char *path, const unsigned char *data, size_t len,
         /* darshan-parser prints nothing for an exe line with no newline after it */
         memcpy(exe, tail, el);
         exe[el] = '\0';
-        rc = mounts_parse(tail, &r.mounts, &r.n_mounts, path, err);
+        struct mount *mounts = NULL;
+        size_t n_mounts = 0;
+
+        rc = mounts_parse(tail, &mounts, &n_mounts, path, err);
+        r.mounts = mounts;
+        r.n_mounts = n_mounts;
         if (rc != STATUS_OK)
             goto out;
+        /* exe, meta and the mounts are copies: the record is done with */
+        free(r.job_buf);
+        r.job_buf = NULL;
+        job.exe = NULL;
+        job.metadata = NULL;
     }
     r.names.mounts = r.mounts;
     r.names.n_mounts = r.n_mounts;

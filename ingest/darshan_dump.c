@@ -18,6 +18,7 @@ struct dump {
     const char *path;
     bool show_incomplete;
     bool mounts_started;
+    bool any_data; /* a region with bytes: else "no module data available" */
     uint64_t region_len[DBIN_MODULE_COUNT]; /* compressed bytes, by module */
 };
 
@@ -61,9 +62,10 @@ static enum status on_job(void *ctx, const struct dbin_job *job, struct error *e
         size_t n = e != NULL ? (size_t)(e - p) : strlen(p);
         const char *eq = memchr(p, '=', n);
 
-        if (eq != NULL)
+        if (eq != NULL) {
             fprintf(out, "# metadata: %.*s = %.*s\n", (int)(eq - p), p,
                     (int)(n - (size_t)(eq - p) - 1), eq + 1);
+        }
         p += n;
         if (*p == '\n')
             p++;
@@ -75,6 +77,7 @@ static enum status on_job(void *ctx, const struct dbin_job *job, struct error *e
     for (size_t i = 0; i < job->n_regions; i++) {
         const struct dbin_region_info *r = &job->regions[i];
 
+        d->any_data = d->any_data || r->len > 0;
         if (r->module < DBIN_MODULE_COUNT) {
             d->region_len[r->module] = r->len;
             fprintf(out, "# %s module: %" PRIu64 " bytes (compressed), ver=%d\n",
@@ -138,11 +141,12 @@ static enum status on_module_begin(void *ctx, enum dbin_module module, const cha
         return STATUS_OK;
     fprintf(out, "\n" STARS "# %s module data\n" STARS, name);
     if (incomplete) {
-        if (!d->show_incomplete)
+        if (!d->show_incomplete) {
             return error_at(err, STATUS_PARSE, d->path, 0,
                             "the %s module contains incomplete data (see "
                             "--show-incomplete)",
                             name);
+        }
         fprintf(out,
                 "\n# *WARNING*: The %s module contains incomplete data!\n"
                 "#            This happens when a module runs out of\n"
@@ -171,10 +175,11 @@ static enum status on_counter(void *ctx, const struct dbin_counter *c, struct er
             c->name);
     switch (c->kind) {
     case DBIN_INT:
-        if (c->is_unsigned)
+        if (c->is_unsigned) {
             fprintf(out, "%" PRIu64, (uint64_t)c->i);
-        else
+        } else {
             fprintf(out, "%" PRId64, c->i);
+        }
         break;
     case DBIN_FLOAT: fprintf(out, "%f", c->f); break;
     case DBIN_TEXT: fputs(c->s != NULL ? c->s : "(null)", out); break;
@@ -230,6 +235,8 @@ enum status ingest_darshan_dump(FILE *out, const char *path, bool show_incomplet
     rc = dbin_read(path, data, len, show_incomplete, &sink, err);
     if (rc == STATUS_OK && !d.mounts_started)
         print_columns(out);
+    if (rc == STATUS_OK && !d.any_data)
+        fputs("\n# no module data available.\n", out);
 out:
     fclose(fp);
     free(data);

@@ -9,7 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#define BASE_LEN 16 /* record id, rank */
+#define BASE_LEN ((size_t)16) /* record id, rank */
+#define WORD     ((size_t)8)  /* every counter */
 
 /* The current counters of each module (darshan's field lists, in their order). */
 static const char *const posix_ints[] = {
@@ -234,8 +235,6 @@ static size_t int_to_current(enum dbin_module m, uint32_t v, size_t k)
     return k;
 }
 
-#define POSIX_LEN_4 (BASE_LEN + (69 + 17) * 8)
-
 /* A POSIX record of version 1 to 3 as a version 4 one, the way darshan-parser 3.5.0
  * converts it, so that the dump matches it. It widens the record in place in three
  * steps (v1 -> v2: drop 4 stdio counters after the 6th integer; v2 -> v3: make room
@@ -253,24 +252,26 @@ static void posix_upconvert(const unsigned char *rec, size_t rec_len, uint32_t v
 
     memset(out, 0, 1024);
     memcpy(out, rec, rec_len);
-    if (v == 1)
-        memmove(out + BASE_LEN + 6 * 8, out + BASE_LEN + 10 * 8,
-                rec_len - (BASE_LEN + 10 * 8));
-    if (v <= 2) {
-        unsigned char *f3 = out + BASE_LEN + 64 * 8 + 3 * 8;
-
-        memmove(f3 + 2 * 8, f3, 12 * 8);
-        memcpy(f3, &fminus1, 8);
-        memcpy(f3 + 8, &fminus1, 8);
+    if (v == 1) {
+        memmove(out + BASE_LEN + 6 * WORD, out + BASE_LEN + 10 * WORD,
+                rec_len - (BASE_LEN + 10 * WORD));
     }
-    memmove(out + BASE_LEN + 3 * 8, out + BASE_LEN + 1 * 8, rec_len - (BASE_LEN + 1 * 8));
-    memcpy(out + BASE_LEN + 1 * 8, &minus1, 8);
-    memcpy(out + BASE_LEN + 2 * 8, &minus1, 8);
-    memmove(out + BASE_LEN + 13 * 8, out + BASE_LEN + 10 * 8,
-            rec_len - (BASE_LEN + 10 * 8));
-    memcpy(out + BASE_LEN + 10 * 8, &minus1, 8);
-    memcpy(out + BASE_LEN + 11 * 8, &minus1, 8);
-    memcpy(out + BASE_LEN + 12 * 8, &zero, 8);
+    if (v <= 2) {
+        unsigned char *f3 = out + BASE_LEN + 64 * WORD + 3 * WORD;
+
+        memmove(f3 + 2 * WORD, f3, 12 * WORD);
+        memcpy(f3, &fminus1, WORD);
+        memcpy(f3 + WORD, &fminus1, WORD);
+    }
+    memmove(out + BASE_LEN + 3 * WORD, out + BASE_LEN + 1 * WORD,
+            rec_len - (BASE_LEN + 1 * WORD));
+    memcpy(out + BASE_LEN + 1 * WORD, &minus1, WORD);
+    memcpy(out + BASE_LEN + 2 * WORD, &minus1, WORD);
+    memmove(out + BASE_LEN + 13 * WORD, out + BASE_LEN + 10 * WORD,
+            rec_len - (BASE_LEN + 10 * WORD));
+    memcpy(out + BASE_LEN + 10 * WORD, &minus1, WORD);
+    memcpy(out + BASE_LEN + 11 * WORD, &minus1, WORD);
+    memcpy(out + BASE_LEN + 12 * WORD, &zero, WORD);
 }
 
 /* The same for floating counters: POSIX <= 2 and MPI-IO <= 2 lack
@@ -325,24 +326,26 @@ enum status dbin_module_decode(const struct dbin_region *r, const struct dbin_si
 
     if (r->module != DBIN_POSIX && r->module != DBIN_MPIIO && r->module != DBIN_STDIO)
         return dbin_module_decode_more(r, sink, err);
-    if (!layout_of(r->module, r->version, &l))
+    if (!layout_of(r->module, r->version, &l)) {
         return error_at(err, STATUS_NOT_FOUND, r->path, 0,
                         "%s module: no decoder for record version %u",
                         dbin_module_name(r->module), (unsigned)r->version);
+    }
     size_t rec_len = BASE_LEN + (l.file_int + l.file_float) * 8;
     for (size_t at = 0; at < r->len; at += rec_len) {
         const unsigned char *p = r->data + at;
         unsigned char wide[1024];
         bool old_posix = r->module == DBIN_POSIX && r->version <= 3;
 
-        if (r->len - at < rec_len)
+        if (r->len - at < rec_len) {
             return error_at(err, STATUS_PARSE, r->path, 0,
                             "%s region: record at byte %zu cut short (%zu of %zu bytes)",
                             l.module, at, r->len - at, rec_len);
+        }
         /* darshan-parser drops POSIX version 1 records with stdio counts, reading the
          * first of them without swapping */
         if (r->module == DBIN_POSIX && r->version == 1 &&
-            dbin_i64(p + BASE_LEN + POSIX_V1_STDIO_FIRST * 8, false) > 0)
+            dbin_i64(p + BASE_LEN + POSIX_V1_STDIO_FIRST * WORD, false) > 0)
             continue;
         for (size_t k = 0; k < l.n_int; k++)
             iv[k] = -1;
@@ -365,12 +368,14 @@ enum status dbin_module_decode(const struct dbin_region *r, const struct dbin_si
                                  r->swap && !set && !skipped);
             }
         } else {
-            for (size_t k = 0; k < l.file_int; k++)
+            for (size_t k = 0; k < l.file_int; k++) {
                 iv[int_to_current(r->module, r->version, k)] =
                     dbin_i64(p + BASE_LEN + k * 8, r->swap);
-            for (size_t k = 0; k < l.file_float; k++)
+            }
+            for (size_t k = 0; k < l.file_float; k++) {
                 fv[float_to_current(r->module, r->version, k)] =
                     dbin_f64(p + BASE_LEN + (l.file_int + k) * 8, r->swap);
+            }
         }
 
         struct dbin_counter c = {0};
