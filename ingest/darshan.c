@@ -478,10 +478,11 @@ static enum status banner_close(struct parser *p, bool at_end, struct error *err
         return STATUS_OK;
     rc = mark_incomplete(p, p->banner, strlen(p->banner), err);
     for (size_t i = 0; rc == STATUS_OK && i < p->n_listed; i++) {
-        if (strcmp(p->listed[i], p->banner) == 0)
+        if (strcmp(p->listed[i], p->banner) == 0) {
             after = i + 1;
-        else if (at_end && i >= after && parser_prints(p->listed[i]))
+        } else if (at_end && i >= after && parser_prints(p->listed[i])) {
             rc = mark_incomplete(p, p->listed[i], strlen(p->listed[i]), err);
+        }
     }
     p->banner[0] = '\0';
     return rc;

@@ -108,7 +108,8 @@ static void restored_database_migrates_from_the_old_schema_version(void **state)
               strstr(out, "applied migration 0009_run_state") != NULL &&
               strstr(out, "applied migration 0010_sample_ledger") != NULL &&
               strstr(out, "applied migration 0011_incomplete_log") != NULL &&
-              strstr(out, "migrations applied: 6; schema version 11") != NULL;
+              strstr(out, "applied migration 0012_dxt") != NULL &&
+              strstr(out, "migrations applied: 7; schema version 12") != NULL;
     if (!ok)
         print_error("db migrate exited %d: %s\n", rc, out);
     free(out);
