@@ -676,7 +676,7 @@ static enum status row_line(struct dxt_parser *p, char *line, bool has_newline,
     struct dxt_file_trace *f = &p->t->files[p->t->n_files - 1];
     struct dxt_op op = {.offset = -1, .ost = -1};
     char *cur = line, *word;
-    int64_t rank, segment, want;
+    int64_t rank = 0, segment = 0, want;
     int col = 5;
     enum status rc;
 
@@ -764,10 +764,7 @@ static enum status row_line(struct dxt_parser *p, char *line, bool has_newline,
     rc = row_check(p, &op, lineno, err);
     if (rc != STATUS_OK)
         return rc;
-    if (op.is_write)
-        p->writes_seen++;
-    else
-        p->reads_seen++;
+    *(op.is_write ? &p->writes_seen : &p->reads_seen) += 1;
     return add_op(p, f, &op, err);
 }
 
