@@ -128,6 +128,72 @@ enum status ingest_darshan_dump(FILE *out, const char *path, bool show_incomplet
 enum status ingest_darshan_dump_dxt(FILE *out, const char *path,
                                     struct error *err) MUST_CHECK;
 
+/* ---- DXT traces (darshan-dxt-parser text) ----------------------------------- */
+
+enum dxt_module { DXT_MOD_POSIX = 0, DXT_MOD_MPIIO };
+
+/* One traced operation: a row of darshan-dxt-parser. */
+struct dxt_op {
+    bool is_write;
+    int64_t offset;        /* bytes; -1: not recorded (DXT_MPIIO of Darshan 3.1
+                              prints -1, or has no Offset column) */
+    int64_t length;        /* bytes */
+    double start_s, end_s; /* seconds relative to the job start */
+    uint64_t pthread_id;   /* 0 when "N/A" or no Pthread-ID column */
+    int64_t ost;           /* the first Lustre OST the operation touches; -1: none */
+};
+
+/* The DXT trace of one file on one rank (darshan_bin.h's struct dbin_dxt_file, with
+ * owned strings). */
+struct dxt_file_trace {
+    enum dxt_module module; /* DXT_POSIX or DXT_MPIIO */
+    uint64_t record_id;     /* unsigned 64-bit */
+    int64_t rank;
+    char *hostname; /* owned */
+    int64_t write_count, read_count;
+    struct dxt_op *ops; /* owned: write_count writes, then read_count reads */
+    size_t n_ops;       /* write_count + read_count */
+    char *file_name;    /* owned; as printed ("(null)" for an unnamed record) */
+    char *mount_point;  /* owned; "UNKNOWN" when darshan knew none */
+    char *fs_type;      /* owned; "UNKNOWN" when darshan knew none */
+};
+
+/* One darshan-dxt-parser output, whole. */
+struct dxt_trace {
+    char *path; /* owned: the file it came from */
+    /* the job's identity, as in struct darshan_log: */
+    double log_version;
+    char *exe; /* owned */
+    uint64_t uid;
+    char jobid[32];
+    int64_t start_time_s, end_time_s, nprocs;
+    double run_time_s;
+    /* The DXT modules the text lacks in part, comma-separated in log order
+     * ("DXT_POSIX,DXT_MPIIO"): a module banner that ends the text with no file block
+     * after it (darshan-dxt-parser stops there; the DXT modules the region table lists
+     * after it were never printed), or the parser's "contains incomplete data" note
+     * (--show-incomplete: the blocks that follow are a part of the truth). NULL: the
+     * trace is whole. Owned. */
+    char *incomplete_modules;
+    struct dxt_file_trace *files; /* owned, in text order */
+    size_t n_files;
+    size_t n_ops; /* all operations */
+};
+
+/* Parses darshan-dxt-parser output (Darshan 3.1 to 3.5 text: with or without the
+ * Offset, [OST] and Pthread-ID columns and the "number of threads" line). path names
+ * the input in errors. The header is darshan-parser's, with the same checks and
+ * messages as ingest_darshan_parse. Each file block must hold exactly write_count
+ * writes then read_count reads, of the block's rank and module, with
+ * 0 <= start <= end <= max(run time, end_time - start_time + 1) + 2 s (darshan.c's
+ * limit), lengths >= 0 and offsets >= 0 or -1. Anything else is STATUS_PARSE naming the
+ * line and what was expected. On success *out is new (dxt_trace_free); on error it is
+ * NULL. STATUS_INVALID for a NULL fp or out, STATUS_NOMEM. One pass, O(lines); memory is
+ * bounded by what the text holds, never by the counts it states. */
+enum status ingest_dxt_parse(FILE *fp, const char *path, struct dxt_trace **out,
+                             struct error *err) MUST_CHECK;
+void dxt_trace_free(struct dxt_trace *t);
+
 /* An activity window (METHOD.md §2), absolute epoch seconds. */
 struct job_window {
     double start_s, end_s;
