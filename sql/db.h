@@ -327,6 +327,9 @@ struct db_window {
     char fs[64]; /* that file system's name (job_windows.fs), "" when not monitored */
 };
 
+/* Whether a job has a DXT trace (table job_traces). */
+enum db_trace { DB_TRACE_NONE = 0, DB_TRACE_WHOLE, DB_TRACE_INCOMPLETE };
+
 struct db_job {
     char job_key[33];
     char jobid[32];
@@ -337,6 +340,11 @@ struct db_job {
     bool incomplete_log;       /* a POSIX, MPI-IO or STDIO module is incomplete */
     struct db_window *windows; /* owned by the db_jobs array */
     size_t n_windows;
+    enum db_trace trace; /* job_traces: none, whole, incomplete (METHOD.md §10) */
+    /* job_x_windows: the trace's merged operation windows (bytes 0), owned by the
+     * db_jobs array; none unless trace is DB_TRACE_WHOLE */
+    struct db_window *x_windows;
+    size_t n_x_windows;
 };
 
 struct db_jobs {
@@ -344,6 +352,8 @@ struct db_jobs {
     size_t n;
     struct db_window *all_windows; /* one block for every job's windows */
     size_t n_all_windows;
+    struct db_window *all_x_windows; /* one block for every job's x_windows */
+    size_t n_all_x_windows;
 };
 
 /* Every job of a group (group_id NULL: all jobs), ordered by start time: a default

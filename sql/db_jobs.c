@@ -13,6 +13,7 @@ void db_jobs_free(struct db_jobs *jobs)
         return;
     free(jobs->jobs);
     free(jobs->all_windows);
+    free(jobs->all_x_windows);
     free(jobs);
 }
 
