@@ -15,9 +15,10 @@ void cmd_unload_help(FILE *fp)
         fp,
         "usage: iocontend unload --run ID | --path PATH [--dry-run] [--no-wait]\n"
         "Removes what one ingest run or one file loaded, in one transaction: the jobs\n"
-        "(with their activity windows and hand-made group memberships) and the samples\n"
-        "that came from its files, and the files' 'loaded' records, so that ingesting\n"
-        "them again loads them again. Prints how many files, jobs and samples went.\n"
+        "(with their activity windows and hand-made group memberships), the DXT traces\n"
+        "and the samples that came from its files, and the files' 'loaded' records, so\n"
+        "that ingesting them again loads them again. Prints how many files, jobs,\n"
+        "samples and DXT traces went.\n"
         "  --run ID    the files of ingest run ID (ingest's summary line names it:\n"
         "              'ingest run ID: ...')\n"
         "  --path PATH every load of the file PATH, as ingest was given it (a sample\n"
@@ -103,10 +104,13 @@ int cmd_unload(struct app_config *cfg, int argc, char **argv)
     if (code == EXIT_OK) {
         enum status rc = db_unload(db, run_id, shown, dry, &n, &err);
         if (rc == STATUS_OK) {
-            printf("%s %s: %ld file%s, %ld job%s, %lld sample%s\n",
+            printf("%s %s: %ld file%s, %ld job%s, %lld sample%s",
                    dry ? "dry run: would unload" : "unloaded", what, n.files,
                    n.files == 1 ? "" : "s", n.jobs, n.jobs == 1 ? "" : "s", n.samples,
                    n.samples == 1 ? "" : "s");
+            if (n.traces > 0)
+                printf(", %ld DXT trace%s", n.traces, n.traces == 1 ? "" : "s");
+            printf("\n");
             if (!dry) {
                 log_info("unload: run 'iocontend analyze' to bring the stored results "
                          "up to date");

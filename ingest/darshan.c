@@ -130,7 +130,9 @@ struct parser {
     /* The modules of the "log file regions" block, in order (the first 32). */
     char listed[32][24];
     size_t n_listed;
-    size_t incomplete_cap; /* bytes allocated for log->incomplete_modules */
+    size_t incomplete_cap;   /* bytes allocated for log->incomplete_modules */
+    size_t cap_dxt;          /* files allocated in log->dxt */
+    char dxt_incomplete[32]; /* "DXT_POSIX,DXT_MPIIO": DXT modules marked partial */
 };
 
 static bool is_digit(char c)
@@ -1045,14 +1047,110 @@ static enum status bin_mount(void *ctx, const char *mount_point, const char *fs_
     return add_mount(ctx, mount_point, fs_type, err);
 }
 
+/* The log's trace, made when its first DXT module shows; NULL when out of memory. */
+static struct dxt_trace *dxt_of(struct parser *p)
+{
+    if (p->log->dxt == NULL)
+        p->log->dxt = calloc(1, sizeof *p->log->dxt);
+    return p->log->dxt;
+}
+
 static enum status bin_module_begin(void *ctx, enum dbin_module module, const char *name,
                                     uint32_t version, bool incomplete, bool decoded,
                                     struct error *err)
 {
-    (void)module;
+    struct parser *p = ctx;
+
     (void)version;
     (void)decoded;
-    return incomplete ? mark_incomplete(ctx, name, strlen(name), err) : STATUS_OK;
+    if (module == DBIN_DXT_POSIX || module == DBIN_DXT_MPIIO) {
+        if (dxt_of(p) == NULL)
+            return error_set(err, STATUS_NOMEM, "DXT trace of %s", p->path);
+        if (incomplete) {
+            size_t n = strlen(p->dxt_incomplete);
+            snprintf(p->dxt_incomplete + n, sizeof p->dxt_incomplete - n, "%s%s",
+                     n ? "," : "", module == DBIN_DXT_POSIX ? "DXT_POSIX" : "DXT_MPIIO");
+        }
+    }
+    return incomplete ? mark_incomplete(p, name, strlen(name), err) : STATUS_OK;
+}
+
+/* One file's trace on one rank, copied into the log's trace. */
+static enum status bin_dxt(void *ctx, const struct dbin_dxt_file *f, struct error *err)
+{
+    struct parser *p = ctx;
+    struct dxt_trace *t = dxt_of(p);
+    struct dxt_file_trace *out;
+
+    if (t == NULL)
+        return error_set(err, STATUS_NOMEM, "DXT trace of %s", p->path);
+    if (t->files == NULL || t->n_files == p->cap_dxt) {
+        size_t cap = p->cap_dxt ? 2 * p->cap_dxt : 16;
+        struct dxt_file_trace *more = realloc(t->files, cap * sizeof *more);
+        if (more == NULL)
+            return error_set(err, STATUS_NOMEM, "DXT trace of %s", p->path);
+        t->files = more;
+        p->cap_dxt = cap;
+    }
+    out = &t->files[t->n_files];
+    memset(out, 0, sizeof *out);
+    t->n_files++; /* counted first so that dxt_trace_free releases it */
+    out->module = f->module == DBIN_DXT_POSIX ? DXT_MOD_POSIX : DXT_MOD_MPIIO;
+    out->record_id = f->record_id;
+    out->rank = f->rank;
+    out->write_count = f->write_count;
+    out->read_count = f->read_count;
+    out->hostname = str_dup(f->hostname != NULL ? f->hostname : "");
+    out->file_name = str_dup(f->file_name != NULL ? f->file_name : "");
+    out->mount_point = str_dup(f->mount_point != NULL ? f->mount_point : "");
+    out->fs_type = str_dup(f->fs_type != NULL ? f->fs_type : "");
+    out->ops = malloc((f->n_ops + 1) * sizeof *out->ops);
+    if (out->hostname == NULL || out->file_name == NULL || out->mount_point == NULL ||
+        out->fs_type == NULL || out->ops == NULL)
+        return error_set(err, STATUS_NOMEM, "DXT trace of %s", p->path);
+    for (size_t i = 0; i < f->n_ops; i++) {
+        const struct dbin_dxt_op *op = &f->ops[i];
+        if (!(op->start_s >= 0 && op->end_s >= op->start_s && op->end_s <= p->limit_s)) {
+            return error_at(err, STATUS_PARSE, p->path, 0,
+                            "expected DXT operations within the job (0 <= start <= end "
+                            "<= %.6g s), got %.6g to %.6g in record %" PRIu64,
+                            p->limit_s, op->start_s, op->end_s, f->record_id);
+        }
+        out->ops[i] = (struct dxt_op){.is_write = op->is_write,
+                                      .offset = op->offset,
+                                      .length = op->length,
+                                      .start_s = op->start_s,
+                                      .end_s = op->end_s,
+                                      .pthread_id = op->pthread_id,
+                                      .ost = op->ost};
+    }
+    out->n_ops = f->n_ops;
+    t->n_ops += f->n_ops;
+    return STATUS_OK;
+}
+
+/* The trace takes the log's identity. */
+static enum status dxt_finish(struct parser *p, struct error *err)
+{
+    struct darshan_log *log = p->log;
+    struct dxt_trace *t = log->dxt;
+
+    if (t == NULL)
+        return STATUS_OK;
+    t->path = str_dup(log->path);
+    t->exe = str_dup(log->exe != NULL ? log->exe : "");
+    t->incomplete_modules = p->dxt_incomplete[0] ? str_dup(p->dxt_incomplete) : NULL;
+    if (t->path == NULL || t->exe == NULL ||
+        (p->dxt_incomplete[0] && t->incomplete_modules == NULL))
+        return error_set(err, STATUS_NOMEM, "DXT trace of %s", p->path);
+    t->log_version = log->log_version;
+    t->uid = log->uid;
+    memcpy(t->jobid, log->jobid, sizeof t->jobid);
+    t->start_time_s = log->start_time_s;
+    t->end_time_s = log->end_time_s;
+    t->nprocs = log->nprocs;
+    t->run_time_s = log->run_time_s;
+    return STATUS_OK;
 }
 
 static enum status bin_counter(void *ctx, const struct dbin_counter *c, struct error *err)
@@ -1105,13 +1203,16 @@ enum status ingest_darshan_read(const unsigned char *data, size_t len, const cha
                                        .job = bin_job,
                                        .mount = bin_mount,
                                        .module_begin = bin_module_begin,
-                                       .counter = bin_counter};
+                                       .counter = bin_counter,
+                                       .dxt = bin_dxt};
         rc = dbin_read(p.path, data, len, false, &sink, err);
     }
     if (rc == STATUS_OK && p.in_header)
         rc = error_at(err, STATUS_PARSE, p.path, 0, "expected a job record, got none");
     if (rc == STATUS_OK)
         rc = finish_records(&p, err);
+    if (rc == STATUS_OK)
+        rc = dxt_finish(&p, err);
     return parser_done(&p, rc, out);
 }
 
@@ -1139,5 +1240,6 @@ void darshan_log_free(struct darshan_log *log)
     free(log->exe);
     free(log->path);
     free(log->incomplete_modules);
+    dxt_trace_free(log->dxt);
     free(log);
 }

@@ -55,6 +55,8 @@ struct darshan_record {
     double slowest_rank_time;                /* *_F_SLOWEST_RANK_TIME; -1 when absent */
 };
 
+struct dxt_trace;
+
 struct darshan_log {
     char *path;         /* owned: the file it came from */
     double log_version; /* 3.41 */
@@ -77,6 +79,9 @@ struct darshan_log {
     char *incomplete_modules;
     /* One of them is POSIX, MPI-IO or STDIO: every metric but t_j lacks records. */
     bool incomplete_records;
+    /* The DXT trace of a binary log with a DXT_POSIX or DXT_MPIIO module (its
+     * incomplete_modules names those darshan marks incomplete); NULL: none. Owned. */
+    struct dxt_trace *dxt;
     size_t n_lines;          /* lines read */
     size_t n_skipped_module; /* lines of other modules (HEATMAP, LUSTRE, H5*, …) */
 };
@@ -220,6 +225,11 @@ struct job_metrics {
     struct job_window *windows; /* owned */
     size_t n_windows;
 };
+
+/* A job's key (INTERFACES.md "Identity"): a hash of (jobid, uid, start, end, nprocs,
+ * exe) as decimal text; the same for a log, its text and its DXT trace. */
+void ingest_job_key(const char *jobid, uint64_t uid, int64_t start_time_s,
+                    int64_t end_time_s, int64_t nprocs, const char *exe, char out[33]);
 
 /* Computes the log-only metrics of log with the monitored file systems of map (may
  * be NULL: nothing is monitored; windows borrow fs names from it). *out is

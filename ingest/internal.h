@@ -43,6 +43,24 @@ enum status load_failed(struct db *db, struct ingest_summary *s, const char *pat
                         const char *shown, const char *hash, const char *verdict,
                         const struct error *dberr, struct error *err);
 
+/* The rows a DXT trace loads (0012_dxt.sql). in borrows from the rest. */
+struct trace_rows {
+    char job_key[33];
+    struct db_trace_in in;
+    struct db_trace_file_in *files; /* owned, n_files */
+    size_t n_files;
+    unsigned char **ops;          /* owned: each file's packed, compressed operations */
+    char **strings;               /* owned: each file's hostname and file name, escaped */
+    struct db_window_in *windows; /* owned: merged; fs borrowed from the fs map */
+    size_t n_windows;
+};
+/* The rows of trace t, whose job key comes from t's own header; windows take the
+ * monitored file systems of map (may be NULL). STATUS_PARSE, STATUS_NOMEM; on failure
+ * *r is empty. */
+enum status trace_rows_make(const struct dxt_trace *t, const struct ingest_fs_map *map,
+                            struct trace_rows *r, struct error *err) MUST_CHECK;
+void trace_rows_free(struct trace_rows *r);
+
 /* darshan-dxt-parser output: by its name, or by its per-file block headers. */
 bool is_dxt_text(const char *path, const char *data);
 
@@ -53,9 +71,9 @@ struct job_text {
     char *incomplete_modules; /* NULL: the log is whole */
 };
 void job_text_free(struct job_text *t);
-/* The rows db_job_load writes for log and its metrics m: *job borrows from both, from
- * *text and from *windows, which are new (caller frees; windows NULL when the job has
- * no window, text with job_text_free). */
+/* The rows db_jobs_load_batch writes for log and its metrics m: *job borrows from both,
+ * from *text and from *windows, which are new (caller frees; windows NULL when the job
+ * has no window, text with job_text_free). */
 enum status job_rows(const char *path, const struct darshan_log *log,
                      const struct job_metrics *m, struct db_job_in *job,
                      struct db_window_in **windows, struct job_text *text,

@@ -203,23 +203,30 @@ static void hash_field(struct hash128 *h, const char *s, bool last)
 
 /* Identity of a job (INTERFACES.md "Ingest"): (jobid, uid, start, end, nprocs, exe)
  * as decimal text joined by the unit separator 0x1f. */
-static void job_key_of(const struct darshan_log *log, char out[33])
+void ingest_job_key(const char *jobid, uint64_t uid, int64_t start_time_s,
+                    int64_t end_time_s, int64_t nprocs, const char *exe, char out[33])
 {
     struct hash128 h;
     char num[32];
 
     hash128_init(&h);
-    hash_field(&h, log->jobid, false);
-    snprintf(num, sizeof num, "%" PRIu64, log->uid);
+    hash_field(&h, jobid, false);
+    snprintf(num, sizeof num, "%" PRIu64, uid);
     hash_field(&h, num, false);
-    snprintf(num, sizeof num, "%" PRId64, log->start_time_s);
+    snprintf(num, sizeof num, "%" PRId64, start_time_s);
     hash_field(&h, num, false);
-    snprintf(num, sizeof num, "%" PRId64, log->end_time_s);
+    snprintf(num, sizeof num, "%" PRId64, end_time_s);
     hash_field(&h, num, false);
-    snprintf(num, sizeof num, "%" PRId64, log->nprocs);
+    snprintf(num, sizeof num, "%" PRId64, nprocs);
     hash_field(&h, num, false);
-    hash_field(&h, log->exe != NULL ? log->exe : "", true);
+    hash_field(&h, exe, true);
     hash128_hex(&h, out);
+}
+
+static void job_key_of(const struct darshan_log *log, char out[33])
+{
+    ingest_job_key(log->jobid, log->uid, log->start_time_s, log->end_time_s, log->nprocs,
+                   log->exe != NULL ? log->exe : "", out);
 }
 
 /* ---- the metrics ---------------------------------------------------------- */

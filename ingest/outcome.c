@@ -167,9 +167,9 @@ void job_text_free(struct job_text *t)
     free(t->incomplete_modules);
 }
 
-/* The rows db_job_load writes for log and its metrics m: *job borrows from both, from
- * *text and from *windows, which are new (caller frees; windows NULL when the job has
- * no window, text with job_text_free). */
+/* The rows db_jobs_load_batch writes for log and its metrics m: *job borrows from both,
+ * from *text and from *windows, which are new (caller frees; windows NULL when the job
+ * has no window, text with job_text_free). */
 enum status job_rows(const char *path, const struct darshan_log *log,
                      const struct job_metrics *m, struct db_job_in *job,
                      struct db_window_in **windows, struct job_text *text,

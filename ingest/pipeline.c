@@ -19,7 +19,6 @@ enum item_state {
     ITEM_DUP,       /* the content of an earlier file of the batch (dup_of) */
     ITEM_KNOWN_BAD, /* quarantined before under the same verdict */
     ITEM_EMPTY,
-    ITEM_DXT,   /* darshan-dxt-parser text: not loaded yet */
     ITEM_BAD,   /* the parser or the metrics refused it: ferr */
     ITEM_PARSED /* job rows ready */
 };
@@ -42,6 +41,9 @@ struct item {
     struct job_text text;
     struct db_window_in *windows;
     struct db_job_in job;
+    bool has_job;   /* false: darshan-dxt-parser text, a trace alone */
+    bool has_trace; /* a DXT trace to load: trace */
+    struct trace_rows trace;
 };
 
 struct batch {
@@ -58,6 +60,7 @@ static void item_clear(struct item *it)
     job_metrics_clear(&it->m);
     job_text_free(&it->text);
     free(it->windows);
+    trace_rows_free(&it->trace);
     memset(it, 0, sizeof *it);
 }
 
@@ -94,6 +97,30 @@ struct parse_ctx {
     const struct ingest_opts *o;
 };
 
+/* darshan-dxt-parser text: a trace alone, joined to its job by key. */
+static void parse_trace(const struct parse_ctx *c, struct item *it)
+{
+    struct dxt_trace *t = NULL;
+    FILE *fp = fmemopen(it->data, it->len, "r");
+    enum status rc = fp != NULL
+                         ? ingest_dxt_parse(fp, it->path, &t, &it->ferr)
+                         : error_set(&it->ferr, STATUS_NOMEM, "reading %s", it->path);
+
+    if (fp != NULL)
+        fclose(fp);
+    if (rc == STATUS_OK)
+        rc = trace_rows_make(t, c->o->fs_map, &it->trace, &it->ferr);
+    if (rc == STATUS_OK) {
+        it->state = ITEM_PARSED;
+        it->has_trace = true;
+        snprintf(it->jobid, sizeof it->jobid, "%s", t->jobid);
+    } else {
+        it->state = ITEM_BAD;
+        it->nomem = rc == STATUS_NOMEM;
+    }
+    dxt_trace_free(t);
+}
+
 /* Thread work: parse item i and make its rows; the text is freed. */
 static void parse_one(void *arg, size_t i)
 {
@@ -105,14 +132,14 @@ static void parse_one(void *arg, size_t i)
     if (it->state != ITEM_READ)
         return;
     const unsigned char *bytes = (const unsigned char *)it->data;
+    bool binary = ingest_darshan_is_binary(bytes, it->len);
 
     if (it->len == 0) {
         it->state = ITEM_EMPTY;
-    } else if (!ingest_darshan_is_binary(bytes, it->len) &&
-               is_dxt_text(it->path, it->data)) {
-        it->state = ITEM_DXT;
+    } else if (!binary && is_dxt_text(it->path, it->data)) {
+        parse_trace(c, it);
     } else {
-        if (ingest_darshan_is_binary(bytes, it->len)) {
+        if (binary) {
             rc = ingest_darshan_read(bytes, it->len, it->path, &log, &it->ferr);
         } else {
             FILE *fp = fmemopen(it->data, it->len, "r");
@@ -127,8 +154,13 @@ static void parse_one(void *arg, size_t i)
             rc = job_rows(it->shown, log, &it->m, &it->job, &it->windows, &it->text,
                           &it->ferr);
         }
+        if (rc == STATUS_OK && log != NULL && log->dxt != NULL) {
+            rc = trace_rows_make(log->dxt, c->o->fs_map, &it->trace, &it->ferr);
+            it->has_trace = rc == STATUS_OK;
+        }
         if (rc == STATUS_OK && log != NULL) {
             it->state = ITEM_PARSED;
+            it->has_job = true;
             it->negative_time = log->negative_time;
             snprintf(it->jobid, sizeof it->jobid, "%s", log->jobid);
         } else {
@@ -225,10 +257,6 @@ static enum status record_outcomes(struct db *db, struct batch *b, const char *v
                 log_info("%s: quarantined before, unchanged: not parsed again",
                          it->shown);
                 break;
-            case ITEM_DXT:
-                s->skipped++;
-                log_info("%s: DXT trace text is not loaded yet; skipped", it->path);
-                break;
             default:
                 s->skipped++;
                 log_debug("%s: already loaded", it->path);
@@ -238,10 +266,6 @@ static enum status record_outcomes(struct db *db, struct batch *b, const char *v
         case ITEM_KNOWN_BAD:
             s->known_bad++;
             log_info("%s: quarantined before, unchanged: not parsed again", it->shown);
-            break;
-        case ITEM_DXT:
-            s->skipped++;
-            log_info("%s: DXT trace text is not loaded yet; skipped", it->path);
             break;
         case ITEM_EMPTY:
             error_set(&it->ferr, STATUS_PARSE, "empty file");
@@ -262,12 +286,16 @@ static enum status record_outcomes(struct db *db, struct batch *b, const char *v
             }
             break;
         case ITEM_PARSED:
+            if (!it->has_job) {
+                log_debug("%s: the DXT trace of job %s (%s)", it->path, it->jobid,
+                          it->trace.job_key);
+            }
             if (it->negative_time) {
                 log_warn("%s: job %s has a negative time counter (negative_time): "
                          "taken as absent",
                          it->path, it->jobid);
             }
-            if (it->text.incomplete_modules != NULL) {
+            if (it->has_job && it->text.incomplete_modules != NULL) {
                 log_warn("%s: job %s: darshan marks module(s) %s incomplete: loaded "
                          "with the rest%s",
                          it->path, it->jobid, it->text.incomplete_modules,
@@ -283,6 +311,14 @@ static enum status record_outcomes(struct db *db, struct batch *b, const char *v
     return rc;
 }
 
+static struct db_job_batch_item batch_item(const struct item *it)
+{
+    return (struct db_job_batch_item){.path = it->shown,
+                                      .content_hash = it->hash,
+                                      .job = it->has_job ? &it->job : NULL,
+                                      .trace = it->has_trace ? &it->trace.in : NULL};
+}
+
 /* The batch the database refused, file by file: the file to blame is quarantined
  * (bad data) or named where the batch stops. */
 static enum status send_one_by_one(struct db *db, int64_t run_id, struct batch *b,
@@ -295,8 +331,9 @@ static enum status send_one_by_one(struct db *db, int64_t run_id, struct batch *
         struct item *it = &b->items[send[k]];
         struct error dberr = {0};
         bool inserted = false;
+        const struct db_job_batch_item one = batch_item(it);
 
-        rc = db_job_load(db, run_id, it->shown, it->hash, &it->job, &inserted, &dberr);
+        rc = db_jobs_load_batch(db, run_id, &one, 1, &inserted, &dberr);
         if (rc == STATUS_OK) {
             s->loaded++;
             s->jobs += inserted ? 1 : 0;
@@ -333,7 +370,7 @@ static enum status send_batch(struct db *db, int64_t run_id, struct batch *b,
     }
     for (size_t k = 0; k < n_send; k++) {
         const struct item *it = &b->items[send[k]];
-        items[k] = (struct db_job_batch_item){it->shown, it->hash, &it->job};
+        items[k] = batch_item(it);
     }
     if (n_send > 0) {
         rc = db_jobs_load_batch(db, run_id, items, n_send, inserted, &dberr);

@@ -154,14 +154,6 @@ struct db_job_in {
     size_t n_windows;
 };
 
-/* Loads one job in one transaction, with its file's path and content hash, so that
- * the job is in whole or not at all. *inserted is false when the job key was already
- * there (nothing changes; a warning is logged when t_j, eta_read or eta_write differ
- * by more than 1 %). STATUS_DB, STATUS_NOMEM. */
-enum status db_job_load(struct db *db, int64_t run_id, const char *path,
-                        const char *content_hash, const struct db_job_in *job,
-                        bool *inserted, struct error *err) MUST_CHECK;
-
 /* The batch form of db_file_seen and db_quarantine_known, in one round trip each:
  * seen[i] when hashes[i] is loaded, known_bad[i] when it is quarantined under verdict
  * (its last_seen is touched). Both arrays have n entries. */
@@ -169,19 +161,46 @@ enum status db_files_check(struct db *db, const char *const *hashes, size_t n,
                            const char *verdict, bool *seen, bool *known_bad,
                            struct error *err) MUST_CHECK;
 
-/* One file of a batch of logs: its path (as stored), content hash and job. */
+/* The DXT trace of one file on one rank: a row of dxt_ops. Strings borrowed. */
+struct db_trace_file_in {
+    const char *module; /* "DXT_POSIX" or "DXT_MPIIO" */
+    uint64_t record_id;
+    int64_t rank;
+    const char *hostname, *file_name;
+    int32_t n_ops;
+    const unsigned char *ops; /* n_ops packed and zlib-compressed (0012_dxt.sql) */
+    size_t ops_len;
+};
+
+/* A job's DXT trace (METHOD.md §10): a row of job_traces, its dxt_ops rows and its
+ * merged operation windows (job_x_windows; their bytes are not stored). */
+struct db_trace_in {
+    const char *job_key;
+    bool incomplete;
+    int64_t n_ops;
+    const struct db_trace_file_in *files;
+    size_t n_files;
+    const struct db_window_in *windows;
+    size_t n_windows;
+};
+
+/* One file of a batch of logs: its path (as stored), content hash, job and trace.
+ * job NULL: a trace alone (darshan-dxt-parser text), joined to its job by key
+ * whenever that comes; trace NULL: the log has none. */
 struct db_job_batch_item {
     const char *path;
     const char *content_hash;
     const struct db_job_in *job;
+    const struct db_trace_in *trace;
 };
-/* db_job_load for n files at once, in one transaction sent with binary COPY: their
- * groups, jobs (the first item of a job key wins, as one by one in order), windows
- * and loaded_files rows; a job loaded before from other content with values that
- * differ by more than 1 % is warned of, in order. inserted[i] when item i's job is
- * new. All or nothing: on failure nothing is kept and err (with its SQLSTATE) says
- * why; the caller retries the files one by one to find the one to blame. The
- * content hashes must differ from each other and be new (db_files_check). */
+/* Loads n files' jobs in one transaction sent with binary COPY (n = 1: one file): their
+ * groups, jobs (the first item of a job key wins, as one by one in order), windows,
+ * traces (likewise: a job's first trace wins, from whichever file) and loaded_files
+ * rows; a job loaded before from other content with values that differ by more than
+ * 1 % is warned of, in order (t_j, eta_read or eta_write). inserted[i] when item i's
+ * job is new. All or nothing: on failure nothing is kept and err (with its SQLSTATE)
+ * says why; the caller retries the files one by one to find the one to blame. The content
+ * hashes must differ from each other and be new (db_files_check). */
 enum status db_jobs_load_batch(struct db *db, int64_t run_id,
                                const struct db_job_batch_item *items, size_t n,
                                bool *inserted, struct error *err) MUST_CHECK;
@@ -304,6 +323,7 @@ struct db_unload_counts {
     long files;        /* rows of loaded_files */
     long jobs;         /* jobs whose rows came from those files (windows with them) */
     long long samples; /* samples likewise */
+    long traces;       /* DXT traces likewise (their operations and windows with them) */
 };
 
 /* Removes what one ingest run (run_id > 0) or every load of one path (run_id 0;

@@ -3,6 +3,7 @@
  * binary COPY and committed together. */
 #include "internal.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,7 +89,14 @@ static enum status ensure_staging(struct db *db, struct error *err)
                  "CREATE TEMP TABLE IF NOT EXISTS staged_jobs (seq integer NOT NULL, "
                  "LIKE jobs INCLUDING DEFAULTS) ON COMMIT DELETE ROWS; "
                  "CREATE TEMP TABLE IF NOT EXISTS staged_groups (LIKE app_groups) "
-                 "ON COMMIT DELETE ROWS",
+                 "ON COMMIT DELETE ROWS; "
+                 "CREATE TEMP TABLE IF NOT EXISTS staged_traces (seq integer NOT NULL, "
+                 "LIKE job_traces INCLUDING DEFAULTS) ON COMMIT DELETE ROWS; "
+                 "CREATE TEMP TABLE IF NOT EXISTS staged_dxt_ops (source_hash text, "
+                 "job_key text, module text, record_id text, rank bigint, hostname "
+                 "text, file_name text, n_ops integer, ops bytea) ON COMMIT DELETE ROWS; "
+                 "CREATE TEMP TABLE IF NOT EXISTS staged_x_windows (source_hash text, "
+                 "LIKE job_x_windows) ON COMMIT DELETE ROWS",
                  err);
     db->batch_tables = rc == STATUS_OK;
     return rc;
@@ -105,6 +113,8 @@ static enum status copy_groups(struct db *db, const struct db_job_batch_item *it
 
     for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
         const struct db_job_in *j = items[i].job;
+        if (j == NULL)
+            continue;
         db_group_name(j, name, sizeof name);
         bincopy_row(&c, 3);
         bincopy_text(&c, j->group_id);
@@ -114,7 +124,7 @@ static enum status copy_groups(struct db *db, const struct db_job_batch_item *it
     return bincopy_end(&c);
 }
 
-/* The columns of a job as db_job_load writes them, after staged_jobs' seq. */
+/* The columns of a job, after staged_jobs' seq. */
 #define JOB_COLUMNS                                                                      \
     "job_key, jobid, uid, exe, executable, nprocs, start_time, end_time, run_time, "     \
     "log_version, group_id, source_hash, source_path, t_j, t_um, t_urw, t_s, t_s_span, " \
@@ -131,6 +141,8 @@ static enum status copy_jobs(struct db *db, const struct db_job_batch_item *item
 
     for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
         const struct db_job_in *j = items[i].job;
+        if (j == NULL)
+            continue;
         bincopy_row(&c, 32);
         bincopy_int4(&c, (int32_t)i);
         bincopy_text(&c, j->job_key);
@@ -191,6 +203,8 @@ static enum status mark_inserted(const PGresult *r, const struct db_job_batch_it
         keys[i] = PQgetvalue(r, (int)i, 0);
     qsort(keys, k, sizeof *keys, str_cmp);
     for (size_t i = 0; i < n; i++) {
+        if (items[i].job == NULL)
+            continue;
         const char *key = items[i].job->job_key;
         const char **at = bsearch(&key, keys, k, sizeof *keys, str_cmp);
         size_t pos = at != NULL ? (size_t)(at - keys) : 0;
@@ -227,6 +241,109 @@ static enum status copy_windows(struct db *db, const struct db_job_batch_item *i
         }
     }
     return bincopy_end(&c);
+}
+
+/* The traces of the batch into the staging tables, then the first of each job key
+ * (by seq) that the database does not hold yet into job_traces, with its dxt_ops and
+ * job_x_windows rows (source_hash tells the items' rows apart: the batch's contents
+ * differ). */
+static enum status copy_traces(struct db *db, const struct db_job_batch_item *items,
+                               size_t n, struct error *err)
+{
+    struct bincopy c;
+    char id[24];
+    bool any = false;
+    enum status rc;
+
+    for (size_t i = 0; i < n; i++)
+        any = any || items[i].trace != NULL;
+    if (!any)
+        return STATUS_OK;
+    rc =
+        bincopy_begin(&c, db,
+                      "COPY staged_traces (seq, job_key, incomplete, n_ops, source_hash, "
+                      "source_path) FROM STDIN WITH (FORMAT binary)",
+                      err);
+    for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
+        const struct db_trace_in *t = items[i].trace;
+        if (t == NULL)
+            continue;
+        bincopy_row(&c, 6);
+        bincopy_int4(&c, (int32_t)i);
+        bincopy_text(&c, t->job_key);
+        bincopy_bool(&c, t->incomplete);
+        bincopy_int8(&c, t->n_ops);
+        bincopy_text(&c, items[i].content_hash);
+        bincopy_text(&c, items[i].path);
+    }
+    if (rc == STATUS_OK)
+        rc = bincopy_end(&c);
+    if (rc == STATUS_OK) {
+        rc =
+            bincopy_begin(&c, db,
+                          "COPY staged_dxt_ops (source_hash, job_key, module, record_id, "
+                          "rank, hostname, file_name, n_ops, ops) FROM STDIN WITH "
+                          "(FORMAT binary)",
+                          err);
+    }
+    for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
+        const struct db_trace_in *t = items[i].trace;
+        for (size_t f = 0; t != NULL && f < t->n_files; f++) {
+            const struct db_trace_file_in *tf = &t->files[f];
+            snprintf(id, sizeof id, "%" PRIu64, tf->record_id);
+            bincopy_row(&c, 9);
+            bincopy_text(&c, items[i].content_hash);
+            bincopy_text(&c, t->job_key);
+            bincopy_text(&c, tf->module);
+            bincopy_text(&c, id);
+            bincopy_int8(&c, tf->rank);
+            bincopy_text(&c, tf->hostname);
+            bincopy_text(&c, tf->file_name);
+            bincopy_int4(&c, tf->n_ops);
+            bincopy_bytes(&c, tf->ops, tf->ops_len);
+        }
+    }
+    if (rc == STATUS_OK)
+        rc = bincopy_end(&c);
+    if (rc == STATUS_OK) {
+        rc = bincopy_begin(
+            &c, db,
+            "COPY staged_x_windows (source_hash, job_key, is_write, start_s, "
+            "end_s, fs) FROM STDIN WITH (FORMAT binary)",
+            err);
+    }
+    for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
+        const struct db_trace_in *t = items[i].trace;
+        for (size_t w = 0; t != NULL && w < t->n_windows; w++) {
+            const struct db_window_in *win = &t->windows[w];
+            bincopy_row(&c, 6);
+            bincopy_text(&c, items[i].content_hash);
+            bincopy_text(&c, t->job_key);
+            bincopy_bool(&c, win->is_write);
+            bincopy_float8(&c, win->start_s);
+            bincopy_float8(&c, win->end_s);
+            bincopy_text(&c, win->fs);
+        }
+    }
+    if (rc == STATUS_OK)
+        rc = bincopy_end(&c);
+    if (rc == STATUS_OK) {
+        rc = exec_cmd(
+            db,
+            "WITH won AS (INSERT INTO job_traces (job_key, incomplete, n_ops, "
+            "source_hash, source_path) SELECT DISTINCT ON (job_key) job_key, incomplete, "
+            "n_ops, source_hash, source_path FROM staged_traces ORDER BY job_key, seq "
+            "ON CONFLICT (job_key) DO NOTHING RETURNING job_key, source_hash), "
+            "ops AS (INSERT INTO dxt_ops (job_key, module, record_id, rank, hostname, "
+            "file_name, n_ops, ops) SELECT o.job_key, o.module, o.record_id::numeric, "
+            "o.rank, o.hostname, o.file_name, o.n_ops, o.ops FROM staged_dxt_ops o "
+            "JOIN won USING (job_key, source_hash)) "
+            "INSERT INTO job_x_windows (job_key, is_write, start_s, end_s, fs) "
+            "SELECT w.job_key, w.is_write, w.start_s, w.end_s, w.fs "
+            "FROM staged_x_windows w JOIN won USING (job_key, source_hash)",
+            err);
+    }
+    return rc;
 }
 
 static enum status copy_files(struct db *db, int64_t run_id,
@@ -271,7 +388,7 @@ static enum status warn_differing(struct db *db, const struct db_job_batch_item 
         return rc;
     for (int row = 0; row < PQntuples(r); row++) {
         size_t i = (size_t)get_int64(r, row, 0);
-        if (i < n) {
+        if (i < n && items[i].job != NULL) {
             log_warn("%s: job %s was loaded before from %s with values that differ by "
                      "more than 1%%; the first stays",
                      items[i].path, items[i].job->job_key, PQgetvalue(r, row, 1));
@@ -322,6 +439,8 @@ enum status db_jobs_load_batch(struct db *db, int64_t run_id,
     }
     if (rc == STATUS_OK)
         rc = copy_windows(db, items, n, inserted, err);
+    if (rc == STATUS_OK)
+        rc = copy_traces(db, items, n, err);
     if (rc == STATUS_OK)
         rc = warn_differing(db, items, n, err);
     if (rc == STATUS_OK)

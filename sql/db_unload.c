@@ -123,14 +123,17 @@ enum status db_quarantine_forget(struct db *db, const char *const *paths, size_t
     return quarantine_change(db, paths, n, true, out, err);
 }
 
-/* The four deletes of an unload, the files chosen by the condition on loaded_files:
- * the jobs and the samples whose rows came from those files, their paths' ledger rows
- * (or the next ingest would go on past what was taken back), then the files. */
+/* The five deletes of an unload, the files chosen by the condition on loaded_files:
+ * the jobs, the DXT traces (their operations and windows cascade) and the samples
+ * whose rows came from those files, their paths' ledger rows (or the next ingest would
+ * go on past what was taken back), then the files. */
 #define UNLOAD_SQL(files)                                                                \
     {                                                                                    \
         "DELETE FROM jobs WHERE source_hash IN "                                         \
         "(SELECT content_hash FROM loaded_files WHERE " files ")",                       \
             "DELETE FROM samples WHERE source_hash IN "                                  \
+            "(SELECT content_hash FROM loaded_files WHERE " files ")",                   \
+            "DELETE FROM job_traces WHERE source_hash IN "                               \
             "(SELECT content_hash FROM loaded_files WHERE " files ")",                   \
             "DELETE FROM sample_ledger WHERE path IN "                                   \
             "(SELECT path FROM loaded_files WHERE " files ")",                           \
@@ -164,10 +167,10 @@ static enum status unload_not_found(struct db *db, int64_t run_id, const char *r
 enum status db_unload(struct db *db, int64_t run_id, const char *path, bool dry,
                       struct db_unload_counts *out, struct error *err)
 {
-    static const char *const by_run[4] = UNLOAD_SQL("run_id = $1::bigint");
-    static const char *const by_path[4] = UNLOAD_SQL("path = $1");
+    static const char *const by_run[5] = UNLOAD_SQL("run_id = $1::bigint");
+    static const char *const by_path[5] = UNLOAD_SQL("path = $1");
     const char *const *sql = run_id > 0 ? by_run : by_path;
-    long long counts[4] = {0, 0, 0, 0};
+    long long counts[5] = {0, 0, 0, 0, 0};
     char run[32];
     enum status rc;
 
@@ -176,9 +179,9 @@ enum status db_unload(struct db *db, int64_t run_id, const char *path, bool dry,
     rc = exec_cmd(db, "BEGIN", err);
     if (rc != STATUS_OK)
         return rc;
-    for (int i = 0; rc == STATUS_OK && i < 4; i++)
+    for (int i = 0; rc == STATUS_OK && i < 5; i++)
         rc = change_rows(db, sql[i], run_id > 0 ? run : path, &counts[i], err);
-    if (rc == STATUS_OK && counts[3] == 0) {
+    if (rc == STATUS_OK && counts[4] == 0) {
         rollback(db);
         return unload_not_found(db, run_id, run, path, err);
     }
@@ -190,6 +193,7 @@ enum status db_unload(struct db *db, int64_t run_id, const char *path, bool dry,
     }
     out->jobs = (long)counts[0];
     out->samples = counts[1];
-    out->files = (long)counts[3];
+    out->traces = (long)counts[2];
+    out->files = (long)counts[4];
     return STATUS_OK;
 }

@@ -103,7 +103,8 @@ enum status bincopy_begin(struct bincopy *c, struct db *db, const char *sql,
                           struct error *err) MUST_CHECK;
 /* A row of n fields: then exactly n of the field calls below. */
 void bincopy_row(struct bincopy *c, int n);
-void bincopy_text(struct bincopy *c, const char *s); /* NULL: SQL NULL */
+void bincopy_text(struct bincopy *c, const char *s);               /* NULL: SQL NULL */
+void bincopy_bytes(struct bincopy *c, const void *data, size_t n); /* bytea */
 void bincopy_int4(struct bincopy *c, int32_t v);
 void bincopy_int8(struct bincopy *c, int64_t v);
 void bincopy_float8(struct bincopy *c, double v); /* NaN or infinite: SQL NULL */

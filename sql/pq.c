@@ -298,6 +298,19 @@ void bincopy_text(struct bincopy *c, const char *s)
     bincopy_put(c, s, n);
 }
 
+void bincopy_bytes(struct bincopy *c, const void *data, size_t n)
+{
+    if (n >= (size_t)1 << 30) {
+        if (c->rc == STATUS_OK) {
+            c->rc = error_set(c->err, STATUS_PARSE,
+                              "%zu bytes, more than the 1 GiB a value can hold", n);
+        }
+        return;
+    }
+    bincopy_u32(c, (uint32_t)n);
+    bincopy_put(c, data, n);
+}
+
 void bincopy_int4(struct bincopy *c, int32_t v)
 {
     bincopy_u32(c, 4);

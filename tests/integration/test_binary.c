@@ -55,7 +55,7 @@ static char *shared_files(const char *pattern, size_t *n)
     char *out;
 
     snprintf(full, sizeof full, "%s/%s", testutil_shared_data(), pattern);
-    assert_int_equal(glob(full, 0, NULL, &g), 0);
+    assert_int_equal(glob(full, GLOB_BRACE, NULL, &g), 0);
     for (size_t i = 0; i < g.gl_pathc; i++)
         len += strlen(g.gl_pathv[i]) + 3;
     out = calloc(1, len);
@@ -101,17 +101,30 @@ static json_t *export_jobs(const char *more)
     return all;
 }
 
-/* Takes back the last darshan ingest run. */
-static void unload_last_darshan_run(void)
+/* The id of the last darshan ingest run (caller frees). */
+static char *last_darshan_run(void)
 {
     char *id = pgfixture_query(
         &fx, "SELECT max(id) FROM ingest_runs WHERE kind = 'darshan'", NULL);
+    assert_non_null(id);
+    return id;
+}
+
+/* Takes back ingest run id. */
+static void unload_run(const char *id)
+{
     char args[128];
 
-    assert_non_null(id);
     snprintf(args, sizeof args, "--quiet unload --run %s", id);
-    free(id);
     free(run(args, 0));
+}
+
+/* Takes back the last darshan ingest run. */
+static void unload_last_darshan_run(void)
+{
+    char *id = last_darshan_run();
+    unload_run(id);
+    free(id);
 }
 
 static const json_t *job_by_id(const json_t *all, const char *id)
@@ -235,7 +248,7 @@ static void side_by_side_the_binary_wins(void **state)
     (void)state;
     snprintf(args, sizeof args, "'%s/lab/run1_queue_depth/darshan'",
              testutil_shared_data());
-    ingest(args, 60); /* 30 binary, 30 parser text; the DXT text is not loaded yet */
+    ingest(args, 90); /* 30 binary, 30 parser text, 30 DXT text */
     char *v = pgfixture_query(&fx, "SELECT count(*) FROM jobs", NULL);
     assert_string_equal(v, "30");
     free(v);
@@ -270,12 +283,122 @@ static void lab_binary_logs_alone_give_the_same_30_jobs(void **state)
     unload_last_darshan_run();
 }
 
+/* Per job key: the trace's operations, incomplete flag, merged windows and their
+ * total length, one line per job. */
+static char *trace_summary(void)
+{
+    return pgfixture_query(
+        &fx,
+        "SELECT string_agg(format('%s %s %s %s', t.job_key, t.n_ops, t.incomplete, "
+        "(SELECT count(*) FROM dxt_ops o WHERE o.job_key = t.job_key)), E'\\n' "
+        "ORDER BY t.job_key) FROM job_traces t",
+        NULL);
+}
+
+/* The traced time of each job: the merged windows' total, as text per job. */
+static double windows_total(const char *job_key)
+{
+    char *v = pgfixture_query(
+        &fx,
+        "SELECT coalesce(sum(end_s - start_s), 0) FROM job_x_windows WHERE job_key = $1",
+        job_key);
+    double d = strtod(v, NULL);
+    free(v);
+    return d;
+}
+
+/* The 9 real logs with DXT: their darshan-dxt-parser text alone gives traces with no
+ * job (kept, not quarantined) that join the jobs when the binaries come; the binaries
+ * alone give the same traces (the same operations per job, the same traced time
+ * within the text's 4 decimals: 1e-4 s per operation). */
+static void dxt_text_before_its_job_is_kept_and_equals_the_binary(void **state)
+{
+    size_t n_txt, n;
+    char keys[9][33];
+    double total[9];
+    size_t n_ops_total[9];
+
+    (void)state;
+    char *txt = shared_files("darshan/*/dxt.txt", &n_txt);
+    assert_int_equal(n_txt, 9);
+    ingest(txt, 9);
+    free(txt);
+    char *text_run = last_darshan_run();
+    char *v = pgfixture_query(&fx, "SELECT count(*) FROM jobs", NULL);
+    assert_string_equal(v, "0");
+    free(v);
+    v = pgfixture_query(&fx,
+                        "SELECT string_agg(n_ops::text || ':' || incomplete::text, ',' "
+                        "ORDER BY source_path) FROM job_traces",
+                        NULL);
+    /* in path order: h5d_no_h5f, heatmap_dxt_diagonal, mpi_io_test_dxt_snow,
+     * nonmpi_dxt, partial_data_dxt (cut: incomplete), pydarshan_ior_hdf5_cori_dxt,
+     * pydarshan_sample_dxt_simple, release_ppc64_3.1.4, release_x86_64_3.1.3 */
+    assert_string_equal(v, "102:false,32:false,576:false,17652:false,0:true,118:false,"
+                           "3:false,16:false,16:false");
+    free(v);
+    char *from_text = trace_summary();
+    v = pgfixture_query(
+        &fx, "SELECT string_agg(job_key, ',' ORDER BY job_key) FROM job_traces", NULL);
+    assert_int_equal(strlen(v), 9 * 33 - 1);
+    for (size_t i = 0; i < 9; i++) {
+        memcpy(keys[i], v + 33 * i, 32);
+        keys[i][32] = '\0';
+        total[i] = windows_total(keys[i]);
+    }
+    free(v);
+    for (size_t i = 0; i < 9; i++) {
+        char *c = pgfixture_query(&fx, "SELECT n_ops FROM job_traces WHERE job_key = $1",
+                                  keys[i]);
+        n_ops_total[i] = (size_t)strtoul(c, NULL, 10);
+        free(c);
+    }
+
+    /* The jobs arrive: each joins its trace, which stays the text's (the first) */
+    char *bin =
+        shared_files("darshan/{h5d_no_h5f,heatmap_dxt_diagonal,mpi_io_test_dxt_snow,"
+                     "nonmpi_dxt,partial_data_dxt,pydarshan_ior_hdf5_cori_dxt,"
+                     "pydarshan_sample_dxt_simple,release_ppc64_3.1.4,"
+                     "release_x86_64_3.1.3}/*.darshan",
+                     &n);
+    assert_int_equal(n, 9);
+    ingest(bin, 9);
+    v = pgfixture_query(&fx,
+                        "SELECT count(*) FROM jobs JOIN job_traces t USING (job_key) "
+                        "WHERE t.source_path LIKE '%dxt.txt'",
+                        NULL);
+    assert_string_equal(v, "9");
+    free(v);
+
+    /* The binaries alone */
+    unload_last_darshan_run();
+    unload_run(text_run);
+    free(text_run);
+    v = pgfixture_query(&fx, "SELECT count(*) FROM job_traces", NULL);
+    assert_string_equal(v, "0");
+    free(v);
+    ingest(bin, 9);
+    free(bin);
+    char *from_bin = trace_summary();
+    assert_string_equal(from_bin, from_text);
+    for (size_t i = 0; i < 9; i++) {
+        double t = windows_total(keys[i]);
+        if (fabs(t - total[i]) > 1e-4 * (double)n_ops_total[i] + 1e-9)
+            fail_msg("job %s: traced time %.9g from the binary, %.9g from the text",
+                     keys[i], t, total[i]);
+    }
+    free(from_bin);
+    free(from_text);
+    unload_last_darshan_run();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(binary_and_text_give_the_same_jobs_and_values),
         cmocka_unit_test(side_by_side_the_binary_wins),
         cmocka_unit_test(lab_binary_logs_alone_give_the_same_30_jobs),
+        cmocka_unit_test(dxt_text_before_its_job_is_kept_and_equals_the_binary),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
