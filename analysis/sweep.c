@@ -67,6 +67,7 @@ struct sweep_run {
     /* progress and timing */
     const struct progress *progress; /* NULL: none */
     const char *group_name;          /* the group at hand, for the bar */
+    bool traced;                     /* some group swept had a DXT trace: all pairs */
     size_t units_done, units_total;  /* per group and step: its jobs, then each pair */
     struct timespec started;
     double t_series, t_jobs, t_eval, t_coef, t_kde, t_store; /* seconds */
@@ -488,7 +489,9 @@ static enum status group_sweep(struct sweep_run *r, struct db *db,
     r->group_name = g->name;
     rc = group_eval(r, jobs, err);
     r->t_eval += analysis_seconds_since(&t0);
-    const size_t n_pairs = analysis_jobs_have_trace(jobs) ? N_PAIRS : N_UNTRACED_PAIRS;
+    const bool traced = analysis_jobs_have_trace(jobs);
+    const size_t n_pairs = traced ? N_PAIRS : N_UNTRACED_PAIRS;
+    r->traced = r->traced || traced;
     r->units_done += (N_PAIRS - n_pairs) * r->n_steps; /* the pairs left out */
     for (size_t p = 0; rc == STATUS_OK && p < n_pairs; p++) {
         struct job_set set;
@@ -607,7 +610,7 @@ enum status analyze_sweep_run(struct db *db, const struct analysis_settings *set
         "%ld dropped as not valid at every k; %.2f s (series %.2f, jobs %.2f, "
         "metrics %.2f, coefficients %.2f of which KDE %.2f, store %.2f)",
         sum->groups_done, sum->groups_short, settings->d_min, sum->groups_unchanged,
-        sum->groups_untouched, N_PAIRS, settings->k_max,
+        sum->groups_untouched, r.traced ? N_PAIRS : N_UNTRACED_PAIRS, settings->k_max,
         settings->all_phases ? "every phase" : "phase 0", r.n_steps, sum->jobs_used,
         sum->jobs_excluded, sum->jobs_dropped, sum->seconds, r.t_series, r.t_jobs,
         r.t_eval, r.t_coef, r.t_kde, r.t_store);
