@@ -23,6 +23,8 @@ struct json_t;
 
 /* The default pairs analyze computes and stores (METHOD.md §8). */
 #define ANALYZE_DEFAULT_PAIRS 4
+/* The pairs analyze computes besides for a group with a DXT trace (METHOD.md §10). */
+#define ANALYZE_TRACE_PAIRS 2
 
 /* The largest k a sweep may reach: with every phase it takes k(k + 1)/2 series. */
 #define SWEEP_K_LIMIT 1000

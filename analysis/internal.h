@@ -14,8 +14,19 @@
  */
 
 /* Whose exclusion reason a metric carries: none (the log), a family of
- * stats_job_volume, or one of stats_job_derived's own. */
-enum family { FAM_LOG, FAM_PSI, FAM_D, FAM_I, FAM_B_D, FAM_TAU, FAM_COUNT };
+ * stats_job_volume, one of stats_job_derived's own, or the DXT trace's (METHOD.md
+ * §10: the _x family, and B^X beside it as B^D beside the d family). */
+enum family {
+    FAM_LOG,
+    FAM_PSI,
+    FAM_D,
+    FAM_I,
+    FAM_B_D,
+    FAM_TAU,
+    FAM_X,
+    FAM_B_X,
+    FAM_COUNT
+};
 
 /* Export's name of each family's exclusion column (excluded_NAME). */
 extern const char *const family_names[FAM_COUNT];
@@ -53,7 +64,15 @@ enum metric_id {
     M_NU_D_READ,
     M_NU_D_WRITE,
     M_B_D,
-    M_TAU
+    M_TAU,
+    M_T_X,
+    M_T_X_READ,
+    M_T_X_WRITE,
+    M_M_X,
+    M_T_DX,
+    M_PSI_X_READ,
+    M_PSI_X_WRITE,
+    M_B_X
 };
 
 struct metric_def {
@@ -63,7 +82,8 @@ struct metric_def {
     unsigned negative; /* its NEGATIVE_* bit when it may be negative, else 0 */
 };
 
-/* Every job metric of METHOD.md §2 and §3, in METHOD.md's order (export's columns). */
+/* Every job metric of METHOD.md §2, §3 and §10, in METHOD.md's order (export's
+ * columns). */
 extern const struct metric_def metrics[];
 extern const size_t n_metrics;
 
@@ -79,6 +99,13 @@ struct job_eval {
     struct stats_job_derived dv;   /* ν, ν^D, B^D, τ */
     const struct scope_series *ss; /* the series used; NULL when there was none */
     bool incomplete_log; /* the job's POSIX, MPI-IO or STDIO records are incomplete */
+    /* The _x family (METHOD.md §10): the DXT operation windows over the same series.
+     * xv's D family is A^X (m_x, T^{DX}, Ψ^X, |S^X|); xdv's B^D is B^X. */
+    enum stats_exclusion x_excl;     /* for t_x*, m_x, t_dx, psi_x_* */
+    enum stats_exclusion b_x_excl;   /* for b_x */
+    double t_x, t_x_read, t_x_write; /* measure of the union of the windows, seconds */
+    struct stats_job_volume xv;
+    struct stats_job_derived xdv;
 };
 
 /* The metric called name, NULL when there is none. */
@@ -170,7 +197,7 @@ enum status analysis_scope_series(struct db *db, const struct analysis_settings 
  */
 
 /* Window scratch for evaluating the jobs of a list, sized for the job with the most
- * windows. */
+ * windows or DXT operation windows. */
 struct analysis_scratch {
     struct stats_window *win; /* one per window */
     size_t *idx;              /* stats_job_volume's scratch: two per window */
@@ -194,6 +221,10 @@ enum status job_eval_on(const struct stats_series *series, const struct db_job *
 enum status job_eval(struct analysis_ctx *c, const struct db_job *j,
                      struct analysis_scratch *s, struct job_eval *ev,
                      struct error *err) MUST_CHECK;
+
+/* true when a job of the list has a DXT trace, whole or incomplete (METHOD.md §10):
+ * analyze and the sweep then add the _x pairs. */
+bool analysis_jobs_have_trace(const struct db_jobs *jobs);
 
 /* One job of the list s was made for, over series (scope "all", any granularity),
  * for each of n_pairs pairs as analysis_association collects them: y[p] and x[p],

@@ -5,9 +5,11 @@
 #include <math.h>
 #include <string.h>
 
-const char *const family_names[FAM_COUNT] = {"log", "psi", "d", "i", "b_d", "tau"};
+const char *const family_names[FAM_COUNT] = {"log", "psi", "d", "i",
+                                             "b_d", "tau", "x", "b_x"};
 
-/* Every job metric of METHOD.md §2 and §3, in METHOD.md's order (export's columns).
+/* Every job metric of METHOD.md §2, §3 and §10, in METHOD.md's order (export's
+ * columns).
  * ν and ν^D share Ψ's and Ψ^D's exclusions (stats_job_derived's contract). */
 const struct metric_def metrics[] = {
     {"t_j", M_T_J, FAM_LOG, 0},
@@ -43,12 +45,21 @@ const struct metric_def metrics[] = {
     {"nu_d_write", M_NU_D_WRITE, FAM_D, NEGATIVE_NU_D_WRITE},
     {"b_d", M_B_D, FAM_B_D, NEGATIVE_B_D},
     {"tau", M_TAU, FAM_TAU, 0},
+    {"t_x", M_T_X, FAM_X, 0},
+    {"t_x_read", M_T_X_READ, FAM_X, 0},
+    {"t_x_write", M_T_X_WRITE, FAM_X, 0},
+    {"m_x", M_M_X, FAM_X, 0},
+    {"t_dx", M_T_DX, FAM_X, 0},
+    {"psi_x_read", M_PSI_X_READ, FAM_X, 0},
+    {"psi_x_write", M_PSI_X_WRITE, FAM_X, 0},
+    {"b_x", M_B_X, FAM_B_X, NEGATIVE_B_X},
 };
 
 const size_t n_metrics = sizeof metrics / sizeof metrics[0];
 
-const unsigned negative_bits[] = {NEGATIVE_NU_READ, NEGATIVE_NU_WRITE, NEGATIVE_NU_D_READ,
-                                  NEGATIVE_NU_D_WRITE, NEGATIVE_B_D};
+const unsigned negative_bits[] = {NEGATIVE_NU_READ,   NEGATIVE_NU_WRITE,
+                                  NEGATIVE_NU_D_READ, NEGATIVE_NU_D_WRITE,
+                                  NEGATIVE_B_D,       NEGATIVE_B_X};
 const size_t n_negative_bits = sizeof negative_bits / sizeof negative_bits[0];
 
 const struct metric_def *metric_find(const char *name)
@@ -106,6 +117,14 @@ double metric_value(const struct metric_def *md, const struct db_job *j,
     case M_NU_D_WRITE: return dv->nu_d_write;
     case M_B_D: return dv->b_d;
     case M_TAU: return dv->tau;
+    case M_T_X: return ev->t_x;
+    case M_T_X_READ: return ev->t_x_read;
+    case M_T_X_WRITE: return ev->t_x_write;
+    case M_M_X: return (double)ev->xv.m;
+    case M_T_DX: return ev->xv.t_d;
+    case M_PSI_X_READ: return ev->xv.psi_d_read;
+    case M_PSI_X_WRITE: return ev->xv.psi_d_write;
+    case M_B_X: return ev->xdv.b_d;
     }
     return NAN;
 }
@@ -119,6 +138,8 @@ enum stats_exclusion family_excl(enum family f, const struct job_eval *ev)
     case FAM_I: return ev->v.i_excl;
     case FAM_B_D: return ev->dv.b_d_excl;
     case FAM_TAU: return ev->dv.tau_excl;
+    case FAM_X: return ev->x_excl;
+    case FAM_B_X: return ev->b_x_excl;
     case FAM_COUNT: break;
     }
     return EXCL_NONE;

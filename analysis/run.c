@@ -17,6 +17,13 @@ static const char *const default_pairs[ANALYZE_DEFAULT_PAIRS][2] = {
     {"t_um", "psi_o_write"},
 };
 
+/* The pairs of METHOD.md §10 that analyze computes besides, for a group one of whose
+ * jobs has a DXT trace: a group without any keeps exactly the default pairs. */
+static const char *const trace_pairs[ANALYZE_TRACE_PAIRS][2] = {
+    {"t_x", "psi_x_read"},
+    {"t_x", "psi_x_write"},
+};
+
 double analysis_seconds_since(const struct timespec *t0)
 {
     struct timespec t1;
@@ -175,14 +182,31 @@ static void first_pair_done(struct assoc_work *w, const struct db_group *g,
              g->id, g->name, (long)res->coefs.d, excluded, r, wr, pw);
 }
 
+/* Whether a job of the group has a DXT trace, whole or incomplete. */
+static enum status group_has_trace(struct db *db, const char *group_id, bool *out,
+                                   struct error *err)
+{
+    struct db_jobs *jobs = NULL;
+    enum status rc = db_jobs_of_group(db, group_id, &jobs, err);
+
+    *out = rc == STATUS_OK && analysis_jobs_have_trace(jobs);
+    db_jobs_free(jobs);
+    return rc;
+}
+
 static enum status assoc_one(void *arg, struct db *db, const struct db_group *g,
                              const struct db_group_inputs *inputs, struct error *err)
 {
     struct assoc_work *w = arg;
-    enum status rc = STATUS_OK;
+    bool traced = false;
+    enum status rc = group_has_trace(db, g->id, &traced, err);
+    size_t n_pairs = ANALYZE_DEFAULT_PAIRS + (traced ? ANALYZE_TRACE_PAIRS : 0);
 
-    for (size_t p = 0; rc == STATUS_OK && p < ANALYZE_DEFAULT_PAIRS; p++) {
-        const char *y = default_pairs[p][0], *x = default_pairs[p][1];
+    for (size_t p = 0; rc == STATUS_OK && p < n_pairs; p++) {
+        const char *const *pair = p < ANALYZE_DEFAULT_PAIRS
+                                      ? default_pairs[p]
+                                      : trace_pairs[p - ANALYZE_DEFAULT_PAIRS];
+        const char *y = pair[0], *x = pair[1];
         struct assoc_result *res = NULL;
 
         rc = analysis_association(db, w->s, g->id, y, x, w->granularity_s, "all",

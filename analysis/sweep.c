@@ -15,14 +15,17 @@
 #define SWEEP_RHO_MAX   (-0.7)
 #define SWEEP_TOLERANCE 0.05
 
-/* The pairs of METHOD.md §6 (Fig. 10–12). */
+/* The pairs of METHOD.md §6 (Fig. 10–12), then those of §10, swept only for a group
+ * one of whose jobs has a DXT trace (the first N_UNTRACED_PAIRS are every group's). */
 static const char *const sweep_pairs[][2] = {
     {"t_d", "psi_d_read"},   {"t_d", "psi_d_write"}, {"t_um", "psi_o_read"},
     {"t_um", "psi_o_write"}, {"t_i", "psi_i_read"},  {"t_i", "psi_i_write"},
-    {"tau", "b_d"},
+    {"tau", "b_d"},          {"t_x", "psi_x_read"},  {"t_x", "psi_x_write"},
 };
 
-#define N_PAIRS (sizeof sweep_pairs / sizeof sweep_pairs[0])
+#define N_PAIRS          (sizeof sweep_pairs / sizeof sweep_pairs[0])
+#define N_UNTRACED_PAIRS 7
+_Static_assert(N_UNTRACED_PAIRS <= N_PAIRS, "the untraced pairs come first");
 _Static_assert(N_PAIRS <= SWEEP_PAIRS_MAX, "the report holds SWEEP_PAIRS_MAX sweeps");
 
 size_t sweep_pair_count(void)
@@ -64,6 +67,7 @@ struct sweep_run {
     /* progress and timing */
     const struct progress *progress; /* NULL: none */
     const char *group_name;          /* the group at hand, for the bar */
+    bool traced;                     /* some group swept had a DXT trace: all pairs */
     size_t units_done, units_total;  /* per group and step: its jobs, then each pair */
     struct timespec started;
     double t_series, t_jobs, t_eval, t_coef, t_kde, t_store; /* seconds */
@@ -485,7 +489,11 @@ static enum status group_sweep(struct sweep_run *r, struct db *db,
     r->group_name = g->name;
     rc = group_eval(r, jobs, err);
     r->t_eval += analysis_seconds_since(&t0);
-    for (size_t p = 0; rc == STATUS_OK && p < N_PAIRS; p++) {
+    const bool traced = analysis_jobs_have_trace(jobs);
+    const size_t n_pairs = traced ? N_PAIRS : N_UNTRACED_PAIRS;
+    r->traced = r->traced || traced;
+    r->units_done += (N_PAIRS - n_pairs) * r->n_steps; /* the pairs left out */
+    for (size_t p = 0; rc == STATUS_OK && p < n_pairs; p++) {
         struct job_set set;
 
         clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -602,7 +610,7 @@ enum status analyze_sweep_run(struct db *db, const struct analysis_settings *set
         "%ld dropped as not valid at every k; %.2f s (series %.2f, jobs %.2f, "
         "metrics %.2f, coefficients %.2f of which KDE %.2f, store %.2f)",
         sum->groups_done, sum->groups_short, settings->d_min, sum->groups_unchanged,
-        sum->groups_untouched, N_PAIRS, settings->k_max,
+        sum->groups_untouched, r.traced ? N_PAIRS : N_UNTRACED_PAIRS, settings->k_max,
         settings->all_phases ? "every phase" : "phase 0", r.n_steps, sum->jobs_used,
         sum->jobs_excluded, sum->jobs_dropped, sum->seconds, r.t_series, r.t_jobs,
         r.t_eval, r.t_coef, r.t_kde, r.t_store);

@@ -21,18 +21,21 @@ enum status db_jobs_of_group(struct db *db, const char *group_id, struct db_jobs
                              struct error *err)
 {
     const char *vals[1] = {group_id};
-    PGresult *r = NULL, *w = NULL;
+    PGresult *r = NULL, *w = NULL, *xw = NULL;
     struct db_jobs *jobs = NULL;
     enum status rc;
 
     *out = NULL;
+    /* trace: 0 none, 1 whole, 2 incomplete (enum db_trace). */
     rc = exec_params(
         db,
-        "SELECT job_key, jobid, group_id, start_time, t_j, t_um, t_urw, t_s, t, "
-        "t_fr, t_fw, eta_read, eta_write, eta_mon_read, eta_mon_write, t_s_span, "
-        "t_s_slowest, incomplete_log "
-        "FROM jobs WHERE ($1::text IS NULL OR " IN_GROUP_1 ") "
-        "ORDER BY start_time, job_key",
+        "SELECT j.job_key, j.jobid, j.group_id, j.start_time, j.t_j, j.t_um, j.t_urw, "
+        "j.t_s, j.t, j.t_fr, j.t_fw, j.eta_read, j.eta_write, j.eta_mon_read, "
+        "j.eta_mon_write, j.t_s_span, j.t_s_slowest, j.incomplete_log, "
+        "CASE WHEN t.job_key IS NULL THEN 0 WHEN t.incomplete THEN 2 ELSE 1 END "
+        "FROM jobs j LEFT JOIN job_traces t ON t.job_key = j.job_key "
+        "WHERE ($1::text IS NULL OR " J_IN_GROUP_1 ") "
+        "ORDER BY j.start_time, j.job_key",
         1, vals, &r, err);
     if (rc != STATUS_OK)
         return rc;
@@ -44,16 +47,31 @@ enum status db_jobs_of_group(struct db *db, const char *group_id, struct db_jobs
                      1, vals, &w, err);
     if (rc != STATUS_OK)
         goto out;
+    /* The operation windows of whole traces only (METHOD.md §10: an incomplete
+     * trace gives no _x metric), in the jobs' order. */
+    rc = exec_params(db,
+                     "SELECT x.job_key, x.is_write, x.start_s, x.end_s, x.fs "
+                     "FROM job_x_windows x JOIN job_traces t ON t.job_key = x.job_key "
+                     "JOIN jobs j ON j.job_key = x.job_key "
+                     "WHERE NOT t.incomplete AND ($1::text IS NULL OR " J_IN_GROUP_1 ") "
+                     "ORDER BY j.start_time, j.job_key, x.start_s, x.end_s, x.is_write",
+                     1, vals, &xw, err);
+    if (rc != STATUS_OK)
+        goto out;
     jobs = calloc(1, sizeof *jobs);
-    size_t n = (size_t)PQntuples(r), nw = (size_t)PQntuples(w);
+    size_t n = (size_t)PQntuples(r), nw = (size_t)PQntuples(w),
+           nx = (size_t)PQntuples(xw);
     if (jobs == NULL || (n > 0 && (jobs->jobs = calloc(n, sizeof *jobs->jobs)) == NULL) ||
-        (nw > 0 && (jobs->all_windows = calloc(nw, sizeof *jobs->all_windows)) == NULL)) {
+        (nw > 0 && (jobs->all_windows = calloc(nw, sizeof *jobs->all_windows)) == NULL) ||
+        (nx > 0 &&
+         (jobs->all_x_windows = calloc(nx, sizeof *jobs->all_x_windows)) == NULL)) {
         rc = error_set(err, STATUS_NOMEM, "jobs of a group");
         goto out;
     }
     jobs->n = n;
     jobs->n_all_windows = nw;
-    size_t k = 0;
+    jobs->n_all_x_windows = nx;
+    size_t k = 0, kx = 0;
     for (size_t i = 0; i < n; i++) {
         struct db_job *j = &jobs->jobs[i];
         int row = (int)i;
@@ -88,6 +106,22 @@ enum status db_jobs_of_group(struct db *db, const char *group_id, struct db_jobs
             j->n_windows++;
             k++;
         }
+        const char *trace = PQgetvalue(r, row, 18);
+        j->trace = trace[0] == '1'   ? DB_TRACE_WHOLE
+                   : trace[0] == '2' ? DB_TRACE_INCOMPLETE
+                                     : DB_TRACE_NONE;
+        j->x_windows = jobs->all_x_windows + kx;
+        while (kx < nx && strcmp(PQgetvalue(xw, (int)kx, 0), j->job_key) == 0) {
+            struct db_window *dw = &jobs->all_x_windows[kx];
+            dw->is_write = PQgetvalue(xw, (int)kx, 1)[0] == 't';
+            dw->start_s = get_double(xw, (int)kx, 2);
+            dw->end_s = get_double(xw, (int)kx, 3);
+            dw->monitored = !PQgetisnull(xw, (int)kx, 4);
+            copy_text(dw->fs, sizeof dw->fs, xw, (int)kx, 4);
+            dw->bytes = 0;
+            j->n_x_windows++;
+            kx++;
+        }
     }
     *out = jobs;
     jobs = NULL;
@@ -95,6 +129,7 @@ out:
     db_jobs_free(jobs);
     PQclear(r);
     PQclear(w);
+    PQclear(xw);
     return rc;
 }
 

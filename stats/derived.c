@@ -15,6 +15,7 @@ const char *stats_negative_name(unsigned bit)
     case NEGATIVE_NU_D_READ: return "nu_d_read";
     case NEGATIVE_NU_D_WRITE: return "nu_d_write";
     case NEGATIVE_B_D: return "b_d";
+    case NEGATIVE_B_X: return "b_x";
     default: return "";
     }
 }

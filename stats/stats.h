@@ -77,6 +77,8 @@ enum stats_exclusion {
     EXCL_INCOMPLETE_LOG,
     EXCL_NONFINITE,
     EXCL_NONPOSITIVE_IN_LOG_SPACE,
+    EXCL_NO_TRACE,       /* the _x family: the job has no DXT trace (METHOD.md §10) */
+    EXCL_INCOMPLETE_DXT, /* the _x family: its trace is incomplete */
     EXCL_COUNT
 };
 
@@ -126,6 +128,15 @@ enum status stats_job_volume(const struct stats_series *s, const struct stats_jo
                              size_t *scratch, struct stats_job_volume *out,
                              struct error *err) MUST_CHECK;
 
+/* The measure of the union of n windows, seconds: the time covered by at least one
+ * [start_s, end_s] (METHOD.md §10's t_x, t_x_read, t_x_write). Overlapping and
+ * nested windows count once; a zero-length window adds nothing. Sorts windows in
+ * place by start (pass a copy). No allocation; O(n log n). n = 0 gives 0.
+ * STATUS_INVALID: windows NULL with n > 0, a time not finite, a start after its end
+ * (*measure_s is then NAN). */
+enum status stats_union_measure(struct stats_window *windows, size_t n, double *measure_s,
+                                struct error *err) MUST_CHECK;
+
 /* ---- derived job metrics: ν, B^D, τ (METHOD.md §3) ---------------------------- */
 
 /* What the derived metrics need of the log (METHOD.md §2). */
@@ -143,7 +154,8 @@ enum stats_negative {
     NEGATIVE_NU_WRITE = 1u << 1,
     NEGATIVE_NU_D_READ = 1u << 2,
     NEGATIVE_NU_D_WRITE = 1u << 3,
-    NEGATIVE_B_D = 1u << 4
+    NEGATIVE_B_D = 1u << 4,
+    NEGATIVE_B_X = 1u << 5 /* set by analysis/ for B^X (METHOD.md §10) */
 };
 
 /* The metric name of one NEGATIVE_* bit ("nu_read", …, "b_d"); "" for any other. */

@@ -17,6 +17,8 @@ const char *stats_exclusion_name(enum stats_exclusion e)
     case EXCL_INCOMPLETE_LOG: return "incomplete_log";
     case EXCL_NONFINITE: return "nonfinite";
     case EXCL_NONPOSITIVE_IN_LOG_SPACE: return "nonpositive_in_log_space";
+    case EXCL_NO_TRACE: return "no_trace";
+    case EXCL_INCOMPLETE_DXT: return "incomplete_dxt";
     case EXCL_COUNT: break;
     }
     return "";

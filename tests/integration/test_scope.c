@@ -317,8 +317,9 @@ static void export_header_has_every_metric_of_method_md(void **state)
              "psi_read,psi_write,psi_o_read,psi_o_write,"
              "m,t_d,psi_d_read,psi_d_write,m_i,t_i,psi_i_read,psi_i_write,"
              "psi_do_read,psi_do_write,nu_read,nu_write,nu_d_read,nu_d_write,b_d,tau,"
+             "t_x,t_x_read,t_x_write,m_x,t_dx,psi_x_read,psi_x_write,b_x,"
              "excluded_psi,excluded_d,excluded_i,excluded_b_d,excluded_tau,"
-             "negative,scope_fs");
+             "excluded_x,excluded_b_x,negative,scope_fs");
     /* a header and three jobs */
     size_t lines = 1;
     for (const char *c = nl + 1; *c != '\0'; c++)
@@ -443,6 +444,154 @@ static void unknown_scope_is_a_usage_error(void **state)
     free(out);
 }
 
+/* Runs one statement with the job id as $1; fails the test unless it succeeds. */
+static void sql_for_job(const char *sql, const char *jobid)
+{
+    char *v = pgfixture_query(&fx.db, sql, jobid);
+
+    assert_non_null(v);
+    free(v);
+}
+
+/* Job jobid's DXT trace as the ingest side stores it (migration 0012): its
+ * job_traces row and merged operation windows [a, b] relative to S. */
+static void trace_insert(const char *jobid, bool incomplete)
+{
+    char sql[300];
+
+    snprintf(sql, sizeof sql,
+             "INSERT INTO job_traces (job_key, incomplete, n_ops, source_hash, "
+             "source_path) SELECT job_key, %s, 5, 'hash-' || jobid, 'dxt.txt' "
+             "FROM jobs WHERE jobid = $1 RETURNING job_key",
+             incomplete ? "true" : "false");
+    sql_for_job(sql, jobid);
+}
+
+static void x_window_insert(const char *jobid, bool is_write, double a, double b,
+                            const char *fs)
+{
+    char sql[400];
+
+    snprintf(
+        sql, sizeof sql,
+        "INSERT INTO job_x_windows (job_key, is_write, start_s, end_s, fs) "
+        "SELECT job_key, %s, %ld + %.17g, %ld + %.17g, %s FROM jobs WHERE jobid = $1 "
+        "RETURNING job_key",
+        is_write ? "true" : "false", START, a, START, b, fs);
+    sql_for_job(sql, jobid);
+}
+
+/* METHOD.md §10 on the data set, by hand. Job 101's trace: a read [25.5, 40.25]
+ * (fsa) and a write [30.125, 50] (fsb) overlapping it, a zero-length read at 75.5,
+ * nothing in (S+120, S+180], a write [185.25, 200.75]. Union: [25.5, 50] ∪ {75.5}
+ * ∪ [185.25, 200.75] = 24.5 + 0 + 15.5 = 40 s; reads 14.75 s; writes 19.875 +
+ * 15.5 = 35.375 s. A^X = intervals 1, 2, 4: m_x = 3, T^DX = 180 s. Eq. 4:
+ * t^D_start − t^D_0 = 25.5, t^D_m − t^D_end = 240 − 200.75 = 39.25, so Ψ^X =
+ * 34.5·v_1 + 60·v_2 + 20.75·v_4 and |S^X| = 115.25 s. Scope all (kB/s):
+ * R = 1735.06, 3136, 300, 300; W = 30 each.
+ *   Ψ^X_R = 34.5·1735.06 + 60·3136 + 20.75·300 = 59859.57 + 188160 + 6225
+ *         = 254244.57 kB;  Ψ^X_W = 115.25·30 = 3457.5 kB
+ *   B^X = ((254244.57 + 3457.5)·1024 − 1e6) / 115.25 = 262886919.68 / 115.25.
+ * Job 102's trace is incomplete (its windows are there, and unused); job 103 has
+ * none. */
+static void x_family_from_dxt_windows_and_its_reasons(void **state)
+{
+    (void)state;
+    trace_insert("101", false);
+    x_window_insert("101", false, 25.5, 40.25, "'fsa'");
+    x_window_insert("101", true, 30.125, 50.0, "'fsb'");
+    x_window_insert("101", false, 75.5, 75.5, "'fsa'");
+    x_window_insert("101", true, 185.25, 200.75, "'fsb'");
+    trace_insert("102", true);
+    x_window_insert("102", false, 25.5, 40.25, "'fsa'");
+
+    json_t *doc = export_json("all");
+    json_t *j = job_of(doc, "101");
+    assert_string_equal(excluded(j, "x"), "");
+    assert_string_equal(excluded(j, "b_x"), "");
+    assert_rel(num(j, "t_x"), 40.0, 1e-6);
+    assert_rel(num(j, "t_x_read"), 14.75, 1e-6);
+    assert_rel(num(j, "t_x_write"), 35.375, 1e-6);
+    assert_rel(num(j, "m_x"), 3, 0);
+    assert_rel(num(j, "t_dx"), 180, 0);
+    assert_rel(num(j, "psi_x_read"), 254244.57 * KIB, REL * 2.6e8);
+    assert_rel(num(j, "psi_x_write"), 3457.5 * KIB, REL * 3.6e6);
+    assert_rel(num(j, "b_x"), 262886919.68 / 115.25, 1e-9 * 2.3e6);
+    /* the counters' family is the one of test scope_all: unchanged */
+    assert_rel(num(j, "t_d"), 120, 0);
+    j = job_of(doc, "102");
+    assert_string_equal(excluded(j, "x"), "incomplete_dxt");
+    assert_string_equal(excluded(j, "b_x"), "incomplete_dxt");
+    assert_true(isnan(num(j, "t_x")));
+    assert_true(isnan(num(j, "psi_x_read")));
+    j = job_of(doc, "103");
+    assert_string_equal(excluded(j, "x"), "no_trace");
+    assert_string_equal(excluded(j, "b_x"), "no_trace");
+    assert_true(isnan(num(j, "t_x")));
+    assert_true(isnan(num(j, "b_x")));
+    json_decref(doc);
+
+    /* CSV: the same values and reasons in their columns */
+    int rc;
+    char *out = run("export jobs --scope all", &rc);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out, ",40,14.75,35.375,3,180,"));
+    assert_non_null(strstr(out, ",incomplete_dxt,incomplete_dxt,"));
+    assert_non_null(strstr(out, ",no_trace,no_trace,"));
+    free(out);
+}
+
+/* analyze stores t_x~psi_x_read and t_x~psi_x_write for the groups with a trace
+ * (job 101's, whole; job 102's, incomplete: a trace all the same), and only the
+ * four default pairs for job 103's (each job is its own group here). */
+static void analyze_adds_the_x_pairs_for_groups_with_a_trace(void **state)
+{
+    const char *sql =
+        "SELECT string_agg(r.y || '~' || r.x, ' ' ORDER BY r.y, r.x) FROM results r "
+        "JOIN jobs j ON j.group_id = r.group_id WHERE j.jobid = $1 AND "
+        "r.kind = 'association' AND r.granularity_s = 60";
+    const char *defaults =
+        "t_d~psi_d_read t_d~psi_d_write t_um~psi_o_read t_um~psi_o_write";
+    char traced[200];
+    int rc;
+
+    (void)state;
+    snprintf(traced, sizeof traced, "%s t_x~psi_x_read t_x~psi_x_write", defaults);
+    char *out = run("analyze --permutations 0", &rc);
+    assert_int_equal(rc, 1); /* every group is below d_min */
+    free(out);
+    const char *ids[] = {"101", "102", "103"};
+    const char *want[] = {traced, traced, defaults};
+    for (size_t i = 0; i < 3; i++) {
+        char *v = pgfixture_query(&fx.db, sql, ids[i]);
+        assert_non_null(v);
+        assert_string_equal(v, want[i]);
+        free(v);
+    }
+}
+
+/* The sweep likewise: the seven pairs of METHOD.md §6 for every group, the two _x
+ * pairs besides for a group with a trace. */
+static void sweep_adds_the_x_pairs_for_groups_with_a_trace(void **state)
+{
+    const char *sql = "SELECT count(*) || ' ' || count(*) FILTER (WHERE r.y = 't_x') "
+                      "FROM results r JOIN jobs j ON j.group_id = r.group_id "
+                      "WHERE j.jobid = $1 AND r.kind = 'sweep'";
+    int rc;
+
+    (void)state;
+    char *out = run("analyze --sweep --k-max 2", &rc);
+    assert_int_equal(rc, 1); /* every group is below d_min */
+    free(out);
+    const char *ids[] = {"101", "102", "103"}, *want[] = {"9 2", "9 2", "7 0"};
+    for (size_t i = 0; i < 3; i++) {
+        char *v = pgfixture_query(&fx.db, sql, ids[i]);
+        assert_non_null(v);
+        assert_string_equal(v, want[i]);
+        free(v);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -452,6 +601,10 @@ int main(void)
         cmocka_unit_test(scope_fs_uses_that_file_system_for_every_job),
         cmocka_unit_test(negative_values_are_kept_and_flagged),
         cmocka_unit_test(unknown_scope_is_a_usage_error),
+        /* last: they add traces to the data set */
+        cmocka_unit_test(x_family_from_dxt_windows_and_its_reasons),
+        cmocka_unit_test(analyze_adds_the_x_pairs_for_groups_with_a_trace),
+        cmocka_unit_test(sweep_adds_the_x_pairs_for_groups_with_a_trace),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -467,6 +467,8 @@ static void exclusion_names_are_the_interface_words(void **state)
     assert_string_equal(stats_exclusion_name(EXCL_NONFINITE), "nonfinite");
     assert_string_equal(stats_exclusion_name(EXCL_NONPOSITIVE_IN_LOG_SPACE),
                         "nonpositive_in_log_space");
+    assert_string_equal(stats_exclusion_name(EXCL_NO_TRACE), "no_trace");
+    assert_string_equal(stats_exclusion_name(EXCL_INCOMPLETE_DXT), "incomplete_dxt");
 }
 
 int main(void)
