@@ -179,9 +179,12 @@ enum status db_group_inputs_read(struct db *db, const char *group_id, const char
      * settings; a hash of each is cheap to compare and says what changed. */
     enum status rc = exec_params(
         db,
+        /* a job's DXT trace, loaded after it, changes what the _x pairs see */
         "WITH j AS (SELECT count(*) AS n, "
-        "  coalesce(md5(string_agg(job_key, ',' ORDER BY job_key)), '') AS h, "
-        "  min(start_time) AS s, max(end_time) AS e FROM jobs WHERE " IN_GROUP_1 "), "
+        "  coalesce(md5(string_agg(job_key || coalesce(':' || t.source_hash, ''), ',' "
+        "  ORDER BY job_key)), '') AS h, "
+        "  min(start_time) AS s, max(end_time) AS e FROM jobs "
+        "  LEFT JOIN job_traces t USING (job_key) WHERE " IN_GROUP_1 "), "
         "smp AS (SELECT count(*) AS n, coalesce(md5(string_agg(DISTINCT source_hash, ',' "
         "  ORDER BY source_hash)), '') AS h FROM samples, j "
         "  WHERE samples.stamp_s BETWEEN j.s - " INPUT_MARGIN_S
