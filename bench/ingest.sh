@@ -74,9 +74,11 @@ t_start=$(date +%s)
 # The pipeline's parallelism, when this binary has it; else one process, one thread.
 ingest_args=${INGEST_ARGS:-}
 threads="one (this iocontend ingest has no --jobs)"
+# (nproc counts OMP_NUM_THREADS, which lib.sh pins to 1 for the references.)
+cores=$(env -u OMP_NUM_THREADS nproc)
 if "$bin" ingest --help 2>&1 | grep -q -e '--jobs'; then
-    ingest_args="--jobs $(nproc) $ingest_args"
-    threads="ingest --jobs $(nproc)"
+    ingest_args="--jobs $cores $ingest_args"
+    threads="ingest --jobs $cores"
 fi
 section_header "iocontend ingest (ours) beside a plain binary COPY of the same rows (the ceiling)" \
     "$threads"
