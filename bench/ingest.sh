@@ -5,6 +5,9 @@
 # same run:
 #   darshan  10^5 generated logs of darshan-parser text into a database already
 #            holding 10^5 other jobs: logs/s, MB/s of text, peak RSS of the process;
+#   binary   the same 10^5 jobs as binary .darshan logs (iocontend-gen
+#            --darshan-format binary: format 3.41, zlib), timed the same way (read,
+#            decompress, metrics, load): logs/s, MB/s of .darshan, peak RSS;
 #   iostat   generated iostat -x -t text of two file systems (8 servers, 2 devices
 #            each, 60 s samples over BENCH_INGEST_DAYS) into empty samples: samples/s.
 # Each is the best of BENCH_INGEST_REPS, every repetition from the same state.
@@ -24,14 +27,16 @@
 # takes seconds where ingesting again would take minutes. The generated text is kept
 # under BUILD/bench/ingest/gen-SEED-JPG-DAYS (about 2.5 GB at 10^5 logs), keyed by the
 # generator's arguments, so that reruns skip generating it; the base's is removed
-# once loaded.
+# once loaded. The binary logs are kept the same way, in gen-bin-SEED-JPG-DAYS.
 #
 # The ceiling: after the last repetition, the rows our ingest loaded (jobs,
 # job_windows, loaded_files of the darshan run; samples) are written out with
 # `COPY ... TO (FORMAT binary)` and read back with psql's \copy ... (FORMAT binary)
 # into clones (CREATE TABLE ... (LIKE ... INCLUDING ALL): the primary keys, indexes,
 # defaults, NOT NULLs; the foreign keys added by hand, job_windows' to the clone of
-# jobs), the jobs' clones holding the base's rows first, as ours found them.
+# jobs), the jobs' clones holding the base's rows first, as ours found them. The
+# binary logs' ceiling is the same, on the rows their last repetition loaded (the
+# same jobs and windows, their own loaded_files), measured after their runs.
 set -u
 build=${1:-build}
 # shellcheck source=bench/lib.sh
@@ -60,6 +65,7 @@ gen=$build/iocontend-gen
 base=$build/bench/ingest
 dir=$base/run
 set_darshan=$base/gen-$seed-$jpg-$darshan_days
+set_binary=$base/gen-bin-$seed-$jpg-$darshan_days
 set_iostat=$base/gen-$seed-1-$days
 state=$base/state-$seed_base-$jpg
 failed=0
@@ -68,9 +74,11 @@ t_start=$(date +%s)
 # The pipeline's parallelism, when this binary has it; else one process, one thread.
 ingest_args=${INGEST_ARGS:-}
 threads="one (this iocontend ingest has no --jobs)"
+# (nproc counts OMP_NUM_THREADS, which lib.sh pins to 1 for the references.)
+cores=$(env -u OMP_NUM_THREADS nproc)
 if "$bin" ingest --help 2>&1 | grep -q -e '--jobs'; then
-    ingest_args="--jobs $(nproc) $ingest_args"
-    threads="ingest --jobs $(nproc)"
+    ingest_args="--jobs $cores $ingest_args"
+    threads="ingest --jobs $cores"
 fi
 section_header "iocontend ingest (ours) beside a plain binary COPY of the same rows (the ceiling)" \
     "$threads"
@@ -107,7 +115,8 @@ best_of() { awk -v o="$1" -v n="$2" 'BEGIN { print (o == "-" || n < o) ? n : o }
 json_n() { sed -n 's/.*"'"$2"'":\([0-9.]*\).*/\1/p' "$1"; }
 text_bytes() { find "$1" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }'; }
 
-# make_set DIR SEED JPG DAYS: iocontend-gen's data set in DIR/sample, made once.
+# make_set DIR SEED JPG DAYS [GEN_ARGS...]: iocontend-gen's data set in DIR/sample,
+# made once.
 make_set() {
     if [ -f "$1/done" ]; then
         echo "data set $(basename "$1"): kept from an earlier run"
@@ -117,7 +126,8 @@ make_set() {
     mkdir -p "$1" || return 1
     local t0 t1
     t0=$(now)
-    "$gen" --out "$1/sample" --seed "$2" --jobs-per-group "$3" --days "$4" > "$1/gen.log" 2>&1 ||
+    "$gen" --out "$1/sample" --seed "$2" --jobs-per-group "$3" --days "$4" "${@:5}" \
+        > "$1/gen.log" 2>&1 ||
         { cat "$1/gen.log"; return 1; }
     t1=$(now)
     # The series run past today's date; a file is last written at its last report (the
@@ -158,9 +168,12 @@ rss_kb() { awk -F': ' '/Maximum resident set size/ { print $2 }' "$1"; }
 
 make_set "$set_darshan" "$seed" "$jpg" "$darshan_days" || exit 1
 make_set "$set_iostat" "$seed" 1 "$days" || exit 1
+make_set "$set_binary" "$seed" "$jpg" "$darshan_days" --darshan-format binary || exit 1
 conf=$set_iostat/iocontend.conf
 n_logs=$(find "$set_darshan/sample/darshan" -type f | wc -l)
 darshan_bytes=$(text_bytes "$set_darshan/sample/darshan")
+n_bin=$(find "$set_binary/sample/darshan" -type f -name '*.darshan' | wc -l)
+bin_bytes=$(text_bytes "$set_binary/sample/darshan")
 iostat_bytes=$(text_bytes "$set_iostat/sample/iostat")
 
 # The database already holding the jobs, made once.
@@ -198,6 +211,8 @@ echo "server: fsync $(sql postgres -c 'SHOW fsync'), synchronous_commit" \
 echo "darshan text: $n_logs logs, $(awk -v b="$darshan_bytes" 'BEGIN { printf "%.0f", b / 1e6 }') MB" \
     "(seed $seed, $jpg jobs per group); iostat text: $days days," \
     "$(awk -v b="$iostat_bytes" 'BEGIN { printf "%.0f", b / 1e6 }') MB"
+echo "darshan binary: $n_bin logs of the same jobs," \
+    "$(awk -v b="$bin_bytes" 'BEGIN { printf "%.0f", b / 1e6 }') MB (format 3.41, zlib)"
 
 # Ours, each repetition from a fresh copy of the base, checkpointed.
 best_d=-
@@ -236,25 +251,33 @@ for r in $(seq 1 "$reps"); do
         "$(awk -v n="$n_samples" -v t="$t_s" 'BEGIN { print n / t }')"
 done
 
-# The ceiling, on what the last repetition loaded.
-best_cd=-
-best_cs=-
+# export_rows TAG SAMPLES: the rows the last darshan run loaded (jobs, job_windows,
+# loaded_files), and the samples when SAMPLES is "samples", to $dir/TAG_*.bin; sets
+# run_id and new (the query of that run's content hashes).
 run_id=-
-key=-
-if [ "$failed" -eq 0 ]; then
+new=
+export_rows() {
     run_id=$(sql iocontend -c "SELECT max(id) FROM ingest_runs WHERE kind = 'darshan'")
-    key=$(sql iocontend -c "SELECT pg_get_constraintdef(oid) FROM pg_constraint
-        WHERE conrelid = 'samples'::regclass AND contype = 'p'")
     new="SELECT content_hash FROM loaded_files WHERE run_id = $run_id"
     sql iocontend \
-        -c "\\copy (SELECT * FROM jobs WHERE source_hash IN ($new)) TO '$dir/jobs.bin' (FORMAT binary)" \
-        -c "\\copy (SELECT w.* FROM job_windows w JOIN jobs j USING (job_key) WHERE j.source_hash IN ($new)) TO '$dir/job_windows.bin' (FORMAT binary)" \
-        -c "\\copy (SELECT * FROM loaded_files WHERE run_id = $run_id) TO '$dir/loaded_files.bin' (FORMAT binary)" \
-        -c "\\copy samples TO '$dir/samples.bin' (FORMAT binary)" || failed=1
-fi
-for r in $(seq 1 "$reps"); do
-    [ "$failed" -eq 0 ] || break
-    sql iocontend > /dev/null <<EOF || { failed=1; break; }
+        -c "\\copy (SELECT * FROM jobs WHERE source_hash IN ($new)) TO '$dir/$1_jobs.bin' (FORMAT binary)" \
+        -c "\\copy (SELECT w.* FROM job_windows w JOIN jobs j USING (job_key) WHERE j.source_hash IN ($new)) TO '$dir/$1_job_windows.bin' (FORMAT binary)" \
+        -c "\\copy (SELECT * FROM loaded_files WHERE run_id = $run_id) TO '$dir/$1_loaded_files.bin' (FORMAT binary)" ||
+        return 1
+    if [ "$2" = samples ]; then
+        sql iocontend -c "\\copy samples TO '$dir/samples.bin' (FORMAT binary)" || return 1
+    fi
+}
+
+# ceiling TAG SAMPLES: the best of $reps binary COPYs of export_rows' files into
+# clones, in best_cd (jobs, job_windows, loaded_files) and best_cs (samples, when
+# SAMPLES is "samples", else "-"); 1 when a step failed.
+ceiling() {
+    local r t0 t1 t2 shown
+    best_cd=-
+    best_cs=-
+    for r in $(seq 1 "$reps"); do
+        sql iocontend > /dev/null <<EOF || return 1
 DROP TABLE IF EXISTS c_job_windows, c_jobs, c_loaded_files, c_samples;
 CREATE TABLE c_jobs (LIKE jobs INCLUDING ALL);
 ALTER TABLE c_jobs ADD FOREIGN KEY (group_id) REFERENCES app_groups (group_id);
@@ -270,23 +293,66 @@ INSERT INTO c_loaded_files SELECT * FROM loaded_files WHERE run_id IS DISTINCT F
 VACUUM ANALYZE c_jobs, c_job_windows, c_loaded_files;
 CHECKPOINT;
 EOF
-    t0=$(now)
-    sql iocontend -c "\\copy c_jobs FROM '$dir/jobs.bin' (FORMAT binary)" \
-        -c "\\copy c_job_windows FROM '$dir/job_windows.bin' (FORMAT binary)" \
-        -c "\\copy c_loaded_files FROM '$dir/loaded_files.bin' (FORMAT binary)" || { failed=1; break; }
-    t1=$(now)
-    sql iocontend -c "CHECKPOINT" || { failed=1; break; }
-    sql iocontend -c "\\copy c_samples FROM '$dir/samples.bin' (FORMAT binary)" || { failed=1; break; }
-    t2=$(now)
-    best_cd=$(best_of "$best_cd" "$(elapsed "$t0" "$t1")")
-    best_cs=$(best_of "$best_cs" "$(elapsed "$t1" "$t2")")
-    echo "ceiling, run $r: jobs + job_windows + loaded_files $(fmt_s "$(elapsed "$t0" "$t1")") s," \
-        "samples $(fmt_s "$(elapsed "$t1" "$t2")") s"
-done
-if [ "$failed" -eq 0 ]; then
+        t0=$(now)
+        sql iocontend -c "\\copy c_jobs FROM '$dir/$1_jobs.bin' (FORMAT binary)" \
+            -c "\\copy c_job_windows FROM '$dir/$1_job_windows.bin' (FORMAT binary)" \
+            -c "\\copy c_loaded_files FROM '$dir/$1_loaded_files.bin' (FORMAT binary)" || return 1
+        t1=$(now)
+        best_cd=$(best_of "$best_cd" "$(elapsed "$t0" "$t1")")
+        shown="$1: jobs + job_windows + loaded_files $(fmt_s "$(elapsed "$t0" "$t1")") s"
+        if [ "$2" = samples ]; then
+            sql iocontend -c "CHECKPOINT" || return 1
+            sql iocontend -c "\\copy c_samples FROM '$dir/samples.bin' (FORMAT binary)" || return 1
+            t2=$(now)
+            best_cs=$(best_of "$best_cs" "$(elapsed "$t1" "$t2")")
+            shown="$shown, samples $(fmt_s "$(elapsed "$t1" "$t2")") s"
+        fi
+        echo "ceiling, run $r: $shown"
+    done
     rows=$(sql iocontend -c "SELECT (SELECT count(*) FROM c_jobs) - $base_jobs,
         (SELECT count(*) FROM c_job_windows), (SELECT count(*) FROM c_samples)" | tr '|' ' ')
-    echo "ceiling rows: $rows (new jobs, all windows, samples)"
+    echo "ceiling rows ($1): $rows (new jobs, all windows, samples)"
+}
+
+# The ceiling, on what the last repetition loaded.
+best_cd=-
+best_cs=-
+key=-
+if [ "$failed" -eq 0 ]; then
+    key=$(sql iocontend -c "SELECT pg_get_constraintdef(oid) FROM pg_constraint
+        WHERE conrelid = 'samples'::regclass AND contype = 'p'")
+    { export_rows text samples && ceiling text samples; } || failed=1
+fi
+
+# The binary logs of the same jobs, each repetition from a fresh copy of the base,
+# then their ceiling on what their last repetition loaded.
+best_b=-
+best_cb=-
+rss_b=0
+for r in $(seq 1 "$reps"); do
+    [ "$failed" -eq 0 ] || break
+    sql postgres -c "DROP DATABASE IF EXISTS iocontend WITH (FORCE)" \
+        -c "CREATE DATABASE iocontend TEMPLATE iocontend_base STRATEGY FILE_COPY" \
+        -c "CHECKPOINT" || { failed=1; break; }
+    ingest_timed "binary_$r" darshan "$set_binary/sample/darshan" || { failed=1; break; }
+    loaded=$(json_n "$dir/binary_$r.json" loaded)
+    if [ "$loaded" != "$n_bin" ]; then
+        echo "bench ingest: binary run $r loaded $loaded of $n_bin logs"
+        failed=1
+    fi
+    t_b=$(cat "$dir/binary_$r.s")
+    best_b=$(best_of "$best_b" "$t_b")
+    rss_b=$(awk -v a="$rss_b" -v b="$(rss_kb "$dir/binary_$r.time")" 'BEGIN { print (b > a) ? b : a }')
+    printf "ours, run %d: darshan binary %s s (%.0f logs/s, %s new jobs)\n" "$r" "$(fmt_s "$t_b")" \
+        "$(awk -v n="$n_bin" -v t="$t_b" 'BEGIN { print n / t }')" "$(json_n "$dir/binary_$r.json" jobs)"
+done
+if [ "$failed" -eq 0 ]; then
+    text_cd=$best_cd
+    text_cs=$best_cs
+    { export_rows binary none && ceiling binary none; } || failed=1
+    best_cb=$best_cd
+    best_cd=$text_cd
+    best_cs=$text_cs
 fi
 cleanup
 trap - EXIT
@@ -309,6 +375,10 @@ samples_s=$(rate "${n_samples:-0}" "$best_s")
 c_logs_s=$(rate "$n_logs" "$best_cd")
 c_mb_s=$(rate "$darshan_bytes" "$best_cd" 1e6)
 c_samples_s=$(rate "${n_samples:-0}" "$best_cs")
+bin_logs_s=$(rate "$n_bin" "$best_b")
+bin_mb_s=$(rate "$bin_bytes" "$best_b" 1e6)
+c_bin_logs_s=$(rate "$n_bin" "$best_cb")
+c_bin_mb_s=$(rate "$bin_bytes" "$best_cb" 1e6)
 echo
 echo "== results (best of $reps; MB = 10^6 bytes; ceiling = binary COPY of the same rows)"
 printf "%-40s  %9s  %11s  %11s  %11s  %8s\n" work "ours s" "ours /s" "ceiling s" "ceiling /s" "ours %"
@@ -316,15 +386,22 @@ printf "%-40s  %9s  %11s  %11s  %11s  %8s\n" "darshan text, $n_logs logs (logs/s
     "$(fmt_s "$best_d")" "$(fmt_n "$logs_s")" "$(fmt_s "$best_cd")" "$(fmt_n "$c_logs_s")" \
     "$(pct "$logs_s" "$c_logs_s")"
 printf "%-40s  %9s  %11s  %11s  %11s  %8s\n" "  the same, MB/s of text" "" "$(fmt_n "$mb_s")" "" "$(fmt_n "$c_mb_s")" ""
+printf "%-40s  %9s  %11s  %11s  %11s  %8s\n" "darshan binary, $n_bin logs (logs/s)" \
+    "$(fmt_s "$best_b")" "$(fmt_n "$bin_logs_s")" "$(fmt_s "$best_cb")" "$(fmt_n "$c_bin_logs_s")" \
+    "$(pct "$bin_logs_s" "$c_bin_logs_s")"
+printf "%-40s  %9s  %11s  %11s  %11s  %8s\n" "  the same, MB/s of .darshan" "" "$(fmt_n "$bin_mb_s")" "" "$(fmt_n "$c_bin_mb_s")" ""
+printf "%-40s  %9s  %11s\n" "  binary / text, logs/s" "" "$(ratio "$logs_s" "$bin_logs_s")"
 printf "%-40s  %9s  %11s  %11s  %11s  %8s\n" "iostat text, ${n_samples:-0} samples (/s)" \
     "$(fmt_s "$best_s")" "$(fmt_n "$samples_s")" "$(fmt_s "$best_cs")" "$(fmt_n "$c_samples_s")" \
     "$(pct "$samples_s" "$c_samples_s")"
 echo "peak RSS of one ingest process: darshan $(awk -v k="$rss_d" 'BEGIN { printf "%.1f", k * 1024 / 1e6 }') MB," \
+    "binary $(awk -v k="$rss_b" 'BEGIN { printf "%.1f", k * 1024 / 1e6 }') MB," \
     "iostat $(awk -v k="$rss_s" 'BEGIN { printf "%.1f", k * 1024 / 1e6 }') MB (/usr/bin/time -v)"
 echo "ours: the whole command (start, parse, load, commit) into a copy of the base (darshan,"
 echo "      one process) and into empty samples (iostat, one process per file system)."
 echo "ceiling: psql \\copy ... (FORMAT binary) of the rows ours loaded (darshan: jobs,"
 echo "      job_windows, loaded_files, into clones already holding the base's $base_jobs jobs;"
+echo "      binary: the same for the rows its last run loaded;"
 echo "      iostat: samples into an empty clone), same server, checkpointed before."
 echo "sample key: ${key:-?}"
 echo
@@ -333,6 +410,8 @@ at="at $n_logs logs"
 [ "$n_logs" -lt 100000 ] && at="at $n_logs logs (the target's size is 10^5)"
 target_at_least "$logs_s" 3000 \
     "darshan text end to end >= 3,000 logs/s ($at, into as many jobs)" "logs/s"
+target_at_least "$bin_logs_s" 5000 \
+    "darshan binary end to end >= 5,000 logs/s ($at, into as many jobs)" "logs/s"
 target_at_least "$(rate "${n_samples:-0}" "$best_s" 1e6)" 0.25 "iostat text >= 0.25 M samples/s" \
     "M samples/s"
 target_at_least "$(pct "$samples_s" "$c_samples_s")" 70 \

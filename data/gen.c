@@ -1,4 +1,4 @@
-/* gen.c: iocontend-gen, a sample data set of real-format text with planted effects. */
+/* gen.c: iocontend-gen, a sample data set of real-format logs with planted effects. */
 #include "internal.h"
 
 #include <dirent.h>
@@ -20,7 +20,7 @@
 
 static const char usage_text[] =
     "usage: iocontend-gen [--out DIR] [--seed N] [--coupling C] [--days D]\n"
-    "                     [--jobs-per-group N] [--help]\n"
+    "                     [--jobs-per-group N] [--darshan-format F] [--help]\n"
     "Writes a sample data set: iostat text of two monitored scratch file systems,\n"
     "darshan-parser text of three application groups (esb, npc, npb), iocontend.conf\n"
     "and truth.csv. The output depends only on the seed and the parameters.\n"
@@ -28,7 +28,9 @@ static const char usage_text[] =
     "  --seed N             random seed, 0-4294967295 (20240601)\n"
     "  --coupling C         strength of the planted contention effects, 0 = none (1.0)\n"
     "  --days D             length of the iostat series in days, 1-60 (3)\n"
-    "  --jobs-per-group N   jobs in each group, 1-40000 (420)\n";
+    "  --jobs-per-group N   jobs in each group, 1-40000 (420)\n"
+    "  --darshan-format F   text (NAME.parser.txt), binary (NAME.darshan, log format\n"
+    "                       3.41, zlib) or both: the same records either way (text)\n";
 
 /* Independent random streams, so that e.g. more jobs leave the background unchanged. */
 enum stream { STREAM_BACKGROUND = 1, STREAM_JOBS, STREAM_SPLIT };
@@ -62,6 +64,22 @@ static int parse_double(const char *s, double lo, double hi, double *out)
     return 0;
 }
 
+/* --darshan-format: text, binary or both. */
+static int parse_format(const char *s, unsigned *formats)
+{
+    static const char *const names[] = {"text", "binary", "both"};
+    static const unsigned bits[] = {DATA_DARSHAN_TEXT, DATA_DARSHAN_BINARY,
+                                    DATA_DARSHAN_TEXT | DATA_DARSHAN_BINARY};
+
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (strcmp(s, names[i]) == 0) {
+            *formats = bits[i];
+            return 0;
+        }
+    }
+    return -1;
+}
+
 static int parse_option(int opt, const char *arg, struct data_params *p)
 {
     unsigned long v = 0;
@@ -80,6 +98,7 @@ static int parse_option(int opt, const char *arg, struct data_params *p)
             return -1;
         p->jobs_per_group = (unsigned)v;
         return 0;
+    case 'f': return parse_format(arg, &p->darshan_formats);
     default: return -1;
     }
 }
@@ -93,6 +112,7 @@ static int parse_args(int argc, char **argv, struct data_params *p)
         {"coupling", required_argument, NULL, 'c'},
         {"days", required_argument, NULL, 'd'},
         {"jobs-per-group", required_argument, NULL, 'j'},
+        {"darshan-format", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -190,6 +210,8 @@ static enum status prepare_out(const struct data_params *p, struct error *err)
         snprintf(sub, sizeof sub, "darshan/%s",
                  data_group_info((enum data_group)g)->name);
         rc = prepare_dir(p->out_dir, sub, ".parser.txt", err);
+        if (rc == STATUS_OK) /* an earlier run's other format */
+            rc = prepare_dir(p->out_dir, sub, ".darshan", err);
     }
     for (int f = 0; f < DATA_NFS && rc == STATUS_OK; f++) {
         snprintf(sub, sizeof sub, "iostat/scratch%d", f + 1);
@@ -327,7 +349,7 @@ static int exit_code_of(enum status s)
 
 int main(int argc, char **argv)
 {
-    struct data_params p = {"var/sample", 20240601UL, 1.0, 3, 420};
+    struct data_params p = {"var/sample", 20240601UL, 1.0, 3, 420, DATA_DARSHAN_TEXT};
     struct error err = {0};
     size_t njobs = 0;
     char msg[512];

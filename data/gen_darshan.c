@@ -8,9 +8,6 @@
 #include <string.h>
 #include <time.h>
 
-/* Darshan's own record id of "<STDOUT>" (the same in every real log). */
-#define STDOUT_RECORD_ID 15920181672442173319ULL
-
 static const char columns_help[] =
     "# description of columns:\n"
     "#   <module>: module responsible for this I/O record.\n"
@@ -79,7 +76,7 @@ struct record {
 };
 
 /* Darshan hashes the path; FNV-1a 64 gives ids of the same kind (half above 2^63). */
-static uint64_t record_id(const char *path)
+uint64_t data_record_id(const char *path)
 {
     uint64_t h = 14695981039346656037ULL;
 
@@ -113,7 +110,7 @@ static void banner(FILE *fp, const char *module, const char *help)
 
 static struct record file_record(FILE *fp, const char *module, const struct data_file *f)
 {
-    struct record r = {fp,      module,   f->rank,   record_id(f->path),
+    struct record r = {fp,      module,   f->rank,   data_record_id(f->path),
                        f->path, f->mount, f->fs_type};
     return r;
 }
@@ -155,18 +152,41 @@ static double around(double posix_s, double delta_s)
     return posix_s == 0.0 ? 0.0 : fmax(0.0, posix_s + delta_s);
 }
 
+void data_mpiio_of(const struct data_file *f, int64_t nprocs, struct data_mpiio *out)
+{
+    int64_t calls = 8 * nprocs; /* every rank calls read_all / write_all 8 times */
+
+    out->coll_opens = nprocs;
+    out->coll_reads = f->reads > 0 ? calls : 0;
+    out->coll_writes = f->writes > 0 ? calls : 0;
+    out->open_start_s = around(f->open_start_s, -0.000812);
+    out->open_end_s = around(f->open_end_s, 0.000391);
+    out->read_start_s = around(f->read_start_s, -0.000431);
+    out->write_start_s = around(f->write_start_s, -0.000457);
+    out->close_start_s = around(f->close_start_s, -0.000213);
+    out->read_end_s = around(f->read_end_s, 0.000602);
+    out->write_end_s = around(f->write_end_s, 0.000587);
+    out->close_end_s = around(f->close_end_s, 0.000388);
+    out->read_time_s = 1.04 * f->read_time_s;
+    out->write_time_s = 1.04 * f->write_time_s;
+    out->meta_time_s = 1.3 * f->meta_time_s;
+    out->fastest_rank_time_s = 1.04 * f->fastest_rank_time_s;
+    out->slowest_rank_time_s = 1.04 * f->slowest_rank_time_s;
+}
+
 /* Collective MPI-IO over the POSIX record f: its times contain the POSIX ones. */
 static void mpiio_record(FILE *fp, const struct data_file *f, int64_t nprocs)
 {
     struct record r = file_record(fp, "MPI-IO", f);
-    int64_t calls = 8 * nprocs; /* every rank calls read_all / write_all 8 times */
+    struct data_mpiio m;
 
+    data_mpiio_of(f, nprocs, &m);
     put_int(&r, "MPIIO_INDEP_OPENS", 0);
-    put_int(&r, "MPIIO_COLL_OPENS", nprocs);
+    put_int(&r, "MPIIO_COLL_OPENS", m.coll_opens);
     put_int(&r, "MPIIO_INDEP_READS", 0);
     put_int(&r, "MPIIO_INDEP_WRITES", 0);
-    put_int(&r, "MPIIO_COLL_READS", f->reads > 0 ? calls : 0);
-    put_int(&r, "MPIIO_COLL_WRITES", f->writes > 0 ? calls : 0);
+    put_int(&r, "MPIIO_COLL_READS", m.coll_reads);
+    put_int(&r, "MPIIO_COLL_WRITES", m.coll_writes);
     put_int(&r, "MPIIO_SPLIT_READS", 0);
     put_int(&r, "MPIIO_SPLIT_WRITES", 0);
     put_int(&r, "MPIIO_NB_READS", 0);
@@ -175,24 +195,24 @@ static void mpiio_record(FILE *fp, const struct data_file *f, int64_t nprocs)
     put_int(&r, "MPIIO_BYTES_WRITTEN", f->write_bytes);
     put_int(&r, "MPIIO_FASTEST_RANK", f->fastest_rank);
     put_int(&r, "MPIIO_SLOWEST_RANK", f->slowest_rank);
-    put_float(&r, "MPIIO_F_OPEN_START_TIMESTAMP", around(f->open_start_s, -0.000812));
-    put_float(&r, "MPIIO_F_READ_START_TIMESTAMP", around(f->read_start_s, -0.000431));
-    put_float(&r, "MPIIO_F_WRITE_START_TIMESTAMP", around(f->write_start_s, -0.000457));
-    put_float(&r, "MPIIO_F_CLOSE_START_TIMESTAMP", around(f->close_start_s, -0.000213));
-    put_float(&r, "MPIIO_F_READ_END_TIMESTAMP", around(f->read_end_s, 0.000602));
-    put_float(&r, "MPIIO_F_WRITE_END_TIMESTAMP", around(f->write_end_s, 0.000587));
-    put_float(&r, "MPIIO_F_CLOSE_END_TIMESTAMP", around(f->close_end_s, 0.000388));
-    put_float(&r, "MPIIO_F_READ_TIME", 1.04 * f->read_time_s);
-    put_float(&r, "MPIIO_F_WRITE_TIME", 1.04 * f->write_time_s);
-    put_float(&r, "MPIIO_F_META_TIME", 1.3 * f->meta_time_s);
-    put_float(&r, "MPIIO_F_FASTEST_RANK_TIME", 1.04 * f->fastest_rank_time_s);
-    put_float(&r, "MPIIO_F_SLOWEST_RANK_TIME", 1.04 * f->slowest_rank_time_s);
+    put_float(&r, "MPIIO_F_OPEN_START_TIMESTAMP", m.open_start_s);
+    put_float(&r, "MPIIO_F_READ_START_TIMESTAMP", m.read_start_s);
+    put_float(&r, "MPIIO_F_WRITE_START_TIMESTAMP", m.write_start_s);
+    put_float(&r, "MPIIO_F_CLOSE_START_TIMESTAMP", m.close_start_s);
+    put_float(&r, "MPIIO_F_READ_END_TIMESTAMP", m.read_end_s);
+    put_float(&r, "MPIIO_F_WRITE_END_TIMESTAMP", m.write_end_s);
+    put_float(&r, "MPIIO_F_CLOSE_END_TIMESTAMP", m.close_end_s);
+    put_float(&r, "MPIIO_F_READ_TIME", m.read_time_s);
+    put_float(&r, "MPIIO_F_WRITE_TIME", m.write_time_s);
+    put_float(&r, "MPIIO_F_META_TIME", m.meta_time_s);
+    put_float(&r, "MPIIO_F_FASTEST_RANK_TIME", m.fastest_rank_time_s);
+    put_float(&r, "MPIIO_F_SLOWEST_RANK_TIME", m.slowest_rank_time_s);
 }
 
 /* Rank 0's <STDOUT>, in STDIO's own counter order (it differs from POSIX's). */
 static void stdout_record(FILE *fp, const struct data_job *job)
 {
-    struct record r = {fp,         "STDIO",   0,        STDOUT_RECORD_ID,
+    struct record r = {fp,         "STDIO",   0,        DATA_STDOUT_RECORD_ID,
                        "<STDOUT>", "UNKNOWN", "UNKNOWN"};
 
     put_int(&r, "STDIO_OPENS", 1);
@@ -202,7 +222,7 @@ static void stdout_record(FILE *fp, const struct data_job *job)
     put_int(&r, "STDIO_BYTES_WRITTEN", job->stdout_bytes);
     put_int(&r, "STDIO_BYTES_READ", 0);
     put_float(&r, "STDIO_F_META_TIME", 0.0);
-    put_float(&r, "STDIO_F_WRITE_TIME", 0.000041);
+    put_float(&r, "STDIO_F_WRITE_TIME", DATA_STDOUT_WRITE_TIME_S);
     put_float(&r, "STDIO_F_READ_TIME", 0.0);
     put_float(&r, "STDIO_F_OPEN_START_TIMESTAMP", 0.0);
     put_float(&r, "STDIO_F_CLOSE_START_TIMESTAMP", 0.0);
@@ -214,7 +234,7 @@ static void stdout_record(FILE *fp, const struct data_job *job)
     put_float(&r, "STDIO_F_READ_END_TIMESTAMP", 0.0);
 }
 
-static size_t count_mpiio(const struct data_job *job)
+size_t data_count_mpiio(const struct data_job *job)
 {
     size_t n = 0;
 
@@ -236,23 +256,22 @@ static void asci_time(char *buf, size_t size, long long epoch_s)
 static void write_header(FILE *fp, const struct data_job *job)
 {
     const struct data_group_info *gi = data_group_info(job->group);
-    double start = (double)DATA_EPOCH_START + job->start_s;
-    long long start_s = (long long)floor(start);
-    long long end_s = (long long)floor(start + job->run_time_s);
+    long long start_s = 0, end_s = 0;
     char start_asci[64], end_asci[64];
-    size_t nmpi = count_mpiio(job);
+    size_t nmpi = data_count_mpiio(job);
 
+    data_job_epoch(job, &start_s, &end_s, NULL, NULL);
     asci_time(start_asci, sizeof start_asci, start_s);
     asci_time(end_asci, sizeof end_asci, end_s);
     fprintf(fp,
             "# darshan log version: 3.41\n# compression method: ZLIB\n# exe: %s\n"
             "# uid: %" PRId64 "\n# jobid: %" PRIu64 "\n# start_time: %lld\n"
             "# start_time_asci: %s\n# end_time: %lld\n# end_time_asci: %s\n"
-            "# nprocs: %" PRId64 "\n# run time: %.4f\n# metadata: lib_ver = 3.4.4\n",
+            "# nprocs: %" PRId64 "\n# run time: %.4f\n# metadata: lib_ver = %s\n",
             gi->exe, gi->uid, job->jobid, start_s, start_asci, end_s, end_asci,
-            gi->nprocs, job->run_time_s);
+            gi->nprocs, job->run_time_s, DATA_DARSHAN_LIB_VER);
     if (nmpi > 0)
-        fputs("# metadata: h = romio_no_indep_rw=true;cb_nodes=4\n", fp);
+        fprintf(fp, "# metadata: h = %s\n", DATA_ROMIO_HINTS);
     fprintf(fp,
             "\n# log file regions\n"
             "# -------------------------------------------------------\n"
@@ -264,18 +283,20 @@ static void write_header(FILE *fp, const struct data_job *job)
         fprintf(fp, "# MPI-IO module: %zu bytes (compressed), ver=3\n", 88 * nmpi + 12);
     fputs("# STDIO module: 53 bytes (compressed), ver=2\n", fp);
     fputs("\n# mounted file systems (mount point and fs type)\n"
-          "# -------------------------------------------------------\n"
-          "# mount entry:\t/scratch1\tgpfs\n# mount entry:\t/scratch2\tgpfs\n"
-          "# mount entry:\t/dev/shm\ttmpfs\n# mount entry:\t/home\tnfs\n"
-          "# mount entry:\t/\text4\n\n",
+          "# -------------------------------------------------------\n",
           fp);
+    for (size_t i = 0; i < DATA_NMOUNTS; i++) {
+        fprintf(fp, "# mount entry:\t%s\t%s\n", data_darshan_mounts[i].path,
+                data_darshan_mounts[i].fs_type);
+    }
+    fputc('\n', fp);
     fputs(columns_help, fp);
 }
 
 /* Shared records first, then each rank's, as darshan's reduction leaves them. */
 static void write_records(FILE *fp, const struct data_job *job)
 {
-    size_t nmpi = count_mpiio(job);
+    size_t nmpi = data_count_mpiio(job);
 
     banner(fp, "POSIX", posix_help);
     for (int pass = 0; pass < 2; pass++) {
@@ -298,13 +319,11 @@ static void write_records(FILE *fp, const struct data_job *job)
 static enum status write_job(const struct data_params *p, const struct data_job *job,
                              struct error *err)
 {
-    const struct data_group_info *gi = data_group_info(job->group);
     char path[4096];
     FILE *fp;
     int bad;
 
-    snprintf(path, sizeof path, "%s/darshan/%s/%s_%s_id%" PRIu64 ".parser.txt",
-             p->out_dir, gi->name, gi->user, gi->exe_base, job->jobid);
+    data_darshan_path(p, job, ".parser.txt", path, sizeof path);
     fp = fopen(path, "w");
     if (fp == NULL)
         return error_set(err, STATUS_NOT_FOUND, "%s: %s", path, strerror(errno));
@@ -319,10 +338,44 @@ static enum status write_job(const struct data_params *p, const struct data_job 
 enum status data_darshan_write(const struct data_params *p, const struct data_job *jobs,
                                size_t njobs, struct error *err)
 {
-    for (size_t j = 0; j < njobs; j++) {
-        enum status rc = write_job(p, &jobs[j], err);
-        if (rc != STATUS_OK)
-            return rc;
+    enum status rc = STATUS_OK;
+
+    for (size_t j = 0; j < njobs && rc == STATUS_OK; j++) {
+        if (p->darshan_formats & DATA_DARSHAN_TEXT)
+            rc = write_job(p, &jobs[j], err);
     }
-    return STATUS_OK;
+    if (rc == STATUS_OK && (p->darshan_formats & DATA_DARSHAN_BINARY))
+        rc = data_darshan_bin_write(p, jobs, njobs, err);
+    return rc;
+}
+
+/* ---- what the text and the binary writer share ---------------------------------- */
+
+/* Longest path first, as darshan-parser lists (and matches) them. */
+const struct data_mount data_darshan_mounts[DATA_NMOUNTS] = {
+    {"/scratch1", "gpfs"}, {"/scratch2", "gpfs"}, {"/dev/shm", "tmpfs"},
+    {"/home", "nfs"},      {"/", "ext4"},
+};
+
+void data_job_epoch(const struct data_job *job, long long *start_s, long long *end_s,
+                    long long *start_ns, long long *end_ns)
+{
+    double start = (double)DATA_EPOCH_START + job->start_s;
+    double end = start + job->run_time_s;
+
+    *start_s = (long long)floor(start);
+    *end_s = (long long)floor(end);
+    if (start_ns != NULL)
+        *start_ns = llround(fmin((start - floor(start)) * 1e9, 999999999.0));
+    if (end_ns != NULL)
+        *end_ns = llround(fmin((end - floor(end)) * 1e9, 999999999.0));
+}
+
+void data_darshan_path(const struct data_params *p, const struct data_job *job,
+                       const char *suffix, char *buf, size_t size)
+{
+    const struct data_group_info *gi = data_group_info(job->group);
+
+    snprintf(buf, size, "%s/darshan/%s/%s_%s_id%" PRIu64 "%s", p->out_dir, gi->name,
+             gi->user, gi->exe_base, job->jobid, suffix);
 }

@@ -19,12 +19,17 @@
 /* 2026-11-20 00:00:00 UTC: every generated series starts here (epoch seconds). */
 #define DATA_EPOCH_START 1795132800LL
 
+/* Which Darshan logs data_darshan_write writes (bits). */
+#define DATA_DARSHAN_TEXT   1u /* darshan-parser text, NAME.parser.txt */
+#define DATA_DARSHAN_BINARY 2u /* binary log format 3.41, NAME.darshan */
+
 struct data_params {
-    const char *out_dir;     /* borrowed */
-    unsigned long seed;      /* only the low 32 bits reach mt19937 */
-    double coupling;         /* strength of every planted effect; 0 switches all off */
-    unsigned days;           /* length of the iostat series */
-    unsigned jobs_per_group; /* jobs planned per application group */
+    const char *out_dir;      /* borrowed */
+    unsigned long seed;       /* only the low 32 bits reach mt19937 */
+    double coupling;          /* strength of every planted effect; 0 switches all off */
+    unsigned days;            /* length of the iostat series */
+    unsigned jobs_per_group;  /* jobs planned per application group */
+    unsigned darshan_formats; /* DATA_DARSHAN_TEXT and/or DATA_DARSHAN_BINARY */
 };
 
 /* Rates of traffic at one moment. */
@@ -137,8 +142,55 @@ void data_traffic_free(struct data_traffic *tr);
  * file cannot be written. */
 enum status data_iostat_write(const struct data_params *p, const struct data_traffic *tr,
                               gsl_rng *rng, struct error *err);
-/* Writes DIR/darshan/<group>/<user>_<exe>_id<jobid>.parser.txt for every job. */
+/* Writes DIR/darshan/<group>/<user>_<exe>_id<jobid>.parser.txt (DATA_DARSHAN_TEXT)
+ * and/or .darshan (DATA_DARSHAN_BINARY) for every job, as p->darshan_formats asks. */
 enum status data_darshan_write(const struct data_params *p, const struct data_job *jobs,
                                size_t njobs, struct error *err);
+
+/* ---- what the text and the binary Darshan writers share (gen_darshan.c) ---- */
+
+/* Darshan's own record id of "<STDOUT>" (the same in every real log). */
+#define DATA_STDOUT_RECORD_ID    15920181672442173319ULL
+#define DATA_STDOUT_WRITE_TIME_S 0.000041 /* <STDOUT>'s STDIO_F_WRITE_TIME */
+#define DATA_DARSHAN_LIB_VER     "3.4.4"  /* metadata lib_ver */
+#define DATA_ROMIO_HINTS         "romio_no_indep_rw=true;cb_nodes=4" /* metadata h */
+#define DATA_NMOUNTS             5
+
+struct data_mount {
+    const char *path, *fs_type;
+};
+
+/* The mount table of every log, in the order darshan-parser prints it. */
+extern const struct data_mount data_darshan_mounts[DATA_NMOUNTS];
+
+/* The MPI-IO record over a POSIX record opened collectively (mpiio set). Times as
+ * struct data_file's. */
+struct data_mpiio {
+    int64_t coll_opens, coll_reads, coll_writes; /* calls over all ranks */
+    double open_start_s, open_end_s, read_start_s, read_end_s;
+    double write_start_s, write_end_s, close_start_s, close_end_s;
+    double read_time_s, write_time_s, meta_time_s;
+    double fastest_rank_time_s, slowest_rank_time_s;
+};
+
+/* Darshan's record id of a path (FNV-1a 64). */
+uint64_t data_record_id(const char *path);
+/* The MPI-IO counters of f in a job of nprocs ranks. */
+void data_mpiio_of(const struct data_file *f, int64_t nprocs, struct data_mpiio *out);
+/* Records of job that are also MPI-IO ones. */
+size_t data_count_mpiio(const struct data_job *job);
+/* The job's start and end as the log holds them: whole epoch seconds (floored) and
+ * the nanoseconds past them (either ns pointer may be NULL). */
+void data_job_epoch(const struct data_job *job, long long *start_s, long long *end_s,
+                    long long *start_ns, long long *end_ns);
+/* DIR/darshan/<group>/<user>_<exe>_id<jobid><suffix> into buf. */
+void data_darshan_path(const struct data_params *p, const struct data_job *job,
+                       const char *suffix, char *buf, size_t size);
+
+/* gen_darshan_bin.c: writes DIR/darshan/<group>/<user>_<exe>_id<jobid>.darshan for
+ * every job: the records data_darshan_write's text holds, as a binary log. */
+enum status data_darshan_bin_write(const struct data_params *p,
+                                   const struct data_job *jobs, size_t njobs,
+                                   struct error *err);
 
 #endif
