@@ -133,6 +133,14 @@ struct parser {
     size_t incomplete_cap;   /* bytes allocated for log->incomplete_modules */
     size_t cap_dxt;          /* files allocated in log->dxt */
     char dxt_incomplete[32]; /* "DXT_POSIX,DXT_MPIIO": DXT modules marked partial */
+    /* Binary logs: find_counter by the decoder's name pointer (its tables are
+     * static, so a name comes back at one address); 86 POSIX counters a record
+     * looked up by strcmp were half of a binary log's parse (make bench). */
+    struct name_cache {
+        const char *name;
+        const struct counter *c; /* NULL: a counter the metrics do not use */
+        int layer;
+    } names[128];
 };
 
 static bool is_digit(char c)
@@ -1174,7 +1182,13 @@ static enum status bin_counter(void *ctx, const struct dbin_counter *c, struct e
     rc = use_record(p, layer, c->rank, c->record_id, names, 0, &rec_index, err);
     if (rc != STATUS_OK)
         return rc;
-    k = find_counter(layer, c->name);
+    struct name_cache *nc = &p->names[((uintptr_t)c->name >> 3) % 128];
+    if (nc->name != c->name || nc->layer != layer) {
+        nc->name = c->name;
+        nc->layer = layer;
+        nc->c = find_counter(layer, c->name);
+    }
+    k = nc->c;
     if (k == NULL)
         return STATUS_OK;
     if (c->kind == DBIN_INT && k->slot < S_FIRST_DOUBLE)

@@ -89,7 +89,8 @@ struct dbin_counter {
     const char *module; /* darshan-parser's module column: "POSIX", "MPI-IO", "LUSTRE" */
     int64_t rank;       /* -1: shared */
     uint64_t record_id;
-    const char *name; /* "POSIX_OPENS" */
+    const char *name; /* "POSIX_OPENS"; static storage for POSIX, MPI-IO, STDIO: the
+                       * builder caches its lookups by this address */
     enum dbin_kind kind;
     int64_t i;
     double f;
