@@ -268,11 +268,13 @@ void verdict_of(enum input_kind kind, const struct ingest_opts *o, size_t max, c
 {
     const bool iostat = kind == INPUT_IOSTAT;
 
-    /* --server decides whether a file without a host loads; --fs goes with it. */
+    /* --server decides whether a file without a host loads; --fs goes with it. The
+     * readers' revision lapses the verdicts of files a newer reader takes (2: binary
+     * logs, DXT text and incomplete logs, which revision 1 quarantined). */
     snprintf(out, size,
-             "version=%s;kind=%s;max_file_bytes=%zu;device_include=%s;fs=%s;server=%s",
+             "version=%s;kind=%s;max_file_bytes=%zu;device_include=%s;fs=%s;server=%s%s",
              IOCONTEND_VERSION, iostat ? "iostat" : "darshan", max,
              iostat && o->device_include != NULL ? o->device_include : "",
              iostat && o->fs != NULL ? o->fs : "",
-             iostat && o->server != NULL ? o->server : "");
+             iostat && o->server != NULL ? o->server : "", iostat ? "" : ";readers=2");
 }

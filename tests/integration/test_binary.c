@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct pgfixture fx;
 
@@ -421,6 +422,50 @@ static void dxt_text_before_its_job_is_kept_and_equals_the_binary(void **state)
     unload_last_darshan_run();
 }
 
+/* A file an older reader quarantined (its verdict without this reader's revision)
+ * is parsed again: a cut binary log here, quarantined again rather than skipped as
+ * known bad. */
+static void verdicts_of_older_readers_lapse(void **state)
+{
+    char dir[] = "/tmp/iocontend-readers-XXXXXX";
+    char path[600], args[800];
+    size_t n, len = 0;
+    int rc;
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    char *one = shared_files("darshan/release_x86_64_3.4.4/*.darshan", &n);
+    one[strlen(one) - 1] = '\0'; /* the quotes */
+    char *data = testutil_read_file(one + 1, &len);
+    free(one);
+    assert_non_null(data);
+    snprintf(path, sizeof path, "%s/cut.darshan", dir);
+    assert_int_equal(testutil_write_file(path, data, len / 2), 0);
+    free(data);
+    snprintf(args, sizeof args, "--quiet ingest darshan --json '%s'", path);
+    for (int pass = 0; pass < 3; pass++) {
+        char *out = pgfixture_run(&fx, args, &rc);
+        json_t *j = json_loads(out, 0, NULL);
+        free(out);
+        assert_non_null(j);
+        /* 0: quarantined; 1: known bad; 2: after the verdict is made an old one's */
+        assert_int_equal(json_integer_value(json_object_get(j, "quarantined")),
+                         pass == 1 ? 0 : 1);
+        assert_int_equal(json_integer_value(json_object_get(j, "known_bad")),
+                         pass == 1 ? 1 : 0);
+        json_decref(j);
+        if (pass == 1) {
+            free(pgfixture_query(&fx,
+                                 "UPDATE ingest_errors SET verdict = "
+                                 "replace(verdict, ';readers=2', '')",
+                                 NULL));
+        }
+    }
+    free(pgfixture_query(&fx, "DELETE FROM ingest_errors", NULL));
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -428,6 +473,7 @@ int main(void)
         cmocka_unit_test(side_by_side_the_binary_wins),
         cmocka_unit_test(lab_binary_logs_alone_give_the_same_30_jobs),
         cmocka_unit_test(dxt_text_before_its_job_is_kept_and_equals_the_binary),
+        cmocka_unit_test(verdicts_of_older_readers_lapse),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
