@@ -296,6 +296,8 @@ static enum status write_outputs(const struct data_params *p, const struct data_
                                    : data_iostat_write(p, tr, rng, err);
     if (rc == STATUS_OK)
         rc = data_darshan_write(p, jobs, njobs, err);
+    if (rc == STATUS_OK && (p->darshan_formats & DATA_DARSHAN_BINARY))
+        rc = data_darshan_bin_write(p, jobs, njobs, err);
     if (rc == STATUS_OK)
         rc = write_conf(p, err);
     if (rc == STATUS_OK)

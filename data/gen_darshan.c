@@ -344,8 +344,6 @@ enum status data_darshan_write(const struct data_params *p, const struct data_jo
         if (p->darshan_formats & DATA_DARSHAN_TEXT)
             rc = write_job(p, &jobs[j], err);
     }
-    if (rc == STATUS_OK && (p->darshan_formats & DATA_DARSHAN_BINARY))
-        rc = data_darshan_bin_write(p, jobs, njobs, err);
     return rc;
 }
 

@@ -142,8 +142,9 @@ void data_traffic_free(struct data_traffic *tr);
  * file cannot be written. */
 enum status data_iostat_write(const struct data_params *p, const struct data_traffic *tr,
                               gsl_rng *rng, struct error *err);
-/* Writes DIR/darshan/<group>/<user>_<exe>_id<jobid>.parser.txt (DATA_DARSHAN_TEXT)
- * and/or .darshan (DATA_DARSHAN_BINARY) for every job, as p->darshan_formats asks. */
+/* Writes DIR/darshan/<group>/<user>_<exe>_id<jobid>.parser.txt for every job when
+ * p->darshan_formats has DATA_DARSHAN_TEXT (gen_darshan_bin.c's
+ * data_darshan_bin_write writes the .darshan files of DATA_DARSHAN_BINARY). */
 enum status data_darshan_write(const struct data_params *p, const struct data_job *jobs,
                                size_t njobs, struct error *err);
 

@@ -28,18 +28,6 @@
 #define INFLATE_MAX_BYTES ((size_t)1 << 30)
 #define INFLATE_MAX_RATIO 4096
 
-static const char *const module_names[DBIN_MODULE_COUNT] = {
-    "NULL",        "POSIX", "MPI-IO", "H5F",     "H5D",       "PNETCDF_FILE",
-    "PNETCDF_VAR", "BG/Q",  "LUSTRE", "STDIO",   "DXT_POSIX", "DXT_MPIIO",
-    "MDHIM",       "APXC",  "APMPI",  "HEATMAP", "DFS",       "DAOS"};
-
-const char *dbin_module_name(enum dbin_module module)
-{
-    if ((int)module < 0 || module >= DBIN_MODULE_COUNT)
-        return "<UNKNOWN>";
-    return module_names[module];
-}
-
 struct name_entry {
     uint64_t id;
     size_t seq;       /* order in the file: the first non-empty name wins */
@@ -58,9 +46,9 @@ struct dbin_names {
     size_t n_mounts;
 };
 
-void dbin_names_lookup(const struct dbin_names *names, uint64_t record_id,
-                       const char **file_name, const char **mount_point,
-                       const char **fs_type)
+static void names_lookup(const struct dbin_names *names, uint64_t record_id,
+                         const char **file_name, const char **mount_point,
+                         const char **fs_type)
 {
     size_t lo = 0, hi = names != NULL ? names->n : 0;
 
@@ -733,6 +721,20 @@ static enum status read_job(struct reader *r, struct dbin_job *job, struct error
     return STATUS_OK;
 }
 
+/* The decoder of r's module. */
+static enum status decode_region(const struct dbin_region *r,
+                                 const struct dbin_sink *sink, struct error *err)
+{
+    switch (r->module) {
+    case DBIN_POSIX:
+    case DBIN_MPIIO:
+    case DBIN_STDIO: return dbin_module_decode(r, sink, err);
+    case DBIN_DXT_POSIX:
+    case DBIN_DXT_MPIIO: return dmod_decode_dxt(r, sink, err);
+    default: return dbin_module_decode_more(r, sink, err);
+    }
+}
+
 enum status dbin_read(const char *path, const unsigned char *data, size_t len,
                       bool show_incomplete, const struct dbin_sink *sink,
                       struct error *err)
@@ -873,8 +875,9 @@ enum status dbin_read(const char *path, const unsigned char *data, size_t len,
             reg.log_version = job.log_version;
             reg.nprocs = job.nprocs;
             reg.names = &r.names;
+            reg.names_lookup = names_lookup;
             memset(&derr, 0, sizeof derr);
-            rc = dbin_module_decode(&reg, sink, &derr);
+            rc = decode_region(&reg, sink, &derr);
             if (rc == STATUS_NOT_FOUND) {
                 log_debug("%s: %s", path, derr.msg);
             } else if (rc != STATUS_OK) {

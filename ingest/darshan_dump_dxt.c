@@ -1,6 +1,6 @@
 /* darshan_dump_dxt.c: a binary Darshan log's DXT traces as darshan-dxt-parser prints
  * them. */
-#include "darshan_mod_more.h"
+#include "darshan_bin.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -114,7 +114,7 @@ static enum status on_job(void *ctx, const struct dbin_job *job, struct error *e
             continue;
         }
         fprintf(out, "# %s module: %" PRIu64 " bytes (compressed), ver=%" PRIu32 "\n",
-                dmod_name(g->module), g->len, g->version);
+                dbin_module_name(g->module), g->len, g->version);
         if ((g->module == DBIN_DXT_POSIX || g->module == DBIN_DXT_MPIIO) && g->len > 0)
             d->has_dxt = true;
     }

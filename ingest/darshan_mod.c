@@ -3,7 +3,7 @@
  * darshan-parser's order (the integers, then the floating ones); the other modules go
  * to darshan_mod_more.c. Counters an older version lacks come out as darshan-parser
  * prints them: -1 (POSIX_RENAMED_FROM: 0). */
-#include "darshan_bin.h"
+#include "darshan_format.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -324,8 +324,10 @@ enum status dbin_module_decode(const struct dbin_region *r, const struct dbin_si
     int64_t iv[N_OF(posix_ints)];
     double fv[N_OF(posix_floats)];
 
-    if (r->module != DBIN_POSIX && r->module != DBIN_MPIIO && r->module != DBIN_STDIO)
-        return dbin_module_decode_more(r, sink, err);
+    if (r->module != DBIN_POSIX && r->module != DBIN_MPIIO && r->module != DBIN_STDIO) {
+        return error_at(err, STATUS_NOT_FOUND, r->path, 0,
+                        "%s: not a module of darshan_mod.c", dbin_module_name(r->module));
+    }
     if (!layout_of(r->module, r->version, &l)) {
         return error_at(err, STATUS_NOT_FOUND, r->path, 0,
                         "%s module: no decoder for record version %u",
@@ -382,8 +384,7 @@ enum status dbin_module_decode(const struct dbin_region *r, const struct dbin_si
         c.module = l.module;
         c.record_id = dbin_u64(p, r->swap);
         c.rank = dbin_i64(p + 8, r->swap);
-        dbin_names_lookup(r->names, c.record_id, &c.file_name, &c.mount_point,
-                          &c.fs_type);
+        dmod_names(r, c.record_id, &c.file_name, &c.mount_point, &c.fs_type);
         if (sink->counter == NULL)
             continue;
         c.kind = DBIN_INT;

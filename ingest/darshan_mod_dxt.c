@@ -1,5 +1,5 @@
 /* darshan_mod_dxt.c: the DXT_POSIX and DXT_MPIIO traces of a binary Darshan log. */
-#include "darshan_mod_more.h"
+#include "darshan_format.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -30,7 +30,7 @@ enum status dmod_decode_dxt(const struct dbin_region *r, const struct dbin_sink 
     if (seg == 0) {
         return error_at(err, STATUS_NOT_FOUND, r->path, 0,
                         "%s records of version %" PRIu32 " are not known",
-                        dmod_name(r->module), r->version);
+                        dbin_module_name(r->module), r->version);
     }
     while (off < r->len && rc == STATUS_OK) {
         size_t left = r->len - off, n, i;
@@ -89,8 +89,7 @@ enum status dmod_decode_dxt(const struct dbin_region *r, const struct dbin_sink 
         f.read_count = reads;
         f.ops = ops;
         f.n_ops = n;
-        dbin_names_lookup(r->names, f.record_id, &f.file_name, &f.mount_point,
-                          &f.fs_type);
+        dmod_names(r, f.record_id, &f.file_name, &f.mount_point, &f.fs_type);
         if (sink->dxt != NULL)
             rc = sink->dxt(sink->ctx, &f, err);
         off += DXT_HEADER_BYTES + n * seg;

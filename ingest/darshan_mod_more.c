@@ -1,5 +1,5 @@
 /* darshan_mod_more.c: decoders of H5F, H5D, PNETCDF, BG/Q, LUSTRE, HEATMAP, DFS, DAOS. */
-#include "darshan_mod_more.h"
+#include "darshan_format.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -463,62 +463,6 @@ static const char *const daos_f_counters[] = {
 
 /* ---- shared helpers ------------------------------------------------------------ */
 
-uint64_t dmod_word(const struct dbin_region *r, size_t off)
-{
-    uint64_t v;
-
-    memcpy(&v, r->data + off, sizeof(v));
-    return r->swap ? __builtin_bswap64(v) : v;
-}
-
-double dmod_double(const struct dbin_region *r, size_t off)
-{
-    uint64_t w = dmod_word(r, off);
-    double d;
-
-    memcpy(&d, &w, sizeof(d));
-    return d;
-}
-
-const char *dmod_name(enum dbin_module module)
-{
-    switch (module) {
-    case DBIN_NULL: return "NULL";
-    case DBIN_POSIX: return "POSIX";
-    case DBIN_MPIIO: return "MPI-IO";
-    case DBIN_H5F: return "H5F";
-    case DBIN_H5D: return "H5D";
-    case DBIN_PNETCDF_FILE: return "PNETCDF_FILE";
-    case DBIN_PNETCDF_VAR: return "PNETCDF_VAR";
-    case DBIN_BGQ: return "BG/Q";
-    case DBIN_LUSTRE: return "LUSTRE";
-    case DBIN_STDIO: return "STDIO";
-    case DBIN_DXT_POSIX: return "DXT_POSIX";
-    case DBIN_DXT_MPIIO: return "DXT_MPIIO";
-    case DBIN_MDHIM: return "MDHIM";
-    case DBIN_APXC: return "APXC";
-    case DBIN_APMPI: return "APMPI";
-    case DBIN_HEATMAP: return "HEATMAP";
-    case DBIN_DFS: return "DFS";
-    case DBIN_DAOS: return "DAOS";
-    case DBIN_MODULE_COUNT: break;
-    }
-    return "<UNKNOWN>";
-}
-
-enum status dmod_fail(const struct dbin_region *r, size_t off, struct error *err,
-                      const char *fmt, ...)
-{
-    char what[120];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof(what), fmt, ap);
-    va_end(ap);
-    return error_at(err, STATUS_PARSE, r->path, 0, "%s record at offset %zu: %s",
-                    dmod_name(r->module), off, what);
-}
-
 /* One record's counters on their way to the sink: c holds what every counter of the
  * record shares. */
 struct emit {
@@ -531,11 +475,10 @@ static void emit_start(struct emit *e, const struct dbin_region *r,
 {
     memset(e, 0, sizeof(*e));
     e->sink = sink;
-    e->c.module = dmod_name(r->module);
+    e->c.module = dbin_module_name(r->module);
     e->c.record_id = dmod_word(r, off);
     e->c.rank = (int64_t)dmod_word(r, off + 8);
-    dbin_names_lookup(r->names, e->c.record_id, &e->c.file_name, &e->c.mount_point,
-                      &e->c.fs_type);
+    dmod_names(r, e->c.record_id, &e->c.file_name, &e->c.mount_point, &e->c.fs_type);
     /* darshan-parser's name of a BG/Q record that has none in the name records */
     if (r->module == DBIN_BGQ && strcmp(e->c.file_name, "(null)") == 0)
         e->c.file_name = "darshan-bgq-record";
@@ -700,7 +643,7 @@ static enum status decode_fixed(const struct dbin_region *r, const struct fixed_
         if (old == NULL) {
             return error_at(err, STATUS_NOT_FOUND, r->path, 0,
                             "%s records of version %" PRIu32 " are not known",
-                            dmod_name(r->module), r->version);
+                            dbin_module_name(r->module), r->version);
         }
         rec_len = old->bytes;
     }
@@ -1083,8 +1026,6 @@ enum status dbin_module_decode_more(const struct dbin_region *r,
     switch (r->module) {
     case DBIN_LUSTRE: return decode_lustre(r, sink, err);
     case DBIN_HEATMAP: return decode_heatmap(r, sink, err);
-    case DBIN_DXT_POSIX:
-    case DBIN_DXT_MPIIO: return dmod_decode_dxt(r, sink, err);
     default: break;
     }
     for (i = 0; i < N_OF(fixed_specs); i++) {
@@ -1092,5 +1033,5 @@ enum status dbin_module_decode_more(const struct dbin_region *r,
             return decode_fixed(r, &fixed_specs[i], sink, err);
     }
     return error_at(err, STATUS_NOT_FOUND, r->path, 0, "no decoder reads %s records",
-                    dmod_name(r->module));
+                    dbin_module_name(r->module));
 }

@@ -346,6 +346,8 @@ static enum status decode(const struct bytes *x, enum dbin_module m, uint32_t v,
     sink.ctx = s;
     sink.counter = keep_counter;
     sink.dxt = keep_dxt;
+    if (m == DBIN_DXT_POSIX || m == DBIN_DXT_MPIIO)
+        return dmod_decode_dxt(&r, &sink, err);
     return dbin_module_decode_more(&r, &sink, err);
 }
 
