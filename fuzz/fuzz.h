@@ -6,6 +6,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct dxt_trace;
+struct ingest_fs_map;
+
 /* The entry libFuzzer calls with each input (and fuzz/replay.c with each file): data
  * is borrowed for the call. Returns 0; a broken contract aborts. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -23,5 +26,13 @@ _Noreturn void fuzz_fail(const char *what);
         if (!(cond))                                                                     \
             fuzz_fail(what);                                                             \
     } while (0)
+
+/* Checks what a parsed DXT trace promises (ingest.h: per file write_count writes then
+ * read_count reads, 0 <= start <= end, the operations summed in n_ops), then makes its
+ * rows with map (trace_rows_make, ingest/internal.h) and checks them: one row per file,
+ * the packed operations inflate back to 41 bytes each and read back as the trace's,
+ * the merged windows are sorted per (direction, fs) and apart, and every operation
+ * that counts lies inside a window of its kind. A broken promise aborts. */
+void fuzz_check_trace(const struct dxt_trace *t, const struct ingest_fs_map *map);
 
 #endif

@@ -13,6 +13,7 @@
 
 #include <glob.h>
 #include <libgen.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,8 +104,21 @@ static void replay_corpus(void **state)
     assert_true(files > 0);
 }
 
+/* True when the corpus list (fuzz/NAME.seeds) is another target's own: NAME is a
+ * target when fuzz/fuzz_NAME.c exists (darshan_bin.seeds is not a corpus of darshan). */
+static bool is_target(const char *list)
+{
+    char src[700];
+    struct stat st;
+    const char *name = list + strlen("fuzz/");
+    size_t n = strlen(name) - strlen(".seeds");
+
+    snprintf(src, sizeof src, "fuzz/fuzz_%.*s.c", (int)n, name);
+    return stat(src, &st) == 0;
+}
+
 /* The target is the program's name after "replay_"; its corpora are
- * fuzz/TARGET.seeds and fuzz/TARGET_*.seeds. */
+ * fuzz/TARGET.seeds and fuzz/TARGET_*.seeds but other targets' own. */
 int main(int argc, char **argv)
 {
     char name[256], pattern[600];
@@ -122,14 +136,19 @@ int main(int argc, char **argv)
         return 1;
     }
     struct CMUnitTest *tests = calloc(lists.gl_pathc, sizeof *tests);
+    size_t n = 0;
     if (tests == NULL)
         return 1;
+    snprintf(pattern, sizeof pattern, "fuzz/%s.seeds", target);
     for (size_t i = 0; i < lists.gl_pathc; i++) {
-        tests[i].name = lists.gl_pathv[i];
-        tests[i].test_func = replay_corpus;
-        tests[i].initial_state = lists.gl_pathv[i];
+        if (strcmp(lists.gl_pathv[i], pattern) != 0 && is_target(lists.gl_pathv[i]))
+            continue;
+        tests[n].name = lists.gl_pathv[i];
+        tests[n].test_func = replay_corpus;
+        tests[n].initial_state = lists.gl_pathv[i];
+        n++;
     }
-    failed = _cmocka_run_group_tests(target, tests, lists.gl_pathc, NULL, NULL);
+    failed = _cmocka_run_group_tests(target, tests, n, NULL, NULL);
     free(tests);
     globfree(&lists);
     return failed;

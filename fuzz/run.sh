@@ -17,8 +17,17 @@ shared="${IOCONTEND_SHARED:-../shared}"
 # holds 15 to 20 one-device reports of iostat or sadf (text, CSV or JSON, 300 to 500
 # bytes each): the since-boot drop, Δ's median and the set-aside rule all see several;
 # a longer seed is cut there, which is the cut-document path. 4 KiB holds any
-# configuration's every section (lines are at most 199 bytes).
+# configuration's every section (lines are at most 199 bytes). 16 KiB holds 63 of the
+# 69 binary logs whole (0.8 to 13 KB: the 1328-byte header and its map, the job
+# region, the name records, every module's compressed region); the six larger ones
+# (31 KB to 1.1 MB) are cut inside a region, which is the region-past-the-end path.
+# A region inflates up to 4096 times (darshan_bin.c's bound), so a longer input
+# would mostly spend its time inflating and writing text. 64 KiB holds 12 of the 39
+# DXT texts whole and 130 to 1 500 operation rows of any other: every column layout,
+# a module banner or two, the Lustre stripe lines.
 corpora="darshan darshan 65536
+darshan_bin darshan_bin 16384
+dxt dxt 65536
 iostat_text iostat 8192
 iostat_json iostat 8192
 iostat_sadf_d iostat 8192

@@ -188,11 +188,35 @@ static enum status on_counter(void *ctx, const struct dbin_counter *c, struct er
     return STATUS_OK;
 }
 
-enum status ingest_darshan_dump(FILE *out, const char *path, bool show_incomplete,
-                                struct error *err)
+enum status ingest_darshan_dump_bytes(FILE *out, const unsigned char *data, size_t len,
+                                      const char *path, bool show_incomplete,
+                                      struct error *err)
 {
     struct dump d = {0};
     struct dbin_sink sink = {0};
+    enum status rc;
+
+    if (out == NULL || data == NULL || path == NULL)
+        return error_set(err, STATUS_INVALID, "darshan dump: no output, input or path");
+    d.out = out;
+    d.path = path;
+    d.show_incomplete = show_incomplete;
+    sink.ctx = &d;
+    sink.job = on_job;
+    sink.mount = on_mount;
+    sink.module_begin = on_module_begin;
+    sink.counter = on_counter;
+    rc = dbin_read(path, data, len, show_incomplete, &sink, err);
+    if (rc == STATUS_OK && !d.mounts_started)
+        print_columns(out);
+    if (rc == STATUS_OK && !d.any_data)
+        fputs("\n# no module data available.\n", out);
+    return rc;
+}
+
+enum status ingest_darshan_dump(FILE *out, const char *path, bool show_incomplete,
+                                struct error *err)
+{
     unsigned char *data = NULL;
     size_t len = 0, cap = 0;
     enum status rc;
@@ -224,19 +248,7 @@ enum status ingest_darshan_dump(FILE *out, const char *path, bool show_incomplet
         rc = error_set(err, STATUS_NOT_FOUND, "%s: read error", path);
         goto out;
     }
-    d.out = out;
-    d.path = path;
-    d.show_incomplete = show_incomplete;
-    sink.ctx = &d;
-    sink.job = on_job;
-    sink.mount = on_mount;
-    sink.module_begin = on_module_begin;
-    sink.counter = on_counter;
-    rc = dbin_read(path, data, len, show_incomplete, &sink, err);
-    if (rc == STATUS_OK && !d.mounts_started)
-        print_columns(out);
-    if (rc == STATUS_OK && !d.any_data)
-        fputs("\n# no module data available.\n", out);
+    rc = ingest_darshan_dump_bytes(out, data, len, path, show_incomplete, err);
 out:
     fclose(fp);
     free(data);

@@ -408,19 +408,16 @@ static enum status read_all(const char *path, unsigned char **data, size_t *len,
     return STATUS_OK;
 }
 
-enum status ingest_darshan_dump_dxt(FILE *out, const char *path, struct error *err)
+enum status ingest_darshan_dump_dxt_bytes(FILE *out, const unsigned char *data,
+                                          size_t len, const char *path, struct error *err)
 {
     struct dump d;
     struct dbin_sink sink;
-    unsigned char *data = NULL;
-    size_t len = 0, i;
+    size_t i;
     enum status rc;
 
-    if (out == NULL || path == NULL)
-        return error_set(err, STATUS_INVALID, "dump_dxt: NULL output or path");
-    rc = read_all(path, &data, &len, err);
-    if (rc != STATUS_OK)
-        return rc;
+    if (out == NULL || data == NULL || path == NULL)
+        return error_set(err, STATUS_INVALID, "dump_dxt: NULL output, input or path");
     memset(&d, 0, sizeof(d));
     d.out = out;
     d.path = path;
@@ -440,6 +437,21 @@ enum status ingest_darshan_dump_dxt(FILE *out, const char *path, struct error *e
     }
     free(d.layouts);
     free(d.threads);
+    return rc;
+}
+
+enum status ingest_darshan_dump_dxt(FILE *out, const char *path, struct error *err)
+{
+    unsigned char *data = NULL;
+    size_t len = 0;
+    enum status rc;
+
+    if (out == NULL || path == NULL)
+        return error_set(err, STATUS_INVALID, "dump_dxt: NULL output or path");
+    rc = read_all(path, &data, &len, err);
+    if (rc != STATUS_OK)
+        return rc;
+    rc = ingest_darshan_dump_dxt_bytes(out, data, len, path, err);
     free(data);
     return rc;
 }

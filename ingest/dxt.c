@@ -73,6 +73,10 @@ static const char *fs_name(const char *fs)
     return fs != NULL ? fs : "";
 }
 
+/* By kind, then start; of equal starts the longest first, so that a zero-length window
+ * comes after every positive one that starts with it: a point where one window ends
+ * and the next begins ([1, 2], [2, 2], [2, 3]) is then seen once the two are merged,
+ * strictly inside. */
 static int cmp_window(const void *a, const void *b)
 {
     const struct db_window_in *x = a, *y = b;
@@ -83,7 +87,7 @@ static int cmp_window(const void *a, const void *b)
     if (c == 0)
         c = (x->start_s > y->start_s) - (x->start_s < y->start_s);
     if (c == 0)
-        c = (x->end_s > y->end_s) - (x->end_s < y->end_s);
+        c = (x->end_s < y->end_s) - (x->end_s > y->end_s);
     return c;
 }
 

@@ -123,6 +123,11 @@ void darshan_log_free(struct darshan_log *log);
  * (err names the file and the region); STATUS_NOMEM. */
 enum status ingest_darshan_dump(FILE *out, const char *path, bool show_incomplete,
                                 struct error *err) MUST_CHECK;
+/* ingest_darshan_dump of the log's bytes data[0..len) (borrowed), already read; path
+ * names it in errors. STATUS_INVALID for a NULL out, data or path. */
+enum status ingest_darshan_dump_bytes(FILE *out, const unsigned char *data, size_t len,
+                                      const char *path, bool show_incomplete,
+                                      struct error *err) MUST_CHECK;
 
 /* Writes the binary Darshan log at path to out as darshan-dxt-parser 3.5.0 prints it
  * (the header, the regions and mounts, then per DXT module a banner and one block per
@@ -132,6 +137,11 @@ enum status ingest_darshan_dump(FILE *out, const char *path, bool show_incomplet
  * too); STATUS_NOT_FOUND when path cannot be read; STATUS_NOMEM. */
 enum status ingest_darshan_dump_dxt(FILE *out, const char *path,
                                     struct error *err) MUST_CHECK;
+/* ingest_darshan_dump_dxt of the log's bytes data[0..len) (borrowed), already read;
+ * path names it in errors. STATUS_INVALID for a NULL out, data or path. */
+enum status ingest_darshan_dump_dxt_bytes(FILE *out, const unsigned char *data,
+                                          size_t len, const char *path,
+                                          struct error *err) MUST_CHECK;
 
 /* ---- DXT traces (darshan-dxt-parser text) ----------------------------------- */
 
