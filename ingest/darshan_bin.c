@@ -711,7 +711,10 @@ static enum status read_job(struct reader *r, struct dbin_job *job, struct error
         job->run_time_s = ((double)job->end_time_s + (double)job->end_time_ns / 1e9) -
                           ((double)job->start_time_s + (double)job->start_time_ns / 1e9);
     } else {
-        job->run_time_s = (double)(job->end_time_s - job->start_time_s + 1);
+        /* darshan-parser's int64 end - start + 1, wrapping as it does for times
+         * far apart (in unsigned arithmetic: a signed overflow is undefined) */
+        job->run_time_s = (double)(int64_t)((uint64_t)job->end_time_s -
+                                            (uint64_t)job->start_time_s + 1);
     }
     /* The metadata is its 1024 bytes (dbin_read makes it a string); the exe and
      * mount text follows, a string within the zero-padded 4096 bytes. */
