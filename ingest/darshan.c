@@ -1,6 +1,7 @@
 /* darshan.c: darshan-parser default text (Darshan 3.x) into a struct darshan_log. */
 #include "darshan_bin.h"
 #include "ingest.h"
+#include "text_header.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -85,22 +86,6 @@ static const struct counter counters[] = {
 static const char *const module_names[LAYER_COUNT] = {"POSIX", "MPI-IO", "STDIO"};
 static const char *const counter_prefixes[LAYER_COUNT] = {"POSIX_", "MPIIO_", "STDIO_"};
 
-enum hkey {
-    H_VERSION,
-    H_EXE,
-    H_UID,
-    H_JOBID,
-    H_START,
-    H_END,
-    H_NPROCS,
-    H_RUN_TIME,
-    H_COUNT
-};
-
-static const char *const header_keys[H_COUNT] = {
-    "darshan log version", "exe",      "uid",    "jobid",
-    "start_time",          "end_time", "nprocs", "run time"};
-
 /* A record while its counters are read. */
 struct pending {
     int64_t ival[S_FIRST_DOUBLE]; /* integer slots */
@@ -119,8 +104,7 @@ struct parser {
     size_t last; /* record index + 1 of the previous counter line, 0 = none */
     size_t cap_mounts;
     uint32_t required[LAYER_COUNT]; /* slots a complete record of each layer has */
-    unsigned header_seen;           /* bit per enum hkey */
-    long header_line[H_COUNT];      /* where each key was given */
+    struct text_header hdr;         /* the job header while it is read */
     char **other_keys;              /* header keys we do not keep, seen once (owned) */
     size_t n_other_keys;
     double limit_s; /* a relative time can reach: max(T_J, end - start + 1) + 2 s */
@@ -143,58 +127,6 @@ struct parser {
     } names[128];
 };
 
-static bool is_digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
-/* Whole-string decimal parses: a leading sign only where the type has one, no
- * spaces, no trailing junk, no overflow. */
-static bool parse_i64(const char *s, int64_t *out)
-{
-    char *end;
-    long long v;
-
-    if (!is_digit(s[0]) && !(s[0] == '-' && is_digit(s[1])))
-        return false;
-    errno = 0;
-    v = strtoll(s, &end, 10);
-    if (errno != 0 || *end != '\0')
-        return false;
-    *out = (int64_t)v;
-    return true;
-}
-
-static bool parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    unsigned long long v;
-
-    if (!is_digit(s[0]))
-        return false;
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (errno != 0 || *end != '\0')
-        return false;
-    *out = (uint64_t)v;
-    return true;
-}
-
-static bool parse_f64(const char *s, double *out)
-{
-    char *end;
-    double v;
-
-    if (!is_digit(s[0]) && !((s[0] == '-' || s[0] == '.') && s[1] != '\0'))
-        return false;
-    errno = 0;
-    v = strtod(s, &end);
-    if (errno == ERANGE || *end != '\0' || !isfinite(v))
-        return false;
-    *out = v;
-    return true;
-}
-
 static int layer_of_module(const char *module)
 {
     for (int l = 0; l < LAYER_COUNT; l++) {
@@ -205,24 +137,6 @@ static int layer_of_module(const char *module)
 }
 
 /* ---- header ---------------------------------------------------------------- */
-
-/* "# key: value" with a lower-case key (letters, '_', ' '). Splits line in place
- * only when it is one. */
-static bool split_header_line(char *line, char **key, char **value)
-{
-    char *c;
-
-    if (line[0] != '#' || line[1] != ' ' || line[2] < 'a' || line[2] > 'z')
-        return false;
-    for (c = line + 2; (*c >= 'a' && *c <= 'z') || *c == '_' || *c == ' '; c++)
-        ;
-    if (*c != ':' || (c[1] != ' ' && c[1] != '\0'))
-        return false;
-    *c = '\0';
-    *key = line + 2;
-    *value = c[1] == ' ' ? c + 2 : c + 1;
-    return true;
-}
 
 /* A header key we do not keep (compression method, *_asci, …): its first time, or
  * STATUS_PARSE the second. darshan-parser repeats only "# metadata:" (and "# mount
@@ -255,122 +169,32 @@ static enum status other_key(struct parser *p, const char *key, long lineno,
 static enum status header_value(struct parser *p, const char *key, const char *value,
                                 long lineno, struct error *err)
 {
-    struct darshan_log *log = p->log;
-    int k;
+    enum status rc = text_header_value(&p->hdr, key, value, lineno, err);
 
-    for (k = 0; k < H_COUNT; k++) {
-        if (strcmp(key, header_keys[k]) == 0)
-            break;
-    }
-    if (k == H_COUNT)
-        return other_key(p, key, lineno, err);
-    if (p->header_seen & (1u << k)) {
-        return error_at(err, STATUS_PARSE, p->path, lineno,
-                        "expected header key '%s' once, got it a second time (line %ld "
-                        "gave it first)",
-                        header_keys[k], p->header_line[k]);
-    }
-
-    switch ((enum hkey)k) {
-    case H_VERSION:
-        if (!parse_f64(value, &log->log_version)) {
-            return error_at(err, STATUS_PARSE, p->path, lineno,
-                            "expected a number for darshan log version, got '%.40s'",
-                            value);
-        }
-        /* 2.x text has 7 fields and CP_ counters: another format altogether. */
-        if (log->log_version < 3.0) {
-            return error_at(err, STATUS_PARSE, p->path, lineno,
-                            "expected darshan log version 3.x or later, got '%.40s'",
-                            value);
-        }
-        break;
-    case H_EXE:
-        free(log->exe);
-        log->exe = str_dup(value);
-        if (log->exe == NULL)
-            return error_set(err, STATUS_NOMEM, "exe of %s", p->path);
-        break;
-    case H_UID:
-        /* uid_t is 32 bits: anything larger is not a user */
-        if (!parse_u64(value, &log->uid) || log->uid > UINT32_MAX) {
-            return error_at(err, STATUS_PARSE, p->path, lineno,
-                            "expected a uid from 0 to 4294967295, got '%.40s'", value);
-        }
-        break;
-    case H_JOBID: {
-        size_t n = strlen(value);
-
-        if (n == 0 || n >= sizeof log->jobid) {
-            return error_at(err, STATUS_PARSE, p->path, lineno,
-                            "expected a job id of 1 to %zu characters, got '%.40s'",
-                            sizeof log->jobid - 1, value);
-        }
-        memcpy(log->jobid, value, n + 1);
-        break;
-    }
-    case H_START:
-    case H_END:
-    case H_NPROCS: {
-        int64_t v;
-
-        if (!parse_i64(value, &v)) {
-            return error_at(err, STATUS_PARSE, p->path, lineno,
-                            "expected an integer for %s, got '%.40s'", key, value);
-        }
-        /* RFC 3339 ends with year 9999: a later start is not a time */
-        if (k != H_NPROCS && (v < 0 || v > 253402300799)) {
-            return error_at(err, STATUS_PARSE, p->path, lineno,
-                            "expected %s from 0 to 253402300799 (year 9999), got '%.40s'",
-                            key, value);
-        }
-        if (k == H_START) {
-            log->start_time_s = v;
-        } else if (k == H_END) {
-            log->end_time_s = v;
-        } else if (v < 1) {
-            return error_at(err, STATUS_PARSE, p->path, lineno,
-                            "expected nprocs of at least 1, got '%.40s'", value);
-        } else {
-            log->nprocs = v;
-        }
-        break;
-    }
-    case H_RUN_TIME:
-        if (!parse_f64(value, &log->run_time_s) || log->run_time_s < 0) {
-            return error_at(err, STATUS_PARSE, p->path, lineno,
-                            "expected a number >= 0 for run time, got '%.40s'", value);
-        }
-        break;
-    case H_COUNT: break;
-    }
-    p->header_seen |= 1u << k;
-    p->header_line[k] = lineno;
-    return STATUS_OK;
+    return rc == STATUS_NOT_FOUND ? other_key(p, key, lineno, err) : rc;
 }
 
 /* The header ends at its first line that is not "# key: value"; every key we need
- * must be there by then. */
+ * must be there by then. The log takes the job. */
 static enum status header_end(struct parser *p, long lineno, struct error *err)
 {
+    struct darshan_log *log = p->log;
+    enum status rc = text_header_end(&p->hdr, lineno, err);
+
     p->in_header = false;
-    for (int k = 0; k < H_COUNT; k++) {
-        if (!(p->header_seen & (1u << k))) {
-            return error_at(err, STATUS_PARSE, p->path, lineno,
-                            "expected header line '# %s: ...' before this line, got none",
-                            header_keys[k]);
-        }
-    }
-    if (p->log->end_time_s < p->log->start_time_s) {
-        return error_at(err, STATUS_PARSE, p->path, p->header_line[H_END],
-                        "expected end_time >= start_time (%" PRId64 "), got %" PRId64,
-                        p->log->start_time_s, p->log->end_time_s);
-    }
-    /* Real logs stamp their last close a little past their own run time (whole
-     * seconds, clocks read apart): the run time or end - start + 1, and 2 s more. */
-    p->limit_s = fmax(p->log->run_time_s,
-                      (double)(p->log->end_time_s - p->log->start_time_s + 1)) +
-                 2.0;
+    if (rc != STATUS_OK)
+        return rc;
+    log->log_version = p->hdr.log_version;
+    free(log->exe);
+    log->exe = p->hdr.exe;
+    p->hdr.exe = NULL;
+    log->uid = p->hdr.uid;
+    memcpy(log->jobid, p->hdr.jobid, sizeof log->jobid);
+    log->start_time_s = p->hdr.start_time_s;
+    log->end_time_s = p->hdr.end_time_s;
+    log->nprocs = p->hdr.nprocs;
+    log->run_time_s = p->hdr.run_time_s;
+    p->limit_s = p->hdr.limit_s;
     return STATUS_OK;
 }
 
@@ -800,12 +624,12 @@ static enum status counter_line(struct parser *p, char *line, bool has_newline,
         *tab = '\0';
         fields[i] = tab + 1;
     }
-    if (!parse_i64(fields[1], &rank) || rank < -1) {
+    if (!text_i64(fields[1], &rank) || rank < -1) {
         return error_at(err, STATUS_PARSE, p->path, lineno,
                         "expected a rank (an integer >= -1) in field 2, got '%.40s'",
                         fields[1]);
     }
-    if (!parse_u64(fields[2], &id)) {
+    if (!text_u64(fields[2], &id)) {
         return error_at(err, STATUS_PARSE, p->path, lineno,
                         "expected a record id (unsigned 64-bit) in field 3, got '%.40s'",
                         fields[2]);
@@ -829,7 +653,7 @@ static enum status counter_line(struct parser *p, char *line, bool has_newline,
     if (c->slot < S_FIRST_DOUBLE) {
         int64_t v;
 
-        if (!parse_i64(fields[4], &v)) {
+        if (!text_i64(fields[4], &v)) {
             return error_at(err, STATUS_PARSE, p->path, lineno,
                             "expected an integer value for %.48s, got '%.40s'", fields[3],
                             fields[4]);
@@ -838,7 +662,7 @@ static enum status counter_line(struct parser *p, char *line, bool has_newline,
     }
     double v;
 
-    if (!parse_f64(fields[4], &v)) {
+    if (!text_f64(fields[4], &v)) {
         return error_at(err, STATUS_PARSE, p->path, lineno,
                         "expected a number value for %.48s, got '%.40s'", fields[3],
                         fields[4]);
@@ -931,7 +755,7 @@ static enum status parse_lines(struct parser *p, FILE *fp, struct error *err)
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
             line[--len] = '\0';
         if (p->in_header) {
-            if (split_header_line(line, &key, &value)) {
+            if (text_header_split(line, &key, &value)) {
                 rc = header_value(p, key, value, lineno, err);
                 if (rc != STATUS_OK)
                     break;
@@ -976,6 +800,7 @@ static enum status parser_init(struct parser *p, const char *path, struct error 
     memset(p, 0, sizeof *p);
     p->path = path != NULL ? path : "";
     p->in_header = true;
+    p->hdr.path = p->path;
     p->log = calloc(1, sizeof *p->log);
     if (p->log == NULL)
         return error_set(err, STATUS_NOMEM, "log %s", p->path);
@@ -996,6 +821,7 @@ static enum status parser_init(struct parser *p, const char *path, struct error 
 /* Frees what p holds; on success hands its log to *out. */
 static enum status parser_done(struct parser *p, enum status rc, struct darshan_log **out)
 {
+    text_header_clear(&p->hdr);
     free(p->pend);
     free(p->table);
     for (size_t i = 0; i < p->n_other_keys; i++)
@@ -1031,21 +857,21 @@ enum status ingest_darshan_parse(FILE *fp, const char *path, struct darshan_log 
 static enum status bin_job(void *ctx, const struct dbin_job *job, struct error *err)
 {
     struct parser *p = ctx;
-    char v[H_COUNT][64];
-    const char *value[H_COUNT];
+    char v[TH_COUNT][64];
+    const char *value[TH_COUNT];
     enum status rc = STATUS_OK;
 
-    snprintf(v[H_VERSION], sizeof v[0], "%s", job->version);
-    snprintf(v[H_UID], sizeof v[0], "%" PRId64, job->uid);
-    snprintf(v[H_JOBID], sizeof v[0], "%" PRId64, job->jobid);
-    snprintf(v[H_START], sizeof v[0], "%" PRId64, job->start_time_s);
-    snprintf(v[H_END], sizeof v[0], "%" PRId64, job->end_time_s);
-    snprintf(v[H_NPROCS], sizeof v[0], "%" PRId64, job->nprocs);
-    snprintf(v[H_RUN_TIME], sizeof v[0], "%.17g", job->run_time_s);
-    for (int k = 0; k < H_COUNT; k++)
-        value[k] = k == H_EXE ? (job->exe != NULL ? job->exe : "") : v[k];
-    for (int k = 0; rc == STATUS_OK && k < H_COUNT; k++)
-        rc = header_value(p, header_keys[k], value[k], 0, err);
+    snprintf(v[TH_VERSION], sizeof v[0], "%s", job->version);
+    snprintf(v[TH_UID], sizeof v[0], "%" PRId64, job->uid);
+    snprintf(v[TH_JOBID], sizeof v[0], "%" PRId64, job->jobid);
+    snprintf(v[TH_START], sizeof v[0], "%" PRId64, job->start_time_s);
+    snprintf(v[TH_END], sizeof v[0], "%" PRId64, job->end_time_s);
+    snprintf(v[TH_NPROCS], sizeof v[0], "%" PRId64, job->nprocs);
+    snprintf(v[TH_RUN_TIME], sizeof v[0], "%.17g", job->run_time_s);
+    for (int k = 0; k < TH_COUNT; k++)
+        value[k] = k == TH_EXE ? (job->exe != NULL ? job->exe : "") : v[k];
+    for (int k = 0; rc == STATUS_OK && k < TH_COUNT; k++)
+        rc = header_value(p, text_header_keys[k], value[k], 0, err);
     return rc == STATUS_OK ? header_end(p, 0, err) : rc;
 }
 

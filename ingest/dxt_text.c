@@ -1,29 +1,12 @@
 /* dxt_text.c: darshan-dxt-parser text (Darshan 3.1 to 3.5) into a struct dxt_trace. */
 #include "ingest.h"
+#include "text_header.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The header keys we need; the checks and messages are darshan.c's (its header code
- * works on its own parser and log, so it is not shared: see header_value). */
-enum hkey {
-    H_VERSION,
-    H_EXE,
-    H_UID,
-    H_JOBID,
-    H_START,
-    H_END,
-    H_NPROCS,
-    H_RUN_TIME,
-    H_COUNT
-};
-
-static const char *const header_keys[H_COUNT] = {
-    "darshan log version", "exe",      "uid",    "jobid",
-    "start_time",          "end_time", "nprocs", "run time"};
 
 /* The keys darshan-dxt-parser prints once that we do not keep. Others ("metadata",
  * repeated) pass unchecked: a list of every key seen would cost O(keys²). */
@@ -50,9 +33,8 @@ struct dxt_parser {
     struct dxt_trace *t;
     size_t cap_files;
     bool in_header;
-    unsigned header_seen;      /* bit per enum hkey */
-    long header_line[H_COUNT]; /* where each key was given */
-    long once_line[N_ONCE];    /* where each once_keys[i] was given, 0: not yet */
+    struct text_header hdr; /* the job header while it is read */
+    long once_line[N_ONCE]; /* where each once_keys[i] was given, 0: not yet */
     double limit_s;      /* a relative time can reach: max(T_J, end - start + 1) + 2 s */
     int module;          /* enum dxt_module of the last banner, -1 before any */
     bool banner_empty;   /* that banner has no file block yet */
@@ -69,82 +51,12 @@ struct dxt_parser {
     bool col_pthread;    /* … Pthread-ID (3.4.5 on) */
 };
 
-static bool is_digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
-/* Whole-string decimal parses as darshan.c's: a sign only where the type has one, no
- * spaces, no trailing junk, no overflow. */
-static bool parse_i64(const char *s, int64_t *out)
-{
-    char *end;
-    long long v;
-
-    if (!is_digit(s[0]) && !(s[0] == '-' && is_digit(s[1])))
-        return false;
-    errno = 0;
-    v = strtoll(s, &end, 10);
-    if (errno != 0 || *end != '\0')
-        return false;
-    *out = (int64_t)v;
-    return true;
-}
-
-static bool parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    unsigned long long v;
-
-    if (!is_digit(s[0]))
-        return false;
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (errno != 0 || *end != '\0')
-        return false;
-    *out = (uint64_t)v;
-    return true;
-}
-
-static bool parse_f64(const char *s, double *out)
-{
-    char *end;
-    double v;
-
-    if (!is_digit(s[0]) && !((s[0] == '-' || s[0] == '.') && s[1] != '\0'))
-        return false;
-    errno = 0;
-    v = strtod(s, &end);
-    if (errno == ERANGE || *end != '\0' || !isfinite(v))
-        return false;
-    *out = v;
-    return true;
-}
-
 static bool starts_with(const char *s, const char *prefix)
 {
     return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
 /* ---- header ---------------------------------------------------------------- */
-
-/* "# key: value" with a lower-case key (letters, '_', ' '). Splits line in place
- * only when it is one. */
-static bool split_header_line(char *line, char **key, char **value)
-{
-    char *c;
-
-    if (line[0] != '#' || line[1] != ' ' || line[2] < 'a' || line[2] > 'z')
-        return false;
-    for (c = line + 2; (*c >= 'a' && *c <= 'z') || *c == '_' || *c == ' '; c++)
-        ;
-    if (*c != ':' || (c[1] != ' ' && c[1] != '\0'))
-        return false;
-    *c = '\0';
-    *key = line + 2;
-    *value = c[1] == ' ' ? c + 2 : c + 1;
-    return true;
-}
 
 static enum status once_key(struct dxt_parser *p, const char *key, long lineno,
                             struct error *err)
@@ -162,125 +74,36 @@ static enum status once_key(struct dxt_parser *p, const char *key, long lineno,
     return STATUS_OK;
 }
 
-/* The same checks and messages as darshan.c's header_value. darshan.c's works on its
- * own parser and darshan_log (and serves its binary reader too): sharing it would
- * change darshan.c, so this is a copy of its rules. */
 static enum status header_value(struct dxt_parser *p, const char *key, const char *value,
                                 long lineno, struct error *err)
 {
-    struct dxt_trace *t = p->t;
-    int k;
+    enum status rc = text_header_value(&p->hdr, key, value, lineno, err);
 
-    for (k = 0; k < H_COUNT; k++) {
-        if (strcmp(key, header_keys[k]) == 0)
-            break;
-    }
-    if (k == H_COUNT)
-        return once_key(p, key, lineno, err);
-    if (p->header_seen & (1u << k)) {
-        return error_at(err, STATUS_PARSE, p->path, lineno,
-                        "expected header key '%s' once, got it a second time (line %ld "
-                        "gave it first)",
-                        header_keys[k], p->header_line[k]);
-    }
-
-    switch ((enum hkey)k) {
-    case H_VERSION:
-        if (!parse_f64(value, &t->log_version)) {
-            return error_at(err, STATUS_PARSE, p->path, lineno,
-                            "expected a number for darshan log version, got '%.40s'",
-                            value);
-        }
-        if (t->log_version < 3.0) {
-            return error_at(err, STATUS_PARSE, p->path, lineno,
-                            "expected darshan log version 3.x or later, got '%.40s'",
-                            value);
-        }
-        break;
-    case H_EXE:
-        t->exe = str_dup(value);
-        if (t->exe == NULL)
-            return error_set(err, STATUS_NOMEM, "exe of %s", p->path);
-        break;
-    case H_UID:
-        /* uid_t is 32 bits: anything larger is not a user */
-        if (!parse_u64(value, &t->uid) || t->uid > UINT32_MAX) {
-            return error_at(err, STATUS_PARSE, p->path, lineno,
-                            "expected a uid from 0 to 4294967295, got '%.40s'", value);
-        }
-        break;
-    case H_JOBID: {
-        size_t n = strlen(value);
-
-        if (n == 0 || n >= sizeof t->jobid) {
-            return error_at(err, STATUS_PARSE, p->path, lineno,
-                            "expected a job id of 1 to %zu characters, got '%.40s'",
-                            sizeof t->jobid - 1, value);
-        }
-        memcpy(t->jobid, value, n + 1);
-        break;
-    }
-    case H_START:
-    case H_END:
-    case H_NPROCS: {
-        int64_t v;
-
-        if (!parse_i64(value, &v)) {
-            return error_at(err, STATUS_PARSE, p->path, lineno,
-                            "expected an integer for %s, got '%.40s'", key, value);
-        }
-        /* RFC 3339 ends with year 9999: a later start is not a time */
-        if (k != H_NPROCS && (v < 0 || v > 253402300799)) {
-            return error_at(err, STATUS_PARSE, p->path, lineno,
-                            "expected %s from 0 to 253402300799 (year 9999), got '%.40s'",
-                            key, value);
-        }
-        if (k == H_START) {
-            t->start_time_s = v;
-        } else if (k == H_END) {
-            t->end_time_s = v;
-        } else if (v < 1) {
-            return error_at(err, STATUS_PARSE, p->path, lineno,
-                            "expected nprocs of at least 1, got '%.40s'", value);
-        } else {
-            t->nprocs = v;
-        }
-        break;
-    }
-    case H_RUN_TIME:
-        if (!parse_f64(value, &t->run_time_s) || t->run_time_s < 0) {
-            return error_at(err, STATUS_PARSE, p->path, lineno,
-                            "expected a number >= 0 for run time, got '%.40s'", value);
-        }
-        break;
-    case H_COUNT: break;
-    }
-    p->header_seen |= 1u << k;
-    p->header_line[k] = lineno;
-    return STATUS_OK;
+    return rc == STATUS_NOT_FOUND ? once_key(p, key, lineno, err) : rc;
 }
 
 /* The header ends at its first line that is not "# key: value"; every key we need
- * must be there by then. */
+ * must be there by then. The trace takes the job. */
 static enum status header_end(struct dxt_parser *p, long lineno, struct error *err)
 {
+    struct dxt_trace *t = p->t;
+    enum status rc = text_header_end(&p->hdr, lineno, err);
+
     p->in_header = false;
-    for (int k = 0; k < H_COUNT; k++) {
-        if (!(p->header_seen & (1u << k))) {
-            return error_at(err, STATUS_PARSE, p->path, lineno,
-                            "expected header line '# %s: ...' before this line, got none",
-                            header_keys[k]);
-        }
-    }
-    if (p->t->end_time_s < p->t->start_time_s) {
-        return error_at(err, STATUS_PARSE, p->path, p->header_line[H_END],
-                        "expected end_time >= start_time (%" PRId64 "), got %" PRId64,
-                        p->t->start_time_s, p->t->end_time_s);
-    }
-    /* darshan.c's limit: real logs stamp their last operation a little past their
-     * own run time (whole seconds, clocks read apart). */
-    p->limit_s =
-        fmax(p->t->run_time_s, (double)(p->t->end_time_s - p->t->start_time_s + 1)) + 2.0;
+    if (rc != STATUS_OK)
+        return rc;
+    if (t == NULL)
+        return error_set(err, STATUS_INTERNAL, "%s: no trace to fill", p->path);
+    t->log_version = p->hdr.log_version;
+    t->exe = p->hdr.exe;
+    p->hdr.exe = NULL;
+    t->uid = p->hdr.uid;
+    memcpy(t->jobid, p->hdr.jobid, sizeof t->jobid);
+    t->start_time_s = p->hdr.start_time_s;
+    t->end_time_s = p->hdr.end_time_s;
+    t->nprocs = p->hdr.nprocs;
+    t->run_time_s = p->hdr.run_time_s;
+    p->limit_s = p->hdr.limit_s;
     return STATUS_OK;
 }
 
@@ -334,7 +157,7 @@ static enum status block_start(struct dxt_parser *p, char *line, long lineno,
     }
     if (name != NULL)
         *name = '\0';
-    if (name == NULL || !parse_u64(id, &record_id)) {
+    if (name == NULL || !text_u64(id, &record_id)) {
         return error_at(err, STATUS_PARSE, p->path, lineno,
                         "expected '# DXT, file_id: <unsigned 64-bit id>, file_name: "
                         "<name>', got '%.60s'",
@@ -381,7 +204,7 @@ static enum status rank_line(struct dxt_parser *p, char *line, long lineno,
     }
     *host = '\0';
     host += sizeof sep - 1;
-    if (!parse_i64(line + sizeof prefix - 1, &f->rank) || f->rank < 0 ||
+    if (!text_i64(line + sizeof prefix - 1, &f->rank) || f->rank < 0 ||
         f->rank >= p->t->nprocs) {
         return error_at(err, STATUS_PARSE, p->path, lineno,
                         "expected a rank from 0 to nprocs - 1 (%" PRId64 "), got '%.40s'",
@@ -406,7 +229,7 @@ static enum status counts_line(struct dxt_parser *p, char *line, long lineno,
     int64_t n;
 
     if (starts_with(line, threads)) {
-        if (!parse_i64(line + sizeof threads - 1, &n) || n < 0) {
+        if (!text_i64(line + sizeof threads - 1, &n) || n < 0) {
             return error_at(err, STATUS_PARSE, p->path, lineno,
                             "expected a number of threads >= 0, got '%.40s'",
                             line + sizeof threads - 1);
@@ -422,8 +245,8 @@ static enum status counts_line(struct dxt_parser *p, char *line, long lineno,
     }
     *reads = '\0';
     reads += sizeof sep - 1;
-    if (!parse_i64(line + sizeof prefix - 1, &f->write_count) || f->write_count < 0 ||
-        !parse_i64(reads, &f->read_count) || f->read_count < 0 ||
+    if (!text_i64(line + sizeof prefix - 1, &f->write_count) || f->write_count < 0 ||
+        !text_i64(reads, &f->read_count) || f->read_count < 0 ||
         f->write_count > INT64_MAX - f->read_count) {
         return error_at(err, STATUS_PARSE, p->path, lineno,
                         "expected write_count and read_count >= 0, got '%.30s' and "
@@ -557,7 +380,7 @@ static enum status row_int(struct dxt_parser *p, char **cur, const char *what, i
         return error_at(err, STATUS_PARSE, p->path, lineno,
                         "expected %s in field %d, got the end of the line", what, col);
     }
-    if (!parse_i64(word, v)) {
+    if (!text_i64(word, v)) {
         return error_at(err, STATUS_PARSE, p->path, lineno,
                         "expected an integer %s in field %d, got '%.40s'", what, col,
                         word);
@@ -574,7 +397,7 @@ static enum status row_time(struct dxt_parser *p, char **cur, const char *what, 
         return error_at(err, STATUS_PARSE, p->path, lineno,
                         "expected %s in field %d, got the end of the line", what, col);
     }
-    if (!parse_f64(word, v)) {
+    if (!text_f64(word, v)) {
         return error_at(err, STATUS_PARSE, p->path, lineno,
                         "expected a number %s in field %d, got '%.40s'", what, col, word);
     }
@@ -602,7 +425,7 @@ static enum status row_osts(struct dxt_parser *p, char **cur, int64_t *ost, long
         s++;
         while (*s == ' ')
             s++;
-        if (close == NULL || !parse_i64(s, &v) || v < 0) {
+        if (close == NULL || !text_i64(s, &v) || v < 0) {
             return error_at(err, STATUS_PARSE, p->path, lineno,
                             "expected an OST '[n]' (n >= 0), got '[%.30s'", s);
         }
@@ -750,7 +573,7 @@ static enum status row_line(struct dxt_parser *p, char *line, bool has_newline,
             return error_at(err, STATUS_PARSE, p->path, lineno,
                             "expected Pthread-ID at the end, got the end of the line");
         }
-        if (strcmp(word, "N/A") != 0 && !parse_u64(word, &op.pthread_id)) {
+        if (strcmp(word, "N/A") != 0 && !text_u64(word, &op.pthread_id)) {
             return error_at(err, STATUS_PARSE, p->path, lineno,
                             "expected a Pthread-ID (unsigned) or N/A, got '%.40s'", word);
         }
@@ -930,7 +753,7 @@ static enum status parse_lines(struct dxt_parser *p, FILE *fp, struct error *err
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
             line[--len] = '\0';
         if (p->in_header) {
-            if (split_header_line(line, &key, &value)) {
+            if (text_header_split(line, &key, &value)) {
                 rc = header_value(p, key, value, lineno, err);
                 if (rc != STATUS_OK)
                     break;
@@ -979,6 +802,7 @@ enum status ingest_dxt_parse(FILE *fp, const char *path, struct dxt_trace **out,
     memset(&p, 0, sizeof p);
     p.path = path != NULL ? path : "";
     p.in_header = true;
+    p.hdr.path = p.path;
     p.module = -1;
     p.expect = E_BLOCK;
     p.t = calloc(1, sizeof *p.t);
@@ -986,6 +810,7 @@ enum status ingest_dxt_parse(FILE *fp, const char *path, struct dxt_trace **out,
         rc = error_set(err, STATUS_NOMEM, "trace %s", p.path);
     if (rc == STATUS_OK)
         rc = parse_lines(&p, fp, err);
+    text_header_clear(&p.hdr);
     if (rc != STATUS_OK) {
         dxt_trace_free(p.t);
         return rc;
