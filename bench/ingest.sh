@@ -8,6 +8,10 @@
 #   binary   the same 10^5 jobs as binary .darshan logs (iocontend-gen
 #            --darshan-format binary: format 3.41, zlib), timed the same way (read,
 #            decompress, metrics, load): logs/s, MB/s of .darshan, peak RSS;
+#   dxt      BENCH_INGEST_DXT_LOGS other binary logs, each with a DXT_POSIX trace
+#            (iocontend-gen --dxt-ops BENCH_INGEST_DXT_OPS), timed the same way:
+#            operations/s and rows/s (jobs, job_windows, loaded_files, job_traces,
+#            dxt_ops, job_x_windows), beside the COPY of the same rows;
 #   iostat   generated iostat -x -t text of two file systems (8 servers, 2 devices
 #            each, 60 s samples over BENCH_INGEST_DAYS) into empty samples: samples/s.
 # Each is the best of BENCH_INGEST_REPS, every repetition from the same state.
@@ -17,6 +21,9 @@
 #                      so rounded up to a multiple of 3: 100002)
 #   BENCH_INGEST_DAYS  days of iostat samples, 1-60 (60: 1,382,310 samples)
 #   BENCH_INGEST_REPS  repetitions, best kept (3)
+#   BENCH_INGEST_DXT_LOGS  binary logs with DXT traces (10000; rounded up as above)
+#   BENCH_INGEST_DXT_OPS   iocontend-gen --dxt-ops: at most this many reads and writes
+#                      per file record (32)
 #   INGEST_ARGS        more arguments for every `ingest darshan|iostat` (none); when
 #                      `iocontend ingest --help` lists --jobs, `--jobs $(nproc)` is added
 #
@@ -44,10 +51,12 @@ build=${1:-build}
 logs=${BENCH_INGEST_LOGS:-100000}
 days=${BENCH_INGEST_DAYS:-60}
 reps=${BENCH_INGEST_REPS:-3}
-for v in "$logs" "$days" "$reps"; do
+dxt_logs=${BENCH_INGEST_DXT_LOGS:-10000}
+dxt_ops=${BENCH_INGEST_DXT_OPS:-32}
+for v in "$logs" "$days" "$reps" "$dxt_logs" "$dxt_ops"; do
     case "$v" in
     '' | *[!0-9]* | 0)
-        echo "bench ingest: BENCH_INGEST_LOGS, _DAYS and _REPS must be whole numbers >= 1"
+        echo "bench ingest: BENCH_INGEST_LOGS, _DAYS, _REPS, _DXT_LOGS and _DXT_OPS must be whole numbers >= 1"
         exit 2
         ;;
     esac
@@ -66,6 +75,9 @@ base=$build/bench/ingest
 dir=$base/run
 set_darshan=$base/gen-$seed-$jpg-$darshan_days
 set_binary=$base/gen-bin-$seed-$jpg-$darshan_days
+jpg_dxt=$(((dxt_logs + 2) / 3))
+seed_dxt=20240603 # the logs with traces: jobs neither of the others holds
+set_dxt=$base/gen-dxt-$seed_dxt-$jpg_dxt-$darshan_days-$dxt_ops
 set_iostat=$base/gen-$seed-1-$days
 state=$base/state-$seed_base-$jpg
 failed=0
@@ -169,11 +181,15 @@ rss_kb() { awk -F': ' '/Maximum resident set size/ { print $2 }' "$1"; }
 make_set "$set_darshan" "$seed" "$jpg" "$darshan_days" || exit 1
 make_set "$set_iostat" "$seed" 1 "$days" || exit 1
 make_set "$set_binary" "$seed" "$jpg" "$darshan_days" --darshan-format binary || exit 1
+make_set "$set_dxt" "$seed_dxt" "$jpg_dxt" "$darshan_days" --darshan-format binary \
+    --dxt-ops "$dxt_ops" || exit 1
 conf=$set_iostat/iocontend.conf
 n_logs=$(find "$set_darshan/sample/darshan" -type f | wc -l)
 darshan_bytes=$(text_bytes "$set_darshan/sample/darshan")
 n_bin=$(find "$set_binary/sample/darshan" -type f -name '*.darshan' | wc -l)
 bin_bytes=$(text_bytes "$set_binary/sample/darshan")
+n_dxt=$(find "$set_dxt/sample/darshan" -type f -name '*.darshan' | wc -l)
+dxt_bytes=$(text_bytes "$set_dxt/sample/darshan")
 iostat_bytes=$(text_bytes "$set_iostat/sample/iostat")
 
 # The database already holding the jobs, made once.
@@ -213,6 +229,8 @@ echo "darshan text: $n_logs logs, $(awk -v b="$darshan_bytes" 'BEGIN { printf "%
     "$(awk -v b="$iostat_bytes" 'BEGIN { printf "%.0f", b / 1e6 }') MB"
 echo "darshan binary: $n_bin logs of the same jobs," \
     "$(awk -v b="$bin_bytes" 'BEGIN { printf "%.0f", b / 1e6 }') MB (format 3.41, zlib)"
+echo "darshan binary with DXT: $n_dxt logs (seed $seed_dxt, --dxt-ops $dxt_ops)," \
+    "$(awk -v b="$dxt_bytes" 'BEGIN { printf "%.0f", b / 1e6 }') MB"
 
 # Ours, each repetition from a fresh copy of the base, checkpointed.
 best_d=-
@@ -252,8 +270,9 @@ for r in $(seq 1 "$reps"); do
 done
 
 # export_rows TAG SAMPLES: the rows the last darshan run loaded (jobs, job_windows,
-# loaded_files), and the samples when SAMPLES is "samples", to $dir/TAG_*.bin; sets
-# run_id and new (the query of that run's content hashes).
+# loaded_files; job_traces, dxt_ops and job_x_windows when TAG is dxt), and the
+# samples when SAMPLES is "samples", to $dir/TAG_*.bin; sets run_id and new (the query
+# of that run's content hashes).
 run_id=-
 new=
 export_rows() {
@@ -264,6 +283,14 @@ export_rows() {
         -c "\\copy (SELECT w.* FROM job_windows w JOIN jobs j USING (job_key) WHERE j.source_hash IN ($new)) TO '$dir/$1_job_windows.bin' (FORMAT binary)" \
         -c "\\copy (SELECT * FROM loaded_files WHERE run_id = $run_id) TO '$dir/$1_loaded_files.bin' (FORMAT binary)" ||
         return 1
+    if [ "$1" = dxt ]; then
+        local traces="SELECT job_key FROM job_traces WHERE source_hash IN ($new)"
+        sql iocontend \
+            -c "\\copy (SELECT * FROM job_traces WHERE source_hash IN ($new)) TO '$dir/dxt_job_traces.bin' (FORMAT binary)" \
+            -c "\\copy (SELECT * FROM dxt_ops WHERE job_key IN ($traces)) TO '$dir/dxt_dxt_ops.bin' (FORMAT binary)" \
+            -c "\\copy (SELECT * FROM job_x_windows WHERE job_key IN ($traces)) TO '$dir/dxt_job_x_windows.bin' (FORMAT binary)" ||
+            return 1
+    fi
     if [ "$2" = samples ]; then
         sql iocontend -c "\\copy samples TO '$dir/samples.bin' (FORMAT binary)" || return 1
     fi
@@ -278,7 +305,8 @@ ceiling() {
     best_cs=-
     for r in $(seq 1 "$reps"); do
         sql iocontend > /dev/null <<EOF || return 1
-DROP TABLE IF EXISTS c_job_windows, c_jobs, c_loaded_files, c_samples;
+DROP TABLE IF EXISTS c_job_windows, c_jobs, c_loaded_files, c_samples, c_dxt_ops,
+    c_job_x_windows, c_job_traces;
 CREATE TABLE c_jobs (LIKE jobs INCLUDING ALL);
 ALTER TABLE c_jobs ADD FOREIGN KEY (group_id) REFERENCES app_groups (group_id);
 CREATE TABLE c_job_windows (LIKE job_windows INCLUDING ALL);
@@ -287,19 +315,37 @@ ALTER TABLE c_job_windows ADD FOREIGN KEY (job_key) REFERENCES c_jobs (job_key)
 CREATE TABLE c_loaded_files (LIKE loaded_files INCLUDING ALL);
 ALTER TABLE c_loaded_files ADD FOREIGN KEY (run_id) REFERENCES ingest_runs (id);
 CREATE TABLE c_samples (LIKE samples INCLUDING ALL);
+CREATE TABLE c_job_traces (LIKE job_traces INCLUDING ALL);
+CREATE TABLE c_dxt_ops (LIKE dxt_ops INCLUDING ALL);
+ALTER TABLE c_dxt_ops ADD FOREIGN KEY (job_key) REFERENCES c_job_traces (job_key)
+    ON DELETE CASCADE;
+CREATE TABLE c_job_x_windows (LIKE job_x_windows INCLUDING ALL);
+ALTER TABLE c_job_x_windows ADD FOREIGN KEY (job_key) REFERENCES c_job_traces (job_key)
+    ON DELETE CASCADE;
+INSERT INTO c_job_traces SELECT * FROM job_traces WHERE source_hash NOT IN ($new);
+INSERT INTO c_dxt_ops SELECT o.* FROM dxt_ops o JOIN c_job_traces USING (job_key);
+INSERT INTO c_job_x_windows SELECT w.* FROM job_x_windows w JOIN c_job_traces USING (job_key);
 INSERT INTO c_jobs SELECT * FROM jobs WHERE source_hash NOT IN ($new);
 INSERT INTO c_job_windows SELECT w.* FROM job_windows w JOIN c_jobs USING (job_key);
 INSERT INTO c_loaded_files SELECT * FROM loaded_files WHERE run_id IS DISTINCT FROM $run_id;
-VACUUM ANALYZE c_jobs, c_job_windows, c_loaded_files;
+VACUUM ANALYZE c_jobs, c_job_windows, c_loaded_files, c_job_traces, c_dxt_ops,
+    c_job_x_windows;
 CHECKPOINT;
 EOF
         t0=$(now)
         sql iocontend -c "\\copy c_jobs FROM '$dir/$1_jobs.bin' (FORMAT binary)" \
             -c "\\copy c_job_windows FROM '$dir/$1_job_windows.bin' (FORMAT binary)" \
             -c "\\copy c_loaded_files FROM '$dir/$1_loaded_files.bin' (FORMAT binary)" || return 1
+        if [ "$1" = dxt ]; then
+            sql iocontend -c "\\copy c_job_traces FROM '$dir/dxt_job_traces.bin' (FORMAT binary)" \
+                -c "\\copy c_dxt_ops FROM '$dir/dxt_dxt_ops.bin' (FORMAT binary)" \
+                -c "\\copy c_job_x_windows FROM '$dir/dxt_job_x_windows.bin' (FORMAT binary)" ||
+                return 1
+        fi
         t1=$(now)
         best_cd=$(best_of "$best_cd" "$(elapsed "$t0" "$t1")")
-        shown="$1: jobs + job_windows + loaded_files $(fmt_s "$(elapsed "$t0" "$t1")") s"
+        shown="$1: jobs + job_windows + loaded_files$([ "$1" = dxt ] &&
+            echo " + job_traces + dxt_ops + job_x_windows") $(fmt_s "$(elapsed "$t0" "$t1")") s"
         if [ "$2" = samples ]; then
             sql iocontend -c "CHECKPOINT" || return 1
             sql iocontend -c "\\copy c_samples FROM '$dir/samples.bin' (FORMAT binary)" || return 1
@@ -354,6 +400,61 @@ if [ "$failed" -eq 0 ]; then
     best_cd=$text_cd
     best_cs=$text_cs
 fi
+
+# The logs with DXT traces, the same way: each repetition from a fresh copy of the
+# base, then the ceiling on the rows their last repetition loaded.
+best_x=-
+best_cx=-
+rss_x=0
+dxt_n_ops=0
+dxt_rows=0
+for r in $(seq 1 "$reps"); do
+    [ "$failed" -eq 0 ] || break
+    sql postgres -c "DROP DATABASE IF EXISTS iocontend WITH (FORCE)" \
+        -c "CREATE DATABASE iocontend TEMPLATE iocontend_base STRATEGY FILE_COPY" \
+        -c "CHECKPOINT" || { failed=1; break; }
+    ingest_timed "dxt_$r" darshan "$set_dxt/sample/darshan" || { failed=1; break; }
+    loaded=$(json_n "$dir/dxt_$r.json" loaded)
+    if [ "$loaded" != "$n_dxt" ]; then
+        echo "bench ingest: DXT run $r loaded $loaded of $n_dxt logs"
+        failed=1
+    fi
+    t_x=$(cat "$dir/dxt_$r.s")
+    best_x=$(best_of "$best_x" "$t_x")
+    rss_x=$(awk -v a="$rss_x" -v b="$(rss_kb "$dir/dxt_$r.time")" 'BEGIN { print (b > a) ? b : a }')
+    run_id=$(sql iocontend -c "SELECT max(id) FROM ingest_runs WHERE kind = 'darshan'")
+    new="SELECT content_hash FROM loaded_files WHERE run_id = $run_id"
+    counts=$(sql iocontend -c "WITH t AS (SELECT job_key, n_ops FROM job_traces
+            WHERE source_hash IN ($new)), j AS (SELECT job_key FROM jobs
+            WHERE source_hash IN ($new))
+        SELECT (SELECT coalesce(sum(n_ops), 0) FROM t), (SELECT count(*) FROM t),
+            (SELECT count(*) FROM dxt_ops WHERE job_key IN (SELECT job_key FROM t)),
+            (SELECT count(*) FROM job_x_windows WHERE job_key IN (SELECT job_key FROM t)),
+            (SELECT count(*) FROM j),
+            (SELECT count(*) FROM job_windows WHERE job_key IN (SELECT job_key FROM j)),
+            (SELECT count(*) FROM loaded_files WHERE run_id = $run_id)") || { failed=1; break; }
+    read -r dxt_n_ops n_traces n_dxt_rows n_xw n_jobs_x n_jw_x n_lf_x <<< "$(echo "$counts" | tr '|' ' ')"
+    dxt_rows=$((n_traces + n_dxt_rows + n_xw + n_jobs_x + n_jw_x + n_lf_x))
+    printf "ours, run %d: DXT %s s (%.0f logs/s, %.0f operations/s, %.0f rows/s)\n" "$r" \
+        "$(fmt_s "$t_x")" "$(awk -v n="$n_dxt" -v t="$t_x" 'BEGIN { print n / t }')" \
+        "$(awk -v n="$dxt_n_ops" -v t="$t_x" 'BEGIN { print n / t }')" \
+        "$(awk -v n="$dxt_rows" -v t="$t_x" 'BEGIN { print n / t }')"
+done
+if [ "$failed" -eq 0 ]; then
+    echo "DXT rows of a run: $dxt_n_ops operations in $n_traces job_traces, $n_dxt_rows" \
+        "dxt_ops (one per job, file, rank; $(awk -v n="$dxt_n_ops" -v r="$n_dxt_rows" \
+        'BEGIN { printf "%.1f", n / r }') operations each), $n_xw job_x_windows;" \
+        "$n_jobs_x jobs, $n_jw_x job_windows, $n_lf_x loaded_files"
+    echo "dxt_ops bytes: $(sql iocontend -c "SELECT pg_size_pretty(sum(pg_column_size(ops)))
+        FROM dxt_ops") of ops, $(sql iocontend -c "SELECT round(sum(pg_column_size(ops))::numeric
+        / greatest(sum(n_ops), 1), 2) FROM dxt_ops") bytes per operation stored (41 packed)"
+    text_cd=$best_cd
+    text_cs=$best_cs
+    { export_rows dxt none && ceiling dxt none; } || failed=1
+    best_cx=$best_cd
+    best_cd=$text_cd
+    best_cs=$text_cs
+fi
 cleanup
 trap - EXIT
 
@@ -379,6 +480,11 @@ bin_logs_s=$(rate "$n_bin" "$best_b")
 bin_mb_s=$(rate "$bin_bytes" "$best_b" 1e6)
 c_bin_logs_s=$(rate "$n_bin" "$best_cb")
 c_bin_mb_s=$(rate "$bin_bytes" "$best_cb" 1e6)
+dxt_logs_s=$(rate "$n_dxt" "$best_x")
+dxt_ops_s=$(rate "$dxt_n_ops" "$best_x")
+dxt_rows_s=$(rate "$dxt_rows" "$best_x")
+c_dxt_ops_s=$(rate "$dxt_n_ops" "$best_cx")
+c_dxt_rows_s=$(rate "$dxt_rows" "$best_cx")
 echo
 echo "== results (best of $reps; MB = 10^6 bytes; ceiling = binary COPY of the same rows)"
 printf "%-40s  %9s  %11s  %11s  %11s  %8s\n" work "ours s" "ours /s" "ceiling s" "ceiling /s" "ours %"
@@ -391,17 +497,25 @@ printf "%-40s  %9s  %11s  %11s  %11s  %8s\n" "darshan binary, $n_bin logs (logs/
     "$(pct "$bin_logs_s" "$c_bin_logs_s")"
 printf "%-40s  %9s  %11s  %11s  %11s  %8s\n" "  the same, MB/s of .darshan" "" "$(fmt_n "$bin_mb_s")" "" "$(fmt_n "$c_bin_mb_s")" ""
 printf "%-40s  %9s  %11s\n" "  binary / text, logs/s" "" "$(ratio "$logs_s" "$bin_logs_s")"
+printf "%-40s  %9s  %11s  %11s  %11s  %8s\n" "binary with DXT, $n_dxt logs (ops/s)" \
+    "$(fmt_s "$best_x")" "$(fmt_n "$dxt_ops_s")" "$(fmt_s "$best_cx")" "$(fmt_n "$c_dxt_ops_s")" \
+    "$(pct "$dxt_ops_s" "$c_dxt_ops_s")"
+printf "%-40s  %9s  %11s  %11s  %11s  %8s\n" "  the same, rows/s ($dxt_rows rows)" "" \
+    "$(fmt_n "$dxt_rows_s")" "" "$(fmt_n "$c_dxt_rows_s")" "$(pct "$dxt_rows_s" "$c_dxt_rows_s")"
+printf "%-40s  %9s  %11s\n" "  the same, logs/s" "" "$(fmt_n "$dxt_logs_s")"
 printf "%-40s  %9s  %11s  %11s  %11s  %8s\n" "iostat text, ${n_samples:-0} samples (/s)" \
     "$(fmt_s "$best_s")" "$(fmt_n "$samples_s")" "$(fmt_s "$best_cs")" "$(fmt_n "$c_samples_s")" \
     "$(pct "$samples_s" "$c_samples_s")"
 echo "peak RSS of one ingest process: darshan $(awk -v k="$rss_d" 'BEGIN { printf "%.1f", k * 1024 / 1e6 }') MB," \
     "binary $(awk -v k="$rss_b" 'BEGIN { printf "%.1f", k * 1024 / 1e6 }') MB," \
+    "DXT $(awk -v k="$rss_x" 'BEGIN { printf "%.1f", k * 1024 / 1e6 }') MB," \
     "iostat $(awk -v k="$rss_s" 'BEGIN { printf "%.1f", k * 1024 / 1e6 }') MB (/usr/bin/time -v)"
 echo "ours: the whole command (start, parse, load, commit) into a copy of the base (darshan,"
 echo "      one process) and into empty samples (iostat, one process per file system)."
 echo "ceiling: psql \\copy ... (FORMAT binary) of the rows ours loaded (darshan: jobs,"
 echo "      job_windows, loaded_files, into clones already holding the base's $base_jobs jobs;"
-echo "      binary: the same for the rows its last run loaded;"
+echo "      binary: the same for the rows its last run loaded; DXT: the same with"
+echo "      job_traces, dxt_ops, job_x_windows into empty clones;"
 echo "      iostat: samples into an empty clone), same server, checkpointed before."
 echo "sample key: ${key:-?}"
 echo
@@ -412,6 +526,9 @@ target_at_least "$logs_s" 3000 \
     "darshan text end to end >= 3,000 logs/s ($at, into as many jobs)" "logs/s"
 target_at_least "$bin_logs_s" 5000 \
     "darshan binary end to end >= 5,000 logs/s ($at, into as many jobs)" "logs/s"
+target_at_least "$(pct "$dxt_rows_s" "$c_dxt_rows_s")" 50 \
+    "binary with DXT end to end >= 50 % of the ceiling's rows/s ($(fmt_n "$c_dxt_rows_s") rows/s, $(fmt_n "$c_dxt_ops_s") operations/s)" \
+    "%"
 target_at_least "$(rate "${n_samples:-0}" "$best_s" 1e6)" 0.25 "iostat text >= 0.25 M samples/s" \
     "M samples/s"
 target_at_least "$(pct "$samples_s" "$c_samples_s")" 70 \

@@ -20,7 +20,8 @@
 
 static const char usage_text[] =
     "usage: iocontend-gen [--out DIR] [--seed N] [--coupling C] [--days D]\n"
-    "                     [--jobs-per-group N] [--darshan-format F] [--help]\n"
+    "                     [--jobs-per-group N] [--darshan-format F] [--dxt-ops N]\n"
+    "                     [--help]\n"
     "Writes a sample data set: iostat text of two monitored scratch file systems,\n"
     "darshan-parser text of three application groups (esb, npc, npb), iocontend.conf\n"
     "and truth.csv. The output depends only on the seed and the parameters.\n"
@@ -30,7 +31,10 @@ static const char usage_text[] =
     "  --days D             length of the iostat series in days, 1-60 (3)\n"
     "  --jobs-per-group N   jobs in each group, 1-40000 (420)\n"
     "  --darshan-format F   text (NAME.parser.txt), binary (NAME.darshan, log format\n"
-    "                       3.41, zlib) or both: the same records either way (text)\n";
+    "                       3.41, zlib) or both: the same records either way (text)\n"
+    "  --dxt-ops N          binary logs also hold a DXT_POSIX trace: per file record\n"
+    "                       up to N writes and N reads, a shared file's dealt over its\n"
+    "                       ranks, 0-4096 (0: no trace)\n";
 
 /* Independent random streams, so that e.g. more jobs leave the background unchanged. */
 enum stream { STREAM_BACKGROUND = 1, STREAM_JOBS, STREAM_SPLIT };
@@ -99,6 +103,11 @@ static int parse_option(int opt, const char *arg, struct data_params *p)
         p->jobs_per_group = (unsigned)v;
         return 0;
     case 'f': return parse_format(arg, &p->darshan_formats);
+    case 'x':
+        if (parse_ulong(arg, 0, 4096, &v) != 0)
+            return -1;
+        p->dxt_ops = (unsigned)v;
+        return 0;
     default: return -1;
     }
 }
@@ -113,6 +122,7 @@ static int parse_args(int argc, char **argv, struct data_params *p)
         {"days", required_argument, NULL, 'd'},
         {"jobs-per-group", required_argument, NULL, 'j'},
         {"darshan-format", required_argument, NULL, 'f'},
+        {"dxt-ops", required_argument, NULL, 'x'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -136,6 +146,11 @@ static int parse_args(int argc, char **argv, struct data_params *p)
     if (optind < argc) {
         fprintf(stderr, "iocontend-gen: unexpected argument %s\n%s", argv[optind],
                 usage_text);
+        return -1;
+    }
+    if (p->dxt_ops > 0 && !(p->darshan_formats & DATA_DARSHAN_BINARY)) {
+        fprintf(stderr, "iocontend-gen: --dxt-ops needs --darshan-format binary or both "
+                        "(the text holds no trace)\n%s", usage_text);
         return -1;
     }
     return 0;
@@ -351,7 +366,7 @@ static int exit_code_of(enum status s)
 
 int main(int argc, char **argv)
 {
-    struct data_params p = {"var/sample", 20240601UL, 1.0, 3, 420, DATA_DARSHAN_TEXT};
+    struct data_params p = {"var/sample", 20240601UL, 1.0, 3, 420, DATA_DARSHAN_TEXT, 0};
     struct error err = {0};
     size_t njobs = 0;
     char msg[512];

@@ -6,7 +6,7 @@
  * and each module's record version), then the regions, each one zlib stream: the job
  * record with the exe line and the mount table, the name records, then the POSIX,
  * MPI-IO and STDIO records (module ids 1, 2 and 9) at their current record versions
- * (4, 3 and 2).
+ * (4, 3 and 2), and with --dxt-ops a DXT_POSIX trace (id 10, version 2).
  *
  * The records are the ones the text writer (gen_darshan.c) prints, counter for
  * counter: a floating counter holds the value its "%.6f" text reads back as, so that
@@ -33,8 +33,8 @@
 #define META_LEN 1024
 #define BASE_LEN 16 /* record id, rank */
 
-enum module_id { MOD_POSIX = 1, MOD_MPIIO = 2, MOD_STDIO = 9 };
-enum module_ver { VER_POSIX = 4, VER_MPIIO = 3, VER_STDIO = 2 };
+enum module_id { MOD_POSIX = 1, MOD_MPIIO = 2, MOD_STDIO = 9, MOD_DXT_POSIX = 10 };
+enum module_ver { VER_POSIX = 4, VER_MPIIO = 3, VER_STDIO = 2, VER_DXT_POSIX = 2 };
 
 /* Counters of each module in the format's order (darshan's field lists). */
 enum posix_int {
@@ -191,6 +191,8 @@ struct regions {
     size_t mpiio_len;
     unsigned char stdio[STDIO_REC_LEN];
     size_t stdio_len;
+    unsigned char *dxt; /* DXT_POSIX records (--dxt-ops), grown as needed */
+    size_t dxt_len, dxt_cap;
     unsigned char *z; /* compressed output of every region, back to back */
     size_t z_cap;
 };
@@ -441,14 +443,113 @@ static void add_name(struct regions *g, uint64_t id, const char *name)
     g->names_len += 8 + len;
 }
 
+/* DXT_POSIX records: per (file, rank) the id, rank, shared flag, a 64-byte host
+ * name, the write and read counts, then the segments, writes first: offset, length,
+ * start and end (seconds after the job start), pthread id. */
+#define DXT_HEADER_LEN     104
+#define DXT_SEG_LEN        40
+#define DXT_HOST_LEN       64
+#define DATA_RANKS_PER_HOST 16
+
+/* Op i of k in one direction of f: k equal accesses, each in the first half of its
+ * share of the window [a, b] (bursts with gaps, as DXT shows them). */
+struct dxt_dir {
+    int64_t k, bytes;
+    double a, b;
+};
+
+static struct dxt_dir dxt_dir_of(int64_t ops, int64_t bytes, double a, double b,
+                                 unsigned max_ops)
+{
+    struct dxt_dir d = {ops < (int64_t)max_ops ? ops : (int64_t)max_ops, bytes, a, b};
+
+    if (d.k < 0 || b < a)
+        d.k = 0;
+    return d;
+}
+
+static void dxt_segment(unsigned char *at, const struct dxt_dir *d, int64_t i, int rank)
+{
+    const int64_t len = d->bytes / d->k;
+    const double slot = (d->b - d->a) / (double)d->k, start = d->a + (double)i * slot;
+
+    put_i64(at, i * len);
+    put_i64(at + 8, len);
+    put_f64(at + 16, start);
+    put_f64(at + 24, start + slot / 2);
+    put_u64(at + 32, 140000000000ULL + (uint64_t)rank);
+}
+
+/* Ops of d that rank q of nranks holds when they are dealt round-robin. */
+static int64_t dealt(const struct dxt_dir *d, int64_t q, int64_t nranks)
+{
+    return d->k / nranks + (q < d->k % nranks ? 1 : 0);
+}
+
+static enum status dxt_reserve(struct regions *g, size_t more, struct error *err)
+{
+    if (g->dxt_len + more <= g->dxt_cap)
+        return STATUS_OK;
+    size_t cap = g->dxt_cap > 0 ? g->dxt_cap : 65536;
+    while (cap < g->dxt_len + more)
+        cap *= 2;
+    unsigned char *grown = realloc(g->dxt, cap);
+    if (grown == NULL)
+        return error_set(err, STATUS_NOMEM, "a DXT region of %zu bytes", cap);
+    g->dxt = grown;
+    g->dxt_cap = cap;
+    return STATUS_OK;
+}
+
+/* The DXT_POSIX records of f, up to max_ops writes and max_ops reads: a rank's own
+ * file on its rank; a shared file's operations dealt round-robin over the ranks. */
+static enum status dxt_file(struct regions *g, const struct data_file *f, int64_t nprocs,
+                            unsigned max_ops, struct error *err)
+{
+    const struct dxt_dir w = dxt_dir_of(f->writes, f->write_bytes, f->write_start_s,
+                                        f->write_end_s, max_ops);
+    const struct dxt_dir r =
+        dxt_dir_of(f->reads, f->read_bytes, f->read_start_s, f->read_end_s, max_ops);
+    const int64_t most = w.k > r.k ? w.k : r.k;
+    const int64_t nranks = f->rank >= 0 ? 1 : (most < nprocs ? most : nprocs);
+
+    for (int64_t q = 0; q < nranks; q++) {
+        const int rank = f->rank >= 0 ? f->rank : (int)q;
+        const int64_t nw = dealt(&w, q, nranks), nr = dealt(&r, q, nranks);
+        unsigned char *rec;
+        enum status rc = dxt_reserve(
+            g, DXT_HEADER_LEN + (size_t)(nw + nr) * DXT_SEG_LEN, err);
+
+        if (rc != STATUS_OK)
+            return rc;
+        rec = g->dxt + g->dxt_len;
+        memset(rec, 0, DXT_HEADER_LEN);
+        put_u64(rec, data_record_id(f->path));
+        put_i64(rec + 8, rank);
+        put_i64(rec + 16, f->rank < 0 ? 1 : 0);
+        snprintf((char *)rec + 24, DXT_HOST_LEN, "node%04d", rank / DATA_RANKS_PER_HOST);
+        put_i64(rec + 88, nw);
+        put_i64(rec + 96, nr);
+        rec += DXT_HEADER_LEN;
+        for (int64_t i = q; i < w.k; i += nranks, rec += DXT_SEG_LEN)
+            dxt_segment(rec, &w, i, rank);
+        for (int64_t i = q; i < r.k; i += nranks, rec += DXT_SEG_LEN)
+            dxt_segment(rec, &r, i, rank);
+        g->dxt_len = (size_t)(rec - g->dxt);
+    }
+    return STATUS_OK;
+}
+
 /* Every region of job: records in the text's order (shared files first, then each
  * rank's; MPI-IO; <STDOUT>). */
-static void fill_regions(struct regions *g, const struct data_job *job)
+static enum status fill_regions(struct regions *g, const struct data_job *job,
+                                unsigned dxt_ops, struct error *err)
 {
     int64_t nprocs = data_group_info(job->group)->nprocs;
+    enum status rc = STATUS_OK;
 
     job_region(g, job);
-    g->names_len = g->posix_len = g->mpiio_len = g->stdio_len = 0;
+    g->names_len = g->posix_len = g->mpiio_len = g->stdio_len = g->dxt_len = 0;
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < job->nfiles; i++) {
             const struct data_file *f = &job->files[i];
@@ -469,6 +570,9 @@ static void fill_regions(struct regions *g, const struct data_job *job)
     stdout_record(g->stdio, job);
     g->stdio_len = STDIO_REC_LEN;
     add_name(g, DATA_STDOUT_RECORD_ID, "<STDOUT>");
+    for (size_t i = 0; i < job->nfiles && dxt_ops > 0 && rc == STATUS_OK; i++)
+        rc = dxt_file(g, &job->files[i], nprocs, dxt_ops, err);
+    return rc;
 }
 
 /* Compresses len bytes of in as one zlib stream at g->z + *at; its map in map. */
@@ -492,10 +596,10 @@ static enum status write_log(struct regions *g, const struct data_params *p,
 {
     unsigned char header[HEADER_LEN] = {0};
     unsigned char *maps = header + 48, *vers = header + 48 + (size_t)MAX_MODS * 16;
-    const unsigned char *mods[] = {g->posix, g->mpiio, g->stdio};
-    const size_t lens[] = {g->posix_len, g->mpiio_len, g->stdio_len};
-    const uint32_t ids[] = {MOD_POSIX, MOD_MPIIO, MOD_STDIO};
-    const uint32_t ver[] = {VER_POSIX, VER_MPIIO, VER_STDIO};
+    const unsigned char *mods[] = {g->posix, g->mpiio, g->stdio, g->dxt};
+    const size_t lens[] = {g->posix_len, g->mpiio_len, g->stdio_len, g->dxt_len};
+    const uint32_t ids[] = {MOD_POSIX, MOD_MPIIO, MOD_STDIO, MOD_DXT_POSIX};
+    const uint32_t ver[] = {VER_POSIX, VER_MPIIO, VER_STDIO, VER_DXT_POSIX};
     char path[4096];
     size_t at = 0;
     enum status rc;
@@ -510,7 +614,7 @@ static enum status write_log(struct regions *g, const struct data_params *p,
     rc = deflate_region(g, &at, g->job, g->job_len, job_map, path, err);
     if (rc == STATUS_OK)
         rc = deflate_region(g, &at, g->names, g->names_len, header + 32, path, err);
-    for (size_t m = 0; m < 3 && rc == STATUS_OK; m++) {
+    for (size_t m = 0; m < 4 && rc == STATUS_OK; m++) {
         if (lens[m] == 0)
             continue;
         rc = deflate_region(g, &at, mods[m], lens[m], maps + (size_t)ids[m] * 16, path,
@@ -538,17 +642,26 @@ enum status data_darshan_bin_write(const struct data_params *p,
 
     if (g == NULL)
         return error_set(err, STATUS_NOMEM, "binary darshan logs");
-    g->z_cap = compressBound(sizeof g->job) + compressBound(sizeof g->names) +
-               compressBound(sizeof g->posix) + compressBound(sizeof g->mpiio) +
-               compressBound(sizeof g->stdio);
-    g->z = malloc(g->z_cap);
-    if (g->z == NULL)
-        rc = error_set(err, STATUS_NOMEM, "binary darshan logs");
-    for (size_t j = 0; j < njobs && g->z != NULL && rc == STATUS_OK; j++) {
-        fill_regions(g, &jobs[j]);
-        rc = write_log(g, p, &jobs[j], err);
+    const size_t fixed = compressBound(sizeof g->job) + compressBound(sizeof g->names) +
+                         compressBound(sizeof g->posix) + compressBound(sizeof g->mpiio) +
+                         compressBound(sizeof g->stdio);
+    for (size_t j = 0; j < njobs && rc == STATUS_OK; j++) {
+        rc = fill_regions(g, &jobs[j], p->dxt_ops, err);
+        const size_t need = fixed + compressBound(g->dxt_len);
+        if (rc == STATUS_OK && need > g->z_cap) {
+            unsigned char *grown = realloc(g->z, need);
+            if (grown == NULL)
+                rc = error_set(err, STATUS_NOMEM, "binary darshan logs");
+            else {
+                g->z = grown;
+                g->z_cap = need;
+            }
+        }
+        if (rc == STATUS_OK)
+            rc = write_log(g, p, &jobs[j], err);
     }
     free(g->z);
+    free(g->dxt);
     free(g);
     return rc;
 }

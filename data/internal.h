@@ -30,6 +30,8 @@ struct data_params {
     unsigned days;            /* length of the iostat series */
     unsigned jobs_per_group;  /* jobs planned per application group */
     unsigned darshan_formats; /* DATA_DARSHAN_TEXT and/or DATA_DARSHAN_BINARY */
+    unsigned dxt_ops;         /* binary logs: DXT_POSIX operations per file record and
+                                 direction at most; 0: no DXT module */
 };
 
 /* Rates of traffic at one moment. */

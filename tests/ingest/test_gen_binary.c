@@ -1,6 +1,7 @@
 /* test_gen_binary.c: iocontend-gen's binary .darshan logs against its darshan-parser
  * text of the same jobs: the same records through ingest_darshan_read and
- * ingest_darshan_parse, and the text's lines in `iocontend darshan dump`. */
+ * ingest_darshan_parse, the text's lines in `iocontend darshan dump`, and the DXT
+ * trace of --dxt-ops against the text's counters. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,9 +20,15 @@
 #include <string.h>
 
 /* Two seeds, 4 jobs per group each: 24 logs, every group's plan (the shared MPI-IO
- * files of npb, the ranks' own files of esb and npc, <STDOUT>). */
+ * files of npb, the ranks' own files of esb and npc, <STDOUT>); the second set with a
+ * DXT_POSIX trace of up to DXT_OPS operations per file record and direction. */
 static const unsigned long seeds[] = {20240601UL, 7385UL};
+static const char *const gen_args[] = {
+    "--jobs-per-group 4 --days 1 --darshan-format both",
+    "--jobs-per-group 4 --days 1 --darshan-format both --dxt-ops 8"};
 #define N_SEEDS (sizeof seeds / sizeof seeds[0])
+#define DXT_OPS 8
+#define DXT_SET 1
 
 static char dirs[N_SEEDS][256];
 static glob_t logs[N_SEEDS]; /* the .darshan files of each set */
@@ -38,8 +45,7 @@ static int setup(void **state)
                  tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
         if (mkdtemp(dirs[s]) == NULL)
             return -1;
-        if (sample_generate(dirs[s], seeds[s],
-                            "--jobs-per-group 4 --days 1 --darshan-format both") != 0)
+        if (sample_generate(dirs[s], seeds[s], gen_args[s]) != 0)
             return -1;
         snprintf(pattern, sizeof pattern, "%s/darshan/*/*.darshan", dirs[s]);
         if (glob(pattern, 0, NULL, &logs[s]) != 0 || logs[s].gl_pathc != 12)
@@ -166,6 +172,8 @@ static void binary_reads_as_its_text(void **state)
             }
             assert_null(b->incomplete_modules);
             assert_null(t->incomplete_modules);
+            assert_true((b->dxt != NULL) == (s == DXT_SET));
+            assert_null(t->dxt);
             assert_false(b->incomplete_records || t->incomplete_records);
             assert_int_equal(b->negative_time, t->negative_time);
             assert_int_equal(b->n_skipped_module, t->n_skipped_module);
@@ -310,11 +318,90 @@ static void dump_holds_every_counter_line_of_the_text(void **state)
     assert_true(checked > 1000);
 }
 
+/* Operations of rec's direction in the trace: their count, and each inside the
+ * window its counters give (darshan's DXT and counters time the same accesses). */
+static int64_t dxt_ops_of(const struct dxt_trace *x, const struct darshan_record *rec,
+                          bool is_write, int64_t *bytes, const char *path)
+{
+    const double a = is_write ? rec->write_start : rec->read_start;
+    const double b = is_write ? rec->write_end : rec->read_end;
+    int64_t n = 0;
+
+    *bytes = 0;
+    for (size_t f = 0; f < x->n_files; f++) {
+        const struct dxt_file_trace *ft = &x->files[f];
+
+        if (ft->record_id != rec->record_id)
+            continue;
+        assert_string_equal(ft->file_name, rec->file_name);
+        assert_string_equal(ft->mount_point, rec->mount_point);
+        assert_true(rec->rank < 0 || ft->rank == rec->rank);
+        for (size_t o = 0; o < ft->n_ops; o++) {
+            const struct dxt_op *op = &ft->ops[o];
+
+            if (op->is_write != is_write)
+                continue;
+            if (!(op->start_s >= a && op->end_s <= b && op->start_s <= op->end_s))
+                fail_msg("%s: %s op %zu of %s at [%.6f, %.6f], outside [%.6f, %.6f]",
+                         path, is_write ? "write" : "read", o, rec->file_name,
+                         op->start_s, op->end_s, a, b);
+            assert_true(op->offset >= 0 && op->length >= 0);
+            *bytes += op->length;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* --dxt-ops 8: each POSIX record of the text has min(its reads, 8) read and
+ * min(its writes, 8) write operations in the binary's trace (over its ranks when
+ * shared), inside its counters' windows, moving at most its bytes; nothing else. */
+static void dxt_trace_follows_the_counters(void **state)
+{
+    size_t n_ops = 0, shared = 0;
+
+    (void)state;
+    for (size_t i = 0; i < logs[DXT_SET].gl_pathc; i++) {
+        const char *bin = logs[DXT_SET].gl_pathv[i];
+        char text[1024];
+        size_t expected = 0;
+
+        text_of(bin, text, sizeof text);
+        struct darshan_log *b = read_binary(bin);
+        struct darshan_log *t = parse_text(text);
+
+        assert_non_null(b->dxt);
+        assert_null(b->dxt->incomplete_modules);
+        for (size_t r = 0; r < t->n_records; r++) {
+            const struct darshan_record *rec = &t->records[r];
+            int64_t bytes_w = 0, bytes_r = 0;
+
+            if (rec->layer != LAYER_POSIX)
+                continue;
+            const int64_t w = dxt_ops_of(b->dxt, rec, true, &bytes_w, bin);
+            const int64_t rd = dxt_ops_of(b->dxt, rec, false, &bytes_r, bin);
+            assert_int_equal(w, rec->writes < DXT_OPS ? rec->writes : DXT_OPS);
+            assert_int_equal(rd, rec->reads < DXT_OPS ? rec->reads : DXT_OPS);
+            assert_true(bytes_w <= rec->bytes_written && bytes_r <= rec->bytes_read);
+            expected += (size_t)(w + rd);
+            shared += rec->rank < 0 && w + rd > 1;
+        }
+        for (size_t f = 0; f < b->dxt->n_files; f++)
+            assert_int_equal(b->dxt->files[f].module, DXT_MOD_POSIX);
+        assert_int_equal(b->dxt->n_ops, expected);
+        n_ops += expected;
+        darshan_log_free(b);
+        darshan_log_free(t);
+    }
+    assert_true(n_ops > 100 && shared > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(binary_reads_as_its_text),
         cmocka_unit_test(dump_holds_every_counter_line_of_the_text),
+        cmocka_unit_test(dxt_trace_follows_the_counters),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
