@@ -370,6 +370,33 @@ if [ "$failed" -eq 0 ]; then
     { export_rows text samples && ceiling text samples; } || failed=1
 fi
 
+# fresh_run TAG SET N: one timed ingest of SET's logs into a fresh copy of the base,
+# which must load N files; sets t_run (s) and rss_run (kB); 1 when a step failed.
+fresh_run() {
+    sql postgres -c "DROP DATABASE IF EXISTS iocontend WITH (FORCE)" \
+        -c "CREATE DATABASE iocontend TEMPLATE iocontend_base STRATEGY FILE_COPY" \
+        -c "CHECKPOINT" || return 1
+    ingest_timed "$1" darshan "$2/sample/darshan" || return 1
+    loaded=$(json_n "$dir/$1.json" loaded)
+    if [ "$loaded" != "$3" ]; then
+        echo "bench ingest: $1 loaded $loaded of $3 logs"
+        return 1
+    fi
+    t_run=$(cat "$dir/$1.s")
+    rss_run=$(rss_kb "$dir/$1.time")
+}
+max_of() { awk -v a="$1" -v b="$2" 'BEGIN { print (b > a) ? b : a }'; }
+# ceiling_of TAG: ceiling TAG none, its time in best_c_of, leaving the text's best_cd
+# and best_cs as they were.
+ceiling_of() {
+    local cd=$best_cd cs=$best_cs rc=0
+    { export_rows "$1" none && ceiling "$1" none; } || rc=1
+    best_c_of=$best_cd
+    best_cd=$cd
+    best_cs=$cs
+    return $rc
+}
+
 # The binary logs of the same jobs, each repetition from a fresh copy of the base,
 # then their ceiling on what their last repetition loaded.
 best_b=-
@@ -377,28 +404,15 @@ best_cb=-
 rss_b=0
 for r in $(seq 1 "$reps"); do
     [ "$failed" -eq 0 ] || break
-    sql postgres -c "DROP DATABASE IF EXISTS iocontend WITH (FORCE)" \
-        -c "CREATE DATABASE iocontend TEMPLATE iocontend_base STRATEGY FILE_COPY" \
-        -c "CHECKPOINT" || { failed=1; break; }
-    ingest_timed "binary_$r" darshan "$set_binary/sample/darshan" || { failed=1; break; }
-    loaded=$(json_n "$dir/binary_$r.json" loaded)
-    if [ "$loaded" != "$n_bin" ]; then
-        echo "bench ingest: binary run $r loaded $loaded of $n_bin logs"
-        failed=1
-    fi
-    t_b=$(cat "$dir/binary_$r.s")
-    best_b=$(best_of "$best_b" "$t_b")
-    rss_b=$(awk -v a="$rss_b" -v b="$(rss_kb "$dir/binary_$r.time")" 'BEGIN { print (b > a) ? b : a }')
-    printf "ours, run %d: darshan binary %s s (%.0f logs/s, %s new jobs)\n" "$r" "$(fmt_s "$t_b")" \
-        "$(awk -v n="$n_bin" -v t="$t_b" 'BEGIN { print n / t }')" "$(json_n "$dir/binary_$r.json" jobs)"
+    fresh_run "binary_$r" "$set_binary" "$n_bin" || { failed=1; break; }
+    best_b=$(best_of "$best_b" "$t_run")
+    rss_b=$(max_of "$rss_b" "$rss_run")
+    printf "ours, run %d: darshan binary %s s (%.0f logs/s, %s new jobs)\n" "$r" "$(fmt_s "$t_run")" \
+        "$(awk -v n="$n_bin" -v t="$t_run" 'BEGIN { print n / t }')" "$(json_n "$dir/binary_$r.json" jobs)"
 done
 if [ "$failed" -eq 0 ]; then
-    text_cd=$best_cd
-    text_cs=$best_cs
-    { export_rows binary none && ceiling binary none; } || failed=1
-    best_cb=$best_cd
-    best_cd=$text_cd
-    best_cs=$text_cs
+    ceiling_of binary || failed=1
+    best_cb=$best_c_of
 fi
 
 # The logs with DXT traces, the same way: each repetition from a fresh copy of the
@@ -410,18 +424,9 @@ dxt_n_ops=0
 dxt_rows=0
 for r in $(seq 1 "$reps"); do
     [ "$failed" -eq 0 ] || break
-    sql postgres -c "DROP DATABASE IF EXISTS iocontend WITH (FORCE)" \
-        -c "CREATE DATABASE iocontend TEMPLATE iocontend_base STRATEGY FILE_COPY" \
-        -c "CHECKPOINT" || { failed=1; break; }
-    ingest_timed "dxt_$r" darshan "$set_dxt/sample/darshan" || { failed=1; break; }
-    loaded=$(json_n "$dir/dxt_$r.json" loaded)
-    if [ "$loaded" != "$n_dxt" ]; then
-        echo "bench ingest: DXT run $r loaded $loaded of $n_dxt logs"
-        failed=1
-    fi
-    t_x=$(cat "$dir/dxt_$r.s")
-    best_x=$(best_of "$best_x" "$t_x")
-    rss_x=$(awk -v a="$rss_x" -v b="$(rss_kb "$dir/dxt_$r.time")" 'BEGIN { print (b > a) ? b : a }')
+    fresh_run "dxt_$r" "$set_dxt" "$n_dxt" || { failed=1; break; }
+    best_x=$(best_of "$best_x" "$t_run")
+    rss_x=$(max_of "$rss_x" "$rss_run")
     run_id=$(sql iocontend -c "SELECT max(id) FROM ingest_runs WHERE kind = 'darshan'")
     new="SELECT content_hash FROM loaded_files WHERE run_id = $run_id"
     counts=$(sql iocontend -c "WITH t AS (SELECT job_key, n_ops FROM job_traces
@@ -436,9 +441,9 @@ for r in $(seq 1 "$reps"); do
     read -r dxt_n_ops n_traces n_dxt_rows n_xw n_jobs_x n_jw_x n_lf_x <<< "$(echo "$counts" | tr '|' ' ')"
     dxt_rows=$((n_traces + n_dxt_rows + n_xw + n_jobs_x + n_jw_x + n_lf_x))
     printf "ours, run %d: DXT %s s (%.0f logs/s, %.0f operations/s, %.0f rows/s)\n" "$r" \
-        "$(fmt_s "$t_x")" "$(awk -v n="$n_dxt" -v t="$t_x" 'BEGIN { print n / t }')" \
-        "$(awk -v n="$dxt_n_ops" -v t="$t_x" 'BEGIN { print n / t }')" \
-        "$(awk -v n="$dxt_rows" -v t="$t_x" 'BEGIN { print n / t }')"
+        "$(fmt_s "$t_run")" "$(awk -v n="$n_dxt" -v t="$t_run" 'BEGIN { print n / t }')" \
+        "$(awk -v n="$dxt_n_ops" -v t="$t_run" 'BEGIN { print n / t }')" \
+        "$(awk -v n="$dxt_rows" -v t="$t_run" 'BEGIN { print n / t }')"
 done
 if [ "$failed" -eq 0 ]; then
     echo "DXT rows of a run: $dxt_n_ops operations in $n_traces job_traces, $n_dxt_rows" \
@@ -448,12 +453,8 @@ if [ "$failed" -eq 0 ]; then
     echo "dxt_ops bytes: $(sql iocontend -c "SELECT pg_size_pretty(sum(pg_column_size(ops)))
         FROM dxt_ops") of ops, $(sql iocontend -c "SELECT round(sum(pg_column_size(ops))::numeric
         / greatest(sum(n_ops), 1), 2) FROM dxt_ops") bytes per operation stored (41 packed)"
-    text_cd=$best_cd
-    text_cs=$best_cs
-    { export_rows dxt none && ceiling dxt none; } || failed=1
-    best_cx=$best_cd
-    best_cd=$text_cd
-    best_cs=$text_cs
+    ceiling_of dxt || failed=1
+    best_cx=$best_c_of
 fi
 cleanup
 trap - EXIT
