@@ -446,9 +446,9 @@ static void add_name(struct regions *g, uint64_t id, const char *name)
 /* DXT_POSIX records: per (file, rank) the id, rank, shared flag, a 64-byte host
  * name, the write and read counts, then the segments, writes first: offset, length,
  * start and end (seconds after the job start), pthread id. */
-#define DXT_HEADER_LEN     104
-#define DXT_SEG_LEN        40
-#define DXT_HOST_LEN       64
+#define DXT_HEADER_LEN      104
+#define DXT_SEG_LEN         40
+#define DXT_HOST_LEN        64
 #define DATA_RANKS_PER_HOST 16
 
 /* Op i of k in one direction of f: k equal accesses, each in the first half of its
@@ -506,8 +506,8 @@ static enum status dxt_reserve(struct regions *g, size_t more, struct error *err
 static enum status dxt_file(struct regions *g, const struct data_file *f, int64_t nprocs,
                             unsigned max_ops, struct error *err)
 {
-    const struct dxt_dir w = dxt_dir_of(f->writes, f->write_bytes, f->write_start_s,
-                                        f->write_end_s, max_ops);
+    const struct dxt_dir w =
+        dxt_dir_of(f->writes, f->write_bytes, f->write_start_s, f->write_end_s, max_ops);
     const struct dxt_dir r =
         dxt_dir_of(f->reads, f->read_bytes, f->read_start_s, f->read_end_s, max_ops);
     const int64_t most = w.k > r.k ? w.k : r.k;
@@ -517,8 +517,8 @@ static enum status dxt_file(struct regions *g, const struct data_file *f, int64_
         const int rank = f->rank >= 0 ? f->rank : (int)q;
         const int64_t nw = dealt(&w, q, nranks), nr = dealt(&r, q, nranks);
         unsigned char *rec;
-        enum status rc = dxt_reserve(
-            g, DXT_HEADER_LEN + (size_t)(nw + nr) * DXT_SEG_LEN, err);
+        enum status rc =
+            dxt_reserve(g, DXT_HEADER_LEN + (size_t)(nw + nr) * DXT_SEG_LEN, err);
 
         if (rc != STATUS_OK)
             return rc;
