@@ -233,9 +233,11 @@ enum status db_streams_load(struct db *db, const char *fs, double offset_s,
             st->w[k] = get_double(r, (int)i, 6);
             st->ro[k] = get_double(r, (int)i, 7);
             st->wo[k] = get_double(r, (int)i, 8);
-            for (int c = 0; c < 6; c++)
+            /* ops_total, then the queue columns, each a block of the stream's n. */
+            for (int c = 0; c < 6; c++) {
                 st->ops_total[(size_t)c * (end - start) + k] =
                     get_double(r, (int)i, 9 + c);
+            }
         }
         st->n = end - start;
         /* The server index: servers are "fs/server" in the order first seen. */
