@@ -1,7 +1,7 @@
 /* test_queue.c: the queue metrics of METHOD.md §11 (q_d, u_d, await_d) on the lab run
  * through a real PostgreSQL: every job has them, the job's I/O time follows them as
  * §11 says (scipy on the exported values, and our own assoc), each value equals the
- * independent oracle tests/oracles/queue.py, and a source without the queue columns
+ * independent oracle tests/oracles/queue_ref.py, and a source without the queue columns
  * (iostat -d) gives null metrics with reason no_queue_data. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ORACLE "tests/oracles/queue.py"
+#define ORACLE "tests/oracles/queue_ref.py"
 /* The lab's iostat samples every second, its clock 0.9 s behind the jobs' (§1). */
 #define LAB_DELTA_S  1.0
 #define LAB_OFFSET_S 0.9
@@ -39,7 +39,7 @@ static struct {
     char lab[512];
     char conf[600];
     char csv[600];  /* export jobs --granularity 1, csv */
-    json_t *oracle; /* queue.py jobs */
+    json_t *oracle; /* queue_ref.py jobs */
     bool extended;  /* iostat -x loaded (else iostat -d) */
 } fx;
 

@@ -1,13 +1,13 @@
 #!/usr/bin/python3
-"""queue.py: an independent reference for the queue metrics of METHOD.md §11.
+"""queue_ref.py: an independent reference for the queue metrics of METHOD.md §11.
 
-  queue.py jobs --conf CONF --darshan DIR --iostat PATH --delta S [--offset THETA]
+  queue_ref.py jobs --conf CONF --darshan DIR --iostat PATH --delta S [--offset THETA]
       reads the darshan-parser texts under DIR and one iostat -x text (one server),
       and prints per job id q_d, u_d and await_d over the job's active intervals A
       (§3: every window, the interval holding its start to the last one it overlaps),
       as JSON: {"JOBID": {"q_d", "u_d", "await_d", "m"}}.
 
-  queue.py assoc --csv CSV --y Y --x X [--x X ...]
+  queue_ref.py assoc --csv CSV --y Y --x X [--x X ...]
       reads `iocontend export jobs --format csv` and prints scipy's Pearson and
       Spearman of (Y, X) over the rows where both are numbers, as JSON.
 
