@@ -21,8 +21,8 @@ struct json_t;
 /* The most permutations analyze and the API take (a request is served in line). */
 #define ANALYZE_PERMUTATIONS_MAX 99999
 
-/* The default pairs analyze computes and stores (METHOD.md §8). */
-#define ANALYZE_DEFAULT_PAIRS 4
+/* The default pairs analyze computes and stores (METHOD.md §8, and §11's queue). */
+#define ANALYZE_DEFAULT_PAIRS 6
 /* The pairs analyze computes besides for a group with a DXT trace (METHOD.md §10). */
 #define ANALYZE_TRACE_PAIRS 2
 

@@ -15,7 +15,8 @@
 
 /* Whose exclusion reason a metric carries: none (the log), a family of
  * stats_job_volume, one of stats_job_derived's own, or the DXT trace's (METHOD.md
- * §10: the _x family, and B^X beside it as B^D beside the d family). */
+ * §10: the _x family, and B^X beside it as B^D beside the d family), or the queue's
+ * (§11, over the d family's A). */
 enum family {
     FAM_LOG,
     FAM_PSI,
@@ -25,6 +26,7 @@ enum family {
     FAM_TAU,
     FAM_X,
     FAM_B_X,
+    FAM_Q, /* the queue over A (METHOD.md §11): q_d, u_d, await_d */
     FAM_COUNT
 };
 
@@ -72,7 +74,10 @@ enum metric_id {
     M_T_DX,
     M_PSI_X_READ,
     M_PSI_X_WRITE,
-    M_B_X
+    M_B_X,
+    M_Q_D,
+    M_U_D,
+    M_AWAIT_D
 };
 
 struct metric_def {
@@ -82,7 +87,7 @@ struct metric_def {
     unsigned negative; /* its NEGATIVE_* bit when it may be negative, else 0 */
 };
 
-/* Every job metric of METHOD.md §2, §3 and §10, in METHOD.md's order (export's
+/* Every job metric of METHOD.md §2, §3, §10 and §11, in METHOD.md's order (export's
  * columns). */
 extern const struct metric_def metrics[];
 extern const size_t n_metrics;

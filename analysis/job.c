@@ -23,7 +23,11 @@ static void volume_excluded(struct stats_job_volume *v, enum stats_exclusion e)
                                    .i_excl = e,
                                    .t_i = NAN,
                                    .psi_i_read = NAN,
-                                   .psi_i_write = NAN};
+                                   .psi_i_write = NAN,
+                                   .q_excl = e,
+                                   .q_d = NAN,
+                                   .u_d = NAN,
+                                   .await_d = NAN};
 }
 
 enum status analysis_scratch_init(struct analysis_scratch *s, const struct db_jobs *jobs,
@@ -191,6 +195,7 @@ enum status job_eval_on(const struct stats_series *series, const struct db_job *
         ev->incomplete_log = true;
         ev->v.d_excl = EXCL_INCOMPLETE_LOG;
         ev->v.i_excl = EXCL_INCOMPLETE_LOG;
+        ev->v.q_excl = EXCL_INCOMPLETE_LOG;
         ev->dv.b_d_excl = EXCL_INCOMPLETE_LOG;
         ev->dv.tau_excl = EXCL_INCOMPLETE_LOG;
     }

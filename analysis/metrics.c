@@ -5,10 +5,10 @@
 #include <math.h>
 #include <string.h>
 
-const char *const family_names[FAM_COUNT] = {"log", "psi", "d", "i",
-                                             "b_d", "tau", "x", "b_x"};
+const char *const family_names[FAM_COUNT] = {"log", "psi", "d",   "i", "b_d",
+                                             "tau", "x",   "b_x", "q"};
 
-/* Every job metric of METHOD.md §2, §3 and §10, in METHOD.md's order (export's
+/* Every job metric of METHOD.md §2, §3, §10 and §11, in METHOD.md's order (export's
  * columns).
  * ν and ν^D share Ψ's and Ψ^D's exclusions (stats_job_derived's contract). */
 const struct metric_def metrics[] = {
@@ -53,6 +53,9 @@ const struct metric_def metrics[] = {
     {"psi_x_read", M_PSI_X_READ, FAM_X, 0},
     {"psi_x_write", M_PSI_X_WRITE, FAM_X, 0},
     {"b_x", M_B_X, FAM_B_X, NEGATIVE_B_X},
+    {"q_d", M_Q_D, FAM_Q, 0},
+    {"u_d", M_U_D, FAM_Q, 0},
+    {"await_d", M_AWAIT_D, FAM_Q, 0},
 };
 
 const size_t n_metrics = sizeof metrics / sizeof metrics[0];
@@ -125,6 +128,9 @@ double metric_value(const struct metric_def *md, const struct db_job *j,
     case M_PSI_X_READ: return ev->xv.psi_d_read;
     case M_PSI_X_WRITE: return ev->xv.psi_d_write;
     case M_B_X: return ev->xdv.b_d;
+    case M_Q_D: return v->q_d;
+    case M_U_D: return v->u_d;
+    case M_AWAIT_D: return v->await_d;
     }
     return NAN;
 }
@@ -140,6 +146,7 @@ enum stats_exclusion family_excl(enum family f, const struct job_eval *ev)
     case FAM_TAU: return ev->dv.tau_excl;
     case FAM_X: return ev->x_excl;
     case FAM_B_X: return ev->b_x_excl;
+    case FAM_Q: return ev->v.q_excl;
     case FAM_COUNT: break;
     }
     return EXCL_NONE;

@@ -9,12 +9,11 @@
 #include <string.h>
 #include <time.h>
 
-/* The pairs of METHOD.md §8 that analyze computes by default. */
+/* The pairs of METHOD.md §8 that analyze computes by default, then §11's: I/O time
+ * against the servers' queue over the job's I/O. */
 static const char *const default_pairs[ANALYZE_DEFAULT_PAIRS][2] = {
-    {"t_d", "psi_d_read"},
-    {"t_d", "psi_d_write"},
-    {"t_um", "psi_o_read"},
-    {"t_um", "psi_o_write"},
+    {"t_d", "psi_d_read"},   {"t_d", "psi_d_write"}, {"t_um", "psi_o_read"},
+    {"t_um", "psi_o_write"}, {"t_d", "q_d"},         {"tau", "q_d"},
 };
 
 /* The pairs of METHOD.md §10 that analyze computes besides, for a group one of whose

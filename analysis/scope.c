@@ -59,6 +59,12 @@ static enum status build_series(const struct db_streams *st, const size_t *strea
                                            .w = s->w,
                                            .ro = s->ro,
                                            .wo = s->wo,
+                                           .aqu_sz = s->aqu_sz,
+                                           .util_pct = s->util_pct,
+                                           .r_await_ms = s->r_await_ms,
+                                           .w_await_ms = s->w_await_ms,
+                                           .await_ms = s->await_ms,
+                                           .ops_total = s->ops_total,
                                            .n = s->n,
                                            .delta_s = s->interval_s};
         n++;

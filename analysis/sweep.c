@@ -15,16 +15,18 @@
 #define SWEEP_RHO_MAX   (-0.7)
 #define SWEEP_TOLERANCE 0.05
 
-/* The pairs of METHOD.md §6 (Fig. 10–12), then those of §10, swept only for a group
- * one of whose jobs has a DXT trace (the first N_UNTRACED_PAIRS are every group's). */
+/* The pairs of METHOD.md §6 (Fig. 10–12) and §11, then those of §10, swept only for a
+ * group one of whose jobs has a DXT trace (the first N_UNTRACED_PAIRS are every group's).
+ */
 static const char *const sweep_pairs[][2] = {
     {"t_d", "psi_d_read"},   {"t_d", "psi_d_write"}, {"t_um", "psi_o_read"},
     {"t_um", "psi_o_write"}, {"t_i", "psi_i_read"},  {"t_i", "psi_i_write"},
-    {"tau", "b_d"},          {"t_x", "psi_x_read"},  {"t_x", "psi_x_write"},
+    {"tau", "b_d"},          {"t_d", "q_d"},         {"tau", "q_d"},
+    {"t_x", "psi_x_read"},   {"t_x", "psi_x_write"},
 };
 
 #define N_PAIRS          (sizeof sweep_pairs / sizeof sweep_pairs[0])
-#define N_UNTRACED_PAIRS 7
+#define N_UNTRACED_PAIRS 9
 _Static_assert(N_UNTRACED_PAIRS <= N_PAIRS, "the untraced pairs come first");
 _Static_assert(N_PAIRS <= SWEEP_PAIRS_MAX, "the report holds SWEEP_PAIRS_MAX sweeps");
 
@@ -582,13 +584,14 @@ enum status analyze_sweep_run(struct db *db, const struct analysis_settings *set
     if (rc == STATUS_OK)
         rc = run_alloc(&r, err);
     r.units_total = n_groups * r.n_steps * (1 + N_PAIRS);
-    /* Everything beside the jobs and samples a stored sweep depends on. */
+    /* Everything beside the jobs and samples a stored sweep depends on (the pairs:
+     * a version that sweeps more of them sweeps every group again). */
     snprintf(settings_text, sizeof settings_text,
-             "version=%s;kind=sweep;k_max=%u;phases=%s;d_min=%zu;seed=%lu;theta=%.17g;"
-             "base_granularity=%.17g",
-             IOCONTEND_VERSION, settings->k_max, settings->all_phases ? "all" : "0",
-             settings->d_min, settings->seed, settings->theta_s,
-             settings->base_granularity_s);
+             "version=%s;kind=sweep;pairs=%zu;k_max=%u;phases=%s;d_min=%zu;seed=%lu;"
+             "theta=%.17g;base_granularity=%.17g",
+             IOCONTEND_VERSION, N_PAIRS, settings->k_max,
+             settings->all_phases ? "all" : "0", settings->d_min, settings->seed,
+             settings->theta_s, settings->base_granularity_s);
     if (rc == STATUS_OK) {
         rc = analysis_groups_each(db, groups, n_groups, sel, "sweep", settings_text, NULL,
                                   sweep_one, &work, sum, err);

@@ -264,6 +264,11 @@ struct iostat_sample {
     double r_bps, w_bps; /* bytes per second (kB = 1024) */
     double ro_ps, wo_ps; /* operations per second; NAN when unavailable (tps-only) */
     double ops_total_ps; /* r/s + w/s, or tps where that is all there is */
+    /* The queue (METHOD.md §11) as printed; NAN when the source lacks the column. */
+    double aqu_sz;                 /* aqu-sz (avgqu-sz): mean queue length */
+    double util_pct;               /* %util, percent */
+    double r_await_ms, w_await_ms; /* ms per read / write request */
+    double await_ms; /* ms per request, only where r_await / w_await are absent */
 };
 
 /* The formats ingest_iostat_parse recognises. */

@@ -36,13 +36,18 @@ enum quantity {
     Q_READ_OPS,
     Q_WRITE_OPS,
     Q_TPS,
+    Q_QUEUE,   /* aqu-sz: mean queue length (METHOD.md §11) */
+    Q_UTIL,    /* %util, percent */
+    Q_R_AWAIT, /* ms per read request */
+    Q_W_AWAIT, /* ms per write request */
+    Q_AWAIT,   /* ms per request, reads and writes together (older sysstat, sadf) */
     Q_COUNT
 };
 
 struct column_name {
     const char *name;
     enum quantity q;
-    double scale; /* to bytes or operations per second */
+    double scale; /* to bytes or operations per second; 1 for the queue columns */
 };
 
 /* Every spelling we know across sysstat versions and outputs, best first: when a
@@ -72,6 +77,16 @@ static const struct column_name column_names[] = {
     {"r/s", Q_READ_OPS, 1.0},
     {"w/s", Q_WRITE_OPS, 1.0},
     {"tps", Q_TPS, 1.0},
+    /* The queue (METHOD.md §11), optional: absent from iostat -d and old sar. sadf -j
+     * has both aqu-sz and avgqu-sz (the same number); aqu-sz is listed first. */
+    {"aqu-sz", Q_QUEUE, 1.0},      /* iostat 12 text and JSON, sadf -d and -j */
+    {"avgqu-sz", Q_QUEUE, 1.0},    /* iostat before 12, sadf -j */
+    {"%util", Q_UTIL, 1.0},        /* iostat text, sadf -d */
+    {"util", Q_UTIL, 1.0},         /* iostat JSON */
+    {"util-percent", Q_UTIL, 1.0}, /* sadf -j */
+    {"r_await", Q_R_AWAIT, 1.0},   /* iostat -x */
+    {"w_await", Q_W_AWAIT, 1.0},
+    {"await", Q_AWAIT, 1.0}, /* iostat before 12, sadf -d and -j */
 };
 
 /* The device column of each output. */
@@ -646,6 +661,14 @@ static enum status add_sample(struct parser *p, const char *device,
         s->ro_ps = s->wo_ps = NAN;
         s->ops_total_ps = rates[Q_TPS];
     }
+    s->aqu_sz = rates[Q_QUEUE];
+    s->util_pct = rates[Q_UTIL];
+    s->r_await_ms = rates[Q_R_AWAIT];
+    s->w_await_ms = rates[Q_W_AWAIT];
+    /* The combined await only where the split one is missing (METHOD.md §11 weighs
+     * reads and writes by their own rates when it can). */
+    bool split = !isnan(s->r_await_ms) && !isnan(s->w_await_ms);
+    s->await_ms = split ? (double)NAN : rates[Q_AWAIT];
     return STATUS_OK;
 }
 

@@ -57,7 +57,12 @@ static enum status sample_rows(const char *path, const struct ingest_opts *o,
                                   .w_bps = is->w_bps,
                                   .ro_ps = is->ro_ps,
                                   .wo_ps = is->wo_ps,
-                                  .ops_total_ps = is->ops_total_ps};
+                                  .ops_total_ps = is->ops_total_ps,
+                                  .aqu_sz = is->aqu_sz,
+                                  .util_pct = is->util_pct,
+                                  .r_await_ms = is->r_await_ms,
+                                  .w_await_ms = is->w_await_ms,
+                                  .await_ms = is->await_ms};
     }
     *in = (struct db_samples_in){.fs = o->fs,
                                  .server = t[0],

@@ -212,6 +212,10 @@ struct db_sample {
     double r_bps, w_bps; /* bytes per second */
     double ro_ps, wo_ps; /* operations per second */
     double ops_total_ps; /* any rate not finite (NAN: unavailable) is SQL NULL */
+    /* The queue (METHOD.md §11, migration 0013); likewise NULL when not finite. */
+    double aqu_sz, util_pct;       /* requests; percent */
+    double r_await_ms, w_await_ms; /* ms per read / write request */
+    double await_ms;               /* ms per request, where only that is given */
 };
 
 /* The samples of one file: rows of samples, all of file system fs and server. */
@@ -386,6 +390,9 @@ struct db_stream {
     char fs[64], server[128], device[64];
     double interval_s;
     double *end_s, *r, *w, *ro, *wo; /* owned by the db_streams */
+    /* ops_total and the queue columns (migration 0013; NAN for SQL NULL): one block
+     * owned by the db_streams, at ops_total. */
+    double *ops_total, *aqu_sz, *util_pct, *r_await_ms, *w_await_ms, *await_ms;
     size_t n;
 };
 

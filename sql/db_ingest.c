@@ -88,6 +88,9 @@ static enum status ensure_temp_tables(struct db *db, struct error *err)
     return rc;
 }
 
+/* The queue columns of samples (migration 0013), in struct db_sample's order. */
+#define SAMPLE_QUEUE_COLUMNS "aqu_sz, util_pct, r_await_ms, w_await_ms, await_ms"
+
 static bool buf_rate(struct buf *b, double v)
 {
     return isfinite(v) ? buf_printf(b, "\t%.17g", v) : buf_printf(b, "\t\\N");
@@ -332,12 +335,13 @@ static enum status samples_copy(struct db *db, const char *content_hash,
     enum status rc = bincopy_begin(
         &c, db,
         "COPY samples (fs, server, device, stamp_s, interval_s, r_bps, w_bps, ro_ps, "
-        "wo_ps, ops_total_ps, source_hash) FROM STDIN WITH (FORMAT binary)",
+        "wo_ps, ops_total_ps, source_hash, " SAMPLE_QUEUE_COLUMNS
+        ") FROM STDIN WITH (FORMAT binary)",
         err);
 
     for (size_t i = 0; rc == STATUS_OK && i < in->n; i++) {
         const struct db_sample *s = &in->samples[i];
-        bincopy_row(&c, 11);
+        bincopy_row(&c, 16);
         bincopy_text(&c, in->fs);
         bincopy_text(&c, in->server);
         bincopy_text(&c, s->device);
@@ -349,6 +353,11 @@ static enum status samples_copy(struct db *db, const char *content_hash,
         bincopy_float8(&c, s->wo_ps);
         bincopy_float8(&c, s->ops_total_ps);
         bincopy_text(&c, content_hash);
+        bincopy_float8(&c, s->aqu_sz);
+        bincopy_float8(&c, s->util_pct);
+        bincopy_float8(&c, s->r_await_ms);
+        bincopy_float8(&c, s->w_await_ms);
+        bincopy_float8(&c, s->await_ms);
     }
     return bincopy_end(&c);
 }
@@ -413,7 +422,10 @@ static enum status samples_merge(struct db *db, int64_t run_id, const char *path
             !buf_rate(&b, s->r_bps) || !buf_rate(&b, s->w_bps) ||
             !buf_rate(&b, s->ro_ps) || !buf_rate(&b, s->wo_ps) ||
             !buf_rate(&b, s->ops_total_ps) || !buf_printf(&b, "\t") ||
-            !buf_field(&b, content_hash) || !buf_printf(&b, "\n")) {
+            !buf_field(&b, content_hash) || !buf_rate(&b, s->aqu_sz) ||
+            !buf_rate(&b, s->util_pct) || !buf_rate(&b, s->r_await_ms) ||
+            !buf_rate(&b, s->w_await_ms) || !buf_rate(&b, s->await_ms) ||
+            !buf_printf(&b, "\n")) {
             free(b.p);
             return error_set(err, STATUS_NOMEM, "samples of %s", path);
         }
@@ -424,7 +436,7 @@ static enum status samples_merge(struct db *db, int64_t run_id, const char *path
     rc = copy_in(
         db,
         "COPY staged_samples (fs, server, device, stamp_s, interval_s, r_bps, w_bps, "
-        "ro_ps, wo_ps, ops_total_ps, source_hash) FROM STDIN",
+        "ro_ps, wo_ps, ops_total_ps, source_hash, " SAMPLE_QUEUE_COLUMNS ") FROM STDIN",
         &b, err);
     if (rc != STATUS_OK)
         goto fail;

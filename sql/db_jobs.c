@@ -143,6 +143,7 @@ void db_streams_free(struct db_streams *s)
         free(s->streams[i].w);
         free(s->streams[i].ro);
         free(s->streams[i].wo);
+        free(s->streams[i].ops_total);
     }
     for (size_t i = 0; i < s->n_servers; i++)
         free(s->servers[i]);
@@ -159,8 +160,16 @@ static bool stream_alloc(struct db_stream *st, size_t n)
     st->w = malloc(n * sizeof(double));
     st->ro = malloc(n * sizeof(double));
     st->wo = malloc(n * sizeof(double));
+    st->ops_total = malloc(6 * n * sizeof(double));
+    if (st->ops_total != NULL) {
+        st->aqu_sz = st->ops_total + n;
+        st->util_pct = st->ops_total + 2 * n;
+        st->r_await_ms = st->ops_total + 3 * n;
+        st->w_await_ms = st->ops_total + 4 * n;
+        st->await_ms = st->ops_total + 5 * n;
+    }
     return st->end_s != NULL && st->r != NULL && st->w != NULL && st->ro != NULL &&
-           st->wo != NULL;
+           st->wo != NULL && st->ops_total != NULL;
 }
 
 enum status db_streams_load(struct db *db, const char *fs, double offset_s,
@@ -175,7 +184,8 @@ enum status db_streams_load(struct db *db, const char *fs, double offset_s,
     rc = exec_params(
         db,
         "SELECT fs, server, device, stamp_s, interval_s, r_bps, w_bps, ro_ps, "
-        "wo_ps FROM samples WHERE ($1::text IS NULL OR fs = $1) "
+        "wo_ps, ops_total_ps, aqu_sz, util_pct, r_await_ms, w_await_ms, await_ms "
+        "FROM samples WHERE ($1::text IS NULL OR fs = $1) "
         "ORDER BY fs, server, device, stamp_s",
         1, vals, &r, err);
     if (rc != STATUS_OK)
@@ -223,6 +233,11 @@ enum status db_streams_load(struct db *db, const char *fs, double offset_s,
             st->w[k] = get_double(r, (int)i, 6);
             st->ro[k] = get_double(r, (int)i, 7);
             st->wo[k] = get_double(r, (int)i, 8);
+            /* ops_total, then the queue columns, each a block of the stream's n. */
+            for (int c = 0; c < 6; c++) {
+                st->ops_total[(size_t)c * (end - start) + k] =
+                    get_double(r, (int)i, 9 + c);
+            }
         }
         st->n = end - start;
         /* The server index: servers are "fs/server" in the order first seen. */

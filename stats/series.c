@@ -31,9 +31,13 @@ struct stats_series *stats_series_new(double delta_s, int64_t j_first, size_t n)
     s->w = calloc(cap, sizeof *s->w);
     s->ro = calloc(cap, sizeof *s->ro);
     s->wo = calloc(cap, sizeof *s->wo);
+    s->q = calloc(cap, sizeof *s->q);
+    s->u = calloc(cap, sizeof *s->u);
+    s->aw_num = calloc(cap, sizeof *s->aw_num);
+    s->aw_den = calloc(cap, sizeof *s->aw_den);
     s->present = calloc(cap, sizeof *s->present);
-    if (s->r == NULL || s->w == NULL || s->ro == NULL || s->wo == NULL ||
-        s->present == NULL) {
+    if (s->r == NULL || s->w == NULL || s->ro == NULL || s->wo == NULL || s->q == NULL ||
+        s->u == NULL || s->aw_num == NULL || s->aw_den == NULL || s->present == NULL) {
         stats_series_free(s);
         return NULL;
     }
@@ -48,6 +52,10 @@ void stats_series_free(struct stats_series *s)
     free(s->w);
     free(s->ro);
     free(s->wo);
+    free(s->q);
+    free(s->u);
+    free(s->aw_num);
+    free(s->aw_den);
     free(s->present);
     free(s);
 }
@@ -139,20 +147,58 @@ static enum status check_stream(const struct stats_stream *st, size_t k, size_t 
     return STATUS_OK;
 }
 
+/* What one sample adds to the series: the four rates, then the queue (METHOD.md
+ * §11). aqu-sz and %util are time averages over the sample and r/s·await is the
+ * request time spent per second, so all of them split over grid intervals in
+ * proportion to the overlap, as rates do. */
+enum { V_R, V_W, V_RO, V_WO, V_Q, V_U, V_AW_NUM, V_AW_DEN, V_COUNT };
+
+static double at_or_nan(const double *v, size_t i)
+{
+    return v != NULL ? v[i] : (double)NAN;
+}
+
+/* The values of sample i of st. AW's weight is r/s + w/s with r_await and w_await
+ * where the source has them, else ops_total (tps) with the combined await. */
+static void sample_values(const struct stats_stream *st, size_t i, double v[V_COUNT])
+{
+    double ro = at_or_nan(st->ro, i), wo = at_or_nan(st->wo, i);
+    double ra = at_or_nan(st->r_await_ms, i), wa = at_or_nan(st->w_await_ms, i);
+
+    v[V_R] = st->r[i];
+    v[V_W] = st->w[i];
+    v[V_RO] = ro;
+    v[V_WO] = wo;
+    v[V_Q] = at_or_nan(st->aqu_sz, i);
+    v[V_U] = at_or_nan(st->util_pct, i) / 100.0;
+    if (!isnan(ro) && !isnan(wo) && !isnan(ra) && !isnan(wa)) {
+        v[V_AW_NUM] = (ro * ra + wo * wa) / 1000.0;
+        v[V_AW_DEN] = ro + wo;
+    } else {
+        double ops = at_or_nan(st->ops_total, i);
+        v[V_AW_NUM] = ops * at_or_nan(st->await_ms, i) / 1000.0;
+        v[V_AW_DEN] = ops;
+    }
+}
+
 /* Adds volume rate·len of one sample to element k of s, len seconds of it (at most
  * what the stream has not covered yet: samples of one stream that overlap, from
  * irregular stamps, would count the same seconds twice; the first one wins). */
 static void add_piece(struct stats_series *s, double *cover, size_t k, double len,
-                      const double rates[4])
+                      const double v[V_COUNT])
 {
     double f = fmin(len, s->delta_s - cover[k]) / s->delta_s;
 
     if (!(f > 0.0))
         return;
-    s->r[k] += rates[0] * f;
-    s->w[k] += rates[1] * f;
-    s->ro[k] += rates[2] * f;
-    s->wo[k] += rates[3] * f;
+    s->r[k] += v[V_R] * f;
+    s->w[k] += v[V_W] * f;
+    s->ro[k] += v[V_RO] * f;
+    s->wo[k] += v[V_WO] * f;
+    s->q[k] += v[V_Q] * f;
+    s->u[k] += v[V_U] * f;
+    s->aw_num[k] += v[V_AW_NUM] * f;
+    s->aw_den[k] += v[V_AW_DEN] * f;
     cover[k] += f * s->delta_s;
 }
 
@@ -167,12 +213,11 @@ static void add_stream(struct stats_series *s, const struct stats_stream *st,
     for (size_t i = 0; i < st->n; i++) {
         int64_t lo, hi;
         bool snap;
-        const double rates[4] = {st->r[i], st->w[i],
-                                 st->ro != NULL ? st->ro[i] : (double)NAN,
-                                 st->wo != NULL ? st->wo[i] : (double)NAN};
+        double rates[V_COUNT];
 
         if (!sample_usable(st, i))
             continue;
+        sample_values(st, i, rates);
         sample_place(st->end_s[i], st->delta_s, delta_s, &lo, &hi, &snap);
         if (snap) { /* the whole interval, rates copied */
             add_piece(s, cover, (size_t)(lo - s->j_first), delta_s, rates);
@@ -255,6 +300,9 @@ enum status stats_series_build(const struct stats_stream *streams, size_t n_stre
                 s->present[i] = 0;
         }
     }
+    /* U_i is the mean over the devices (a partial sum only where it is a hole). */
+    for (size_t i = 0; i < s->n; i++)
+        s->u[i] /= (double)n_streams;
     for (size_t v = 0; v < n_servers; v++)
         every_server = every_server && seen[v];
     if (!every_server)
@@ -312,6 +360,7 @@ enum status stats_series_coarsen(const struct stats_series *fine, unsigned k,
     for (size_t c = 0; c < nc; c++) {
         int64_t jc = jc_first + (int64_t)c;
         double r = 0.0, w = 0.0, ro = 0.0, wo = 0.0;
+        double qs = 0.0, u = 0.0, aw_num = 0.0, aw_den = 0.0;
         unsigned char present = 1;
 
         for (int64_t q = 1; q <= kk; q++) {
@@ -325,13 +374,22 @@ enum status stats_series_coarsen(const struct stats_series *fine, unsigned k,
             w += fine->w[i];
             ro += fine->ro[i];
             wo += fine->wo[i];
+            qs += fine->q[i];
+            u += fine->u[i];
+            aw_num += fine->aw_num[i];
+            aw_den += fine->aw_den[i];
             present = (unsigned char)(present && fine->present[i]);
         }
-        /* The coarse rate is the mean of the k fine rates (§6). */
+        /* The coarse rate is the mean of the k fine rates (§6); so are Q and U, and
+         * AW = Σ aw_num / Σ aw_den is request-weighted over the k (§11). */
         s->r[c] = r / (double)k;
         s->w[c] = w / (double)k;
         s->ro[c] = ro / (double)k;
         s->wo[c] = wo / (double)k;
+        s->q[c] = qs / (double)k;
+        s->u[c] = u / (double)k;
+        s->aw_num[c] = aw_num / (double)k;
+        s->aw_den[c] = aw_den / (double)k;
         s->present[c] = present;
     }
     *out = s;

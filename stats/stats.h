@@ -15,12 +15,17 @@
 /* A series on the grid T_j = origin_s + j·delta_s: element i is interval
  * j = j_first + i, i.e. (T_{j-1}, T_j]. */
 struct stats_series {
-    double delta_s;         /* Δ, seconds */
-    double origin_s;        /* 0 on the base grid; phase·Δ after a phased coarsening */
-    int64_t j_first;        /* grid index of element 0 */
-    size_t n;               /* intervals */
-    double *r, *w;          /* read / write bytes per second */
-    double *ro, *wo;        /* read / write operations per second; NAN when unknown */
+    double delta_s;  /* Δ, seconds */
+    double origin_s; /* 0 on the base grid; phase·Δ after a phased coarsening */
+    int64_t j_first; /* grid index of element 0 */
+    size_t n;        /* intervals */
+    double *r, *w;   /* read / write bytes per second */
+    double *ro, *wo; /* read / write operations per second; NAN when unknown */
+    /* The queue (METHOD.md §11); NAN where a contributing device lacks it. */
+    double *q;              /* Q_i: Σ over the devices of aqu-sz, requests */
+    double *u;              /* U_i: the mean over the devices of %util / 100 */
+    double *aw_num;         /* Σ over the devices of r/s·r_await + w/s·w_await, s/s */
+    double *aw_den;         /* Σ over the devices of r/s + w/s: AW_i = aw_num / aw_den */
     unsigned char *present; /* 1: every server reported the interval; 0: a hole */
 };
 
@@ -35,8 +40,13 @@ struct stats_stream {
     const double *end_s;   /* ascending */
     const double *r, *w;   /* bytes/s */
     const double *ro, *wo; /* ops/s, or NULL / NAN when unavailable */
-    size_t n;              /* samples */
-    double delta_s;        /* the stream's own Δ (median stamp difference) */
+    /* The queue columns as printed (METHOD.md §11), each NULL / NAN when unknown:
+     * aqu-sz, %util, r_await and w_await (ms), and where those two are missing the
+     * combined await (ms) with ops_total (r/s + w/s or tps) as its weight. */
+    const double *aqu_sz, *util_pct;
+    const double *r_await_ms, *w_await_ms, *await_ms, *ops_total;
+    size_t n;       /* samples */
+    double delta_s; /* the stream's own Δ (median stamp difference) */
 };
 
 /* Builds the system-wide series (METHOD.md §1) on the grid of delta_s from the
@@ -49,16 +59,20 @@ struct stats_stream {
  * covers an interval when each of its streams does, and a server with no stream
  * never does; the series spans the first to the last interval any sample touches;
  * a sample whose r or w is not finite is left out (a hole, never a zero); ro / wo
- * are NAN where a contributing stream has none. A hole's rates are the partial sums
- * and mean nothing. No usable sample gives n = 0. STATUS_INVALID also for a server
- * index >= n_servers, end_s not strictly ascending or not finite, a Δ <= 0. */
+ * are NAN where a contributing stream has none, and so are q, u, aw_num and aw_den
+ * (a sample's AW weight is r/s + w/s with r_await / w_await, else ops_total with
+ * await; u is the sum of %util / 100 over the n_streams streams divided by
+ * n_streams). A hole's rates are the partial sums and mean nothing. No usable sample
+ * gives n = 0. STATUS_INVALID also for a server index >= n_servers, end_s not strictly
+ * ascending or not finite, a Δ <= 0. */
 enum status stats_series_build(const struct stats_stream *streams, size_t n_streams,
                                size_t n_servers, double delta_s,
                                struct stats_series **out, struct error *err) MUST_CHECK;
 
 /* Granularity k with phase φ (METHOD.md §6): coarse interval J merges fine
  * intervals kJ + φ + 1 … kJ + φ + k and ends at (kJ + φ + k)·Δ; its rate is the
- * mean of the k fine rates; a hole if any is. Needs 0 <= phase < k. *out is new,
+ * mean of the k fine rates, and so are Q, U, and AW's numerator and denominator
+ * (AW is then request-weighted); a hole if any is. Needs 0 <= phase < k. *out is new,
  * with delta_s = k·Δ and origin_s = fine->origin_s + phase·Δ. On that grid §6's
  * interval J is grid interval J + 1 (it ends at origin_s + (J + 1)·kΔ). Coarse
  * intervals that reach past either end of fine are kept, as holes. STATUS_INVALID
@@ -79,6 +93,7 @@ enum stats_exclusion {
     EXCL_NONPOSITIVE_IN_LOG_SPACE,
     EXCL_NO_TRACE,       /* the _x family: the job has no DXT trace (METHOD.md §10) */
     EXCL_INCOMPLETE_DXT, /* the _x family: its trace is incomplete */
+    EXCL_NO_QUEUE_DATA,  /* q_d, u_d, await_d: a source without aqu-sz or %util (§11) */
     EXCL_COUNT
 };
 
@@ -110,9 +125,16 @@ struct stats_job_volume {
     size_t m_i;                       /* |A^I| */
     double t_i;                       /* m_i·Δ */
     double psi_i_read, psi_i_write;   /* eq. 4 over A^I */
+    enum stats_exclusion q_excl;      /* for q_d, u_d, await_d: d_excl, else
+                                         EXCL_NO_QUEUE_DATA when Q or U is unknown */
+    double q_d;                       /* mean of Q_i over A, requests */
+    double u_d;                       /* mean of U_i over A, a fraction */
+    double await_d;                   /* Σ_A aw_num / Σ_A aw_den, seconds; NAN when no
+                                         request or no await over A */
 };
 
-/* Computes Ψ, Ψ^O, A, m, T^D, Ψ^D, Ψ^{DO}, A^I, T^I, Ψ^I of job over series s
+/* Computes Ψ, Ψ^O, A, m, T^D, Ψ^D, Ψ^{DO}, A^I, T^I, Ψ^I and, over A, the queue
+ * metrics q_d, u_d, await_d (METHOD.md §11) of job over series s
  * (METHOD.md §3), each family with its exclusion reason. scratch must hold
  * 2·job->n_windows size_t (no allocation here; may be NULL without windows).
  * Cost O(w log w + m + n) for w windows, m active and n span intervals.

@@ -19,6 +19,7 @@ const char *stats_exclusion_name(enum stats_exclusion e)
     case EXCL_NONPOSITIVE_IN_LOG_SPACE: return "nonpositive_in_log_space";
     case EXCL_NO_TRACE: return "no_trace";
     case EXCL_INCOMPLETE_DXT: return "incomplete_dxt";
+    case EXCL_NO_QUEUE_DATA: return "no_queue_data";
     case EXCL_COUNT: break;
     }
     return "";
@@ -159,6 +160,8 @@ struct active {
     size_t m;         /* |A| */
     double s_d;       /* |S^D|, seconds */
     struct rates psi; /* Ψ^D_R, Ψ^D_W, Ψ^{DO}_R, Ψ^{DO}_W */
+    /* Σ over every interval of A (METHOD.md §11): Q, U, AW's parts. */
+    double q, u, aw_num, aw_den;
 };
 
 static bool window_counts(const struct stats_window *w, bool monitored_only)
@@ -188,6 +191,7 @@ static void active_volume(const struct stats_series *s, const struct stats_job *
 
     out->m = 0;
     out->s_d = NAN;
+    out->q = out->u = out->aw_num = out->aw_den = 0.0;
     for (size_t k = 0; k < job->n_windows; k++) {
         const struct stats_window *w = &job->windows[k];
         if (!window_counts(w, monitored_only))
@@ -233,9 +237,14 @@ static void active_volume(const struct stats_series *s, const struct stats_job *
             int64_t i = present_at(s, base + (int64_t)q);
             if (i < 0) {
                 hole = true;
-            } else if (q != 0 && base + (int64_t)q != j_last) {
-                rates_add(&interior, s, i);
+                continue;
             }
+            if (q != 0 && base + (int64_t)q != j_last)
+                rates_add(&interior, s, i);
+            out->q += s->q[i];
+            out->u += s->u[i];
+            out->aw_num += s->aw_num[i];
+            out->aw_den += s->aw_den[i];
         }
         if (k < n) {
             run_lo = scratch[2 * k];
@@ -256,6 +265,24 @@ static void active_volume(const struct stats_series *s, const struct stats_job *
     out->psi = integrate_rates(s, &e, &interior, base - s->j_first, j_last - s->j_first);
     out->excl =
         (isfinite(out->psi.r) && isfinite(out->psi.w)) ? EXCL_NONE : EXCL_NONFINITE;
+}
+
+/* q_d, u_d, await_d over A (METHOD.md §11): the D family's exclusion, else
+ * no_queue_data when the sources lack aqu-sz or %util. await_d needs a request
+ * (AW's weight) and an await over A; without them it alone is NAN. */
+static void queue_over_active(const struct active *act, struct stats_job_volume *out)
+{
+    out->q_excl = act->excl;
+    if (act->excl != EXCL_NONE)
+        return;
+    if (!isfinite(act->q) || !isfinite(act->u)) {
+        out->q_excl = EXCL_NO_QUEUE_DATA;
+        return;
+    }
+    out->q_d = act->q / (double)act->m;
+    out->u_d = act->u / (double)act->m;
+    if (isfinite(act->aw_num) && act->aw_den > 0.0)
+        out->await_d = act->aw_num / act->aw_den;
 }
 
 static enum status check_job(const struct stats_series *s, const struct stats_job *job,
@@ -306,7 +333,10 @@ enum status stats_job_volume(const struct stats_series *s, const struct stats_jo
                                      .s_d = NAN,
                                      .t_i = NAN,
                                      .psi_i_read = NAN,
-                                     .psi_i_write = NAN};
+                                     .psi_i_write = NAN,
+                                     .q_d = NAN,
+                                     .u_d = NAN,
+                                     .await_d = NAN};
     rc = check_job(s, job, scratch, err);
     if (rc != STATUS_OK)
         return rc;
@@ -328,6 +358,7 @@ enum status stats_job_volume(const struct stats_series *s, const struct stats_jo
         out->psi_do_read = act.psi.ro;
         out->psi_do_write = act.psi.wo;
     }
+    queue_over_active(&act, out);
 
     /* A^I, T^I, Ψ^I: the windows on monitored file systems, same series. */
     active_volume(s, job, true, scratch, &act);

@@ -318,8 +318,9 @@ static void export_header_has_every_metric_of_method_md(void **state)
              "m,t_d,psi_d_read,psi_d_write,m_i,t_i,psi_i_read,psi_i_write,"
              "psi_do_read,psi_do_write,nu_read,nu_write,nu_d_read,nu_d_write,b_d,tau,"
              "t_x,t_x_read,t_x_write,m_x,t_dx,psi_x_read,psi_x_write,b_x,"
+             "q_d,u_d,await_d,"
              "excluded_psi,excluded_d,excluded_i,excluded_b_d,excluded_tau,"
-             "excluded_x,excluded_b_x,negative,scope_fs");
+             "excluded_x,excluded_b_x,excluded_q,negative,scope_fs");
     /* a header and three jobs */
     size_t lines = 1;
     for (const char *c = nl + 1; *c != '\0'; c++)
@@ -543,20 +544,20 @@ static void x_family_from_dxt_windows_and_its_reasons(void **state)
 
 /* analyze stores t_x~psi_x_read and t_x~psi_x_write for the groups with a trace
  * (job 101's, whole; job 102's, incomplete: a trace all the same), and only the
- * four default pairs for job 103's (each job is its own group here). */
+ * six default pairs for job 103's (each job is its own group here). */
 static void analyze_adds_the_x_pairs_for_groups_with_a_trace(void **state)
 {
     const char *sql =
         "SELECT string_agg(r.y || '~' || r.x, ' ' ORDER BY r.y, r.x) FROM results r "
         "JOIN jobs j ON j.group_id = r.group_id WHERE j.jobid = $1 AND "
         "r.kind = 'association' AND r.granularity_s = 60";
-    const char *defaults =
-        "t_d~psi_d_read t_d~psi_d_write t_um~psi_o_read t_um~psi_o_write";
-    char traced[200];
+    const char *defaults = "t_d~psi_d_read t_d~psi_d_write t_d~q_d t_um~psi_o_read "
+                           "t_um~psi_o_write tau~q_d";
+    const char *traced = "t_d~psi_d_read t_d~psi_d_write t_d~q_d t_um~psi_o_read "
+                         "t_um~psi_o_write t_x~psi_x_read t_x~psi_x_write tau~q_d";
     int rc;
 
     (void)state;
-    snprintf(traced, sizeof traced, "%s t_x~psi_x_read t_x~psi_x_write", defaults);
     char *out = run("analyze --permutations 0", &rc);
     assert_int_equal(rc, 1); /* every group is below d_min */
     free(out);
@@ -570,8 +571,8 @@ static void analyze_adds_the_x_pairs_for_groups_with_a_trace(void **state)
     }
 }
 
-/* The sweep likewise: the seven pairs of METHOD.md §6 for every group, the two _x
- * pairs besides for a group with a trace. */
+/* The sweep likewise: the nine pairs of METHOD.md §6 and §11 for every group, the
+ * two _x pairs besides for a group with a trace. */
 static void sweep_adds_the_x_pairs_for_groups_with_a_trace(void **state)
 {
     const char *sql = "SELECT count(*) || ' ' || count(*) FILTER (WHERE r.y = 't_x') "
@@ -583,7 +584,7 @@ static void sweep_adds_the_x_pairs_for_groups_with_a_trace(void **state)
     char *out = run("analyze --sweep --k-max 2", &rc);
     assert_int_equal(rc, 1); /* every group is below d_min */
     free(out);
-    const char *ids[] = {"101", "102", "103"}, *want[] = {"9 2", "9 2", "7 0"};
+    const char *ids[] = {"101", "102", "103"}, *want[] = {"11 2", "11 2", "9 0"};
     for (size_t i = 0; i < 3; i++) {
         char *v = pgfixture_query(&fx.db, sql, ids[i]);
         assert_non_null(v);

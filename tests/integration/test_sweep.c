@@ -35,11 +35,11 @@
 #define KDE_ORACLE  "tests/oracles/kde_ref.py"
 #define NQ          16
 
-/* The pairs analyze --sweep stores (METHOD.md §6). */
+/* The pairs analyze --sweep stores (METHOD.md §6, and §11's queue). */
 static const char *const pairs[][2] = {
     {"t_d", "psi_d_read"},   {"t_d", "psi_d_write"}, {"t_um", "psi_o_read"},
     {"t_um", "psi_o_write"}, {"t_i", "psi_i_read"},  {"t_i", "psi_i_write"},
-    {"tau", "b_d"},
+    {"tau", "b_d"},          {"t_d", "q_d"},         {"tau", "q_d"},
 };
 
 #define N_PAIRS (sizeof pairs / sizeof pairs[0])

@@ -94,7 +94,8 @@ static int teardown(void **state)
  * migrates it when it opens it: 0006 (hand-made groups) adds a column and a table,
  * 0007 the jobs' negative_time flag, 0008 the quarantine's verdict key, 0009 the
  * interrupted runs and the tables' inputs, 0010 the ledger of loaded sample
- * files, and what the old version stored is served as before. */
+ * files, 0011 the incomplete logs, 0012 the DXT traces, 0013 the samples' queue
+ * columns, and what the old version stored is served as before. */
 static void restored_database_migrates_from_the_old_schema_version(void **state)
 {
     int rc = -1;
@@ -109,7 +110,8 @@ static void restored_database_migrates_from_the_old_schema_version(void **state)
               strstr(out, "applied migration 0010_sample_ledger") != NULL &&
               strstr(out, "applied migration 0011_incomplete_log") != NULL &&
               strstr(out, "applied migration 0012_dxt") != NULL &&
-              strstr(out, "migrations applied: 7; schema version 12") != NULL;
+              strstr(out, "applied migration 0013_sample_queue") != NULL &&
+              strstr(out, "migrations applied: 8; schema version 13") != NULL;
     if (!ok)
         print_error("db migrate exited %d: %s\n", rc, out);
     free(out);
