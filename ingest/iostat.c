@@ -27,7 +27,7 @@
  *   compares a stamp with the one before) are made in one pass after the input is
  *   read (place_reports), when the median spacing is known. The pass starts from
  *   the resume state, so a continuation places as a whole parse with the same Δ.
- * - Placement (README, "iostat timing"): the printed stamp is the second the report
+ * - Placement (README, "Sample timing"): the printed stamp is the second the report
  *   was taken in, truncated, so a report taken on time shows up to one second off
  *   its position when the timer jitters around a second's boundary: 12, 14, 14 or
  *   12, 12, 14 for 12, 13, 14. Such a stamp is moved to its position (the last
