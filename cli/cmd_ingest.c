@@ -157,6 +157,7 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
         .device_include = cfg->device_include,
         .fs = fs,
         .server = server,
+        .timezone = cfg->timezone,
         .progress = app_progress_of(&bar, &progress),
         .max_file_bytes = cfg->max_file_bytes,
         .jobs = jobs,

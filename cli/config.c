@@ -689,6 +689,23 @@ static enum status set_batch_files(struct app_config *cfg, const char *value,
     return STATUS_OK;
 }
 
+/* [samples] timezone: an IANA zone that tzdata has, read now so that a wrong name
+ * stops the program here rather than at the first sample file. */
+static enum status set_timezone(struct app_config *cfg, const char *value,
+                                struct ini_state *st)
+{
+    const struct ingest_zone *zone;
+    struct error why = {0};
+    enum status rc = ingest_zone_get(value, &zone, &why);
+
+    if (rc != STATUS_OK) {
+        return error_at(st->err, rc == STATUS_NOMEM ? rc : STATUS_PARSE, st->path,
+                        st->line, "[samples] timezone: %s", why.msg);
+    }
+    return set_text(cfg->timezone, sizeof cfg->timezone, "samples", "timezone", value,
+                    st);
+}
+
 static enum status set_key(struct ini_state *st, const char *section, const char *key,
                            const char *value)
 {
@@ -730,6 +747,8 @@ static enum status set_key(struct ini_state *st, const char *section, const char
         return parse_double(value, &cfg->sample_offset_s, "[samples] sample_offset_s",
                             st->path, st->line, st->err);
     }
+    if (strcmp(section, "samples") == 0 && strcmp(key, "timezone") == 0)
+        return set_timezone(cfg, value, st);
     if (strcmp(section, "analysis") == 0)
         return set_analysis(cfg, key, value, st);
     if (strcmp(section, "ingest") == 0 && strcmp(key, "max_file_bytes") == 0)
@@ -740,14 +759,14 @@ static enum status set_key(struct ini_state *st, const char *section, const char
         return error_at(st->err, STATUS_PARSE, st->path, st->line,
                         "%.40s: a key before any [section]", key);
     }
-    return error_at(st->err, STATUS_PARSE, st->path, st->line,
-                    "[%.40s] %.40s: unknown key%s", section, key,
-                    strcmp(section, "database") == 0  ? "; expected conninfo or state_dir"
-                    : strcmp(section, "devices") == 0 ? "; expected include"
-                    : strcmp(section, "samples") == 0 ? "; expected sample_offset_s"
-                    : strcmp(section, "ingest") == 0
-                        ? "; expected max_file_bytes or batch_files"
-                        : "");
+    return error_at(
+        st->err, STATUS_PARSE, st->path, st->line, "[%.40s] %.40s: unknown key%s",
+        section, key,
+        strcmp(section, "database") == 0  ? "; expected conninfo or state_dir"
+        : strcmp(section, "devices") == 0 ? "; expected include"
+        : strcmp(section, "samples") == 0 ? "; expected sample_offset_s or timezone"
+        : strcmp(section, "ingest") == 0  ? "; expected max_file_bytes or batch_files"
+                                          : "");
 }
 
 static int ini_key(void *user, const char *section, const char *key, const char *value)
@@ -849,6 +868,7 @@ void app_config_defaults(struct app_config *cfg)
     snprintf(cfg->listen, sizeof cfg->listen, "127.0.0.1:8080");
     snprintf(cfg->device_include, sizeof cfg->device_include, "%s",
              INGEST_DEFAULT_DEVICE_INCLUDE);
+    snprintf(cfg->timezone, sizeof cfg->timezone, "UTC");
     cfg->d_min = 10;
     cfg->seed = 20240601UL;
     cfg->sweep_k_max = 20;
@@ -961,6 +981,7 @@ void app_config_print(const struct app_config *cfg, FILE *fp)
     fprintf(fp, "\n[devices]\n");
     print_key(fp, "include", cfg->device_include);
     fprintf(fp, "\n[samples]\nsample_offset_s = %.17g\n", cfg->sample_offset_s);
+    print_key(fp, "timezone", cfg->timezone);
     fprintf(fp, "\n[analysis]\nd_min = %zu\nseed = %lu\ngranularity_s = %.17g\n",
             cfg->d_min, cfg->seed, cfg->granularity_s);
     fprintf(fp, "sweep_k_max = %u\nsweep_phases = %s\npermutations = %zu\n",

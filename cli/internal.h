@@ -40,6 +40,7 @@ struct app_config {
     char cors_origin[256]; /* [serve] cors_origin */
     char device_include[256];
     double sample_offset_s; /* θ of every source (METHOD.md §1) */
+    char timezone[128];     /* [samples] timezone: of stamps printed without a zone */
     double granularity_s;   /* base Δ when the samples do not say; 0 = from samples */
     size_t d_min;           /* METHOD.md §5, default 10 */
     unsigned long seed;     /* default 20240601 */

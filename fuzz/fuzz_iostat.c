@@ -26,7 +26,9 @@ static enum status parse(const uint8_t *data, size_t size, int64_t mtime_s, int6
     *out = NULL;
     if (fp == NULL)
         return STATUS_NOMEM;
-    rc = ingest_iostat_parse_from(fp, "fuzz.txt", NULL, mtime_s, now_s, from, out, &err);
+    struct iostat_parse_opts o = {
+        .timezone = "Europe/Berlin", .mtime_s = mtime_s, .now_s = now_s};
+    rc = ingest_iostat_parse_from(fp, "fuzz.txt", &o, from, out, &err);
     fclose(fp);
     free(copy);
     FUZZ_CHECK((rc == STATUS_OK) == (*out != NULL), "iostat: *out set iff STATUS_OK");

@@ -260,7 +260,7 @@ int ingest_size_bin(double v);
 /* One device's sample: rates over the interval that ends at stamp_s. */
 struct iostat_sample {
     char device[64];
-    int64_t stamp_s;     /* epoch seconds, UTC, as printed */
+    int64_t stamp_s;     /* epoch seconds, UTC, as placed (ingest_iostat_parse_from) */
     double r_bps, w_bps; /* bytes per second (kB = 1024) */
     double ro_ps, wo_ps; /* operations per second; NAN when unavailable (tps-only) */
     double ops_total_ps; /* r/s + w/s, or tps where that is all there is */
@@ -286,7 +286,8 @@ struct iostat_resume {
     char host[128];            /* the host so far ("" when none yet) */
     bool have_accepted;        /* accepted_stamp_s is set */
     int64_t accepted_stamp_s;  /* the last report accepted, epoch seconds */
-    int64_t gap_s;             /* its distance to the one before (set-aside rule) */
+    int64_t gap_s;             /* its printed stamp's distance to the placed one before
+                                  it (set-aside rule, placement); 0 at a stream's first */
     double interval_s;         /* the file's Δ as first computed; 0: none yet */
     size_t stream_reports;     /* iostat text: reports since the banner (0: the next
                                   one is the since-boot report) */
@@ -310,51 +311,95 @@ struct iostat_data {
     struct iostat_resume resume; /* the state after complete_bytes */
 };
 
+/* What a parse of samples needs besides the bytes. */
+struct iostat_parse_opts {
+    const char
+        *device_include;  /* POSIX extended regex; NULL: the default of INTERFACES.md */
+    const char *timezone; /* IANA zone of stamps printed without one; NULL: UTC */
+    int64_t mtime_s;      /* the file's mtime, epoch seconds; INT64_MAX: unknown */
+    int64_t now_s;        /* the time of the parse; INT64_MAX: unknown */
+};
+
 /* Parses iostat text (-d -x [-k|-m] -t, with or without avg-cpu blocks, ISO or
  * locale stamps), iostat JSON (-o JSON), sadf -d (CSV) and sadf -j. The format is
  * recognised from the contents. device_include is a POSIX extended regex (NULL: the
  * default of INTERFACES.md). The first report of an iostat stream is dropped, never
  * sadf's. Columns are mapped by name. Errors name the line and what was expected.
- * Locale stamps (MM/DD/YY) are taken as UTC, ISO stamps honour their offset; iostat
- * without -t is STATUS_PARSE "no timestamps: run iostat with -t". On success *out is
- * new (iostat_data_free); on error it is NULL: STATUS_PARSE (contents; "no samples"
- * when nothing is kept), STATUS_INVALID (a bad regex, fp or out NULL), STATUS_NOMEM,
- * STATUS_INTERNAL (a read error). fp is read, never closed. */
+ * Stamps printed with a zone (ISO with an offset or Z, sadf's UTC) keep it; stamps
+ * without one (MM/DD/YY locale stamps) are read in UTC here, in opts->timezone with
+ * ingest_iostat_parse_from. Reports are taken in file order: a report whose printed
+ * second repeats or skips one is placed by its position (see
+ * ingest_iostat_parse_from); iostat without -t is STATUS_PARSE "no timestamps: run
+ * iostat with -t". On success *out is new (iostat_data_free); on error it is NULL:
+ * STATUS_PARSE (contents; "no samples" when nothing is kept), STATUS_INVALID (a bad
+ * regex or time zone, fp or out NULL), STATUS_NOMEM, STATUS_INTERNAL (a read error).
+ * fp is read, never closed. */
 enum status ingest_iostat_parse(FILE *fp, const char *path, const char *device_include,
                                 struct iostat_data **out, struct error *err) MUST_CHECK;
 /* ingest_iostat_parse, knowing the file's mtime (epoch seconds; INT64_MAX when
  * unknown). A report is set aside (logged with its line, counted in
  * n_reports_aside; the rest of the file loads) when its stamp is before 2000, more
  * than a day after mtime_s, or more than a day from where its place puts it (the
- * last accepted stamp plus the distance before it), or when a row has a negative
- * rate. A cut last line (no newline: a file still being written) leaves its report
- * out (n_reports_cut) and loads the complete ones. */
+ * last accepted stamp plus the distance before it), when it cannot be placed after
+ * the report before it (a step back), or when a row has a negative rate. A cut last
+ * line (no newline: a file still being written) leaves its report out
+ * (n_reports_cut) and loads the complete ones. */
 enum status ingest_iostat_parse_file(FILE *fp, const char *path,
                                      const char *device_include, int64_t mtime_s,
                                      struct iostat_data **out,
                                      struct error *err) MUST_CHECK;
-/* ingest_iostat_parse_file, continuing a text file where an earlier parse stopped
- * (from, as that parse's resume; NULL: the file's start) and knowing the time now_s
- * (epoch seconds). fp then holds the bytes after the earlier complete_bytes: no
+/* ingest_iostat_parse_file with opts (NULL: the defaults, UTC), continuing a text
+ * file where an earlier parse stopped (from, as that parse's resume; NULL: the
+ * file's start). fp then holds the bytes after the earlier complete_bytes: no
  * since-boot report is dropped unless a banner starts a new stream, the set-aside
- * rule continues from the last accepted stamp, lines are numbered from from->lines,
- * and a chunk with no new complete report is STATUS_OK with n = 0. A report is
- * known complete once a blank line ends its device table (iostat) or a record of a
- * later stamp follows it (sadf -d); complete_bytes stops before any other, so the
- * next parse reads it again. A cut last line (no newline) of a file last written
- * more than a day before now_s is set aside (logged as a warning with its line,
- * counted in n_reports_aside) and complete_bytes then covers it. A cut JSON document
- * (a file still being written) loads the complete elements of its statistics
- * array; the cut one counts as n_reports_cut, or as set aside after a day. Statuses
- * as ingest_iostat_parse. */
+ * rule and the placement continue from the last accepted stamp, lines are numbered
+ * from from->lines, and a chunk with no new complete report is STATUS_OK with n = 0.
+ * A report is known complete once a blank line ends its device table (iostat) or a
+ * record of a later stamp follows it (sadf -d); complete_bytes stops before any
+ * other, so the next parse reads it again. A cut last line (no newline) of a file
+ * last written more than a day before opts->now_s is set aside (logged as a warning
+ * with its line, counted in n_reports_aside) and complete_bytes then covers it. A
+ * cut JSON document (a file still being written) loads the complete elements of its
+ * statistics array; the cut one counts as n_reports_cut, or as set aside after a
+ * day.
+ *
+ * Placement, with Δ the interval (sadf's interval column, else from->interval_s,
+ * else the median printed spacing of the input) when it is a whole number of seconds:
+ * a report whose printed stamp is one second from the last accepted stamp A plus Δ,
+ * when A itself was printed Δ after the one before it, is placed at A + Δ; a
+ * report printed at A (a repeat) is placed at A + Δ; any other report after A keeps
+ * its stamp, and one before A is set aside. The first report of a stream keeps its
+ * stamp. A local stamp that a time change makes ambiguous is the instant nearer
+ * A + Δ; one in a skipped hour is read with the offset before the change. A resumed
+ * parse places reports as a whole parse with the same Δ does. Statuses as
+ * ingest_iostat_parse. */
 enum status ingest_iostat_parse_from(FILE *fp, const char *path,
-                                     const char *device_include, int64_t mtime_s,
-                                     int64_t now_s, const struct iostat_resume *from,
+                                     const struct iostat_parse_opts *opts,
+                                     const struct iostat_resume *from,
                                      struct iostat_data **out,
                                      struct error *err) MUST_CHECK;
 void iostat_data_free(struct iostat_data *d);
 
 #define INGEST_DEFAULT_DEVICE_INCLUDE "^(sd[a-z]+|vd[a-z]+|xvd[a-z]+|nvme[0-9]+n[0-9]+)$"
+
+/* ---- time zones ------------------------------------------------------------------ */
+
+/* An IANA time zone's UTC offsets over time, read from its TZif file. */
+struct ingest_zone;
+
+/* The zone named name (Europe/Berlin: /usr/share/zoneinfo/Europe/Berlin; "UTC" and
+ * NULL need no file). Read once per process and kept for its life: *out is borrowed
+ * for ever. Thread-safe. STATUS_INVALID naming the zone when there is no such zone
+ * (or its file is not TZif, or the name is not a zone name), STATUS_NOMEM. */
+enum status ingest_zone_get(const char *name, const struct ingest_zone **out,
+                            struct error *err) MUST_CHECK;
+const char *ingest_zone_name(const struct ingest_zone *z);
+/* The offset east of UTC, seconds, in force at instant t (epoch seconds). */
+int32_t ingest_zone_offset(const struct ingest_zone *z, int64_t t);
+/* The instants (epoch seconds, increasing) whose local time in z is local_s (a civil
+ * time counted as if it were UTC): 2 in an hour a time change repeats, else 1 (in a
+ * skipped hour: read with the offset before the change). Returns how many. */
+size_t ingest_zone_instants(const struct ingest_zone *z, int64_t local_s, int64_t out[2]);
 
 /* ---- the loader (files → database) ---------------------------------------------- */
 
@@ -363,8 +408,9 @@ struct db;
 struct ingest_opts {
     const struct ingest_fs_map *fs_map; /* monitored file systems (darshan) */
     const char *device_include;         /* iostat device regex, NULL: default */
-    const char *fs;                  /* iostat: the file system the samples belong to */
-    const char *server;              /* iostat: server name, NULL: the file's host */
+    const char *fs;       /* iostat: the file system the samples belong to */
+    const char *server;   /* iostat: server name, NULL: the file's host */
+    const char *timezone; /* iostat: zone of stamps printed without one; NULL: UTC */
     const struct progress *progress; /* per file loaded; NULL: none */
     size_t max_file_bytes; /* larger inputs are quarantined "too large"; 0: the default */
     unsigned jobs;         /* threads reading and parsing; 0: one per processor */

@@ -19,10 +19,26 @@
  *   cannot reveal. sadf never drops.
  * - iostat text without -t has no time of day anywhere (the banner has the date
  *   only), so it is STATUS_PARSE "no timestamps: run iostat with -t" rather than a
- *   guess. Locale stamps (MM/DD/YY) and sadf stamps with no zone are taken as UTC;
- *   ISO stamps honour their offset.
- * - Stamps must increase from report to report: a repeat or a step back (a local
- *   clock at a DST change, two captures pasted together) is STATUS_PARSE.
+ *   guess. Stamps printed with a zone (ISO offsets, Z, sadf's " UTC", sadf -j's
+ *   "utc": 1) keep it; stamps without one (locale MM/DD/YY, ISO or sadf without a
+ *   zone, sadf -j "utc": 0) are local times of the configured zone.
+ * - Reports are taken in file order; the order-dependent choices (which instant an
+ *   ambiguous local stamp is, where a report is placed, the set-aside rule that
+ *   compares a stamp with the one before) are made in one pass after the input is
+ *   read (place_reports), when the median spacing is known. The pass starts from
+ *   the resume state, so a continuation places as a whole parse with the same Δ.
+ * - Placement (README, "Sample timing"): the printed stamp is the second the report
+ *   was taken in, truncated, so a report taken on time shows up to one second off
+ *   its position when the timer jitters around a second's boundary: 12, 14, 14 or
+ *   12, 12, 14 for 12, 13, 14. Such a stamp is moved to its position (the last
+ *   accepted stamp + Δ) only when the report before sits on the grid (printed Δ
+ *   after its predecessor): after a report that was itself moved back, the next
+ *   keeps its printed stamp, so a drifting timer (12, 14, 15, 16: one skip, no
+ *   repeat) resynchronises after one report instead of lagging a second for good.
+ *   A repeat is always placed (it cannot keep its stamp), whatever the grid. One
+ *   second is the tolerance whatever Δ: jitter of the truncated second is never
+ *   more, and a report of a 60 s capture printed 60 s late is a report missed, not
+ *   a report misplaced.
  * - Device lines of a dropped report are checked but neither kept nor counted in
  *   n_devices_excluded, which counts only lines that would otherwise be samples.
  * - JSON has no line numbers once loaded: errors in its contents give line 0 and
@@ -115,25 +131,42 @@ struct header {
     long line; /* 1-based */
 };
 
+/* A stamp as printed: a civil time, and the zone's offset when the stamp names it. */
+struct stamp {
+    int64_t civil_s;  /* the printed date and time counted as if they were UTC */
+    int32_t offset_s; /* east of UTC; 0 unless zoned */
+    bool zoned;       /* the stamp says its zone; else it is local to the parse's zone */
+};
+
+/* One report as read, before the pass that places it (place_reports). */
+struct report {
+    size_t first;       /* its first sample; its last is before the next report's first */
+    struct stamp stamp; /* as printed */
+    long line;
+    int64_t interval_s; /* sadf's interval column; 0: none */
+    bool stream_start;  /* the first report after a banner */
+    bool gone;          /* cut or set aside while reading: not placed, no samples */
+};
+
 struct parser {
     const char *path;
     struct error *err;
     regex_t include;
+    const struct ingest_zone *zone; /* of stamps printed without one */
     struct iostat_data *data;
-    size_t cap;           /* samples allocated */
-    bool have_report;     /* report_stamp is set */
-    int64_t report_stamp; /* stamp of the current report */
-    size_t report_first;  /* index of the current report's first sample */
-    long report_line;     /* where the current report starts */
-    bool aside;           /* the current report is set aside: its rows are skipped */
-    int64_t mtime_s;      /* the file's mtime; INT64_MAX when unknown */
-    bool have_accepted;   /* accepted_stamp is set */
-    int64_t accepted_stamp,
-        gap_s;         /* last accepted report, its distance to the one before */
-    bool was_accepted; /* the values before the current report, to undo it */
-    int64_t was_stamp, was_gap;
-    struct tokens fields;             /* scratch for the line being read */
-    int64_t now_s;                    /* the time of the parse (a cut tail's day) */
+    size_t cap;                /* samples allocated */
+    bool have_report;          /* report_stamp is set */
+    struct stamp report_stamp; /* stamp of the current report */
+    size_t report_first;       /* index of the current report's first sample */
+    long report_line;          /* where the current report starts */
+    bool aside;                /* the current report is set aside: its rows are skipped */
+    int64_t mtime_s;           /* the file's mtime; INT64_MAX when unknown */
+    struct report *reports;    /* owned: every report begun, in file order */
+    size_t n_reports, reports_cap;
+    bool marked;           /* complete_bytes was set: the resume state is that after */
+    size_t marked_reports; /* ...the first marked_reports reports */
+    struct tokens fields;  /* scratch for the line being read */
+    int64_t now_s;         /* the time of the parse (a cut tail's day) */
     const struct iostat_resume *from; /* where an earlier parse stopped; NULL: start */
     size_t at, next; /* the current line's first byte and the byte after it */
 };
@@ -284,10 +317,9 @@ static bool read_time(const char **s, int *hour, int *min, int *sec)
            *(*s)++ == ':' && read_digits(s, 2, sec);
 }
 
-/* The epoch of a civil time that is offset_s ahead of UTC; false for an impossible
+/* The seconds of a civil time counted as if it were UTC; false for an impossible
  * date (the round trip through gmtime_r catches 02/30). */
-static bool epoch_of(int year, int mon, int day, int hour, int min, int sec,
-                     long offset_s, int64_t *out)
+static bool civil_of(int year, int mon, int day, int hour, int min, int sec, int64_t *out)
 {
     struct tm tm = {0}, back;
     time_t t;
@@ -304,19 +336,20 @@ static bool epoch_of(int year, int mon, int day, int hour, int min, int sec,
     t = timegm(&tm);
     if (gmtime_r(&t, &back) == NULL || back.tm_mday != day || back.tm_mon != mon - 1)
         return false;
-    *out = (int64_t)t - offset_s;
+    *out = (int64_t)t;
     return true;
 }
 
 /* The whole of s as one of the stamps sysstat prints:
- *   "11/22/26 12:59:03" or "11/22/2026 12:59:03 PM" (iostat -t, locale; UTC assumed),
+ *   "11/22/26 12:59:03" or "11/22/2026 12:59:03 PM" (iostat -t, locale: no zone),
  *   "2026-11-22T12:59:03+0000" (S_TIME_FORMAT=ISO; also Z, +hh:mm or no zone),
- *   "2026-11-22 12:59:04 UTC" (sadf -d; no zone means UTC). */
-static bool parse_stamp(const char *s, int64_t *out)
+ *   "2026-11-22 12:59:04 UTC" (sadf -d; sadf -d -t prints no zone). */
+static bool parse_stamp(const char *s, struct stamp *out)
 {
     const char *c = s;
     int year, mon, day, hour, min, sec;
     long offset_s = 0;
+    bool zoned = false;
 
     if (read_digits(&c, 4, &year) && *c == '-') {
         char sep;
@@ -327,6 +360,7 @@ static bool parse_stamp(const char *s, int64_t *out)
         sep = *c++;
         if ((sep != 'T' && sep != ' ') || !read_time(&c, &hour, &min, &sec))
             return false;
+        zoned = *c != '\0';
         if (sep == ' ' && strcmp(c, " UTC") == 0) {
             c += 4;
         } else if (sep == 'T' && *c == 'Z') {
@@ -362,7 +396,41 @@ static bool parse_stamp(const char *s, int64_t *out)
             c += 3;
         }
     }
-    return *c == '\0' && epoch_of(year, mon, day, hour, min, sec, offset_s, out);
+    if (*c != '\0' || !civil_of(year, mon, day, hour, min, sec, &out->civil_s))
+        return false;
+    out->offset_s = (int32_t)offset_s;
+    out->zoned = zoned;
+    return true;
+}
+
+/* Whether a and b are the same printed stamp. */
+static bool stamp_same(const struct stamp *a, const struct stamp *b)
+{
+    return a->civil_s == b->civil_s && a->offset_s == b->offset_s && a->zoned == b->zoned;
+}
+
+/* The instants s may be (increasing): one, or two for a local stamp in an hour a
+ * time change repeats. */
+static size_t stamp_instants(const struct parser *p, const struct stamp *s,
+                             int64_t out[2])
+{
+    if (s->zoned) {
+        out[0] = s->civil_s - s->offset_s;
+        return 1;
+    }
+    return ingest_zone_instants(p->zone, s->civil_s, out);
+}
+
+/* The instant of s nearest target (the earlier on a tie, or with no target). */
+static int64_t stamp_instant(const struct parser *p, const struct stamp *s,
+                             bool have_target, int64_t target)
+{
+    int64_t t[2];
+    size_t n = stamp_instants(p, s, t);
+
+    if (n == 2 && have_target && llabs(t[1] - target) < llabs(t[0] - target))
+        return t[1];
+    return t[0];
 }
 
 static void format_stamp(int64_t stamp, char *buf, size_t size)
@@ -475,23 +543,14 @@ static void rates_of(const struct column_map *map, const double *values,
 #define DAY_S       86400
 #define YEAR_2000_S 946684800
 
-/* Why a report stamped stamp is set aside (METHOD.md §1's inputs: a clock that
- * jumped, a stamp printed wrong), NULL when it is not. */
-static const char *aside_reason(const struct parser *p, int64_t stamp, char *buf,
-                                size_t size)
+/* Why a report stamped stamp is set aside whatever comes before it (METHOD.md §1's
+ * inputs: a clock that jumped, a stamp printed wrong), NULL when it is not. */
+static const char *aside_reason(const struct parser *p, int64_t stamp)
 {
     if (stamp < YEAR_2000_S)
         return "a stamp before 2000";
     if (p->mtime_s != INT64_MAX && stamp > p->mtime_s + DAY_S)
         return "a stamp more than a day after the file was last written";
-    if (p->have_accepted && llabs(stamp - (p->accepted_stamp + p->gap_s)) > DAY_S) {
-        char want[32];
-
-        format_stamp(p->accepted_stamp + p->gap_s, want, sizeof want);
-        snprintf(buf, size,
-                 "more than a day from %s, where its place in the file puts it", want);
-        return buf;
-    }
     return NULL;
 }
 
@@ -506,64 +565,78 @@ static void set_aside(struct parser *p, int64_t stamp, long line, const char *wh
     p->aside = true;
 }
 
-/* Starts the report stamped stamp: set aside (aside_reason), or accepted, when its
- * stamp must come after the last accepted one. */
-static enum status begin_report(struct parser *p, int64_t stamp, long line)
+/* Starts the report stamped stamp (interval_s: sadf's interval, 0 when none): set
+ * aside at once when its stamp alone says so (aside_reason), else kept for the pass
+ * that places it. */
+static enum status begin_report(struct parser *p, const struct stamp *stamp, long line,
+                                int64_t interval_s, bool stream_start)
 {
-    char buf[96];
-    const char *why = aside_reason(p, stamp, buf, sizeof buf);
+    int64_t t[2];
+    const char *why;
+    struct report *r;
 
+    if (p->n_reports == p->reports_cap) {
+        size_t cap = p->reports_cap == 0 ? 64 : p->reports_cap * 2;
+        struct report *more = realloc(p->reports, cap * sizeof *more);
+
+        if (more == NULL)
+            return error_set(p->err, STATUS_NOMEM, "reports of %s", p->path);
+        p->reports = more;
+        p->reports_cap = cap;
+    }
+    r = &p->reports[p->n_reports++];
+    *r = (struct report){.first = p->data->n,
+                         .stamp = *stamp,
+                         .line = line,
+                         .interval_s = interval_s,
+                         .stream_start = stream_start};
     p->have_report = true;
-    p->report_stamp = stamp;
+    p->report_stamp = *stamp;
     p->report_first = p->data->n;
     p->report_line = line;
     p->aside = false;
+    (void)stamp_instants(p, stamp, t);
+    why = aside_reason(p, t[0]);
     if (why != NULL) {
-        set_aside(p, stamp, line, why);
-        return STATUS_OK;
+        r->gone = true;
+        set_aside(p, t[0], line, why);
     }
-    if (p->have_accepted && stamp <= p->accepted_stamp) {
-        char before[32], now[32];
-
-        format_stamp(p->accepted_stamp, before, sizeof before);
-        format_stamp(stamp, now, sizeof now);
-        return error_at(p->err, STATUS_PARSE, p->path, line,
-                        "expected a timestamp after %s, got %s", before, now);
-    }
-    p->was_accepted = p->have_accepted;
-    p->was_stamp = p->accepted_stamp;
-    p->was_gap = p->gap_s;
-    p->gap_s = p->have_accepted ? stamp - p->accepted_stamp : 0;
-    p->accepted_stamp = stamp;
-    p->have_accepted = true;
     return STATUS_OK;
 }
 
-/* Sets the current report aside after it was accepted: its samples go, and the
- * next report is placed after the one before it. */
-static void withdraw_report(struct parser *p, long line, const char *why)
+/* Drops the current report's samples: it is cut or set aside. */
+static void drop_report(struct parser *p)
 {
     p->data->n = p->report_first;
-    p->have_accepted = p->was_accepted;
-    p->accepted_stamp = p->was_stamp;
-    p->gap_s = p->was_gap;
-    set_aside(p, p->report_stamp, line, why);
+    if (p->n_reports > 0)
+        p->reports[p->n_reports - 1].gone = true;
+}
+
+/* Sets the current report aside after it was begun: its samples go, and the next
+ * report is placed after the one before it. */
+static void withdraw_report(struct parser *p, long line, const char *why)
+{
+    int64_t t[2];
+
+    drop_report(p);
+    (void)stamp_instants(p, &p->report_stamp, t);
+    set_aside(p, t[0], line, why);
 }
 
 /* The state at byte end (lines lines read), where the next parse may continue:
  * everything before end is whole reports. header is sadf -d's header line in force
  * (NULL for iostat text); one too long to keep makes the file one that cannot
- * continue (it is then parsed whole when it grows). */
+ * continue (it is then parsed whole when it grows). The accepted stamp and the gap
+ * before it are those after the reports begun so far, known once they are placed. */
 static void mark_complete(struct parser *p, size_t stream_reports, const char *header,
                           long lines, size_t end)
 {
     struct iostat_resume *r = &p->data->resume;
 
     p->data->complete_bytes = end;
+    p->marked = true;
+    p->marked_reports = p->n_reports;
     memcpy(r->host, p->data->host, sizeof r->host);
-    r->have_accepted = p->have_accepted;
-    r->accepted_stamp_s = p->accepted_stamp;
-    r->gap_s = p->gap_s;
     r->stream_reports = stream_reports;
     r->resync = false;
     r->lines = lines;
@@ -648,7 +721,7 @@ static enum status add_sample(struct parser *p, const char *device,
     }
     s = &d->samples[d->n++];
     memcpy(s->device, device, len + 1);
-    s->stamp_s = p->report_stamp;
+    s->stamp_s = 0; /* placed after the input is read */
     s->r_bps = rates[Q_READ_BYTES];
     s->w_bps = rates[Q_WRITE_BYTES];
     if (!isnan(rates[Q_READ_OPS]) && !isnan(rates[Q_WRITE_OPS])) {
@@ -751,7 +824,7 @@ static bool is_device_header(const struct tokens *t)
 }
 
 static enum status iostat_stamp_line(struct parser *p, struct iostat_text *t,
-                                     int64_t stamp, long line)
+                                     const struct stamp *stamp, long line)
 {
     t->stream_reports++;
     t->drop = t->stream_reports == 1; /* the average since boot */
@@ -759,7 +832,7 @@ static enum status iostat_stamp_line(struct parser *p, struct iostat_text *t,
         p->data->n_reports_dropped++;
     t->stamp_pending = true;
     t->where = IN_OUTSIDE;
-    return begin_report(p, stamp, line);
+    return begin_report(p, stamp, line, 0, t->drop);
 }
 
 static enum status iostat_header_line(struct parser *p, struct iostat_text *t, long line)
@@ -817,7 +890,7 @@ static enum status iostat_line(struct parser *p, struct iostat_text *t, char *li
     char shown[48]; /* the line as read, for messages: splitting cuts it */
     const char *host;
     size_t host_len;
-    int64_t stamp;
+    struct stamp stamp;
 
     /* Not snprintf: it would read the whole line to return its length. */
     size_t shown_len = strnlen(s, sizeof shown - 1);
@@ -841,7 +914,7 @@ static enum status iostat_line(struct parser *p, struct iostat_text *t, char *li
     }
     if (parse_stamp(s, &stamp)) {
         mark_complete(p, t->stream_reports, NULL, lineno - 1, p->at);
-        return iostat_stamp_line(p, t, stamp, lineno);
+        return iostat_stamp_line(p, t, &stamp, lineno);
     }
     if (!split_ws(s, &p->fields))
         return error_set(p->err, STATUS_NOMEM, "fields of %s", p->path);
@@ -933,12 +1006,35 @@ static enum status sadf_header_line(struct parser *p, struct sadf_text *t, char 
     return STATUS_OK;
 }
 
+/* Whether the current report has a sample of device. */
+static bool device_in_report(const struct parser *p, const char *device)
+{
+    for (size_t i = p->report_first; i < p->data->n; i++) {
+        if (strcmp(p->data->samples[i].device, device) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The record's interval column in whole seconds; 0 when absent or not one. */
+static int64_t sadf_interval(const struct sadf_text *t, const struct tokens *f)
+{
+    char *end;
+    long long v;
+
+    if (t->period_col >= f->n)
+        return 0;
+    errno = 0;
+    v = strtoll(f->v[t->period_col], &end, 10);
+    return *end == '\0' && errno == 0 && v > 0 && v <= DAY_S ? (int64_t)v : 0;
+}
+
 static enum status sadf_line(struct parser *p, struct sadf_text *t, char *line,
                              long lineno)
 {
     char *s = trim(line);
     const struct tokens *f = &p->fields;
-    int64_t stamp;
+    struct stamp stamp;
     enum status rc;
 
     if (*s == '\0')
@@ -978,10 +1074,12 @@ static enum status sadf_line(struct parser *p, struct sadf_text *t, char *line,
             return rc;
     }
     /* One report per stamp: sadf prints every device of an interval together, so a
-     * new stamp closes the report before it. */
-    if (!p->have_report || stamp != p->report_stamp) {
+     * new stamp closes the report before it, and so does a device again under the
+     * same stamp (two records printed in one second). */
+    if (!p->have_report || !stamp_same(&stamp, &p->report_stamp) ||
+        device_in_report(p, f->v[t->header.map.device])) {
         mark_complete(p, 0, t->header_text, lineno - 1, p->at);
-        rc = begin_report(p, stamp, lineno);
+        rc = begin_report(p, &stamp, lineno, sadf_interval(t, f), false);
         if (rc != STATUS_OK)
             return rc;
     }
@@ -992,12 +1090,13 @@ static enum status sadf_line(struct parser *p, struct sadf_text *t, char *line,
  * devices together, so a record whose whole stamp differs starts the next one. */
 static bool sadf_in_report(struct parser *p, const struct sadf_text *t, char *line)
 {
-    int64_t stamp;
+    struct stamp stamp;
 
     if (!t->have_header || !split_char(trim(line), ';', &p->fields))
         return true;
     return t->stamp_col + 1 >= p->fields.n ||
-           !parse_stamp(p->fields.v[t->stamp_col], &stamp) || stamp == p->report_stamp;
+           !parse_stamp(p->fields.v[t->stamp_col], &stamp) ||
+           stamp_same(&stamp, &p->report_stamp);
 }
 
 /* ---- text of either kind ---------------------------------------------------------- */
@@ -1012,14 +1111,8 @@ static void cut_report(struct parser *p, bool in_report, long lineno)
 {
     bool stale = cut_is_stale(p);
 
-    if (in_report && p->have_report && !p->aside) {
-        p->data->n = p->report_first;
-        if (stale) {
-            p->have_accepted = p->was_accepted;
-            p->accepted_stamp = p->was_stamp;
-            p->gap_s = p->was_gap;
-        }
-    }
+    if (in_report && p->have_report && !p->aside)
+        drop_report(p);
     if (stale) {
         p->data->n_reports_aside++;
         log_warn("%s:%ld: the last report is cut and the file has not changed for more "
@@ -1039,7 +1132,7 @@ static bool starts_report(char *line)
     char *s = trim(line);
     const char *host;
     size_t len;
-    int64_t stamp;
+    struct stamp stamp;
 
     return parse_stamp(s, &stamp) || banner_host(s, &host, &len);
 }
@@ -1056,9 +1149,6 @@ static enum status text_resume(struct parser *p, struct iostat_text *it,
     p->data->resume = *r;
     memcpy(p->data->host, r->host, sizeof p->data->host);
     p->data->host[sizeof p->data->host - 1] = '\0';
-    p->have_accepted = r->have_accepted;
-    p->accepted_stamp = r->accepted_stamp_s;
-    p->gap_s = r->gap_s;
     it->stream_reports = r->stream_reports;
     *kind = r->format == IOSTAT_FORMAT_SADF ? TEXT_SADF : TEXT_IOSTAT;
     if (*kind != TEXT_SADF || r->header[0] == '\0')
@@ -1197,21 +1287,28 @@ static enum status json_disk(struct parser *p, json_t *disk, size_t i, size_t j,
     return drop ? STATUS_OK : add_sample(p, device, rates, 0);
 }
 
-/* The stamp of statistics[i]: a string (iostat) or {date, time} (sadf -j, UTC unless
- * "utc" is 0, in which case the local time of the sadf run is taken as UTC). */
+/* The stamp of statistics[i]: a string (iostat) or {date, time} (sadf -j: UTC
+ * unless "utc" is 0, a local time of the parse's zone); *interval_s is sadf -j's
+ * "interval" in whole seconds, 0 when none. */
 static enum status json_stamp(struct parser *p, const json_t *ts, size_t i,
-                              int64_t *stamp)
+                              struct stamp *stamp, int64_t *interval_s)
 {
     char buf[64];
     const char *text = json_string_value(ts);
 
+    *interval_s = 0;
     if (json_is_object(ts)) {
         const char *date = json_string_value(json_object_get(ts, "date"));
         const char *time = json_string_value(json_object_get(ts, "time"));
+        json_t *utc = json_object_get(ts, "utc");
+        json_int_t every = json_integer_value(json_object_get(ts, "interval"));
 
-        if (date != NULL && time != NULL)
-            snprintf(buf, sizeof buf, "%s %s", date, time);
+        if (date != NULL && time != NULL) {
+            snprintf(buf, sizeof buf, "%s %s%s", date, time,
+                     json_is_integer(utc) && json_integer_value(utc) == 0 ? "" : " UTC");
+        }
         text = date != NULL && time != NULL ? buf : NULL;
+        *interval_s = every > 0 && every <= DAY_S ? (int64_t)every : 0;
     }
     if (text == NULL || !parse_stamp(text, stamp)) {
         return error_at(p->err, STATUS_PARSE, p->path, 0,
@@ -1251,7 +1348,8 @@ static enum status json_document(struct parser *p, json_t *root)
     {
         json_t *ts = json_object_get(item, "timestamp");
         json_t *disk = json_object_get(item, "disk"), *one;
-        int64_t stamp = 0;
+        struct stamp stamp = {0};
+        int64_t every = 0;
         size_t j;
 
         if (ts == NULL && i == 0) {
@@ -1269,9 +1367,9 @@ static enum status json_document(struct parser *p, json_t *root)
                             "statistics[%zu]: expected a timestamp like the first one's",
                             i);
         }
-        rc = json_stamp(p, ts, i, &stamp);
+        rc = json_stamp(p, ts, i, &stamp, &every);
         if (rc == STATUS_OK)
-            rc = begin_report(p, stamp, 0);
+            rc = begin_report(p, &stamp, 0, every, i == 0);
         if (rc != STATUS_OK)
             return rc;
         if (!sadf && i == 0)
@@ -1476,14 +1574,36 @@ static int compare_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The median of v[0, n) (sorted in place); 0 when n is 0. */
+static double median_of(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, compare_double);
+    return n == 0 ? 0.0 : n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+/* The median of the differences between consecutive distinct values of stamps[0, n)
+ * (sorted in place; gaps is scratch of n); 0 with fewer than two. */
+static double median_spacing(int64_t *stamps, double *gaps, size_t n)
+{
+    size_t k = 0, m = 0;
+
+    qsort(stamps, n, sizeof *stamps, compare_int64);
+    for (size_t i = 0; i < n; i++) {
+        if (k == 0 || stamps[i] != stamps[k - 1])
+            stamps[k++] = stamps[i];
+    }
+    for (size_t i = 1; i < k; i++)
+        gaps[m++] = (double)(stamps[i] - stamps[i - 1]);
+    return median_of(gaps, m);
+}
+
 /* Δ = the median of the differences between consecutive distinct stamps (METHOD.md
- * §1, the grid); 0 with fewer than two. */
-static enum status median_interval(struct parser *p)
+ * §1, the grid) of the samples as placed. */
+static enum status median_interval(struct parser *p, double *out)
 {
     struct iostat_data *d = p->data;
-    int64_t *stamps = malloc(d->n * sizeof *stamps);
-    double *gaps = malloc(d->n * sizeof *gaps);
-    size_t n = 0, m = 0;
+    int64_t *stamps = malloc((d->n + 1) * sizeof *stamps);
+    double *gaps = malloc((d->n + 1) * sizeof *gaps);
 
     if (stamps == NULL || gaps == NULL) {
         free(stamps);
@@ -1492,19 +1612,157 @@ static enum status median_interval(struct parser *p)
     }
     for (size_t i = 0; i < d->n; i++)
         stamps[i] = d->samples[i].stamp_s;
-    qsort(stamps, d->n, sizeof *stamps, compare_int64);
-    for (size_t i = 0; i < d->n; i++) {
-        if (n == 0 || stamps[i] != stamps[n - 1])
-            stamps[n++] = stamps[i];
-    }
-    for (size_t i = 1; i < n; i++)
-        gaps[m++] = (double)(stamps[i] - stamps[i - 1]);
-    qsort(gaps, m, sizeof *gaps, compare_double);
-    d->interval_s = m == 0       ? 0.0
-                    : m % 2 == 1 ? gaps[m / 2]
-                                 : (gaps[m / 2 - 1] + gaps[m / 2]) / 2.0;
+    *out = median_spacing(stamps, gaps, d->n);
     free(stamps);
     free(gaps);
+    return STATUS_OK;
+}
+
+/* The spacing of the reports before they are placed: the median of the differences
+ * between consecutive printed stamps in file order (an ambiguous local stamp as its
+ * earlier instant). Unlike the grid's Δ, a repeat counts as the 0 it is and a step
+ * back as negative, so that a few of them cannot move the median. */
+static enum status printed_spacing(struct parser *p, double *out)
+{
+    double *gaps = malloc((p->n_reports + 1) * sizeof *gaps);
+    size_t m = 0;
+    int64_t prev = 0;
+
+    if (gaps == NULL)
+        return error_set(p->err, STATUS_NOMEM, "stamps of %s", p->path);
+    for (size_t i = 0; i < p->n_reports; i++) {
+        int64_t t = stamp_instant(p, &p->reports[i].stamp, false, 0);
+
+        if (i > 0)
+            gaps[m++] = (double)(t - prev);
+        prev = t;
+    }
+    *out = median_of(gaps, m);
+    free(gaps);
+    return STATUS_OK;
+}
+
+/* Δ in whole seconds for placement; 0 when it is not a whole number of seconds. */
+static int64_t whole_seconds(double interval_s)
+{
+    return interval_s >= 1 && interval_s <= DAY_S && interval_s == floor(interval_s)
+               ? (int64_t)interval_s
+               : 0;
+}
+
+/* Where the pass stands: the last accepted report. */
+struct placing {
+    bool have;   /* a report was accepted */
+    int64_t a;   /* its stamp as placed */
+    int64_t gap; /* its printed stamp minus the placed one before it; 0 at a stream's
+                    first report */
+};
+
+/* A report set aside still took its turn of the timer: the next one is placed after
+ * the position it had. */
+static void skip_position(struct placing *pl, int64_t delta)
+{
+    if (pl->have && delta > 0) {
+        pl->a += delta;
+        pl->gap = delta;
+    }
+}
+
+/* Where report r goes after the state pl, with Δ delta (0: unknown): *placed, or
+ * the reason it is set aside (buf holds it). */
+static const char *place_one(const struct parser *p, const struct report *r,
+                             const struct placing *pl, int64_t delta, int64_t *printed,
+                             int64_t *placed, char *buf, size_t size)
+{
+    char want[32];
+    int64_t at = pl->a + (delta > 0 ? delta : pl->gap);
+    int64_t t = stamp_instant(p, &r->stamp, pl->have, at);
+    int64_t dev = t - (pl->a + delta);
+    bool on_grid = delta > 0 && pl->gap == delta && !r->stream_start;
+
+    *printed = *placed = t;
+    if (!pl->have)
+        return NULL;
+    if (llabs(t - (pl->a + pl->gap)) > DAY_S) {
+        format_stamp(pl->a + pl->gap, want, sizeof want);
+        snprintf(buf, size,
+                 "more than a day from %s, where its place in the file puts it", want);
+        return buf;
+    }
+    if (on_grid && dev != 0 && llabs(dev) <= 1) {
+        *placed = pl->a + delta; /* a second off its position: the timer's jitter */
+        return NULL;
+    }
+    if (t > pl->a)
+        return NULL;
+    if (delta > 0 && t == pl->a && !r->stream_start) {
+        *placed = pl->a + delta; /* a repeat: the next position */
+        return NULL;
+    }
+    format_stamp(pl->a, want, sizeof want);
+    snprintf(buf, size, "not after the report before it (%s)%s", want,
+             delta > 0 || r->stream_start ? "" : ", and no interval to place it by");
+    return buf;
+}
+
+/* The pass over the reports in file order (see the decisions at the top): each is
+ * placed or set aside, its samples get the stamp it is placed at, those set aside
+ * go, and the resume state is the one after the reports marked complete. */
+static enum status place_reports(struct parser *p)
+{
+    struct iostat_data *d = p->data;
+    const struct iostat_resume *from = p->from;
+    struct placing pl = {0};
+    int64_t file_delta;
+    size_t w = 0;
+    double median = 0;
+    enum status rc;
+
+    if (from != NULL && from->have_accepted)
+        pl = (struct placing){true, from->accepted_stamp_s, from->gap_s};
+    if (from != NULL && from->interval_s > 0) {
+        median = from->interval_s;
+    } else {
+        rc = printed_spacing(p, &median);
+        if (rc != STATUS_OK)
+            return rc;
+    }
+    file_delta = whole_seconds(median);
+    for (size_t i = 0; i <= p->n_reports; i++) {
+        if (p->marked && i == p->marked_reports) {
+            d->resume.have_accepted = pl.have;
+            d->resume.accepted_stamp_s = pl.have ? pl.a : 0;
+            d->resume.gap_s = pl.gap;
+        }
+        if (i == p->n_reports)
+            break;
+        const struct report *r = &p->reports[i];
+        size_t end = i + 1 < p->n_reports ? p->reports[i + 1].first : d->n;
+        int64_t printed, placed;
+        char buf[128];
+        const char *why;
+
+        int64_t delta = r->interval_s > 0 ? r->interval_s : file_delta;
+
+        if (r->gone) {
+            skip_position(&pl, delta);
+            continue;
+        }
+        why = place_one(p, r, &pl, delta, &printed, &placed, buf, sizeof buf);
+        if (why != NULL) {
+            set_aside(p, printed, r->line, why);
+            skip_position(&pl, delta);
+            continue;
+        }
+        pl.gap = pl.have && !r->stream_start ? printed - pl.a : 0;
+        pl.a = placed;
+        pl.have = true;
+        for (size_t k = r->first; k < end; k++) {
+            d->samples[w] = d->samples[k];
+            d->samples[w++].stamp_s = placed;
+        }
+    }
+    d->n = w;
     return STATUS_OK;
 }
 
@@ -1551,8 +1809,10 @@ static enum status parse_any(struct parser *p, FILE *fp)
  * no error: it waits for the file to grow. */
 static enum status finish(struct parser *p)
 {
-    enum status rc;
+    enum status rc = place_reports(p);
 
+    if (rc != STATUS_OK)
+        return rc;
     if (p->data->n == 0 && (p->from != NULL || p->data->n_reports_cut > 0))
         return STATUS_OK;
     if (p->data->n == 0) {
@@ -1569,7 +1829,7 @@ static enum status finish(struct parser *p)
         p->data->interval_s = p->from->interval_s;
         return STATUS_OK;
     }
-    rc = median_interval(p);
+    rc = median_interval(p, &p->data->interval_s);
     p->data->resume.interval_s = p->data->interval_s;
     return rc;
 }
@@ -1584,16 +1844,21 @@ enum status ingest_iostat_parse_file(FILE *fp, const char *path,
                                      const char *device_include, int64_t mtime_s,
                                      struct iostat_data **out, struct error *err)
 {
-    return ingest_iostat_parse_from(fp, path, device_include, mtime_s, INT64_MAX, NULL,
-                                    out, err);
+    struct iostat_parse_opts o = {
+        .device_include = device_include, .mtime_s = mtime_s, .now_s = INT64_MAX};
+
+    return ingest_iostat_parse_from(fp, path, &o, NULL, out, err);
 }
 
 enum status ingest_iostat_parse_from(FILE *fp, const char *path,
-                                     const char *device_include, int64_t mtime_s,
-                                     int64_t now_s, const struct iostat_resume *from,
+                                     const struct iostat_parse_opts *opts,
+                                     const struct iostat_resume *from,
                                      struct iostat_data **out, struct error *err)
 {
+    static const struct iostat_parse_opts defaults = {.mtime_s = INT64_MAX,
+                                                      .now_s = INT64_MAX};
     struct parser p = {0};
+    const char *device_include;
     enum status rc;
     int regrc;
 
@@ -1603,10 +1868,16 @@ enum status ingest_iostat_parse_from(FILE *fp, const char *path,
         return error_set(err, STATUS_INVALID, "ingest_iostat_parse: no %s",
                          fp == NULL ? "input" : "output");
     }
+    if (opts == NULL)
+        opts = &defaults;
+    rc = ingest_zone_get(opts->timezone, &p.zone, err);
+    if (rc != STATUS_OK)
+        return rc;
     p.path = path != NULL ? path : "";
     p.err = err;
-    p.mtime_s = mtime_s;
-    p.now_s = now_s;
+    p.mtime_s = opts->mtime_s;
+    p.now_s = opts->now_s;
+    device_include = opts->device_include;
     p.from = from != NULL && (from->format == IOSTAT_FORMAT_TEXT ||
                               from->format == IOSTAT_FORMAT_SADF)
                  ? from
@@ -1626,6 +1897,7 @@ enum status ingest_iostat_parse_from(FILE *fp, const char *path,
                         : parse_any(&p, fp);
     regfree(&p.include);
     free(p.fields.v);
+    free(p.reports);
     if (rc != STATUS_OK) {
         iostat_data_free(p.data);
         return rc;

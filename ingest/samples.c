@@ -406,11 +406,15 @@ static void sfile_parse(void *arg, size_t i)
         return;
     log_capture_to(&f->log);
     fp = fmemopen(f->data + off, f->len - off, "r");
-    f->parse_rc = fp != NULL ? ingest_iostat_parse_from(
-                                   fp, f->path, c->o->device_include,
-                                   (int64_t)f->st.st_mtime, (int64_t)time(NULL),
-                                   f->grow.have ? &f->grow.from : NULL, &f->d, &f->ferr)
-                             : error_set(&f->ferr, STATUS_NOMEM, "reading %s", f->path);
+    struct iostat_parse_opts po = {.device_include = c->o->device_include,
+                                   .timezone = c->o->timezone,
+                                   .mtime_s = (int64_t)f->st.st_mtime,
+                                   .now_s = (int64_t)time(NULL)};
+    f->parse_rc = fp != NULL
+                      ? ingest_iostat_parse_from(fp, f->path, &po,
+                                                 f->grow.have ? &f->grow.from : NULL,
+                                                 &f->d, &f->ferr)
+                      : error_set(&f->ferr, STATUS_NOMEM, "reading %s", f->path);
     if (fp != NULL)
         fclose(fp);
     if (f->parse_rc == STATUS_OK) {

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* 2026-11-22 12:59:04 UTC, the first kept stamp of lab run1: calendar.timegm in
@@ -479,16 +480,6 @@ static void stray_line_is_reported(void **state)
         "12:00:00'");
 }
 
-static void repeated_stamp_is_reported(void **state)
-{
-    (void)state;
-    expect_parse_error("11/22/26 12:59:04\nDevice r/s rkB/s w/s wkB/s\nvda 1 2 3 4\n\n"
-                       "11/22/26 12:59:04\n",
-                       5,
-                       "expected a timestamp after 2026-11-22T12:59:04Z, got "
-                       "2026-11-22T12:59:04Z");
-}
-
 static void second_table_without_stamp_is_reported(void **state)
 {
     (void)state;
@@ -562,6 +553,44 @@ static struct iostat_data *parse_ok(const char *text, int64_t mtime_s)
 
 #define SHORT_REPORT(stamp, w) stamp "\nDevice r/s rkB/s w/s wkB/s\nvda 1 2 3 " w "\n\n"
 
+/* A repeated stamp is placed Δ after the report before it, never an error; a step
+ * back beyond the one-second tolerance is set aside and the rest loads. */
+static void repeated_stamp_is_placed_and_a_step_back_set_aside(void **state)
+{
+    struct iostat_data *d;
+
+    (void)state;
+    d = parse_ok(
+        SHORT_REPORT("11/22/26 12:59:03", "1") SHORT_REPORT("11/22/26 12:59:04", "2")
+            SHORT_REPORT("11/22/26 12:59:05", "3") SHORT_REPORT("11/22/26 12:59:05", "4")
+                SHORT_REPORT("11/22/26 12:59:07", "5")
+                    SHORT_REPORT("11/22/26 12:59:05", "6")
+                        SHORT_REPORT("11/22/26 12:59:09", "7"),
+        INT64_MAX);
+    assert_int_equal(d->n, 5);
+    /* the third 12:59:05, after 12:59:07: its turn (12:59:08) stays empty */
+    assert_int_equal(d->n_reports_aside, 1);
+    for (size_t i = 0; i < 5; i++)
+        assert_int_equal(d->samples[i].stamp_s, RUN1_FIRST_S + (int64_t)i + (i == 4));
+    assert_rel(d->samples[2].w_bps, 4 * 1024.0, 0.0);
+    assert_rel(d->samples[4].w_bps, 7 * 1024.0, 0.0);
+    assert_rel(d->interval_s, 1.0, 0.0);
+    iostat_data_free(d);
+    /* sadf -d: vda twice under one stamp is two records of one second */
+    d = parse_ok("# hostname;interval;timestamp;DEV;tps;rkB/s;wkB/s\n"
+                 "vm;1;2026-11-22 12:59:04 UTC;vda;1;2;3\n"
+                 "vm;1;2026-11-22 12:59:04 UTC;sdz;1;2;3\n"
+                 "vm;1;2026-11-22 12:59:04 UTC;vda;1;2;4\n"
+                 "vm;1;2026-11-22 12:59:06 UTC;vda;1;2;5\n",
+                 INT64_MAX);
+    assert_int_equal(d->n, 4);
+    assert_int_equal(d->samples[1].stamp_s, RUN1_FIRST_S); /* sdz */
+    assert_int_equal(d->samples[2].stamp_s, RUN1_FIRST_S + 1);
+    assert_rel(d->samples[2].w_bps, 4 * 1024.0, 0.0);
+    assert_int_equal(d->samples[3].stamp_s, RUN1_FIRST_S + 2);
+    iostat_data_free(d);
+}
+
 static void cut_last_line_leaves_its_report_out(void **state)
 {
     struct iostat_data *d;
@@ -613,8 +642,8 @@ static struct iostat_data *parse_from(const char *text, size_t len,
     assert_non_null(fp);
     assert_int_equal(fwrite(text, 1, len, fp), len);
     rewind(fp);
-    if (ingest_iostat_parse_from(fp, "grow.txt", NULL, mtime_s, now_s, from, &d, &err) !=
-        STATUS_OK)
+    struct iostat_parse_opts o = {.mtime_s = mtime_s, .now_s = now_s};
+    if (ingest_iostat_parse_from(fp, "grow.txt", &o, from, &d, &err) != STATUS_OK)
         fail_msg("%ld: %s", err.line, err.msg);
     fclose(fp);
     assert_non_null(d);
@@ -1071,6 +1100,320 @@ static void numbers_read_as_strtod_reads_them(void **state)
     free(wr);
 }
 
+/* ---- iostat timing as it really is ---------------------------------------------- */
+
+#define MAX_STAMPS 512
+
+/* The stamp lines of a real capture (locale "11/22/26 ..." or ISO "2026-11-22T..."),
+ * each of one length within a file: their offsets. Returns how many. */
+static size_t stamp_lines(const char *text, size_t len, size_t at[MAX_STAMPS],
+                          size_t *line_len)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < len; i = (size_t)(strchr(text + i, '\n') - text) + 1) {
+        if (strncmp(text + i, "11/22/26 ", 9) == 0 ||
+            strncmp(text + i, "2026-11-22T", 11) == 0) {
+            assert_true(n < MAX_STAMPS);
+            at[n++] = i;
+            *line_len = strcspn(text + i, "\n");
+        }
+        if (strchr(text + i, '\n') == NULL)
+            break;
+    }
+    return n;
+}
+
+/* Parses path with opts' zone (NULL: UTC) and mtime unknown; the caller frees. */
+static struct iostat_data *parse_path_tz(const char *path, const char *tz)
+{
+    struct iostat_parse_opts o = {
+        .timezone = tz, .mtime_s = INT64_MAX, .now_s = INT64_MAX};
+    struct error err = {0};
+    struct iostat_data *d = NULL;
+    FILE *fp = fopen(path, "r");
+
+    assert_non_null(fp);
+    if (ingest_iostat_parse_from(fp, path, &o, NULL, &d, &err) != STATUS_OK)
+        fail_msg("%s:%ld: %s", path, err.line, err.msg);
+    fclose(fp);
+    return d;
+}
+
+/* Parses len bytes of text with zone tz from from (NULL: the start); the caller
+ * frees. */
+static struct iostat_data *parse_tz(const char *text, size_t len, const char *tz,
+                                    const struct iostat_resume *from)
+{
+    struct iostat_parse_opts o = {
+        .timezone = tz, .mtime_s = INT64_MAX, .now_s = INT64_MAX};
+    struct error err = {0};
+    struct iostat_data *d = NULL;
+    FILE *fp = tmpfile();
+
+    assert_non_null(fp);
+    assert_int_equal(fwrite(text, 1, len, fp), len);
+    rewind(fp);
+    if (ingest_iostat_parse_from(fp, "tz.txt", &o, from, &d, &err) != STATUS_OK)
+        fail_msg("%ld: %s", err.line, err.msg);
+    fclose(fp);
+    return d;
+}
+
+/* Every cut of text at a stamp line from the third on, continued from the first
+ * part's resume state, gives the samples of the whole parse, stamps included. */
+static void assert_every_resume_joins(const char *text, size_t len, const char *tz,
+                                      size_t step)
+{
+    size_t at[MAX_STAMPS], line_len = 0;
+    size_t n = stamp_lines(text, len, at, &line_len);
+    struct iostat_data *whole = parse_tz(text, len, tz, NULL);
+
+    for (size_t k = 2; k < n; k += step) {
+        /* cut in the middle of stamp line k: the report before is complete */
+        struct iostat_data *a = parse_tz(text, at[k] + 5, tz, NULL);
+        struct iostat_data *b =
+            parse_tz(text + a->complete_bytes, len - a->complete_bytes, tz, &a->resume);
+
+        assert_joined(a, b, whole);
+        iostat_data_free(a);
+        iostat_data_free(b);
+    }
+    iostat_data_free(whole);
+}
+
+/* The real 1 s captures with, edited in, a repeated second (report 10 printed with
+ * report 9's stamp, then a skip to report 11's) and a skipped one (report 30 printed
+ * with report 31's, which then repeats it), and the lab's with more: every report
+ * loads, each at the stamp of the unedited file, with the same values; the edited
+ * copy is a file in a temporary directory. The resumed parse places as the whole. */
+static void
+real_captures_with_a_repeated_and_a_skipped_second_load_every_report(void **state)
+{
+    static const char *const files[] = {
+        "iostat/iostat_x_k_t_1s.txt",
+        "lab/run1_queue_depth/iostat/iostat_dxt.txt",
+        "lab/run1_queue_depth/iostat/iostat_dkt.txt",
+        "lab/run1_queue_depth/iostat/iostat_dxkt_iso.txt",
+    };
+    char dir[] = "/tmp/iocontend-timing-XXXXXX";
+    char path[128];
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/edited.txt", dir);
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        size_t len, at[MAX_STAMPS], line_len = 0;
+        char *text = read_shared(files[f], &len);
+        size_t n = stamp_lines(text, len, at, &line_len);
+        char *edited = malloc(len + 1);
+        struct iostat_data *before = parse_shared(files[f]), *after;
+        /* (report, the report whose stamp it is printed with) */
+        static const size_t edits[][2] = {{10, 9}, {30, 31}, {120, 119}, {150, 151}};
+
+        assert_non_null(edited);
+        memcpy(edited, text, len + 1);
+        for (size_t e = 0; e < sizeof edits / sizeof edits[0]; e++) {
+            if (edits[e][0] + 1 < n)
+                memcpy(edited + at[edits[e][0]], text + at[edits[e][1]], line_len);
+        }
+        assert_true(memcmp(edited, text, len) != 0);
+        assert_int_equal(testutil_write_file(path, edited, len), 0);
+        after = parse_path_tz(path, NULL);
+        /* the unedited file: one report a second, as before */
+        for (size_t i = 0; i < before->n; i++)
+            assert_int_equal(before->samples[i].stamp_s,
+                             before->samples[0].stamp_s + (int64_t)i);
+        assert_int_equal(after->n_reports_aside, 0);
+        assert_rel(after->interval_s, 1.0, 0.0);
+        assert_joined(after, &(struct iostat_data){0}, before);
+        assert_every_resume_joins(edited, len, NULL, 1);
+        iostat_data_free(before);
+        iostat_data_free(after);
+        free(edited);
+        free(text);
+    }
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
+/* A stamp two seconds back (beyond Δ = 1 s) is set aside by the rule of the safe
+ * night: the rest of the real capture loads at its own stamps. */
+static void a_step_back_beyond_one_interval_is_set_aside(void **state)
+{
+    size_t len, at[MAX_STAMPS], line_len = 0;
+    char *text = read_shared("iostat/iostat_x_k_t_1s.txt", &len);
+    size_t n = stamp_lines(text, len, at, &line_len);
+    struct iostat_data *whole = parse_tz(text, len, NULL, NULL), *d;
+
+    (void)state;
+    assert_true(n == 45);
+    memcpy(text + at[20], text + at[18], line_len);
+    d = parse_tz(text, len, NULL, NULL);
+    assert_int_equal(d->n, whole->n - 1);
+    assert_int_equal(d->n_reports_aside, 1);
+    for (size_t i = 0; i < d->n; i++) {
+        size_t w = i < 19 ? i : i + 1; /* report 20 is sample 19 of the whole */
+        assert_int_equal(d->samples[i].stamp_s, whole->samples[w].stamp_s);
+        assert_rel(d->samples[i].w_bps, whole->samples[w].w_bps, 0.0);
+    }
+    iostat_data_free(d);
+    iostat_data_free(whole);
+    free(text);
+}
+
+/* Locale stamps are read in [samples] timezone: Europe/Berlin in November is UTC+1,
+ * so every stamp is 3600 s earlier than read as UTC. */
+static void locale_stamps_are_read_in_the_configured_zone(void **state)
+{
+    const char *path =
+        testutil_path(testutil_shared_data(), "iostat/iostat_x_k_t_1s.txt");
+    struct iostat_data *utc = parse_path_tz(path, "UTC"), *berlin;
+
+    (void)state;
+    berlin = parse_path_tz(path, "Europe/Berlin");
+    assert_int_equal(berlin->n, utc->n);
+    assert_int_equal(utc->samples[0].stamp_s, 1795352808); /* 13:06:48 UTC */
+    for (size_t i = 0; i < utc->n; i++)
+        assert_int_equal(berlin->samples[i].stamp_s, utc->samples[i].stamp_s - 3600);
+    iostat_data_free(utc);
+    iostat_data_free(berlin);
+}
+
+/* ISO stamps with an offset, sadf's " UTC" and sadf -j's "utc": 1 keep their zone
+ * whatever the configured one. */
+static void stamps_with_a_zone_keep_it(void **state)
+{
+    static const char *const files[] = {
+        "lab/run1_queue_depth/iostat/iostat_dxkt_iso.txt",
+        "iostat/sadf_d_lab_run1_disk.csv",
+        "iostat/sadf_j_lab_run1_disk.json",
+    };
+    static const char plus1[] = "2026-11-22T13:59:03+0100\nDevice tps kB_read/s "
+                                "kB_wrtn/s\nvda 1 1 1\n\n2026-11-22T13:59:04+0100\n"
+                                "Device tps kB_read/s kB_wrtn/s\nvda 1 1 1\n\n";
+    struct iostat_data *d;
+
+    (void)state;
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        const char *path = testutil_path(testutil_shared_data(), files[f]);
+        struct iostat_data *utc = parse_path_tz(path, NULL);
+        struct iostat_data *ny = parse_path_tz(path, "America/New_York");
+
+        assert_int_equal(utc->samples[0].stamp_s, RUN1_FIRST_S);
+        assert_joined(ny, &(struct iostat_data){0}, utc);
+        iostat_data_free(utc);
+        iostat_data_free(ny);
+    }
+    d = parse_tz(plus1, strlen(plus1), "Asia/Tokyo", NULL);
+    assert_int_equal(d->n, 1);
+    assert_int_equal(d->samples[0].stamp_s, RUN1_FIRST_S);
+    iostat_data_free(d);
+}
+
+/* The real 1 s capture restamped as printed by a Berlin clock whose reports are one
+ * second apart from utc0 on: local = UTC + 1 h before the change at change_s, + 2 h
+ * after (spring), or the reverse (autumn). */
+static char *restamp_local(int64_t utc0, int64_t change_s, bool spring, size_t *len)
+{
+    size_t at[MAX_STAMPS], line_len = 0;
+    char *text = read_shared("iostat/iostat_x_k_t_1s.txt", len);
+    size_t n = stamp_lines(text, *len, at, &line_len);
+
+    assert_int_equal(line_len, 17);
+    for (size_t i = 0; i < n; i++) {
+        int64_t t = utc0 + (int64_t)i;
+        time_t local = (time_t)(t + ((t < change_s) == spring ? 3600 : 7200));
+        struct tm tm;
+        char stamp[32];
+
+        assert_non_null(gmtime_r(&local, &tm));
+        snprintf(stamp, sizeof stamp, "%02d/%02d/%02d %02d:%02d:%02d", tm.tm_mon + 1,
+                 tm.tm_mday, tm.tm_year % 100, tm.tm_hour, tm.tm_min, tm.tm_sec);
+        assert_int_equal(strlen(stamp), 17);
+        memcpy(text + at[i], stamp, 17);
+    }
+    return text;
+}
+
+/* Across Berlin's 2026 changes (python3 zoneinfo: 2026-03-29T01:00:00Z = 1774746000,
+ * 01:59:59 CET -> 03:00:00 CEST; 2026-10-25T01:00:00Z = 1792890000, 02:59:59 CEST ->
+ * 02:00:00 CET) every report is one second after the one before, and a resumed parse
+ * agrees. */
+static void a_dst_change_places_every_report_one_interval_apart(void **state)
+{
+    static const struct {
+        int64_t utc0, change_s;
+        bool spring;
+    } cases[] = {
+        {1774746000 - 20, 1774746000, true},  /* 01:59:40 CET, 20 s before */
+        {1792890000 - 20, 1792890000, false}, /* 02:59:40 CEST: the hour repeats */
+        {1792886400 - 20, 1792890000, false}, /* 01:59:40 CEST into the first 02:00 */
+    };
+    size_t cap = 4000 * 64, len = 0;
+    char *text = malloc(cap);
+    struct iostat_data *d;
+
+    (void)state;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        size_t n;
+        char *real = restamp_local(cases[c].utc0, cases[c].change_s, cases[c].spring, &n);
+        struct iostat_data *r = parse_tz(real, n, "Europe/Berlin", NULL);
+
+        assert_int_equal(r->n, 44);
+        assert_int_equal(r->n_reports_aside, 0);
+        for (size_t i = 0; i < r->n; i++)
+            assert_int_equal(r->samples[i].stamp_s, cases[c].utc0 + 1 + (int64_t)i);
+        assert_every_resume_joins(real, n, "Europe/Berlin", 1);
+        iostat_data_free(r);
+        free(real);
+    }
+    /* 02:59:00 CEST to 03:00:40 CET, the whole repeated hour in between: 3701
+     * reports after the since-boot one */
+    assert_non_null(text);
+    for (int64_t t = 1792889940 - 1; t <= 1792893640; t++) {
+        time_t local = (time_t)(t + (t < 1792890000 ? 7200 : 3600));
+        struct tm tm;
+
+        assert_non_null(gmtime_r(&local, &tm));
+        len += (size_t)snprintf(text + len, cap - len,
+                                "%02d/%02d/%02d %02d:%02d:%02d\nDevice r/s rkB/s w/s "
+                                "wkB/s\nsda 1 2 3 %d\n\n",
+                                tm.tm_mon + 1, tm.tm_mday, tm.tm_year % 100, tm.tm_hour,
+                                tm.tm_min, tm.tm_sec, (int)(t % 1000));
+        assert_true(len < cap);
+    }
+    d = parse_tz(text, len, "Europe/Berlin", NULL);
+    assert_int_equal(d->n, 3701);
+    assert_int_equal(d->n_reports_aside, 0);
+    for (size_t i = 0; i < d->n; i++) {
+        assert_int_equal(d->samples[i].stamp_s, 1792889940 + (int64_t)i);
+        assert_rel(d->samples[i].w_bps, (double)((1792889940 + (int64_t)i) % 1000) * 1024,
+                   0.0);
+    }
+    assert_every_resume_joins(text, len, "Europe/Berlin", 97);
+    iostat_data_free(d);
+    free(text);
+}
+
+/* An unknown zone is refused as a bad regex is: STATUS_INVALID naming it. */
+static void an_unknown_zone_is_invalid(void **state)
+{
+    struct iostat_parse_opts o = {.timezone = "Mars/Olympus_Mons"};
+    struct error err = {0};
+    struct iostat_data *d = &sentinel;
+    FILE *fp = tmpfile();
+
+    (void)state;
+    assert_non_null(fp);
+    assert_int_equal(ingest_iostat_parse_from(fp, "x", &o, NULL, &d, &err),
+                     STATUS_INVALID);
+    assert_null(d);
+    assert_non_null(
+        strstr(err.msg, "no time zone 'Mars/Olympus_Mons' in /usr/share/zoneinfo"));
+    fclose(fp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1091,7 +1434,7 @@ int main(void)
         cmocka_unit_test(short_device_line_names_the_header_line),
         cmocka_unit_test(non_number_names_its_column),
         cmocka_unit_test(stray_line_is_reported),
-        cmocka_unit_test(repeated_stamp_is_reported),
+        cmocka_unit_test(repeated_stamp_is_placed_and_a_step_back_set_aside),
         cmocka_unit_test(second_table_without_stamp_is_reported),
         cmocka_unit_test(header_without_bandwidth_is_reported),
         cmocka_unit_test(bad_avg_cpu_values_are_reported),
@@ -1118,6 +1461,13 @@ int main(void)
         cmocka_unit_test(bad_include_regex_is_invalid),
         cmocka_unit_test(unreadable_stream_is_internal),
         cmocka_unit_test(numbers_read_as_strtod_reads_them),
+        cmocka_unit_test(
+            real_captures_with_a_repeated_and_a_skipped_second_load_every_report),
+        cmocka_unit_test(a_step_back_beyond_one_interval_is_set_aside),
+        cmocka_unit_test(locale_stamps_are_read_in_the_configured_zone),
+        cmocka_unit_test(stamps_with_a_zone_keep_it),
+        cmocka_unit_test(a_dst_change_places_every_report_one_interval_apart),
+        cmocka_unit_test(an_unknown_zone_is_invalid),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

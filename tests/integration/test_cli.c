@@ -203,6 +203,7 @@ static void the_readmes_example_configuration_loads(void **state)
     assert_int_equal(rc, 0);
     /* Inline comments are libinih's: after white space, ';' starts one. */
     assert_non_null(strstr(out, "sample_offset_s = 0\n"));
+    assert_non_null(strstr(out, "timezone = UTC\n"));
     assert_non_null(strstr(out, "sweep_k_max = 20\n"));
     assert_non_null(strstr(out, "token =\n"));
     assert_non_null(strstr(out, "[group "));
@@ -235,9 +236,20 @@ static void a_misspelled_key_is_refused_with_its_line(void **state)
     refused("[samples]\nsample_offset = 0.9\n", "2: [samples] sample_offset",
             "unknown key");
     refused("[devices]\nexclude = ^loop\n", "2: [devices] exclude", "unknown key");
+
     refused("[group lab]\nexecutable = ^labjob\nnproc = 1-4\n", "3: [group lab] nproc",
             "unknown key");
     refused("d_min = 10\n", "1: d_min", "before any [section]");
+}
+
+/* [samples] timezone is checked against tzdata when the file is read. */
+static void a_time_zone_tzdata_lacks_is_refused(void **state)
+{
+    (void)state;
+    refused("[samples]\ntimezone = Europe/Atlantis\n", "2: [samples] timezone",
+            "no time zone 'Europe/Atlantis' in /usr/share/zoneinfo");
+    refused("[samples]\ntimezone = ../etc/passwd\n", "2: [samples] timezone",
+            "expected an IANA time zone name");
 }
 
 static void an_unknown_section_is_refused_with_its_line(void **state)
@@ -411,6 +423,7 @@ int main(void)
         cmocka_unit_test(a_bad_device_regex_stops_at_the_configuration_naming_its_line),
         cmocka_unit_test(the_readmes_example_configuration_loads),
         cmocka_unit_test(a_misspelled_key_is_refused_with_its_line),
+        cmocka_unit_test(a_time_zone_tzdata_lacks_is_refused),
         cmocka_unit_test(an_unknown_section_is_refused_with_its_line),
         cmocka_unit_test(a_line_libinih_would_split_is_refused_with_its_line),
         cmocka_unit_test(an_indented_line_is_refused_with_its_line),

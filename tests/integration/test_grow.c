@@ -219,6 +219,79 @@ static void grown_text_file_loads_only_its_new_reports(void **state)
     free(text);
 }
 
+/* The stamps of fs's samples, in order, comma-separated. */
+static char *stamps(const char *fs)
+{
+    return query("SELECT string_agg(stamp_s::text, ',' ORDER BY stamp_s) FROM samples "
+                 "WHERE fs = $1",
+                 fs);
+}
+
+/* Ingests path into fs with the configuration conf: exit 0, one file loaded with
+ * samples new samples. */
+static void expect_with(const char *conf, const char *fs, const char *path, long samples)
+{
+    char more[PATH_MAX + 32];
+    int rc;
+    json_t *j;
+
+    snprintf(more, sizeof more, "--quiet --config '%s'", conf);
+    j = ingest(more, fs, path, &rc, NULL);
+    assert_int_equal(rc, 0);
+    assert_int_equal(field(j, "loaded"), 1);
+    assert_int_equal(field(j, "samples"), samples);
+    json_decref(j);
+}
+
+/* The real capture with a repeated second (report 10 printed as report 9) and a
+ * skipped one (report 30 printed as report 31), read in Europe/Berlin ([samples]
+ * timezone): loaded whole or grown in two parts cut just after the repeat, every
+ * report is stored one second after the one before, an hour before the UTC stamps. */
+static void grown_file_with_a_repeat_and_a_skip_places_as_loaded_whole(void **state)
+{
+    static const char conf_text[] = "[samples]\ntimezone = Europe/Berlin\n";
+    size_t len, cut;
+    char *text = shared("iostat/iostat_x_k_t_1s.txt", &len);
+    char *edited = malloc(len + 2), *conf = NULL, *a, *b, *first;
+    size_t stamp9 = after_nth(text, "\n11/22/26 ", 9) - 9;
+    size_t stamp10 = after_nth(text, "\n11/22/26 ", 10) - 9;
+    size_t stamp30 = after_nth(text, "\n11/22/26 ", 30) - 9;
+    size_t stamp31 = after_nth(text, "\n11/22/26 ", 31) - 9;
+
+    (void)state;
+    assert_non_null(edited);
+    memcpy(edited, text, len);
+    memcpy(edited + stamp10, text + stamp9, 17);
+    memcpy(edited + stamp30, text + stamp31, 17);
+    conf = str_dup(work_path("berlin.conf"));
+    assert_non_null(conf);
+    put(conf, "wb", conf_text, strlen(conf_text));
+
+    edited[len] = '\n'; /* another content than the grown file's */
+    put(work_path("tzwhole.txt"), "wb", edited, len + 1);
+    expect_with(conf, "tzwhole", work_path("tzwhole.txt"), 44);
+    cut = after_nth(edited, "\nvda", 11) + 25;
+    put(work_path("tzgrow.txt"), "wb", edited, cut);
+    expect_with(conf, "tzgrow", work_path("tzgrow.txt"), 9);
+    put(work_path("tzgrow.txt"), "ab", edited + cut, len - cut);
+    expect_with(conf, "tzgrow", work_path("tzgrow.txt"), 35);
+
+    a = stamps("tzwhole");
+    b = stamps("tzgrow");
+    assert_string_equal(a, b);
+    /* 13:06:48 CET = 12:06:48Z = 1795352808 - 3600, then every second to 13:07:31 */
+    first = query("SELECT min(stamp_s) || ' ' || max(stamp_s) || ' ' || "
+                  "count(DISTINCT stamp_s) FROM samples WHERE fs = $1",
+                  "tzgrow");
+    assert_string_equal(first, "1795349208 1795349251 44");
+    free(first);
+    free(a);
+    free(b);
+    free(conf);
+    free(edited);
+    free(text);
+}
+
 /* The same path rewritten with other content (the same inode: truncated and written
  * again) is a new file, parsed whole: the banner and reports 20 to 45 of the capture
  * give 25 samples, report 20 being dropped as the since-boot one. */
@@ -324,6 +397,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(grown_text_file_loads_only_its_new_reports),
+        cmocka_unit_test(grown_file_with_a_repeat_and_a_skip_places_as_loaded_whole),
         cmocka_unit_test(rewritten_file_is_loaded_as_new),
         cmocka_unit_test(cut_tail_unchanged_for_a_day_is_set_aside),
         cmocka_unit_test(cut_json_file_loads_its_complete_reports),
