@@ -10,7 +10,7 @@ WARN := -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes \
         -Wvla -Wdouble-promotion -Wimplicit-fallthrough -Wconversion -Wno-sign-conversion
 SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-PKGS    := gsl libpq jansson libmicrohttpd inih zlib
+PKGS    := gsl libpq jansson libmicrohttpd inih zlib liblzma
 CFLAGS   = $(CSTD) $(WARN) $(OPT) -pthread -MMD -MP $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lbz2 -lm -pthread
 LDFLAGS ?=
