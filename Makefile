@@ -34,7 +34,7 @@ GEN      := $(BUILD)/iocontend-gen
 
 # The fuzz targets (fuzz/fuzz_NAME.c), each an entry of libFuzzer and of the replay
 # driver (fuzz/replay.c) that make test runs over the seeds, with any compiler.
-FUZZ_TARGETS := darshan darshan_bin dxt iostat config
+FUZZ_TARGETS := darshan darshan_bin dxt iostat config source sa
 FUZZ_BIN   := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 REPLAY_BIN := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/replay_%)
 # The configuration is cli/'s: its target links the program's objects but main.
