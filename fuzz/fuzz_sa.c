@@ -51,11 +51,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (size_t i = 0; i < whole->n; i++) {
                 if (whole->samples[i].stamp_s <= after)
                     continue;
-                FUZZ_CHECK(k < rest->n && rest->samples[k].stamp_s ==
-                                              whole->samples[i].stamp_s &&
-                               strcmp(rest->samples[k].device,
-                                      whole->samples[i].device) == 0,
-                           "sa: after the ledger, not the later samples");
+                FUZZ_CHECK(
+                    k < rest->n &&
+                        rest->samples[k].stamp_s == whole->samples[i].stamp_s &&
+                        strcmp(rest->samples[k].device, whole->samples[i].device) == 0,
+                    "sa: after the ledger, not the later samples");
                 k++;
             }
             FUZZ_CHECK(k == rest->n, "sa: after the ledger, samples not in the whole");

@@ -34,8 +34,8 @@ static enum status decode(const uint8_t *data, size_t size, size_t max, struct s
     FUZZ_CHECK(rc == STATUS_OK || err.code == rc, "source: err holds the status");
     FUZZ_CHECK(!s->corrupt || strlen(s->raw_hash) == 32, "source: corrupt, no key");
     if (rc == STATUS_OK && !s->too_large) {
-        FUZZ_CHECK(s->data != NULL && s->len <= max, "source: data past the cap");
-        FUZZ_CHECK(s->data[s->len] == '\0', "source: data not terminated");
+        FUZZ_CHECK(s->data != NULL && s->len <= max && s->data[s->len] == '\0',
+                   "source: data missing, past the cap or not terminated");
         FUZZ_CHECK(s->codec != SOURCE_PLAIN ||
                        (s->len == size && memcmp(s->data, data, size) == 0),
                    "source: plain bytes changed");

@@ -31,8 +31,9 @@ static bool wanted(const char *path, enum input_kind kind)
 {
     static const char *const darshan[] = {"*.darshan", "parser.txt", "*.parser.txt",
                                           "dxt.txt", "*.dxt.txt"};
-    static const char *const iostat[] = {"*.txt", "*.json", "*.csv", "*.sa",
-                                         "sa[0-9][0-9]", "sa[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]"};
+    static const char *const iostat[] = {
+        "*.txt", "*.json",       "*.csv",
+        "*.sa",  "sa[0-9][0-9]", "sa[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]"};
     const char *const *pats = kind == INPUT_DARSHAN ? darshan : iostat;
     size_t n = kind == INPUT_DARSHAN ? 5 : 6;
     char b[512];

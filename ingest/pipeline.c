@@ -26,8 +26,8 @@ enum item_state {
 };
 
 struct item {
-    const char *path; /* borrowed from the file list */
-    char *shown;      /* the path escaped: as stored and reported */
+    const char *path;     /* borrowed from the file list */
+    char *shown;          /* the path escaped: as stored and reported */
     char plain_name[512]; /* path without a compression suffix: what names tell */
     enum item_state state;
     struct stat st;

@@ -149,8 +149,14 @@ static pid_t spawn(const char *sadf, const char *const argv[], int in_fd, int *o
                    int *err_fd)
 {
     static const char *const envp[] = {"LC_ALL=C", "TZ=UTC", NULL};
+    const char *const *envp_c = envp;
     int po[2] = {-1, -1}, pe[2] = {-1, -1};
     pid_t pid = -1;
+
+    /* exec takes char *const[]: the strings are never written. */
+    char *const *args = NULL, *const *env = NULL;
+    memcpy(&args, &argv, sizeof args);
+    memcpy(&env, &envp_c, sizeof env);
 
     pthread_mutex_lock(&spawn_lock);
     if (pipe(po) == 0 && pipe(pe) == 0) {
@@ -163,8 +169,7 @@ static pid_t spawn(const char *sadf, const char *const argv[], int in_fd, int *o
             /* The child: async-signal-safe calls only (the parent has threads). */
             if (dup2(in_fd, 0) < 0 || dup2(po[1], 1) < 0 || dup2(pe[1], 2) < 0)
                 _exit(126);
-            /* exec takes char *const[]: the strings are never written. */
-            execve(sadf, (char *const *)(uintptr_t)argv, (char *const *)(uintptr_t)envp);
+            execve(sadf, args, env);
             _exit(127);
         }
     }
@@ -229,8 +234,9 @@ static bool drain(int fd, bool is_out, size_t max, struct run *r)
 
 /* Runs sadf with argv on in_fd; STATUS_OK once it ran (r says how it ended),
  * STATUS_NOMEM, STATUS_NOT_FOUND when it cannot be started. */
-static enum status run_sadf(const char *sadf, const char *const argv[], int in_fd, size_t max,
-                            const char *path, struct run *r, struct error *err)
+static enum status run_sadf(const char *sadf, const char *const argv[], int in_fd,
+                            size_t max, const char *path, struct run *r,
+                            struct error *err)
 {
     int fds[2];
     pid_t pid = spawn(sadf, argv, in_fd, &fds[0], &fds[1]);
@@ -238,9 +244,10 @@ static enum status run_sadf(const char *sadf, const char *const argv[], int in_f
     double deadline = now_s() + SADF_TIMEOUT_S;
 
     memset(r, 0, sizeof *r);
-    if (pid < 0)
+    if (pid < 0) {
         return error_at(err, STATUS_NOT_FOUND, path, 0, "cannot run sadf: %s",
                         strerror(errno));
+    }
     while ((open_fd[0] || open_fd[1]) && !r->timed_out && !r->too_large && !r->nomem) {
         struct pollfd p[2];
         nfds_t n = 0;
@@ -324,7 +331,8 @@ static bool run_ok(const struct run *r)
 enum status sa_to_json(const char *data, size_t len, const char *path, size_t max,
                        char **json, size_t *json_len, struct error *err)
 {
-    static const char *const argv_j[] = {"sadf", "-j", "/dev/stdin", "--", "-d", "-p", NULL};
+    static const char *const argv_j[] = {"sadf", "-j", "/dev/stdin", "--",
+                                         "-d",   "-p", NULL};
     static const char *const argv_c[] = {"sadf", "-c", "/dev/stdin", NULL};
     char sadf[1024];
     struct sa_magic m;
@@ -345,7 +353,8 @@ enum status sa_to_json(const char *data, size_t len, const char *path, size_t ma
     if (fd < 0)
         return err != NULL ? err->code : STATUS_NOT_FOUND;
     rc = run_sadf(sadf, argv_j, fd, max, path, &r, err);
-    if (rc == STATUS_OK && !run_ok(&r) && strstr(r.msg, "cannot read the format") != NULL) {
+    if (rc == STATUS_OK && !run_ok(&r) &&
+        strstr(r.msg, "cannot read the format") != NULL) {
         if (m.format > SA_FORMAT_12) {
             free(r.out);
             close(fd);
@@ -365,7 +374,8 @@ enum status sa_to_json(const char *data, size_t len, const char *path, size_t ma
             int fd2 = stage(r.out != NULL ? r.out : "", r.len, path, err);
             free(r.out);
             r.out = NULL;
-            rc = fd2 < 0 ? STATUS_NOT_FOUND : run_sadf(sadf, argv_j, fd2, max, path, &r, err);
+            rc = fd2 < 0 ? STATUS_NOT_FOUND
+                         : run_sadf(sadf, argv_j, fd2, max, path, &r, err);
             if (fd2 >= 0)
                 close(fd2);
         }
@@ -389,7 +399,9 @@ enum status sa_samples_after(const char *json, size_t len, const char *path,
                              const int64_t *after_s, struct iostat_data **out,
                              struct error *err)
 {
-    FILE *fp = fmemopen((void *)(uintptr_t)json, len, "r");
+    void *bytes = NULL;
+    memcpy(&bytes, &json, sizeof bytes); /* fmemopen's "r" only reads */
+    FILE *fp = fmemopen(bytes, len, "r");
     struct iostat_data *d = NULL;
     enum status rc;
 

@@ -284,7 +284,7 @@ struct sfile {
     char *data;
     size_t len;
     struct stat st;
-    struct error ferr; /* missing, too large, corrupt, or the parser's verdict */
+    struct error ferr;       /* missing, too large, corrupt, or the parser's verdict */
     enum source_codec codec; /* as stored: a compressed file has no ledger */
     bool sa;                 /* sysstat's binary sa file: through sadf */
     struct hash_marks marks;
@@ -301,7 +301,7 @@ struct sfile {
     size_t dup_of; /* SF_DUP: 1 + the index of the earlier file */
     char hash[33];
     bool have_st, too_large, corrupt, missing, moved;
-    bool not_yet; /* parse_rc STATUS_NOT_FOUND: not the file's fault (no sadf) */
+    bool not_yet;  /* parse_rc STATUS_NOT_FOUND: not the file's fault (no sadf) */
     bool bad;      /* quarantined, now or before (known bad) */
     bool recorded; /* its content is in loaded_files or the quarantine */
     bool alone;    /* checked by itself, not as a copy (its earlier file recorded
@@ -445,7 +445,8 @@ static void sa_parse(const struct sfile_chunk *c, struct sfile *f)
     char *json = NULL;
     size_t json_len = 0;
 
-    f->parse_rc = sa_to_json(f->data, f->len, f->path, c->max, &json, &json_len, &f->ferr);
+    f->parse_rc =
+        sa_to_json(f->data, f->len, f->path, c->max, &json, &json_len, &f->ferr);
     if (f->parse_rc == STATUS_OK) {
         f->parse_rc = sa_samples_after(
             json, json_len, f->path, c->o->device_include, (int64_t)f->st.st_mtime,
@@ -455,7 +456,8 @@ static void sa_parse(const struct sfile_chunk *c, struct sfile *f)
     free(json);
     f->not_yet = f->parse_rc == STATUS_NOT_FOUND;
     /* A grown sa file may hold no record after the last loaded one yet. */
-    if (f->parse_rc == STATUS_PARSE && g->have && strstr(f->ferr.msg, "no samples") != NULL) {
+    if (f->parse_rc == STATUS_PARSE && g->have &&
+        strstr(f->ferr.msg, "no samples") != NULL) {
         error_clear(&f->ferr);
         f->parse_rc = STATUS_OK;
         f->d = calloc(1, sizeof *f->d);
@@ -483,13 +485,12 @@ static void sfile_parse(void *arg, size_t i)
         sa_parse(c, f);
     } else {
         fp = fmemopen(f->data + off, f->len - off, "r");
-        f->parse_rc =
-            fp != NULL
-                ? ingest_iostat_parse_from(fp, f->path, c->o->device_include,
-                                           (int64_t)f->st.st_mtime, (int64_t)time(NULL),
-                                           f->grow.have ? &f->grow.from : NULL, &f->d,
-                                           &f->ferr)
-                : error_set(&f->ferr, STATUS_NOMEM, "reading %s", f->path);
+        f->parse_rc = fp != NULL
+                          ? ingest_iostat_parse_from(
+                                fp, f->path, c->o->device_include,
+                                (int64_t)f->st.st_mtime, (int64_t)time(NULL),
+                                f->grow.have ? &f->grow.from : NULL, &f->d, &f->ferr)
+                          : error_set(&f->ferr, STATUS_NOMEM, "reading %s", f->path);
         if (fp != NULL)
             fclose(fp);
         f->moved = f->parse_rc == STATUS_OK && f->codec == SOURCE_PLAIN &&

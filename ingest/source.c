@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#define ZLIB_CONST
 #include <zlib.h>
 
 #define CHUNK ((size_t)65536)
@@ -85,11 +86,12 @@ static bool out_reserve(struct out *o, size_t need)
     return true;
 }
 
-enum source_codec source_codec_of(const unsigned char *b, size_t n)
+enum source_codec source_codec_of(const unsigned char *data, size_t n)
 {
     static const unsigned char xz[6] = {0xFD, '7', 'z', 'X', 'Z', 0x00};
     static const unsigned char bz_block[6] = {0x31, 0x41, 0x59, 0x26, 0x53, 0x59};
     static const unsigned char bz_end[6] = {0x17, 0x72, 0x45, 0x38, 0x50, 0x90};
+    const unsigned char *b = data;
 
     if (n >= 3 && b[0] == 0x1F && b[1] == 0x8B && b[2] == 8)
         return SOURCE_GZIP;
@@ -172,8 +174,9 @@ static enum step codec_step(struct codec *c, const unsigned char **in, size_t *n
     switch (c->kind) {
     case SOURCE_GZIP: {
         /* zlib counts in uInt: at most CHUNK bytes a step. */
-        uInt in_n = (uInt)(*n < CHUNK ? *n : CHUNK), out_n = (uInt)(room < CHUNK ? room : CHUNK);
-        c->z.next_in = (Bytef *)(uintptr_t)*in;
+        uInt in_n = (uInt)(*n < CHUNK ? *n : CHUNK),
+             out_n = (uInt)(room < CHUNK ? room : CHUNK);
+        c->z.next_in = *in;
         c->z.avail_in = in_n;
         c->z.next_out = (Bytef *)out;
         c->z.avail_out = out_n;
@@ -194,7 +197,10 @@ static enum step codec_step(struct codec *c, const unsigned char **in, size_t *n
     case SOURCE_BZIP2: {
         unsigned in_n = (unsigned)(*n < CHUNK ? *n : CHUNK);
         unsigned out_n = (unsigned)(room < CHUNK ? room : CHUNK);
-        c->bz.next_in = (char *)(uintptr_t)*in;
+        /* bzlib's next_in is not const; it only reads */
+        char *in_chars = NULL;
+        memcpy(&in_chars, in, sizeof in_chars);
+        c->bz.next_in = in_chars;
         c->bz.avail_in = in_n;
         c->bz.next_out = out;
         c->bz.avail_out = out_n;
@@ -244,7 +250,8 @@ static enum step codec_step(struct codec *c, const unsigned char **in, size_t *n
 /* Decodes the stream of r (its first chunk at hand) into o. STATUS_OK, or
  * STATUS_PARSE with what was wrong (a cut or corrupt stream, trailing bytes),
  * STATUS_NOMEM. o->too_large stops it early. */
-static enum status decode(struct codec *c, struct raw *r, struct out *o, struct error *err)
+static enum status decode(struct codec *c, struct raw *r, struct out *o,
+                          struct error *err)
 {
     const char *name = source_codec_name(c->kind);
     bool ended = false;
@@ -272,8 +279,8 @@ static enum status decode(struct codec *c, struct raw *r, struct out *o, struct 
             return error_set(err, STATUS_NOMEM, "decompressing");
         const unsigned char *in = r->buf + r->at;
         size_t n = r->len - r->at, made = 0;
-        enum step st = codec_step(c, &in, &n, o->data + o->len, o->cap - o->len, &made,
-                                  !have);
+        enum step st =
+            codec_step(c, &in, &n, o->data + o->len, o->cap - o->len, &made, !have);
         r->at = r->len - n;
         o->len += made;
         if (o->len > o->max) {
@@ -390,7 +397,7 @@ enum status source_read(const char *path, size_t max, struct source *out,
 /* The refusal of an input over the size cap, as stored or (compressed) once
  * decompressed. */
 void source_too_large(const struct stat *st, bool have_st, enum source_codec codec,
-                            size_t max, struct error *err)
+                      size_t max, struct error *err)
 {
     if (codec != SOURCE_PLAIN && (!have_st || (uintmax_t)st->st_size <= max)) {
         error_set(err, STATUS_PARSE,

@@ -277,14 +277,14 @@ static void sa_file_gives_the_samples_of_its_csv(void **state)
     (void)state;
     assert_true(sa_is_file((const unsigned char *)sa, sa_len));
     assert_false(sa_is_file((const unsigned char *)csv, csv_len));
-    assert_int_equal(sa_to_json(sa, sa_len, "sar_lab_run1.sa", 64 << 20, &json, &json_len,
-                                &err),
-                     STATUS_OK);
+    assert_int_equal(
+        sa_to_json(sa, sa_len, "sar_lab_run1.sa", 64 << 20, &json, &json_len, &err),
+        STATUS_OK);
     assert_int_equal(json_len, json_ref_len);
     assert_memory_equal(json, json_ref, json_len);
-    assert_int_equal(sa_samples_after(json, json_len, "sa", NULL, INT64_MAX, NULL, &got,
-                                      &err),
-                     STATUS_OK);
+    assert_int_equal(
+        sa_samples_after(json, json_len, "sa", NULL, INT64_MAX, NULL, &got, &err),
+        STATUS_OK);
     assert_int_equal(got->n, 190);
     assert_int_equal(got->samples[0].stamp_s, 1795352344);   /* 12:59:04 */
     assert_int_equal(got->samples[189].stamp_s, 1795352533); /* 13:02:13 */
@@ -293,9 +293,9 @@ static void sa_file_gives_the_samples_of_its_csv(void **state)
 
     /* After the ledger's last record: only the later ones. */
     int64_t after = 1795352344 + 99;
-    assert_int_equal(sa_samples_after(json, json_len, "sa", NULL, INT64_MAX, &after, &got,
-                                      &err),
-                     STATUS_OK);
+    assert_int_equal(
+        sa_samples_after(json, json_len, "sa", NULL, INT64_MAX, &after, &got, &err),
+        STATUS_OK);
     assert_int_equal(got->n, 90);
     assert_int_equal(got->samples[0].stamp_s, after + 1);
     iostat_data_free(got);

@@ -101,10 +101,11 @@ static void assert_query(const char *sql, const char *param, const char *want)
 /* The samples of fs, every column but fs, as one text (new). */
 static char *samples_of(const char *fs)
 {
-    return query("SELECT count(*) || ' ' || coalesce(md5(string_agg((to_jsonb(s) - "
-                 "'fs')::text, '|' ORDER BY server, device, stamp_s)), '') FROM samples s "
-                 "WHERE fs = $1",
-                 fs);
+    return query(
+        "SELECT count(*) || ' ' || coalesce(md5(string_agg((to_jsonb(s) - "
+        "'fs')::text, '|' ORDER BY server, device, stamp_s)), '') FROM samples s "
+        "WHERE fs = $1",
+        fs);
 }
 
 /* The samples of fs against those of other, columns that differ by source (the
@@ -228,7 +229,8 @@ static int teardown(void **state)
     return 0;
 }
 
-/* ---- the tests ---------------------------------------------------------------------- */
+/* ---- the tests ----------------------------------------------------------------------
+ */
 
 /* The lab's sa file, plain, gzip'd, bzip2'd and xz'd, loads the 190 samples of vda
  * that the sadf -d CSV beside it loads (same stamps, devices, values); each is taken
@@ -280,8 +282,8 @@ static void grown_sa_file_loads_only_new_records(void **state)
     assert_non_null(sa);
     assert_int_equal(testutil_write_file(path, sa, cut), 0);
     expect("iostat", "grow", path, 0, 1, 0, 0, 91);
-    assert_query("SELECT format || ' ' || length FROM sample_ledger WHERE path = $1", path,
-                 "sa 400000");
+    assert_query("SELECT format || ' ' || length FROM sample_ledger WHERE path = $1",
+                 path, "sa 400000");
     expect("iostat", "grow", path, 0, 0, 1, 0, 0);
     FILE *fp = fopen(path, "ab");
     assert_non_null(fp);
@@ -337,7 +339,8 @@ static void compressed_inputs_load_as_plain(void **state)
     packed_jobs = jobs_rows();
     assert_string_equal(packed_jobs, plain_jobs);
     assert_query("SELECT string_agg(source_path, ' ' ORDER BY source_path) LIKE "
-                 "'%/dlio.parser.txt.gz %/imbalanced-io.darshan.bz2' FROM jobs WHERE $1::text IS NOT NULL",
+                 "'%/dlio.parser.txt.gz %/imbalanced-io.darshan.bz2' FROM jobs WHERE "
+                 "$1::text IS NOT NULL",
                  "", "t");
 
     put_shared("iostat/iostat_x_k_t_1s.txt", "iplain", "vm.txt", NULL, false);
@@ -351,8 +354,8 @@ static void compressed_inputs_load_as_plain(void **state)
     packed_samples = samples_of("text");
     assert_string_equal(packed_samples, plain_samples);
     /* No ledger row for a compressed file: it does not grow. */
-    assert_query("SELECT count(*) FROM sample_ledger WHERE path LIKE '%' || $1", "vm.txt.xz",
-                 "0");
+    assert_query("SELECT count(*) FROM sample_ledger WHERE path LIKE '%' || $1",
+                 "vm.txt.xz", "0");
     free(plain_jobs);
     free(packed_jobs);
     free(plain_samples);
@@ -418,7 +421,8 @@ static void cut_stream_and_bomb_are_quarantined(void **state)
     put_shared("darshan/dlio_2110365/snyder_python3_id3116902-2110365_12-19-66957-"
                "188958432683465822_1.darshan",
                "dbad", "cut.darshan", "gzip", false);
-    snprintf(cmd, sizeof cmd, "truncate -s 2000 '%s'", work_path("dbad", "cut.darshan.gz"));
+    snprintf(cmd, sizeof cmd, "truncate -s 2000 '%s'",
+             work_path("dbad", "cut.darshan.gz"));
     sh(cmd);
     j = ingest(args, "darshan", NULL, dir_path("dbad"), &rc, NULL);
     assert_int_equal(rc, 1);
@@ -449,7 +453,8 @@ static void missing_sadf_is_named(void **state)
      * pg_config, a shell script, and runs tools as postgres: they must reach it). */
     snprintf(bin, sizeof bin, "%s/bin", work);
     snprintf(cmd, sizeof cmd,
-             "chmod 755 '%s' && mkdir -p -m 755 '%s' && for d in $(echo \"$PATH\" | tr : ' '); do for f in "
+             "chmod 755 '%s' && mkdir -p -m 755 '%s' && for d in $(echo \"$PATH\" | tr : "
+             "' '); do for f in "
              "\"$d\"/*; do n=$(basename \"$f\"); [ \"$n\" = sadf ] || [ -e '%s'/\"$n\" ] "
              "|| ln -s \"$f\" '%s'/\"$n\"; done; done",
              work, bin, bin, bin);
@@ -468,8 +473,8 @@ static void missing_sadf_is_named(void **state)
         fail_msg("%s", m);
     json_decref(j);
     free(log);
-    assert_query("SELECT count(*) FROM ingest_errors WHERE path LIKE '%' || $1", "sa24.gz",
-                 "0");
+    assert_query("SELECT count(*) FROM ingest_errors WHERE path LIKE '%' || $1",
+                 "sa24.gz", "0");
     /* With sadf back, it loads. */
     expect("iostat", "nosadf", work_path("nosadf", "sa24.gz"), 0, 1, 0, 0, 190);
 }
