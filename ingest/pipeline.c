@@ -11,6 +11,9 @@
 
 /* A batch: at most opts->batch_files files, or this many bytes of text read at once. */
 #define BATCH_BYTES ((size_t)64 << 20)
+/* How many times its stored size a compressed log is counted in a batch's bytes: text
+ * inflates to many times its compressed size, and the batch holds it inflated. */
+#define COMPRESSED_RATIO 10
 
 enum item_state {
     ITEM_MISSING,   /* cannot be read: ferr says why */
@@ -423,8 +426,15 @@ static enum status batch_fill(struct batch *b, char *const *paths, size_t n, siz
         if (it->shown == NULL)
             return error_set(err, STATUS_NOMEM, "reading %s", it->path);
         it->have_st = stat(it->path, &it->st) == 0;
-        if (it->have_st && (uintmax_t)it->st.st_size <= b->max)
-            bytes += (size_t)it->st.st_size;
+        if (it->have_st && (uintmax_t)it->st.st_size <= b->max) {
+            size_t size = (size_t)it->st.st_size;
+            /* Compressed (by its name; the magic is read later): the batch holds its
+             * text once decompressed, often ten times more, never past the cap. */
+            if (strcmp(it->plain_name, it->path) != 0)
+                size =
+                    size > b->max / COMPRESSED_RATIO ? b->max : size * COMPRESSED_RATIO;
+            bytes += size;
+        }
         b->n++;
         (*next)++;
     }
