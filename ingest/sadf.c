@@ -130,22 +130,22 @@ static int stage(const char *data, size_t len, const char *path, struct error *e
 
 /* What one run of sadf gave. */
 struct run {
-    char *out; /* stdout, owned, NUL-terminated */
+    char *out; /* what sadf printed, owned, NUL-terminated */
     size_t len;
-    char msg[512]; /* the start of stderr */
+    char msg[512]; /* the start of its error output */
     size_t msg_len;
     int status;     /* waitpid's */
     bool timed_out; /* killed at the time limit */
-    bool too_large; /* stdout passed max: killed */
-    bool nomem;     /* no memory for stdout: killed */
+    bool too_large; /* its output passed max: killed */
+    bool nomem;     /* no memory for its output: killed */
 };
 
 /* Spawns serialised: a pipe is made close-on-exec before another thread forks. */
 static pthread_mutex_t spawn_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Forks sadf with argv, in_fd as its stdin; pipes for stdout and stderr into out
- * and err_fd (parent's ends). */
-static pid_t spawn(const char *sadf, const char *const argv[], int in_fd, int *out_fd,
+/* Forks sadf with words (its argument vector), in_fd as its standard input; pipes for
+ * its output and its messages, whose reading ends go to *out_fd and *err_fd. */
+static pid_t spawn(const char *sadf, const char *const words[], int in_fd, int *out_fd,
                    int *err_fd)
 {
     static const char *const envp[] = {"LC_ALL=C", "TZ=UTC", NULL};
@@ -155,7 +155,7 @@ static pid_t spawn(const char *sadf, const char *const argv[], int in_fd, int *o
 
     /* exec takes char *const[]: the strings are never written. */
     char *const *args = NULL, *const *env = NULL;
-    memcpy(&args, &argv, sizeof args);
+    memcpy(&args, &words, sizeof args);
     memcpy(&env, &envp_c, sizeof env);
 
     pthread_mutex_lock(&spawn_lock);
@@ -232,14 +232,14 @@ static bool drain(int fd, bool is_out, size_t max, struct run *r)
     return true;
 }
 
-/* Runs sadf with argv on in_fd; STATUS_OK once it ran (r says how it ended),
+/* Runs sadf with words on in_fd; STATUS_OK once it ran (r says how it ended),
  * STATUS_NOMEM, STATUS_NOT_FOUND when it cannot be started. */
-static enum status run_sadf(const char *sadf, const char *const argv[], int in_fd,
+static enum status run_sadf(const char *sadf, const char *const words[], int in_fd,
                             size_t max, const char *path, struct run *r,
                             struct error *err)
 {
     int fds[2];
-    pid_t pid = spawn(sadf, argv, in_fd, &fds[0], &fds[1]);
+    pid_t pid = spawn(sadf, words, in_fd, &fds[0], &fds[1]);
     bool open_fd[2] = {true, true};
     double deadline = now_s() + SADF_TIMEOUT_S;
 
@@ -331,9 +331,9 @@ static bool run_ok(const struct run *r)
 enum status sa_to_json(const char *data, size_t len, const char *path, size_t max,
                        char **json, size_t *json_len, struct error *err)
 {
-    static const char *const argv_j[] = {"sadf", "-j", "/dev/stdin", "--",
-                                         "-d",   "-p", NULL};
-    static const char *const argv_c[] = {"sadf", "-c", "/dev/stdin", NULL};
+    static const char *const words_j[] = {"sadf", "-j", "/dev/stdin", "--",
+                                          "-d",   "-p", NULL};
+    static const char *const words_c[] = {"sadf", "-c", "/dev/stdin", NULL};
     char sadf[1024];
     struct sa_magic m;
     struct run r;
@@ -352,7 +352,7 @@ enum status sa_to_json(const char *data, size_t len, const char *path, size_t ma
     fd = stage(data, len, path, err);
     if (fd < 0)
         return err != NULL ? err->code : STATUS_NOT_FOUND;
-    rc = run_sadf(sadf, argv_j, fd, max, path, &r, err);
+    rc = run_sadf(sadf, words_j, fd, max, path, &r, err);
     if (rc == STATUS_OK && !run_ok(&r) &&
         strstr(r.msg, "cannot read the format") != NULL) {
         if (m.format > SA_FORMAT_12) {
@@ -367,7 +367,7 @@ enum status sa_to_json(const char *data, size_t len, const char *path, size_t ma
         }
         /* An older format: sadf -c writes it anew, then sadf -j reads that. */
         free(r.out);
-        rc = run_sadf(sadf, argv_c, fd, max, path, &r, err);
+        rc = run_sadf(sadf, words_c, fd, max, path, &r, err);
         if (rc == STATUS_OK && !run_ok(&r)) {
             rc = run_failed(&r, "sadf -c", path, max, err);
         } else if (rc == STATUS_OK) {
@@ -375,7 +375,7 @@ enum status sa_to_json(const char *data, size_t len, const char *path, size_t ma
             free(r.out);
             r.out = NULL;
             rc = fd2 < 0 ? STATUS_NOT_FOUND
-                         : run_sadf(sadf, argv_j, fd2, max, path, &r, err);
+                         : run_sadf(sadf, words_j, fd2, max, path, &r, err);
             if (fd2 >= 0)
                 close(fd2);
         }
