@@ -429,10 +429,11 @@ static enum status batch_fill(struct batch *b, char *const *paths, size_t n, siz
         if (it->have_st && (uintmax_t)it->st.st_size <= b->max) {
             size_t size = (size_t)it->st.st_size;
             /* Compressed (by its name; the magic is read later): the batch holds its
-             * text once decompressed, often ten times more, never past the cap. */
-            if (strcmp(it->plain_name, it->path) != 0)
+             * text decompressed, counted COMPRESSED_RATIO times, at most the cap. */
+            if (strcmp(it->plain_name, it->path) != 0) {
                 size =
                     size > b->max / COMPRESSED_RATIO ? b->max : size * COMPRESSED_RATIO;
+            }
             bytes += size;
         }
         b->n++;
