@@ -135,6 +135,16 @@ static char *jobs_rows(void)
                  "");
 }
 
+/* Every trace row and its operations, but where they came from and when (new). */
+static char *traces_rows(void)
+{
+    return query("SELECT count(DISTINCT t.job_key) || ' ' || coalesce(md5(string_agg("
+                 "(to_jsonb(t) - 'source_path' - 'loaded_at')::text || md5(o.ops), '|' "
+                 "ORDER BY o.module, o.record_id, o.rank)), '') FROM job_traces t JOIN "
+                 "dxt_ops o USING (job_key) WHERE $1::text IS NOT NULL",
+                 "");
+}
+
 /* ---- the runs ------------------------------------------------------------------------
  */
 
@@ -309,10 +319,10 @@ static void grown_sa_file_loads_only_new_records(void **state)
     free(sa);
 }
 
-/* A darshan-parser text, a binary log and an iostat text, each compressed, load the
- * rows their plain bytes load; the plain file after its compressed copy, and the
- * copy after the plain file, are already loaded. Walked: *.parser.txt.gz,
- * *.darshan.bz2, *.txt.xz. */
+/* A darshan-parser text, a binary log, a darshan-dxt-parser text and an iostat text,
+ * each compressed, load the rows their plain bytes load; the copy after the plain
+ * file is already loaded. Walked: *.parser.txt.gz, *.darshan.bz2, *.dxt.txt.xz,
+ * *.txt.xz. */
 static void compressed_inputs_load_as_plain(void **state)
 {
     char *plain_jobs, *packed_jobs, *plain_samples, *packed_samples;
@@ -342,6 +352,21 @@ static void compressed_inputs_load_as_plain(void **state)
                  "'%/dlio.parser.txt.gz %/imbalanced-io.darshan.bz2' FROM jobs WHERE "
                  "$1::text IS NOT NULL",
                  "", "t");
+
+    /* A darshan-dxt-parser text xz'd under its walked name: the same trace. */
+    put_shared("darshan/mpi_io_test_dxt_snow/dxt.txt", "xplain", "snow.dxt.txt", NULL,
+               false);
+    expect("darshan", NULL, dir_path("xplain"), 0, 1, 0, 0, 0);
+    char *plain_trace = traces_rows();
+    assert_int_equal(strncmp(plain_trace, "1 ", 2), 0);
+    unload_path(work_path("xplain", "snow.dxt.txt"));
+    put_shared("darshan/mpi_io_test_dxt_snow/dxt.txt", "xpacked", "snow.dxt.txt", "xz",
+               false);
+    expect("darshan", NULL, dir_path("xpacked"), 0, 1, 0, 0, 0);
+    char *packed_trace = traces_rows();
+    assert_string_equal(packed_trace, plain_trace);
+    free(plain_trace);
+    free(packed_trace);
 
     put_shared("iostat/iostat_x_k_t_1s.txt", "iplain", "vm.txt", NULL, false);
     expect("iostat", "text", work_path("iplain", "vm.txt"), 0, 1, 0, 0, 44);
