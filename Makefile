@@ -10,7 +10,7 @@ WARN := -Wall -Wextra -Wpedantic -Werror -Wshadow -Wstrict-prototypes \
         -Wvla -Wdouble-promotion -Wimplicit-fallthrough -Wconversion -Wno-sign-conversion
 SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-PKGS    := gsl libpq jansson libmicrohttpd inih zlib
+PKGS    := gsl libpq jansson libmicrohttpd inih zlib liblzma
 CFLAGS   = $(CSTD) $(WARN) $(OPT) -pthread -MMD -MP $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lbz2 -lm -pthread
 LDFLAGS ?=
@@ -34,7 +34,7 @@ GEN      := $(BUILD)/iocontend-gen
 
 # The fuzz targets (fuzz/fuzz_NAME.c), each an entry of libFuzzer and of the replay
 # driver (fuzz/replay.c) that make test runs over the seeds, with any compiler.
-FUZZ_TARGETS := darshan darshan_bin dxt iostat config
+FUZZ_TARGETS := darshan darshan_bin dxt iostat config source sa
 FUZZ_BIN   := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 REPLAY_BIN := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/replay_%)
 # The configuration is cli/'s: its target links the program's objects but main.

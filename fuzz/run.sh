@@ -24,7 +24,9 @@ shared="${IOCONTEND_SHARED:-../shared}"
 # A region inflates up to 4096 times (darshan_bin.c's bound), so a longer input
 # would mostly spend its time inflating and writing text. 64 KiB holds 12 of the 39
 # DXT texts whole and 130 to 1 500 operation rows of any other: every column layout,
-# a module banner or two, the Lustre stripe lines.
+# a module banner or two, the Lustre stripe lines. 8 KiB holds every compressed seed
+# whole (its header, blocks and trailer); a bomb in it inflates to the 1 MiB cap of
+# fuzz_source at most. 8 KiB of sadf -j is 15 to 20 one-disk records, as iostat's.
 corpora="darshan darshan 65536
 darshan_bin darshan_bin 16384
 dxt dxt 65536
@@ -32,7 +34,9 @@ iostat_text iostat 8192
 iostat_json iostat 8192
 iostat_sadf_d iostat 8192
 iostat_sadf_j iostat 8192
-config config 4096"
+config config 4096
+source source 8192
+sa sa 8192"
 
 rm -f "$build/fuzz-failed"
 echo "$corpora" | while read -r name target max_len; do

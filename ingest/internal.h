@@ -8,6 +8,7 @@
 
 #include "../sql/db.h"
 
+#include <stdio.h>
 #include <sys/stat.h>
 
 enum input_kind { INPUT_DARSHAN, INPUT_IOSTAT };
@@ -20,6 +21,68 @@ void add_failure(struct ingest_summary *s, const char *path, long line, const ch
  * kept: a file can grow between stat and read). */
 enum status slurp(const char *path, size_t max, char **data, size_t *len, bool *too_large,
                   struct error *err) MUST_CHECK;
+
+/* ---- inputs as the parsers see them (source.c) ---------------------------------- */
+
+/* The compressions an input may come in, recognised by their magic bytes. */
+enum source_codec { SOURCE_PLAIN = 0, SOURCE_GZIP, SOURCE_BZIP2, SOURCE_XZ };
+
+/* An input's bytes, decompressed. */
+struct source {
+    char *data; /* owned, NUL-terminated; NULL when too large or corrupt */
+    size_t len;
+    enum source_codec codec;
+    bool too_large;    /* more than max bytes, as stored or decompressed: none kept */
+    bool corrupt;      /* a compressed stream that is corrupt or cut short */
+    char raw_hash[33]; /* corrupt: the hash of the stored bytes (its stand-in key) */
+};
+
+/* The codec whose magic data[0, n) starts with; SOURCE_PLAIN when none. */
+enum source_codec source_codec_of(const unsigned char *data, size_t n);
+/* "plain", "gzip", "bzip2", "xz". */
+const char *source_codec_name(enum source_codec c);
+/* Reads fp to its end into *out: a gzip, bzip2 or xz stream (concatenated members
+ * too) decompressed in memory, anything else as it is. More than max bytes, stored
+ * or decompressed, stops the read with out->too_large (never inflating past max + 1
+ * bytes). STATUS_PARSE with out->corrupt for a corrupt or cut stream (err says what:
+ * "corrupt gzip stream: cut short ..."), STATUS_NOT_FOUND for a read error,
+ * STATUS_NOMEM; STATUS_OK otherwise. path names the input in errors. */
+enum status source_decode(FILE *fp, const char *path, size_t max, struct source *out,
+                          struct error *err) MUST_CHECK;
+/* source_decode of the file at path (STATUS_NOT_FOUND when it cannot be opened). */
+enum status source_read(const char *path, size_t max, struct source *out,
+                        struct error *err) MUST_CHECK;
+void source_free(struct source *s);
+/* The refusal of an input over the size cap max in err: its size as stored (st, when
+ * have_st), or, compressed (codec), more than max once decompressed. */
+void source_too_large(const struct stat *st, bool have_st, enum source_codec codec,
+                      size_t max, struct error *err);
+/* The name path has without a compression suffix (.gz, .bz2, .xz) into out. */
+void source_plain_name(const char *path, char *out, size_t size);
+
+/* ---- sa files through sadf (sadf.c) ------------------------------------------- */
+
+/* True when data starts with the magic of sysstat's binary sa files (either byte
+ * order). */
+bool sa_is_file(const unsigned char *data, size_t len);
+/* The disk activity of the sa file data[0, len) as `sadf -j FILE -- -d -p` prints it
+ * (the sadf on PATH, run with fork and exec, LC_ALL=C and TZ=UTC, on a memory copy of
+ * the bytes; an older sysstat's file converted by sadf -c first): *json new (caller
+ * frees), its length in *json_len. The output is bounded by max, the run by a time
+ * limit. STATUS_NOT_FOUND for what is not the file's fault and may load later:
+ * sadf missing (naming Debian's package), a file of a newer sysstat than this sadf
+ * reads (naming the version it needs); STATUS_PARSE for sadf's refusal (its exit
+ * status and message), a time-out or an output past max; STATUS_NOMEM. */
+enum status sa_to_json(const char *data, size_t len, const char *path, size_t max,
+                       char **json, size_t *json_len, struct error *err) MUST_CHECK;
+/* Parses sadf -j output (json[0, len)) with the sadf -j parser of iostat.c, keeping
+ * the samples stamped after *after_s (all when after_s is NULL: the ledger's last
+ * loaded record of a grown sa file). Any other format than JSON is STATUS_PARSE.
+ * Statuses as ingest_iostat_parse_from; *out new on STATUS_OK. */
+enum status sa_samples_after(const char *json, size_t len, const char *path,
+                             const char *device_include, int64_t mtime_s,
+                             const int64_t *after_s, struct iostat_data **out,
+                             struct error *err) MUST_CHECK;
 
 /* The content hash of len bytes of data. */
 void content_hash(const char *data, size_t len, char hash[33]);

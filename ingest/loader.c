@@ -24,20 +24,38 @@ static const char *base_name(const char *path)
     return slash != NULL ? slash + 1 : path;
 }
 
+/* Whether a file below a directory is an input of kind by its name, with or without
+ * a compression suffix (.gz, .bz2, .xz): iostat's also sysstat's sa files (saDD,
+ * saYYYYMMDD, *.sa). */
 static bool wanted(const char *path, enum input_kind kind)
 {
     static const char *const darshan[] = {"*.darshan", "parser.txt", "*.parser.txt",
                                           "dxt.txt", "*.dxt.txt"};
-    static const char *const iostat[] = {"*.txt", "*.json", "*.csv"};
+    static const char *const iostat[] = {
+        "*.txt", "*.json",       "*.csv",
+        "*.sa",  "sa[0-9][0-9]", "sa[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]"};
     const char *const *pats = kind == INPUT_DARSHAN ? darshan : iostat;
-    size_t n = kind == INPUT_DARSHAN ? 5 : 3;
-    const char *b = base_name(path);
+    size_t n = kind == INPUT_DARSHAN ? 5 : 6;
+    char b[512];
 
+    source_plain_name(base_name(path), b, sizeof b);
     for (size_t i = 0; i < n; i++) {
         if (fnmatch(pats[i], b, 0) == 0)
             return true;
     }
     return false;
+}
+
+/* An sa file whatever its name: sysstat's magic at its start. */
+static bool is_sa_file(const char *path)
+{
+    unsigned char head[8];
+    FILE *fp = fopen(path, "rb");
+    size_t n = fp != NULL ? fread(head, 1, sizeof head, fp) : 0;
+
+    if (fp != NULL)
+        fclose(fp);
+    return sa_is_file(head, n);
 }
 
 static bool list_add(struct file_list *l, const char *path)
@@ -87,7 +105,8 @@ static bool walk(const char *dir, enum input_kind kind, struct file_list *out,
             continue;
         if (S_ISDIR(st.st_mode)) {
             ok = walk(path, kind, out, skipped);
-        } else if (S_ISREG(st.st_mode) && wanted(path, kind)) {
+        } else if (S_ISREG(st.st_mode) &&
+                   (wanted(path, kind) || (kind == INPUT_IOSTAT && is_sa_file(path)))) {
             ok = list_add(out, path);
         } else {
             (*skipped)++;
@@ -99,7 +118,10 @@ static bool walk(const char *dir, enum input_kind kind, struct file_list *out,
 
 static bool is_binary_name(const char *path)
 {
-    return fnmatch("*.darshan", base_name(path), 0) == 0;
+    char b[512];
+
+    source_plain_name(base_name(path), b, sizeof b);
+    return fnmatch("*.darshan", b, 0) == 0;
 }
 
 /* Path order, binary logs first: when a log's .darshan and its darshan-parser text

@@ -1,5 +1,6 @@
 /* pipeline.c: darshan-parser text into the database at the pace of a center: files
- * read, hashed and parsed on several threads, a batch of them sent in one transaction
+ * read (decompressed when they come gzip'd, bzip2'd or xz'd), hashed and parsed on
+ * several threads, a batch of them sent in one transaction
  * (binary COPY), every outcome recorded in the order of the paths, so that one thread
  * and many give the same rows, the same quarantine list and the same summary. */
 #include "internal.h"
@@ -10,10 +11,14 @@
 
 /* A batch: at most opts->batch_files files, or this many bytes of text read at once. */
 #define BATCH_BYTES ((size_t)64 << 20)
+/* How many times its stored size a compressed log is counted in a batch's bytes: text
+ * inflates to many times its compressed size, and the batch holds it inflated. */
+#define COMPRESSED_RATIO 10
 
 enum item_state {
     ITEM_MISSING,   /* cannot be read: ferr says why */
-    ITEM_TOO_LARGE, /* over the size cap: hashed by size and mtime */
+    ITEM_TOO_LARGE, /* over the size cap (hashed by size and mtime), or a corrupt
+                       compressed stream (hashed by its stored bytes): ferr says */
     ITEM_READ,      /* data and hash at hand */
     ITEM_SEEN,      /* content loaded before */
     ITEM_DUP,       /* the content of an earlier file of the batch (dup_of) */
@@ -24,8 +29,9 @@ enum item_state {
 };
 
 struct item {
-    const char *path; /* borrowed from the file list */
-    char *shown;      /* the path escaped: as stored and reported */
+    const char *path;     /* borrowed from the file list */
+    char *shown;          /* the path escaped: as stored and reported */
+    char plain_name[512]; /* path without a compression suffix: what names tell */
     enum item_state state;
     struct stat st;
     bool have_st;
@@ -69,25 +75,31 @@ static void read_one(void *arg, size_t i)
 {
     struct batch *b = arg;
     struct item *it = &b->items[i];
-    bool too_large = false;
+    struct source src = {0};
 
-    /* A file gone since it was listed is missing with slurp's reason. */
-    if ((!it->have_st || (uintmax_t)it->st.st_size <= b->max) &&
-        slurp(it->path, b->max, &it->data, &it->len, &too_large, &it->ferr) !=
-            STATUS_OK) {
-        it->state = ITEM_MISSING;
-        return;
+    /* A file gone since it was listed is missing with source_read's reason. */
+    if (!it->have_st || (uintmax_t)it->st.st_size <= b->max) {
+        enum status rc = source_read(it->path, b->max, &src, &it->ferr);
+        if (rc == STATUS_PARSE && src.corrupt) {
+            it->state = ITEM_TOO_LARGE;
+            memcpy(it->hash, src.raw_hash, sizeof it->hash);
+            return;
+        }
+        if (rc != STATUS_OK) {
+            it->state = ITEM_MISSING;
+            return;
+        }
     }
-    if (it->data == NULL) {
+    if (src.data == NULL) {
         it->state = ITEM_TOO_LARGE;
         if (!it->have_st)
             it->st.st_size = (off_t)b->max + 1;
         size_hash(&it->st, it->hash);
-        error_set(&it->ferr, STATUS_PARSE,
-                  "too large: %lld bytes, more than %zu ([ingest] max_file_bytes)",
-                  (long long)it->st.st_size, b->max);
+        source_too_large(&it->st, true, src.codec, b->max, &it->ferr);
         return;
     }
+    it->data = src.data;
+    it->len = src.len;
     content_hash(it->data, it->len, it->hash);
     it->state = ITEM_READ;
 }
@@ -136,7 +148,7 @@ static void parse_one(void *arg, size_t i)
 
     if (it->len == 0) {
         it->state = ITEM_EMPTY;
-    } else if (!binary && is_dxt_text(it->path, it->data)) {
+    } else if (!binary && is_dxt_text(it->plain_name, it->data)) {
         parse_trace(c, it);
     } else {
         if (binary) {
@@ -410,11 +422,20 @@ static enum status batch_fill(struct batch *b, char *const *paths, size_t n, siz
         struct item *it = &b->items[b->n];
         it->path = paths[*next];
         it->shown = str_escape_dup(it->path);
+        source_plain_name(it->path, it->plain_name, sizeof it->plain_name);
         if (it->shown == NULL)
             return error_set(err, STATUS_NOMEM, "reading %s", it->path);
         it->have_st = stat(it->path, &it->st) == 0;
-        if (it->have_st && (uintmax_t)it->st.st_size <= b->max)
-            bytes += (size_t)it->st.st_size;
+        if (it->have_st && (uintmax_t)it->st.st_size <= b->max) {
+            size_t size = (size_t)it->st.st_size;
+            /* Compressed (by its name; the magic is read later): the batch holds its
+             * text decompressed, counted COMPRESSED_RATIO times, at most the cap. */
+            if (strcmp(it->plain_name, it->path) != 0) {
+                size =
+                    size > b->max / COMPRESSED_RATIO ? b->max : size * COMPRESSED_RATIO;
+            }
+            bytes += size;
+        }
         b->n++;
         (*next)++;
     }

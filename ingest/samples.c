@@ -1,6 +1,7 @@
-/* samples.c: sample files into the database: read and parsed on threads, checked
- * and loaded one file at a time in path order, a grown file from where its ledger
- * row says the last ingest stopped. */
+/* samples.c: sample files into the database: read (decompressed when they come
+ * gzip'd, bzip2'd or xz'd) and parsed on threads, sa files through sadf, checked and
+ * loaded one file at a time in path order, a grown file from where its ledger row
+ * says the last ingest stopped. */
 #include "internal.h"
 
 #include <stdint.h>
@@ -169,6 +170,13 @@ static enum status ledger_match(struct db *db, const char *shown, const struct s
         return STATUS_OK;
     }
     memset(from, 0, sizeof *from);
+    g->have = true;
+    if (strcmp(row->format, "sa") == 0) {
+        /* sadf reads an sa file whole: the records after the last one loaded are new. */
+        from->have_accepted = row->have_accepted;
+        from->accepted_stamp_s = row->accepted_stamp_s;
+        return STATUS_OK;
+    }
     from->format =
         strcmp(row->format, "sadf") == 0 ? IOSTAT_FORMAT_SADF : IOSTAT_FORMAT_TEXT;
     memcpy(from->host, row->host, sizeof from->host);
@@ -180,7 +188,6 @@ static enum status ledger_match(struct db *db, const char *shown, const struct s
     memcpy(from->header, row->header, sizeof from->header);
     from->resync = row->resync;
     from->lines = (long)row->lines;
-    g->have = true;
     return STATUS_OK;
 }
 
@@ -229,6 +236,34 @@ static bool next_ledger(const struct iostat_data *d, const struct grow *g, size_
     return true;
 }
 
+/* The ledger row of an sa file (len bytes, whose content hash is hash) after its
+ * parse gave d: the whole file is loaded, through its last record (or the one the
+ * row held before, g, when nothing came after it). */
+static void sa_ledger(const struct iostat_data *d, const struct grow *g, size_t len,
+                      const char *hash, const char *verdict, const struct stat *st,
+                      struct db_sample_ledger *l)
+{
+    memset(l, 0, sizeof *l);
+    snprintf(l->file_id, sizeof l->file_id, "%ju:%ju", (uintmax_t)st->st_dev,
+             (uintmax_t)st->st_ino);
+    l->length = (int64_t)len;
+    snprintf(l->prefix_hash, sizeof l->prefix_hash, "%s", hash);
+    snprintf(l->verdict, sizeof l->verdict, "%s", verdict);
+    snprintf(l->format, sizeof l->format, "sa");
+    memcpy(l->host, d->host, sizeof l->host);
+    l->interval_s = d->interval_s;
+    if (g->have && g->from.have_accepted) {
+        l->have_accepted = true;
+        l->accepted_stamp_s = g->from.accepted_stamp_s;
+    }
+    for (size_t i = 0; i < d->n; i++) {
+        if (!l->have_accepted || d->samples[i].stamp_s > l->accepted_stamp_s) {
+            l->have_accepted = true;
+            l->accepted_stamp_s = d->samples[i].stamp_s;
+        }
+    }
+}
+
 /* ---- sample files: read and parse on threads, check and load in order ---------- */
 
 /* A chunk of sample files in flight: at most this many, or this many bytes read at
@@ -254,7 +289,9 @@ struct sfile {
     char *data;
     size_t len;
     struct stat st;
-    struct error ferr; /* missing, too large, or the parser's verdict */
+    struct error ferr;       /* missing, too large, corrupt, or the parser's verdict */
+    enum source_codec codec; /* as stored: a compressed file has no ledger */
+    bool sa;                 /* sysstat's binary sa file: through sadf */
     struct hash_marks marks;
     struct grow grow;
     struct log_capture log;
@@ -268,7 +305,8 @@ struct sfile {
     enum status parse_rc;
     size_t dup_of; /* SF_DUP: 1 + the index of the earlier file */
     char hash[33];
-    bool have_st, too_large, missing, moved;
+    bool have_st, too_large, corrupt, missing, moved;
+    bool not_yet;  /* parse_rc STATUS_NOT_FOUND: not the file's fault (no sadf) */
     bool bad;      /* quarantined, now or before (known bad) */
     bool recorded; /* its content is in loaded_files or the quarantine */
     bool alone;    /* checked by itself, not as a copy (its earlier file recorded
@@ -300,20 +338,30 @@ static void sfile_read(void *arg, size_t i)
 {
     struct sfile_chunk *c = arg;
     struct sfile *f = &c->files[i];
+    struct source src = {0};
 
-    if ((!f->have_st || (uintmax_t)f->st.st_size <= c->max) &&
-        slurp(f->path, c->max, &f->data, &f->len, &f->too_large, &f->ferr) != STATUS_OK) {
-        f->missing = true;
-        return;
+    if (!f->have_st || (uintmax_t)f->st.st_size <= c->max) {
+        enum status rc = source_read(f->path, c->max, &src, &f->ferr);
+        if (rc == STATUS_PARSE && src.corrupt) {
+            f->corrupt = true;
+            memcpy(f->hash, src.raw_hash, sizeof f->hash);
+            return;
+        }
+        if (rc != STATUS_OK) {
+            f->missing = true;
+            return;
+        }
     }
-    if (f->data == NULL) {
+    f->codec = src.codec;
+    if (src.data == NULL) {
         f->too_large = true;
         size_hash(&f->st, f->hash);
-        error_set(&f->ferr, STATUS_PARSE,
-                  "too large: %lld bytes, more than %zu ([ingest] max_file_bytes)",
-                  (long long)f->st.st_size, c->max);
+        source_too_large(&f->st, f->have_st, src.codec, c->max, &f->ferr);
         return;
     }
+    f->data = src.data;
+    f->len = src.len;
+    f->sa = sa_is_file((const unsigned char *)f->data, f->len);
     content_hash_marked(f->data, f->len, f->hash, &f->marks);
 }
 
@@ -353,7 +401,7 @@ static enum status sfile_check(struct db *db, struct sfile_chunk *c, size_t i,
     rc = db_file_seen(db, f->hash, &seen, &dberr);
     /* A sample file seen whole is looked at again only when a cut report was left
      * in it and it has not changed for a day: that report is then set aside. */
-    if (rc == STATUS_OK && f->data != NULL && f->have_st &&
+    if (rc == STATUS_OK && f->data != NULL && f->have_st && f->codec == SOURCE_PLAIN &&
         (!seen || unchanged_for_a_day(&f->st, (int64_t)time(NULL)))) {
         rc = ledger_match(db, f->shown, &f->st, f->data, f->len, &f->marks, c->verdict,
                           &f->grow, &dberr);
@@ -379,8 +427,8 @@ static enum status sfile_check(struct db *db, struct sfile_chunk *c, size_t i,
         log_info("%s: quarantined before, unchanged: not parsed again", f->shown);
         return STATUS_OK;
     }
-    if (f->too_large || f->len == 0) {
-        if (!f->too_large)
+    if (f->too_large || f->corrupt || f->len == 0) {
+        if (!f->too_large && !f->corrupt)
             error_set(&f->ferr, STATUS_PARSE, "empty file");
         f->bad = f->recorded = true;
         return quarantine(db, s, f->path, f->shown, f->hash, c->verdict, &f->ferr, err);
@@ -394,6 +442,39 @@ static enum status sfile_check(struct db *db, struct sfile_chunk *c, size_t i,
     return STATUS_OK;
 }
 
+/* An sa file through sadf: its disk activity as sadf -j prints it, parsed as such;
+ * after a ledger row (the file grew) only the records after the last one loaded. */
+static void sa_parse(const struct sfile_chunk *c, struct sfile *f)
+{
+    const struct grow *g = &f->grow;
+    char *json = NULL;
+    size_t json_len = 0;
+
+    f->parse_rc =
+        sa_to_json(f->data, f->len, f->path, c->max, &json, &json_len, &f->ferr);
+    if (f->parse_rc == STATUS_OK) {
+        f->parse_rc = sa_samples_after(
+            json, json_len, f->path, c->o->device_include, (int64_t)f->st.st_mtime,
+            g->have && g->from.have_accepted ? &g->from.accepted_stamp_s : NULL, &f->d,
+            &f->ferr);
+    }
+    free(json);
+    f->not_yet = f->parse_rc == STATUS_NOT_FOUND;
+    /* A grown sa file may hold no record after the last loaded one yet. */
+    if (f->parse_rc == STATUS_PARSE && g->have &&
+        strstr(f->ferr.msg, "no samples") != NULL) {
+        error_clear(&f->ferr);
+        f->parse_rc = STATUS_OK;
+        f->d = calloc(1, sizeof *f->d);
+        if (f->d == NULL)
+            f->parse_rc = error_set(&f->ferr, STATUS_NOMEM, "samples of %s", f->path);
+    }
+    if (f->parse_rc == STATUS_OK && f->codec == SOURCE_PLAIN) {
+        sa_ledger(f->d, g, f->len, f->hash, c->verdict, &f->st, &f->ledger);
+        f->moved = true;
+    }
+}
+
 /* Thread work: parse file i from where its ledger says, and make its rows. */
 static void sfile_parse(void *arg, size_t i)
 {
@@ -405,21 +486,26 @@ static void sfile_parse(void *arg, size_t i)
     if (f->next != SF_PARSE)
         return;
     log_capture_to(&f->log);
-    fp = fmemopen(f->data + off, f->len - off, "r");
-    struct iostat_parse_opts po = {.device_include = c->o->device_include,
-                                   .timezone = c->o->timezone,
-                                   .mtime_s = (int64_t)f->st.st_mtime,
-                                   .now_s = (int64_t)time(NULL)};
-    f->parse_rc = fp != NULL
-                      ? ingest_iostat_parse_from(fp, f->path, &po,
-                                                 f->grow.have ? &f->grow.from : NULL,
-                                                 &f->d, &f->ferr)
-                      : error_set(&f->ferr, STATUS_NOMEM, "reading %s", f->path);
-    if (fp != NULL)
-        fclose(fp);
-    if (f->parse_rc == STATUS_OK) {
-        f->moved = next_ledger(f->d, &f->grow, off, f->data, f->len, f->hash, &f->marks,
+    if (f->sa) {
+        sa_parse(c, f);
+    } else {
+        fp = fmemopen(f->data + off, f->len - off, "r");
+        struct iostat_parse_opts po = {.device_include = c->o->device_include,
+                                       .timezone = c->o->timezone,
+                                       .mtime_s = (int64_t)f->st.st_mtime,
+                                       .now_s = (int64_t)time(NULL)};
+        f->parse_rc = fp != NULL
+                          ? ingest_iostat_parse_from(fp, f->path, &po,
+                                                     f->grow.have ? &f->grow.from : NULL,
+                                                     &f->d, &f->ferr)
+                          : error_set(&f->ferr, STATUS_NOMEM, "reading %s", f->path);
+        if (fp != NULL)
+            fclose(fp);
+        f->moved = f->parse_rc == STATUS_OK && f->codec == SOURCE_PLAIN &&
+                   next_ledger(f->d, &f->grow, off, f->data, f->len, f->hash, &f->marks,
                                c->verdict, &f->st, &f->ledger);
+    }
+    if (f->parse_rc == STATUS_OK) {
         /* Only a cut report, still being written: it waits (no rows). */
         if (f->d->n > 0 || (f->moved && f->grow.have)) {
             f->parse_rc =
@@ -446,6 +532,16 @@ static enum status sfile_load(struct db *db, int64_t run_id, struct sfile_chunk 
     if (f->parse_rc == STATUS_NOMEM) {
         *err = f->ferr;
         return STATUS_NOMEM;
+    }
+    if (f->not_yet) {
+        /* Not the file's fault (no sadf, or too old a one): nothing is recorded, and
+         * the file is read again by the next ingest. */
+        char msg[200];
+        s->missing++;
+        str_escape(f->ferr.msg, msg, sizeof msg);
+        add_failure(s, f->shown, 0, msg);
+        log_error("%s: %s", f->path, f->ferr.msg);
+        return STATUS_OK;
     }
     if (f->parse_rc != STATUS_OK) {
         f->bad = f->recorded = true;

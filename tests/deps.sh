@@ -3,7 +3,7 @@
 # Packages already present are left alone, so a prepared machine pays nothing.
 set -eu
 pkgs="build-essential pkg-config libgsl-dev libpq-dev libjansson-dev libmicrohttpd-dev
-libcmocka-dev libinih-dev zlib1g-dev libbz2-dev postgresql-15 postgresql-client-15 clang-format clang-tidy cppcheck
+libcmocka-dev libinih-dev zlib1g-dev libbz2-dev liblzma-dev sysstat postgresql-15 postgresql-client-15 clang-format clang-tidy cppcheck
 clang-14 libclang-rt-14-dev
 python3-numpy python3-scipy python3-sklearn python3-statsmodels curl ca-certificates
 util-linux procps time chromium tzdata"
