@@ -11,15 +11,18 @@ void cmd_ingest_help(FILE *fp)
 {
     fprintf(
         fp,
-        "usage: iocontend ingest darshan [--jobs N] [--json] PATH...\n"
-        "       iocontend ingest iostat --fs NAME [--server HOST] [--jobs N] [--json] "
-        "PATH...\n"
+        "usage: iocontend ingest darshan [--jobs N] [--reprocess] [--json] PATH...\n"
+        "       iocontend ingest iostat --fs NAME [--server HOST] [--jobs N] "
+        "[--reprocess]\n"
+        "                               [--json] PATH...\n"
         "\n"
-        "darshan: darshan-parser text; a directory is walked for parser.txt, "
-        "*.parser.txt\n"
-        "         (dxt.txt and *.dxt.txt are recognised and skipped: not loaded yet).\n"
-        "iostat:  iostat -x -t text or -o JSON, sadf -d or -j, for file system NAME;\n"
-        "         the server is the host the file names unless --server is given.\n"
+        "darshan: binary Darshan logs (*.darshan), darshan-parser text (parser.txt,\n"
+        "         *.parser.txt) and darshan-dxt-parser text (dxt.txt, *.dxt.txt); a\n"
+        "         directory is walked for those names.\n"
+        "iostat:  iostat -x -t text or -o JSON, sadf -d or -j, sysstat sa files (read\n"
+        "         through sadf), for file system NAME; the server is the host the file\n"
+        "         names unless --server is given.\n"
+        "Any of them may come gzip'd, bzip2'd or xz'd (.gz, .bz2, .xz).\n"
         "Each file is loaded whole or not at all; a bad file goes to the quarantine\n"
         "list (table ingest_errors) with its reason and the rest of the batch lands;\n"
         "it is not parsed again (known bad) until its content, the settings that\n"
@@ -31,10 +34,14 @@ void cmd_ingest_help(FILE *fp)
         "each; a batch the database refuses is sent again file by file. Sample files\n"
         "load one transaction each, in order. Any N gives the same rows, quarantine\n"
         "list, summary and log lines.\n"
-        "  --jobs N   threads reading and parsing (1-1024)\n"
-        "  --json     print one JSON summary object on stdout\n"
-        "  --no-wait  exit 75 when another ingest is running\n"
-        "exit: 0 all loaded, skipped or known bad; 1 some newly quarantined;\n"
+        "  --jobs N      threads reading and parsing (1-1024)\n"
+        "  --reprocess   read files loaded before again and fill in what this version\n"
+        "                extracts that older ones did not (the queue columns of their\n"
+        "                samples, the DXT traces of their logs); no other row changes\n"
+        "  --json        print one JSON summary object on stdout\n"
+        "  --no-wait     exit 75 when another ingest is running\n"
+        "exit: 0 all loaded, skipped or known bad; 1 some newly quarantined, or (with\n"
+        "      --reprocess) a file loaded before no longer reads;\n"
         "      66 an input is missing;\n"
         "      69 database unavailable; 70 internal error; 74 database out of disk;\n"
         "      64 usage; 75 another ingest is running.\n");
@@ -61,6 +68,8 @@ static void print_summary(const struct ingest_summary *s, bool json)
         json_object_set_new(o, "known_bad", json_integer(s->known_bad));
         json_object_set_new(o, "jobs", json_integer(s->jobs));
         json_object_set_new(o, "samples", json_integer(s->samples));
+        json_object_set_new(o, "reprocessed", json_integer(s->reprocessed));
+        json_object_set_new(o, "filled", json_integer(s->filled));
         json_object_set_new(o, "seconds", json_real(s->seconds));
         json_object_set_new(o, "errors", errors);
         char *text = json_dumps(o, JSON_COMPACT);
@@ -76,18 +85,21 @@ static void print_summary(const struct ingest_summary *s, bool json)
         "%ld new jobs, %lld new samples in %.1f s",
         (long long)s->run_id, s->files, s->loaded, s->skipped, s->quarantined,
         s->known_bad, s->missing, s->jobs, s->samples, s->seconds);
+    if (s->reprocessed > 0 || s->reread_failed > 0) {
+        log_info("reprocessed %ld files loaded before (%ld no longer read): %lld samples "
+                 "gained queue columns or traces were added",
+                 s->reprocessed, s->reread_failed, s->filled);
+    }
 }
 
 int cmd_ingest(struct app_config *cfg, int argc, char **argv)
 {
-    static const struct option longopts[] = {{"json", no_argument, NULL, 'j'},
-                                             {"fs", required_argument, NULL, 'f'},
-                                             {"server", required_argument, NULL, 's'},
-                                             {"jobs", required_argument, NULL, 'n'},
-                                             {"no-wait", no_argument, NULL, 'W'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
-    bool json = false, no_wait = false;
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, 'j'},         {"fs", required_argument, NULL, 'f'},
+        {"server", required_argument, NULL, 's'}, {"jobs", required_argument, NULL, 'n'},
+        {"no-wait", no_argument, NULL, 'W'},      {"reprocess", no_argument, NULL, 'R'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    bool json = false, no_wait = false, reprocess = false;
     unsigned jobs = 0;
     const char *fs = NULL, *server = NULL;
     struct db *db = NULL;
@@ -113,6 +125,7 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
         case 'f': fs = optarg; break;
         case 's': server = optarg; break;
         case 'W': no_wait = true; break;
+        case 'R': reprocess = true; break;
         case 'n': {
             char *end = NULL;
             long v = strtol(optarg, &end, 10);
@@ -162,6 +175,7 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
         .max_file_bytes = cfg->max_file_bytes,
         .jobs = jobs,
         .batch_files = cfg->batch_files,
+        .reprocess = reprocess,
     };
     if (darshan) {
         rc = ingest_darshan_paths(db, argv + first, (size_t)(argc - first), &o, &s, &err);
@@ -178,7 +192,9 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
         return exit_code_of_error(rc, &err);
     }
     print_summary(&s, json);
-    code = s.missing > 0 ? EXIT_NOINPUT : s.quarantined > 0 ? EXIT_PARTIAL : EXIT_OK;
+    code = s.missing > 0                              ? EXIT_NOINPUT
+           : s.quarantined > 0 || s.reread_failed > 0 ? EXIT_PARTIAL
+                                                      : EXIT_OK;
     ingest_summary_clear(&s);
     return code;
 }

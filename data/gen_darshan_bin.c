@@ -650,9 +650,9 @@ enum status data_darshan_bin_write(const struct data_params *p,
         const size_t need = fixed + compressBound(g->dxt_len);
         if (rc == STATUS_OK && need > g->z_cap) {
             unsigned char *grown = realloc(g->z, need);
-            if (grown == NULL)
+            if (grown == NULL) {
                 rc = error_set(err, STATUS_NOMEM, "binary darshan logs");
-            else {
+            } else {
                 g->z = grown;
                 g->z_cap = need;
             }

@@ -415,6 +415,12 @@ struct ingest_opts {
     size_t max_file_bytes; /* larger inputs are quarantined "too large"; 0: the default */
     unsigned jobs;         /* threads reading and parsing; 0: one per processor */
     size_t batch_files;    /* darshan: logs per transaction; 0: the default */
+    /* ingest --reprocess: a file whose content was loaded before is read again and
+     * what this version extracts that older ones did not is filled in: the queue
+     * columns of its samples that have none (db_samples_refill), the DXT trace of a
+     * log whose job has none (db_traces_fill). No other row changes, none is added
+     * twice; files not loaded before load as usual. */
+    bool reprocess;
 };
 
 /* Darshan logs per transaction when the configuration sets none ([ingest]
@@ -437,6 +443,9 @@ struct ingest_summary {
     long known_bad; /* quarantined before, unchanged: not parsed again */
     long jobs;
     long long samples;
+    long reprocessed;   /* --reprocess: files loaded before and read again */
+    long reread_failed; /* --reprocess: files loaded before that no longer parse */
+    long long filled;   /* --reprocess: samples given queue columns, traces added */
     double seconds;
     struct ingest_failure *errors; /* owned; quarantined and missing inputs */
     size_t n_errors;

@@ -49,6 +49,7 @@ struct item {
     struct db_job_in job;
     bool has_job;   /* false: darshan-dxt-parser text, a trace alone */
     bool has_trace; /* a DXT trace to load: trace */
+    bool again;     /* --reprocess of a content loaded before: its trace only */
     struct trace_rows trace;
 };
 
@@ -188,7 +189,7 @@ static void parse_one(void *arg, size_t i)
 /* Which contents are loaded or known bad, in one round trip; a content that comes
  * twice in the batch is seen the second time, as it would be one by one. */
 static enum status check_contents(struct db *db, struct batch *b, const char *verdict,
-                                  struct error *err)
+                                  bool reprocess, struct error *err)
 {
     const char **hashes = malloc((b->n + 1) * sizeof *hashes);
     size_t *at = malloc((b->n + 1) * sizeof *at);
@@ -224,7 +225,9 @@ static enum status check_contents(struct db *db, struct batch *b, const char *ve
     rc = db_files_check(db, hashes, k, verdict, seen, bad, err);
     for (size_t j = 0; rc == STATUS_OK && j < k; j++) {
         struct item *it = &b->items[at[j]];
-        if (seen[j]) {
+        if (seen[j] && reprocess && it->state == ITEM_READ) {
+            it->again = true;
+        } else if (seen[j]) {
             it->state = ITEM_SEEN;
         } else if (bad[j]) {
             it->state = ITEM_KNOWN_BAD;
@@ -289,7 +292,13 @@ static enum status record_outcomes(struct db *db, struct batch *b, const char *v
                 quarantine(db, s, it->path, it->shown, it->hash, verdict, &it->ferr, err);
             break;
         case ITEM_BAD:
-            if (it->nomem) {
+            if (it->again && !it->nomem) {
+                /* loaded before: a stricter parser now changes nothing stored */
+                add_failure(s, it->shown, it->ferr.line, it->ferr.msg);
+                s->reread_failed++;
+                log_error("%s: loaded before, cannot be read again: %s", it->path,
+                          it->ferr.msg);
+            } else if (it->nomem) {
                 *err = it->ferr;
                 rc = STATUS_NOMEM;
             } else {
@@ -298,6 +307,10 @@ static enum status record_outcomes(struct db *db, struct batch *b, const char *v
             }
             break;
         case ITEM_PARSED:
+            if (it->again) {
+                s->reprocessed++;
+                break; /* its trace goes in after the batch (fill_traces) */
+            }
             if (!it->has_job) {
                 log_debug("%s: the DXT trace of job %s (%s)", it->path, it->jobid,
                           it->trace.job_key);
@@ -411,6 +424,38 @@ static enum status send_batch(struct db *db, int64_t run_id, struct batch *b,
     return rc;
 }
 
+/* --reprocess: the traces of the batch's logs loaded before, where their jobs have
+ * none yet. */
+static enum status fill_traces(struct db *db, struct batch *b, struct ingest_summary *s,
+                               struct error *err)
+{
+    struct db_job_batch_item *items = malloc((b->n + 1) * sizeof *items);
+    size_t n = 0;
+    long long added = 0;
+    struct error dberr = {0};
+    enum status rc;
+
+    if (items == NULL)
+        return error_set(err, STATUS_NOMEM, "batch");
+    for (size_t i = 0; i < b->n; i++) {
+        const struct item *it = &b->items[i];
+        if (it->again && it->state == ITEM_PARSED && it->has_trace) {
+            items[n] = batch_item(it);
+            items[n++].job = NULL;
+        }
+    }
+    rc = db_traces_fill(db, items, n, &added, &dberr);
+    free(items);
+    if (rc != STATUS_OK) {
+        *err = dberr;
+        return stop_batch(b->items[0].path, err);
+    }
+    s->filled += added;
+    if (added > 0)
+        log_info("%lld DXT traces of logs loaded before were added", added);
+    return STATUS_OK;
+}
+
 /* Fills b with the files from paths[*next] on, up to a batch's count or bytes. */
 static enum status batch_fill(struct batch *b, char *const *paths, size_t n, size_t *next,
                               struct error *err)
@@ -468,7 +513,7 @@ enum status ingest_darshan_files(struct db *db, int64_t run_id, char *const *pat
         rc = batch_fill(&b, paths, n, &next, err);
         if (rc == STATUS_OK) {
             parallel_for(b.n, jobs, read_one, &b);
-            rc = check_contents(db, &b, verdict, err);
+            rc = check_contents(db, &b, verdict, o->reprocess, err);
             if (rc != STATUS_OK)
                 rc = stop_batch(b.items[0].path, err);
         }
@@ -478,6 +523,8 @@ enum status ingest_darshan_files(struct db *db, int64_t run_id, char *const *pat
         }
         if (rc == STATUS_OK)
             rc = send_batch(db, run_id, &b, send, n_send, verdict, s, err);
+        if (rc == STATUS_OK && o->reprocess)
+            rc = fill_traces(db, &b, s, err);
         for (size_t i = 0; i < b.n; i++) {
             if (rc == STATUS_OK && o->progress != NULL) {
                 const char *slash = strrchr(b.items[i].path, '/');

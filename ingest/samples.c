@@ -309,6 +309,7 @@ struct sfile {
     bool not_yet;  /* parse_rc STATUS_NOT_FOUND: not the file's fault (no sadf) */
     bool bad;      /* quarantined, now or before (known bad) */
     bool recorded; /* its content is in loaded_files or the quarantine */
+    bool refill;   /* --reprocess of a content loaded before: fill, do not load */
     bool alone;    /* checked by itself, not as a copy (its earlier file recorded
                       nothing) */
 };
@@ -401,8 +402,9 @@ static enum status sfile_check(struct db *db, struct sfile_chunk *c, size_t i,
     rc = db_file_seen(db, f->hash, &seen, &dberr);
     /* A sample file seen whole is looked at again only when a cut report was left
      * in it and it has not changed for a day: that report is then set aside. */
+    /* --reprocess reads every file whole: the ledger's part too */
     if (rc == STATUS_OK && f->data != NULL && f->have_st && f->codec == SOURCE_PLAIN &&
-        (!seen || unchanged_for_a_day(&f->st, (int64_t)time(NULL)))) {
+        !c->o->reprocess && (!seen || unchanged_for_a_day(&f->st, (int64_t)time(NULL)))) {
         rc = ledger_match(db, f->shown, &f->st, f->data, f->len, &f->marks, c->verdict,
                           &f->grow, &dberr);
     }
@@ -413,6 +415,11 @@ static enum status sfile_check(struct db *db, struct sfile_chunk *c, size_t i,
     if (rc != STATUS_OK) {
         *err = dberr;
         return stop_batch(f->path, err);
+    }
+    if (seen && c->o->reprocess && f->data != NULL && f->len > 0) {
+        f->refill = f->recorded = true;
+        f->next = SF_PARSE;
+        return STATUS_OK;
     }
     if (seen) {
         s->skipped++;
@@ -518,6 +525,37 @@ static void sfile_parse(void *arg, size_t i)
     log_capture_to(NULL);
 }
 
+/* --reprocess of a file loaded before: its samples' queue columns where the stored
+ * ones have none. A parse that fails now (a newer parser is stricter) changes
+ * nothing: the file stays loaded, and the failure is reported. */
+static enum status sfile_refill(struct db *db, struct sfile *f, struct ingest_summary *s,
+                                struct error *err)
+{
+    struct error dberr = {0};
+    long long filled = 0;
+    enum status rc;
+
+    if (f->parse_rc != STATUS_OK) {
+        char msg[200];
+        str_escape(f->ferr.msg, msg, sizeof msg);
+        add_failure(s, f->shown, f->ferr.line, msg);
+        s->reread_failed++;
+        log_error("%s: loaded before, cannot be read again: %s", f->path, f->ferr.msg);
+        return STATUS_OK;
+    }
+    s->reprocessed++;
+    rc = f->d->n > 0 ? db_samples_refill(db, &f->in, &filled, &dberr) : STATUS_OK;
+    if (rc != STATUS_OK) {
+        *err = dberr;
+        return stop_batch(f->path, err);
+    }
+    s->filled += filled;
+    log_info("%s: loaded before, read again: %lld of its %zu samples gained queue "
+             "columns",
+             f->path, filled, f->d->n);
+    return STATUS_OK;
+}
+
 /* In order, on the caller's thread: loads what file i's parse gave, or quarantines
  * it, and counts it. */
 static enum status sfile_load(struct db *db, int64_t run_id, struct sfile_chunk *c,
@@ -543,6 +581,8 @@ static enum status sfile_load(struct db *db, int64_t run_id, struct sfile_chunk 
         log_error("%s: %s", f->path, f->ferr.msg);
         return STATUS_OK;
     }
+    if (f->refill)
+        return sfile_refill(db, f, s, err);
     if (f->parse_rc != STATUS_OK) {
         f->bad = f->recorded = true;
         return quarantine(db, s, f->path, f->shown, f->hash, c->verdict, &f->ferr, err);
@@ -563,6 +603,17 @@ static enum status sfile_load(struct db *db, int64_t run_id, struct sfile_chunk 
         return rc;
     }
     f->recorded = true;
+    /* --reprocess of a file that grew (read whole): its part loaded before, whose
+     * rows the load left as they were, is filled too */
+    if (c->o->reprocess && f->d->n > 0) {
+        long long filled = 0;
+        rc = db_samples_refill(db, &f->in, &filled, &dberr);
+        if (rc != STATUS_OK) {
+            *err = dberr;
+            return stop_batch(f->path, err);
+        }
+        s->filled += filled;
+    }
     /* A continuation that added nothing (a report read again) is unchanged. */
     if (g->have && inserted == 0) {
         s->skipped++;

@@ -204,6 +204,11 @@ struct db_job_batch_item {
 enum status db_jobs_load_batch(struct db *db, int64_t run_id,
                                const struct db_job_batch_item *items, size_t n,
                                bool *inserted, struct error *err) MUST_CHECK;
+/* ingest --reprocess of logs already loaded: the traces of items (their job and
+ * loaded_files rows are not touched) go in where the job holds none yet, in one
+ * transaction; *added counts them. */
+enum status db_traces_fill(struct db *db, const struct db_job_batch_item *items, size_t n,
+                           long long *added, struct error *err) MUST_CHECK;
 
 /* One device's sample to load: rates over the interval that ends at stamp_s. */
 struct db_sample {
@@ -264,6 +269,12 @@ enum status db_samples_load(struct db *db, int64_t run_id, const char *path,
                             const char *content_hash, const struct db_samples_in *in,
                             const struct db_sample_ledger *ledger, long long *inserted,
                             long long *differing, struct error *err) MUST_CHECK;
+/* ingest --reprocess: the queue columns (aqu_sz … await_ms) of stored samples that
+ * have none, from in's samples of the same fs, server, device and stamp whose rates
+ * agree within 1 % (the same measurement); nothing else changes, no row is added.
+ * One transaction; *filled counts the samples filled. */
+enum status db_samples_refill(struct db *db, const struct db_samples_in *in,
+                              long long *filled, struct error *err) MUST_CHECK;
 
 /* Records (or refreshes last_seen of) a quarantined file, with the verdict key: what
  * besides its content shaped the verdict (iocontend's version, the parsers'

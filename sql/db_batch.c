@@ -248,13 +248,14 @@ static enum status copy_windows(struct db *db, const struct db_job_batch_item *i
  * job_x_windows rows (source_hash tells the items' rows apart: the batch's contents
  * differ). */
 static enum status copy_traces(struct db *db, const struct db_job_batch_item *items,
-                               size_t n, struct error *err)
+                               size_t n, long long *added, struct error *err)
 {
     struct bincopy c;
     char id[24];
     bool any = false;
     enum status rc;
 
+    *added = 0;
     for (size_t i = 0; i < n; i++)
         any = any || items[i].trace != NULL;
     if (!any)
@@ -328,7 +329,8 @@ static enum status copy_traces(struct db *db, const struct db_job_batch_item *it
     if (rc == STATUS_OK)
         rc = bincopy_end(&c);
     if (rc == STATUS_OK) {
-        rc = exec_cmd(
+        PGresult *r = NULL;
+        rc = exec_params(
             db,
             "WITH won AS (INSERT INTO job_traces (job_key, incomplete, n_ops, "
             "source_hash, source_path) SELECT DISTINCT ON (job_key) job_key, incomplete, "
@@ -337,11 +339,16 @@ static enum status copy_traces(struct db *db, const struct db_job_batch_item *it
             "ops AS (INSERT INTO dxt_ops (job_key, module, record_id, rank, hostname, "
             "file_name, n_ops, ops) SELECT o.job_key, o.module, o.record_id::numeric, "
             "o.rank, o.hostname, o.file_name, o.n_ops, o.ops FROM staged_dxt_ops o "
-            "JOIN won USING (job_key, source_hash)) "
-            "INSERT INTO job_x_windows (job_key, is_write, start_s, end_s, fs) "
+            "JOIN won USING (job_key, source_hash)), "
+            "xw AS (INSERT INTO job_x_windows (job_key, is_write, start_s, end_s, fs) "
             "SELECT w.job_key, w.is_write, w.start_s, w.end_s, w.fs "
-            "FROM staged_x_windows w JOIN won USING (job_key, source_hash)",
-            err);
+            "FROM staged_x_windows w JOIN won USING (job_key, source_hash)) "
+            "SELECT count(*) FROM won",
+            0, NULL, &r, err);
+        if (rc == STATUS_OK) {
+            *added = get_int64(r, 0, 0);
+            PQclear(r);
+        }
     }
     return rc;
 }
@@ -439,8 +446,9 @@ enum status db_jobs_load_batch(struct db *db, int64_t run_id,
     }
     if (rc == STATUS_OK)
         rc = copy_windows(db, items, n, inserted, err);
+    long long traces = 0;
     if (rc == STATUS_OK)
-        rc = copy_traces(db, items, n, err);
+        rc = copy_traces(db, items, n, &traces, err);
     if (rc == STATUS_OK)
         rc = warn_differing(db, items, n, err);
     if (rc == STATUS_OK)
@@ -450,6 +458,29 @@ enum status db_jobs_load_batch(struct db *db, int64_t run_id,
     if (rc != STATUS_OK) {
         rollback(db);
         memset(inserted, 0, n * sizeof *inserted);
+    }
+    return rc;
+}
+
+enum status db_traces_fill(struct db *db, const struct db_job_batch_item *items, size_t n,
+                           long long *added, struct error *err)
+{
+    enum status rc;
+
+    *added = 0;
+    if (n == 0)
+        return STATUS_OK;
+    rc = ensure_staging(db, err);
+    if (rc == STATUS_OK)
+        rc = exec_cmd(db, "BEGIN", err);
+    if (rc != STATUS_OK)
+        return rc;
+    rc = copy_traces(db, items, n, added, err);
+    if (rc == STATUS_OK)
+        rc = exec_cmd(db, "COMMIT", err);
+    if (rc != STATUS_OK) {
+        rollback(db);
+        *added = 0;
     }
     return rc;
 }

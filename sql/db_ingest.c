@@ -399,6 +399,35 @@ enum status db_samples_load(struct db *db, int64_t run_id, const char *path,
     return STATUS_OK;
 }
 
+/* in's rows as COPY text for staged_samples (copy_staged); false: no memory. */
+static bool staged_text(struct buf *b, const struct db_samples_in *in,
+                        const char *content_hash)
+{
+    for (size_t i = 0; i < in->n; i++) {
+        const struct db_sample *s = &in->samples[i];
+        if (!buf_field(b, in->fs) || !buf_printf(b, "\t") || !buf_field(b, in->server) ||
+            !buf_printf(b, "\t") || !buf_field(b, s->device) ||
+            !buf_printf(b, "\t%lld\t%.17g", (long long)s->stamp_s, in->interval_s) ||
+            !buf_rate(b, s->r_bps) || !buf_rate(b, s->w_bps) || !buf_rate(b, s->ro_ps) ||
+            !buf_rate(b, s->wo_ps) || !buf_rate(b, s->ops_total_ps) ||
+            !buf_printf(b, "\t") || !buf_field(b, content_hash) ||
+            !buf_rate(b, s->aqu_sz) || !buf_rate(b, s->util_pct) ||
+            !buf_rate(b, s->r_await_ms) || !buf_rate(b, s->w_await_ms) ||
+            !buf_rate(b, s->await_ms) || !buf_printf(b, "\n"))
+            return false;
+    }
+    return true;
+}
+
+static enum status copy_staged(struct db *db, struct buf *b, struct error *err)
+{
+    return copy_in(
+        db,
+        "COPY staged_samples (fs, server, device, stamp_s, interval_s, r_bps, w_bps, "
+        "ro_ps, wo_ps, ops_total_ps, source_hash, " SAMPLE_QUEUE_COLUMNS ") FROM STDIN",
+        b, err);
+}
+
 /* The plain way of db_samples_load, for samples that may meet stored ones: staged,
  * compared with the stored ones (a real difference is counted in *differing), and
  * inserted where new. */
@@ -413,31 +442,14 @@ static enum status samples_merge(struct db *db, int64_t run_id, const char *path
     enum status rc = ensure_temp_tables(db, err);
     if (rc != STATUS_OK)
         return rc;
-    for (size_t i = 0; i < in->n; i++) {
-        const struct db_sample *s = &in->samples[i];
-        if (!buf_field(&b, in->fs) || !buf_printf(&b, "\t") ||
-            !buf_field(&b, in->server) || !buf_printf(&b, "\t") ||
-            !buf_field(&b, s->device) ||
-            !buf_printf(&b, "\t%lld\t%.17g", (long long)s->stamp_s, in->interval_s) ||
-            !buf_rate(&b, s->r_bps) || !buf_rate(&b, s->w_bps) ||
-            !buf_rate(&b, s->ro_ps) || !buf_rate(&b, s->wo_ps) ||
-            !buf_rate(&b, s->ops_total_ps) || !buf_printf(&b, "\t") ||
-            !buf_field(&b, content_hash) || !buf_rate(&b, s->aqu_sz) ||
-            !buf_rate(&b, s->util_pct) || !buf_rate(&b, s->r_await_ms) ||
-            !buf_rate(&b, s->w_await_ms) || !buf_rate(&b, s->await_ms) ||
-            !buf_printf(&b, "\n")) {
-            free(b.p);
-            return error_set(err, STATUS_NOMEM, "samples of %s", path);
-        }
+    if (!staged_text(&b, in, content_hash)) {
+        free(b.p);
+        return error_set(err, STATUS_NOMEM, "samples of %s", path);
     }
     rc = exec_cmd(db, "BEGIN", err);
     if (rc != STATUS_OK)
         goto out;
-    rc = copy_in(
-        db,
-        "COPY staged_samples (fs, server, device, stamp_s, interval_s, r_bps, w_bps, "
-        "ro_ps, wo_ps, ops_total_ps, source_hash, " SAMPLE_QUEUE_COLUMNS ") FROM STDIN",
-        &b, err);
+    rc = copy_staged(db, &b, err);
     if (rc != STATUS_OK)
         goto fail;
     rc = exec_params(
@@ -508,4 +520,49 @@ enum status db_quarantine_known(struct db *db, const char *content_hash,
     *known = PQntuples(r) > 0;
     PQclear(r);
     return STATUS_OK;
+}
+
+enum status db_samples_refill(struct db *db, const struct db_samples_in *in,
+                              long long *filled, struct error *err)
+{
+    struct buf b = {0};
+    PGresult *r = NULL;
+    enum status rc = ensure_temp_tables(db, err);
+
+    *filled = 0;
+    if (rc != STATUS_OK || in->n == 0)
+        return rc;
+    /* the stored source_hash stays: only the new columns are written */
+    if (!staged_text(&b, in, "")) {
+        free(b.p);
+        return error_set(err, STATUS_NOMEM, "samples");
+    }
+    rc = exec_cmd(db, "BEGIN", err);
+    if (rc == STATUS_OK)
+        rc = copy_staged(db, &b, err);
+    if (rc == STATUS_OK) {
+        rc = exec_params(
+            db,
+            "UPDATE samples s SET aqu_sz = t.aqu_sz, util_pct = t.util_pct, "
+            "r_await_ms = t.r_await_ms, w_await_ms = t.w_await_ms, await_ms = t.await_ms "
+            "FROM staged_samples t WHERE s.fs = t.fs AND s.server = t.server AND "
+            "s.device = t.device AND s.stamp_s = t.stamp_s AND "
+            "num_nonnulls(s.aqu_sz, s.util_pct, s.r_await_ms, s.w_await_ms, "
+            "s.await_ms) = 0 AND num_nonnulls(t.aqu_sz, t.util_pct, t.r_await_ms, "
+            "t.w_await_ms, t.await_ms) > 0 AND "
+            "abs(t.r_bps - s.r_bps) <= 0.01 * greatest(abs(t.r_bps), abs(s.r_bps)) AND "
+            "abs(t.w_bps - s.w_bps) <= 0.01 * greatest(abs(t.w_bps), abs(s.w_bps))",
+            0, NULL, &r, err);
+    }
+    if (rc == STATUS_OK) {
+        *filled = strtoll(PQcmdTuples(r), NULL, 10);
+        PQclear(r);
+        rc = exec_cmd(db, "COMMIT", err);
+    }
+    if (rc != STATUS_OK) {
+        rollback(db);
+        *filled = 0;
+    }
+    free(b.p);
+    return rc;
 }

@@ -185,14 +185,18 @@ enum status db_group_inputs_read(struct db *db, const char *group_id, const char
         "  ORDER BY job_key)), '') AS h, "
         "  min(start_time) AS s, max(end_time) AS e FROM jobs "
         "  LEFT JOIN job_traces t USING (job_key) WHERE " IN_GROUP_1 "), "
-        "smp AS (SELECT count(*) AS n, coalesce(md5(string_agg(DISTINCT source_hash, ',' "
+        /* queue columns filled later (ingest --reprocess) change what q_d sees */
+        "smp AS (SELECT count(*) AS n, count(*) FILTER (WHERE num_nonnulls(aqu_sz, "
+        "  util_pct, r_await_ms, w_await_ms, await_ms) > 0) AS q, "
+        "  coalesce(md5(string_agg(DISTINCT source_hash, ',' "
         "  ORDER BY source_hash)), '') AS h FROM samples, j "
         "  WHERE samples.stamp_s BETWEEN j.s - " INPUT_MARGIN_S
         " AND j.e + " INPUT_MARGIN_S "), old AS (SELECT fingerprint FROM group_inputs "
         "WHERE group_id = $1 AND kind = $2) "
         "SELECT j.n, j.h, smp.n, smp.h, "
         /* A hand-made group's rule text too: an edited rule recomputes it. */
-        "  md5(j.h || '|' || smp.n || '|' || smp.h || '|' || $3 || coalesce('|' || "
+        "  md5(j.h || '|' || smp.n || '/' || smp.q || '|' || smp.h || '|' || $3 || "
+        "  coalesce('|' || "
         "  (SELECT rule FROM app_groups WHERE group_id = $1), '')), "
         "  coalesce((SELECT fingerprint FROM old), '') FROM j, smp",
         3, vals, &r, err);

@@ -28,26 +28,6 @@ static struct {
     char conf[PATH_MAX]; /* the sample's iocontend.conf, kept beside the dump */
 } fx;
 
-/* zcat sample.sql.gz | psql, with the psql of `pg_config --bindir` (Debian keeps the
- * server's tools off PATH). */
-static int restore(void)
-{
-    char ci[1200], cmd[4200];
-    int rc = -1;
-
-    if (pgfixture_conninfo(&fx.db, ci, sizeof ci) != 0)
-        return -1;
-    snprintf(cmd, sizeof cmd,
-             "gzip -dc '%s/sample.sql.gz' | \"$(pg_config --bindir)/psql\" -X -q "
-             "-v ON_ERROR_STOP=1 -o /dev/null -d '%s' 2>&1",
-             fx.dir, ci);
-    char *out = testutil_run(cmd, &rc);
-    if (out == NULL || rc != 0)
-        fprintf(stderr, "upgrade: restore exited %d:\n%s\n", rc, out != NULL ? out : "");
-    free(out);
-    return out != NULL && rc == 0 ? 0 : -1;
-}
-
 static int setup(void **state)
 {
     const char *tmp = getenv("TMPDIR");
@@ -65,7 +45,9 @@ static int setup(void **state)
         fx.work[0] = '\0';
         return -1;
     }
-    if (pgfixture_start(&fx.db) != 0 || restore() != 0)
+    char dump[PATH_MAX + 16];
+    snprintf(dump, sizeof dump, "%s/sample.sql.gz", fx.dir);
+    if (pgfixture_start(&fx.db) != 0 || pgfixture_restore_gz(&fx.db, dump) != 0)
         return -1;
     fx.env.db = &fx.db;
     fx.env.dir = fx.dir;

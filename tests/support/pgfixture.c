@@ -273,3 +273,22 @@ char *pgfixture_query(const struct pgfixture *f, const char *sql, const char *pa
     PQfinish(c);
     return out;
 }
+
+int pgfixture_restore_gz(const struct pgfixture *f, const char *gz_path)
+{
+    char ci[1200], cmd[4200];
+    int rc = -1;
+
+    if (pgfixture_conninfo(f, ci, sizeof ci) != 0)
+        return -1;
+    snprintf(cmd, sizeof cmd,
+             "gzip -dc '%s' | \"$(pg_config --bindir)/psql\" -X -q -v ON_ERROR_STOP=1 "
+             "-o /dev/null -d '%s' 2>&1",
+             gz_path, ci);
+    char *out = testutil_run(cmd, &rc);
+    if (out == NULL || rc != 0)
+        fprintf(stderr, "restore of %s exited %d:\n%s\n", gz_path, rc,
+                out != NULL ? out : "");
+    free(out);
+    return out != NULL && rc == 0 ? 0 : -1;
+}

@@ -36,6 +36,10 @@ int pgfixture_cmd(const struct pgfixture *f, const char *fmt, ...) PRINTF_LIKE(2
 /* A libpq conninfo of the fixture's database (IOCONTEND_DB for a configured server,
  * else the embedded cluster's socket that `db status` names). 0 on success. */
 int pgfixture_conninfo(const struct pgfixture *f, char *out, size_t size);
+/* Restores a gzip'd plain pg_dump (gz_path) into it with the server's psql
+ * (`pg_config --bindir`: Debian keeps it off PATH), stopping at the first error.
+ * 0 on success; the output goes to stderr otherwise. */
+int pgfixture_restore_gz(const struct pgfixture *f, const char *gz_path);
 /* A connection to it (PQfinish it), NULL (said on stderr) when it fails. */
 PGconn *pgfixture_connect(const struct pgfixture *f);
 /* The first column of the first row of sql (a command: ""), as new text: "" for no
