@@ -16,7 +16,8 @@ int exit_code_of(enum status s)
     case STATUS_DB: return EXIT_UNAVAILABLE;
     case STATUS_NOMEM:
     case STATUS_INTERNAL: return EXIT_SOFTWARE;
-    case STATUS_BUSY: return EXIT_TEMPFAIL;
+    case STATUS_BUSY:
+    case STATUS_CANCELLED: return EXIT_TEMPFAIL;
     }
     return EXIT_SOFTWARE;
 }

@@ -21,7 +21,8 @@ unsigned http_status_of(enum status s)
     case STATUS_DB: return 503;
     case STATUS_NOMEM:
     case STATUS_INTERNAL: return 500;
-    case STATUS_BUSY: return 503;
+    case STATUS_BUSY:
+    case STATUS_CANCELLED: return 503;
     }
     return 500;
 }
@@ -111,7 +112,8 @@ void answer_failure(struct request *req, enum status rc, const struct error *err
         log_error("%s: database: %s", what, detail);
         answer_error(req, rc, NULL, "database unavailable");
         return;
-    case STATUS_BUSY: answer_error(req, rc, NULL, "%s", err->msg); return;
+    case STATUS_BUSY:
+    case STATUS_CANCELLED: answer_error(req, rc, NULL, "%s", err->msg); return;
     case STATUS_OK:
     case STATUS_NOMEM:
     case STATUS_INTERNAL: break;

@@ -149,8 +149,10 @@ static int parse_args(int argc, char **argv, struct data_params *p)
         return -1;
     }
     if (p->dxt_ops > 0 && !(p->darshan_formats & DATA_DARSHAN_BINARY)) {
-        fprintf(stderr, "iocontend-gen: --dxt-ops needs --darshan-format binary or both "
-                        "(the text holds no trace)\n%s", usage_text);
+        fprintf(stderr,
+                "iocontend-gen: --dxt-ops needs --darshan-format binary or both "
+                "(the text holds no trace)\n%s",
+                usage_text);
         return -1;
     }
     return 0;
@@ -359,7 +361,8 @@ static int exit_code_of(enum status s)
     case STATUS_DB:
     case STATUS_NOMEM:
     case STATUS_INTERNAL:
-    case STATUS_BUSY: return EXIT_INTERNAL;
+    case STATUS_BUSY:
+    case STATUS_CANCELLED: return EXIT_INTERNAL;
     }
     return EXIT_INTERNAL;
 }
