@@ -90,6 +90,8 @@ struct serve_settings app_serve_settings(const struct app_config *cfg, const cha
     return (struct serve_settings){.listen = listen != NULL ? listen : cfg->listen,
                                    .token = cfg->token,
                                    .cors_origin = cfg->cors_origin,
+                                   .admin_token = cfg->admin_token,
+                                   .limits = cfg->serve_limits,
                                    .db_arg = cfg->db_arg,
                                    .state = app_state_opts(cfg),
                                    .analysis = app_analysis_settings(cfg)};
