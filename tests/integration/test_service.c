@@ -234,6 +234,8 @@ static long server_cpu_ticks(void)
 }
 
 /* /health answers 200, within HEALTH_MAX_S. */
+static double health_slowest_s; /* the slowest /health answer seen, for the log */
+
 static void health_is_fast(void)
 {
     const double t0 = now_s();
@@ -241,6 +243,7 @@ static void health_is_fast(void)
     const double took = now_s() - t0;
 
     json_decref(j);
+    health_slowest_s = took > health_slowest_s ? took : health_slowest_s;
     if (took > HEALTH_MAX_S)
         print_error("/health took %.3f s\n", took);
     assert_true(took <= HEALTH_MAX_S);
@@ -376,6 +379,8 @@ static void past_the_deadline_answers_503_and_health_stays_fast(void **state)
         print_error("the deadline answer came after %.3f s\n", took);
     assert_true(took >= DEADLINE_S - 0.2 && took <= DEADLINE_S + 3);
     health_is_fast();
+    print_message("deadline answer after %.3f s; slowest /health meanwhile %.3f s\n",
+                  took, health_slowest_s);
 }
 
 static void a_client_that_leaves_frees_the_cpu_within_a_second(void **state)
@@ -401,9 +406,9 @@ static void a_client_that_leaves_frees_the_cpu_within_a_second(void **state)
     const long c2 = server_cpu_ticks();
     sleep_s(1.0);
     const long c3 = server_cpu_ticks();
-    if (c3 - c2 > 5)
-        print_error("computing: %ld ticks in 0.5 s; after the client left: %ld in 1 s\n",
-                    c1 - c0, c3 - c2);
+    /* In the log, for whoever reads the figures. */
+    print_message("computing: %ld ticks in 0.5 s; after the client left: %ld in 1 s\n",
+                  c1 - c0, c3 - c2);
     assert_true(c3 - c2 <= 5);
     health_is_fast();
 }
@@ -431,7 +436,10 @@ static void a_full_pool_answers_503_busy_with_retry_after(void **state)
     assert_string_equal(word, "busy");
     assert_non_null(strstr(answer, "\r\nRetry-After: "));
     /* Cheap routes are still served. */
-    health_is_fast();
+    health_slowest_s = 0;
+    for (int i = 0; i < 10; i++)
+        health_is_fast();
+    print_message("slowest of 10 /health with the pool full: %.3f s\n", health_slowest_s);
     for (int i = 0; i < COMPUTE; i++)
         close(fds[i]);
     wait_idle();
@@ -477,6 +485,60 @@ static void an_address_at_its_limit_leaves_others_served(void **state)
     health_is_fast();
 }
 
+/* `config show` with a file holding text: its output and exit status. */
+static char *config_show(const char *text, int *rc)
+{
+    char path[600], args[700];
+
+    snprintf(path, sizeof path, "%s/limits.conf", fx.db.state_dir);
+    assert_int_equal(testutil_write_file(path, text, strlen(text)), 0);
+    snprintf(args, sizeof args, "--config '%s' config show 2>&1", path);
+    char *out = pgfixture_run(&fx.db, args, rc);
+    assert_non_null(out);
+    return out;
+}
+
+static void serve_limits_are_read_and_checked(void **state)
+{
+    static const struct {
+        const char *text, *why;
+    } bad[] = {
+        {"[serve]\nthreads = 0\n", "2: [serve] threads: expected a whole number from 1"},
+        {"[serve]\ncompute_threads = 2.5\n", "[serve] compute_threads: expected a whole"},
+        {"[serve]\ndeadline_s = -1\n", "[serve] deadline_s: expected seconds"},
+        {"[serve]\ndeadline_s = soon\n", "[serve] deadline_s: expected a finite number"},
+        {"[serve]\nmax_free_permutations = 100000\n", "max_free_permutations"},
+        {"[serve]\nmax_connections_per_address = 0\n", "max_connections_per_address"},
+        {"[serve]\nidle_timeout = 5\n", "unknown key"},
+    };
+    int rc = -1;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *out = config_show(bad[i].text, &rc);
+        if (rc != 64 || strstr(out, bad[i].why) == NULL)
+            fail_msg("%s: want 64 and '%s', got %d: %s", bad[i].text, bad[i].why, rc,
+                     out);
+        free(out);
+    }
+    char *out = config_show("[serve]\nthreads = 7\ndeadline_s = 2.5\nadmin_token = x\n"
+                            "max_free_permutations = 0\nmax_connections = 100\n"
+                            "max_connections_per_address = 3\nidle_timeout_s = 9\n"
+                            "compute_threads = 6\n",
+                            &rc);
+    assert_int_equal(rc, 0);
+    static const char *const want[] = {
+        "threads = 7\n",           "compute_threads = 6\n",
+        "deadline_s = 2.5\n",      "max_free_permutations = 0\n",
+        "max_connections = 100\n", "max_connections_per_address = 3\n",
+        "idle_timeout_s = 9\n",    "# admin_token: (set, not shown)\n"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        if (strstr(out, want[i]) == NULL)
+            fail_msg("config show lacks '%s': %s", want[i], out);
+    }
+    free(out);
+}
+
 /* SIGTERM while a computation runs: it is cancelled, its connection resumed, and
  * the server exits 0 (libmicrohttpd refuses to stop with a connection suspended). */
 static void stopping_during_a_computation_exits_cleanly(void **state)
@@ -505,6 +567,7 @@ int main(void)
         cmocka_unit_test(a_client_that_leaves_frees_the_cpu_within_a_second),
         cmocka_unit_test(a_full_pool_answers_503_busy_with_retry_after),
         cmocka_unit_test(an_address_at_its_limit_leaves_others_served),
+        cmocka_unit_test(serve_limits_are_read_and_checked),
         cmocka_unit_test(stopping_during_a_computation_exits_cleanly),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
