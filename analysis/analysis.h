@@ -117,6 +117,8 @@ struct assoc_opts {
                                     granularity (METHOD.md §5) */
     bool stored_significance;    /* without significance (forest), a stored result's,
                                     when it was computed on the same jobs and values */
+    const atomic_bool *cancel;   /* borrowed, NULL: never; stops the permutations,
+                                    resamples and trees (STATUS_CANCELLED) */
 };
 
 /* Every method of this build, the KDE with the product kernel and no density, space
@@ -259,7 +261,7 @@ enum status assoc_result_name(struct assoc_result *r, const char *group, const c
  * to drop (they are an exclusion, nonpositive_in_log_space); left in, they give
  * STATUS_INVALID. x, y are borrowed. STATUS_INVALID for a space or option stats/
  * refuses (err->parameter names it when it is a parameter); STATUS_NOMEM;
- * STATUS_INTERNAL. */
+ * STATUS_INTERNAL; STATUS_CANCELLED once *opts->cancel is set. */
 enum status analysis_assoc_compute(const double *x, const double *y, size_t d,
                                    const struct assoc_opts *opts, struct assoc_result *r,
                                    struct error *err) MUST_CHECK;
@@ -272,7 +274,8 @@ enum status analysis_assoc_compute(const double *x, const double *y, size_t d,
  * that may be negative (ν, ν^D, B^D) has its count of values below zero. *out is new
  * (assoc_result_free). STATUS_INVALID for an unknown metric name, scope or space or a
  * granularity that is not k·Δ (err->parameter names the parameter); STATUS_NOT_FOUND
- * for an unknown group or no samples; STATUS_DB. */
+ * for an unknown group or no samples; STATUS_DB; STATUS_CANCELLED once *opts->cancel
+ * is set. */
 enum status analysis_association(struct db *db, const struct analysis_settings *s,
                                  const char *group_id, const char *y, const char *x,
                                  double granularity_s, const char *scope,

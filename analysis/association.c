@@ -157,6 +157,7 @@ static enum status test_significance(const double *x, const double *y, size_t d,
     so.n_perm = opts->n_perm;
     so.n_boot = opts->n_boot;
     so.seed = opts->seed;
+    so.cancel = opts->cancel;
     r->n_perm = opts->n_perm;
     r->n_boot = opts->n_boot;
     r->signif = malloc(sizeof *r->signif);
@@ -191,6 +192,7 @@ static enum status fit_rf(const double *x, const double *y, size_t d,
     ro.n_trees = opts->rf_trees;
     ro.d_min = opts->d_min;
     ro.seed = opts->seed;
+    ro.cancel = opts->cancel;
     w->rf_ws = stats_rf_ws_new(d > 0 ? d : 1);
     r->rf = calloc(1, sizeof *r->rf);
     if (w->rf_ws == NULL || r->rf == NULL)

@@ -16,7 +16,8 @@ int exit_code_of(enum status s)
     case STATUS_DB: return EXIT_UNAVAILABLE;
     case STATUS_NOMEM:
     case STATUS_INTERNAL: return EXIT_SOFTWARE;
-    case STATUS_BUSY: return EXIT_TEMPFAIL;
+    case STATUS_BUSY:
+    case STATUS_CANCELLED: return EXIT_TEMPFAIL;
     }
     return EXIT_SOFTWARE;
 }
@@ -89,6 +90,8 @@ struct serve_settings app_serve_settings(const struct app_config *cfg, const cha
     return (struct serve_settings){.listen = listen != NULL ? listen : cfg->listen,
                                    .token = cfg->token,
                                    .cors_origin = cfg->cors_origin,
+                                   .admin_token = cfg->admin_token,
+                                   .limits = cfg->serve_limits,
                                    .db_arg = cfg->db_arg,
                                    .state = app_state_opts(cfg),
                                    .analysis = app_analysis_settings(cfg)};

@@ -405,9 +405,71 @@ static enum status check_regex(const char *section, const char *key, const char 
     return STATUS_OK;
 }
 
+/* A [serve] limit: its key, where it goes, its range. */
+struct serve_limit_key {
+    const char *key;
+    double min, max;
+    unsigned *u; /* one of u, z, s is set */
+    size_t *z;
+    double *s;
+};
+
+static enum status set_serve_limit(struct app_config *cfg, const char *key,
+                                   const char *value, const struct ini_state *st,
+                                   bool *known)
+{
+    struct serve_limits *l = &cfg->serve_limits;
+    const struct serve_limit_key keys[] = {
+        {"threads", 1, SERVE_THREADS_MAX, &l->threads, NULL, NULL},
+        {"compute_threads", 1, SERVE_COMPUTE_MAX, &l->compute_threads, NULL, NULL},
+        {"deadline_s", 0.001, SERVE_DEADLINE_MAX_S, NULL, NULL, &l->deadline_s},
+        {"max_free_permutations", 0, ANALYZE_PERMUTATIONS_MAX, NULL,
+         &l->max_free_permutations, NULL},
+        {"max_connections", 1, SERVE_CONNECTIONS_MAX, &l->max_connections, NULL, NULL},
+        {"max_connections_per_address", 1, SERVE_CONNECTIONS_MAX,
+         &l->max_connections_per_address, NULL, NULL},
+        {"idle_timeout_s", 1, 86400, &l->idle_timeout_s, NULL, NULL}};
+    char what[64];
+    double v = 0;
+
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const struct serve_limit_key *k = &keys[i];
+        if (strcmp(key, k->key) != 0)
+            continue;
+        *known = true;
+        snprintf(what, sizeof what, "[serve] %s", key);
+        enum status rc = parse_double(value, &v, what, st->path, st->line, st->err);
+        if (rc != STATUS_OK)
+            return rc;
+        if (v < k->min || v > k->max || (k->s == NULL && v != floor(v))) {
+            return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                            "[serve] %s: expected %s from %g to %g, got '%.40s'", key,
+                            k->s == NULL ? "a whole number" : "seconds", k->min, k->max,
+                            value);
+        }
+        if (k->u != NULL)
+            *k->u = (unsigned)v;
+        if (k->z != NULL)
+            *k->z = (size_t)v;
+        if (k->s != NULL)
+            *k->s = v;
+        return STATUS_OK;
+    }
+    return STATUS_OK;
+}
+
 static enum status set_serve(struct app_config *cfg, const char *key, const char *value,
                              const struct ini_state *st)
 {
+    bool known = false;
+    enum status rc = set_serve_limit(cfg, key, value, st, &known);
+
+    if (known)
+        return rc;
+    if (strcmp(key, "admin_token") == 0) {
+        return set_text(cfg->admin_token, sizeof cfg->admin_token, "serve", key, value,
+                        st);
+    }
     if (strcmp(key, "listen") == 0) {
         char host[256];
         int port = 0;
@@ -425,7 +487,10 @@ static enum status set_serve(struct app_config *cfg, const char *key, const char
                         st);
     }
     return error_at(st->err, STATUS_PARSE, st->path, st->line,
-                    "[serve] %.40s: unknown key; expected listen, token or cors_origin",
+                    "[serve] %.40s: unknown key; expected listen, token, admin_token, "
+                    "cors_origin, threads, compute_threads, deadline_s, "
+                    "max_free_permutations, max_connections, "
+                    "max_connections_per_address or idle_timeout_s",
                     key);
 }
 
@@ -875,6 +940,7 @@ void app_config_defaults(struct app_config *cfg)
     cfg->permutations = 999;
     cfg->max_file_bytes = INGEST_DEFAULT_MAX_FILE_BYTES;
     cfg->batch_files = INGEST_DEFAULT_BATCH_FILES;
+    cfg->serve_limits = serve_limits_default();
 }
 
 enum status app_config_load(struct app_config *cfg, const char *path, struct error *err)
@@ -975,6 +1041,15 @@ void app_config_print(const struct app_config *cfg, FILE *fp)
         fprintf(fp, "token =\n");
     }
     print_key(fp, "cors_origin", cfg->cors_origin);
+    if (cfg->admin_token[0] != '\0')
+        fprintf(fp, "# admin_token: (set, not shown)\n");
+    const struct serve_limits *l = &cfg->serve_limits;
+    fprintf(fp, "threads = %u\ncompute_threads = %u\ndeadline_s = %.17g\n", l->threads,
+            l->compute_threads, l->deadline_s);
+    fprintf(fp, "max_free_permutations = %zu\nmax_connections = %u\n",
+            l->max_free_permutations, l->max_connections);
+    fprintf(fp, "max_connections_per_address = %u\nidle_timeout_s = %u\n",
+            l->max_connections_per_address, l->idle_timeout_s);
     fprintf(fp, "\n[filesystems]\n");
     for (size_t i = 0; i < cfg->fs_map.n; i++)
         print_key(fp, cfg->fs_map.entries[i].prefix, cfg->fs_map.entries[i].fs_name);

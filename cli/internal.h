@@ -38,6 +38,8 @@ struct app_config {
     char listen[128];         /* [serve] listen, default 127.0.0.1:8080 */
     char token[128]; /* [serve] token: when set, /api needs "Authorization: Bearer" */
     char cors_origin[256]; /* [serve] cors_origin */
+    char admin_token[128]; /* [serve] admin_token: lifts max_free_permutations */
+    struct serve_limits serve_limits; /* [serve] threads, deadline_s, ... */
     char device_include[256];
     double sample_offset_s; /* θ of every source (METHOD.md §1) */
     char timezone[128];     /* [samples] timezone: of stamps printed without a zone */

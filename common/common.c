@@ -107,6 +107,7 @@ const char *status_name(enum status s)
     case STATUS_NOMEM: return "nomem";
     case STATUS_INTERNAL: return "internal";
     case STATUS_BUSY: return "busy";
+    case STATUS_CANCELLED: return "cancelled";
     }
     return "internal";
 }

@@ -26,7 +26,8 @@ enum status {
     STATUS_DB,        /* the database is unavailable or refused */
     STATUS_NOMEM,
     STATUS_INTERNAL,
-    STATUS_BUSY /* another run of the same kind holds its lock (--no-wait) */
+    STATUS_BUSY,     /* another run of the same kind holds its lock (--no-wait) */
+    STATUS_CANCELLED /* the caller's cancel flag stopped the work */
 };
 
 struct error {

@@ -1,5 +1,5 @@
 /* answer.c: one request's answer (JSON bodies, error bodies, the status of each
- * enum status), the shared database connection and the query parameters. */
+ * enum status) and the query parameters. */
 #include "internal.h"
 
 #include <ctype.h>
@@ -21,7 +21,8 @@ unsigned http_status_of(enum status s)
     case STATUS_DB: return 503;
     case STATUS_NOMEM:
     case STATUS_INTERNAL: return 500;
-    case STATUS_BUSY: return 503;
+    case STATUS_BUSY:
+    case STATUS_CANCELLED: return 503;
     }
     return 500;
 }
@@ -111,7 +112,8 @@ void answer_failure(struct request *req, enum status rc, const struct error *err
         log_error("%s: database: %s", what, detail);
         answer_error(req, rc, NULL, "database unavailable");
         return;
-    case STATUS_BUSY: answer_error(req, rc, NULL, "%s", err->msg); return;
+    case STATUS_BUSY:
+    case STATUS_CANCELLED: answer_error(req, rc, NULL, "%s", err->msg); return;
     case STATUS_OK:
     case STATUS_NOMEM:
     case STATUS_INTERNAL: break;
@@ -128,38 +130,8 @@ void request_free(struct request *req)
     free(req->text);
     if (req->file_fd >= 0)
         close(req->file_fd);
+    free(req->job); /* the pool let go of it before resuming the connection */
     free(req);
-}
-
-/* ---- the database connection --------------------------------------------------- */
-
-/* The shared connection, locked, reconnecting first when it was lost; NULL and
- * unlocked (err says why) when the database is unreachable. */
-struct db *db_acquire(struct server *srv, struct error *err)
-{
-    pthread_mutex_lock(&srv->db_lock);
-    if (srv->db == NULL) {
-        enum status rc = srv->target_ok ? db_open(&srv->target, &srv->db, err)
-                                        : error_set(err, STATUS_DB, "no database target");
-        if (rc != STATUS_OK) {
-            srv->db = NULL;
-            pthread_mutex_unlock(&srv->db_lock);
-            return NULL;
-        }
-        log_info("database connection re-established");
-    }
-    return srv->db;
-}
-
-/* Unlocks; after STATUS_DB the connection may be dead, so it is dropped and the
- * next request reconnects rather than failing forever on a broken socket. */
-void db_release(struct server *srv, enum status rc)
-{
-    if (rc == STATUS_DB && srv->db != NULL) {
-        db_close(srv->db);
-        srv->db = NULL;
-    }
-    pthread_mutex_unlock(&srv->db_lock);
 }
 
 /* ---- query parameters ---------------------------------------------------------- */

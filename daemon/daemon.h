@@ -8,14 +8,41 @@
 #include "../analysis/analysis.h"
 #include "../common/common.h"
 
+/* How much the server does at once ([serve] keys; README.md "The HTTP API"). */
+struct serve_limits {
+    unsigned threads;             /* threads: HTTP workers, each with its database
+                                     connection (4) */
+    unsigned compute_threads;     /* compute_threads: associations computed at once, at
+                                     a lower priority; one more answers 503 busy (4) */
+    double deadline_s;            /* deadline_s: a computed answer past it is 503
+                                     deadline, its computation stopped (30) */
+    size_t max_free_permutations; /* max_free_permutations: permutations or resamples
+                                     above it need the admin token (999) */
+    unsigned max_connections;     /* max_connections: open at once, all clients (512) */
+    unsigned max_connections_per_address; /* max_connections_per_address (64) */
+    unsigned idle_timeout_s; /* idle_timeout_s: a connection silent this long is
+                                closed (30) */
+};
+
+#define SERVE_THREADS_MAX     256
+#define SERVE_COMPUTE_MAX     64
+#define SERVE_DEADLINE_MAX_S  86400.0
+#define SERVE_CONNECTIONS_MAX 65536u
+
+/* The defaults above. */
+struct serve_limits serve_limits_default(void);
+
 /* What the server takes from the configuration. Strings are borrowed for the run. */
 struct serve_settings {
     const char *listen;      /* "ADDR:PORT" ("[v6]:PORT"; ":PORT" every IPv4 address);
                                 port 0 picks a free one */
     const char *token;       /* when not "", /api needs "Authorization: Bearer TOKEN" */
+    const char *admin_token; /* when not "", the bearer token that lifts
+                                limits.max_free_permutations (else token does) */
     const char *cors_origin; /* when not "", the Access-Control-Allow-Origin */
-    const char *db_arg;      /* --db CONNINFO, "" when not given (db_target_resolve) */
-    struct db_state_opts state;        /* --state-dir, [database] state_dir */
+    struct serve_limits limits;
+    const char *db_arg;         /* --db CONNINFO, "" when not given (db_target_resolve) */
+    struct db_state_opts state; /* --state-dir, [database] state_dir */
     struct analysis_settings analysis; /* for associations computed on request */
     bool check_only; /* return as soon as GET /api/v1/health answered 200 */
     /* Called once the socket listens, with "ADDR:PORT" ("[v6]:PORT"): the caller

@@ -15,8 +15,10 @@
 
 /* 15 significant digits print 0.55 as 0.55 (17 would print 0.55000000000000004);
  * no measured quantity here carries more. */
-#define JSON_FLAGS           (JSON_COMPACT | JSON_REAL_PRECISION(15))
-#define CONNECTION_TIMEOUT_S 30
+#define JSON_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(15))
+/* Retry-After of a 503 busy, in seconds: about what a computation of the default
+ * size takes. */
+#define RETRY_AFTER_S "5"
 
 /* What the client sees when even the error body cannot be built. Not const:
  * libmicrohttpd takes a void *, and it only reads the bytes. */
@@ -96,18 +98,25 @@ static bool same_secret(const char *given, const char *secret)
     return diff == 0;
 }
 
-static bool authorized(const struct server *srv, struct MHD_Connection *conn)
+bool bearer_is(struct MHD_Connection *conn, const char *secret)
 {
-    const char *h;
+    const char *h =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 
-    if (srv->s->token[0] == '\0')
-        return true;
-    h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
     if (h == NULL || strncasecmp(h, "Bearer ", 7) != 0)
         return false;
     for (h += 7; *h == ' '; h++)
         continue;
-    return same_secret(h, srv->s->token);
+    return same_secret(h, secret);
+}
+
+/* The API's token, or the admin token, which may do all the API's token does. */
+static bool authorized(const struct server *srv, struct MHD_Connection *conn)
+{
+    if (srv->s->token[0] == '\0')
+        return true;
+    return bearer_is(conn, srv->s->token) ||
+           (srv->s->admin_token[0] != '\0' && bearer_is(conn, srv->s->admin_token));
 }
 
 static void dispatch(struct server *srv, struct MHD_Connection *conn, const char *url,
@@ -213,6 +222,8 @@ static enum MHD_Result send_answer(const struct server *srv, struct MHD_Connecti
             MHD_add_response_header(resp, "Access-Control-Max-Age", "600");
         }
     }
+    if (req->retry_after)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, RETRY_AFTER_S);
     if (req->www_authenticate) {
         MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
                                 "Bearer realm=\"iocontend\"");
@@ -240,6 +251,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         if (req == NULL)
             return MHD_NO;
         req->file_fd = -1;
+        req->started_s = monotonic_s(); /* a computation's deadline counts from here */
         *con_cls = req;
         return MHD_YES;
     }
@@ -252,7 +264,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         *upload_data_size = 0; /* a GET body means nothing here */
         return MHD_YES;
     }
+    if (req->job != NULL) /* resumed: the compute pool answered */
+        return send_answer(srv, conn, method, url, req);
     dispatch(srv, conn, url, method, req);
+    if (req->job != NULL) /* suspended until the compute pool answers */
+        return MHD_YES;
     return send_answer(srv, conn, method, url, req);
 }
 
@@ -399,62 +415,111 @@ static bool health_answers(const struct serve_settings *s, const char *bound, in
     return status == 200;
 }
 
+struct serve_limits serve_limits_default(void)
+{
+    return (struct serve_limits){.threads = 4,
+                                 .compute_threads = 4,
+                                 .deadline_s = 30,
+                                 .max_free_permutations = 999,
+                                 .max_connections = 512,
+                                 .max_connections_per_address = 64,
+                                 .idle_timeout_s = 30};
+}
+
+/* The database of the first connection: started and migrated when it is the
+ * embedded one; then the target every other connection reconnects to. */
+static void connect_first(struct server *srv, const struct serve_settings *s)
+{
+    struct error db_err = {0};
+    char detail[512];
+    struct db *db = NULL;
+
+    /* The page and the errors do not need the database; a daemon that starts while
+     * PostgreSQL is down answers 503 on health and reconnects when it returns. */
+    srv->target_ok = db_target_resolve(s->db_arg[0] != '\0' ? s->db_arg : NULL, &s->state,
+                                       &srv->target, &db_err) == STATUS_OK;
+    if (srv->target_ok && db_connect(s->db_arg, &s->state, DB_START_EMBEDDED | DB_MIGRATE,
+                                     &db, &db_err) != STATUS_OK)
+        db = NULL;
+    /* The first start may have made the socket directory (the mkdtemp fallback for a
+     * long state directory): resolve again, so that reconnections find it. */
+    if (db != NULL && srv->target.embedded && srv->target.socket_dir[0] == '\0') {
+        srv->target_ok =
+            db_target_resolve(NULL, &s->state, &srv->target, &db_err) == STATUS_OK;
+    }
+    if (db == NULL) {
+        error_format(&db_err, detail, sizeof detail);
+        log_warn("database unavailable (%s); serving anyway, health answers 503", detail);
+    }
+    srv->slots[0].db = db;
+    srv->slots[0].opened = db != NULL;
+}
+
 enum status serve_run(const struct serve_settings *s, struct error *err)
 {
-    static struct server srv = {.db_lock = PTHREAD_MUTEX_INITIALIZER};
-    struct error db_err = {0};
-    char host[256], bound[NI_MAXHOST], address[NI_MAXHOST + 16], detail[512];
+    static struct server srv = {.db_lock = PTHREAD_MUTEX_INITIALIZER,
+                                .db_free = PTHREAD_COND_INITIALIZER};
+    const struct serve_limits *lim = &s->limits;
+    char host[256], bound[NI_MAXHOST], address[NI_MAXHOST + 16];
     int port = 0, bound_port = 0, fd = -1, family = AF_INET, sig = 0;
     sigset_t stop_signals, old_mask;
     struct MHD_Daemon *daemon = NULL;
     enum status rc;
 
     srv.s = s;
-    srv.db = NULL;
+    srv.compute = NULL;
     rc = serve_listen_parse(s->listen, host, sizeof host, &port, err);
     if (rc != STATUS_OK)
         return rc;
+    if (lim->threads == 0 || lim->compute_threads == 0 || !(lim->deadline_s > 0) ||
+        lim->max_connections_per_address == 0 || lim->idle_timeout_s == 0) {
+        return error_set(err, STATUS_INVALID,
+                         "serve: threads, compute_threads, deadline_s, "
+                         "max_connections_per_address and idle_timeout_s must be > 0");
+    }
     find_web_dir(srv.web_dir);
-
-    /* The page and the errors do not need the database; a daemon that starts while
-     * PostgreSQL is down answers 503 on health and reconnects when it returns. */
-    srv.target_ok = db_target_resolve(s->db_arg[0] != '\0' ? s->db_arg : NULL, &s->state,
-                                      &srv.target, &db_err) == STATUS_OK;
-    if (srv.target_ok && db_connect(s->db_arg, &s->state, DB_START_EMBEDDED | DB_MIGRATE,
-                                    &srv.db, &db_err) != STATUS_OK)
-        srv.db = NULL;
-    /* The first start may have made the socket directory (the mkdtemp fallback for a
-     * long state directory): resolve again, so that reconnections find it. */
-    if (srv.db != NULL && srv.target.embedded && srv.target.socket_dir[0] == '\0') {
-        srv.target_ok =
-            db_target_resolve(NULL, &s->state, &srv.target, &db_err) == STATUS_OK;
-    }
-    if (srv.db == NULL) {
-        error_format(&db_err, detail, sizeof detail);
-        log_warn("database unavailable (%s); serving anyway, health answers 503", detail);
-    }
+    /* One connection for each HTTP worker and each computing thread: no route waits
+     * for another's. */
+    if (!db_pool_init(&srv, (size_t)lim->threads + lim->compute_threads))
+        return error_set(err, STATUS_NOMEM, "database connection pool");
+    connect_first(&srv, s);
 
     rc = open_listener(host, port, &fd, &family, bound, sizeof bound, &bound_port, err);
     if (rc != STATUS_OK)
         goto out;
     /* Block the stop signals (and SIGPIPE, which sendfile to a closed client would
-     * raise) before libmicrohttpd makes its thread, which inherits the mask: the
-     * signals then wait for sigwait below instead of interrupting a request. */
+     * raise) before libmicrohttpd and the pool make their threads, which inherit the
+     * mask: the signals then wait for sigwait below instead of interrupting a
+     * request. */
     sigemptyset(&stop_signals);
     sigaddset(&stop_signals, SIGINT);
     sigaddset(&stop_signals, SIGTERM);
     sigset_t blocked = stop_signals;
     sigaddset(&blocked, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &blocked, &old_mask);
+    srv.compute = compute_pool_new(lim->compute_threads);
+    if (srv.compute == NULL) {
+        close(fd);
+        pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+        rc = error_set(err, STATUS_INTERNAL, "cannot start %u computing threads",
+                       lim->compute_threads);
+        goto out;
+    }
+    /* libmicrohttpd shares the connection limit among its workers: each needs one. */
+    const unsigned max_connections =
+        lim->max_connections > lim->threads ? lim->max_connections : lim->threads;
     daemon = MHD_start_daemon(
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG |
-            (family == AF_INET6 ? MHD_USE_IPv6 : 0),
+            MHD_ALLOW_SUSPEND_RESUME | (family == AF_INET6 ? MHD_USE_IPv6 : 0),
         0, NULL, NULL, on_request, &srv, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
         MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_NOTIFY_COMPLETED, on_completed, &srv,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONNECTION_TIMEOUT_S,
-        MHD_OPTION_END);
+        MHD_OPTION_THREAD_POOL_SIZE, lim->threads, MHD_OPTION_CONNECTION_LIMIT,
+        max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        lim->max_connections_per_address, MHD_OPTION_CONNECTION_TIMEOUT,
+        lim->idle_timeout_s, MHD_OPTION_END);
     if (daemon == NULL) {
         close(fd); /* libmicrohttpd closes it only once it started */
+        compute_pool_stop(srv.compute);
         pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
         rc = error_set(err, STATUS_INTERNAL, "cannot start the HTTP server on %s:%d",
                        bound, bound_port);
@@ -464,7 +529,8 @@ enum status serve_run(const struct serve_settings *s, struct error *err)
              bound_port);
     if (s->on_listening != NULL)
         s->on_listening(s->arg, address);
-    log_info("serving the API on %s:%d; page: %s", bound, bound_port,
+    log_info("serving the API on %s:%d (%u workers, %u computing); page: %s", bound,
+             bound_port, lim->threads, lim->compute_threads,
              srv.web_dir[0] != '\0' ? srv.web_dir : "none found");
 
     if (s->check_only) {
@@ -475,13 +541,14 @@ enum status serve_run(const struct serve_settings *s, struct error *err)
             continue;
         log_info("received %s, stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
     }
-    MHD_stop_daemon(daemon); /* waits for the request in progress */
+    /* Computations first: libmicrohttpd must find no connection suspended. */
+    compute_pool_stop(srv.compute);
+    MHD_stop_daemon(daemon); /* waits for the requests in progress */
     pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     log_info("HTTP server stopped");
 out:
-    pthread_mutex_lock(&srv.db_lock);
-    db_close(srv.db);
-    srv.db = NULL;
-    pthread_mutex_unlock(&srv.db_lock);
+    compute_pool_free(srv.compute);
+    srv.compute = NULL;
+    db_pool_close(&srv);
     return rc;
 }

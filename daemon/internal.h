@@ -11,28 +11,71 @@
 #include <limits.h>
 #include <microhttpd.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
 #define JSON_CONTENT_TYPE "application/json; charset=utf-8"
 
-/* Threading and the database. libmicrohttpd runs every callback in its one internal
- * polling thread (MHD_USE_INTERNAL_POLLING_THREAD, no pool), so requests are served
- * one after another and share one connection, opened once in serve_run: no
- * connection set-up per request, and a burst of clients cannot open more PostgreSQL
- * sessions than one. The cost is that a slow association (computed on request)
- * delays the requests behind it, which is acceptable for a handful of dashboard
- * users. The mutex makes the sharing explicit, so that turning on a thread pool
- * later stays correct (requests would then queue on the connection, not race). */
+/* Threading and the database. libmicrohttpd runs its callbacks on a pool of
+ * limits.threads workers (MHD_OPTION_THREAD_POOL_SIZE), each connection on one of
+ * them. A route borrows one database connection from a pool of threads +
+ * compute_threads of them (db_acquire), so that no worker waits for another's query;
+ * each reconnects when it was lost. What takes long, an association computed on
+ * request, never runs on a worker: the route hands it to the compute pool
+ * (compute.c: compute_threads threads at a lower priority) and suspends the
+ * connection (MHD_ALLOW_SUSPEND_RESUME), the pool answers and resumes it, and the
+ * worker goes on serving /health, stored answers and the page meanwhile. The pool
+ * takes no more than it has threads (else 503 busy, Retry-After); a watcher thread
+ * sets a job's cancel flag at its deadline and when its client's socket closes
+ * (libmicrohttpd does not watch a suspended connection), and stats/'s loops stop
+ * on it. Connections are bounded overall and per client address, and closed when
+ * idle, so that one address cannot hold every connection. */
+
+/* One database connection of the pool. */
+struct db_slot {
+    struct db *db; /* NULL until first used, and after it was lost */
+    bool busy;     /* lent to a route */
+    bool opened;   /* was open once: a new connection is then a reconnection */
+};
+
+struct compute_pool;
+
 struct server {
     const struct serve_settings *s; /* borrowed from serve_run's caller */
-    pthread_mutex_t db_lock;        /* guards db */
-    struct db *db;                  /* NULL while the database is unreachable */
-    bool target_ok;                 /* target resolved, so reconnecting is possible */
-    struct db_target target;        /* where to reconnect, without starting a cluster */
-    char web_dir[PATH_MAX];         /* the page's folder, "" when none was found */
+    pthread_mutex_t db_lock;        /* guards slots */
+    pthread_cond_t db_free;         /* a slot was given back */
+    struct db_slot *slots;          /* n_slots connections */
+    size_t n_slots;
+    bool target_ok;               /* target resolved, so reconnecting is possible */
+    struct db_target target;      /* where to reconnect, without starting a cluster */
+    char web_dir[PATH_MAX];       /* the page's folder, "" when none was found */
+    struct compute_pool *compute; /* the computed answers' threads */
 };
+
+/* An association computed on request, as the compute pool runs it: made by the
+ * route, owned by its request (freed with it, after the pool resumed the
+ * connection). */
+struct compute_job {
+    void (*run)(struct compute_job *job); /* computes and answers req */
+    struct server *srv;
+    struct MHD_Connection *conn; /* suspended while the pool has the job */
+    struct request *req;         /* where run answers */
+    int fd;                      /* the client's socket, watched for its closing */
+    double deadline_s;           /* CLOCK_MONOTONIC seconds */
+    atomic_bool cancel;          /* set by the watcher: stats/ stops */
+    atomic_int why;              /* enum job_stop: why cancel was set */
+    bool started;                /* a thread took it (pool lock) */
+    /* What to compute: */
+    char group_id[17];
+    char y[64], x[64], scope[128], space[16];
+    double granularity_s; /* 0: the base Δ */
+    bool granularity_given;
+    struct assoc_opts opts; /* opts.space and opts.cancel point into this job */
+};
+
+enum job_stop { JOB_RUNNING = 0, JOB_DEADLINE, JOB_GONE, JOB_SHUTDOWN };
 
 /* One request's answer. Made on libmicrohttpd's first callback, freed in the
  * request-completed callback: it owns everything the request allocates, including
@@ -47,7 +90,10 @@ struct request {
     bool no_body;             /* 204 answers */
     bool www_authenticate;    /* 401: ask for a bearer token */
     bool allow;               /* 405 and preflight: say which methods exist */
+    bool retry_after;         /* 503 busy: say when to come back */
     bool queued;              /* the answer went to libmicrohttpd */
+    double started_s;         /* CLOCK_MONOTONIC at the first callback */
+    struct compute_job *job;  /* owned; not NULL once handed to the compute pool */
 };
 
 /* ---- answers (answer.c) ------------------------------------------------------------ */
@@ -77,12 +123,37 @@ void answer_stored(struct request *req, enum status rc, char *text,
                    const struct error *err, const char *what, const char *group_id);
 void request_free(struct request *req);
 
-/* The shared connection, locked, reconnecting first when it was lost; NULL and
- * unlocked (err says why) when the database is unreachable. */
+/* ---- the database connections (pool.c) -------------------------------------------- */
+
+/* n connections, none open yet; false without memory. */
+bool db_pool_init(struct server *srv, size_t n);
+/* Closes every connection; none may be lent. */
+void db_pool_close(struct server *srv);
+/* A connection of the pool, lent to the caller until db_release, reconnecting first
+ * when it was lost (waits while all are lent); NULL (err says why) when the
+ * database is unreachable. */
 struct db *db_acquire(struct server *srv, struct error *err);
-/* Unlocks; after STATUS_DB the connection may be dead, so it is dropped and the
- * next request reconnects rather than failing forever on a broken socket. */
-void db_release(struct server *srv, enum status rc);
+/* Gives db back; after STATUS_DB it may be dead, so it is dropped and the next
+ * borrower reconnects rather than failing forever on a broken socket. */
+void db_release(struct server *srv, struct db *db, enum status rc);
+
+/* ---- the compute pool (compute.c) -------------------------------------------------- */
+
+/* n threads at a lower priority and the watcher; NULL when they cannot start. */
+struct compute_pool *compute_pool_new(unsigned n);
+/* Takes job unless every thread has one already (false: job untouched, answer 503
+ * busy) or the pool stops. Suspends job->conn before a thread can see the job; the
+ * thread runs job->run, answers 503 deadline in its place when the deadline
+ * cancelled it, and resumes the connection. */
+bool compute_submit(struct compute_pool *p, struct compute_job *job);
+/* Cancels every job (JOB_SHUTDOWN), waits until each resumed its connection and
+ * joins the threads; compute_submit refuses from then on. Before MHD_stop_daemon,
+ * which must find no connection suspended. */
+void compute_pool_stop(struct compute_pool *p);
+/* After compute_pool_stop and MHD_stop_daemon; NULL is fine. */
+void compute_pool_free(struct compute_pool *p);
+/* Seconds on CLOCK_MONOTONIC. */
+double monotonic_s(void);
 
 /* ---- query parameters (answer.c) --------------------------------------------------- */
 
@@ -95,6 +166,10 @@ bool query_range(struct MHD_Connection *conn, struct request *req, double *from_
                  double *to_s);
 /* A group id as the database makes them: up to 16 of [A-Za-z0-9_-]. */
 bool group_id_ok(const char *id, size_t len);
+
+/* Whether the request's Authorization is "Bearer secret" (compared in constant
+ * time). */
+bool bearer_is(struct MHD_Connection *conn, const char *secret);
 
 /* ---- routes (routes.c, static.c) --------------------------------------------------- */
 

@@ -49,7 +49,7 @@ void route_health(struct server *srv, struct request *req)
         return;
     }
     enum status rc = db_health_get(db, &h, &err);
-    db_release(srv, rc);
+    db_release(srv, db, rc);
     if (rc != STATUS_OK) {
         answer_failure(req, rc, &err, "health", NULL);
         return;
@@ -127,7 +127,7 @@ void route_jobs(struct server *srv, struct MHD_Connection *conn, struct request 
         rc = db_group_get(db, group, &g, &err);
     if (rc == STATUS_OK)
         rc = db_jobs_page(db, cursor, from_s, to_s, group, limit, &rows, &n, next, &err);
-    db_release(srv, rc);
+    db_release(srv, db, rc);
     if (rc == STATUS_NOT_FOUND && group != NULL) {
         answer_error(req, STATUS_INVALID, "group", "no group %s", group);
         goto out;
@@ -162,7 +162,7 @@ void route_groups(struct server *srv, struct request *req)
         return;
     }
     enum status rc = db_groups_list(db, &groups, &n, &err);
-    db_release(srv, rc);
+    db_release(srv, db, rc);
     if (rc != STATUS_OK) {
         answer_failure(req, rc, &err, "groups", NULL);
         return;
@@ -345,7 +345,7 @@ static struct db *group_db(struct server *srv, struct request *req, const char *
     enum status rc = db_group_get(db, group_id, &g, &err);
     if (rc == STATUS_OK)
         return db;
-    db_release(srv, rc);
+    db_release(srv, db, rc);
     if (rc == STATUS_NOT_FOUND) {
         answer_error(req, rc, NULL, "no group %s", group_id);
     } else {
@@ -354,8 +354,106 @@ static struct db *group_db(struct server *srv, struct request *req, const char *
     return NULL;
 }
 
+/* Computes the association job asks, on a thread of the compute pool, and answers
+ * (compute.c answers a stopped one in its place). */
+static void association_run(struct compute_job *job)
+{
+    struct server *srv = job->srv;
+    struct request *req = job->req;
+    struct error err = {0};
+    struct assoc_result *out = NULL;
+    struct db *db = db_acquire(srv, &err);
+
+    if (db == NULL) {
+        answer_failure(req, STATUS_DB, &err, "association", NULL);
+        return;
+    }
+    enum status rc =
+        analysis_association(db, &srv->s->analysis, job->group_id, job->y, job->x,
+                             job->granularity_s, job->scope, &job->opts, &out, &err);
+    if (rc == STATUS_NOT_FOUND) {
+        answer_failure(req, rc, &err, "association", NULL);
+        if (job->granularity_given)
+            add_stored_granularities(req, db, job->group_id, job->y, job->x);
+        db_release(srv, db, rc);
+        return;
+    }
+    db_release(srv, db, rc);
+    if (rc != STATUS_OK) {
+        answer_failure(req, rc, &err, "association", "granularity");
+        return;
+    }
+    answer_json_take(req, 200, analysis_assoc_json(out));
+    assoc_result_free(out);
+}
+
+/* Whether the request carries the token that lifts max_free_permutations:
+ * admin_token, else the API's token; false when the server has neither. */
+static bool admin_asked(const struct server *srv, struct MHD_Connection *conn)
+{
+    const char *admin =
+        srv->s->admin_token[0] != '\0' ? srv->s->admin_token : srv->s->token;
+
+    return admin[0] != '\0' && bearer_is(conn, admin);
+}
+
+/* false when answered 403: permutations or resamples above the free limit without
+ * the admin token. */
+static bool counts_allowed(const struct server *srv, struct MHD_Connection *conn,
+                           struct request *req, const struct assoc_opts *opts)
+{
+    const size_t free_max = srv->s->limits.max_free_permutations;
+    const char *name =
+        query(conn, "permutations") != NULL && opts->n_perm > free_max ? "permutations"
+        : query(conn, "resamples") != NULL && opts->n_boot > free_max  ? "resamples"
+                                                                       : NULL;
+
+    if (name == NULL || admin_asked(srv, conn))
+        return true;
+    if (srv->s->admin_token[0] == '\0' && srv->s->token[0] == '\0') {
+        answer_error_code(req, 403, "forbidden", name,
+                          "%s above %zu need the admin token, and this server has none "
+                          "([serve] admin_token)",
+                          name, free_max);
+    } else {
+        answer_error_code(req, 403, "forbidden", name,
+                          "%s above %zu need the admin token (Authorization: Bearer)",
+                          name, free_max);
+    }
+    return false;
+}
+
+/* Hands the association to the compute pool and suspends the connection; 503 busy
+ * when every computing thread has one already. */
+static void association_submit(struct server *srv, struct MHD_Connection *conn,
+                               struct request *req, struct compute_job *job)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+    job->run = association_run;
+    job->srv = srv;
+    job->conn = conn;
+    job->req = req;
+    job->fd = info != NULL ? info->connect_fd : -1;
+    job->deadline_s = req->started_s + srv->s->limits.deadline_s;
+    atomic_init(&job->cancel, false);
+    atomic_init(&job->why, JOB_RUNNING);
+    job->opts.space = job->space;
+    job->opts.cancel = &job->cancel;
+    req->job = job; /* before the pool has it: the resumed callback looks here */
+    if (compute_submit(srv->compute, job))
+        return;
+    req->job = NULL;
+    free(job);
+    req->retry_after = true;
+    answer_error_code(req, 503, "busy", NULL,
+                      "every computing thread is busy (%u); try again shortly",
+                      srv->s->limits.compute_threads);
+}
+
 /* A group's association object: the one analyze stored while it is current, else
- * computed now (INTERFACES.md). */
+ * computed now, on the compute pool (INTERFACES.md). */
 void route_association(struct server *srv, struct MHD_Connection *conn,
                        struct request *req, const char *group_id)
 {
@@ -383,13 +481,34 @@ void route_association(struct server *srv, struct MHD_Connection *conn,
     }
     if (!association_opts(conn, req, &srv->s->analysis, &opts))
         return;
+    if (!counts_allowed(srv, conn, req, &opts))
+        return;
     if (analysis_scope_check(scope, &err) != STATUS_OK) {
         answer_failure(req, STATUS_INVALID, &err, "association", "scope");
         return;
     }
-    struct db *db = group_db(srv, req, group_id, "association");
-    if (db == NULL)
+    struct compute_job *job = calloc(1, sizeof *job);
+    if (job == NULL) {
+        answer_failure(req, STATUS_NOMEM, &err, "association", NULL);
         return;
+    }
+    if (snprintf(job->scope, sizeof job->scope, "%s", scope) >= (int)sizeof job->scope) {
+        free(job);
+        answer_error(req, STATUS_INVALID, "scope", "scope %.64s... is too long", scope);
+        return;
+    }
+    snprintf(job->y, sizeof job->y, "%s", y); /* known metrics: short */
+    snprintf(job->x, sizeof job->x, "%s", x);
+    snprintf(job->space, sizeof job->space, "%s", opts.space); /* a checked name */
+    job->granularity_s = granularity_s;
+    job->granularity_given = gran != NULL;
+    job->opts = opts;
+    struct db *db = group_db(srv, req, group_id, "association");
+    if (db == NULL) {
+        free(job);
+        return;
+    }
+    snprintf(job->group_id, sizeof job->group_id, "%s", group_id);
     /* Without options the object analyze stored is the answer while the group's
      * inputs are unchanged: nothing is recomputed. */
     static const char *const options[] = {
@@ -398,12 +517,13 @@ void route_association(struct server *srv, struct MHD_Connection *conn,
     bool plain = true;
     for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
         plain = plain && query(conn, options[i]) == NULL;
-    enum status rc;
+    enum status rc = STATUS_OK;
     if (plain) {
         enum stored_state state;
         rc = analysis_association_stored(db, group_id, y, x, &out, &state, &err);
         if (rc == STATUS_OK && state == STORED_CURRENT) {
-            db_release(srv, rc);
+            db_release(srv, db, rc);
+            free(job);
             answer_json_take(req, 200, analysis_assoc_json(out));
             assoc_result_free(out);
             return;
@@ -411,24 +531,9 @@ void route_association(struct server *srv, struct MHD_Connection *conn,
         /* Not stored, stale or unreadable: computed now, as without the store. */
         if (rc != STATUS_OK)
             log_warn("stored association of %s %s~%s: %s", group_id, y, x, err.msg);
-        error_clear(&err);
     }
-    rc = analysis_association(db, &srv->s->analysis, group_id, y, x, granularity_s, scope,
-                              &opts, &out, &err);
-    if (rc == STATUS_NOT_FOUND) {
-        answer_failure(req, rc, &err, "association", NULL);
-        if (gran != NULL)
-            add_stored_granularities(req, db, group_id, y, x);
-        db_release(srv, rc);
-        return;
-    }
-    db_release(srv, rc);
-    if (rc != STATUS_OK) {
-        answer_failure(req, rc, &err, "association", "granularity");
-        return;
-    }
-    answer_json_take(req, 200, analysis_assoc_json(out));
-    assoc_result_free(out);
+    db_release(srv, db, rc);
+    association_submit(srv, conn, req, job);
 }
 
 /* The stored granularity sweep of (group, y, x) (METHOD.md §6), as `analyze --sweep`
@@ -446,7 +551,7 @@ void route_sweep(struct server *srv, struct MHD_Connection *conn, struct request
     if (db == NULL)
         return;
     enum status rc = db_sweep_get(db, group_id, y, x, "all", &text, &err);
-    db_release(srv, rc);
+    db_release(srv, db, rc);
     if (rc == STATUS_NOT_FOUND) {
         error_clear(&err);
         error_set(&err, rc,
@@ -467,7 +572,7 @@ void route_table(struct server *srv, struct request *req, const char *group_id)
     if (db == NULL)
         return;
     enum status rc = db_group_table_get(db, group_id, &text, &err);
-    db_release(srv, rc);
+    db_release(srv, db, rc);
     if (rc == STATUS_NOT_FOUND) {
         error_clear(&err);
         error_set(&err, rc, "no table stored for group %s (iocontend analyze stores it)",
@@ -505,7 +610,7 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
     }
     enum status rc = db_coverage_list(db, &list, &n, &err);
     if (rc == STATUS_OK && n == 0) {
-        db_release(srv, rc);
+        db_release(srv, db, rc);
         answer_error(req, STATUS_NOT_FOUND, NULL,
                      "no coverage stored (iocontend analyze stores it)");
         return;
@@ -514,7 +619,7 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
     bool *served = calloc(n + 1, sizeof *served);
     bool found = fs == NULL;
     if (series == NULL || served == NULL) {
-        db_release(srv, rc);
+        db_release(srv, db, rc);
         answer_failure(req, STATUS_NOMEM, &err, "coverage", NULL);
         goto out;
     }
@@ -527,7 +632,7 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
                                    &series[i], &truncated, &err);
         served[i] = rc == STATUS_OK;
         if (rc == STATUS_OK && truncated) {
-            db_release(srv, rc);
+            db_release(srv, db, rc);
             answer_error(
                 req, STATUS_INVALID, isfinite(from_s) ? "to" : "from",
                 "%s has more than %d intervals in that range: narrow from and to",
@@ -535,7 +640,7 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
             goto out;
         }
     }
-    db_release(srv, rc);
+    db_release(srv, db, rc);
     if (rc != STATUS_OK) {
         answer_failure(req, rc, &err, "coverage", NULL);
         goto out;

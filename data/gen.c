@@ -361,7 +361,8 @@ static int exit_code_of(enum status s)
     case STATUS_DB:
     case STATUS_NOMEM:
     case STATUS_INTERNAL:
-    case STATUS_BUSY: return EXIT_INTERNAL;
+    case STATUS_BUSY:
+    case STATUS_CANCELLED: return EXIT_INTERNAL;
     }
     return EXIT_INTERNAL;
 }

@@ -5,12 +5,20 @@
 #include "stats.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include <gsl/gsl_rng.h>
 
 _Static_assert(sizeof(uint64_t) == sizeof(double), "sort keys share the double scratch");
 _Static_assert(sizeof(size_t) == sizeof(uint64_t), "sort keys share the index scratch");
+
+/* true once the caller's cancel flag (NULL: none) is set. The long loops poll it
+ * between iterations: a relaxed load costs nothing beside one iteration. */
+static inline bool stats_cancel_asked(const atomic_bool *cancel)
+{
+    return cancel != NULL && atomic_load_explicit(cancel, memory_order_relaxed);
+}
 
 /* Scratch arrays any method may use between its entry and its return (none keeps
  * anything in them across calls): d_max elements each. */

@@ -525,6 +525,10 @@ enum status stats_rf_compute(const double *x, const double *y, size_t d,
     memset(ws->oob_n, 0, d * sizeof *ws->oob_n);
     gsl_rng_set(ws->rng, (unsigned long)opts->seed);
     for (size_t t = 0; t < opts->n_trees; t++) {
+        if (stats_cancel_asked(opts->cancel)) {
+            return error_set(err, STATUS_CANCELLED, "rf cancelled after %zu of %zu trees",
+                             t, opts->n_trees);
+        }
         const size_t n_bins = draw_bins(ws, d, n_groups);
         const size_t n_leaves = grow(ws, n_bins, ybar);
         predict(ws, n_leaves, d, out->x_curve, out->fit_curve, x_eval, n_eval, fit_eval);

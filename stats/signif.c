@@ -427,6 +427,11 @@ static enum status permute(const double *x, size_t d, double *yp,
     ao.methods = methods;
     gsl_rng_set(rng, (unsigned long)opts->seed);
     for (size_t b = 0; b < opts->n_perm; b++) {
+        if (stats_cancel_asked(opts->cancel)) {
+            return error_set(err, STATUS_CANCELLED,
+                             "significance cancelled after %zu of %zu permutations", b,
+                             opts->n_perm);
+        }
         gsl_ran_shuffle(rng, yp, d, sizeof *yp);
         if (methods != 0) {
             rc = stats_assoc_compute(x, yp, d, &ao, ws, &a, err);
@@ -460,6 +465,11 @@ static enum status resample(const double *x, const double *y, size_t d,
     ao.methods = methods;
     gsl_rng_set(rng, (unsigned long)opts->seed);
     for (size_t b = 0; b < opts->n_boot; b++) {
+        if (stats_cancel_asked(opts->cancel)) {
+            return error_set(err, STATUS_CANCELLED,
+                             "significance cancelled after %zu of %zu resamples", b,
+                             opts->n_boot);
+        }
         for (size_t i = 0; i < d; i++) {
             const size_t j = gsl_rng_uniform_int(rng, d);
             xb[i] = x[j];

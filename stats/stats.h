@@ -4,6 +4,7 @@
 #ifndef IOCONTEND_STATS_H
 #define IOCONTEND_STATS_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -345,6 +346,10 @@ struct stats_signif_opts {
     uint64_t seed;  /* permutations and resamples: MT19937, low 32 bits (20240601) */
     const struct stats_signif_stat *extra; /* borrowed; n_extra of them */
     size_t n_extra;                        /* <= STATS_SIGNIF_EXTRA_MAX */
+    /* Borrowed, NULL: never. Another thread sets it to stop the permutations and
+     * resamples between two of them (STATUS_CANCELLED): stats/ has no clock, so a
+     * deadline or a departed client is the caller's to notice. */
+    const atomic_bool *cancel;
 };
 
 /* METHOD.md's defaults: every available method, d_min 10, KSG jitter on, both seeds
@@ -399,7 +404,9 @@ struct stats_signif {
  * 6 s (KSG is 3/4 of it), the 2000 resamples 1.3 s. STATUS_INVALID as
  * stats_assoc_compute, ws NULL or too small, n_extra too large or an extra without
  * fn, level outside (0, 1), floor_q outside [0, 1], n_perm or n_boot above
- * STATS_SIGNIF_B_MAX; STATUS_NOMEM; an extra's fn's status. */
+ * STATS_SIGNIF_B_MAX; STATUS_NOMEM; an extra's fn's status; STATUS_CANCELLED once
+ * *opts->cancel is set (checked before each permutation and resample; *out is then
+ * incomplete). */
 enum status stats_signif_compute(const double *x, const double *y, size_t d,
                                  const struct stats_signif_opts *opts,
                                  struct stats_ws *ws, struct stats_signif *out,
@@ -675,6 +682,8 @@ struct stats_rf_opts {
     size_t n_trees; /* trees, 1 .. STATS_RF_TREES_MAX (100) */
     size_t d_min;   /* below it (and below 2) the result is d_below_min (10) */
     uint64_t seed;  /* the bootstrap draws: MT19937, low 32 bits (STATS_DEFAULT_SEED) */
+    const atomic_bool *cancel; /* borrowed, NULL: never; once set (by another thread)
+                                  no further tree is grown: STATUS_CANCELLED */
 };
 
 /* METHOD.md's defaults: 100 trees, d_min 10, seed STATS_DEFAULT_SEED. */
@@ -729,7 +738,9 @@ void stats_rf_ws_free(struct stats_rf_ws *ws);
  * Undefined cases are STATUS_OK with out->reason: REASON_D_BELOW_MIN (d < max(d_min,
  * 2)), REASON_CONSTANT_X, REASON_CONSTANT_Y (x wins). STATUS_INVALID: a missing
  * pointer (x_eval and fit_eval may be NULL when n_eval is 0), n_trees 0 or above
- * STATS_RF_TREES_MAX, d above ws's size, a value of x, y or x_eval not finite. x, y,
+ * STATS_RF_TREES_MAX, d above ws's size, a value of x, y or x_eval not finite;
+ * STATUS_CANCELLED once *opts->cancel is set (checked before each tree; *out is then
+ * incomplete). x, y,
  * x_eval borrowed and unchanged; *out written whole. No allocation. Cost: a radix sort
  * of x once, then per tree d draws, two passes over each node's distinct drawn x
  * (about 0.632·d at the root), i.e. O(d·depth) with a job's mean depth about 3 ln d on

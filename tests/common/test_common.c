@@ -54,6 +54,7 @@ static void status_names_are_the_contract_words(void **state)
     assert_string_equal(status_name(STATUS_NOT_FOUND), "not_found");
     assert_string_equal(status_name(STATUS_INTERNAL), "internal");
     assert_string_equal(status_name(STATUS_BUSY), "busy");
+    assert_string_equal(status_name(STATUS_CANCELLED), "cancelled");
 }
 
 static void hash_depends_on_every_byte(void **state)

@@ -12,9 +12,12 @@
 #include "../support/testutil.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define ORACLE    "tests/oracles/rf_ref.py"
@@ -659,6 +662,64 @@ static void bad_arguments_are_invalid(void **state)
         assert_null(stats_rf_ws_new((size_t)UINT32_MAX + 1));
 }
 
+/* ---- cancellation ------------------------------------------------------------- */
+
+/* Sets the flag after a short while, as the daemon's watcher does at a deadline. */
+static void *cancel_soon(void *arg)
+{
+    struct timespec ts = {0, 20L * 1000 * 1000};
+
+    nanosleep(&ts, NULL);
+    atomic_store((atomic_bool *)arg, true);
+    return NULL;
+}
+
+static void a_set_cancel_flag_stops_the_trees(void **state)
+{
+    atomic_bool flag = true;
+    struct stats_rf_opts o = stats_rf_opts_default();
+    struct stats_rf rf;
+    struct error err = {0};
+    struct stats_rf_ws *ws = stats_rf_ws_new(D_MAX);
+    pthread_t t;
+
+    (void)state;
+    assert_non_null(ws);
+    make_sine(D_MAX, 0.5, 24);
+    o.cancel = &flag;
+    /* Set before the call: no tree is grown. */
+    assert_int_equal(stats_rf_compute(xs, ys, D_MAX, NULL, 0, &o, ws, &rf, NULL, &err),
+                     STATUS_CANCELLED);
+    assert_non_null(strstr(err.msg, "after 0 of 100 trees"));
+    /* Set by another thread while the most trees one call grows are being grown (a
+     * minute of work): the call returns cancelled. */
+    atomic_store(&flag, false);
+    error_clear(&err);
+    o.n_trees = STATS_RF_TREES_MAX;
+    assert_int_equal(pthread_create(&t, NULL, cancel_soon, &flag), 0);
+    enum status rc = stats_rf_compute(xs, ys, D_MAX, NULL, 0, &o, ws, &rf, NULL, &err);
+    pthread_join(t, NULL);
+    assert_int_equal(rc, STATUS_CANCELLED);
+    assert_non_null(strstr(err.msg, "of 100000 trees"));
+    stats_rf_ws_free(ws);
+}
+
+static void an_unset_cancel_flag_grows_the_same_forest(void **state)
+{
+    atomic_bool flag = false;
+    struct stats_rf_opts o = stats_rf_opts_default();
+    struct stats_rf a, b;
+
+    (void)state;
+    make_sine(500, 0.5, 25);
+    fit(500, NULL, 0, &o, &a, NULL);
+    o.cancel = &flag;
+    fit(500, NULL, 0, &o, &b, NULL);
+    assert_rel(b.oob_r2, a.oob_r2, 0.0);
+    assert_rel(b.leaves_mean, a.leaves_mean, 0.0);
+    assert_memory_equal(b.fit_curve, a.fit_curve, sizeof a.fit_curve);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -679,6 +740,8 @@ int main(void)
         cmocka_unit_test(a_reused_workspace_gives_the_same_result),
         cmocka_unit_test(fewer_jobs_than_d_min_is_a_reason),
         cmocka_unit_test(a_constant_series_is_a_reason),
+        cmocka_unit_test(a_set_cancel_flag_stops_the_trees),
+        cmocka_unit_test(an_unset_cancel_flag_grows_the_same_forest),
         cmocka_unit_test(bad_arguments_are_invalid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -662,6 +662,83 @@ static void extra_statistic_shares_the_permutations(void **state)
     stats_ws_free(ws);
 }
 
+/* ---- cancellation ------------------------------------------------------------- */
+
+/* A statistic that sets the cancel flag at its stop_at-th call (the first call is on
+ * the data, each further one on a permutation). */
+struct cancelling {
+    size_t calls, stop_at;
+    atomic_bool *flag;
+};
+
+static enum status cancelling_stat(const double *x, const double *y, size_t d, void *ctx,
+                                   struct stats_coef *out, struct error *err)
+{
+    struct cancelling *c = ctx;
+
+    (void)x;
+    (void)y;
+    (void)d;
+    (void)err;
+    if (++c->calls == c->stop_at)
+        atomic_store(c->flag, true);
+    out->value = 0.25 * (double)c->calls;
+    out->reason = REASON_NONE;
+    return STATUS_OK;
+}
+
+static void a_set_cancel_flag_stops_the_permutations(void **state)
+{
+    double x[30], y[30];
+    atomic_bool flag = false;
+    struct cancelling c = {0, 11, &flag};
+    struct stats_signif s;
+    struct error err = {0};
+    struct stats_ws *ws = stats_ws_new(30);
+
+    (void)state;
+    assert_non_null(ws);
+    testutil_rng_seed(UINT64_C(0x5EED000A));
+    bivariate(0.3, 30, x, y);
+    const struct stats_signif_stat extra = {"cancelling", cancelling_stat, &c, 0.0};
+    struct stats_signif_opts o = opts_of(METHOD_PEARSON, 10, 99999, 0);
+    o.extra = &extra;
+    o.n_extra = 1;
+    o.cancel = &flag;
+    assert_int_equal(stats_signif_compute(x, y, 30, &o, ws, &s, &err), STATUS_CANCELLED);
+    /* The data, then 10 permutations: the flag is read before each one. */
+    assert_int_equal(c.calls, 11);
+    assert_non_null(strstr(err.msg, "after 10 of 99999 permutations"));
+    /* The resamples read it too. */
+    error_clear(&err);
+    o = opts_of(METHOD_PEARSON | METHOD_SPEARMAN, 10, 0, 500);
+    o.cancel = &flag;
+    assert_int_equal(stats_signif_compute(x, y, 30, &o, ws, &s, &err), STATUS_CANCELLED);
+    assert_non_null(strstr(err.msg, "after 0 of 500 resamples"));
+    stats_ws_free(ws);
+}
+
+static void an_unset_cancel_flag_changes_nothing(void **state)
+{
+    double x[40], y[40];
+    atomic_bool flag = false;
+    struct stats_ws *ws = stats_ws_new(40);
+
+    (void)state;
+    assert_non_null(ws);
+    testutil_rng_seed(UINT64_C(0x5EED000B));
+    bivariate(0.35, 40, x, y);
+    struct stats_signif_opts o = opts_of(stats_methods_available(), 10, 199, 300);
+    struct stats_signif none = signif_of(x, y, 40, &o, ws);
+    o.cancel = &flag;
+    struct stats_signif unset = signif_of(x, y, 40, &o, ws);
+    assert_true(same_coef(&none.pearson, &unset.pearson));
+    assert_true(same_coef(&none.spearman, &unset.spearman));
+    assert_true(same_coef(&none.dcor_v, &unset.dcor_v));
+    assert_true(same_coef(&none.mi_linfoot, &unset.mi_linfoot));
+    stats_ws_free(ws);
+}
+
 /* ---- statuses ----------------------------------------------------------------- */
 
 static void signif_rejects_bad_options_and_inputs(void **state)
@@ -742,6 +819,8 @@ int main(void)
         cmocka_unit_test(same_seed_gives_identical_results),
         cmocka_unit_test(undefined_coefficients_get_no_p_value_and_keep_their_reason),
         cmocka_unit_test(extra_statistic_shares_the_permutations),
+        cmocka_unit_test(a_set_cancel_flag_stops_the_permutations),
+        cmocka_unit_test(an_unset_cancel_flag_changes_nothing),
         cmocka_unit_test(signif_rejects_bad_options_and_inputs),
         cmocka_unit_test(defaults_are_method_md_s),
     };

@@ -1,0 +1,94 @@
+/* pool.c: the server's database connections, one lent to each route that needs one
+ * and each reconnecting on its own when it was lost. */
+#include "internal.h"
+
+#include <stdlib.h>
+
+bool db_pool_init(struct server *srv, size_t n)
+{
+    srv->slots = calloc(n, sizeof *srv->slots);
+    srv->n_slots = srv->slots != NULL ? n : 0;
+    return srv->slots != NULL;
+}
+
+void db_pool_close(struct server *srv)
+{
+    pthread_mutex_lock(&srv->db_lock);
+    for (size_t i = 0; i < srv->n_slots; i++) {
+        db_close(srv->slots[i].db);
+        srv->slots[i].db = NULL;
+    }
+    free(srv->slots);
+    srv->slots = NULL;
+    srv->n_slots = 0;
+    pthread_mutex_unlock(&srv->db_lock);
+}
+
+/* A free slot, an open connection rather than a closed one; NULL when all are lent.
+ * Under db_lock. */
+static struct db_slot *free_slot(struct server *srv)
+{
+    struct db_slot *closed = NULL;
+
+    for (size_t i = 0; i < srv->n_slots; i++) {
+        if (srv->slots[i].busy)
+            continue;
+        if (srv->slots[i].db != NULL)
+            return &srv->slots[i];
+        if (closed == NULL)
+            closed = &srv->slots[i];
+    }
+    return closed;
+}
+
+struct db *db_acquire(struct server *srv, struct error *err)
+{
+    struct db_slot *slot;
+
+    pthread_mutex_lock(&srv->db_lock);
+    while ((slot = free_slot(srv)) == NULL)
+        pthread_cond_wait(&srv->db_free, &srv->db_lock);
+    slot->busy = true;
+    pthread_mutex_unlock(&srv->db_lock);
+    if (slot->db != NULL)
+        return slot->db;
+    /* Outside the lock: while the database is down, a connection attempt must not
+     * hold up the routes that have a connection. */
+    enum status rc = srv->target_ok ? db_open(&srv->target, &slot->db, err)
+                                    : error_set(err, STATUS_DB, "no database target");
+    if (rc == STATUS_OK) {
+        if (slot->opened) {
+            log_info("database connection re-established");
+        } else {
+            log_debug("database connection %zu opened", (size_t)(slot - srv->slots));
+        }
+        slot->opened = true;
+        return slot->db;
+    }
+    pthread_mutex_lock(&srv->db_lock);
+    slot->db = NULL;
+    slot->busy = false;
+    pthread_cond_signal(&srv->db_free);
+    pthread_mutex_unlock(&srv->db_lock);
+    return NULL;
+}
+
+void db_release(struct server *srv, struct db *db, enum status rc)
+{
+    struct db *dead = NULL;
+
+    pthread_mutex_lock(&srv->db_lock);
+    for (size_t i = 0; i < srv->n_slots; i++) {
+        if (srv->slots[i].db != db || !srv->slots[i].busy)
+            continue;
+        if (rc == STATUS_DB) {
+            dead = db;
+            srv->slots[i].db = NULL;
+        }
+        srv->slots[i].busy = false;
+        break;
+    }
+    pthread_cond_signal(&srv->db_free);
+    pthread_mutex_unlock(&srv->db_lock);
+    db_close(dead);
+}
