@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 /* STYLE.md §3: the one place statuses become HTTP codes. */
@@ -212,4 +213,28 @@ bool group_id_ok(const char *id, size_t len)
             return false;
     }
     return true;
+}
+
+/* Compares in time independent of where the strings differ, so that the answer
+ * time does not leak how much of a guessed token was right. */
+static bool same_secret(const char *given, const char *secret)
+{
+    size_t given_len = strlen(given), secret_len = strlen(secret);
+    unsigned diff = given_len != secret_len;
+
+    for (size_t i = 0; i < secret_len; i++)
+        diff |= (unsigned char)secret[i] ^ (unsigned char)(i < given_len ? given[i] : 0);
+    return diff == 0;
+}
+
+bool bearer_is(struct MHD_Connection *conn, const char *secret)
+{
+    const char *h =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+
+    if (h == NULL || strncasecmp(h, "Bearer ", 7) != 0)
+        return false;
+    for (h += 7; *h == ' '; h++)
+        continue;
+    return same_secret(h, secret);
 }

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -84,30 +83,6 @@ static enum route route_of(const char *url, char id[17], const char **group,
         *group = id;
     }
     return r;
-}
-
-/* Compares in time independent of where the strings differ, so that the answer
- * time does not leak how much of a guessed token was right. */
-static bool same_secret(const char *given, const char *secret)
-{
-    size_t given_len = strlen(given), secret_len = strlen(secret);
-    unsigned diff = given_len != secret_len;
-
-    for (size_t i = 0; i < secret_len; i++)
-        diff |= (unsigned char)secret[i] ^ (unsigned char)(i < given_len ? given[i] : 0);
-    return diff == 0;
-}
-
-bool bearer_is(struct MHD_Connection *conn, const char *secret)
-{
-    const char *h =
-        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-
-    if (h == NULL || strncasecmp(h, "Bearer ", 7) != 0)
-        return false;
-    for (h += 7; *h == ' '; h++)
-        continue;
-    return same_secret(h, secret);
 }
 
 /* The API's token, or the admin token, which may do all the API's token does. */

@@ -155,7 +155,7 @@ void compute_pool_free(struct compute_pool *p);
 /* Seconds on CLOCK_MONOTONIC. */
 double monotonic_s(void);
 
-/* ---- query parameters (answer.c) --------------------------------------------------- */
+/* ---- query parameters and the bearer token (answer.c) ------------------------------ */
 
 /* The value of query parameter name; an empty value counts as absent (forms send
  * "&group=" for "any"). */
