@@ -714,7 +714,10 @@ static enum status set_group_key(struct group_rule *g, const char *key, const ch
     return STATUS_OK;
 }
 
-/* [ingest] max_file_bytes: a whole number of bytes, at least 1. */
+/* [ingest] max_file_bytes: a whole number of bytes, from 1 to 1 TiB: the readers add
+ * to the cap (one byte past it tells a file was larger), so it must stay far from
+ * SIZE_MAX. */
+#define MAX_FILE_BYTES_LIMIT (1ULL << 40)
 static enum status set_max_file_bytes(struct app_config *cfg, const char *value,
                                       const struct ini_state *st)
 {
@@ -724,11 +727,12 @@ static enum status set_max_file_bytes(struct app_config *cfg, const char *value,
     errno = 0;
     v = strtoull(value, &end, 10);
     if (value[0] < '0' || value[0] > '9' || *end != '\0' || errno != 0 || v == 0 ||
-        v > SIZE_MAX) {
-        return error_at(st->err, STATUS_PARSE, st->path, st->line,
-                        "[ingest] max_file_bytes: expected a whole number of bytes >= 1, "
-                        "got '%.40s'",
-                        value);
+        v > MAX_FILE_BYTES_LIMIT || v > SIZE_MAX / 4) {
+        return error_at(
+            st->err, STATUS_PARSE, st->path, st->line,
+            "[ingest] max_file_bytes: expected a whole number of bytes from 1 "
+            "to %llu (1 TiB), got '%.40s'",
+            MAX_FILE_BYTES_LIMIT, value);
     }
     cfg->max_file_bytes = (size_t)v;
     return STATUS_OK;

@@ -111,8 +111,15 @@ static void run_job(struct compute_job *job)
     const double deadline = job->srv->s->limits.deadline_s;
 
     job->run(job);
+    /* Done before a stop was asked: the answer stands, and no stop can come now. A
+     * stop asked just as the computation finished leaves a complete answer too. */
+    int running = JOB_RUNNING;
+    if (atomic_compare_exchange_strong(&job->why, &running, JOB_DONE) ||
+        (job->req->code >= 200 && job->req->code < 300))
+        return;
     switch ((enum job_stop)atomic_load(&job->why)) {
-    case JOB_RUNNING: return;
+    case JOB_RUNNING:
+    case JOB_DONE: return;
     case JOB_DEADLINE:
         answer_error_code(job->req, 503, "deadline", NULL,
                           "the answer took longer than this server's deadline of %g s; "

@@ -75,7 +75,7 @@ struct compute_job {
     struct assoc_opts opts; /* opts.space and opts.cancel point into this job */
 };
 
-enum job_stop { JOB_RUNNING = 0, JOB_DEADLINE, JOB_GONE, JOB_SHUTDOWN };
+enum job_stop { JOB_RUNNING = 0, JOB_DEADLINE, JOB_GONE, JOB_SHUTDOWN, JOB_DONE };
 
 /* One request's answer. Made on libmicrohttpd's first callback, freed in the
  * request-completed callback: it owns everything the request allocates, including

@@ -17,11 +17,6 @@ enum input_kind { INPUT_DARSHAN, INPUT_IOSTAT };
  * memory; the counts are the caller's). */
 void add_failure(struct ingest_summary *s, const char *path, long line, const char *msg);
 
-/* Reads path whole; *too_large when it holds more than max bytes (then nothing is
- * kept: a file can grow between stat and read). */
-enum status slurp(const char *path, size_t max, char **data, size_t *len, bool *too_large,
-                  struct error *err) MUST_CHECK;
-
 /* ---- inputs as the parsers see them (source.c) ---------------------------------- */
 
 /* The compressions an input may come in, recognised by their magic bytes. */

@@ -1006,14 +1006,15 @@ static enum status sadf_header_line(struct parser *p, struct sadf_text *t, char 
     return STATUS_OK;
 }
 
-/* Whether the current report has a sample of device. */
+/* Whether device opens the current report again: sadf prints an interval's devices
+ * in one order, so a second record of the same stamp starts with the report's first
+ * device. Only the first is compared, so that a report of n devices costs O(n), not
+ * O(n^2) (a hostile file may hold millions under one stamp); a device repeated
+ * further down is kept once by the samples' key. */
 static bool device_in_report(const struct parser *p, const char *device)
 {
-    for (size_t i = p->report_first; i < p->data->n; i++) {
-        if (strcmp(p->data->samples[i].device, device) == 0)
-            return true;
-    }
-    return false;
+    return p->report_first < p->data->n &&
+           strcmp(p->data->samples[p->report_first].device, device) == 0;
 }
 
 /* The record's interval column in whole seconds; 0 when absent or not one. */

@@ -3,7 +3,6 @@
  * and the rows of a job. */
 #include "internal.h"
 
-#include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,55 +19,6 @@ void add_failure(struct ingest_summary *s, const char *path, long line, const ch
     snprintf(f->path, sizeof f->path, "%s", path);
     f->line = line;
     snprintf(f->message, sizeof f->message, "%s", msg);
-}
-
-/* Reads path whole; *too_large when it holds more than max bytes (then nothing is
- * kept: a file can grow between stat and read). */
-enum status slurp(const char *path, size_t max, char **data, size_t *len, bool *too_large,
-                  struct error *err)
-{
-    FILE *fp = fopen(path, "rb");
-    char *buf = NULL;
-    size_t cap = 0, n = 0;
-
-    *data = NULL;
-    *len = 0;
-    *too_large = false;
-    if (fp == NULL) {
-        return error_at(err, STATUS_NOT_FOUND, path, 0, "cannot open: %s",
-                        strerror(errno));
-    }
-    for (;;) {
-        if (n + 65536 > cap) {
-            size_t ncap = cap == 0 ? 262144 : cap * 2;
-            char *p = realloc(buf, ncap + 1);
-            if (p == NULL) {
-                free(buf);
-                fclose(fp);
-                return error_set(err, STATUS_NOMEM, "reading %s", path);
-            }
-            buf = p;
-            cap = ncap;
-        }
-        size_t got = fread(buf + n, 1, cap - n, fp);
-        n += got;
-        if (got == 0)
-            break;
-        if (n > max) {
-            *too_large = true;
-            break;
-        }
-    }
-    bool bad = ferror(fp) != 0;
-    fclose(fp);
-    if (bad || *too_large) {
-        free(buf);
-        return bad ? error_at(err, STATUS_NOT_FOUND, path, 0, "read error") : STATUS_OK;
-    }
-    buf[n] = '\0';
-    *data = buf;
-    *len = n;
-    return STATUS_OK;
 }
 
 enum status ingest_db_failure(const struct error *e)
@@ -268,13 +218,17 @@ void verdict_of(enum input_kind kind, const struct ingest_opts *o, size_t max, c
 {
     const bool iostat = kind == INPUT_IOSTAT;
 
-    /* --server decides whether a file without a host loads; --fs goes with it. The
-     * readers' revision lapses the verdicts of files a newer reader takes (2: binary
-     * logs, DXT text and incomplete logs, which revision 1 quarantined). */
-    snprintf(out, size,
-             "version=%s;kind=%s;max_file_bytes=%zu;device_include=%s;fs=%s;server=%s%s",
-             IOCONTEND_VERSION, iostat ? "iostat" : "darshan", max,
-             iostat && o->device_include != NULL ? o->device_include : "",
-             iostat && o->fs != NULL ? o->fs : "",
-             iostat && o->server != NULL ? o->server : "", iostat ? "" : ";readers=2");
+    /* --server decides whether a file without a host loads; --fs goes with it; the
+     * time zone where stamps carry none. The readers' revision lapses the verdicts of
+     * files a newer reader takes (darshan 2: binary logs, DXT text and incomplete
+     * logs, which revision 1 quarantined; iostat 2: repeated and stepped-back stamps,
+     * sa files and compressed files, which revision 1 quarantined). */
+    snprintf(
+        out, size,
+        "version=%s;kind=%s;max_file_bytes=%zu;device_include=%s;fs=%s;server=%s%s%s%s",
+        IOCONTEND_VERSION, iostat ? "iostat" : "darshan", max,
+        iostat && o->device_include != NULL ? o->device_include : "",
+        iostat && o->fs != NULL ? o->fs : "",
+        iostat && o->server != NULL ? o->server : "", iostat ? ";timezone=" : "",
+        iostat ? (o->timezone != NULL ? o->timezone : "UTC") : "", ";readers=2");
 }

@@ -5,6 +5,7 @@
  * and many give the same rows, the same quarantine list and the same summary. */
 #include "internal.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,12 +15,17 @@
 /* How many times its stored size a compressed log is counted in a batch's bytes: text
  * inflates to many times its compressed size, and the batch holds it inflated. */
 #define COMPRESSED_RATIO 10
+/* What the batch's compressed logs may inflate to in all, once read: the ratio is a
+ * guess a hostile file (or a name without .gz) defeats, so the bytes themselves are
+ * counted; the logs past it wait for the next batch. */
+#define BATCH_INFLATED_BYTES (4 * BATCH_BYTES)
 
 enum item_state {
     ITEM_MISSING,   /* cannot be read: ferr says why */
     ITEM_TOO_LARGE, /* over the size cap (hashed by size and mtime), or a corrupt
                        compressed stream (hashed by its stored bytes): ferr says */
     ITEM_READ,      /* data and hash at hand */
+    ITEM_DEFERRED,  /* compressed, read past the batch's inflated bytes: next batch */
     ITEM_SEEN,      /* content loaded before */
     ITEM_DUP,       /* the content of an earlier file of the batch (dup_of) */
     ITEM_KNOWN_BAD, /* quarantined before under the same verdict */
@@ -56,8 +62,9 @@ struct item {
 struct batch {
     struct item *items;
     size_t n;
-    size_t max;  /* the size cap of one input */
-    size_t size; /* the files a batch holds at most */
+    _Atomic size_t inflated; /* decompressed bytes of the compressed logs read */
+    size_t max;              /* the size cap of one input */
+    size_t size;             /* the files a batch holds at most */
 };
 
 static void item_clear(struct item *it)
@@ -99,10 +106,32 @@ static void read_one(void *arg, size_t i)
         source_too_large(&it->st, true, src.codec, b->max, &it->ferr);
         return;
     }
+    if (src.codec != SOURCE_PLAIN &&
+        atomic_fetch_add(&b->inflated, src.len) + src.len > BATCH_INFLATED_BYTES &&
+        i > 0) {
+        free(src.data);
+        it->state = ITEM_DEFERRED;
+        return;
+    }
     it->data = src.data;
     it->len = src.len;
     content_hash(it->data, it->len, it->hash);
     it->state = ITEM_READ;
+}
+
+/* Ends the batch before its first deferred log: that one and the ones after it are
+ * read again by the next batch, so that outcomes stay in path order. */
+static void cut_deferred(struct batch *b, size_t *next)
+{
+    for (size_t i = 1; i < b->n; i++) {
+        if (b->items[i].state != ITEM_DEFERRED)
+            continue;
+        for (size_t j = i; j < b->n; j++)
+            item_clear(&b->items[j]);
+        *next -= b->n - i;
+        b->n = i;
+        return;
+    }
 }
 
 struct parse_ctx {
@@ -330,7 +359,8 @@ static enum status record_outcomes(struct db *db, struct batch *b, const char *v
             }
             send[(*n_send)++] = i;
             break;
-        case ITEM_READ: break;
+        case ITEM_READ:
+        case ITEM_DEFERRED: break; /* cut off before (cut_deferred) */
         }
     }
     return rc;
@@ -512,7 +542,9 @@ enum status ingest_darshan_files(struct db *db, int64_t run_id, char *const *pat
         size_t n_send = 0;
         rc = batch_fill(&b, paths, n, &next, err);
         if (rc == STATUS_OK) {
+            atomic_store(&b.inflated, 0);
             parallel_for(b.n, jobs, read_one, &b);
+            cut_deferred(&b, &next);
             rc = check_contents(db, &b, verdict, o->reprocess, err);
             if (rc != STATUS_OK)
                 rc = stop_batch(b.items[0].path, err);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -24,6 +25,9 @@
 
 /* What sadf may take over one file: a day of 1 s records converts in seconds. */
 #define SADF_TIMEOUT_S 120
+/* sadf reads an untrusted file: its memory, CPU time and core dumps are bounded so
+ * that a hostile file cannot take the machine (or the OOM killer take us). */
+#define SADF_MAX_AS_BYTES ((rlim_t)2 << 30)
 /* sa files of sysstat 12.x (Debian 12's 12.6.1) are of this format; a larger one
  * is of a newer sysstat. */
 #define SA_FORMAT_12 0x2175
@@ -134,7 +138,8 @@ struct run {
     size_t len;
     char msg[512]; /* the start of its error output */
     size_t msg_len;
-    int status;     /* waitpid's */
+    int status;     /* waitpid's, when reaped */
+    bool reaped;    /* waitpid said how it ended */
     bool timed_out; /* killed at the time limit */
     bool too_large; /* its output passed max: killed */
     bool nomem;     /* no memory for its output: killed */
@@ -167,7 +172,12 @@ static pid_t spawn(const char *sadf, const char *const words[], int in_fd, int *
         pid = fork();
         if (pid == 0) {
             /* The child: async-signal-safe calls only (the parent has threads). */
-            if (dup2(in_fd, 0) < 0 || dup2(po[1], 1) < 0 || dup2(pe[1], 2) < 0)
+            const struct rlimit as = {SADF_MAX_AS_BYTES, SADF_MAX_AS_BYTES};
+            const struct rlimit cpu = {SADF_TIMEOUT_S + 1, SADF_TIMEOUT_S + 1};
+            const struct rlimit core = {0, 0};
+            if (dup2(in_fd, 0) < 0 || dup2(po[1], 1) < 0 || dup2(pe[1], 2) < 0 ||
+                setrlimit(RLIMIT_AS, &as) != 0 || setrlimit(RLIMIT_CPU, &cpu) != 0 ||
+                setrlimit(RLIMIT_CORE, &core) != 0)
                 _exit(126);
             execve(sadf, args, env);
             _exit(127);
@@ -279,9 +289,26 @@ static enum status run_sadf(const char *sadf, const char *const words[], int in_
         if (open_fd[i])
             close(fds[i]);
     }
-    if (r->timed_out || r->too_large || r->nomem)
+    /* One that closed its output and runs on is killed at the time limit too. */
+    while (!r->timed_out && !r->too_large && !r->nomem) {
+        pid_t got = waitpid(pid, &r->status, WNOHANG);
+        if (got == pid || (got < 0 && errno != EINTR)) {
+            r->reaped = got == pid;
+            break;
+        }
+        if (now_s() >= deadline) {
+            r->timed_out = true;
+            break;
+        }
+        struct timespec tick = {0, 10000000L}; /* 10 ms */
+        nanosleep(&tick, NULL);
+    }
+    if (r->timed_out || r->too_large || r->nomem) {
         kill(pid, SIGKILL);
-    while (waitpid(pid, &r->status, 0) < 0 && errno == EINTR) {
+        int got;
+        while ((got = waitpid(pid, &r->status, 0)) < 0 && errno == EINTR) {
+        }
+        r->reaped = got == pid;
     }
     if (r->nomem) {
         free(r->out);
@@ -308,6 +335,10 @@ static enum status run_failed(const struct run *r_in, const char *what, const ch
         return error_at(err, STATUS_PARSE, path, 0, "%s did not finish in %d s", what,
                         SADF_TIMEOUT_S);
     }
+    if (!r.reaped) {
+        return error_at(err, STATUS_INTERNAL, path, 0, "%s: cannot tell how it ended: %s",
+                        what, strerror(errno));
+    }
     if (r.too_large) {
         return error_at(err, STATUS_PARSE, path, 0,
                         "too large: %s printed more than %zu bytes ([ingest] "
@@ -324,7 +355,7 @@ static enum status run_failed(const struct run *r_in, const char *what, const ch
 
 static bool run_ok(const struct run *r)
 {
-    return !r->timed_out && !r->too_large && WIFEXITED(r->status) &&
+    return r->reaped && !r->timed_out && !r->too_large && WIFEXITED(r->status) &&
            WEXITSTATUS(r->status) == 0;
 }
 

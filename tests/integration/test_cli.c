@@ -252,6 +252,16 @@ static void a_time_zone_tzdata_lacks_is_refused(void **state)
             "expected an IANA time zone name");
 }
 
+/* A size cap near SIZE_MAX would wrap where the readers add one byte to it. */
+static void a_size_cap_beyond_a_tebibyte_is_refused(void **state)
+{
+    (void)state;
+    refused("[ingest]\nmax_file_bytes = 18446744073709551615\n",
+            "2: [ingest] max_file_bytes", "from 1 to 1099511627776 (1 TiB)");
+    refused("[ingest]\nmax_file_bytes = 1099511627777\n", "2: [ingest] max_file_bytes",
+            "from 1 to 1099511627776 (1 TiB)");
+}
+
 static void an_unknown_section_is_refused_with_its_line(void **state)
 {
     (void)state;
@@ -424,6 +434,7 @@ int main(void)
         cmocka_unit_test(the_readmes_example_configuration_loads),
         cmocka_unit_test(a_misspelled_key_is_refused_with_its_line),
         cmocka_unit_test(a_time_zone_tzdata_lacks_is_refused),
+        cmocka_unit_test(a_size_cap_beyond_a_tebibyte_is_refused),
         cmocka_unit_test(an_unknown_section_is_refused_with_its_line),
         cmocka_unit_test(a_line_libinih_would_split_is_refused_with_its_line),
         cmocka_unit_test(an_indented_line_is_refused_with_its_line),

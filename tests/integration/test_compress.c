@@ -286,7 +286,7 @@ static void grown_sa_file_loads_only_new_records(void **state)
         testutil_path(testutil_shared_data(), "iostat/sar_lab_run1.sa"), &len);
     const char *path = work_path("grow", "sa23");
     size_t cut = 400000; /* inside a record: sadf reads the complete ones */
-    char *n1, *n2;
+    char *n2;
 
     (void)state;
     assert_non_null(sa);
@@ -309,12 +309,10 @@ static void grown_sa_file_loads_only_new_records(void **state)
         fail_msg("%s", log);
     json_decref(j);
     free(log);
-    n1 = samples_of("grow");
     assert_same_samples("grow", "csv");
     n2 = query("SELECT count(*) FROM samples WHERE fs = $1", "grow");
     assert_string_equal(n2, "190");
     unload_path(path);
-    free(n1);
     free(n2);
     free(sa);
 }

@@ -393,6 +393,28 @@ static void cut_json_file_loads_its_complete_reports(void **state)
     free(text);
 }
 
+/* A sample file quarantined under an older reader (its verdict without this reader's
+ * revision and time zone: repeated stamps, sa files and compressed files were
+ * quarantined then) is parsed again, not skipped as known bad; under this reader's
+ * verdict it is known bad. */
+static void verdicts_of_older_sample_readers_lapse(void **state)
+{
+    const char *path = work_path("not_iostat.txt");
+    static const char text[] = "this is not iostat output\n";
+
+    (void)state;
+    put(path, "w", text, sizeof text - 1);
+    expect("lapse", path, 1, 0, 0, 1, 0);
+    expect("lapse", path, 0, 0, 0, 0, 0); /* known bad */
+    char *v = query("SELECT verdict FROM ingest_errors WHERE path = $1", path);
+    assert_non_null(strstr(v, ";timezone=UTC;readers=2"));
+    free(v);
+    free(query("UPDATE ingest_errors SET verdict = replace(verdict, "
+               "';timezone=UTC;readers=2', '') WHERE path = $1 RETURNING 1",
+               path));
+    expect("lapse", path, 1, 0, 0, 1, 0); /* parsed again, quarantined again */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -401,6 +423,7 @@ int main(void)
         cmocka_unit_test(rewritten_file_is_loaded_as_new),
         cmocka_unit_test(cut_tail_unchanged_for_a_day_is_set_aside),
         cmocka_unit_test(cut_json_file_loads_its_complete_reports),
+        cmocka_unit_test(verdicts_of_older_sample_readers_lapse),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -137,7 +137,10 @@ static json_t *run(const char *args, int want, bool json)
 
 static long long field(const json_t *j, const char *key)
 {
-    return (long long)json_integer_value(json_object_get(j, key));
+    const json_t *v = json_object_get(j, key);
+    if (!json_is_integer(v))
+        fail_msg("the summary has no whole number %s", key);
+    return (long long)json_integer_value(v);
 }
 
 /* `ingest iostat --reprocess` of both file systems' files: the reprocessed and filled
