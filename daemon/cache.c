@@ -198,13 +198,16 @@ static bool etag_matches(struct MHD_Connection *conn, const char *etag)
 
 /* Answers req from e (under lock): 304 when the client has it, else the body, gzip'd
  * when accepted. */
-static void answer_from(struct MHD_Connection *conn, struct request *req,
-                        struct cache_entry *e)
+static void answer_from(struct answer_cache *c, struct MHD_Connection *conn,
+                        struct request *req, struct cache_entry *e)
 {
     const bool gzip = accepts_gzip(conn);
 
-    if (gzip && !e->gz_tried)
+    if (gzip && !e->gz_tried) {
         make_gzip(e);
+        e->bytes += e->gz_len; /* within the cap from the next keep on */
+        c->bytes += e->gz_len;
+    }
     const bool use_gz = gzip && e->gz != NULL;
     snprintf(req->etag, sizeof req->etag, "\"%s%s\"", e->etag, use_gz ? "-gz" : "");
     req->vary_encoding = true;
@@ -259,7 +262,7 @@ bool cache_serve(struct server *srv, struct MHD_Connection *conn, struct request
     }
     if (e != NULL) {
         to_front(c, e);
-        answer_from(conn, req, e);
+        answer_from(c, conn, req, e);
         hit = true;
     }
     pthread_mutex_unlock(&c->lock);
@@ -312,7 +315,7 @@ void cache_keep(struct server *srv, struct MHD_Connection *conn, struct request 
     if (c->tail == NULL)
         c->tail = e;
     c->bytes += bytes;
-    answer_from(conn, req, e);
+    answer_from(c, conn, req, e);
     pthread_mutex_unlock(&c->lock);
 }
 
