@@ -374,6 +374,41 @@ static void health_and_cached_answers_touch_no_job_or_sample(void **state)
     PQfinish(c);
 }
 
+/* [serve] cache_bytes = 0 keeps nothing: the same answer, without an ETag. */
+static void cache_bytes_0_keeps_no_answer(void **state)
+{
+    struct server none = {0};
+    struct answer a, b;
+    char conf[700], path[128], etag[64], cached[64];
+    size_t len = 0;
+
+    (void)state;
+    char *text = testutil_read_file(fx.conf, &len);
+    assert_non_null(text);
+    snprintf(conf, sizeof conf, "%s/nocache.conf", fx.db.state_dir);
+    FILE *fp = fopen(conf, "w");
+    assert_non_null(fp);
+    fprintf(fp, "%s\n[serve]\ncache_bytes = 0\n", text);
+    free(text);
+    assert_int_equal(fclose(fp), 0);
+    assert_int_equal(server_start(&none, &fx.db, conf), 0);
+    association_path(path, sizeof path);
+    const int port = fx.srv.port;
+    fx.srv.port = none.port; /* fetch asks fx.srv's port */
+    int rc = fetch(path, NULL, &a);
+    fx.srv.port = port;
+    server_stop(&none);
+    assert_int_equal(rc, 0);
+    assert_int_equal(a.status, 200);
+    header(&a, "ETag", etag, sizeof etag);
+    assert_string_equal(etag, "");
+    fetch_cached(path, NULL, &b, cached); /* the other server keeps it */
+    assert_int_equal(a.body_len, b.body_len);
+    assert_memory_equal(a.body, b.body, a.body_len);
+    free(a.body);
+    free(b.body);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -381,6 +416,7 @@ int main(void)
         cmocka_unit_test(if_none_match_answers_304_without_a_body),
         cmocka_unit_test(gzip_decodes_to_the_identical_body),
         cmocka_unit_test(health_and_cached_answers_touch_no_job_or_sample),
+        cmocka_unit_test(cache_bytes_0_keeps_no_answer),
         cmocka_unit_test(unload_and_analyze_change_the_answer_within_a_second),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
