@@ -8,10 +8,11 @@
 #   rf      bench/rf.sh: the random forest at d = 10^3 .. 10^5 beside scikit-learn's
 #   ingest  bench/ingest.sh: ingest of 10^5 darshan logs and of iostat text, beside a
 #           binary COPY of the same rows into the same tables' clones
+#   http    bench/http.sh: the server under wrk: the page, /health, a stored answer
 # Usage: BENCH_ONLY="kde sweep" bash bench/sections.sh BUILD (default: all of them).
 set -u
 build=${1:-build}
-only=${BENCH_ONLY:-assoc kde signif sweep rf ingest}
+only=${BENCH_ONLY:-assoc kde signif sweep rf ingest http}
 out=$build/bench/sections
 failed=0
 t_start=$(date +%s)
@@ -20,13 +21,13 @@ mkdir -p "$out" || exit 1
 script_of() {
     case "$1" in
     assoc) echo bench/run.sh ;;
-    kde | signif | sweep | rf | ingest) echo "bench/$1.sh" ;;
+    kde | signif | sweep | rf | ingest | http) echo "bench/$1.sh" ;;
     *) return 1 ;;
     esac
 }
 for s in $only; do
     if ! script_of "$s" > /dev/null; then
-        echo "bench: unknown section $s in BENCH_ONLY (assoc, kde, signif, sweep, rf, ingest)"
+        echo "bench: unknown section $s in BENCH_ONLY (assoc, kde, signif, sweep, rf, ingest, http)"
         exit 64
     fi
 done

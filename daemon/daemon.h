@@ -22,12 +22,15 @@ struct serve_limits {
     unsigned max_connections_per_address; /* max_connections_per_address (64) */
     unsigned idle_timeout_s; /* idle_timeout_s: a connection silent this long is
                                 closed (30) */
+    size_t cache_bytes;      /* cache_bytes: stored answers kept in memory, bytes
+                                (64 MiB) */
 };
 
 #define SERVE_THREADS_MAX     256
 #define SERVE_COMPUTE_MAX     64
 #define SERVE_DEADLINE_MAX_S  86400.0
 #define SERVE_CONNECTIONS_MAX 65536u
+#define SERVE_CACHE_BYTES_MAX (64.0 * 1024 * 1024 * 1024)
 
 /* The defaults above. */
 struct serve_limits serve_limits_default(void);

@@ -12,9 +12,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* 15 significant digits print 0.55 as 0.55 (17 would print 0.55000000000000004);
- * no measured quantity here carries more. */
-#define JSON_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(15))
 /* Retry-After of a 503 busy, in seconds: about what a computation of the default
  * size takes. */
 #define RETRY_AFTER_S "5"
@@ -137,7 +134,7 @@ static void dispatch(struct server *srv, struct MHD_Connection *conn, const char
         answer_error(req, STATUS_NOT_FOUND, NULL, "predict is not implemented yet");
         return;
     case ROUTE_SWEEP: route_sweep(srv, conn, req, group); return;
-    case ROUTE_TABLE: route_table(srv, req, group); return;
+    case ROUTE_TABLE: route_table(srv, conn, req, group); return;
     case ROUTE_COVERAGE: route_coverage(srv, conn, req); return;
     case ROUTE_STATIC: route_static(srv, req, rel); return;
     case ROUTE_NONE: return;
@@ -166,25 +163,40 @@ static enum MHD_Result send_answer(const struct server *srv, struct MHD_Connecti
         resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
     if (resp == NULL && !req->no_body) {
         if (req->json != NULL)
-            req->text = json_dumps(req->json, JSON_FLAGS);
+            req->text = json_dumps(req->json, ANSWER_JSON_FLAGS);
         if (req->text == NULL)
             req->code = 500;
         char *body = req->text != NULL ? req->text : internal_body;
         /* PERSISTENT: req owns body until the request-completed callback. */
-        resp =
-            MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_PERSISTENT);
+        size_t len =
+            req->text != NULL && req->text_len > 0 ? req->text_len : strlen(body);
+        resp = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_PERSISTENT);
     }
     if (resp == NULL)
         return MHD_NO;
     if (!req->no_body)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-    if (!file) /* API answers change with every ingest */
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    /* API answers change with every ingest: a cached one may be kept if asked
+     * again with its ETag. */
+    if (!file) {
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
+                                req->etag[0] != '\0' ? "no-cache" : "no-store");
+    }
+    if (req->etag[0] != '\0')
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, req->etag);
+    if (req->gzip)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
     if (srv->s->cors_origin[0] != '\0') {
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_ORIGIN,
                                 srv->s->cors_origin);
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Origin");
+    }
+    if (req->vary_encoding || srv->s->cors_origin[0] != '\0') {
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY,
+                                !req->vary_encoding ? "Origin"
+                                : srv->s->cors_origin[0] != '\0'
+                                    ? "Origin, Accept-Encoding"
+                                    : "Accept-Encoding");
     }
     if (req->allow) {
         const char *methods =
@@ -398,7 +410,8 @@ struct serve_limits serve_limits_default(void)
                                  .max_free_permutations = 999,
                                  .max_connections = 512,
                                  .max_connections_per_address = 64,
-                                 .idle_timeout_s = 30};
+                                 .idle_timeout_s = 30,
+                                 .cache_bytes = (size_t)64 << 20};
 }
 
 /* The database of the first connection: started and migrated when it is the
@@ -473,9 +486,10 @@ enum status serve_run(const struct serve_settings *s, struct error *err)
     sigaddset(&blocked, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &blocked, &old_mask);
     srv.compute = compute_pool_new(lim->compute_threads);
-    if (srv.compute == NULL) {
+    if (srv.compute == NULL || !cache_start(&srv, lim->cache_bytes)) {
         close(fd);
         pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+        compute_pool_stop(srv.compute);
         rc = error_set(err, STATUS_INTERNAL, "cannot start %u computing threads",
                        lim->compute_threads);
         goto out;
@@ -522,6 +536,7 @@ enum status serve_run(const struct serve_settings *s, struct error *err)
     pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     log_info("HTTP server stopped");
 out:
+    cache_stop(&srv);
     compute_pool_free(srv.compute);
     srv.compute = NULL;
     db_pool_close(&srv);

@@ -17,6 +17,9 @@
 #include <sys/types.h>
 
 #define JSON_CONTENT_TYPE "application/json; charset=utf-8"
+/* 15 significant digits print 0.55 as 0.55 (17 would print 0.55000000000000004);
+ * no measured quantity here carries more. */
+#define ANSWER_JSON_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(15))
 
 /* Threading and the database. libmicrohttpd runs its callbacks on a pool of
  * limits.threads workers (MHD_OPTION_THREAD_POOL_SIZE), each connection on one of
@@ -41,6 +44,7 @@ struct db_slot {
 };
 
 struct compute_pool;
+struct answer_cache;
 
 struct server {
     const struct serve_settings *s; /* borrowed from serve_run's caller */
@@ -52,6 +56,7 @@ struct server {
     struct db_target target;      /* where to reconnect, without starting a cluster */
     char web_dir[PATH_MAX];       /* the page's folder, "" when none was found */
     struct compute_pool *compute; /* the computed answers' threads */
+    struct answer_cache *cache;   /* stored answers and the health snapshot */
 };
 
 /* An association computed on request, as the compute pool runs it: made by the
@@ -84,6 +89,10 @@ struct request {
     unsigned code;            /* HTTP status */
     json_t *json;             /* the body before serialization, or NULL */
     char *text;               /* the serialized body (MHD_RESPMEM_PERSISTENT) */
+    size_t text_len;          /* its length when gzip (binary), else 0: strlen */
+    bool gzip;                /* text is gzip'd: Content-Encoding: gzip */
+    char etag[24];            /* a cached answer's quoted ETag, "" when none */
+    bool vary_encoding;       /* the answer depends on Accept-Encoding */
     int file_fd;              /* a static file to send, -1 when none */
     off_t file_size;          /* its size in bytes */
     const char *content_type; /* of the static file (a literal) */
@@ -155,6 +164,35 @@ void compute_pool_free(struct compute_pool *p);
 /* Seconds on CLOCK_MONOTONIC. */
 double monotonic_s(void);
 
+/* ---- stored answers in memory and the health snapshot (cache.c) ------------------- */
+
+/* Stored answers (association, sweep, table, coverage) are kept in memory under a key
+ * naming the route and what it was asked, with the data version read before the
+ * answer was; they are served while the version is the same. A thread reads the
+ * version (migration 0014: one row, moved by every commit that writes data) and,
+ * when it moved, what /health says, once a second on its own connection; so a hit
+ * touches no table and /health counts nothing. */
+
+/* Starts the poller after one read; at most max_bytes kept (LRU). false when the
+ * thread cannot start. */
+bool cache_start(struct server *srv, size_t max_bytes);
+/* Stops the poller and frees everything; before db_pool_close. */
+void cache_stop(struct server *srv);
+/* The data version, read at most VERSION_TRUST_S ago; 0 when unknown (nothing is
+ * then served from or kept in the cache). Read it before reading an answer. */
+long long cache_version(struct server *srv);
+/* Answers req from the answer kept under key at version: 200 with its ETag (gzip
+ * when the client accepts it) or 304 when If-None-Match names it. false on a miss. */
+bool cache_serve(struct server *srv, struct MHD_Connection *conn, struct request *req,
+                 const char *key, long long version);
+/* Keeps req's answer, when it is a 200, under key at version (read before the answer
+ * was), then answers req from it as cache_serve would. */
+void cache_keep(struct server *srv, struct MHD_Connection *conn, struct request *req,
+                const char *key, long long version);
+/* The last health read and its age in seconds (-1 never read); false when the
+ * database was unreachable at the last read. */
+bool cache_health(struct server *srv, struct db_health *out, double *age_s);
+
 /* ---- query parameters and the bearer token (answer.c) ------------------------------ */
 
 /* The value of query parameter name; an empty value counts as absent (forms send
@@ -180,7 +218,8 @@ void route_association(struct server *srv, struct MHD_Connection *conn,
                        struct request *req, const char *group_id);
 void route_sweep(struct server *srv, struct MHD_Connection *conn, struct request *req,
                  const char *group_id);
-void route_table(struct server *srv, struct request *req, const char *group_id);
+void route_table(struct server *srv, struct MHD_Connection *conn, struct request *req,
+                 const char *group_id);
 void route_coverage(struct server *srv, struct MHD_Connection *conn, struct request *req);
 /* rel is the path under the page's folder, already percent-decoded. */
 void route_static(const struct server *srv, struct request *req, const char *rel);

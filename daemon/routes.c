@@ -37,30 +37,22 @@ static json_t *text_or_null(const char *s)
 
 void route_health(struct server *srv, struct request *req)
 {
-    struct error err = {0};
     struct db_health h = {0};
-    struct db *db = db_acquire(srv, &err);
-    char detail[512];
+    double age_s = 0;
 
-    if (db == NULL) {
-        error_format(&err, detail, sizeof detail);
-        log_warn("health: database unreachable: %s", detail);
+    /* From the poller's snapshot (cache.c), at most a second old: counts nothing. */
+    if (!cache_health(srv, &h, &age_s)) {
         answer_error(req, STATUS_DB, NULL, "database unavailable");
-        return;
-    }
-    enum status rc = db_health_get(db, &h, &err);
-    db_release(srv, db, rc);
-    if (rc != STATUS_OK) {
-        answer_failure(req, rc, &err, "health", NULL);
         return;
     }
     answer_json_take(
         req, 200,
-        json_pack("{s:s, s:s, s:i, s:o, s:o, s:I, s:I, s:s}", "status", "ok", "database",
-                  "reachable", "schema_version", h.schema_version, "last_ingest",
-                  text_or_null(h.last_ingest), "last_analysis",
+        json_pack("{s:s, s:s, s:i, s:o, s:o, s:I, s:I, s:s, s:f}", "status", "ok",
+                  "database", "reachable", "schema_version", h.schema_version,
+                  "last_ingest", text_or_null(h.last_ingest), "last_analysis",
                   text_or_null(h.last_analysis), "jobs", (json_int_t)h.jobs, "samples",
-                  (json_int_t)h.samples, "version", IOCONTEND_VERSION));
+                  (json_int_t)h.samples, "version", IOCONTEND_VERSION, "snapshot_age_s",
+                  round(age_s * 1000) / 1000));
 }
 
 static json_t *job_json(const struct db_job_row *r)
@@ -503,20 +495,30 @@ void route_association(struct server *srv, struct MHD_Connection *conn,
     job->granularity_s = granularity_s;
     job->granularity_given = gran != NULL;
     job->opts = opts;
-    struct db *db = group_db(srv, req, group_id, "association");
-    if (db == NULL) {
-        free(job);
-        return;
-    }
-    snprintf(job->group_id, sizeof job->group_id, "%s", group_id);
     /* Without options the object analyze stored is the answer while the group's
-     * inputs are unchanged: nothing is recomputed. */
+     * inputs are unchanged: nothing is recomputed, and while the data version is
+     * the same it is served from memory. */
     static const char *const options[] = {
         "granularity", "scope",        "space",        "kernel",    "bandwidth",
         "density",     "significance", "permutations", "resamples", "rf"};
     bool plain = true;
     for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
         plain = plain && query(conn, options[i]) == NULL;
+    const long long version = plain ? cache_version(srv) : 0;
+    char key[128] = "";
+    if (plain && group_id != NULL) {
+        snprintf(key, sizeof key, "association|%s|%s|%s", group_id, y, x);
+        if (cache_serve(srv, conn, req, key, version)) {
+            free(job);
+            return;
+        }
+    }
+    struct db *db = group_db(srv, req, group_id, "association");
+    if (db == NULL) {
+        free(job);
+        return;
+    }
+    snprintf(job->group_id, sizeof job->group_id, "%s", group_id);
     enum status rc = STATUS_OK;
     if (plain) {
         enum stored_state state;
@@ -526,6 +528,7 @@ void route_association(struct server *srv, struct MHD_Connection *conn,
             free(job);
             answer_json_take(req, 200, analysis_assoc_json(out));
             assoc_result_free(out);
+            cache_keep(srv, conn, req, key, version);
             return;
         }
         /* Not stored, stale or unreadable: computed now, as without the store. */
@@ -547,6 +550,11 @@ void route_sweep(struct server *srv, struct MHD_Connection *conn, struct request
 
     if (!metric_pair(conn, req, &y, &x))
         return;
+    const long long version = cache_version(srv);
+    char key[128];
+    snprintf(key, sizeof key, "sweep|%s|%s|%s", group_id != NULL ? group_id : "", y, x);
+    if (group_id != NULL && cache_serve(srv, conn, req, key, version))
+        return;
     struct db *db = group_db(srv, req, group_id, "sweep");
     if (db == NULL)
         return;
@@ -560,15 +568,22 @@ void route_sweep(struct server *srv, struct MHD_Connection *conn, struct request
                   y, x, group_id);
     }
     answer_stored(req, rc, text, &err, "sweep", group_id);
+    cache_keep(srv, conn, req, key, version);
 }
 
 /* A group's table (METHOD.md §4), as `analyze` stored it: never computed here. */
-void route_table(struct server *srv, struct request *req, const char *group_id)
+void route_table(struct server *srv, struct MHD_Connection *conn, struct request *req,
+                 const char *group_id)
 {
     struct error err = {0};
     char *text = NULL;
-    struct db *db = group_db(srv, req, group_id, "table");
+    const long long version = cache_version(srv);
+    char key[64];
 
+    snprintf(key, sizeof key, "table|%s", group_id != NULL ? group_id : "");
+    if (group_id != NULL && cache_serve(srv, conn, req, key, version))
+        return;
+    struct db *db = group_db(srv, req, group_id, "table");
     if (db == NULL)
         return;
     enum status rc = db_group_table_get(db, group_id, &text, &err);
@@ -579,6 +594,7 @@ void route_table(struct server *srv, struct request *req, const char *group_id)
                   group_id);
     }
     answer_stored(req, rc, text, &err, "table", group_id);
+    cache_keep(srv, conn, req, key, version);
 }
 
 /* The coverage of METHOD.md §7 (Fig. 13) as `analyze` stored it: per file system
@@ -603,6 +619,16 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
             return;
         }
     }
+    /* The key holds the query as given: equal ranges written otherwise are kept
+     * twice, within the cap. */
+    const long long version = cache_version(srv);
+    const char *from = query(conn, "from"), *to = query(conn, "to");
+    char key[320];
+    int key_len = snprintf(key, sizeof key, "coverage|%s|%s|%s", fs != NULL ? fs : "",
+                           from != NULL ? from : "", to != NULL ? to : "");
+    const bool keyed = key_len > 0 && (size_t)key_len < sizeof key;
+    if (keyed && cache_serve(srv, conn, req, key, version))
+        return;
     struct db *db = db_acquire(srv, &err);
     if (db == NULL) {
         answer_failure(req, STATUS_DB, &err, "coverage", NULL);
@@ -654,6 +680,8 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
     }
     const struct coverage_answer answer = {from_s, to_s, list, series, served, n};
     answer_json_take(req, 200, analysis_coverage_json(&answer));
+    if (keyed)
+        cache_keep(srv, conn, req, key, version);
 out:
     for (size_t i = 0; series != NULL && i < n; i++)
         db_coverage_series_clear(&series[i]);

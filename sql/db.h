@@ -521,6 +521,12 @@ struct db_health {
 };
 enum status db_health_get(struct db *db, struct db_health *out,
                           struct error *err) MUST_CHECK;
+/* The data version (migration 0014): a number every transaction that writes data
+ * moves on once it commits, so that an answer read after the version was read is
+ * current while it stays the same. One row read. STATUS_DB (also before migration
+ * 0014). */
+enum status db_data_version(struct db *db, long long *version,
+                            struct error *err) MUST_CHECK;
 
 /* A page of jobs for the API, ordered by (start_time, job_key), after cursor
  * (NULL: first page), overlapping [from_s, to_s) when given (NAN: open), in group

@@ -340,3 +340,18 @@ enum status db_health_get(struct db *db, struct db_health *out, struct error *er
     PQclear(r);
     return STATUS_OK;
 }
+
+enum status db_data_version(struct db *db, long long *version, struct error *err)
+{
+    PGresult *r;
+    enum status rc =
+        exec_params(db, "SELECT version FROM data_version", 0, NULL, &r, err);
+
+    *version = 0;
+    if (rc != STATUS_OK)
+        return rc;
+    if (PQntuples(r) == 1)
+        *version = (long long)get_int64(r, 0, 0);
+    PQclear(r);
+    return *version > 0 ? STATUS_OK : error_set(err, STATUS_DB, "no data version row");
+}

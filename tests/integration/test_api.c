@@ -551,17 +551,39 @@ static void api_needs_the_bearer_token_when_one_is_configured(void **state)
     assert_int_equal(server_stop(&s), 0);
 }
 
+/* Asks /health every 0.1 s until it answers want or limit_s passed; the last
+ * status. */
+static int health_becomes(int want, double limit_s)
+{
+    int status = 0;
+
+    for (double waited = 0; waited <= limit_s; waited += 0.1) {
+        char *body = NULL;
+        status = 0;
+        http_get(HOST, fx.main.port, "/api/v1/health", NULL, &status, &body);
+        free(body);
+        if (status == want)
+            break;
+        struct timespec ts = {0, 100000000L};
+        nanosleep(&ts, NULL);
+    }
+    return status;
+}
+
 static void health_answers_503_while_the_database_is_down(void **state)
 {
     (void)state;
     if (fx.db.configured)
         skip(); /* not ours to stop */
     assert_int_equal(pgfixture_cmd(&fx.db, "db stop"), 0);
+    /* Health answers from a snapshot read once a second: it says so within 2 s. */
+    assert_int_equal(health_becomes(503, 3.0), 503);
     json_t *j = get_json("/api/v1/health", 503);
     assert_error_body(j, "db", NULL);
     json_decref(j);
     assert_int_equal(pgfixture_cmd(&fx.db, "db start"), 0);
-    j = get_json("/api/v1/health", 200); /* and it reconnects */
+    assert_int_equal(health_becomes(200, 5.0), 200); /* and it reconnects */
+    j = get_json("/api/v1/health", 200);
     json_decref(j);
 }
 

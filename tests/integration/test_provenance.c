@@ -122,6 +122,7 @@ static json_t *association(void)
 
     snprintf(path, sizeof path, "/api/v1/groups/%s/association?y=t_d&x=psi_d_read",
              fx.group);
+    server_await_data(&fx.srv); /* stored answers: of what the last command wrote */
     return server_get_json(&fx.srv, path, NULL, 200);
 }
 

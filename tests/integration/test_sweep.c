@@ -849,6 +849,7 @@ static void every_phase_from_the_configuration_gives_a_mean_and_range_per_k(void
     int rc =
         pgfixture_cmd(&fx.db, "--config '%s' analyze --sweep --group %s", conf, fx.npb);
     assert_true(rc == 0 || rc == 1);
+    server_await_data(&fx.srv);
     json_t *s = get_sweep(fx.npb, "t_d", "psi_d_read");
     assert_string_equal(json_string_value(json_object_get(s, "phases")), "all");
     assert_int_equal(integer(s, "k_max"), 4);
@@ -877,6 +878,7 @@ static void every_phase_from_the_configuration_gives_a_mean_and_range_per_k(void
                        "--config '%s' analyze --sweep --group %s --k-max 3 --phases 0",
                        conf, fx.npb);
     assert_true(rc == 0 || rc == 1);
+    server_await_data(&fx.srv); /* the server keeps stored answers until then */
     s = get_sweep(fx.npb, "t_d", "psi_d_read");
     assert_string_equal(json_string_value(json_object_get(s, "phases")), "0");
     assert_int_equal(json_array_size(json_object_get(s, "steps")), 3);

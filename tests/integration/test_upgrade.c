@@ -93,7 +93,8 @@ static void restored_database_migrates_from_the_old_schema_version(void **state)
               strstr(out, "applied migration 0011_incomplete_log") != NULL &&
               strstr(out, "applied migration 0012_dxt") != NULL &&
               strstr(out, "applied migration 0013_sample_queue") != NULL &&
-              strstr(out, "migrations applied: 8; schema version 13") != NULL;
+              strstr(out, "applied migration 0014_data_version") != NULL &&
+              strstr(out, "migrations applied: 9; schema version 14") != NULL;
     if (!ok)
         print_error("db migrate exited %d: %s\n", rc, out);
     free(out);

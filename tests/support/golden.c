@@ -244,7 +244,8 @@ static bool volatile_key(const char *k)
 
     return strcmp(k, "computed_at") == 0 || strcmp(k, "seconds") == 0 ||
            strncmp(k, "last_", 5) == 0 || (n > 3 && strcmp(k + n - 3, "_at") == 0) ||
-           (n > 6 && strcmp(k + n - 6, "_at_ms") == 0);
+           (n > 6 && strcmp(k + n - 6, "_at_ms") == 0) ||
+           (n > 6 && strcmp(k + n - 6, "_age_s") == 0);
 }
 
 void golden_mask_json(const struct golden_env *env, json_t *j)

@@ -129,3 +129,30 @@ json_t *server_get_json(const struct server *s, const char *path, const char *he
     assert_true(object);
     return j;
 }
+
+static double monotonic_now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void server_await_data(const struct server *s)
+{
+    const double t0 = monotonic_now_s();
+
+    for (;;) {
+        json_t *h = server_get_json(s, "/api/v1/health", NULL, 200);
+        const double age = json_number_value(json_object_get(h, "snapshot_age_s"));
+        json_decref(h);
+        /* The snapshot was read at now - age; 10 ms for its rounding. */
+        const double now = monotonic_now_s();
+        if (now - age > t0 + 0.01)
+            return;
+        if (now - t0 > 5.0)
+            fail_msg("the server did not read the data version again within 5 s");
+        struct timespec ts = {0, 50000000L};
+        nanosleep(&ts, NULL);
+    }
+}

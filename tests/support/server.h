@@ -29,5 +29,9 @@ int server_stop(struct server *s);
  * the body is a JSON object. */
 json_t *server_get_json(const struct server *s, const char *path, const char *headers,
                         int want);
+/* Waits (up to 5 s) until the server read the data version after this call began,
+ * as /health's snapshot_age_s tells: its stored answers are then those of what was
+ * written before the call. Fails the test when it never does. */
+void server_await_data(const struct server *s);
 
 #endif

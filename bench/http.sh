@@ -1,0 +1,84 @@
+#!/bin/bash
+# http.sh: make bench, section "http": the server under wrk (Debian's), loopback,
+# server and load on the same cores, 50 connections (issue 19 part 4, first half):
+#   /         the page from memory: the ceiling
+#   health    /api/v1/health, answered from the poller's snapshot
+#   stored    a stored association (the largest group), answered from the cache
+#   stored gz the same with Accept-Encoding: gzip
+# req/s, p50 and p99 of each. Targets: stored >= 20,000 req/s with p99 <= 10 ms;
+# health >= 10,000 req/s. Not measured here yet: /health while four computed
+# associations run, and 2,000 slow connections from one address.
+#
+# Usage: bash bench/http.sh BUILD. Environment: BENCH_HTTP_S seconds per run (10).
+# The sample data of `iocontend demo` (1260 jobs, 3 groups) in an embedded cluster
+# under BUILD/bench/http (made once, kept; `make clean` removes it).
+set -u
+build=${1:-build}
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+secs=${BENCH_HTTP_S:-10}
+bin=$build/iocontend
+base=$build/bench/http
+port=18932
+url=http://127.0.0.1:$port
+section_header "iocontend serve under wrk (50 connections) beside its static page (the ceiling)" \
+    "serve: 4 HTTP workers; wrk: 2 threads"
+if ! command -v wrk > /dev/null; then
+    echo "bench http: wrk is not installed (make deps installs it)"
+    target "NOT RUN" "stored association >= 20000 req/s, p99 <= 10 ms"
+    target "NOT RUN" "/health >= 10000 req/s"
+    exit 0
+fi
+mkdir -p "$base" || exit 1
+state=$(cluster_state "$base/state" /var/tmp/iocontend-bench-http) || exit 1
+export IOCONTEND_STATE_DIR=$state
+pid=
+cleanup() {
+    [ -n "$pid" ] && kill "$pid" 2> /dev/null && wait "$pid" 2> /dev/null
+    "$bin" db stop > /dev/null 2>&1
+}
+trap cleanup EXIT
+# demo generates, ingests and analyses once (the state keeps them), then serves.
+"$bin" --quiet demo --listen 127.0.0.1:$port > "$base/serve.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 300); do
+    curl -s -o /dev/null -w '%{http_code}' "$url/api/v1/health" 2> /dev/null | grep -q 200 && break
+    sleep 1
+done
+group=$(curl -s "$url/api/v1/groups" | sed -n 's/^{"groups":\[{"id":"\([^"]*\)".*/\1/p')
+if [ -z "$group" ]; then
+    echo "bench http: the server did not answer (see $base/serve.log)"
+    exit 1
+fi
+# run NAME PATH [HEADER]: "NAME req/s p50_ms p99_ms" into $base/NAME.txt
+run() {
+    local extra=()
+    [ $# -ge 3 ] && extra=(-H "$3")
+    curl -s -o /dev/null "$url$2" # the first answer fills the cache
+    wrk -t2 -c50 -d"${secs}s" --latency "${extra[@]}" "$url$2" > "$base/$1.wrk" 2>&1
+    awk -v n="$1" '
+        function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0;
+                         if (v ~ /s$/) return v * 1000; return v }
+        $1 == "50%" { p50 = ms($2) } $1 == "99%" { p99 = ms($2) }
+        $1 == "Requests/sec:" { r = $2 } /Non-2xx/ { bad = $NF }
+        END { printf "%s %s %s %s %s\n", n, r, p50, p99, bad + 0 }' "$base/$1.wrk" > "$base/$1.txt"
+}
+run page /
+run health /api/v1/health
+run stored "/api/v1/groups/$group/association"
+run stored_gz "/api/v1/groups/$group/association" "Accept-Encoding: gzip"
+echo
+printf "%-28s %10s %9s %9s %8s\n" route "req/s" "p50 ms" "p99 ms" "non-2xx"
+for n in page health stored stored_gz; do
+    read -r _ r p50 p99 bad < "$base/$n.txt"
+    printf "%-28s %10s %9.2f %9.2f %8s\n" "$n" "$(fmt_n "$r")" "$p50" "$p99" "$bad"
+done
+read -r _ sr _ sp99 sbad < "$base/stored.txt"
+read -r _ hr _ _ hbad < "$base/health.txt"
+echo
+if [ "$sbad" -ne 0 ] || [ "$hbad" -ne 0 ]; then
+    echo "bench http: some answers were not 2xx (see $base/*.wrk)"
+fi
+target_at_least "$sr" 20000 "stored association >= 20000 req/s" "req/s"
+target_when "x <= l" "$sp99" 10 "stored association p99 <= 10 ms" "$sp99 ms"
+target_at_least "$hr" 10000 "/health >= 10000 req/s" "req/s"
