@@ -52,6 +52,10 @@ struct server {
     struct db_target target;      /* where to reconnect, without starting a cluster */
     char web_dir[PATH_MAX];       /* the page's folder, "" when none was found */
     struct compute_pool *compute; /* the computed answers' threads */
+    /* The schema: serve never migrates, so the data routes wait for `db migrate`. */
+    atomic_int schema_version;   /* the database's as last read, -1 until read */
+    pthread_mutex_t schema_lock; /* one reader of it at a time (trylock) */
+    double schema_read_s;        /* when it was last read, CLOCK_MONOTONIC (lock) */
 };
 
 /* An association computed on request, as the compute pool runs it: made by the
@@ -154,6 +158,18 @@ void compute_pool_stop(struct compute_pool *p);
 void compute_pool_free(struct compute_pool *p);
 /* Seconds on CLOCK_MONOTONIC. */
 double monotonic_s(void);
+
+/* ---- the schema (schema.c) --------------------------------------------------------- */
+
+/* /health's "schema" object for the database's version: {"version", "expected" (this
+ * binary's latest), "behind"}; version also becomes srv's last read one. */
+json_t *schema_json(struct server *srv, int version);
+/* true when the data routes may answer: the schema is not known to be behind this
+ * binary's migrations (an unreachable database is the route's own 503). While it is
+ * behind (or not read yet) it is read again, at most once a second, so that
+ * `db migrate` is noticed without a restart; once current it stays so. Else answers
+ * 503 schema_behind naming both versions and `db migrate`. */
+bool schema_ready(struct server *srv, struct request *req);
 
 /* ---- query parameters and the bearer token (answer.c) ------------------------------ */
 
