@@ -128,7 +128,12 @@ static void dispatch(struct server *srv, struct MHD_Connection *conn, const char
                           "%s is not allowed on %.200s", method, url);
         return;
     }
-    if (r != ROUTE_HEALTH && r != ROUTE_STATIC && !schema_ready(srv, req))
+    if (r == ROUTE_HEALTH) {
+        route_health(srv, req);
+        schema_health_add(srv, req);
+        return;
+    }
+    if (r != ROUTE_STATIC && !schema_ready(srv, req))
         return;
     switch (r) {
     case ROUTE_HEALTH: route_health(srv, req); return;

@@ -56,9 +56,8 @@ void route_health(struct server *srv, struct request *req)
     }
     answer_json_take(
         req, 200,
-        json_pack("{s:s, s:s, s:i, s:o, s:o, s:o, s:I, s:I, s:s}", "status", "ok",
-                  "database", "reachable", "schema_version", h.schema_version, "schema",
-                  schema_json(srv, h.schema_version), "last_ingest",
+        json_pack("{s:s, s:s, s:i, s:o, s:o, s:I, s:I, s:s}", "status", "ok", "database",
+                  "reachable", "schema_version", h.schema_version, "last_ingest",
                   text_or_null(h.last_ingest), "last_analysis",
                   text_or_null(h.last_analysis), "jobs", (json_int_t)h.jobs, "samples",
                   (json_int_t)h.samples, "version", IOCONTEND_VERSION));

@@ -2,13 +2,19 @@
  * binary's migrations, for /health and the data routes. */
 #include "internal.h"
 
-json_t *schema_json(struct server *srv, int version)
+void schema_health_add(struct server *srv, struct request *req)
 {
-    int latest = db_schema_latest();
+    json_t *v = json_object_get(req->json, "schema_version");
 
+    if (req->code != 200 || !json_is_integer(v))
+        return;
+    int version = (int)json_integer_value(v);
+    int latest = db_schema_latest();
     atomic_store(&srv->schema_version, version);
-    return json_pack("{s:i, s:i, s:b}", "version", version, "expected", latest, "behind",
-                     version < latest);
+    /* Without memory for it the answer goes without the object, as before. */
+    json_object_set_new(req->json, "schema",
+                        json_pack("{s:i, s:i, s:b}", "version", version, "expected",
+                                  latest, "behind", version < latest));
 }
 
 /* Reads the schema's version, at most once a second and by one worker at a time (the
