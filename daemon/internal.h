@@ -141,6 +141,19 @@ struct db *db_acquire(struct server *srv, struct error *err);
  * borrower reconnects rather than failing forever on a broken socket. */
 void db_release(struct server *srv, struct db *db, enum status rc);
 
+/* ---- the schema (schema.c) --------------------------------------------------------- */
+
+/* Adds to a 200 /health answer in req the "schema" object of the "schema_version" it
+ * reports: {"version", "expected" (this binary's latest), "behind"}; that version
+ * also becomes srv's last read one. Other answers are left alone. */
+void schema_health_add(struct server *srv, struct request *req);
+/* true when the data routes may answer: the schema is not known to be behind this
+ * binary's migrations (an unreachable database is the route's own 503). While it is
+ * behind (or not read yet) it is read again, at most once a second, so that
+ * `db migrate` is noticed without a restart; once current it stays so. Else answers
+ * 503 schema_behind naming both versions and `db migrate`. */
+bool schema_ready(struct server *srv, struct request *req);
+
 /* ---- the compute pool (compute.c) -------------------------------------------------- */
 
 /* n threads at a lower priority and the watcher; NULL when they cannot start. */
@@ -158,19 +171,6 @@ void compute_pool_stop(struct compute_pool *p);
 void compute_pool_free(struct compute_pool *p);
 /* Seconds on CLOCK_MONOTONIC. */
 double monotonic_s(void);
-
-/* ---- the schema (schema.c) --------------------------------------------------------- */
-
-/* Adds to a 200 /health answer in req the "schema" object of the "schema_version" it
- * reports: {"version", "expected" (this binary's latest), "behind"}; that version
- * also becomes srv's last read one. Other answers are left alone. */
-void schema_health_add(struct server *srv, struct request *req);
-/* true when the data routes may answer: the schema is not known to be behind this
- * binary's migrations (an unreachable database is the route's own 503). While it is
- * behind (or not read yet) it is read again, at most once a second, so that
- * `db migrate` is noticed without a restart; once current it stays so. Else answers
- * 503 schema_behind naming both versions and `db migrate`. */
-bool schema_ready(struct server *srv, struct request *req);
 
 /* ---- query parameters and the bearer token (answer.c) ------------------------------ */
 
