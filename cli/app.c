@@ -91,6 +91,7 @@ struct serve_settings app_serve_settings(const struct app_config *cfg, const cha
                                    .token = cfg->token,
                                    .cors_origin = cfg->cors_origin,
                                    .admin_token = cfg->admin_token,
+                                   .db_user = cfg->db_user,
                                    .limits = cfg->serve_limits,
                                    .db_arg = cfg->db_arg,
                                    .state = app_state_opts(cfg),

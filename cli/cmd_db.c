@@ -14,7 +14,8 @@ void cmd_db_help(FILE *fp)
         "  start    start it (creating it when needed; clears a stale postmaster.pid)\n"
         "  stop     stop it\n"
         "  status   which database is in use and why, and whether it answers\n"
-        "  migrate  apply the schema migrations (re-running is a no-op)\n");
+        "  migrate  apply the schema migrations (re-running is a no-op) and set up\n"
+        "           the read-only role serve connects as (" DB_READER_ROLE ")\n");
 }
 
 static int report(enum status rc, const struct error *err)

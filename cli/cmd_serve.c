@@ -18,7 +18,10 @@ void cmd_serve_help(FILE *fp)
         "usage: iocontend serve [--listen ADDR:PORT]\n"
         "Serves the HTTP JSON API (/api/v1/...) and the dashboard page.\n"
         "--listen 127.0.0.1:0 picks a free port; the port is printed as\n"
-        "'listening on 127.0.0.1:PORT'. Default: [serve] listen, else 127.0.0.1:8080.\n",
+        "'listening on 127.0.0.1:PORT'. Default: [serve] listen, else 127.0.0.1:8080.\n"
+        "Connects as the read-only role [serve] db_user (" DB_READER_ROLE ") and never\n"
+        "migrates: while the schema is behind, the data routes answer 503 schema_behind\n"
+        "until 'iocontend db migrate'.\n",
         fp);
 }
 

@@ -483,13 +483,20 @@ static enum status set_serve(struct app_config *cfg, const char *key, const char
     }
     if (strcmp(key, "token") == 0)
         return set_text(cfg->token, sizeof cfg->token, "serve", key, value, st);
+    if (strcmp(key, "db_user") == 0) {
+        if (value[0] == '\0') {
+            return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                            "[serve] db_user: expected a role name, got nothing");
+        }
+        return set_text(cfg->db_user, sizeof cfg->db_user, "serve", key, value, st);
+    }
     if (strcmp(key, "cors_origin") == 0) {
         return set_text(cfg->cors_origin, sizeof cfg->cors_origin, "serve", key, value,
                         st);
     }
     return error_at(st->err, STATUS_PARSE, st->path, st->line,
                     "[serve] %.40s: unknown key; expected listen, token, admin_token, "
-                    "cors_origin, threads, compute_threads, deadline_s, "
+                    "cors_origin, db_user, threads, compute_threads, deadline_s, "
                     "max_free_permutations, max_connections, "
                     "max_connections_per_address, idle_timeout_s or cache_bytes",
                     key);
@@ -946,6 +953,7 @@ void app_config_defaults(struct app_config *cfg)
     cfg->max_file_bytes = INGEST_DEFAULT_MAX_FILE_BYTES;
     cfg->batch_files = INGEST_DEFAULT_BATCH_FILES;
     cfg->serve_limits = serve_limits_default();
+    snprintf(cfg->db_user, sizeof cfg->db_user, "%s", DB_READER_ROLE);
 }
 
 enum status app_config_load(struct app_config *cfg, const char *path, struct error *err)
@@ -1048,6 +1056,7 @@ void app_config_print(const struct app_config *cfg, FILE *fp)
     print_key(fp, "cors_origin", cfg->cors_origin);
     if (cfg->admin_token[0] != '\0')
         fprintf(fp, "# admin_token: (set, not shown)\n");
+    print_key(fp, "db_user", cfg->db_user);
     const struct serve_limits *l = &cfg->serve_limits;
     fprintf(fp, "threads = %u\ncompute_threads = %u\ndeadline_s = %.17g\n", l->threads,
             l->compute_threads, l->deadline_s);

@@ -39,6 +39,7 @@ struct app_config {
     char token[128]; /* [serve] token: when set, /api needs "Authorization: Bearer" */
     char cors_origin[256]; /* [serve] cors_origin */
     char admin_token[128]; /* [serve] admin_token: lifts max_free_permutations */
+    char db_user[64];      /* [serve] db_user: the read-only role serve connects as */
     struct serve_limits serve_limits; /* [serve] threads, deadline_s, ... */
     char device_include[256];
     double sample_offset_s; /* θ of every source (METHOD.md §1) */

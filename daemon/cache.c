@@ -334,6 +334,9 @@ bool cache_health(struct server *srv, struct db_health *out, double *age_s)
 
 /* ---- the poller: the data version and health, once a second ---------------------- */
 
+/* The schema version whose migration (0014_data_version) made the data_version row. */
+#define DATA_VERSION_SCHEMA 14
+
 /* One read of the version and, when it or the schema moved, of health. */
 static void poll_once(struct answer_cache *c)
 {
@@ -350,7 +353,9 @@ static void poll_once(struct answer_cache *c)
     }
     if (rc == STATUS_OK)
         rc = db_schema_version(c->db, &schema, &err);
-    if (rc == STATUS_OK)
+    /* A database behind the data_version row (a schema before 0014) has health, not
+     * a version: /health then says the schema is behind, and nothing is cached. */
+    if (rc == STATUS_OK && schema >= DATA_VERSION_SCHEMA)
         rc = db_data_version(c->db, &version, &err);
     pthread_mutex_lock(&c->lock);
     const bool moved =

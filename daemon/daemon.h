@@ -45,6 +45,7 @@ struct serve_settings {
     const char *cors_origin; /* when not "", the Access-Control-Allow-Origin */
     struct serve_limits limits;
     const char *db_arg;         /* --db CONNINFO, "" when not given (db_target_resolve) */
+    const char *db_user;        /* the read-only role to connect as ([serve] db_user) */
     struct db_state_opts state; /* --state-dir, [database] state_dir */
     struct analysis_settings analysis; /* for associations computed on request */
     bool check_only; /* return as soon as GET /api/v1/health answered 200 */

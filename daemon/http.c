@@ -125,6 +125,13 @@ static void dispatch(struct server *srv, struct MHD_Connection *conn, const char
                           "%s is not allowed on %.200s", method, url);
         return;
     }
+    if (r == ROUTE_HEALTH) {
+        route_health(srv, req);
+        schema_health_add(srv, req);
+        return;
+    }
+    if (r != ROUTE_STATIC && !schema_ready(srv, req))
+        return;
     switch (r) {
     case ROUTE_HEALTH: route_health(srv, req); return;
     case ROUTE_JOBS: route_jobs(srv, conn, req); return;
@@ -414,27 +421,28 @@ struct serve_limits serve_limits_default(void)
                                  .cache_bytes = (size_t)64 << 20};
 }
 
-/* The database of the first connection: started and migrated when it is the
- * embedded one; then the target every other connection reconnects to. */
+/* The database of the first connection: the embedded cluster is started when it is
+ * down, never migrated; every connection is made as the read-only role. */
 static void connect_first(struct server *srv, const struct serve_settings *s)
 {
     struct error db_err = {0};
     char detail[512];
     struct db *db = NULL;
+    enum status rc;
 
     /* The page and the errors do not need the database; a daemon that starts while
      * PostgreSQL is down answers 503 on health and reconnects when it returns. */
-    srv->target_ok = db_target_resolve(s->db_arg[0] != '\0' ? s->db_arg : NULL, &s->state,
-                                       &srv->target, &db_err) == STATUS_OK;
-    if (srv->target_ok && db_connect(s->db_arg, &s->state, DB_START_EMBEDDED | DB_MIGRATE,
-                                     &db, &db_err) != STATUS_OK)
+    rc = db_target_resolve(s->db_arg[0] != '\0' ? s->db_arg : NULL, &s->state,
+                           &srv->target, &db_err);
+    srv->target_ok = rc == STATUS_OK;
+    snprintf(srv->target.user, sizeof srv->target.user, "%s",
+             s->db_user != NULL && s->db_user[0] != '\0' ? s->db_user : DB_READER_ROLE);
+    /* Starting fills the socket directory (the mkdtemp fallback for a long state
+     * directory) in the target that reconnections use. */
+    if (rc == STATUS_OK && srv->target.embedded && !db_cluster_running(&srv->target))
+        rc = db_cluster_start(&srv->target, &db_err);
+    if (rc == STATUS_OK && db_open(&srv->target, &db, &db_err) != STATUS_OK)
         db = NULL;
-    /* The first start may have made the socket directory (the mkdtemp fallback for a
-     * long state directory): resolve again, so that reconnections find it. */
-    if (db != NULL && srv->target.embedded && srv->target.socket_dir[0] == '\0') {
-        srv->target_ok =
-            db_target_resolve(NULL, &s->state, &srv->target, &db_err) == STATUS_OK;
-    }
     if (db == NULL) {
         error_format(&db_err, detail, sizeof detail);
         log_warn("database unavailable (%s); serving anyway, health answers 503", detail);
@@ -446,7 +454,8 @@ static void connect_first(struct server *srv, const struct serve_settings *s)
 enum status serve_run(const struct serve_settings *s, struct error *err)
 {
     static struct server srv = {.db_lock = PTHREAD_MUTEX_INITIALIZER,
-                                .db_free = PTHREAD_COND_INITIALIZER};
+                                .db_free = PTHREAD_COND_INITIALIZER,
+                                .schema_lock = PTHREAD_MUTEX_INITIALIZER};
     const struct serve_limits *lim = &s->limits;
     char host[256], bound[NI_MAXHOST], address[NI_MAXHOST + 16];
     int port = 0, bound_port = 0, fd = -1, family = AF_INET, sig = 0;
@@ -456,6 +465,8 @@ enum status serve_run(const struct serve_settings *s, struct error *err)
 
     srv.s = s;
     srv.compute = NULL;
+    atomic_store(&srv.schema_version, -1);
+    srv.schema_read_s = 0;
     rc = serve_listen_parse(s->listen, host, sizeof host, &port, err);
     if (rc != STATUS_OK)
         return rc;

@@ -52,7 +52,11 @@ struct server {
     pthread_cond_t db_free;         /* a slot was given back */
     struct db_slot *slots;          /* n_slots connections */
     size_t n_slots;
-    bool target_ok;               /* target resolved, so reconnecting is possible */
+    bool target_ok; /* target resolved, so reconnecting is possible */
+    /* The schema: serve never migrates, so the data routes wait for `db migrate`. */
+    atomic_int schema_version;    /* the database's as last read, -1 until read */
+    pthread_mutex_t schema_lock;  /* one reader of it at a time (trylock) */
+    double schema_read_s;         /* when it was last read, CLOCK_MONOTONIC (lock) */
     struct db_target target;      /* where to reconnect, without starting a cluster */
     char web_dir[PATH_MAX];       /* the page's folder, "" when none was found */
     struct compute_pool *compute; /* the computed answers' threads */
@@ -145,6 +149,19 @@ struct db *db_acquire(struct server *srv, struct error *err);
 /* Gives db back; after STATUS_DB it may be dead, so it is dropped and the next
  * borrower reconnects rather than failing forever on a broken socket. */
 void db_release(struct server *srv, struct db *db, enum status rc);
+
+/* ---- the schema (schema.c) --------------------------------------------------------- */
+
+/* Adds to a 200 /health answer in req the "schema" object of the "schema_version" it
+ * reports: {"version", "expected" (this binary's latest), "behind"}; that version
+ * also becomes srv's last read one. Other answers are left alone. */
+void schema_health_add(struct server *srv, struct request *req);
+/* true when the data routes may answer: the schema is not known to be behind this
+ * binary's migrations (an unreachable database is the route's own 503). While it is
+ * behind (or not read yet) it is read again, at most once a second, so that
+ * `db migrate` is noticed without a restart; once current it stays so. Else answers
+ * 503 schema_behind naming both versions and `db migrate`. */
+bool schema_ready(struct server *srv, struct request *req);
 
 /* ---- the compute pool (compute.c) -------------------------------------------------- */
 

@@ -22,6 +22,8 @@
 #define EMBEDDED_USER   "postgres"
 #define SOCKET_GROUP    "iocontend"
 #define IDENT_MAP       "iocontend"
+/* The system user a service runs serve as: mapped to the read-only role only. */
+#define SERVICE_USER "iocontend"
 /* sun_path holds 107 bytes and a '\0'; the server adds "/.s.PGSQL.5432". */
 #define SOCKET_PATH_MAX 107
 #define SOCKET_FILE     "/.s.PGSQL.5432"
@@ -710,22 +712,27 @@ static enum status write_conf(const struct db_target *t, const char *name,
 }
 
 /* Local connections by peer authentication only: root and the cluster's user are
- * mapped to the superuser role; everyone else, and TCP, is rejected. */
+ * mapped to the superuser role, and they and the service's system user (SERVICE_USER)
+ * to the read-only role serve connects as; everyone else, and TCP, is rejected. */
 static enum status write_auth(const struct db_target *t, const struct owner *o,
                               struct error *err)
 {
-    char ident[512];
+    char ident[1024];
     static const char hba[] =
         "# pg_hba.conf, written by iocontend at every start: local connections by\n"
         "# peer authentication through the " IDENT_MAP " map of pg_ident.conf; no TCP.\n"
         "local all all peer map=" IDENT_MAP "\n"
         "host all all all reject\n";
 
-    snprintf(ident, sizeof ident,
-             "# pg_ident.conf, written by iocontend at every start: the system users\n"
-             "# who may connect, as the superuser role.\n"
-             "%s root %s\n%s %s %s\n",
-             IDENT_MAP, EMBEDDED_USER, IDENT_MAP, o->name, EMBEDDED_USER);
+    snprintf(
+        ident, sizeof ident,
+        "# pg_ident.conf, written by iocontend at every start: the system users\n"
+        "# who may connect, as the superuser role or as the read-only role of serve.\n"
+        "%s root %s\n%s %s %s\n"
+        "%s root %s\n%s %s %s\n%s %s %s\n",
+        IDENT_MAP, EMBEDDED_USER, IDENT_MAP, o->name, EMBEDDED_USER, IDENT_MAP,
+        DB_READER_ROLE, IDENT_MAP, o->name, DB_READER_ROLE, IDENT_MAP, SERVICE_USER,
+        DB_READER_ROLE);
     enum status rc = write_conf(t, "pg_hba.conf", o, hba, err);
     return rc == STATUS_OK ? write_conf(t, "pg_ident.conf", o, ident, err) : rc;
 }
@@ -841,6 +848,17 @@ static enum status ensure_database(const struct db_target *t, struct error *err)
         rc = error_set(err, STATUS_DB, "embedded server: %s", PQerrorMessage(c));
     }
     PQclear(r);
+    /* serve's role exists from the start, so that serve over a database never
+     * migrated logs in and says the schema is behind; db migrate grants it. */
+    if (rc == STATUS_OK) {
+        r = PQexec(c,
+                   "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = "
+                   "'" DB_READER_ROLE "') THEN CREATE ROLE " DB_READER_ROLE
+                   " LOGIN; END IF; EXCEPTION WHEN duplicate_object THEN NULL; END $$");
+        if (PQresultStatus(r) != PGRES_COMMAND_OK)
+            rc = error_set(err, STATUS_DB, "create role: %s", PQerrorMessage(c));
+        PQclear(r);
+    }
     PQfinish(c);
     return rc;
 }

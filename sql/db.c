@@ -3,6 +3,7 @@
 
 #include "migrations.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,11 @@ enum status db_open(const struct db_target *t, struct db **out, struct error *er
     *out = NULL;
     if (db == NULL)
         return error_set(err, STATUS_NOMEM, "db connection");
-    db->conn = PQconnectdb(t->conninfo);
+    /* The conninfo (or URI) is expanded in place of dbname, and a user given after it
+     * beats the one inside it; empty values leave libpq's PG* defaults. */
+    const char *const keys[] = {"dbname", "user", NULL};
+    const char *const vals[] = {t->conninfo, t->user[0] != '\0' ? t->user : NULL, NULL};
+    db->conn = PQconnectdbParams(keys, vals, 1);
     if (PQstatus(db->conn) != CONNECTION_OK) {
         enum status rc = db_fail(db, err, t->embedded ? "embedded database" : "database");
         db_close(db);
@@ -72,7 +77,57 @@ enum status db_schema_version(struct db *db, int *version, struct error *err)
     return STATUS_OK;
 }
 
+/* The reader role: made when missing, then USAGE on the schema and SELECT on every
+ * table, and by default on the tables the migrator makes later. Write rights are
+ * never granted. A migrator that may not make roles or grant (a configured server's
+ * ordinary owner) gets a warning with what the administrator should run. */
+static const char reader_sql[] =
+    "DO $$ BEGIN "
+    "IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '" DB_READER_ROLE "') THEN "
+    "CREATE ROLE " DB_READER_ROLE " LOGIN; "
+    "END IF; "
+    "EXECUTE format('GRANT CONNECT ON DATABASE %I TO " DB_READER_ROLE "', "
+    "current_database()); "
+    "GRANT USAGE ON SCHEMA public TO " DB_READER_ROLE "; "
+    "GRANT SELECT ON ALL TABLES IN SCHEMA public TO " DB_READER_ROLE "; "
+    "ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO " DB_READER_ROLE
+    "; "
+    "EXCEPTION WHEN insufficient_privilege THEN "
+    "RAISE WARNING 'the read-only role " DB_READER_ROLE " is not set up (%): ask the "
+    "database administrator to CREATE ROLE " DB_READER_ROLE " LOGIN and GRANT it USAGE "
+    "ON SCHEMA public, then run db migrate again', SQLERRM; "
+    "END $$";
+
+/* The role's grants, once: again only when migrations added tables or the role
+ * cannot read yet (a GRANT on every table at every run would churn the catalog). */
+static enum status reader_role_ensure(struct db *db, bool tables_added, struct error *err)
+{
+    PGresult *r;
+
+    if (!tables_added) {
+        enum status rc = exec_params(
+            db,
+            "SELECT coalesce((SELECT has_table_privilege(oid, 'schema_version', "
+            "'SELECT') "
+            "AND has_schema_privilege(oid, 'public', 'USAGE') FROM pg_roles WHERE "
+            "rolname = '" DB_READER_ROLE "'), false)",
+            0, NULL, &r, err);
+        if (rc != STATUS_OK)
+            return rc;
+        bool ready = strcmp(PQgetvalue(r, 0, 0), "t") == 0;
+        PQclear(r);
+        if (ready)
+            return STATUS_OK;
+    }
+    return exec_cmd(db, reader_sql, err);
+}
+
 enum status db_migrate(struct db *db, int *applied, struct error *err)
+{
+    return db_migrate_to(db, INT_MAX, applied, err);
+}
+
+enum status db_migrate_to(struct db *db, int target, int *applied, struct error *err)
 {
     enum status rc;
     int current;
@@ -88,7 +143,7 @@ enum status db_migrate(struct db *db, int *applied, struct error *err)
         char version[16];
         const char *vals[2] = {version, m->name};
 
-        if (m->version <= current)
+        if (m->version <= current || m->version > target)
             continue;
         rc = exec_cmd(db, "BEGIN", err);
         if (rc != STATUS_OK)
@@ -109,6 +164,8 @@ enum status db_migrate(struct db *db, int *applied, struct error *err)
         log_info("applied migration %s", m->name);
         (*applied)++;
     }
+    if (rc == STATUS_OK)
+        rc = reader_role_ensure(db, *applied > 0, err);
     PGresult *u = PQexec(db->conn, "SELECT pg_advisory_unlock(7290153)");
     PQclear(u);
     return rc;

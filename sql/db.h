@@ -22,7 +22,14 @@ struct db_target {
                              state_dir/socket_dir when that is too long; "" until
                              the cluster starts when none is recorded yet */
     char reason[256];     /* why this database: "--db given", "PGHOST is set", … */
+    char user[64];        /* the role db_open connects as, beating conninfo's; "" for
+                             conninfo's own (serve sets DB_READER_ROLE) */
 };
+
+/* The read-only role db_migrate makes (SELECT on every table of the schema, present
+ * and future) and serve connects as; the embedded cluster's pg_ident.conf maps root,
+ * the cluster's user and the system user "iocontend" to it. */
+#define DB_READER_ROLE "iocontend_reader"
 
 /* Where the state directory was chosen, besides IOCONTEND_STATE_DIR. Strings are
  * borrowed; NULL or "" when not given. */
@@ -86,8 +93,15 @@ enum status db_connect(const char *db_arg, const struct db_state_opts *state,
 
 /* Applies the migrations compiled in from sql/migrations/ that are not yet in
  * schema_version, each in its own transaction. *applied counts them (0 when the
- * schema is current: re-running is a no-op). */
+ * schema is current: re-running is a no-op). Then makes DB_READER_ROLE when it is
+ * missing and grants it USAGE on the schema and SELECT on its tables, present and
+ * future (ALTER DEFAULT PRIVILEGES), nothing else; a migrator that may not create
+ * roles gets a warning naming what the administrator should run, not a failure. */
 enum status db_migrate(struct db *db, int *applied, struct error *err) MUST_CHECK;
+/* db_migrate up to version target (and the role): a database one step behind, for tests.
+ */
+enum status db_migrate_to(struct db *db, int target, int *applied,
+                          struct error *err) MUST_CHECK;
 /* The highest applied migration, 0 for an empty database. */
 enum status db_schema_version(struct db *db, int *version, struct error *err) MUST_CHECK;
 /* The highest migration this binary knows. */
