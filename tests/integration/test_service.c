@@ -99,13 +99,7 @@ static int group_setup(void **state)
     free(all);
     if (rc != 0 || server_start(&fx.srv, &fx.db, served) != 0)
         return -1;
-    json_t *g = server_get_json(&fx.srv, "/api/v1/groups", NULL, 200);
-    const char *id = json_string_value(
-        json_object_get(json_array_get(json_object_get(g, "groups"), 0), "id"));
-    if (id != NULL)
-        snprintf(fx.group, sizeof fx.group, "%s", id);
-    json_decref(g);
-    return fx.group[0] != '\0' ? 0 : -1;
+    return server_first_group(&fx.srv, fx.group, sizeof fx.group);
 }
 
 static int group_teardown(void **state)

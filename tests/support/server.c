@@ -156,3 +156,16 @@ void server_await_data(const struct server *s)
         nanosleep(&ts, NULL);
     }
 }
+
+int server_first_group(const struct server *s, char *out, size_t size)
+{
+    json_t *g = server_get_json(s, "/api/v1/groups", NULL, 200);
+    const char *id = json_string_value(
+        json_object_get(json_array_get(json_object_get(g, "groups"), 0), "id"));
+
+    out[0] = '\0';
+    if (id != NULL)
+        snprintf(out, size, "%s", id);
+    json_decref(g);
+    return out[0] != '\0' ? 0 : -1;
+}

@@ -29,6 +29,9 @@ int server_stop(struct server *s);
  * the body is a JSON object. */
 json_t *server_get_json(const struct server *s, const char *path, const char *headers,
                         int want);
+/* The id of the first group /api/v1/groups lists (the most jobs) into out; 0 on
+ * success, -1 when there is none. */
+int server_first_group(const struct server *s, char *out, size_t size);
 /* Waits (up to 5 s) until the server read the data version after this call began,
  * as /health's snapshot_age_s tells: its stored answers are then those of what was
  * written before the call. Fails the test when it never does. */
