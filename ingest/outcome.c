@@ -21,6 +21,17 @@ void add_failure(struct ingest_summary *s, const char *path, long line, const ch
     snprintf(f->message, sizeof f->message, "%s", msg);
 }
 
+void reread_failed(struct ingest_summary *s, const char *path, const char *shown,
+                   const struct error *e)
+{
+    char msg[200];
+
+    str_escape(e->msg, msg, sizeof msg);
+    add_failure(s, shown, e->line, msg);
+    s->reread_failed++;
+    log_error("%s: loaded before, cannot be read again: %s", path, e->msg);
+}
+
 enum status ingest_db_failure(const struct error *e)
 {
     static const char *const db_classes[] = {"08", "57", "53", "58"};

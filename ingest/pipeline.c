@@ -322,11 +322,7 @@ static enum status record_outcomes(struct db *db, struct batch *b, const char *v
             break;
         case ITEM_BAD:
             if (it->again && !it->nomem) {
-                /* loaded before: a stricter parser now changes nothing stored */
-                add_failure(s, it->shown, it->ferr.line, it->ferr.msg);
-                s->reread_failed++;
-                log_error("%s: loaded before, cannot be read again: %s", it->path,
-                          it->ferr.msg);
+                reread_failed(s, it->path, it->shown, &it->ferr);
             } else if (it->nomem) {
                 *err = it->ferr;
                 rc = STATUS_NOMEM;

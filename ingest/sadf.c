@@ -134,9 +134,9 @@ static int stage(const char *data, size_t len, const char *path, struct error *e
 
 /* What one run of sadf gave. */
 struct run {
-    char *out; /* what sadf printed, owned, NUL-terminated */
-    size_t len;
-    char msg[512]; /* the start of its error output */
+    char *out;       /* what sadf printed, owned, NUL-terminated */
+    size_t len, cap; /* cap: bytes at out */
+    char msg[512];   /* the start of its error output */
     size_t msg_len;
     int status;     /* waitpid's, when reaped */
     bool reaped;    /* waitpid said how it ended */
@@ -230,12 +230,18 @@ static bool drain(int fd, bool is_out, size_t max, struct run *r)
         r->too_large = true;
         return false;
     }
-    char *p = realloc(r->out, r->len + (size_t)n + 1);
-    if (p == NULL) {
-        r->nomem = true;
-        return false;
+    if (r->len + (size_t)n + 1 > r->cap) {
+        size_t cap = r->cap > 0 ? r->cap : 262144;
+        while (cap < r->len + (size_t)n + 1)
+            cap *= 2;
+        char *p = realloc(r->out, cap);
+        if (p == NULL) {
+            r->nomem = true;
+            return false;
+        }
+        r->out = p;
+        r->cap = cap;
     }
-    r->out = p;
     memcpy(r->out + r->len, buf, (size_t)n);
     r->len += (size_t)n;
     r->out[r->len] = '\0';

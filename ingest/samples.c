@@ -536,11 +536,7 @@ static enum status sfile_refill(struct db *db, struct sfile *f, struct ingest_su
     enum status rc;
 
     if (f->parse_rc != STATUS_OK) {
-        char msg[200];
-        str_escape(f->ferr.msg, msg, sizeof msg);
-        add_failure(s, f->shown, f->ferr.line, msg);
-        s->reread_failed++;
-        log_error("%s: loaded before, cannot be read again: %s", f->path, f->ferr.msg);
+        reread_failed(s, f->path, f->shown, &f->ferr);
         return STATUS_OK;
     }
     s->reprocessed++;
