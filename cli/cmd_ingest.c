@@ -168,6 +168,7 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
     struct ingest_opts o = {
         .fs_map = &cfg->fs_map,
         .device_include = cfg->device_include,
+        .device_names = cfg->device_names[0] != '\0' ? cfg->device_names : NULL,
         .fs = fs,
         .server = server,
         .timezone = cfg->timezone,

@@ -111,7 +111,9 @@ static int demo_ingest(const struct app_config *cfg, struct db *db, const char *
     struct ingest_summary s;
     struct error err = {0};
     struct ingest_opts o = {.fs_map = &cfg->fs_map,
-                            .device_include = cfg->device_include};
+                            .device_include = cfg->device_include,
+                            .device_names =
+                                cfg->device_names[0] != '\0' ? cfg->device_names : NULL};
     enum status rc;
 
     snprintf(path, sizeof path, "%s/darshan", sample);

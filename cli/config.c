@@ -783,6 +783,20 @@ static enum status set_timezone(struct app_config *cfg, const char *value,
                     st);
 }
 
+/* [devices] names: the names of devices an sa file knows by number only. */
+static enum status set_device_names(struct app_config *cfg, const char *value,
+                                    struct ini_state *st)
+{
+    struct error why = {0};
+
+    if (device_names_check(value, &why) != STATUS_OK) {
+        return error_at(st->err, STATUS_PARSE, st->path, st->line, "[devices] names: %s",
+                        why.msg);
+    }
+    return set_text(cfg->device_names, sizeof cfg->device_names, "devices", "names",
+                    value, st);
+}
+
 static enum status set_key(struct ini_state *st, const char *section, const char *key,
                            const char *value)
 {
@@ -820,6 +834,8 @@ static enum status set_key(struct ini_state *st, const char *section, const char
         return set_text(cfg->device_include, sizeof cfg->device_include, section, key,
                         value, st);
     }
+    if (strcmp(section, "devices") == 0 && strcmp(key, "names") == 0)
+        return set_device_names(cfg, value, st);
     if (strcmp(section, "samples") == 0 && strcmp(key, "sample_offset_s") == 0) {
         return parse_double(value, &cfg->sample_offset_s, "[samples] sample_offset_s",
                             st->path, st->line, st->err);
@@ -840,7 +856,7 @@ static enum status set_key(struct ini_state *st, const char *section, const char
         st->err, STATUS_PARSE, st->path, st->line, "[%.40s] %.40s: unknown key%s",
         section, key,
         strcmp(section, "database") == 0  ? "; expected conninfo or state_dir"
-        : strcmp(section, "devices") == 0 ? "; expected include"
+        : strcmp(section, "devices") == 0 ? "; expected include or names"
         : strcmp(section, "samples") == 0 ? "; expected sample_offset_s or timezone"
         : strcmp(section, "ingest") == 0  ? "; expected max_file_bytes or batch_files"
                                           : "");
@@ -1016,7 +1032,9 @@ void app_config_clear(struct app_config *cfg)
  * whole, so that what is printed loads back. */
 static void print_key(FILE *fp, const char *key, const char *value)
 {
-    if (strlen(key) + strlen(value) + 3 <= LINE_MAX_BYTES) {
+    if (value[0] == '\0') {
+        fprintf(fp, "%s =\n", key);
+    } else if (strlen(key) + strlen(value) + 3 <= LINE_MAX_BYTES) {
         fprintf(fp, "%s = %s\n", key, value);
     } else {
         fprintf(fp, "%s=%s\n", key, value);
@@ -1070,6 +1088,7 @@ void app_config_print(const struct app_config *cfg, FILE *fp)
         print_key(fp, cfg->fs_map.entries[i].prefix, cfg->fs_map.entries[i].fs_name);
     fprintf(fp, "\n[devices]\n");
     print_key(fp, "include", cfg->device_include);
+    print_key(fp, "names", cfg->device_names);
     fprintf(fp, "\n[samples]\nsample_offset_s = %.17g\n", cfg->sample_offset_s);
     print_key(fp, "timezone", cfg->timezone);
     fprintf(fp, "\n[analysis]\nd_min = %zu\nseed = %lu\ngranularity_s = %.17g\n",

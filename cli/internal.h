@@ -42,6 +42,7 @@ struct app_config {
     char db_user[64];      /* [serve] db_user: the read-only role serve connects as */
     struct serve_limits serve_limits; /* [serve] threads, deadline_s, ... */
     char device_include[256];
+    char device_names[256]; /* [devices] names: "MAJ:MIN=NAME, ..."; "": none */
     double sample_offset_s; /* θ of every source (METHOD.md §1) */
     char timezone[128];     /* [samples] timezone: of stamps printed without a zone */
     double granularity_s;   /* base Δ when the samples do not say; 0 = from samples */

@@ -24,7 +24,9 @@ static enum status parse(const uint8_t *data, size_t size, const int64_t *after_
     if (size > 0)
         memcpy(copy, data, size);
     copy[size] = '\0';
-    rc = sa_samples_after(copy, size, "fuzz.sa", NULL, INT64_MAX, after_s, out, &err);
+    const struct iostat_parse_opts po = {.device_names = "254:0=vda",
+                                         .mtime_s = INT64_MAX};
+    rc = sa_samples_after(copy, size, "fuzz.sa", &po, after_s, out, &err);
     free(copy);
     FUZZ_CHECK((rc == STATUS_OK) == (*out != NULL), "sa: *out set iff STATUS_OK");
     FUZZ_CHECK(rc == STATUS_OK || rc == STATUS_PARSE || rc == STATUS_NOMEM,

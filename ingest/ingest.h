@@ -257,9 +257,12 @@ int ingest_size_bin(double v);
 
 /* ---- server samples ---------------------------------------------------------- */
 
+/* The longest device name a sample keeps, with its NUL. */
+#define DEVICE_NAME_MAX 64
+
 /* One device's sample: rates over the interval that ends at stamp_s. */
 struct iostat_sample {
-    char device[64];
+    char device[DEVICE_NAME_MAX];
     int64_t stamp_s;     /* epoch seconds, UTC, as placed (ingest_iostat_parse_from) */
     double r_bps, w_bps; /* bytes per second (kB = 1024) */
     double ro_ps, wo_ps; /* operations per second; NAN when unavailable (tps-only) */
@@ -316,8 +319,11 @@ struct iostat_parse_opts {
     const char
         *device_include;  /* POSIX extended regex; NULL: the default of INTERFACES.md */
     const char *timezone; /* IANA zone of stamps printed without one; NULL: UTC */
-    int64_t mtime_s;      /* the file's mtime, epoch seconds; INT64_MAX: unknown */
-    int64_t now_s;        /* the time of the parse; INT64_MAX: unknown */
+    /* names of devices known by number only (sysstat's devMAJ-MIN, as in an sa file):
+     * "MAJ:MIN=NAME, ..." (device_names_check); NULL: the fixed majors only */
+    const char *device_names;
+    int64_t mtime_s; /* the file's mtime, epoch seconds; INT64_MAX: unknown */
+    int64_t now_s;   /* the time of the parse; INT64_MAX: unknown */
 };
 
 /* Parses iostat text (-d -x [-k|-m] -t, with or without avg-cpu blocks, ISO or
@@ -382,6 +388,17 @@ void iostat_data_free(struct iostat_data *d);
 
 #define INGEST_DEFAULT_DEVICE_INCLUDE "^(sd[a-z]+|vd[a-z]+|xvd[a-z]+|nvme[0-9]+n[0-9]+)$"
 
+/* Checks `[devices] names`: "MAJ:MIN=NAME" pairs separated by commas or blanks, each
+ * NAME of letters, digits and "_-.:" shorter than DEVICE_NAME_MAX. STATUS_INVALID
+ * with what was expected. */
+enum status device_names_check(const char *names, struct error *err) MUST_CHECK;
+/* The name that names ("MAJ:MIN=NAME, ...") gives a device that sysstat calls
+ * devMAJ-MIN (an sa file keeps numbers only), into out. false (out untouched) for any
+ * other device or when names has none for it: it keeps sysstat's name. */
+bool device_name_of(const char *device, const char *names, char *out, size_t size);
+/* Whether device is sysstat's name of a device it could not name: devMAJ-MIN. */
+bool device_numbered(const char *device);
+
 /* ---- time zones ------------------------------------------------------------------ */
 
 /* An IANA time zone's UTC offsets over time, read from its TZif file. */
@@ -408,9 +425,10 @@ struct db;
 struct ingest_opts {
     const struct ingest_fs_map *fs_map; /* monitored file systems (darshan) */
     const char *device_include;         /* iostat device regex, NULL: default */
-    const char *fs;       /* iostat: the file system the samples belong to */
-    const char *server;   /* iostat: server name, NULL: the file's host */
-    const char *timezone; /* iostat: zone of stamps printed without one; NULL: UTC */
+    const char *fs;           /* iostat: the file system the samples belong to */
+    const char *server;       /* iostat: server name, NULL: the file's host */
+    const char *timezone;     /* iostat: zone of stamps printed without one; NULL: UTC */
+    const char *device_names; /* iostat: [devices] names (device_name_of); NULL: none */
     const struct progress *progress; /* per file loaded; NULL: none */
     size_t max_file_bytes; /* larger inputs are quarantined "too large"; 0: the default */
     unsigned jobs;         /* threads reading and parsing; 0: one per processor */

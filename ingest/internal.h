@@ -77,11 +77,11 @@ enum status sa_to_json(const char *data, size_t len, const char *path, size_t ma
 /* Parses sadf -j output (json[0, len)) with the sadf -j parser of iostat.c, keeping
  * the samples stamped after *after_s (all when after_s is NULL: the ledger's last
  * loaded record of a grown sa file). Any other format than JSON is STATUS_PARSE.
- * Statuses as ingest_iostat_parse_from; *out new on STATUS_OK. */
+ * opts: the device include and names and the file's mtime (its stamps are sadf's, in
+ * UTC). Statuses as ingest_iostat_parse_from; *out new on STATUS_OK. */
 enum status sa_samples_after(const char *json, size_t len, const char *path,
-                             const char *device_include, int64_t mtime_s,
-                             const int64_t *after_s, struct iostat_data **out,
-                             struct error *err) MUST_CHECK;
+                             const struct iostat_parse_opts *opts, const int64_t *after_s,
+                             struct iostat_data **out, struct error *err) MUST_CHECK;
 
 /* The content hash of len bytes of data. */
 void content_hash(const char *data, size_t len, char hash[33]);

@@ -152,6 +152,8 @@ struct parser {
     const char *path;
     struct error *err;
     regex_t include;
+    const char *device_names;       /* [devices] names: see device_name_of */
+    char unnamed[DEVICE_NAME_MAX];  /* a devMAJ-MIN the include rejected; "": none */
     const struct ingest_zone *zone; /* of stamps printed without one */
     struct iostat_data *data;
     size_t cap;                /* samples allocated */
@@ -682,6 +684,7 @@ static enum status add_sample(struct parser *p, const char *device,
     struct iostat_data *d = p->data;
     struct iostat_sample *s;
     size_t len = strlen(device);
+    char named[DEVICE_NAME_MAX];
 
     if (p->aside)
         return STATUS_OK;
@@ -695,7 +698,13 @@ static enum status add_sample(struct parser *p, const char *device,
             return STATUS_OK;
         }
     }
+    if (device_name_of(device, p->device_names, named, sizeof named)) {
+        device = named;
+        len = strlen(device);
+    }
     if (regexec(&p->include, device, 0, NULL, 0) != 0) {
+        if (p->unnamed[0] == '\0' && len < sizeof p->unnamed && device_numbered(device))
+            memcpy(p->unnamed, device, len + 1);
         d->n_devices_excluded++;
         return STATUS_OK;
     }
@@ -1817,6 +1826,13 @@ static enum status finish(struct parser *p)
     if (p->data->n == 0 && (p->from != NULL || p->data->n_reports_cut > 0))
         return STATUS_OK;
     if (p->data->n == 0) {
+        if (p->data->n_devices_excluded > 0 && p->unnamed[0] != '\0') {
+            return error_at(p->err, STATUS_PARSE, p->path, 0,
+                            "no samples: %zu device rows not matching the include regex; "
+                            "%s is known by number only: name it in [devices] names, "
+                            "e.g. 254:0=vda",
+                            p->data->n_devices_excluded, p->unnamed);
+        }
         if (p->data->n_devices_excluded > 0) {
             return error_at(p->err, STATUS_PARSE, p->path, 0,
                             "no samples: the %zu device rows did not match the include "
@@ -1878,6 +1894,7 @@ enum status ingest_iostat_parse_from(FILE *fp, const char *path,
     p.err = err;
     p.mtime_s = opts->mtime_s;
     p.now_s = opts->now_s;
+    p.device_names = opts->device_names;
     device_include = opts->device_include;
     p.from = from != NULL && (from->format == IOSTAT_FORMAT_TEXT ||
                               from->format == IOSTAT_FORMAT_SADF)

@@ -188,7 +188,7 @@ static enum status load_paths(struct db *db, char *const *paths, size_t n_paths,
     if (rc == STATUS_OK && kind == INPUT_DARSHAN)
         rc = ingest_darshan_files(db, run_id, files.paths, files.n, o, s, err);
     if (rc == STATUS_OK && kind == INPUT_IOSTAT) {
-        char verdict[640];
+        char verdict[1024];
         verdict_of(kind, o,
                    o->max_file_bytes > 0 ? o->max_file_bytes
                                          : INGEST_DEFAULT_MAX_FILE_BYTES,

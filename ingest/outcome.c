@@ -233,13 +233,16 @@ void verdict_of(enum input_kind kind, const struct ingest_opts *o, size_t max, c
      * time zone where stamps carry none. The readers' revision lapses the verdicts of
      * files a newer reader takes (darshan 2: binary logs, DXT text and incomplete
      * logs, which revision 1 quarantined; iostat 2: repeated and stepped-back stamps,
-     * sa files and compressed files, which revision 1 quarantined). */
+     * sa files and compressed files, which revision 1 quarantined; iostat 3: sa files'
+     * devices named by number, which revision 2 named from the ingesting host). */
     snprintf(
         out, size,
-        "version=%s;kind=%s;max_file_bytes=%zu;device_include=%s;fs=%s;server=%s%s%s%s",
+        "version=%s;kind=%s;max_file_bytes=%zu;device_include=%s;device_names=%s;fs=%s;"
+        "server=%s%s%s;readers=%d",
         IOCONTEND_VERSION, iostat ? "iostat" : "darshan", max,
         iostat && o->device_include != NULL ? o->device_include : "",
+        iostat && o->device_names != NULL ? o->device_names : "",
         iostat && o->fs != NULL ? o->fs : "",
         iostat && o->server != NULL ? o->server : "", iostat ? ";timezone=" : "",
-        iostat ? (o->timezone != NULL ? o->timezone : "UTC") : "", ";readers=2");
+        iostat ? (o->timezone != NULL ? o->timezone : "UTC") : "", iostat ? 3 : 2);
 }

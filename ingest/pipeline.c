@@ -524,7 +524,7 @@ enum status ingest_darshan_files(struct db *db, int64_t run_id, char *const *pat
     struct batch b = {.items = calloc(size, sizeof *b.items), .max = max, .size = size};
     size_t *send = malloc(size * sizeof *send);
     struct parse_ctx pc = {.b = &b, .o = o};
-    char verdict[640];
+    char verdict[1024];
     size_t next = 0, done = 0;
     enum status rc = STATUS_OK;
 

@@ -1,6 +1,6 @@
 /* sadf.c: sysstat's binary sa files (saDD) through Debian's sadf itself, never a
  * reader of ours: the file's bytes (decompressed already, when they came
- * compressed) are handed to `sadf -j /dev/stdin -- -d -p` on a memory file (sadf
+ * compressed) are handed to `sadf -j /dev/stdin -- -d` on a memory file (sadf
  * seeks in its input: a pipe will not do), and its JSON goes to the sadf -j parser
  * of iostat.c. An sa file of an older sysstat is converted by `sadf -c` first, in
  * memory too. sadf runs by fork and exec (no shell), with a time limit, its output
@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/memfd.h>
+#include <linux/sched.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -32,6 +34,8 @@
  * is of a newer sysstat. */
 #define SA_FORMAT_12 0x2175
 #define SA_MAGIC     0xd596
+/* The exit status of a child that could not hide this host's /sys from sadf. */
+#define SADF_NOT_ISOLATED 125
 
 /* The first bytes of an sa file (sysstat's struct file_magic). */
 struct sa_magic {
@@ -148,10 +152,30 @@ struct run {
 /* Spawns serialised: a pipe is made close-on-exec before another thread forks. */
 static pthread_mutex_t spawn_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* In the child, before sadf: this host's /sys out of its sight, in a mount namespace
+ * of its own. Mounts copied into a namespace owned by a new user namespace are
+ * slaves (mount_namespaces(7)): the empty /sys mounted there never reaches the host.
+ * Where user namespaces are refused (a chroot) but we are root, /sys is made private
+ * in a new mount namespace and detached there. false: /sys/dev/block stays in sight. */
+static bool hide_sys(void)
+{
+    if (syscall(SYS_unshare, CLONE_NEWUSER | CLONE_NEWNS) == 0) {
+        return mount("none", "/sys", "tmpfs",
+                     MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k") == 0;
+    }
+    if (syscall(SYS_unshare, CLONE_NEWNS) == 0 &&
+        mount(NULL, "/sys", NULL, MS_REC | MS_PRIVATE, NULL) == 0)
+        return umount2("/sys", MNT_DETACH) == 0;
+    return access("/sys/dev/block", F_OK) != 0;
+}
+
 /* Forks sadf with words (its argument vector), in_fd as its standard input; pipes for
- * its output and its messages, whose reading ends go to *out_fd and *err_fd. */
-static pid_t spawn(const char *sadf, const char *const words[], int in_fd, int *out_fd,
-                   int *err_fd)
+ * its output and its messages, whose reading ends go to *out_fd and *err_fd. isolate:
+ * sadf runs in mount and user namespaces of its own with an empty /sys, so that it
+ * names devices as on any host (devname.c); the child exits SADF_NOT_ISOLATED where
+ * the kernel refuses them. */
+static pid_t spawn(const char *sadf, const char *const words[], int in_fd, bool isolate,
+                   int *out_fd, int *err_fd)
 {
     static const char *const envp[] = {"LC_ALL=C", "TZ=UTC", NULL};
     const char *const *envp_c = envp;
@@ -179,6 +203,8 @@ static pid_t spawn(const char *sadf, const char *const words[], int in_fd, int *
                 setrlimit(RLIMIT_AS, &as) != 0 || setrlimit(RLIMIT_CPU, &cpu) != 0 ||
                 setrlimit(RLIMIT_CORE, &core) != 0)
                 _exit(126);
+            if (isolate && !hide_sys())
+                _exit(SADF_NOT_ISOLATED);
             execve(sadf, args, env);
             _exit(127);
         }
@@ -248,14 +274,14 @@ static bool drain(int fd, bool is_out, size_t max, struct run *r)
     return true;
 }
 
-/* Runs sadf with words on in_fd; STATUS_OK once it ran (r says how it ended),
- * STATUS_NOMEM, STATUS_NOT_FOUND when it cannot be started. */
-static enum status run_sadf(const char *sadf, const char *const words[], int in_fd,
-                            size_t max, const char *path, struct run *r,
+/* Runs sadf with words on in_fd (isolated or not, see spawn); STATUS_OK once it ran
+ * (r says how it ended), STATUS_NOMEM, STATUS_NOT_FOUND when it cannot be started. */
+static enum status run_once(const char *sadf, const char *const words[], int in_fd,
+                            bool isolate, size_t max, const char *path, struct run *r,
                             struct error *err)
 {
     int fds[2];
-    pid_t pid = spawn(sadf, words, in_fd, &fds[0], &fds[1]);
+    pid_t pid = spawn(sadf, words, in_fd, isolate, &fds[0], &fds[1]);
     bool open_fd[2] = {true, true};
     double deadline = now_s() + SADF_TIMEOUT_S;
 
@@ -324,6 +350,29 @@ static enum status run_sadf(const char *sadf, const char *const words[], int in_
     return STATUS_OK;
 }
 
+/* run_once isolated; where the kernel gives no namespaces, once more as it is, with a
+ * warning: the devices are then named as this host names them. */
+static enum status run_sadf(const char *sadf, const char *const words[], int in_fd,
+                            size_t max, const char *path, struct run *r,
+                            struct error *err)
+{
+    enum status rc = run_once(sadf, words, in_fd, true, max, path, r, err);
+
+    if (rc != STATUS_OK || !r->reaped || !WIFEXITED(r->status) ||
+        WEXITSTATUS(r->status) != SADF_NOT_ISOLATED)
+        return rc;
+    log_warn("%s: sadf cannot run apart from this host's /sys (no user namespaces): "
+             "its devices are named as this host names them",
+             path);
+    free(r->out);
+    r->out = NULL;
+    if (lseek(in_fd, 0, SEEK_SET) != 0) {
+        return error_at(err, STATUS_NOT_FOUND, path, 0, "sadf's input: %s",
+                        strerror(errno));
+    }
+    return run_once(sadf, words, in_fd, false, max, path, r, err);
+}
+
 /* The first line of sadf's message, for an error. */
 static const char *first_line(struct run *r)
 {
@@ -368,8 +417,8 @@ static bool run_ok(const struct run *r)
 enum status sa_to_json(const char *data, size_t len, const char *path, size_t max,
                        char **json, size_t *json_len, struct error *err)
 {
-    static const char *const words_j[] = {"sadf", "-j", "/dev/stdin", "--",
-                                          "-d",   "-p", NULL};
+    /* No -p: sadf would name devices from this host's /sys (see devname.c). */
+    static const char *const words_j[] = {"sadf", "-j", "/dev/stdin", "--", "-d", NULL};
     static const char *const words_c[] = {"sadf", "-c", "/dev/stdin", NULL};
     char sadf[1024];
     struct sa_magic m;
@@ -432,9 +481,8 @@ enum status sa_to_json(const char *data, size_t len, const char *path, size_t ma
 }
 
 enum status sa_samples_after(const char *json, size_t len, const char *path,
-                             const char *device_include, int64_t mtime_s,
-                             const int64_t *after_s, struct iostat_data **out,
-                             struct error *err)
+                             const struct iostat_parse_opts *opts, const int64_t *after_s,
+                             struct iostat_data **out, struct error *err)
 {
     void *bytes = NULL;
     memcpy(&bytes, &json, sizeof bytes); /* fmemopen's "r" only reads */
@@ -446,8 +494,10 @@ enum status sa_samples_after(const char *json, size_t len, const char *path,
     if (fp == NULL)
         return error_set(err, STATUS_NOMEM, "reading %s", path);
     /* sadf runs with TZ=UTC and -j marks its stamps "utc": the zone is never needed */
-    const struct iostat_parse_opts po = {
-        .device_include = device_include, .mtime_s = mtime_s, .now_s = INT64_MAX};
+    const struct iostat_parse_opts po = {.device_include = opts->device_include,
+                                         .device_names = opts->device_names,
+                                         .mtime_s = opts->mtime_s,
+                                         .now_s = INT64_MAX};
     rc = ingest_iostat_parse_from(fp, path, &po, NULL, &d, err);
     fclose(fp);
     if (rc != STATUS_OK)

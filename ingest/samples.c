@@ -460,8 +460,11 @@ static void sa_parse(const struct sfile_chunk *c, struct sfile *f)
     f->parse_rc =
         sa_to_json(f->data, f->len, f->path, c->max, &json, &json_len, &f->ferr);
     if (f->parse_rc == STATUS_OK) {
+        const struct iostat_parse_opts po = {.device_include = c->o->device_include,
+                                             .device_names = c->o->device_names,
+                                             .mtime_s = (int64_t)f->st.st_mtime};
         f->parse_rc = sa_samples_after(
-            json, json_len, f->path, c->o->device_include, (int64_t)f->st.st_mtime,
+            json, json_len, f->path, &po,
             g->have && g->from.have_accepted ? &g->from.accepted_stamp_s : NULL, &f->d,
             &f->ferr);
     }
@@ -498,6 +501,7 @@ static void sfile_parse(void *arg, size_t i)
     } else {
         fp = fmemopen(f->data + off, f->len - off, "r");
         struct iostat_parse_opts po = {.device_include = c->o->device_include,
+                                       .device_names = c->o->device_names,
                                        .timezone = c->o->timezone,
                                        .mtime_s = (int64_t)f->st.st_mtime,
                                        .now_s = (int64_t)time(NULL)};

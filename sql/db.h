@@ -254,7 +254,7 @@ struct db_sample_ledger {
     int64_t length;           /* bytes through the last complete report loaded */
     char prefix_hash[33];     /* content hash of those bytes */
     int64_t lines;            /* lines in those bytes */
-    char verdict[640];        /* what shaped the parse (db_ingest_error_record's) */
+    char verdict[1024];       /* what shaped the parse (db_ingest_error_record's) */
     char format[16];          /* "iostat" (text) or "sadf" (sadf -d) */
     char host[128];           /* the host so far, "" when none */
     bool have_accepted;       /* accepted_stamp_s is set */
@@ -316,9 +316,9 @@ struct db_quarantine_entry {
     char message[512];
     char first_seen[40]; /* RFC 3339, UTC */
     char last_seen[40];
-    bool known_bad;    /* a verdict is stored: the next ingest skips the content */
-    bool loaded;       /* the same content has been loaded since (from any path) */
-    char verdict[640]; /* what shaped it; "" when cleared (retry) or from before 0008 */
+    bool known_bad;     /* a verdict is stored: the next ingest skips the content */
+    bool loaded;        /* the same content has been loaded since (from any path) */
+    char verdict[1024]; /* what shaped it; "" when cleared (retry) or from before 0008 */
 };
 
 /* Every entry, the most recently seen first. *out is malloc'd (caller frees; NULL

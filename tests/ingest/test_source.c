@@ -259,16 +259,48 @@ static void assert_same_samples(const struct iostat_data *a, const struct iostat
     }
 }
 
+/* sadf's JSON of the lab's sa file as sadf printed it on the lab's machine (where
+ * 254:0 was vda), with its device named as on any host: dev254-0. */
+static char *lab_json_unnamed(const char *json_ref, size_t len, size_t *out_len)
+{
+    static const char named[] = "\"disk-device\": \"vda\"";
+    static const char unnamed[] = "\"disk-device\": \"dev254-0\"";
+    char *out = malloc(2 * len + 1), *o = out;
+    const char *s = json_ref, *end = json_ref + len;
+
+    assert_non_null(out);
+    while (s < end) {
+        if ((size_t)(end - s) >= sizeof named - 1 &&
+            memcmp(s, named, sizeof named - 1) == 0) {
+            memcpy(o, unnamed, sizeof unnamed - 1);
+            o += sizeof unnamed - 1;
+            s += sizeof named - 1;
+        } else {
+            *o++ = *s++;
+        }
+    }
+    *o = '\0';
+    *out_len = (size_t)(o - out);
+    return out;
+}
+
 /* The real sa file of the lab run through sadf: sadf's JSON is the one beside it
- * byte for byte, and its samples are those of the sadf -d CSV: 190 of vda,
- * 12:59:04 to 13:02:13 UTC. Gzip'd, bzip2'd and xz'd it gives the same. */
+ * byte for byte but for the device's name, which sadf here gives by number whatever
+ * this host's /sys holds (dev254-0: the lab's virtio disk, a major given out at
+ * boot); named 254:0=vda, its samples are those of the sadf -d CSV: 190 of vda,
+ * 12:59:04 to 13:02:13 UTC; unnamed, the default include takes none and the error
+ * says how to name it. Gzip'd, bzip2'd and xz'd it gives the same. */
 static void sa_file_gives_the_samples_of_its_csv(void **state)
 {
     static const char *const tools[] = {"gzip", "bzip2", "xz"};
     static const char *const suffixes[] = {".gz", ".bz2", ".xz"};
-    size_t sa_len, json_ref_len, csv_len, json_len;
+    size_t sa_len, lab_json_len, json_ref_len, csv_len, json_len;
     char *sa = shared("iostat/sar_lab_run1.sa", &sa_len);
-    char *json_ref = shared("iostat/sadf_j_lab_run1_disk.json", &json_ref_len);
+    char *lab_json = shared("iostat/sadf_j_lab_run1_disk.json", &lab_json_len);
+    char *json_ref = lab_json_unnamed(lab_json, lab_json_len, &json_ref_len);
+    const struct iostat_parse_opts named = {.device_names = "8:0=sda, 254:0=vda",
+                                            .mtime_s = INT64_MAX};
+    const struct iostat_parse_opts unnamed = {.mtime_s = INT64_MAX};
     char *csv = shared("iostat/sadf_d_lab_run1_disk.csv", &csv_len);
     struct iostat_data *want = parse_text(csv, csv_len), *got = NULL;
     struct error err = {0};
@@ -282,9 +314,14 @@ static void sa_file_gives_the_samples_of_its_csv(void **state)
         STATUS_OK);
     assert_int_equal(json_len, json_ref_len);
     assert_memory_equal(json, json_ref, json_len);
-    assert_int_equal(
-        sa_samples_after(json, json_len, "sa", NULL, INT64_MAX, NULL, &got, &err),
-        STATUS_OK);
+    assert_int_equal(sa_samples_after(json, json_len, "sa", &unnamed, NULL, &got, &err),
+                     STATUS_PARSE);
+    assert_null(got);
+    assert_non_null(strstr(err.msg, "dev254-0 is known by number only"));
+    assert_non_null(strstr(err.msg, "[devices] names"));
+    error_clear(&err);
+    assert_int_equal(sa_samples_after(json, json_len, "sa", &named, NULL, &got, &err),
+                     STATUS_OK);
     assert_int_equal(got->n, 190);
     assert_int_equal(got->samples[0].stamp_s, 1795352344);   /* 12:59:04 */
     assert_int_equal(got->samples[189].stamp_s, 1795352533); /* 13:02:13 */
@@ -293,9 +330,8 @@ static void sa_file_gives_the_samples_of_its_csv(void **state)
 
     /* After the ledger's last record: only the later ones. */
     int64_t after = 1795352344 + 99;
-    assert_int_equal(
-        sa_samples_after(json, json_len, "sa", NULL, INT64_MAX, &after, &got, &err),
-        STATUS_OK);
+    assert_int_equal(sa_samples_after(json, json_len, "sa", &named, &after, &got, &err),
+                     STATUS_OK);
     assert_int_equal(got->n, 90);
     assert_int_equal(got->samples[0].stamp_s, after + 1);
     iostat_data_free(got);
@@ -323,7 +359,112 @@ static void sa_file_gives_the_samples_of_its_csv(void **state)
     iostat_data_free(want);
     free(csv);
     free(json_ref);
+    free(lab_json);
     free(sa);
+}
+
+/* The lab's sa file with its disk's numbers (254:0, stored little-endian as two
+ * 32-bit words in every record) set to major:minor. */
+static char *lab_sa_as(unsigned major, unsigned minor, size_t *len)
+{
+    static const unsigned char lab[8] = {254, 0, 0, 0, 0, 0, 0, 0};
+    char *sa = shared("iostat/sar_lab_run1.sa", len);
+    size_t edited = 0;
+
+    for (size_t i = 0; i + 8 <= *len; i++) {
+        if (memcmp(sa + i, lab, 8) == 0) {
+            for (int b = 0; b < 4; b++) {
+                sa[i + b] = (char)(major >> 8 * b & 0xFF);
+                sa[i + 4 + b] = (char)(minor >> 8 * b & 0xFF);
+            }
+            edited++;
+        }
+    }
+    assert_true(edited >= 190);
+    return sa;
+}
+
+/* Devices of the kernel's fixed majors are named by sysstat's own table, the same on
+ * every host whatever its /sys holds (Documentation/admin-guide/devices.txt: 8:16 is
+ * sdb, 65:0 sdq, 8:17 sdb1, 202:0 xvda), and [devices] names does not rename them:
+ * it names only what sadf gives by number (here NVMe's 259:3). */
+static void sa_devices_of_fixed_majors_are_named_anywhere(void **state)
+{
+    static const struct {
+        unsigned major, minor;
+        const char *names, *want;
+    } cases[] = {{8, 16, NULL, "sdb"},       {65, 0, NULL, "sdq"},
+                 {202, 0, NULL, "xvda"},     {8, 17, NULL, NULL},
+                 {259, 3, NULL, NULL},       {259, 3, "259:3=nvme1n1", "nvme1n1"},
+                 {8, 16, "8:16=lun7", "sdb"}};
+
+    (void)state;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        size_t len, json_len;
+        char *sa = lab_sa_as(cases[k].major, cases[k].minor, &len), *json = NULL;
+        struct iostat_data *got = NULL;
+        struct error err = {0};
+        const struct iostat_parse_opts po = {
+            .device_include = "^(sd[a-z]+|xvd[a-z]+|nvme[0-9]+n[0-9]+|lun[0-9]+)$",
+            .device_names = cases[k].names,
+            .mtime_s = INT64_MAX};
+
+        assert_int_equal(
+            sa_to_json(sa, len, "edited.sa", 64 << 20, &json, &json_len, &err),
+            STATUS_OK);
+        enum status rc =
+            sa_samples_after(json, json_len, "edited.sa", &po, NULL, &got, &err);
+        if (cases[k].want == NULL) {
+            /* a partition (sdb1) or an unnamed dynamic major: not a disk taken */
+            assert_int_equal(rc, STATUS_PARSE);
+            assert_non_null(strstr(err.msg, "no samples"));
+        } else {
+            if (rc != STATUS_OK)
+                fail_msg("%u:%u: %s", cases[k].major, cases[k].minor, err.msg);
+            assert_int_equal(got->n, 190);
+            for (size_t i = 0; i < got->n; i++)
+                assert_string_equal(got->samples[i].device, cases[k].want);
+        }
+        iostat_data_free(got);
+        free(json);
+        free(sa);
+    }
+}
+
+/* [devices] names: pairs MAJ:MIN=NAME, checked when read, looked up by number. */
+static void device_names_are_checked_and_looked_up(void **state)
+{
+    static const char *const bad[] = {
+        "254=vda",    "254:0",      "254:0=",       "a:0=vda",
+        "254:0=vd a", "254:0=v/da", "12345678:0=x", "254:0=vda;8:0=sda"};
+    char out[DEVICE_NAME_MAX], long_name[DEVICE_NAME_MAX + 16];
+    struct error err = {0};
+
+    (void)state;
+    assert_int_equal(device_names_check(NULL, &err), STATUS_OK);
+    assert_int_equal(device_names_check("", &err), STATUS_OK);
+    assert_int_equal(device_names_check(" 254:0=vda,259:1=nvme0n1  8:0=sd_a.0 ", &err),
+                     STATUS_OK);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(device_names_check(bad[i], &err), STATUS_INVALID);
+        assert_non_null(strstr(err.msg, "expected MAJOR:MINOR=NAME"));
+        error_clear(&err);
+    }
+    snprintf(long_name, sizeof long_name, "1:2=%0*d", DEVICE_NAME_MAX, 0);
+    assert_int_equal(device_names_check(long_name, &err), STATUS_INVALID);
+    assert_non_null(strstr(err.msg, "at most 63 characters"));
+
+    const char *names = "254:0=vda, 259:1=nvme0n1 259:10=nvme1n1";
+    assert_true(device_name_of("dev259-10", names, out, sizeof out));
+    assert_string_equal(out, "nvme1n1");
+    assert_true(device_name_of("dev254-0", names, out, sizeof out));
+    assert_string_equal(out, "vda");
+    strcpy(out, "untouched");
+    assert_false(device_name_of("dev259-1x", names, out, sizeof out));
+    assert_false(device_name_of("dev259-2", names, out, sizeof out));
+    assert_false(device_name_of("vda", names, out, sizeof out));
+    assert_false(device_name_of("dev254-0", NULL, out, sizeof out));
+    assert_string_equal(out, "untouched");
 }
 
 /* With no sadf on PATH the error names Debian's package; it is not the file's fault
@@ -421,6 +562,8 @@ int main(void)
         cmocka_unit_test(decompression_bomb_is_too_large),
         cmocka_unit_test(names_lose_their_compression_suffix),
         cmocka_unit_test(sa_file_gives_the_samples_of_its_csv),
+        cmocka_unit_test(sa_devices_of_fixed_majors_are_named_anywhere),
+        cmocka_unit_test(device_names_are_checked_and_looked_up),
         cmocka_unit_test(missing_sadf_names_the_package),
         cmocka_unit_test(newer_or_older_sa_formats),
     };

@@ -252,6 +252,18 @@ static void a_time_zone_tzdata_lacks_is_refused(void **state)
             "expected an IANA time zone name");
 }
 
+/* [devices] names: MAJ:MIN=NAME pairs, checked when the file is read. */
+static void device_names_that_do_not_parse_are_refused(void **state)
+{
+    (void)state;
+    refused("[devices]\nnames = 254:0=vda 259=nvme0n1\n", "2: [devices] names",
+            "expected MAJOR:MINOR=NAME (e.g. 254:0=vda), got '259=nvme0n1'");
+    refused("[devices]\nnames = 254:0=v/da\n", "2: [devices] names",
+            "expected MAJOR:MINOR=NAME");
+    refused("[devices]\nname = 254:0=vda\n", "2: [devices] name",
+            "unknown key; expected include or names");
+}
+
 /* A size cap near SIZE_MAX would wrap where the readers add one byte to it. */
 static void a_size_cap_beyond_a_tebibyte_is_refused(void **state)
 {
@@ -434,6 +446,7 @@ int main(void)
         cmocka_unit_test(the_readmes_example_configuration_loads),
         cmocka_unit_test(a_misspelled_key_is_refused_with_its_line),
         cmocka_unit_test(a_time_zone_tzdata_lacks_is_refused),
+        cmocka_unit_test(device_names_that_do_not_parse_are_refused),
         cmocka_unit_test(a_size_cap_beyond_a_tebibyte_is_refused),
         cmocka_unit_test(an_unknown_section_is_refused_with_its_line),
         cmocka_unit_test(a_line_libinih_would_split_is_refused_with_its_line),

@@ -150,6 +150,11 @@ static char *traces_rows(void)
 
 /* `ingest KIND [--fs fs] --json paths` (more: global options first), its summary, its
  * exit status in *rc; its log (new) in *log when log is not NULL. */
+/* --config with a configuration that names the lab's disk, which its sa file knows
+ * as 254:0 only (set by setup); lab_opts: expect's options, quiet. */
+static char lab_config[PATH_MAX + 64] = "";
+static char lab_opts[PATH_MAX + 96] = "--quiet";
+
 static json_t *ingest(const char *more, const char *kind, const char *fs,
                       const char *paths, int *rc, char **log)
 {
@@ -193,7 +198,7 @@ static void expect(const char *kind, const char *fs, const char *paths, int want
                    long loaded, long skipped, long quarantined, long added)
 {
     int rc;
-    json_t *j = ingest("--quiet", kind, fs, paths, &rc, NULL);
+    json_t *j = ingest(lab_opts, kind, fs, paths, &rc, NULL);
 
     if (rc != want_rc || field(j, "loaded") != loaded || field(j, "skipped") != skipped ||
         field(j, "quarantined") != quarantined ||
@@ -221,6 +226,13 @@ static int setup(void **state)
              tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
     if (mkdtemp(work) == NULL)
         return -1;
+    char conf[PATH_MAX + 16];
+    static const char names[] = "[devices]\nnames = 254:0=vda\n";
+    snprintf(conf, sizeof conf, "%s/lab.conf", work);
+    if (testutil_write_file(conf, names, sizeof names - 1) != 0)
+        return -1;
+    snprintf(lab_config, sizeof lab_config, "--config '%s'", conf);
+    snprintf(lab_opts, sizeof lab_opts, "--quiet %s", lab_config);
     saved_path = strdup(getenv("PATH") != NULL ? getenv("PATH") : "/usr/bin:/bin");
     return saved_path == NULL ? -1 : pgfixture_start(&fx);
 }
@@ -276,6 +288,37 @@ static void sa_file_loads_the_samples_of_its_csv(void **state)
     unload_path(work_path("walk", "server-a.data"));
 }
 
+/* An sa file keeps its disk's numbers, not its name: unnamed, the lab's (254:0, a
+ * virtio disk) is dev254-0 on any host, whatever this one's /sys holds, the default
+ * include takes none and the file is quarantined with what to do; once [devices]
+ * names names it, the same file loads its 190 samples of vda. */
+static void sa_file_of_unnamed_devices_loads_once_named(void **state)
+{
+    int rc;
+    char *log = NULL;
+
+    (void)state;
+    put_shared("iostat/sar_lab_run1.sa", "unnamed", "sa24", NULL, false);
+    json_t *j =
+        ingest("--quiet", "iostat", "unnamed", work_path("unnamed", "sa24"), &rc, &log);
+    assert_int_equal(rc, 1);
+    assert_int_equal(field(j, "quarantined"), 1);
+    assert_int_equal(field(j, "samples"), 0);
+    const char *msg = json_string_value(
+        json_object_get(json_array_get(json_object_get(j, "errors"), 0), "message"));
+    assert_non_null(msg);
+    assert_non_null(strstr(msg, "dev254-0 is known by number only"));
+    assert_non_null(strstr(msg, "[devices] names, e.g. 254:0=vda"));
+    json_decref(j);
+    free(log);
+    expect("iostat", "unnamed", work_path("unnamed", "sa24"), 0, 1, 0, 0, 190);
+    assert_query(
+        "SELECT count(*) || ' ' || min(device) || ' ' || max(device) FROM samples "
+        "WHERE fs = $1",
+        "unnamed", "190 vda vda");
+    unload_path(work_path("unnamed", "sa24"));
+}
+
 /* An sa file that sadc keeps appending to: its first records load, then with more
  * appended only the new ones, through its ledger row (format "sa"); the result is
  * the whole file's samples. */
@@ -301,7 +344,9 @@ static void grown_sa_file_loads_only_new_records(void **state)
     assert_int_equal(fclose(fp), 0);
     int rc;
     char *log = NULL;
-    json_t *j = ingest("--log-level info", "iostat", "grow", path, &rc, &log);
+    char opts[PATH_MAX + 128];
+    snprintf(opts, sizeof opts, "--log-level info %s", lab_config);
+    json_t *j = ingest(opts, "iostat", "grow", path, &rc, &log);
     assert_int_equal(rc, 0);
     assert_int_equal(field(j, "samples"), 99);
     assert_int_equal(field(j, "loaded"), 1);
@@ -506,6 +551,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sa_file_loads_the_samples_of_its_csv),
+        cmocka_unit_test(sa_file_of_unnamed_devices_loads_once_named),
         cmocka_unit_test(grown_sa_file_loads_only_new_records),
         cmocka_unit_test(compressed_inputs_load_as_plain),
         cmocka_unit_test(cut_stream_and_bomb_are_quarantined),

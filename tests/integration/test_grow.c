@@ -407,10 +407,10 @@ static void verdicts_of_older_sample_readers_lapse(void **state)
     expect("lapse", path, 1, 0, 0, 1, 0);
     expect("lapse", path, 0, 0, 0, 0, 0); /* known bad */
     char *v = query("SELECT verdict FROM ingest_errors WHERE path = $1", path);
-    assert_non_null(strstr(v, ";timezone=UTC;readers=2"));
+    assert_non_null(strstr(v, ";timezone=UTC;readers=3"));
     free(v);
     free(query("UPDATE ingest_errors SET verdict = replace(verdict, "
-               "';timezone=UTC;readers=2', '') WHERE path = $1 RETURNING 1",
+               "';timezone=UTC;readers=3', '') WHERE path = $1 RETURNING 1",
                path));
     expect("lapse", path, 1, 0, 0, 1, 0); /* parsed again, quarantined again */
 }
