@@ -68,6 +68,8 @@ static enum status export_rows(struct db *db, const struct analysis_settings *se
     struct export_json *e = NULL;
     enum status rc;
 
+    if (doc == NULL && fp == NULL)
+        return error_set(err, STATUS_INTERNAL, "export: neither CSV nor JSON asked");
     rc = ctx_prepare(db, settings, granularity_s, scope, &ctx, err);
     if (rc != STATUS_OK)
         return rc;
@@ -80,7 +82,7 @@ static enum status export_rows(struct db *db, const struct analysis_settings *se
             rc = error_set(err, STATUS_NOMEM, "export JSON");
             goto out;
         }
-    } else {
+    } else if (fp != NULL) {
         put_csv_header(fp);
     }
     for (size_t i = 0; i < jobs->n; i++) {
@@ -91,7 +93,7 @@ static enum status export_rows(struct db *db, const struct analysis_settings *se
             goto out;
         if (e != NULL) {
             export_json_row(e, &ctx, j, &ev);
-        } else {
+        } else if (fp != NULL) {
             put_csv_row(fp, &ctx, j, &ev);
         }
     }
@@ -116,11 +118,13 @@ enum status analysis_export_jobs(struct db *db, const struct analysis_settings *
     struct json_t *doc = NULL;
     enum status rc = db_jobs_of_group(db, group_id, &jobs, err);
 
-    if (rc == STATUS_OK)
-        rc = export_rows(db, settings, jobs, granularity_s, scope, json ? NULL : fp,
-                         json ? &doc : NULL, err);
-    if (rc == STATUS_OK && json)
-        rc = analysis_json_write(doc, fp, err);
+    if (rc == STATUS_OK && json) {
+        rc = export_rows(db, settings, jobs, granularity_s, scope, NULL, &doc, err);
+        if (rc == STATUS_OK)
+            rc = analysis_json_write(doc, fp, err);
+    } else if (rc == STATUS_OK) {
+        rc = export_rows(db, settings, jobs, granularity_s, scope, fp, NULL, err);
+    }
     db_jobs_free(jobs);
     return rc;
 }

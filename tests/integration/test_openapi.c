@@ -175,8 +175,10 @@ static int group_setup(void **state)
      * an empty one; the tests below report them. */
     if (!fx.db.configured) {
         fx.behind_rc = check_answers(&fx.main, behind_cases, "covered-behind.txt");
+        /* The health snapshot may have been read mid-migration: wait for both. */
         if (pgfixture_cmd(&fx.db, "--quiet db migrate") != 0 ||
-            answer_becomes("/api/v1/groups", 200, 5.0) != 200)
+            answer_becomes("/api/v1/groups", 200, 5.0) != 200 ||
+            answer_becomes("/api/v1/health", 200, 5.0) != 200)
             return -1;
     }
     fx.empty_rc = check_answers(&fx.main, empty_cases, "covered-empty.txt");
