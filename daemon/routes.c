@@ -120,7 +120,8 @@ static void job_update(json_t *o, json_t *m)
     const char *key;
     json_t *v;
 
-    json_object_foreach (m, key, v) {
+    json_object_foreach(m, key, v)
+    {
         const json_t *old = json_object_get(o, key);
         if (json_is_integer(old) && json_is_real(v) &&
             json_real_value(v) == (double)json_integer_value(old))

@@ -24,21 +24,25 @@ struct jobs_sql {
     const char *jobs, *windows, *x_windows;
 };
 
-#define JOBS_SQL(where)                                                                  \
-    {"SELECT j.job_key, j.jobid, j.group_id, j.start_time, j.t_j, j.t_um, j.t_urw, "    \
-     "j.t_s, j.t, j.t_fr, j.t_fw, j.eta_read, j.eta_write, j.eta_mon_read, "            \
-     "j.eta_mon_write, j.t_s_span, j.t_s_slowest, j.incomplete_log, "                   \
-     "CASE WHEN t.job_key IS NULL THEN 0 WHEN t.incomplete THEN 2 ELSE 1 END "          \
-     "FROM jobs j LEFT JOIN job_traces t ON t.job_key = j.job_key "                     \
-     "WHERE " where " ORDER BY j.start_time, j.job_key",                                \
-     "SELECT w.job_key, w.is_write, w.start_s, w.end_s, w.fs, w.bytes "                 \
-     "FROM job_windows w JOIN jobs j USING (job_key) "                                  \
-     "WHERE " where " ORDER BY j.start_time, j.job_key, w.start_s",                     \
-     "SELECT x.job_key, x.is_write, x.start_s, x.end_s, x.fs "                          \
-     "FROM job_x_windows x JOIN job_traces t ON t.job_key = x.job_key "                 \
-     "JOIN jobs j ON j.job_key = x.job_key "                                            \
-     "WHERE NOT t.incomplete AND " where " "                                            \
-     "ORDER BY j.start_time, j.job_key, x.start_s, x.end_s, x.is_write"}
+#define JOBS_Q(where)                                                                    \
+    "SELECT j.job_key, j.jobid, j.group_id, j.start_time, j.t_j, j.t_um, j.t_urw, "      \
+    "j.t_s, j.t, j.t_fr, j.t_fw, j.eta_read, j.eta_write, j.eta_mon_read, "              \
+    "j.eta_mon_write, j.t_s_span, j.t_s_slowest, j.incomplete_log, "                     \
+    "CASE WHEN t.job_key IS NULL THEN 0 WHEN t.incomplete THEN 2 ELSE 1 END "            \
+    "FROM jobs j LEFT JOIN job_traces t ON t.job_key = j.job_key "                       \
+    "WHERE " where " ORDER BY j.start_time, j.job_key"
+#define WINDOWS_Q(where)                                                                 \
+    "SELECT w.job_key, w.is_write, w.start_s, w.end_s, w.fs, w.bytes "                   \
+    "FROM job_windows w JOIN jobs j USING (job_key) "                                    \
+    "WHERE " where " ORDER BY j.start_time, j.job_key, w.start_s"
+#define X_WINDOWS_Q(where)                                                               \
+    "SELECT x.job_key, x.is_write, x.start_s, x.end_s, x.fs "                            \
+    "FROM job_x_windows x JOIN job_traces t ON t.job_key = x.job_key "                   \
+    "JOIN jobs j ON j.job_key = x.job_key "                                              \
+    "WHERE NOT t.incomplete AND " where " "                                              \
+    "ORDER BY j.start_time, j.job_key, x.start_s, x.end_s, x.is_write"
+#define OF_GROUP_WHERE "($1::text IS NULL OR " J_IN_GROUP_1 ")"
+#define OF_KEYS_WHERE  "j.job_key = ANY($1::text[])"
 
 static enum status jobs_load(struct db *db, const struct jobs_sql *sql, const char *param,
                              struct db_jobs **out, struct error *err)
@@ -139,7 +143,8 @@ out:
 enum status db_jobs_of_group(struct db *db, const char *group_id, struct db_jobs **out,
                              struct error *err)
 {
-    static const struct jobs_sql sql = JOBS_SQL("($1::text IS NULL OR " J_IN_GROUP_1 ")");
+    static const struct jobs_sql sql = {JOBS_Q(OF_GROUP_WHERE), WINDOWS_Q(OF_GROUP_WHERE),
+                                        X_WINDOWS_Q(OF_GROUP_WHERE)};
 
     return jobs_load(db, &sql, group_id, out, err);
 }
@@ -147,7 +152,8 @@ enum status db_jobs_of_group(struct db *db, const char *group_id, struct db_jobs
 enum status db_jobs_of_keys(struct db *db, const char *const *job_keys, size_t n,
                             struct db_jobs **out, struct error *err)
 {
-    static const struct jobs_sql sql = JOBS_SQL("j.job_key = ANY($1::text[])");
+    static const struct jobs_sql sql = {JOBS_Q(OF_KEYS_WHERE), WINDOWS_Q(OF_KEYS_WHERE),
+                                        X_WINDOWS_Q(OF_KEYS_WHERE)};
     char *array = NULL;
     size_t size = 3;
     enum status rc;
@@ -165,7 +171,8 @@ enum status db_jobs_of_keys(struct db *db, const char *const *job_keys, size_t n
         size_t len = strlen(job_keys[i]);
         if (len == 0 || strspn(job_keys[i], "0123456789abcdefABCDEF") != len) {
             free(array);
-            return error_set(err, STATUS_INVALID, "job key %.40s is not hex", job_keys[i]);
+            return error_set(err, STATUS_INVALID, "job key %.40s is not hex",
+                             job_keys[i]);
         }
         if (i > 0)
             *p++ = ',';
