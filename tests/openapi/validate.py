@@ -231,8 +231,12 @@ def check_answer(doc, base, want, method, target, headers, covered):
     path = urllib.parse.urlsplit(target).path
     template = template_of(doc, path)
     if template is None:
+        # Unknown paths answer 404 with the error body, as the document's description
+        # says.
         if status != 404:
             problem("%s: no path of the document matches %s" % (where, path))
+        else:
+            check_value(doc, {"$ref": "#/components/schemas/Error"}, json.loads(body), where)
         return
     op = doc["paths"][template].get(method.lower() if method != "HEAD" else "get")
     if op is None:
