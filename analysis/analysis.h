@@ -503,6 +503,21 @@ enum status analysis_export_jobs(struct db *db, const struct analysis_settings *
                                  const char *scope, bool json, FILE *fp,
                                  struct error *err) MUST_CHECK;
 
+/* The same rows for the jobs of job_keys (n, borrowed) that exist, in start order:
+ * the CSV (header, then rows) to csv, or, when csv is NULL, into *json a new object
+ * {"granularity_s", "scope", "jobs": [rows]} as `export jobs --format json` writes
+ * it. Statuses as analysis_export_jobs: STATUS_INVALID naming granularity or scope,
+ * STATUS_NOT_FOUND when no samples (of that scope) are loaded, STATUS_DB. */
+enum status analysis_jobs_metrics(struct db *db, const struct analysis_settings *s,
+                                  const char *const *job_keys, size_t n,
+                                  double granularity_s, const char *scope, FILE *csv,
+                                  struct json_t **json, struct error *err) MUST_CHECK;
+
+/* Writes doc (taken; NULL: a document that could not be built, STATUS_NOMEM) compact
+ * with a newline to fp. STATUS_INTERNAL when fp fails. */
+enum status analysis_json_write(struct json_t *doc, FILE *fp,
+                                struct error *err) MUST_CHECK;
+
 /* ---- the coverage (METHOD.md §7) -----------------------------------------------------
  */
 

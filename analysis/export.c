@@ -56,32 +56,33 @@ static void put_csv_row(FILE *fp, const struct analysis_ctx *c, const struct db_
     fputc('\n', fp);
 }
 
-enum status analysis_export_jobs(struct db *db, const struct analysis_settings *settings,
-                                 const char *group_id, double granularity_s,
-                                 const char *scope, bool json, FILE *fp,
-                                 struct error *err)
+/* Every metric of jobs at granularity_s and scope: CSV to fp when doc is NULL, else
+ * the JSON document into *doc (new). */
+static enum status export_rows(struct db *db, const struct analysis_settings *settings,
+                               const struct db_jobs *jobs, double granularity_s,
+                               const char *scope, FILE *fp, struct json_t **doc,
+                               struct error *err)
 {
     struct analysis_ctx ctx;
-    struct db_jobs *jobs = NULL;
     struct analysis_scratch s = {0};
-    struct export_json *doc = NULL;
+    struct export_json *e = NULL;
     enum status rc;
 
+    if (doc == NULL && fp == NULL)
+        return error_set(err, STATUS_INTERNAL, "export: neither CSV nor JSON asked");
     rc = ctx_prepare(db, settings, granularity_s, scope, &ctx, err);
     if (rc != STATUS_OK)
         return rc;
-    rc = db_jobs_of_group(db, group_id, &jobs, err);
-    if (rc == STATUS_OK)
-        rc = analysis_scratch_init(&s, jobs, err);
+    rc = analysis_scratch_init(&s, jobs, err);
     if (rc != STATUS_OK)
         goto out;
-    if (json) {
-        doc = export_json_new(ctx.base_delta_s * ctx.k, ctx.scope);
-        if (doc == NULL) {
+    if (doc != NULL) {
+        e = export_json_new(ctx.base_delta_s * ctx.k, ctx.scope);
+        if (e == NULL) {
             rc = error_set(err, STATUS_NOMEM, "export JSON");
             goto out;
         }
-    } else {
+    } else if (fp != NULL) {
         put_csv_header(fp);
     }
     for (size_t i = 0; i < jobs->n; i++) {
@@ -90,18 +91,57 @@ enum status analysis_export_jobs(struct db *db, const struct analysis_settings *
         rc = job_eval(&ctx, j, &s, &ev, err);
         if (rc != STATUS_OK)
             goto out;
-        if (json) {
-            export_json_row(doc, &ctx, j, &ev);
-        } else {
+        if (e != NULL) {
+            export_json_row(e, &ctx, j, &ev);
+        } else if (fp != NULL) {
             put_csv_row(fp, &ctx, j, &ev);
         }
     }
-    if (json)
-        rc = export_json_write(doc, fp, err);
+    if (e != NULL) {
+        *doc = export_json_take(e);
+        if (*doc == NULL)
+            rc = error_set(err, STATUS_NOMEM, "export JSON");
+    }
 out:
-    export_json_free(doc);
+    export_json_free(e);
     analysis_scratch_clear(&s);
-    db_jobs_free(jobs);
     ctx_clear(&ctx);
+    return rc;
+}
+
+enum status analysis_export_jobs(struct db *db, const struct analysis_settings *settings,
+                                 const char *group_id, double granularity_s,
+                                 const char *scope, bool json, FILE *fp,
+                                 struct error *err)
+{
+    struct db_jobs *jobs = NULL;
+    struct json_t *doc = NULL;
+    enum status rc = db_jobs_of_group(db, group_id, &jobs, err);
+
+    if (rc == STATUS_OK && json) {
+        rc = export_rows(db, settings, jobs, granularity_s, scope, NULL, &doc, err);
+        if (rc == STATUS_OK)
+            rc = analysis_json_write(doc, fp, err);
+    } else if (rc == STATUS_OK) {
+        rc = export_rows(db, settings, jobs, granularity_s, scope, fp, NULL, err);
+    }
+    db_jobs_free(jobs);
+    return rc;
+}
+
+enum status analysis_jobs_metrics(struct db *db, const struct analysis_settings *settings,
+                                  const char *const *job_keys, size_t n,
+                                  double granularity_s, const char *scope, FILE *csv,
+                                  struct json_t **json, struct error *err)
+{
+    struct db_jobs *jobs = NULL;
+    enum status rc;
+
+    if (json != NULL)
+        *json = NULL;
+    rc = db_jobs_of_keys(db, job_keys, n, &jobs, err);
+    if (rc == STATUS_OK)
+        rc = export_rows(db, settings, jobs, granularity_s, scope, csv, json, err);
+    db_jobs_free(jobs);
     return rc;
 }

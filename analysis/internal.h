@@ -300,10 +300,9 @@ struct export_json *export_json_new(double granularity_s, const char *scope);
  * file systems of its series. A failure is kept for export_json_write. */
 void export_json_row(struct export_json *e, const struct analysis_ctx *c,
                      const struct db_job *j, const struct job_eval *ev);
-/* Writes the document (compact, a newline after it) to fp. STATUS_NOMEM when a row
- * could not be built; STATUS_INTERNAL when fp fails. */
-enum status export_json_write(struct export_json *e, FILE *fp,
-                              struct error *err) MUST_CHECK;
+/* The document (new; the builder keeps nothing), NULL when a row could not be
+ * built. */
+struct json_t *export_json_take(struct export_json *e);
 void export_json_free(struct export_json *e);
 
 #endif

@@ -1108,13 +1108,20 @@ void export_json_row(struct export_json *e, const struct analysis_ctx *c,
     }
 }
 
-enum status export_json_write(struct export_json *e, FILE *fp, struct error *err)
+struct json_t *export_json_take(struct export_json *e)
 {
     json_t *doc = jb_finish(&e->b);
 
+    e->b.root = NULL;
+    return doc;
+}
+
+enum status analysis_json_write(struct json_t *doc, FILE *fp, struct error *err)
+{
     if (doc == NULL)
         return error_set(err, STATUS_NOMEM, "export JSON");
     int rc = json_dumpf(doc, fp, STORE_FLAGS);
+    json_decref(doc);
     fputc('\n', fp);
     return rc == 0 ? STATUS_OK : error_set(err, STATUS_INTERNAL, "writing JSON");
 }

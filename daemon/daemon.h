@@ -4,6 +4,7 @@
 #define IOCONTEND_DAEMON_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "../analysis/analysis.h"
 #include "../common/common.h"
@@ -59,6 +60,11 @@ struct serve_settings {
  * port. STATUS_INVALID naming the parameter "listen" when it is not one. */
 enum status serve_listen_parse(const char *listen, char *host, size_t host_size,
                                int *port, struct error *err) MUST_CHECK;
+
+/* The path of the server's i-th route as web/openapi.json writes it ("{id}": a group
+ * id, "{path}": a file of the page), NULL past the last one: the OpenAPI test checks
+ * that the document describes every route. */
+const char *serve_route_path(size_t i);
 
 /* Serves until SIGINT or SIGTERM (STATUS_OK), or with check_only until health
  * answered (STATUS_OK when it answered 200, STATUS_DB otherwise). The database may

@@ -34,52 +34,72 @@ enum route {
     ROUTE_SWEEP,
     ROUTE_TABLE,
     ROUTE_COVERAGE,
+    ROUTE_OPENAPI,
     ROUTE_STATIC
 };
+
+/* Every route, as web/openapi.json writes its path: "{id}" is a group id (the
+ * segment up to the next '/'), "{path}" a file of the page (the rest of the url). */
+static const struct {
+    const char *path;
+    enum route route;
+} routes[] = {
+    {"/api/v1/health", ROUTE_HEALTH},
+    {"/api/v1/jobs", ROUTE_JOBS},
+    {"/api/v1/groups", ROUTE_GROUPS},
+    {"/api/v1/coverage", ROUTE_COVERAGE},
+    {"/api/v1/openapi.json", ROUTE_OPENAPI},
+    {"/api/v1/groups/{id}/association", ROUTE_ASSOCIATION},
+    {"/api/v1/groups/{id}/predict", ROUTE_PREDICT},
+    {"/api/v1/groups/{id}/sweep", ROUTE_SWEEP},
+    {"/api/v1/groups/{id}/table", ROUTE_TABLE},
+    {"/", ROUTE_STATIC},
+    {"/index.html", ROUTE_STATIC},
+    {"/web/{path}", ROUTE_STATIC},
+};
+
+const char *serve_route_path(size_t i)
+{
+    return i < sizeof routes / sizeof routes[0] ? routes[i].path : NULL;
+}
 
 /* The route of url. For the group routes *group is the id (into id), NULL when the
  * path segment cannot be a group id; for static files *rel is the file. */
 static enum route route_of(const char *url, char id[17], const char **group,
                            const char **rel)
 {
-    static const char groups_prefix[] = "/api/v1/groups/";
-
     *group = NULL;
     *rel = NULL;
-    if (strcmp(url, "/api/v1/health") == 0)
-        return ROUTE_HEALTH;
-    if (strcmp(url, "/api/v1/jobs") == 0)
-        return ROUTE_JOBS;
-    if (strcmp(url, "/api/v1/groups") == 0)
-        return ROUTE_GROUPS;
-    if (strcmp(url, "/api/v1/coverage") == 0)
-        return ROUTE_COVERAGE;
-    if (strcmp(url, "/") == 0 || strcmp(url, "/index.html") == 0) {
-        *rel = "index.html";
-        return ROUTE_STATIC;
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+        const char *path = routes[i].path;
+        const enum route r = routes[i].route;
+        const char *brace = strchr(path, '{');
+        if (brace == NULL) {
+            if (strcmp(url, path) != 0)
+                continue;
+            *rel = r == ROUTE_STATIC ? "index.html" : NULL;
+            return r;
+        }
+        size_t prefix = (size_t)(brace - path);
+        if (strncmp(url, path, prefix) != 0)
+            continue;
+        const char *seg = url + prefix;
+        if (r == ROUTE_STATIC) {
+            *rel = seg;
+            return r;
+        }
+        const char *slash = strchr(seg, '/');
+        if (slash == NULL || strcmp(slash, strchr(brace, '}') + 1) != 0)
+            continue;
+        size_t len = (size_t)(slash - seg);
+        if (group_id_ok(seg, len)) {
+            memcpy(id, seg, len);
+            id[len] = '\0';
+            *group = id;
+        }
+        return r;
     }
-    if (strncmp(url, "/web/", 5) == 0) {
-        *rel = url + 5;
-        return ROUTE_STATIC;
-    }
-    if (strncmp(url, groups_prefix, sizeof groups_prefix - 1) != 0)
-        return ROUTE_NONE;
-    const char *seg = url + sizeof groups_prefix - 1;
-    const char *slash = strchr(seg, '/');
-    if (slash == NULL)
-        return ROUTE_NONE;
-    enum route r = strcmp(slash, "/association") == 0 ? ROUTE_ASSOCIATION
-                   : strcmp(slash, "/predict") == 0   ? ROUTE_PREDICT
-                   : strcmp(slash, "/sweep") == 0     ? ROUTE_SWEEP
-                   : strcmp(slash, "/table") == 0     ? ROUTE_TABLE
-                                                      : ROUTE_NONE;
-    size_t len = (size_t)(slash - seg);
-    if (r != ROUTE_NONE && group_id_ok(seg, len)) {
-        memcpy(id, seg, len);
-        id[len] = '\0';
-        *group = id;
-    }
-    return r;
+    return ROUTE_NONE;
 }
 
 /* The API's token, or the admin token, which may do all the API's token does. */
@@ -130,7 +150,7 @@ static void dispatch(struct server *srv, struct MHD_Connection *conn, const char
         schema_health_add(srv, req);
         return;
     }
-    if (r != ROUTE_STATIC && !schema_ready(srv, req))
+    if (r != ROUTE_STATIC && r != ROUTE_OPENAPI && !schema_ready(srv, req))
         return;
     switch (r) {
     case ROUTE_HEALTH: route_health(srv, req); return;
@@ -143,6 +163,7 @@ static void dispatch(struct server *srv, struct MHD_Connection *conn, const char
     case ROUTE_SWEEP: route_sweep(srv, conn, req, group); return;
     case ROUTE_TABLE: route_table(srv, conn, req, group); return;
     case ROUTE_COVERAGE: route_coverage(srv, conn, req); return;
+    case ROUTE_OPENAPI: route_static(srv, req, "openapi.json"); return;
     case ROUTE_STATIC: route_static(srv, req, rel); return;
     case ROUTE_NONE: return;
     }
@@ -153,7 +174,9 @@ static enum MHD_Result send_answer(const struct server *srv, struct MHD_Connecti
                                    struct request *req)
 {
     struct MHD_Response *resp = NULL;
-    const char *type = JSON_CONTENT_TYPE;
+    /* A text answer is JSON unless its route said otherwise (CSV). */
+    const char *type = req->content_type != NULL && req->file_fd < 0 ? req->content_type
+                                                                     : JSON_CONTENT_TYPE;
     bool file = false;
 
     if (req->file_fd >= 0) {
@@ -192,11 +215,14 @@ static enum MHD_Result send_answer(const struct server *srv, struct MHD_Connecti
     }
     if (req->etag[0] != '\0')
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, req->etag);
+    if (req->next_cursor[0] != '\0')
+        MHD_add_response_header(resp, "X-Next-Cursor", req->next_cursor);
     if (req->gzip)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
     if (srv->s->cors_origin[0] != '\0') {
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ACCESS_CONTROL_ALLOW_ORIGIN,
                                 srv->s->cors_origin);
+        MHD_add_response_header(resp, "Access-Control-Expose-Headers", "X-Next-Cursor");
     }
     if (req->vary_encoding || srv->s->cors_origin[0] != '\0') {
         MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY,

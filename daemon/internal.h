@@ -99,7 +99,9 @@ struct request {
     bool vary_encoding;       /* the answer depends on Accept-Encoding */
     int file_fd;              /* a static file to send, -1 when none */
     off_t file_size;          /* its size in bytes */
-    const char *content_type; /* of the static file (a literal) */
+    const char *content_type; /* of the static file or of text (a literal); NULL:
+                                 text is JSON */
+    char next_cursor[80];     /* /jobs: the next page's cursor, "" when none */
     bool no_body;             /* 204 answers */
     bool www_authenticate;    /* 401: ask for a bearer token */
     bool allow;               /* 405 and preflight: say which methods exist */

@@ -76,17 +76,136 @@ static json_t *job_json(const struct db_job_row *r)
         (json_int_t)r->eta_mon_read, "eta_mon_write", (json_int_t)r->eta_mon_write);
 }
 
+/* granularity of the query in seconds into *out (unchanged when absent); false when
+ * answered (400). */
+static bool query_granularity(struct MHD_Connection *conn, struct request *req,
+                              double *out)
+{
+    const char *gran = query(conn, "granularity");
+    char *end = NULL;
+
+    if (gran == NULL)
+        return true;
+    errno = 0;
+    double g = strtod(gran, &end);
+    if (end == gran || *end != '\0' || errno != 0 || !isfinite(g) || !(g > 0)) {
+        answer_error(req, STATUS_INVALID, "granularity",
+                     "granularity must be a positive number of seconds");
+        return false;
+    }
+    *out = g;
+    return true;
+}
+
+/* Whether /jobs answers CSV: format=csv|json, else an Accept that names text/csv;
+ * false when answered (400). */
+static bool jobs_format(struct MHD_Connection *conn, struct request *req, bool *csv)
+{
+    const char *format = query(conn, "format");
+    const char *accept =
+        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+
+    if (format != NULL && strcmp(format, "csv") != 0 && strcmp(format, "json") != 0) {
+        answer_error(req, STATUS_INVALID, "format", "format must be csv or json");
+        return false;
+    }
+    *csv = format != NULL ? strcmp(format, "csv") == 0
+                          : accept != NULL && strstr(accept, "text/csv") != NULL;
+    return true;
+}
+
+/* o's keys set to m's; a whole number of o stays an integer (the byte counts). */
+static void job_update(json_t *o, json_t *m)
+{
+    const char *key;
+    json_t *v;
+
+    json_object_foreach(m, key, v)
+    {
+        const json_t *old = json_object_get(o, key);
+        if (json_is_integer(old) && json_is_real(v) &&
+            json_real_value(v) == (double)json_integer_value(old))
+            continue;
+        json_object_set(o, key, v);
+    }
+}
+
+/* The page's rows with their metrics (doc, taken: `export jobs --format json`'s
+ * document, whose "jobs" are the page's rows in the same order): each row is the
+ * job's identity (job_json) updated with its export row. */
+static json_t *jobs_with_metrics(const struct db_job_row *rows, size_t n, json_t *doc)
+{
+    json_t *jobs = json_array(), *exported = json_object_get(doc, "jobs"); /* borrowed */
+
+    for (size_t i = 0; jobs != NULL && i < n; i++) {
+        json_t *o = job_json(&rows[i]);
+        json_t *m = json_array_get(exported, i); /* borrowed */
+        /* The export has every job of the page unless one vanished meanwhile. */
+        if (m != NULL && json_equal(json_object_get(m, "id"), json_object_get(o, "id")))
+            job_update(o, m);
+        if (json_array_append_new(jobs, o) != 0) {
+            json_decref(jobs);
+            jobs = NULL;
+        }
+    }
+    json_object_del(doc, "jobs");
+    if (jobs == NULL || json_object_set_new(doc, "jobs", jobs) != 0) {
+        json_decref(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+/* The metrics of the page's n rows at granularity_s and scope: CSV into req, or the
+ * JSON answer into *doc. */
+static enum status jobs_metrics(struct server *srv, struct db *db, struct request *req,
+                                const struct db_job_row *rows, size_t n,
+                                double granularity_s, const char *scope, bool csv,
+                                json_t **doc, struct error *err)
+{
+    const char **keys = calloc(n + 1, sizeof *keys);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *fp = NULL;
+    enum status rc;
+
+    if (keys == NULL)
+        return error_set(err, STATUS_NOMEM, "jobs page");
+    for (size_t i = 0; i < n; i++)
+        keys[i] = rows[i].job_key;
+    if (csv && (fp = open_memstream(&text, &len)) == NULL) {
+        free((void *)keys);
+        return error_set(err, STATUS_NOMEM, "jobs page CSV");
+    }
+    rc = analysis_jobs_metrics(db, &srv->s->analysis, keys, n, granularity_s, scope, fp,
+                               csv ? NULL : doc, err);
+    free((void *)keys);
+    if (fp != NULL && fclose(fp) != 0 && rc == STATUS_OK)
+        rc = error_set(err, STATUS_NOMEM, "jobs page CSV");
+    if (rc == STATUS_OK && csv) {
+        free(req->text);
+        req->text = text;
+        req->code = 200;
+        req->content_type = "text/csv; charset=utf-8";
+    } else {
+        free(text);
+    }
+    return rc;
+}
+
 void route_jobs(struct server *srv, struct MHD_Connection *conn, struct request *req)
 {
     const char *limit_s = query(conn, "limit"), *cursor = query(conn, "cursor");
-    const char *group = query(conn, "group");
-    double from_s = NAN, to_s = NAN;
+    const char *group = query(conn, "group"), *scope = query(conn, "scope");
+    double from_s = NAN, to_s = NAN, granularity_s = 0;
     size_t limit = JOBS_LIMIT_DEFAULT, n = 0;
     struct db_job_row *rows = NULL;
     struct db_group g;
     char next[80] = "";
     struct error err = {0};
     enum status rc = STATUS_OK;
+    bool csv = false;
+    json_t *doc = NULL;
 
     if (limit_s != NULL) {
         size_t len = strlen(limit_s);
@@ -109,6 +228,12 @@ void route_jobs(struct server *srv, struct MHD_Connection *conn, struct request 
         answer_error(req, STATUS_INVALID, "group", "no group %s", group);
         return;
     }
+    if (!query_granularity(conn, req, &granularity_s) || !jobs_format(conn, req, &csv))
+        return;
+    if (scope != NULL && analysis_scope_check(scope, &err) != STATUS_OK) {
+        answer_failure(req, STATUS_INVALID, &err, "jobs", "scope");
+        return;
+    }
     struct db *db = db_acquire(srv, &err);
     if (db == NULL) {
         answer_failure(req, STATUS_DB, &err, "jobs", NULL);
@@ -119,25 +244,41 @@ void route_jobs(struct server *srv, struct MHD_Connection *conn, struct request 
         rc = db_group_get(db, group, &g, &err);
     if (rc == STATUS_OK)
         rc = db_jobs_page(db, cursor, from_s, to_s, group, limit, &rows, &n, next, &err);
-    db_release(srv, db, rc);
     if (rc == STATUS_NOT_FOUND && group != NULL) {
+        db_release(srv, db, rc);
         answer_error(req, STATUS_INVALID, "group", "no group %s", group);
         goto out;
     }
     if (rc != STATUS_OK) {
+        db_release(srv, db, rc);
         answer_failure(req, rc, &err, "jobs", "cursor");
         goto out;
     }
-    json_t *jobs = json_array();
-    for (size_t i = 0; jobs != NULL && i < n; i++) {
-        if (json_array_append_new(jobs, job_json(&rows[i])) != 0) {
-            json_decref(jobs);
-            jobs = NULL;
-        }
+    rc = jobs_metrics(srv, db, req, rows, n, granularity_s, scope, csv, &doc, &err);
+    db_release(srv, db, rc);
+    /* Without samples the jobs are still listed, with the metrics of their logs,
+     * unless the query asked for a granularity, a scope or CSV. */
+    if (rc == STATUS_NOT_FOUND && !csv && query(conn, "granularity") == NULL &&
+        scope == NULL) {
+        error_clear(&err);
+        doc = json_pack("{s:n, s:n, s:[]}", "granularity_s", "scope", "jobs");
+        rc = doc != NULL ? STATUS_OK : error_set(&err, STATUS_NOMEM, "jobs page");
     }
-    answer_json_take(req, 200,
-                     json_pack("{s:o, s:o}", "jobs", jobs, "next_cursor",
-                               next[0] != '\0' ? json_string(next) : json_null()));
+    if (rc != STATUS_OK) {
+        answer_failure(req, rc, &err, "jobs", "granularity");
+        goto out;
+    }
+    snprintf(req->next_cursor, sizeof req->next_cursor, "%s", next);
+    if (csv)
+        goto out;
+    doc = jobs_with_metrics(rows, n, doc);
+    if (doc != NULL &&
+        json_object_set_new(doc, "next_cursor",
+                            next[0] != '\0' ? json_string(next) : json_null()) != 0) {
+        json_decref(doc);
+        doc = NULL;
+    }
+    answer_json_take(req, 200, doc);
 out:
     free(rows);
 }
@@ -460,17 +601,8 @@ void route_association(struct server *srv, struct MHD_Connection *conn,
     scope = scope != NULL ? scope : "all";
     if (!metric_pair(conn, req, &y, &x))
         return;
-    if (gran != NULL) {
-        char *end = NULL;
-        errno = 0;
-        granularity_s = strtod(gran, &end);
-        if (end == gran || *end != '\0' || errno != 0 || !isfinite(granularity_s) ||
-            !(granularity_s > 0)) {
-            answer_error(req, STATUS_INVALID, "granularity",
-                         "granularity must be a positive number of seconds");
-            return;
-        }
-    }
+    if (!query_granularity(conn, req, &granularity_s))
+        return;
     if (!association_opts(conn, req, &srv->s->analysis, &opts))
         return;
     if (!counts_allowed(srv, conn, req, &opts))

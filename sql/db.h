@@ -409,6 +409,11 @@ struct db_jobs {
  * group's, or a hand-made group's members. *out is new; db_jobs_free frees it. */
 enum status db_jobs_of_group(struct db *db, const char *group_id, struct db_jobs **out,
                              struct error *err) MUST_CHECK;
+/* The jobs of job_keys (n of them, borrowed; 32 hex digits each) that exist, as
+ * db_jobs_of_group gives them, ordered by start time. STATUS_INVALID for a key that
+ * is not hex. */
+enum status db_jobs_of_keys(struct db *db, const char *const *job_keys, size_t n,
+                            struct db_jobs **out, struct error *err) MUST_CHECK;
 void db_jobs_free(struct db_jobs *jobs);
 
 struct db_stream {

@@ -17,45 +17,52 @@ void db_jobs_free(struct db_jobs *jobs)
     free(jobs);
 }
 
-enum status db_jobs_of_group(struct db *db, const char *group_id, struct db_jobs **out,
-                             struct error *err)
+/* The three queries of a job list: the jobs, their windows and their trace's
+ * operation windows, each filtered by the same condition on $1 over jobs j and
+ * ordered by (j.start_time, j.job_key). */
+struct jobs_sql {
+    const char *jobs, *windows, *x_windows;
+};
+
+#define JOBS_Q(where)                                                                    \
+    "SELECT j.job_key, j.jobid, j.group_id, j.start_time, j.t_j, j.t_um, j.t_urw, "      \
+    "j.t_s, j.t, j.t_fr, j.t_fw, j.eta_read, j.eta_write, j.eta_mon_read, "              \
+    "j.eta_mon_write, j.t_s_span, j.t_s_slowest, j.incomplete_log, "                     \
+    "CASE WHEN t.job_key IS NULL THEN 0 WHEN t.incomplete THEN 2 ELSE 1 END "            \
+    "FROM jobs j LEFT JOIN job_traces t ON t.job_key = j.job_key "                       \
+    "WHERE " where " ORDER BY j.start_time, j.job_key"
+#define WINDOWS_Q(where)                                                                 \
+    "SELECT w.job_key, w.is_write, w.start_s, w.end_s, w.fs, w.bytes "                   \
+    "FROM job_windows w JOIN jobs j USING (job_key) "                                    \
+    "WHERE " where " ORDER BY j.start_time, j.job_key, w.start_s"
+#define X_WINDOWS_Q(where)                                                               \
+    "SELECT x.job_key, x.is_write, x.start_s, x.end_s, x.fs "                            \
+    "FROM job_x_windows x JOIN job_traces t ON t.job_key = x.job_key "                   \
+    "JOIN jobs j ON j.job_key = x.job_key "                                              \
+    "WHERE NOT t.incomplete AND " where " "                                              \
+    "ORDER BY j.start_time, j.job_key, x.start_s, x.end_s, x.is_write"
+#define OF_GROUP_WHERE "($1::text IS NULL OR " J_IN_GROUP_1 ")"
+#define OF_KEYS_WHERE  "j.job_key = ANY($1::text[])"
+
+static enum status jobs_load(struct db *db, const struct jobs_sql *sql, const char *param,
+                             struct db_jobs **out, struct error *err)
 {
-    const char *vals[1] = {group_id};
+    const char *vals[1] = {param};
     PGresult *r = NULL, *w = NULL, *xw = NULL;
     struct db_jobs *jobs = NULL;
     enum status rc;
 
     *out = NULL;
     /* trace: 0 none, 1 whole, 2 incomplete (enum db_trace). */
-    rc = exec_params(
-        db,
-        "SELECT j.job_key, j.jobid, j.group_id, j.start_time, j.t_j, j.t_um, j.t_urw, "
-        "j.t_s, j.t, j.t_fr, j.t_fw, j.eta_read, j.eta_write, j.eta_mon_read, "
-        "j.eta_mon_write, j.t_s_span, j.t_s_slowest, j.incomplete_log, "
-        "CASE WHEN t.job_key IS NULL THEN 0 WHEN t.incomplete THEN 2 ELSE 1 END "
-        "FROM jobs j LEFT JOIN job_traces t ON t.job_key = j.job_key "
-        "WHERE ($1::text IS NULL OR " J_IN_GROUP_1 ") "
-        "ORDER BY j.start_time, j.job_key",
-        1, vals, &r, err);
+    rc = exec_params(db, sql->jobs, 1, vals, &r, err);
     if (rc != STATUS_OK)
         return rc;
-    rc = exec_params(db,
-                     "SELECT w.job_key, w.is_write, w.start_s, w.end_s, w.fs, w.bytes "
-                     "FROM job_windows w JOIN jobs j USING (job_key) "
-                     "WHERE ($1::text IS NULL OR " J_IN_GROUP_1 ") "
-                     "ORDER BY j.start_time, j.job_key, w.start_s",
-                     1, vals, &w, err);
+    rc = exec_params(db, sql->windows, 1, vals, &w, err);
     if (rc != STATUS_OK)
         goto out;
     /* The operation windows of whole traces only (METHOD.md §10: an incomplete
      * trace gives no _x metric), in the jobs' order. */
-    rc = exec_params(db,
-                     "SELECT x.job_key, x.is_write, x.start_s, x.end_s, x.fs "
-                     "FROM job_x_windows x JOIN job_traces t ON t.job_key = x.job_key "
-                     "JOIN jobs j ON j.job_key = x.job_key "
-                     "WHERE NOT t.incomplete AND ($1::text IS NULL OR " J_IN_GROUP_1 ") "
-                     "ORDER BY j.start_time, j.job_key, x.start_s, x.end_s, x.is_write",
-                     1, vals, &xw, err);
+    rc = exec_params(db, sql->x_windows, 1, vals, &xw, err);
     if (rc != STATUS_OK)
         goto out;
     jobs = calloc(1, sizeof *jobs);
@@ -130,6 +137,52 @@ out:
     PQclear(r);
     PQclear(w);
     PQclear(xw);
+    return rc;
+}
+
+enum status db_jobs_of_group(struct db *db, const char *group_id, struct db_jobs **out,
+                             struct error *err)
+{
+    static const struct jobs_sql sql = {JOBS_Q(OF_GROUP_WHERE), WINDOWS_Q(OF_GROUP_WHERE),
+                                        X_WINDOWS_Q(OF_GROUP_WHERE)};
+
+    return jobs_load(db, &sql, group_id, out, err);
+}
+
+enum status db_jobs_of_keys(struct db *db, const char *const *job_keys, size_t n,
+                            struct db_jobs **out, struct error *err)
+{
+    static const struct jobs_sql sql = {JOBS_Q(OF_KEYS_WHERE), WINDOWS_Q(OF_KEYS_WHERE),
+                                        X_WINDOWS_Q(OF_KEYS_WHERE)};
+    char *array = NULL;
+    size_t size = 3;
+    enum status rc;
+
+    /* A text[] literal: the keys are hex (db_job_key), so none needs quoting. */
+    *out = NULL;
+    for (size_t i = 0; i < n; i++)
+        size += strlen(job_keys[i]) + 1;
+    array = malloc(size);
+    if (array == NULL)
+        return error_set(err, STATUS_NOMEM, "job keys");
+    char *p = array;
+    *p++ = '{';
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(job_keys[i]);
+        if (len == 0 || strspn(job_keys[i], "0123456789abcdefABCDEF") != len) {
+            free(array);
+            return error_set(err, STATUS_INVALID, "job key %.40s is not hex",
+                             job_keys[i]);
+        }
+        if (i > 0)
+            *p++ = ',';
+        memcpy(p, job_keys[i], len);
+        p += len;
+    }
+    *p++ = '}';
+    *p = '\0';
+    rc = jobs_load(db, &sql, array, out, err);
+    free(array);
     return rc;
 }
 

@@ -5,7 +5,7 @@ set -eu
 pkgs="build-essential pkg-config libgsl-dev libpq-dev libjansson-dev libmicrohttpd-dev
 libcmocka-dev libinih-dev zlib1g-dev libbz2-dev liblzma-dev sysstat postgresql-15 postgresql-client-15 clang-format clang-tidy cppcheck
 clang-14 libclang-rt-14-dev
-python3-numpy python3-scipy python3-sklearn python3-statsmodels curl ca-certificates
+python3-numpy python3-scipy python3-sklearn python3-statsmodels python3-jsonschema curl ca-certificates
 util-linux procps time chromium tzdata wrk"
 missing=""
 for p in $pkgs; do
