@@ -321,6 +321,21 @@ static void serve_unit_is_sandboxed(void **state)
     free(user);
 }
 
+/* systemd-sysusers, over DESTDIR as the root, would make the user (and its group)
+ * that iocontend.service runs as. */
+static void sysusers_makes_the_service_user(void **state)
+{
+    int rc;
+
+    (void)state;
+    char *out = run(&rc, "systemd-sysusers --root='%s' --dry-run 2>&1", fx.dest);
+    if (rc != 0 || strstr(out, "Creating user 'iocontend'") == NULL)
+        print_error("systemd-sysusers exited %d:\n%s\n", rc, out);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out, "Creating user 'iocontend'"));
+    free(out);
+}
+
 static void man_pages_render_without_warnings(void **state)
 {
     static const char *const pages[] = {"/share/man/man1/iocontend.1",
@@ -553,6 +568,7 @@ int main(void)
         cmocka_unit_test(installed_serve_finds_the_installed_page),
         cmocka_unit_test(units_pass_systemd_analyze_verify),
         cmocka_unit_test(serve_unit_is_sandboxed),
+        cmocka_unit_test(sysusers_makes_the_service_user),
         cmocka_unit_test(man_pages_render_without_warnings),
         cmocka_unit_test(man_page_names_every_command_and_option),
         cmocka_unit_test(conf_page_and_example_name_every_key),
