@@ -1,7 +1,8 @@
 #!/bin/sh
 # iocontend-nightly: the night's work of iocontend-nightly.service: ingest the new
 # Darshan logs and server samples, then analyze (and sweep). What to ingest comes
-# from the environment, which the unit reads from /etc/iocontend/nightly.conf:
+# from @SYSCONFDIR@/iocontend/nightly.conf (IOCONTEND_NIGHTLY_CONF: another file),
+# read as sh, so that cron can run this as systemd does:
 #   IOCONTEND_DARSHAN  Darshan log directories. One laid out by darshan's
 #                      darshan-mk-log-dirs (DIR/YYYY/M/D) gives only the days of
 #                      IOCONTEND_DAYS back (default 2: yesterday and today, for the
@@ -14,6 +15,11 @@
 # that says a step did not run (64 and up), else 1 when inputs were quarantined or
 # jobs excluded, else 0.
 set -u
+conf=${IOCONTEND_NIGHTLY_CONF:-@SYSCONFDIR@/iocontend/nightly.conf}
+if [ -r "$conf" ]; then
+    # shellcheck source=/dev/null
+    . "$conf"
+fi
 bin=${IOCONTEND_NIGHTLY_BIN:-@BINDIR@/iocontend}
 days=${IOCONTEND_DAYS:-2}
 worst=0

@@ -493,10 +493,11 @@ static void conf_page_and_example_name_every_key(void **state)
     free(src);
 }
 
-/* The installed nightly script over a stand-in program that records its arguments:
- * yesterday's and today's directories of a darshan tree laid out by day (not an
- * older one), a flat tree whole, each file system, then analyze and the sweep; the
- * exit status is the first failure (66), else 1 for a partial run. */
+/* The installed nightly script over a stand-in program that records its arguments,
+ * with its settings from its environment and its nightly.conf: yesterday's and
+ * today's directories of a darshan tree laid out by day (not an older one), a flat
+ * tree whole, each file system, then analyze and the sweep; the exit status is the
+ * first failure (66), else 1 for a partial run. */
 static void nightly_runs_every_step_and_keeps_the_first_failure(void **state)
 {
     char dir[512], stub[512 + 16];
@@ -517,13 +518,17 @@ static void nightly_runs_every_step_and_keeps_the_first_failure(void **state)
         "esac\nexit 0\n";
     assert_int_equal(testutil_write_file(stub, script, sizeof script - 1), 0);
     assert_int_equal(chmod(stub, 0755), 0);
+    char conf[512 + 16];
+    snprintf(conf, sizeof conf, "%s/nightly.conf", dir);
+    static const char text[] = "IOCONTEND_SWEEP=1\nIOCONTEND_OPTIONS=\"--config /c\"\n";
+    assert_int_equal(testutil_write_file(conf, text, sizeof text - 1), 0);
     for (int b_exit = 66; b_exit >= 0; b_exit -= 66) {
         char *o = run(&rc,
                       "rm -f '%s/calls'; env B_EXIT=%d IOCONTEND_NIGHTLY_BIN='%s' "
-                      "IOCONTEND_DARSHAN='%s/logs %s/flat' IOCONTEND_IOSTAT='a=/x b=/y' "
-                      "IOCONTEND_SWEEP=1 IOCONTEND_OPTIONS='--config /c' '%s%s/libexec/"
-                      "iocontend/iocontend-nightly' >/dev/null 2>&1",
-                      dir, b_exit, stub, dir, dir, fx.dest, PREFIX);
+                      "IOCONTEND_NIGHTLY_CONF='%s' IOCONTEND_DARSHAN='%s/logs %s/flat' "
+                      "IOCONTEND_IOSTAT='a=/x b=/y' '%s%s/libexec/iocontend/"
+                      "iocontend-nightly' >/dev/null 2>&1",
+                      dir, b_exit, stub, conf, dir, dir, fx.dest, PREFIX);
         free(o);
         assert_int_equal(rc, b_exit == 66 ? 66 : 1);
     }
