@@ -107,7 +107,8 @@ static int group_setup(void **state)
         snprintf(fx.build, sizeof fx.build, "%s", dir);
     }
     snprintf(fx.dest, sizeof fx.dest, "/tmp/iocontend-install-XXXXXX");
-    /* mkdtemp makes it 0700: the user iocontend runs the installed serve from it. */
+    /* Under /tmp, not $TMPDIR, and 0755 (mkdtemp makes it 0700): the user iocontend
+     * runs the installed serve from it. */
     if (mkdtemp(fx.dest) == NULL || chmod(fx.dest, 0755) != 0)
         return -1;
     snprintf(fx.bin, sizeof fx.bin, "%s%s/bin/iocontend", fx.dest, PREFIX);
