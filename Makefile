@@ -48,7 +48,7 @@ ALL_H    := $(wildcard common/*.h stats/*.h sql/*.h ingest/*.h analysis/*.h daem
 
 .SECONDARY:
 .PHONY: all deps lint fmt test test-run check demo bench bench-build clean \
-        compile_commands.json fuzz fuzz-build
+        compile_commands.json fuzz fuzz-build install uninstall
 all: $(LIB) $(PROG) $(if $(GEN_SRC),$(GEN))
 
 $(BUILD)/%.o: %.c
@@ -89,6 +89,64 @@ $(BUILD)/fuzz/replay_config $(BUILD)/fuzz/fuzz_config: $(CLI_OBJ)
 
 $(FUZZ_BIN): $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/fuzz_%.o $(BUILD)/fuzz/fuzz.o $(LIB)
 	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $(filter-out $(LIB),$^) $(LIB) $(LDLIBS)
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the programs, the page, the man pages,
+# the example configuration and the systemd units (dist/). The page goes to
+# PREFIX/share/iocontend/web, which the binary finds from PREFIX/bin (daemon/static.c),
+# so BINDIR and the page's folder follow PREFIX; IOCONTEND_WEB_DIR still wins. The
+# configuration stays under /etc (cli/config.c reads /etc/iocontend/iocontend.conf
+# whatever PREFIX); nightly.conf, the admin's, is never overwritten. Without DESTDIR
+# the service's user is made (systemd-sysusers) and systemd reloads its units.
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+BINDIR      := $(PREFIX)/bin
+LIBEXECDIR  := $(PREFIX)/libexec
+WEBDIR      := $(PREFIX)/share/iocontend/web
+MANDIR      ?= $(PREFIX)/share/man
+SYSCONFDIR  ?= /etc
+UNITDIR     ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+UNITS       := iocontend.service iocontend-db.service iocontend-nightly.service \
+               iocontend-nightly.timer
+SUBST       := sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' \
+                   -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g'
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/iocontend $(DESTDIR)$(WEBDIR) \
+	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(SYSCONFDIR)/iocontend \
+	  $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR)
+	install -m 0755 $(PROG) $(GEN) $(DESTDIR)$(BINDIR)/
+	$(SUBST) dist/iocontend-nightly.sh > $(DESTDIR)$(LIBEXECDIR)/iocontend/iocontend-nightly
+	chmod 0755 $(DESTDIR)$(LIBEXECDIR)/iocontend/iocontend-nightly
+	install -m 0644 web/* $(DESTDIR)$(WEBDIR)/
+	install -m 0644 man/iocontend.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 man/iocontend.conf.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 dist/iocontend.conf.example $(DESTDIR)$(SYSCONFDIR)/iocontend/
+	test -e $(DESTDIR)$(SYSCONFDIR)/iocontend/nightly.conf || \
+	  install -m 0644 dist/nightly.conf $(DESTDIR)$(SYSCONFDIR)/iocontend/
+	for u in $(UNITS); do \
+	  in=dist/$$u; [ -e $$in ] || in=dist/$$u.in; \
+	  $(SUBST) $$in > $(DESTDIR)$(UNITDIR)/$$u && chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; \
+	done
+	install -m 0644 dist/iocontend.sysusers $(DESTDIR)$(SYSUSERSDIR)/iocontend.conf
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ]; then \
+	  if command -v systemd-sysusers >/dev/null; then \
+	    systemd-sysusers $(SYSUSERSDIR)/iocontend.conf; fi; \
+	  if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; \
+	fi
+
+# Leaves /etc/iocontend/iocontend.conf and nightly.conf (the admin's), the user
+# iocontend and the state directory.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/iocontend $(DESTDIR)$(BINDIR)/iocontend-gen \
+	  $(DESTDIR)$(LIBEXECDIR)/iocontend/iocontend-nightly \
+	  $(addprefix $(DESTDIR)$(WEBDIR)/,$(notdir $(wildcard web/*))) \
+	  $(DESTDIR)$(MANDIR)/man1/iocontend.1 $(DESTDIR)$(MANDIR)/man5/iocontend.conf.5 \
+	  $(DESTDIR)$(SYSCONFDIR)/iocontend/iocontend.conf.example \
+	  $(addprefix $(DESTDIR)$(UNITDIR)/,$(UNITS)) $(DESTDIR)$(SYSUSERSDIR)/iocontend.conf
+	rmdir $(DESTDIR)$(LIBEXECDIR)/iocontend $(DESTDIR)$(WEBDIR) \
+	  $(DESTDIR)$(PREFIX)/share/iocontend 2>/dev/null || true
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
 
 # Installs what building and testing need on Debian 12 (as root), only when missing.
 deps:
