@@ -463,12 +463,19 @@ static void connect_first(struct server *srv, const struct serve_settings *s)
     srv->target_ok = rc == STATUS_OK;
     snprintf(srv->target.user, sizeof srv->target.user, "%s",
              s->db_user != NULL && s->db_user[0] != '\0' ? s->db_user : DB_READER_ROLE);
-    /* Starting fills the socket directory (the mkdtemp fallback for a long state
-     * directory) in the target that reconnections use. */
-    if (rc == STATUS_OK && srv->target.embedded && !db_cluster_running(&srv->target))
-        rc = db_cluster_start(&srv->target, &db_err);
-    if (rc == STATUS_OK && db_open(&srv->target, &db, &db_err) != STATUS_OK)
+    /* A cluster that answers is used as it is: the service's user (the read-only
+     * role) may not look into a state directory that root owns. Only one that does
+     * not answer is started; starting fills the socket directory (the mkdtemp
+     * fallback for a long state directory) in the target that reconnections use. */
+    if (rc == STATUS_OK && db_open(&srv->target, &db, &db_err) != STATUS_OK) {
         db = NULL;
+        if (srv->target.embedded && !db_cluster_running(&srv->target)) {
+            error_clear(&db_err);
+            rc = db_cluster_start(&srv->target, &db_err);
+            if (rc == STATUS_OK && db_open(&srv->target, &db, &db_err) != STATUS_OK)
+                db = NULL;
+        }
+    }
     if (db == NULL) {
         error_format(&db_err, detail, sizeof detail);
         log_warn("database unavailable (%s); serving anyway, health answers 503", detail);
