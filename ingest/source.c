@@ -118,6 +118,13 @@ const char *source_codec_name(enum source_codec c)
 /* What a decoder step found. */
 enum step { STEP_MORE, STEP_END, STEP_BAD, STEP_NOMEM };
 
+/* What the xz decoder may take for one stream (its dictionary, mostly). */
+#define XZ_MEMLIMIT_BYTES ((uint64_t)256 << 20)
+
+static const char why_memlimit[] =
+    "needs more than 256 MiB to decode (a dictionary past xz -9's): decompress it with "
+    "xz -d";
+
 /* One codec behind a common face: init, a step over in/out, end. */
 struct codec {
     z_stream z;
@@ -142,9 +149,11 @@ static bool codec_init(struct codec *c)
         break;
     case SOURCE_XZ:
         c->xz = (lzma_stream)LZMA_STREAM_INIT;
-        /* Concatenated streams as xz -d reads them; no memory limit beyond the
-         * decoder's own (the output is bounded by max). */
-        c->open = lzma_stream_decoder(&c->xz, UINT64_MAX, LZMA_CONCATENATED) == LZMA_OK;
+        /* Concatenated streams as xz -d reads them. The memory limit: a header may ask
+         * for a 1.5 GiB dictionary per file, in every reading thread; xz -9 needs
+         * 65 MiB. */
+        c->open =
+            lzma_stream_decoder(&c->xz, XZ_MEMLIMIT_BYTES, LZMA_CONCATENATED) == LZMA_OK;
         break;
     case SOURCE_PLAIN: c->open = false; break;
     }
@@ -229,8 +238,11 @@ static enum step codec_step(struct codec *c, const unsigned char **in, size_t *n
         *n = c->xz.avail_in;
         if (xr == LZMA_STREAM_END) {
             st = STEP_END;
-        } else if (xr == LZMA_MEM_ERROR || xr == LZMA_MEMLIMIT_ERROR) {
+        } else if (xr == LZMA_MEM_ERROR) {
             st = STEP_NOMEM;
+        } else if (xr == LZMA_MEMLIMIT_ERROR) {
+            c->why = why_memlimit;
+            st = STEP_BAD;
         } else if (xr != LZMA_OK && xr != LZMA_BUF_ERROR) {
             c->why = xr == LZMA_FORMAT_ERROR    ? "not an xz stream"
                      : xr == LZMA_OPTIONS_ERROR ? "unsupported options"
@@ -289,8 +301,10 @@ static enum status decode(struct codec *c, struct raw *r, struct out *o,
         }
         if (st == STEP_NOMEM)
             return error_set(err, STATUS_NOMEM, "decompressing");
-        if (st == STEP_BAD && c->why != NULL)
-            return error_set(err, STATUS_PARSE, "corrupt %s stream: %s", name, c->why);
+        if (st == STEP_BAD && c->why != NULL) {
+            return error_set(err, STATUS_PARSE, "%s%s stream: %s",
+                             c->why == why_memlimit ? "" : "corrupt ", name, c->why);
+        }
         if (st == STEP_END) {
             ended = true;
         } else if (!have && (made == 0 || st == STEP_BAD)) {

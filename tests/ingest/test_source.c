@@ -173,6 +173,42 @@ static void cut_or_corrupt_stream_is_refused(void **state)
     }
 }
 
+/* An xz stream whose header asks for a 1.5 GiB dictionary (made by Debian's
+ * python3 lzma, 1000 bytes in 76) is refused, not decoded: every reading thread
+ * would hold that much. A 64 MiB dictionary (xz -9) still decodes. */
+static void xz_past_the_memory_limit_is_refused(void **state)
+{
+    char cmd[3 * PATH_MAX];
+    struct source s;
+    struct error err;
+
+    static const int dict_mib[] = {64, 1536};
+
+    (void)state;
+    for (size_t i = 0; i < 2; i++) {
+        const int mib = dict_mib[i];
+        snprintf(cmd, sizeof cmd,
+                 "/usr/bin/python3 -c 'import lzma, sys; sys.stdout.buffer.write("
+                 "lzma.compress(b\"x\" * 1000, format=lzma.FORMAT_XZ, filters=[{\"id\": "
+                 "lzma.FILTER_LZMA2, \"dict_size\": %d << 20, \"mf\": lzma.MF_HC3}]))' "
+                 "> '%s'",
+                 mib, work_path("dict.xz"));
+        sh(cmd);
+        enum status rc = read_source("dict.xz", 1 << 20, &s, &err);
+        if (mib == 64) {
+            assert_int_equal(rc, STATUS_OK);
+            assert_int_equal(s.len, 1000);
+        } else {
+            assert_int_equal(rc, STATUS_PARSE);
+            assert_true(s.corrupt);
+            assert_null(s.data);
+            if (strstr(err.msg, "xz stream: needs more than 256 MiB to decode") == NULL)
+                fail_msg("%s", err.msg);
+        }
+        source_free(&s);
+    }
+}
+
 /* 64 MiB of zeros compress to about 64 KiB (gzip), 50 bytes (bzip2) or 10 KiB
  * (xz): with a cap of 1 MiB each is too large, found after at most the cap plus one
  * buffer decompressed. */
@@ -560,6 +596,7 @@ int main(void)
         cmocka_unit_test(concatenated_members_read_whole),
         cmocka_unit_test(cut_or_corrupt_stream_is_refused),
         cmocka_unit_test(decompression_bomb_is_too_large),
+        cmocka_unit_test(xz_past_the_memory_limit_is_refused),
         cmocka_unit_test(names_lose_their_compression_suffix),
         cmocka_unit_test(sa_file_gives_the_samples_of_its_csv),
         cmocka_unit_test(sa_devices_of_fixed_majors_are_named_anywhere),
