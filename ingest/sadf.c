@@ -414,6 +414,41 @@ static bool run_ok(const struct run *r)
            WEXITSTATUS(r->status) == 0;
 }
 
+/* The version of the sadf at path ("sysstat version 12.6.1" from sadf -V) into
+ * have; false when it cannot be told. fd: any readable file for its input. */
+static bool sadf_version(const char *sadf, int fd, unsigned have[3])
+{
+    static const char *const words_v[] = {"sadf", "-V", NULL};
+    struct run r;
+    struct error ignored = {0};
+    static const char lead[] = "sysstat version ";
+    bool ok = run_sadf(sadf, words_v, fd, 4096, "sadf -V", &r, &ignored) == STATUS_OK &&
+              run_ok(&r) && r.out != NULL && strncmp(r.out, lead, sizeof lead - 1) == 0;
+    const char *s = ok ? r.out + sizeof lead - 1 : "";
+
+    for (int i = 0; ok && i < 3; i++) {
+        char *end;
+        unsigned long v = strtoul(s, &end, 10);
+        ok = end != s && v < 1000 && (i == 2 || *end == '.');
+        have[i] = (unsigned)v;
+        s = end + 1;
+    }
+    free(r.out);
+    return ok;
+}
+
+/* Whether the sysstat that wrote m is later than have. */
+static bool version_after(const struct sa_magic *m, const unsigned have[3])
+{
+    const unsigned file[3] = {m->version, m->patch, m->sublevel};
+
+    for (int i = 0; i < 3; i++) {
+        if (file[i] != have[i])
+            return file[i] > have[i];
+    }
+    return false;
+}
+
 enum status sa_to_json(const char *data, size_t len, const char *path, size_t max,
                        char **json, size_t *json_len, struct error *err)
 {
@@ -441,6 +476,18 @@ enum status sa_to_json(const char *data, size_t len, const char *path, size_t ma
     rc = run_sadf(sadf, words_j, fd, max, path, &r, err);
     if (rc == STATUS_OK && !run_ok(&r) &&
         strstr(r.msg, "cannot read the format") != NULL) {
+        unsigned have[3];
+        if (m.format > SA_FORMAT_12 && sadf_version(sadf, fd, have) &&
+            !version_after(&m, have)) {
+            free(r.out);
+            close(fd);
+            return error_at(err, STATUS_PARSE, path, 0,
+                            "an sa file whose header says format %#x of sysstat "
+                            "%u.%u.%u, which this sadf (%u.%u.%u) would read: not "
+                            "that sysstat's file",
+                            m.format, m.version, m.patch, m.sublevel, have[0], have[1],
+                            have[2]);
+        }
         if (m.format > SA_FORMAT_12) {
             free(r.out);
             close(fd);

@@ -528,8 +528,10 @@ static void missing_sadf_names_the_package(void **state)
 }
 
 /* The header edited to a newer sysstat's format (13.0.5, 0x2176): the error names
- * the version needed. Edited to an older format (0x2173), sadf -c is tried first,
- * and its refusal (the body is 12.6.1's, not 0x2173's) is the file's fault. */
+ * the version needed. The newer format with the version of Debian 12's sadf
+ * (12.6.1), which would read its own files: the header lies, the file's fault.
+ * Edited to an older format (0x2173), sadf -c is tried first, and its refusal (the
+ * body is 12.6.1's, not 0x2173's) is the file's fault. */
 static void newer_or_older_sa_formats(void **state)
 {
     size_t len;
@@ -547,6 +549,15 @@ static void newer_or_older_sa_formats(void **state)
                      STATUS_NOT_FOUND);
     assert_null(json);
     if (strstr(err.msg, "sysstat 13.0.5 or later") == NULL)
+        fail_msg("%s", err.msg);
+    sa[4] = 12;
+    sa[5] = 6;
+    sa[6] = 1;
+    memset(&err, 0, sizeof err);
+    assert_int_equal(sa_to_json(sa, len, "forged.sa", 64 << 20, &json, &json_len, &err),
+                     STATUS_PARSE);
+    if (strstr(err.msg, "format 0x2176 of sysstat 12.6.1, which this sadf (12.6.1) "
+                        "would read") == NULL)
         fail_msg("%s", err.msg);
     sa[2] = 0x73;
     sa[4] = 12;
