@@ -3,8 +3,10 @@
 #ifndef IOCONTEND_DAEMON_H
 #define IOCONTEND_DAEMON_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "../analysis/analysis.h"
 #include "../common/common.h"
@@ -65,6 +67,22 @@ enum status serve_listen_parse(const char *listen, char *host, size_t host_size,
  * id, "{path}": a file of the page), NULL past the last one: the OpenAPI test checks
  * that the document describes every route. */
 const char *serve_route_path(size_t i);
+
+/* Where Debian's libjs-* packages install their browser files; $IOCONTEND_JS_DIR,
+ * when set, replaces it. The page loads Vega from there through /lib/{path}. */
+#define SERVE_JS_DIR "/usr/share/javascript"
+const char *serve_js_dir(void);
+
+/* Opens the library file rel ("vega/vega-util.js") under serve_js_dir() for reading:
+ * only a .js file directly in the folder of vega, requirejs or topojson-client, and
+ * only when, links resolved, it still lies there. Returns the descriptor (the caller
+ * closes it) with its size in *size, or -1 with STATUS_NOT_FOUND in err. */
+int serve_js_open(const char *rel, off_t *size, struct error *err);
+
+/* The page's folder (web/): $IOCONTEND_WEB_DIR, else the first web/ holding
+ * index.html from the binary's folder upwards, else share/iocontend/web beside an
+ * installed bin/; "" when none. */
+void serve_web_dir_find(char out[PATH_MAX]);
 
 /* Serves until SIGINT or SIGTERM (STATUS_OK), or with check_only until health
  * answered (STATUS_OK when it answered 200, STATUS_DB otherwise). The database may

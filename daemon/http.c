@@ -35,7 +35,8 @@ enum route {
     ROUTE_TABLE,
     ROUTE_COVERAGE,
     ROUTE_OPENAPI,
-    ROUTE_STATIC
+    ROUTE_STATIC,
+    ROUTE_LIB
 };
 
 /* Every route, as web/openapi.json writes its path: "{id}" is a group id (the
@@ -56,6 +57,7 @@ static const struct {
     {"/", ROUTE_STATIC},
     {"/index.html", ROUTE_STATIC},
     {"/web/{path}", ROUTE_STATIC},
+    {"/lib/{path}", ROUTE_LIB},
 };
 
 const char *serve_route_path(size_t i)
@@ -84,7 +86,7 @@ static enum route route_of(const char *url, char id[17], const char **group,
         if (strncmp(url, path, prefix) != 0)
             continue;
         const char *seg = url + prefix;
-        if (r == ROUTE_STATIC) {
+        if (r == ROUTE_STATIC || r == ROUTE_LIB) {
             *rel = seg;
             return r;
         }
@@ -150,7 +152,8 @@ static void dispatch(struct server *srv, struct MHD_Connection *conn, const char
         schema_health_add(srv, req);
         return;
     }
-    if (r != ROUTE_STATIC && r != ROUTE_OPENAPI && !schema_ready(srv, req))
+    if (r != ROUTE_STATIC && r != ROUTE_LIB && r != ROUTE_OPENAPI &&
+        !schema_ready(srv, req))
         return;
     switch (r) {
     case ROUTE_HEALTH: route_health(srv, req); return;
@@ -165,6 +168,7 @@ static void dispatch(struct server *srv, struct MHD_Connection *conn, const char
     case ROUTE_COVERAGE: route_coverage(srv, conn, req); return;
     case ROUTE_OPENAPI: route_static(srv, req, "openapi.json"); return;
     case ROUTE_STATIC: route_static(srv, req, rel); return;
+    case ROUTE_LIB: route_lib(req, rel); return;
     case ROUTE_NONE: return;
     }
 }
@@ -509,7 +513,7 @@ enum status serve_run(const struct serve_settings *s, struct error *err)
                          "serve: threads, compute_threads, deadline_s, "
                          "max_connections_per_address and idle_timeout_s must be > 0");
     }
-    find_web_dir(srv.web_dir);
+    serve_web_dir_find(srv.web_dir);
     /* One connection for each HTTP worker and each computing thread: no route waits
      * for another's. */
     if (!db_pool_init(&srv, (size_t)lim->threads + lim->compute_threads))

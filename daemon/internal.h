@@ -242,9 +242,7 @@ void route_table(struct server *srv, struct MHD_Connection *conn, struct request
 void route_coverage(struct server *srv, struct MHD_Connection *conn, struct request *req);
 /* rel is the path under the page's folder, already percent-decoded. */
 void route_static(const struct server *srv, struct request *req, const char *rel);
-/* The page's folder: $IOCONTEND_WEB_DIR, else the first web/ holding index.html
- * from the binary's folder upwards, else share/iocontend/web beside an installed
- * bin/; "" when none. */
-void find_web_dir(char out[PATH_MAX]);
+/* rel is a file of a JavaScript library under serve_js_dir() (serve_js_open). */
+void route_lib(struct request *req, const char *rel);
 
 #endif

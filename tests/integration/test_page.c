@@ -1,5 +1,6 @@
-/* test_page.c: the dashboard page (web/index.html) in a real headless browser against
- * a real server: what it renders is what the API serves. */
+/* test_page.c: the dashboard page (web/index.html) and `report sweep` in a real
+ * headless browser driven over WebDriver: what they draw with Vega is what the API
+ * serves, with no console error, and the report needs no network. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,10 +8,12 @@
 
 #include <cmocka.h>
 
+#include "../../common/common.h"
 #include "../support/pgfixture.h"
 #include "../support/sample.h"
 #include "../support/server.h"
 #include "../support/testutil.h"
+#include "../support/webdriver.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -18,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define TOKEN "t0ken-2.385"
@@ -25,8 +29,9 @@
 /* The fixture of the whole suite: a small sample (one seed), ingested and analysed. */
 static struct {
     struct pgfixture db;
-    struct server main; /* open: no token */
-    char conf[600];     /* the sample's iocontend.conf */
+    struct server main;   /* open: no token */
+    char conf[600];       /* the sample's iocontend.conf */
+    struct webdriver web; /* one browser for the whole suite */
 } fx;
 
 static int group_setup(void **state)
@@ -50,12 +55,15 @@ static int group_setup(void **state)
         rc = pgfixture_cmd(&fx.db, "--config '%s' analyze --sweep", fx.conf);
     if (rc != 0 && rc != 1)
         return -1;
-    return server_start(&fx.main, &fx.db, fx.conf);
+    if (server_start(&fx.main, &fx.db, fx.conf) != 0)
+        return -1;
+    return webdriver_start(&fx.web, fx.db.state_dir, 1400, 1000);
 }
 
 static int group_teardown(void **state)
 {
     (void)state;
+    webdriver_stop(&fx.web);
     server_stop(&fx.main);
     pgfixture_stop(&fx.db);
     return 0;
@@ -63,14 +71,64 @@ static int group_teardown(void **state)
 
 /* ---- the browser --------------------------------------------------------------- */
 
-/* The DOM of http://127.0.0.1:port/path once the page's scripts have run. Caller
- * frees. */
-static char *rendered(int port, const char *path)
+/* Opens url and waits until the page's scripts are done (window.iocontendDone, when
+ * the page has it); the console's errors since, each printed, into *errors (NULL:
+ * fail on any). */
+static void open_page(const char *url, size_t *errors)
+{
+    json_decref(webdriver_console(&fx.web)); /* drop what earlier pages left */
+    webdriver_open(&fx.web, url);
+    json_decref(webdriver_run(&fx.web,
+                              "const done = arguments[arguments.length - 1];"
+                              "Promise.resolve(window.iocontendDone).then(() => done(1),"
+                              " e => done(String(e)));",
+                              NULL, 1));
+    json_t *console = webdriver_console(&fx.web);
+    size_t n = webdriver_errors(console);
+    json_decref(console);
+    if (errors != NULL) {
+        *errors = n;
+    } else {
+        assert_int_equal(n, 0);
+    }
+}
+
+/* The DOM of http://127.0.0.1:port/path once the page's scripts have run; with
+ * no_errors, failing on a console error. Caller frees. */
+static char *rendered_checked(int port, const char *path, bool no_errors)
 {
     char url[512];
+    size_t errors = 0;
 
     snprintf(url, sizeof url, "http://" SERVER_HOST ":%d%s", port, path);
-    return testutil_browser_dom(url, fx.db.state_dir);
+    open_page(url, no_errors ? NULL : &errors);
+    json_t *dom =
+        webdriver_run(&fx.web, "return document.documentElement.outerHTML;", NULL, 0);
+    assert_true(json_is_string(dom));
+    char *out = strdup(json_string_value(dom));
+    json_decref(dom);
+    assert_non_null(out);
+    return out;
+}
+
+static char *rendered(int port, const char *path)
+{
+    return rendered_checked(port, path, true);
+}
+
+/* The data set name of the Vega view the page keeps as key, as JSON (the caller
+ * json_decref's); fails when there is no such view. */
+static json_t *view_data(const char *key, const char *name)
+{
+    json_t *args = json_pack("[s,s]", key, name);
+    json_t *rows = webdriver_run(&fx.web,
+                                 "const v = (window.iocontendViews || {})[arguments[0]];"
+                                 "return v ? v.data(arguments[1]) : null;",
+                                 args, 0);
+    json_decref(args);
+    if (!json_is_array(rows))
+        fail_msg("no Vega view %s with a data set %s", key, name);
+    return rows;
 }
 
 /* ---- reading the DOM ------------------------------------------------------------- */
@@ -239,142 +297,216 @@ static void page_shows_what_the_api_serves(const char *path)
     json_decref(groups);
 }
 
-/* The last c in [from, at), or from when none. */
-static const char *strrchr_before(const char *from, const char *at, char c)
+/* The number field of row i of a view's data set. */
+static double field(const json_t *rows, size_t i, const char *name)
 {
-    while (at > from && *at != c)
-        at--;
-    return at;
+    const json_t *v = json_object_get(json_array_get(rows, i), name);
+    if (!json_is_number(v))
+        fail_msg("row %zu has no number %s", i, name);
+    return json_number_value(v);
 }
 
-/* The value of the attribute name="…" at the first place after from where it
- * appears before end, as a number; false when it does not. *from moves past it. */
-static bool next_attr(const char **from, const char *end, const char *name, double *v)
+/* The sweep chart's rows of y~x at coefficient coef, in k's order, into out (NULL
+ * when absent); their number. */
+static size_t sweep_rows(const json_t *rows, const char *pair, const char *coef,
+                         const json_t **out, size_t max)
 {
-    char key[64];
+    const json_t *r;
+    size_t i, n = 0;
 
-    snprintf(key, sizeof key, " %s=\"", name);
-    const char *at = strstr(*from, key);
-    if (at == NULL || at >= end)
-        return false;
-    *v = strtod(at + strlen(key), NULL);
-    *from = at + strlen(key);
-    return true;
+    json_array_foreach(rows, i, r)
+    {
+        if (strcmp(json_string_value(json_object_get(r, "pair")), pair) == 0 &&
+            strcmp(json_string_value(json_object_get(r, "coef")), coef) == 0 && n < max)
+            out[n++] = r;
+    }
+    return n;
 }
 
-/* The number that attribute name has on the element whose start tag holds marker,
- * within [from, end). */
-static double attr_of(const char *from, const char *end, const char *marker,
-                      const char *name)
+/* Every point of the sweeps API answers for group id, as the chart's rows hold them:
+ * each pair the API has stored is in the chart, each coefficient at each k equal.
+ * Returns the number of pairs. */
+static size_t sweep_equals_the_api(const json_t *rows, const char *id)
 {
-    const char *at = strstr(from, marker);
-    double v = NAN;
+    static const char *const pairs[][2] = {
+        {"t_d", "psi_d_read"}, {"t_d", "psi_d_write"}, {"t_um", "psi_o_read"},
+        {"t_um", "psi_o_write"}, {"t_i", "psi_i_read"}, {"t_i", "psi_i_write"},
+        {"tau", "b_d"},        {"t_d", "q_d"},        {"tau", "q_d"}};
+    static const char *const coefs[] = {"pearson", "spearman", "dcor_v", "mi_linfoot"};
+    size_t stored = 0, checked = 0;
 
-    assert_true(at != NULL && at < end);
-    at = strrchr_before(from, at, '<');
-    assert_true(next_attr(&at, end, name, &v));
-    return v;
+    for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++) {
+        char url[256], pair[64];
+        int status = 0;
+        char *body = NULL;
+        snprintf(url, sizeof url, "/api/v1/groups/%s/sweep?y=%s&x=%s", id, pairs[p][0],
+                 pairs[p][1]);
+        assert_int_equal(http_get(SERVER_HOST, fx.main.port, url, NULL, &status, &body), 0);
+        free(body);
+        if (status == 404)
+            continue;
+        stored++;
+        json_t *sweep = server_get_json(&fx.main, url, NULL, 200);
+        const json_t *steps = json_object_get(sweep, "steps");
+        snprintf(pair, sizeof pair, "%s ~ %s", pairs[p][0], pairs[p][1]);
+        for (size_t c = 0; c < sizeof coefs / sizeof coefs[0]; c++) {
+            const json_t *got[256];
+            size_t n = sweep_rows(rows, pair, coefs[c], got, 256);
+            assert_int_equal(n, json_array_size(steps));
+            for (size_t k = 0; k < n; k++) {
+                const json_t *want = json_object_get(json_array_get(steps, k), coefs[c]);
+                const json_t *have = json_object_get(got[k], "value");
+                assert_rel(json_number_value(json_object_get(got[k], "granularity_s")),
+                           json_number_value(
+                               json_object_get(json_array_get(steps, k), "granularity_s")),
+                           0);
+                if (json_is_number(want)) {
+                    assert_true(json_is_number(have));
+                    assert_rel(json_number_value(have), json_number_value(want), 1e-15);
+                    checked++;
+                } else {
+                    assert_true(json_is_null(have));
+                }
+            }
+        }
+        json_decref(sweep);
+    }
+    assert_true(stored > 0 && checked > 0);
+    return stored;
 }
 
-/* Each group's pictures, drawn from what the API serves: the T^D histogram bar by
- * bar, the KDE's median over its defined grid points, the sweep's curves over k. */
+/* Each group's charts, drawn by Vega from what the API serves: the T^D histogram bin
+ * by bin with the mean ± 1.645 sd, the KDE's median and band over its defined grid
+ * points, and the sweep of every stored pair, point by point. */
 static void the_page_draws_each_groups_histogram_band_and_sweep(void **state)
 {
     json_t *groups = server_get_json(&fx.main, "/api/v1/groups", NULL, 200);
     const json_t *list = json_object_get(groups, "groups"), *g;
-    char *dom = rendered(fx.main.port, "/");
     size_t i;
 
     (void)state;
+    free(rendered(fx.main.port, "/"));
     json_array_foreach(list, i, g)
     {
         const char *id = json_string_value(json_object_get(g, "id"));
-        char url[256], marker[64];
+        char url[256], key[64];
 
-        snprintf(marker, sizeof marker, "<section class=\"detail\" data-group=\"%s\">",
-                 id);
-        const char *sec = strstr(dom, marker);
-        assert_non_null(sec);
-        const char *end = strstr(sec, "</section>");
-        assert_non_null(end);
-
-        /* the histogram: one bar per count, in order */
+        /* the histogram: one bin per count, in order, and the band's two lines */
         snprintf(url, sizeof url, "/api/v1/groups/%s/table", id);
         json_t *table = server_get_json(&fx.main, url, NULL, 200);
-        const json_t *counts =
-            json_object_get(json_object_get(table, "td_histogram"), "counts");
-        const char *at = sec;
-        double v;
+        const json_t *h = json_object_get(table, "td_histogram");
+        const json_t *counts = json_object_get(h, "counts");
+        snprintf(key, sizeof key, "%s/histogram", id);
+        json_t *bins = view_data(key, "bins");
         assert_true(json_array_size(counts) > 0);
+        assert_int_equal(json_array_size(bins), json_array_size(counts));
         for (size_t b = 0; b < json_array_size(counts); b++) {
-            assert_true(next_attr(&at, end, "data-count", &v));
-            assert_rel(v, (double)json_integer_value(json_array_get(counts, b)), 0);
+            assert_rel(field(bins, b, "count"),
+                       (double)json_integer_value(json_array_get(counts, b)), 0);
+            assert_rel(field(bins, b, "x0"),
+                       json_number_value(json_object_get(h, "first_edge_s")) +
+                           (double)b * json_number_value(json_object_get(h, "bin_width_s")),
+                       1e-12);
         }
-        assert_false(next_attr(&at, end, "data-count", &v));
+        json_decref(bins);
+        json_t *band = view_data(key, "band");
+        assert_int_equal(json_array_size(band), 2);
+        assert_rel(field(band, 0, "s"), json_number_value(json_object_get(h, "band_low")), 0);
+        assert_rel(field(band, 1, "s"), json_number_value(json_object_get(h, "band_high")),
+                   0);
+        json_decref(band);
         json_decref(table);
 
-        /* the band: the median through every grid point where all is defined */
+        /* the band: the KDE's grid points where all four are defined, equal */
         snprintf(url, sizeof url, "/api/v1/groups/%s/association?y=t_d&x=psi_d_read", id);
         json_t *a = server_get_json(&fx.main, url, NULL, 200);
         const json_t *kde = json_object_get(a, "kde");
         const bool log_space =
             strcmp(json_string_value(json_object_get(kde, "space")), "log") == 0;
+        snprintf(key, sizeof key, "%s/band", id);
+        json_t *rows = view_data(key, "band");
         size_t defined = 0;
         for (size_t p = 0; p < json_array_size(json_object_get(kde, "x_grid")); p++) {
+            static const char *const keys[] = {"x_grid", "q05", "q50", "q95"};
+            static const char *const fields[] = {"x", "q05", "q50", "q95"};
             bool ok = true;
             for (int q = 0; q < 4; q++) {
-                static const char *const keys[] = {"x_grid", "q05", "q50", "q95"};
                 const json_t *e = json_array_get(json_object_get(kde, keys[q]), p);
                 ok = ok && json_is_number(e) && (!log_space || json_number_value(e) > 0);
+            }
+            for (int q = 0; ok && q < 4; q++) {
+                assert_true(defined < json_array_size(rows));
+                assert_rel(field(rows, defined, fields[q]),
+                           json_number_value(
+                               json_array_get(json_object_get(kde, keys[q]), p)),
+                           0);
             }
             defined += ok;
         }
         assert_true(defined > 0);
-        assert_rel(attr_of(sec, end, "class=\"q50\"", "data-n"), (double)defined, 0);
+        assert_int_equal(json_array_size(rows), defined);
+        json_decref(rows);
         json_decref(a);
 
-        /* the sweep: each coefficient through its defined k */
-        snprintf(url, sizeof url, "/api/v1/groups/%s/sweep?y=t_d&x=psi_d_read", id);
-        json_t *sweep = server_get_json(&fx.main, url, NULL, 200);
-        const json_t *steps = json_object_get(sweep, "steps"), *st;
-        size_t k, n_pearson = 0;
-        json_array_foreach(steps, k, st) n_pearson +=
-            json_is_number(json_object_get(st, "pearson"));
-        assert_true(n_pearson > 0);
-        assert_rel(attr_of(sec, end, "data-coef=\"pearson\"", "data-n"),
-                   (double)n_pearson, 0);
-        json_decref(sweep);
+        /* the sweep: every stored pair, every coefficient at every k */
+        snprintf(key, sizeof key, "%s/sweep", id);
+        json_t *steps = view_data(key, "steps");
+        size_t pairs = sweep_equals_the_api(steps, id);
+        print_message("%s: %zu stored sweep pairs drawn\n", id, pairs);
+        json_decref(steps);
     }
-    free(dom);
     json_decref(groups);
 }
 
-/* The coverage picture (Fig. 13): the servers' and the jobs' series through every
+/* The coverage chart (Fig. 13): the servers' and the jobs' series through every
  * interval the API gives a value for. */
 static void the_page_draws_the_coverage_of_all_file_systems(void **state)
 {
     json_t *c = server_get_json(&fx.main, "/api/v1/coverage?fs=all", NULL, 200);
     const json_t *f = json_array_get(json_object_get(c, "filesystems"), 0);
-    char *dom = rendered(fx.main.port, "/");
-    const char *sec = strstr(dom, "<section id=\"coverage\">");
 
     (void)state;
     assert_non_null(f);
-    assert_non_null(sec);
-    const char *end = strstr(sec, "</section>");
-    assert_non_null(end);
+    free(rendered(fx.main.port, "/"));
+    json_t *rows = view_data("coverage", "series");
     for (int k = 0; k < 2; k++) {
         static const char *const keys[] = {"s", "d"};
-        char marker[64];
-        const json_t *e;
-        size_t i, n = 0;
+        static const char *const names[] = {"servers", "jobs"};
+        const json_t *e, *r;
+        size_t i, n = 0, drawn = 0;
         json_array_foreach(json_object_get(f, keys[k]), i, e) n += json_is_number(e);
+        json_array_foreach(rows, i, r) drawn +=
+            strcmp(json_string_value(json_object_get(r, "series")), names[k]) == 0;
         assert_true(n > 0);
-        snprintf(marker, sizeof marker, "data-series=\"%s\"", keys[k]);
-        assert_rel(attr_of(sec, end, marker, "data-n"), (double)n, 0);
+        assert_int_equal(drawn, n);
     }
-    free(dom);
+    json_decref(rows);
     json_decref(c);
+}
+
+/* The page at 800 and 1,400 px wide, whole, as PNGs under $BUILD/screenshots/. */
+static void the_page_is_photographed_at_800_and_1400_px(void **state)
+{
+    const char *build = getenv("BUILD");
+    char dir[512], path[600];
+
+    (void)state;
+    snprintf(dir, sizeof dir, "%s/screenshots", build != NULL && build[0] != '\0' ? build : "build");
+    mkdir(dir, 0755);
+    for (int w = 0; w < 2; w++) {
+        static const int widths[] = {800, 1400};
+        webdriver_resize(&fx.web, widths[w], 1000);
+        free(rendered(fx.main.port, "/"));
+        json_t *height = webdriver_run(
+            &fx.web, "return document.documentElement.scrollHeight;", NULL, 0);
+        assert_true(json_integer_value(height) > 0);
+        webdriver_resize(&fx.web, widths[w], (int)json_integer_value(height) + 120);
+        json_decref(height);
+        snprintf(path, sizeof path, "%s/page-%d.png", dir, widths[w]);
+        webdriver_screenshot(&fx.web, path);
+        print_message("screenshot: %s\n", path);
+    }
+    webdriver_resize(&fx.web, 1400, 1000);
 }
 
 /* ---- tests --------------------------------------------------------------------- */
@@ -423,8 +555,8 @@ without_the_token_the_page_says_the_api_refused_and_shows_no_table(void **state)
     fprintf(fp, "[serve]\ntoken = " TOKEN "\n");
     fclose(fp);
     assert_int_equal(server_start(&guarded, &fx.db, conf), 0);
-    /* The page sends no token: the API refuses it. */
-    char *dom = rendered(guarded.port, "/");
+    /* The page sends no token: the API refuses it (the browser logs the 401). */
+    char *dom = rendered_checked(guarded.port, "/", false);
     assert_int_equal(server_stop(&guarded), 0);
 
     assert_true(text_after(dom, "<p id=\"status\">", status, sizeof status));
@@ -444,6 +576,7 @@ int main(void)
         cmocka_unit_test(the_page_under_web_reaches_the_same_api),
         cmocka_unit_test(the_page_draws_each_groups_histogram_band_and_sweep),
         cmocka_unit_test(the_page_draws_the_coverage_of_all_file_systems),
+        cmocka_unit_test(the_page_is_photographed_at_800_and_1400_px),
         cmocka_unit_test(
             without_the_token_the_page_says_the_api_refused_and_shows_no_table),
     };
