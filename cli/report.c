@@ -1,26 +1,27 @@
 /* report.c: `iocontend report sweep`: the granularity sweeps `analyze --sweep` stored
  * for a group (METHOD.md §6), as the admins' report: a self-contained HTML page with
- * the coefficients' curves over the sampling interval and the verdicts, or the same
- * numbers as CSV (one row per pair and k) or JSON (the stored objects). Nothing is
- * computed here: the report says what the database holds. */
+ * the coefficients' curves over the sampling interval, drawn by Vega from the page's
+ * own chart (web/sweep.vg.json) with the library and the data inlined, and the
+ * verdicts; or the same numbers as CSV (one row per pair and k) or JSON (the stored
+ * objects). Nothing is computed here: the report says what the database holds. */
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
 enum report_format { REPORT_HTML, REPORT_CSV, REPORT_JSON };
 
-/* The colours of the curves the page draws: those of the coefficients the sweep
- * watches (analysis_coefs[].watched), in the table's order. */
-static const char *const curve_colour[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"};
-
-#define N_COLOURS (sizeof curve_colour / sizeof curve_colour[0])
+#define ASSETS_MAX 64 /* Vega's modules a report may inline */
 
 /* The columns of a step in the CSV and the page's table: these, the coefficients
  * (the watched ones first, as the curves), then the KDE's width_ratio. */
@@ -71,13 +72,16 @@ void cmd_report_help(FILE *fp)
             "                              [--format html|csv|json]\n"
             "The granularity sweeps 'iocontend analyze --sweep' stored for group G (its\n"
             "id or its name): every pair it stores, or the one --y and --x name.\n"
-            "html (default): a self-contained page, per pair the curves of pearson,\n"
-            "spearman, dcor_v and mi_linfoot over the sampling interval k*base, the\n"
-            "'falling' verdicts and the recommended interval, and the numbers.\n"
+            "html (default): one self-contained page (Vega from Debian's libjs-vega\n"
+            "inlined, no network): a curve per stored pair of pearson, spearman,\n"
+            "dcor_v or mi_linfoot over the sampling interval k*base, the recommended\n"
+            "intervals, the 'falling' verdicts, and the numbers.\n"
             "csv: one row per pair and k. json: the stored sweep objects.\n"
             "FILE is written whole or not at all (a temporary file, then renamed).\n"
             "Exit: 0 written; 64 usage; 66 no such group or no sweep stored for it;\n"
-            "69 database unavailable; 73 FILE cannot be written.\n");
+            "69 database unavailable, or (html) the chart's files missing: the page's\n"
+            "web/ folder, Debian's libjs-vega and libjs-requirejs; 73 FILE cannot be\n"
+            "written.\n");
 }
 
 /* ---- reading -------------------------------------------------------------------- */
@@ -201,88 +205,6 @@ static void html_text(FILE *fp, const char *s)
     }
 }
 
-/* The chart's frame: a plot area of W × H inside margins, the coefficient from −1
- * (bottom) to 1 (top), the interval from k = 1 (left) to k_max (right). */
-#define CHART_W    640.0
-#define CHART_H    300.0
-#define CHART_LEFT 56.0
-#define CHART_TOP  16.0
-
-static double chart_x(double k, double k_max)
-{
-    return CHART_LEFT + (k_max > 1.0 ? (k - 1.0) / (k_max - 1.0) : 0.5) * CHART_W;
-}
-
-static double chart_y(double c)
-{
-    return CHART_TOP + (1.0 - c) / 2.0 * CHART_H;
-}
-
-/* One pair's chart: a polyline per curve through its defined points (a null
- * breaks nothing but is left out), the axes, and the recommended interval dashed. */
-static void html_chart(FILE *fp, const struct sweep_result *sweep)
-{
-    const double k_max = (double)sweep->k_max;
-    const double base = sweep->base_granularity_s;
-    const unsigned rec = sweep->verdicts.recommended_k;
-
-    fprintf(fp,
-            "<svg class=\"sweep\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-            "height=\"%.0f\" role=\"img\">\n",
-            CHART_LEFT + CHART_W + 130.0, CHART_TOP + CHART_H + 44.0);
-    for (int t = -2; t <= 2; t++) {
-        const double c = 0.5 * t, y = chart_y(c);
-        fprintf(fp,
-                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>"
-                "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.1f"
-                "</text>\n",
-                CHART_LEFT, y, CHART_LEFT + CHART_W, y, t == 0 ? "#888" : "#ddd",
-                CHART_LEFT - 6.0, y + 4.0, c);
-    }
-    for (size_t k = 1; (double)k <= k_max; k += k_max > 10.0 ? 4 : 1) {
-        const double x = chart_x((double)k, k_max);
-        fprintf(fp,
-                "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\">"
-                "%g s</text>\n",
-                x, CHART_TOP + CHART_H + 16.0, (double)k * base);
-    }
-    fprintf(fp,
-            "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\">"
-            "sampling interval k &#215; %g s</text>\n",
-            CHART_LEFT + CHART_W / 2.0, CHART_TOP + CHART_H + 36.0, base);
-    if (rec > 0) {
-        const double x = chart_x((double)rec, k_max);
-        fprintf(fp,
-                "<line class=\"recommended\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-                "y2=\"%.1f\" stroke=\"#555\" stroke-dasharray=\"4 3\"/>\n",
-                x, CHART_TOP, x, CHART_TOP + CHART_H);
-    }
-    size_t curve = 0;
-    for (size_t c = 0; c < COEF_COUNT; c++) {
-        if (!analysis_coefs[c].watched)
-            continue;
-        const char *colour = curve_colour[curve % N_COLOURS];
-        fprintf(fp,
-                "<polyline class=\"curve\" data-coef=\"%s\" fill=\"none\" "
-                "stroke=\"%s\" stroke-width=\"2\" points=\"",
-                analysis_coefs[c].name, colour);
-        for (size_t i = 0; i < sweep->k_max; i++) {
-            const double v = sweep->points[i].c[c];
-            if (isfinite(v)) {
-                fprintf(fp, "%s%.1f,%.1f", i > 0 ? " " : "",
-                        chart_x((double)i + 1, k_max), chart_y(v));
-            }
-        }
-        fprintf(
-            fp,
-            "\"/>\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"%s\">%s</text>\n",
-            CHART_LEFT + CHART_W + 10.0, CHART_TOP + 14.0 + 16.0 * (double)curve, colour,
-            analysis_coefs[c].name);
-        curve++;
-    }
-    fputs("</svg>\n", fp);
-}
-
 /* A number for the page's tables: null as a dash. */
 static void html_number(FILE *fp, double v)
 {
@@ -314,7 +236,6 @@ static void html_sweep(FILE *fp, const struct sweep_result *sweep)
               "interval.</p>\n",
               fp);
     }
-    html_chart(fp, sweep);
     /* the criterion as analyze applied it, from the stored verdicts */
     fprintf(
         fp,
@@ -346,7 +267,211 @@ static void html_sweep(FILE *fp, const struct sweep_result *sweep)
     fputs("</table>\n</section>\n", fp);
 }
 
-static void write_html(FILE *fp, const struct db_group *g, const struct sweeps *sweeps)
+/* ---- the chart's files ------------------------------------------------------------ */
+
+/* What the HTML report inlines so that it opens with no network: Debian's require.js,
+ * Vega's packages by their AMD names (web/vega-modules.json), the page's glue and
+ * chart modules and the sweep chart's specification. */
+struct assets {
+    char *require_js;
+    char *names[ASSETS_MAX];   /* the AMD names */
+    char *modules[ASSETS_MAX]; /* their files' text */
+    size_t n;
+    char *glue, *charts, *spec;
+};
+
+static void assets_clear(struct assets *a)
+{
+    free(a->require_js);
+    for (size_t i = 0; i < a->n; i++) {
+        free(a->names[i]);
+        free(a->modules[i]);
+    }
+    free(a->glue);
+    free(a->charts);
+    free(a->spec);
+    memset(a, 0, sizeof *a);
+}
+
+/* The whole of the open file fd, NUL-terminated (the caller frees); fd is closed.
+ * NULL when it cannot be read. */
+static char *read_fd(int fd)
+{
+    size_t cap = 1 << 16, used = 0;
+    char *buf = malloc(cap);
+
+    while (buf != NULL) {
+        if (used + 1 == cap) {
+            char *more = cap < ((size_t)64 << 20) ? realloc(buf, cap *= 2) : NULL;
+            if (more == NULL) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = more;
+        }
+        ssize_t n = read(fd, buf + used, cap - used - 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            free(buf);
+            buf = NULL;
+        } else if (n == 0) {
+            buf[used] = '\0';
+            break;
+        } else {
+            used += (size_t)n;
+        }
+    }
+    close(fd);
+    return buf;
+}
+
+/* The file name of the page's folder dir, read whole (the caller frees). */
+static enum status read_web(const char *dir, const char *name, char **out,
+                            struct error *err)
+{
+    char path[PATH_MAX + 64];
+
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    *out = fd >= 0 ? read_fd(fd) : NULL;
+    if (*out == NULL)
+        return error_set(err, STATUS_NOT_FOUND, "cannot read %s: %s", path,
+                         fd < 0 ? strerror(errno) : "read failed");
+    return STATUS_OK;
+}
+
+/* A library file ("vega/vega-util", without .js) as serve answers it (read whole). */
+static enum status read_lib(const char *file, char **out, struct error *err)
+{
+    char rel[256];
+    off_t size = 0;
+
+    *out = NULL;
+    if (snprintf(rel, sizeof rel, "%s.js", file) >= (int)sizeof rel)
+        return error_set(err, STATUS_INVALID, "library file name too long: %s", file);
+    int fd = serve_js_open(rel, &size, err);
+    if (fd < 0)
+        return STATUS_NOT_FOUND;
+    *out = read_fd(fd);
+    if (*out == NULL)
+        return error_set(err, STATUS_NOT_FOUND, "cannot read library file %s", rel);
+    return STATUS_OK;
+}
+
+static enum status load_assets(struct assets *a, struct error *err)
+{
+    char dir[PATH_MAX], *list = NULL;
+    json_error_t jerr;
+    enum status rc;
+
+    serve_web_dir_find(dir);
+    if (dir[0] == '\0')
+        return error_set(err, STATUS_NOT_FOUND, "no page folder (web/) found; set "
+                                                "IOCONTEND_WEB_DIR");
+    rc = read_web(dir, "vega-modules.json", &list, err);
+    json_t *doc = rc == STATUS_OK ? json_loads(list, 0, &jerr) : NULL;
+    json_t *modules = json_object_get(doc, "modules"), *file;
+    const char *name;
+    if (rc == STATUS_OK && !json_is_object(modules))
+        rc = error_set(err, STATUS_INVALID, "%s/vega-modules.json: expected an object "
+                                            "\"modules\"", dir);
+    json_object_foreach(modules, name, file)
+    {
+        if (rc != STATUS_OK)
+            break;
+        if (a->n == ASSETS_MAX || !json_is_string(file) || name[0] == '\0' ||
+            strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(name)) {
+            rc = error_set(err, STATUS_INVALID, "%s/vega-modules.json: %s: expected a "
+                                                "name of [a-z0-9-] and a file name, at "
+                                                "most %d modules", dir,
+                           name, ASSETS_MAX);
+            break;
+        }
+        a->names[a->n] = strdup(name);
+        rc = read_lib(json_string_value(file), &a->modules[a->n], err);
+        if (a->names[a->n++] == NULL && rc == STATUS_OK)
+            rc = error_set(err, STATUS_NOMEM, "module name");
+    }
+    json_decref(doc);
+    free(list);
+    if (rc == STATUS_OK)
+        rc = read_lib("requirejs/require", &a->require_js, err);
+    if (rc == STATUS_OK)
+        rc = read_web(dir, "iocontend-vega.js", &a->glue, err);
+    if (rc == STATUS_OK)
+        rc = read_web(dir, "iocontend-charts.js", &a->charts, err);
+    if (rc == STATUS_OK)
+        rc = read_web(dir, "sweep.vg.json", &a->spec, err);
+    return rc;
+}
+
+/* Script text inside <script>: a "</script" or "<!--" would end or confuse the
+ * element, so their '<' or '!' is escaped, which JavaScript reads back unchanged in a
+ * string or a regular expression (the libraries hold neither elsewhere). */
+static void script_text(FILE *fp, const char *s)
+{
+    for (; *s != '\0'; s++) {
+        fputc(*s, fp);
+        if (*s == '<' && (strncasecmp(s + 1, "/script", 7) == 0 ||
+                          strncmp(s + 1, "!--", 3) == 0))
+            fputc('\\', fp);
+    }
+}
+
+/* JSON text inside <script>: '<' only ever sits in a string there, as \u003c. */
+static void script_json(FILE *fp, const char *s)
+{
+    for (; *s != '\0'; s++) {
+        if (*s == '<') {
+            fputs("\\u003c", fp);
+        } else {
+            fputc(*s, fp);
+        }
+    }
+}
+
+/* The chart: require.js, each module as a named AMD module (their files call an
+ * anonymous define(), which an inline script cannot name), the glue, the charts,
+ * the spec and the stored sweeps; window.iocontendDone settles once it is drawn. */
+static void html_scripts(FILE *fp, const struct assets *a, const struct sweeps *sweeps)
+{
+    fputs("<script>\n", fp);
+    script_text(fp, a->require_js);
+    fputs("\n</script>\n", fp);
+    for (size_t i = 0; i < a->n; i++) {
+        fprintf(fp,
+                "<script>(function () {\nvar define = function (deps, factory) "
+                "{ return window.define(\"%s\", deps, factory); };\n"
+                "define.amd = window.define.amd;\n",
+                a->names[i]); /* load_assets checked: letters, digits and '-' */
+        script_text(fp, a->modules[i]);
+        fputs("\n}).call(window);</script>\n", fp);
+    }
+    fputs("<script>\n", fp);
+    script_text(fp, a->glue);
+    fputs("\n</script>\n<script>\n", fp);
+    script_text(fp, a->charts);
+    fputs("\n</script>\n<script>\nwindow.iocontendSpecs = {\"sweep\": ", fp);
+    script_json(fp, a->spec);
+    fputs("};\nwindow.iocontendSweeps = [", fp);
+    for (size_t i = 0; i < sweeps->n; i++) {
+        fputs(i > 0 ? ",\n" : "\n", fp);
+        script_json(fp, sweeps->texts[i]);
+    }
+    fputs("];\nwindow.iocontendDone = new Promise(function (ok, no) {\n"
+          "  requirejs([\"iocontend-charts\"], function (charts) {\n"
+          "    charts.sweep(document.getElementById(\"chart\"), \"sweep\", "
+          "window.iocontendSweeps,\n"
+          "      \"every stored pair's coefficient over the sampling interval\")"
+          ".then(ok, no);\n"
+          "  }, no);\n});\n</script>\n",
+          fp);
+}
+
+static void write_html(FILE *fp, const struct db_group *g, const struct sweeps *sweeps,
+                       const struct assets *assets)
 {
     char when[32] = "";
     const time_t now = time(NULL);
@@ -360,14 +485,17 @@ static void write_html(FILE *fp, const struct db_group *g, const struct sweeps *
     fputs("</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:64em}"
           "table{border-collapse:collapse;margin:0.5em 0 1.5em}"
           "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right;"
-          "font-size:0.85em}</style>\n</head>\n<body>\n<h1>Sampling-interval sweep: ",
+          "font-size:0.85em}figcaption{font-size:0.85em;color:#444}</style>\n",
           fp);
+    html_scripts(fp, assets, sweeps);
+    fputs("</head>\n<body>\n<h1>Sampling-interval sweep: ", fp);
     html_text(fp, g->name);
     fputs("</h1>\n<p>Group <code>", fp);
     html_text(fp, g->id);
     fprintf(fp,
             "</code>, %ld jobs; report written %s from the sweeps "
-            "<code>iocontend analyze --sweep</code> stored (METHOD.md &#167;6).</p>\n",
+            "<code>iocontend analyze --sweep</code> stored (METHOD.md &#167;6).</p>\n"
+            "<div id=\"chart\"></div>\n",
             g->jobs, when);
     for (size_t i = 0; i < sweeps->n; i++)
         html_sweep(fp, &sweeps->res[i]);
@@ -377,7 +505,8 @@ static void write_html(FILE *fp, const struct db_group *g, const struct sweeps *
 /* Writes the report into path through a temporary file beside it, renamed into
  * place once whole: a reader never sees half a report. */
 static int write_report(const char *path, enum report_format format,
-                        const struct db_group *g, const struct sweeps *sweeps)
+                        const struct db_group *g, const struct sweeps *sweeps,
+                        const struct assets *assets)
 {
     char tmp[4096];
     struct error err = {0};
@@ -394,7 +523,7 @@ static int write_report(const char *path, enum report_format format,
         return EXIT_CANTCREAT;
     }
     switch (format) {
-    case REPORT_HTML: write_html(fp, g, sweeps); break;
+    case REPORT_HTML: write_html(fp, g, sweeps, assets); break;
     case REPORT_CSV: write_csv(fp, g, sweeps); break;
     case REPORT_JSON:
         rc = analysis_sweep_report_json(fp, g, sweeps->texts, sweeps->n, &err);
@@ -470,6 +599,7 @@ int cmd_report(struct app_config *cfg, int argc, char **argv)
     if (code != EXIT_OK)
         return code;
     struct sweeps sweeps = {0};
+    struct assets assets = {0};
     enum status rc = find_group(db, group, &g, &err);
     if (rc == STATUS_OK)
         rc = read_sweeps(db, g.id, y, x, &sweeps, &err);
@@ -493,13 +623,19 @@ int cmd_report(struct app_config *cfg, int argc, char **argv)
                       g.id, g.name);
         }
         code = EXIT_NOINPUT;
+    } else if (format == REPORT_HTML && load_assets(&assets, &err) != STATUS_OK) {
+        log_error("report: the chart's files: %s (the page's web/ folder and Debian's "
+                  "libjs-vega and libjs-requirejs)",
+                  err.msg);
+        code = EXIT_UNAVAILABLE;
     } else {
-        code = write_report(out_path, format, &g, &sweeps);
+        code = write_report(out_path, format, &g, &sweeps, &assets);
         if (code == EXIT_OK) {
             log_info("report: %zu sweep(s) of group %s (%s) written to %s", sweeps.n,
                      g.id, g.name, out_path);
         }
     }
     sweeps_clear(&sweeps);
+    assets_clear(&assets);
     return code;
 }

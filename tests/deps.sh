@@ -6,7 +6,7 @@ pkgs="build-essential pkg-config libgsl-dev libpq-dev libjansson-dev libmicrohtt
 libcmocka-dev libinih-dev zlib1g-dev libbz2-dev liblzma-dev sysstat postgresql-15 postgresql-client-15 clang-format clang-tidy cppcheck
 clang-14 libclang-rt-14-dev
 python3-numpy python3-scipy python3-sklearn python3-statsmodels python3-jsonschema curl ca-certificates
-util-linux procps time chromium tzdata wrk systemd man-db groff-base"
+util-linux procps time chromium chromium-driver libjs-vega libjs-requirejs tzdata wrk systemd man-db groff-base"
 missing=""
 for p in $pkgs; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

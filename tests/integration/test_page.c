@@ -541,6 +541,89 @@ static void the_page_under_web_reaches_the_same_api(void **state)
     page_shows_what_the_api_serves("/web/index.html");
 }
 
+/* `report sweep` is one file: opened from file:// it draws every stored pair with
+ * Vega, with no console error, asks the network for nothing, and its numbers are
+ * the API's. */
+static void the_sweep_report_draws_offline_what_the_api_serves(void **state)
+{
+    char id[64], out[600], url[700];
+
+    (void)state;
+    assert_int_equal(server_first_group(&fx.main, id, sizeof id), 0);
+    snprintf(out, sizeof out, "%s/sweep-report.html", fx.db.state_dir);
+    assert_int_equal(pgfixture_cmd(&fx.db, "--config '%s' report sweep --group %s --out '%s'",
+                                   fx.conf, id, out),
+                     0);
+    snprintf(url, sizeof url, "file://%s", out);
+    open_page(url, NULL);
+    json_t *asked = webdriver_run(
+        &fx.web,
+        "return performance.getEntriesByType('resource').map(e => e.name);", NULL, 0);
+    assert_true(json_is_array(asked));
+    for (size_t i = 0; i < json_array_size(asked); i++)
+        print_error("the report asked for %s\n", json_string_value(json_array_get(asked, i)));
+    assert_int_equal(json_array_size(asked), 0);
+    json_decref(asked);
+    json_t *steps = view_data("sweep", "steps");
+    assert_true(sweep_equals_the_api(steps, id) > 0);
+    json_decref(steps);
+}
+
+/* /lib/ answers Debian's library files and nothing else: no other folder, no other
+ * extension, no "..", no link out of a package's folder. */
+static void the_library_route_serves_only_the_allowed_files(void **state)
+{
+    char dir[600], path[700];
+    struct server lib;
+    int status = 0;
+    char *body = NULL;
+
+    (void)state;
+    snprintf(dir, sizeof dir, "%s/js", fx.db.state_dir);
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/vega", dir);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/vega/ok.js", dir);
+    assert_int_equal(testutil_write_file(path, "var ok = 2.385;\n", 16), 0);
+    snprintf(path, sizeof path, "%s/vega/out.js", dir);
+    assert_int_equal(symlink("/etc/passwd", path), 0);
+    snprintf(path, sizeof path, "%s/secret.js", dir);
+    assert_int_equal(testutil_write_file(path, "var secret;\n", 12), 0);
+    setenv("IOCONTEND_JS_DIR", dir, 1);
+    int started = server_start(&lib, &fx.db, fx.conf);
+    unsetenv("IOCONTEND_JS_DIR");
+    assert_int_equal(started, 0);
+
+    assert_int_equal(http_get(SERVER_HOST, lib.port, "/lib/vega/ok.js", NULL, &status, &body),
+                     0);
+    assert_int_equal(status, 200);
+    assert_string_equal(body, "var ok = 2.385;\n");
+    free(body);
+    static const char *const refused[] = {
+        "/lib/vega/out.js",      "/lib/secret.js",        "/lib/vega/../secret.js",
+        "/lib/vega/%2e%2e/secret.js", "/lib/vega/ok.json", "/lib//vega/ok.js",
+        "/lib/vega/.ok.js",      "/lib/vega",             "/lib/",
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        body = NULL;
+        assert_int_equal(http_get(SERVER_HOST, lib.port, refused[i], NULL, &status, &body),
+                         0);
+        if (status != 404)
+            print_error("%s answered %d\n", refused[i], status);
+        assert_int_equal(status, 404);
+        assert_null(strstr(body != NULL ? body : "", "root:"));
+        free(body);
+    }
+    assert_int_equal(server_stop(&lib), 0);
+    /* and the real one: Debian's Vega as the page loads it */
+    assert_int_equal(http_get(SERVER_HOST, fx.main.port, "/lib/vega/vega-util.js", NULL,
+                              &status, &body),
+                     0);
+    assert_int_equal(status, 200);
+    assert_non_null(strstr(body, "define.amd"));
+    free(body);
+}
+
 static void
 without_the_token_the_page_says_the_api_refused_and_shows_no_table(void **state)
 {
@@ -577,6 +660,8 @@ int main(void)
         cmocka_unit_test(the_page_draws_each_groups_histogram_band_and_sweep),
         cmocka_unit_test(the_page_draws_the_coverage_of_all_file_systems),
         cmocka_unit_test(the_page_is_photographed_at_800_and_1400_px),
+        cmocka_unit_test(the_sweep_report_draws_offline_what_the_api_serves),
+        cmocka_unit_test(the_library_route_serves_only_the_allowed_files),
         cmocka_unit_test(
             without_the_token_the_page_says_the_api_refused_and_shows_no_table),
     };
