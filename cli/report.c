@@ -8,9 +8,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -336,9 +336,10 @@ static enum status read_web(const char *dir, const char *name, char **out,
     snprintf(path, sizeof path, "%s/%s", dir, name);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     *out = fd >= 0 ? read_fd(fd) : NULL;
-    if (*out == NULL)
+    if (*out == NULL) {
         return error_set(err, STATUS_NOT_FOUND, "cannot read %s: %s", path,
                          fd < 0 ? strerror(errno) : "read failed");
+    }
     return STATUS_OK;
 }
 
@@ -367,26 +368,29 @@ static enum status load_assets(struct assets *a, struct error *err)
     enum status rc;
 
     serve_web_dir_find(dir);
-    if (dir[0] == '\0')
-        return error_set(err, STATUS_NOT_FOUND, "no page folder (web/) found; set "
-                                                "IOCONTEND_WEB_DIR");
+    if (dir[0] == '\0') {
+        return error_set(err, STATUS_NOT_FOUND,
+                         "no page folder (web/) found; set IOCONTEND_WEB_DIR");
+    }
     rc = read_web(dir, "vega-modules.json", &list, err);
     json_t *doc = rc == STATUS_OK ? json_loads(list, 0, &jerr) : NULL;
     json_t *modules = json_object_get(doc, "modules"), *file;
     const char *name;
-    if (rc == STATUS_OK && !json_is_object(modules))
-        rc = error_set(err, STATUS_INVALID, "%s/vega-modules.json: expected an object "
-                                            "\"modules\"", dir);
+    if (rc == STATUS_OK && !json_is_object(modules)) {
+        rc = error_set(err, STATUS_INVALID,
+                       "%s/vega-modules.json: expected an object \"modules\"", dir);
+    }
     json_object_foreach(modules, name, file)
     {
         if (rc != STATUS_OK)
             break;
         if (a->n == ASSETS_MAX || !json_is_string(file) || name[0] == '\0' ||
             strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(name)) {
-            rc = error_set(err, STATUS_INVALID, "%s/vega-modules.json: %s: expected a "
-                                                "name of [a-z0-9-] and a file name, at "
-                                                "most %d modules", dir,
-                           name, ASSETS_MAX);
+            rc = error_set(err, STATUS_INVALID,
+                           "%s/vega-modules.json: %s: expected a "
+                           "name of [a-z0-9-] and a file name, at "
+                           "most %d modules",
+                           dir, name, ASSETS_MAX);
             break;
         }
         a->names[a->n] = strdup(name);
@@ -412,10 +416,10 @@ static enum status load_assets(struct assets *a, struct error *err)
  * string or a regular expression (the libraries hold neither elsewhere). */
 static void script_text(FILE *fp, const char *s)
 {
-    for (; *s != '\0'; s++) {
+    for (; s != NULL && *s != '\0'; s++) {
         fputc(*s, fp);
-        if (*s == '<' && (strncasecmp(s + 1, "/script", 7) == 0 ||
-                          strncmp(s + 1, "!--", 3) == 0))
+        if (*s == '<' &&
+            (strncasecmp(s + 1, "/script", 7) == 0 || strncmp(s + 1, "!--", 3) == 0))
             fputc('\\', fp);
     }
 }
@@ -423,7 +427,7 @@ static void script_text(FILE *fp, const char *s)
 /* JSON text inside <script>: '<' only ever sits in a string there, as \u003c. */
 static void script_json(FILE *fp, const char *s)
 {
-    for (; *s != '\0'; s++) {
+    for (; s != NULL && *s != '\0'; s++) {
         if (*s == '<') {
             fputs("\\u003c", fp);
         } else {

@@ -42,9 +42,9 @@ static const char *content_type_of(const char *name)
  * files: "..", absolute paths, empty components, dot files, backslashes. */
 static bool rel_ok(const char *rel)
 {
-    return rel[0] != '\0' && rel[0] != '/' && rel[0] != '.' && strstr(rel, "..") == NULL &&
-           strstr(rel, "//") == NULL && strstr(rel, "/.") == NULL &&
-           strchr(rel, '\\') == NULL;
+    return rel[0] != '\0' && rel[0] != '/' && rel[0] != '.' &&
+           strstr(rel, "..") == NULL && strstr(rel, "//") == NULL &&
+           strstr(rel, "/.") == NULL && strchr(rel, '\\') == NULL;
 }
 
 /* The regular file at path opened for reading, its size in *size; -1 when none. */

@@ -329,9 +329,9 @@ static size_t sweep_rows(const json_t *rows, const char *pair, const char *coef,
 static size_t sweep_equals_the_api(const json_t *rows, const char *id)
 {
     static const char *const pairs[][2] = {
-        {"t_d", "psi_d_read"}, {"t_d", "psi_d_write"}, {"t_um", "psi_o_read"},
-        {"t_um", "psi_o_write"}, {"t_i", "psi_i_read"}, {"t_i", "psi_i_write"},
-        {"tau", "b_d"},        {"t_d", "q_d"},        {"tau", "q_d"}};
+        {"t_d", "psi_d_read"},   {"t_d", "psi_d_write"}, {"t_um", "psi_o_read"},
+        {"t_um", "psi_o_write"}, {"t_i", "psi_i_read"},  {"t_i", "psi_i_write"},
+        {"tau", "b_d"},          {"t_d", "q_d"},         {"tau", "q_d"}};
     static const char *const coefs[] = {"pearson", "spearman", "dcor_v", "mi_linfoot"};
     size_t stored = 0, checked = 0;
 
@@ -341,7 +341,8 @@ static size_t sweep_equals_the_api(const json_t *rows, const char *id)
         char *body = NULL;
         snprintf(url, sizeof url, "/api/v1/groups/%s/sweep?y=%s&x=%s", id, pairs[p][0],
                  pairs[p][1]);
-        assert_int_equal(http_get(SERVER_HOST, fx.main.port, url, NULL, &status, &body), 0);
+        assert_int_equal(http_get(SERVER_HOST, fx.main.port, url, NULL, &status, &body),
+                         0);
         free(body);
         if (status == 404)
             continue;
@@ -357,8 +358,8 @@ static size_t sweep_equals_the_api(const json_t *rows, const char *id)
                 const json_t *want = json_object_get(json_array_get(steps, k), coefs[c]);
                 const json_t *have = json_object_get(got[k], "value");
                 assert_rel(json_number_value(json_object_get(got[k], "granularity_s")),
-                           json_number_value(
-                               json_object_get(json_array_get(steps, k), "granularity_s")),
+                           json_number_value(json_object_get(json_array_get(steps, k),
+                                                             "granularity_s")),
                            0);
                 if (json_is_number(want)) {
                     assert_true(json_is_number(have));
@@ -405,15 +406,17 @@ static void the_page_draws_each_groups_histogram_band_and_sweep(void **state)
                        (double)json_integer_value(json_array_get(counts, b)), 0);
             assert_rel(field(bins, b, "x0"),
                        json_number_value(json_object_get(h, "first_edge_s")) +
-                           (double)b * json_number_value(json_object_get(h, "bin_width_s")),
+                           (double)b *
+                               json_number_value(json_object_get(h, "bin_width_s")),
                        1e-12);
         }
         json_decref(bins);
         json_t *band = view_data(key, "band");
         assert_int_equal(json_array_size(band), 2);
-        assert_rel(field(band, 0, "s"), json_number_value(json_object_get(h, "band_low")), 0);
-        assert_rel(field(band, 1, "s"), json_number_value(json_object_get(h, "band_high")),
+        assert_rel(field(band, 0, "s"), json_number_value(json_object_get(h, "band_low")),
                    0);
+        assert_rel(field(band, 1, "s"),
+                   json_number_value(json_object_get(h, "band_high")), 0);
         json_decref(band);
         json_decref(table);
 
@@ -436,10 +439,10 @@ static void the_page_draws_each_groups_histogram_band_and_sweep(void **state)
             }
             for (int q = 0; ok && q < 4; q++) {
                 assert_true(defined < json_array_size(rows));
-                assert_rel(field(rows, defined, fields[q]),
-                           json_number_value(
-                               json_array_get(json_object_get(kde, keys[q]), p)),
-                           0);
+                assert_rel(
+                    field(rows, defined, fields[q]),
+                    json_number_value(json_array_get(json_object_get(kde, keys[q]), p)),
+                    0);
             }
             defined += ok;
         }
@@ -491,7 +494,8 @@ static void the_page_is_photographed_at_800_and_1400_px(void **state)
     char dir[512], path[600];
 
     (void)state;
-    snprintf(dir, sizeof dir, "%s/screenshots", build != NULL && build[0] != '\0' ? build : "build");
+    snprintf(dir, sizeof dir, "%s/screenshots",
+             build != NULL && build[0] != '\0' ? build : "build");
     mkdir(dir, 0755);
     for (int w = 0; w < 2; w++) {
         static const int widths[] = {800, 1400};
@@ -551,17 +555,19 @@ static void the_sweep_report_draws_offline_what_the_api_serves(void **state)
     (void)state;
     assert_int_equal(server_first_group(&fx.main, id, sizeof id), 0);
     snprintf(out, sizeof out, "%s/sweep-report.html", fx.db.state_dir);
-    assert_int_equal(pgfixture_cmd(&fx.db, "--config '%s' report sweep --group %s --out '%s'",
+    assert_int_equal(pgfixture_cmd(&fx.db,
+                                   "--config '%s' report sweep --group %s --out '%s'",
                                    fx.conf, id, out),
                      0);
     snprintf(url, sizeof url, "file://%s", out);
     open_page(url, NULL);
     json_t *asked = webdriver_run(
-        &fx.web,
-        "return performance.getEntriesByType('resource').map(e => e.name);", NULL, 0);
+        &fx.web, "return performance.getEntriesByType('resource').map(e => e.name);",
+        NULL, 0);
     assert_true(json_is_array(asked));
     for (size_t i = 0; i < json_array_size(asked); i++)
-        print_error("the report asked for %s\n", json_string_value(json_array_get(asked, i)));
+        print_error("the report asked for %s\n",
+                    json_string_value(json_array_get(asked, i)));
     assert_int_equal(json_array_size(asked), 0);
     json_decref(asked);
     json_t *steps = view_data("sweep", "steps");
@@ -594,20 +600,20 @@ static void the_library_route_serves_only_the_allowed_files(void **state)
     unsetenv("IOCONTEND_JS_DIR");
     assert_int_equal(started, 0);
 
-    assert_int_equal(http_get(SERVER_HOST, lib.port, "/lib/vega/ok.js", NULL, &status, &body),
-                     0);
+    assert_int_equal(
+        http_get(SERVER_HOST, lib.port, "/lib/vega/ok.js", NULL, &status, &body), 0);
     assert_int_equal(status, 200);
     assert_string_equal(body, "var ok = 2.385;\n");
     free(body);
     static const char *const refused[] = {
-        "/lib/vega/out.js",      "/lib/secret.js",        "/lib/vega/../secret.js",
+        "/lib/vega/out.js",           "/lib/secret.js",    "/lib/vega/../secret.js",
         "/lib/vega/%2e%2e/secret.js", "/lib/vega/ok.json", "/lib//vega/ok.js",
-        "/lib/vega/.ok.js",      "/lib/vega",             "/lib/",
+        "/lib/vega/.ok.js",           "/lib/vega",         "/lib/",
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         body = NULL;
-        assert_int_equal(http_get(SERVER_HOST, lib.port, refused[i], NULL, &status, &body),
-                         0);
+        assert_int_equal(
+            http_get(SERVER_HOST, lib.port, refused[i], NULL, &status, &body), 0);
         if (status != 404)
             print_error("%s answered %d\n", refused[i], status);
         assert_int_equal(status, 404);

@@ -780,8 +780,8 @@ static void report_html_draws_the_pair_in_a_browser(void **state)
     const char *steps = strstr(dom, "<table class=\"steps\">");
     assert_non_null(steps);
     size_t n_tr = 0;
-    for (const char *at = strstr(steps, "<tr>"); at != NULL && at < strstr(steps, "</table>");
-         at = strstr(at + 1, "<tr>"))
+    for (const char *at = strstr(steps, "<tr>");
+         at != NULL && at < strstr(steps, "</table>"); at = strstr(at + 1, "<tr>"))
         n_tr++;
     assert_int_equal(n_tr, K_MAX + 1); /* the head and one row per k */
     snprintf(want, sizeof want, "<b class=\"recommended\">%g s</b>",

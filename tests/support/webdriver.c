@@ -28,7 +28,8 @@
 /* A port of 127.0.0.1 free a moment ago (the kernel's choice for port 0). */
 static int free_port(void)
 {
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t len = sizeof a;
     int port = -1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
@@ -45,7 +46,8 @@ static int free_port(void)
 static json_t *call(const struct webdriver *wd, const char *method, const char *path,
                     const char *body, int *status)
 {
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
                             .sin_port = htons((uint16_t)wd->port)};
     struct timeval tv = {.tv_sec = 120};
     size_t blen = body != NULL ? strlen(body) : 0, cap = 1 << 16, used = 0;
@@ -205,8 +207,8 @@ int webdriver_start(struct webdriver *wd, const char *work_dir, int width, int h
              "\"timeouts\":{\"script\":90000,\"pageLoad\":90000}}}}",
              width, height, wd->dir);
     json_t *answer = call(wd, "POST", "/session", caps, &status);
-    const char *id = json_string_value(
-        json_object_get(json_object_get(answer, "value"), "sessionId"));
+    const char *id =
+        json_string_value(json_object_get(json_object_get(answer, "value"), "sessionId"));
     if (status != 200 || id == NULL) {
         char *shown = answer != NULL ? json_dumps(answer, JSON_COMPACT) : NULL;
         print_error("chromedriver made no session: HTTP %d %.2000s\n", status,
@@ -252,8 +254,8 @@ json_t *webdriver_run(struct webdriver *wd, const char *script, const json_t *ar
                       int async)
 {
     json_t *none = json_array();
-    json_t *body = json_pack("{s:s,s:O}", "script", script, "args",
-                             args != NULL ? args : none);
+    json_t *body =
+        json_pack("{s:s,s:O}", "script", script, "args", args != NULL ? args : none);
     json_t *v = value_of(wd, "POST", async ? "/execute/async" : "/execute/sync", body);
     json_decref(body);
     json_decref(none);
@@ -277,7 +279,8 @@ size_t webdriver_errors(const json_t *console)
     {
         const char *level = json_string_value(json_object_get(e, "level"));
         if (level != NULL && strcmp(level, "SEVERE") == 0) {
-            print_error("console: %s\n", json_string_value(json_object_get(e, "message")));
+            print_error("console: %s\n",
+                        json_string_value(json_object_get(e, "message")));
             n++;
         }
     }
