@@ -364,7 +364,9 @@ static const char main_cases[] =
     "200\tGET\t/index.html\n"
     "200\tGET\t/web/index.html\n"
     "404\tGET\t/web/../etc/passwd\n"
-    "404\tGET\t/web/nothing.css\n";
+    "404\tGET\t/web/nothing.css\n"
+    "200\tGET\t/lib/requirejs/require.js\n"
+    "404\tGET\t/lib/vega/nothing.js\n";
 
 /* The server with a token: 401 on every API route without it; with it, the page and
  * the document are missing (no page folder). */

@@ -78,11 +78,16 @@ static void open_page(const char *url, size_t *errors)
 {
     json_decref(webdriver_console(&fx.web)); /* drop what earlier pages left */
     webdriver_open(&fx.web, url);
-    json_decref(webdriver_run(&fx.web,
-                              "const done = arguments[arguments.length - 1];"
-                              "Promise.resolve(window.iocontendDone).then(() => done(1),"
-                              " e => done(String(e)));",
-                              NULL, 1));
+    json_t *done =
+        webdriver_run(&fx.web,
+                      "const done = arguments[arguments.length - 1];"
+                      "Promise.resolve(window.iocontendDone).then(() => done(1),"
+                      " e => done(String(e && e.stack || e)));",
+                      NULL, 1);
+    if (!json_is_integer(done))
+        print_error("%s: the page's scripts failed: %s\n", url, json_string_value(done));
+    assert_true(json_is_integer(done));
+    json_decref(done);
     json_t *console = webdriver_console(&fx.web);
     size_t n = webdriver_errors(console);
     json_decref(console);
