@@ -285,10 +285,13 @@ enum status db_samples_load(struct db *db, int64_t run_id, const char *path,
                             long long *differing, struct error *err) MUST_CHECK;
 /* ingest --reprocess: the queue columns (aqu_sz … await_ms) of stored samples that
  * have none, from in's samples of the same fs, server, device and stamp whose rates
- * agree within 1 % (the same measurement); nothing else changes, no row is added.
- * One transaction; *filled counts the samples filled. */
+ * agree within 1 % (the same measurement), else a second off where no stored sample
+ * has in's stamp (placed a second apart by an earlier version); nothing else
+ * changes, no row is added. One transaction; *filled counts the samples filled,
+ * *left those of in's devices and span still without where in had them. */
 enum status db_samples_refill(struct db *db, const struct db_samples_in *in,
-                              long long *filled, struct error *err) MUST_CHECK;
+                              long long *filled, long long *left,
+                              struct error *err) MUST_CHECK;
 
 /* Records (or refreshes last_seen of) a quarantined file, with the verdict key: what
  * besides its content shaped the verdict (iocontend's version, the parsers'
