@@ -133,7 +133,16 @@ static void put_value(FILE *f, double v)
     } else if (v == floor(v) && fabs(v) < 9007199254740992.0) {
         fprintf(f, "%.0f", v);
     } else {
-        fprintf(f, "%.15g", v);
+        /* The shortest of 15, 16, 17 digits that reads back as v, as Go's 'g', -1 of
+         * Prometheus's own clients: 0.1 stays 0.1, a timestamp keeps its
+         * microseconds. */
+        char s[32];
+        for (int digits = 15; digits <= 17; digits++) {
+            snprintf(s, sizeof s, "%.*g", digits, v);
+            if (strtod(s, NULL) == v)
+                break;
+        }
+        fputs(s, f);
     }
 }
 
