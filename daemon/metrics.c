@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,39 +280,88 @@ static void put_compute(FILE *f, const struct server *srv)
            load_u(&m.compute[METRICS_COMPUTE_SHUTDOWN]));
 }
 
+/* A gauge per run kind, read from a field of the run's struct. */
+enum field_type { FIELD_DOUBLE, FIELD_LONG, FIELD_LLONG, FIELD_BOOL };
+struct run_gauge {
+    const char *name, *help;
+    size_t offset; /* of the field in db_metrics_ingest or db_metrics_analysis */
+    enum field_type type;
+};
+
+static double field_of(const void *run, const struct run_gauge *g)
+{
+    const char *p = (const char *)run + g->offset;
+
+    switch (g->type) {
+    case FIELD_DOUBLE: return *(const double *)(const void *)p;
+    case FIELD_LONG: return (double)*(const long *)(const void *)p;
+    case FIELD_LLONG: return (double)*(const long long *)(const void *)p;
+    case FIELD_BOOL: return *(const bool *)(const void *)p ? 1 : 0;
+    }
+    return NAN;
+}
+
+/* Each gauge of gauges, a sample per run: n runs of size bytes from runs, each
+ * starting with its kind. */
+static void put_run_gauges(FILE *f, const struct run_gauge *gauges, size_t n_gauges,
+                           const void *runs, size_t size, size_t n)
+{
+    for (size_t g = 0; g < n_gauges; g++) {
+        family(f, gauges[g].name, "gauge", gauges[g].help);
+        for (size_t i = 0; i < n; i++) {
+            const char *run = (const char *)runs + i * size;
+            const char *labels[] = {"kind", run, NULL};
+            sample(f, gauges[g].name, labels, field_of(run, &gauges[g]));
+        }
+    }
+}
+
+_Static_assert(offsetof(struct db_metrics_ingest, kind) == 0 &&
+                   offsetof(struct db_metrics_analysis, kind) == 0,
+               "put_run_gauges reads a run's kind at its start");
+
+#define INGEST_FIELD(field, type) offsetof(struct db_metrics_ingest, field), type
+static const struct run_gauge ingest_gauges[] = {
+    {"iocontend_ingest_last_success_timestamp_seconds",
+     "When the newest ingest run of the kind that did not fail ended, unix time.",
+     INGEST_FIELD(last_success_s, FIELD_DOUBLE)},
+    {"iocontend_ingest_last_run_timestamp_seconds",
+     "When the newest ingest run of the kind that ended (failed or not) ended, unix "
+     "time; the last_run metrics describe that run.",
+     INGEST_FIELD(last_end_s, FIELD_DOUBLE)},
+    {"iocontend_ingest_last_run_failed", "1 when that run ended with an error, else 0.",
+     INGEST_FIELD(failed, FIELD_BOOL)},
+    {"iocontend_ingest_last_run_duration_seconds", "Wall time of that run.",
+     INGEST_FIELD(seconds, FIELD_DOUBLE)},
+    {"iocontend_ingest_last_run_jobs", "Jobs that run loaded.",
+     INGEST_FIELD(jobs, FIELD_LONG)},
+    {"iocontend_ingest_last_run_samples", "Samples that run loaded.",
+     INGEST_FIELD(samples, FIELD_LLONG)},
+};
+
+#define ANALYSIS_FIELD(field, type) offsetof(struct db_metrics_analysis, field), type
+static const struct run_gauge analysis_gauges[] = {
+    {"iocontend_analyze_last_success_timestamp_seconds",
+     "When the newest analyze run of the kind (association: analyze; sweep: analyze "
+     "--sweep) ended, unix time; only runs that succeed are recorded.",
+     ANALYSIS_FIELD(finished_s, FIELD_DOUBLE)},
+    {"iocontend_analyze_last_run_duration_seconds", "Wall time of that run.",
+     ANALYSIS_FIELD(seconds, FIELD_DOUBLE)},
+    {"iocontend_analyze_last_run_groups",
+     "Groups that run computed (groups whose inputs had not changed are kept, not "
+     "counted).",
+     ANALYSIS_FIELD(groups, FIELD_LONG)},
+    {"iocontend_analyze_last_run_jobs",
+     "Jobs used by that run's groups (their first pair, t_d with psi_d_read).",
+     ANALYSIS_FIELD(jobs, FIELD_LONG)},
+};
+
 static void put_ingest(FILE *f, const struct db_metrics *d)
 {
     static const char *const results[] = {"loaded", "skipped", "quarantined"};
 
-    family(f, "iocontend_ingest_last_success_timestamp_seconds", "gauge",
-           "When the newest ingest run of the kind that did not fail ended, unix time.");
-    for (size_t i = 0; i < d->n_ingest; i++) {
-        const char *labels[] = {"kind", d->ingest[i].kind, NULL};
-        sample(f, "iocontend_ingest_last_success_timestamp_seconds", labels,
-               d->ingest[i].last_success_s);
-    }
-    family(f, "iocontend_ingest_last_run_timestamp_seconds", "gauge",
-           "When the newest ingest run of the kind that ended (failed or not) ended, "
-           "unix time; the last_run metrics describe that run.");
-    for (size_t i = 0; i < d->n_ingest; i++) {
-        const char *labels[] = {"kind", d->ingest[i].kind, NULL};
-        sample(f, "iocontend_ingest_last_run_timestamp_seconds", labels,
-               d->ingest[i].last_end_s);
-    }
-    family(f, "iocontend_ingest_last_run_failed", "gauge",
-           "1 when that run ended with an error, else 0.");
-    for (size_t i = 0; i < d->n_ingest; i++) {
-        const char *labels[] = {"kind", d->ingest[i].kind, NULL};
-        sample(f, "iocontend_ingest_last_run_failed", labels,
-               d->ingest[i].failed ? 1 : 0);
-    }
-    family(f, "iocontend_ingest_last_run_duration_seconds", "gauge",
-           "Wall time of that run.");
-    for (size_t i = 0; i < d->n_ingest; i++) {
-        const char *labels[] = {"kind", d->ingest[i].kind, NULL};
-        sample(f, "iocontend_ingest_last_run_duration_seconds", labels,
-               d->ingest[i].seconds);
-    }
+    put_run_gauges(f, ingest_gauges, sizeof ingest_gauges / sizeof ingest_gauges[0],
+                   d->ingest, sizeof d->ingest[0], d->n_ingest);
     family(f, "iocontend_ingest_last_run_files", "gauge",
            "Files of that run by result: loaded, skipped (already loaded or not an "
            "input) or quarantined.");
@@ -324,50 +374,12 @@ static void put_ingest(FILE *f, const struct db_metrics *d)
             sample(f, "iocontend_ingest_last_run_files", labels, (double)n[k]);
         }
     }
-    family(f, "iocontend_ingest_last_run_jobs", "gauge", "Jobs that run loaded.");
-    for (size_t i = 0; i < d->n_ingest; i++) {
-        const char *labels[] = {"kind", d->ingest[i].kind, NULL};
-        sample(f, "iocontend_ingest_last_run_jobs", labels, (double)d->ingest[i].jobs);
-    }
-    family(f, "iocontend_ingest_last_run_samples", "gauge", "Samples that run loaded.");
-    for (size_t i = 0; i < d->n_ingest; i++) {
-        const char *labels[] = {"kind", d->ingest[i].kind, NULL};
-        sample(f, "iocontend_ingest_last_run_samples", labels,
-               (double)d->ingest[i].samples);
-    }
 }
 
 static void put_analysis(FILE *f, const struct db_metrics *d)
 {
-    family(f, "iocontend_analyze_last_success_timestamp_seconds", "gauge",
-           "When the newest analyze run of the kind (association: analyze; sweep: "
-           "analyze --sweep) ended, unix time; only runs that succeed are recorded.");
-    for (size_t i = 0; i < d->n_analysis; i++) {
-        const char *labels[] = {"kind", d->analysis[i].kind, NULL};
-        sample(f, "iocontend_analyze_last_success_timestamp_seconds", labels,
-               d->analysis[i].finished_s);
-    }
-    family(f, "iocontend_analyze_last_run_duration_seconds", "gauge",
-           "Wall time of that run.");
-    for (size_t i = 0; i < d->n_analysis; i++) {
-        const char *labels[] = {"kind", d->analysis[i].kind, NULL};
-        sample(f, "iocontend_analyze_last_run_duration_seconds", labels,
-               d->analysis[i].seconds);
-    }
-    family(f, "iocontend_analyze_last_run_groups", "gauge",
-           "Groups that run computed (groups whose inputs had not changed are kept, "
-           "not counted).");
-    for (size_t i = 0; i < d->n_analysis; i++) {
-        const char *labels[] = {"kind", d->analysis[i].kind, NULL};
-        sample(f, "iocontend_analyze_last_run_groups", labels,
-               (double)d->analysis[i].groups);
-    }
-    family(f, "iocontend_analyze_last_run_jobs", "gauge",
-           "Jobs used by that run's groups (their first pair, t_d with psi_d_read).");
-    for (size_t i = 0; i < d->n_analysis; i++) {
-        const char *labels[] = {"kind", d->analysis[i].kind, NULL};
-        sample(f, "iocontend_analyze_last_run_jobs", labels, (double)d->analysis[i].jobs);
-    }
+    put_run_gauges(f, analysis_gauges, sizeof analysis_gauges / sizeof analysis_gauges[0],
+                   d->analysis, sizeof d->analysis[0], d->n_analysis);
     family(f, "iocontend_analyze_last_run_jobs_excluded", "gauge",
            "Jobs that run's groups left out of their first pair, by reason (METHOD.md "
            "exclusions); reason=\"unrecorded\" holds the total of a run that did not "

@@ -45,20 +45,6 @@ static struct {
     char prom_log[600];
 } fx;
 
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void sleep_s(double s)
-{
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    nanosleep(&ts, NULL);
-}
-
 /* A loopback port free now: bound to 0, read back, closed. Another process could
  * take it before Prometheus binds it; then Prometheus exits and the test says so. */
 static int free_port(void)
@@ -90,7 +76,7 @@ static void prom_stop(void)
             fx.prom = 0;
             return;
         }
-        sleep_s(0.1);
+        testutil_sleep_s(0.1);
     }
     kill(fx.prom, SIGKILL);
     waitpid(fx.prom, &st, 0);
@@ -253,24 +239,24 @@ static double prom_query(const char *promql)
  * at_least); its last answer. */
 static double await_value(const char *promql, double want, bool at_least)
 {
-    const double until = now_s() + ANSWER_MAX_S;
+    const double until = testutil_now_s() + ANSWER_MAX_S;
     double v = NAN;
 
-    while (now_s() < until && prom_alive()) {
+    while (testutil_now_s() < until && prom_alive()) {
         v = prom_query(promql);
         if (v == want || (at_least && v > want))
             break;
-        sleep_s(0.25);
+        testutil_sleep_s(0.25);
     }
     return v;
 }
 
 static void prometheus_is_ready(void)
 {
-    const double until = now_s() + READY_MAX_S;
+    const double until = testutil_now_s() + READY_MAX_S;
     int status = 0;
 
-    while (now_s() < until && prom_alive()) {
+    while (testutil_now_s() < until && prom_alive()) {
         char *body = NULL;
         if (http_get(SERVER_HOST, fx.prom_port, "/-/ready", NULL, &status, &body) == 0 &&
             status == 200) {
@@ -278,7 +264,7 @@ static void prometheus_is_ready(void)
             return;
         }
         free(body);
-        sleep_s(0.25);
+        testutil_sleep_s(0.25);
     }
     prom_log_dump();
     fail_msg("prometheus did not get ready on port %d within %g s (%s)", fx.prom_port,
