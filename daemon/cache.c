@@ -279,8 +279,15 @@ void cache_keep(struct server *srv, struct MHD_Connection *conn, struct request 
 
     if (req->code != 200 || req->no_body)
         return;
-    if (req->text == NULL && req->json != NULL)
+    if (req->text == NULL && req->json != NULL) {
         req->text = json_dumps(req->json, ANSWER_JSON_FLAGS);
+        /* The text is the answer now: send_answer would dump the JSON again over it
+         * (and leak it) when the answer is not kept. */
+        if (req->text != NULL) {
+            json_decref(req->json);
+            req->json = NULL;
+        }
+    }
     if (req->text == NULL)
         return;
     const size_t n = strlen(req->text);
