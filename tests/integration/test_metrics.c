@@ -16,16 +16,26 @@
 #include "../support/server.h"
 #include "../support/testutil.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <jansson.h>
 #include <math.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #define TOKEN "m3trics-2.385"
+#define ADMIN "adm1n-2.385"
+/* The computation server: one computing thread, a short deadline. */
+#define DEADLINE_S 2
+/* A computation far longer than the deadline (test_service's). */
+#define LONG_QUERY "association?permutations=99999"
 
 static struct {
     struct pgfixture db;
@@ -472,6 +482,122 @@ static void metrics_need_the_token_when_the_api_does(void **state)
     free(text);
 }
 
+/* GET path with the admin token on a new connection to s, the answer left unread:
+ * the socket, -1 on failure. */
+static int raw_get(const struct server *s, const char *path)
+{
+    struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s->port)};
+    char req[512];
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int n = snprintf(req, sizeof req,
+                     "GET %s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " ADMIN
+                     "\r\nConnection: close\r\n\r\n",
+                     path);
+
+    inet_pton(AF_INET, SERVER_HOST, &to.sin_addr);
+    if (fd >= 0 && (connect(fd, (struct sockaddr *)&to, sizeof to) != 0 ||
+                    send(fd, req, (size_t)n, MSG_NOSIGNAL) != n)) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* The status of the answer on fd, read within timeout_s; 0 when none came. */
+static int raw_status(int fd, double timeout_s)
+{
+    char head[64] = "";
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+
+    if (poll(&p, 1, (int)(timeout_s * 1000)) <= 0 ||
+        recv(fd, head, sizeof head - 1, 0) < 12)
+        return 0;
+    return strncmp(head, "HTTP/1.", 7) == 0 ? atoi(head + 9) : 0;
+}
+
+/* Scrapes s until iocontend_computations_running is 0 (up to 10 s). */
+static char *scrape_idle(const struct server *s)
+{
+    for (int i = 0; i < 100; i++) {
+        char *text = get(s, "/metrics", NULL, 200);
+        if (value_of(text, "iocontend_computations_running") == 0)
+            return text;
+        free(text);
+        testutil_sleep_s(0.1);
+    }
+    fail_msg("a computation still runs after 10 s");
+    return NULL;
+}
+
+static void computations_are_counted_by_how_they_end(void **state)
+{
+    struct server one;
+    char conf[700], path[128];
+    size_t len = 0;
+
+    (void)state;
+    /* The sample's configuration, one computing thread and a short deadline. */
+    char *text = testutil_read_file(fx.conf, &len);
+    assert_non_null(text);
+    char extra[200];
+    int n = snprintf(extra, sizeof extra,
+                     "\n[serve]\nadmin_token = " ADMIN "\ncompute_threads = 1\n"
+                     "deadline_s = %d\n",
+                     DEADLINE_S);
+    snprintf(conf, sizeof conf, "%s/one.conf", fx.db.state_dir);
+    char *all = malloc(len + (size_t)n + 1);
+    assert_non_null(all);
+    memcpy(all, text, len);
+    memcpy(all + len, extra, (size_t)n + 1);
+    free(text);
+    assert_int_equal(testutil_write_file(conf, all, len + (size_t)n), 0);
+    free(all);
+    assert_int_equal(server_start(&one, &fx.db, conf), 0);
+    snprintf(path, sizeof path, "/api/v1/groups/%s/" LONG_QUERY, fx.group);
+
+    /* One runs; a second is refused; the first reaches the deadline. */
+    int running = raw_get(&one, path);
+    assert_true(running >= 0);
+    testutil_sleep_s(0.5); /* taken by the thread */
+    int refused = raw_get(&one, path);
+    assert_true(refused >= 0);
+    int busy = raw_status(refused, 10);
+    close(refused);
+    char *mid = get(&one, "/metrics", NULL, 200);
+    int late = raw_status(running, DEADLINE_S + 20);
+    close(running);
+    /* A third whose client leaves. */
+    char *idle = scrape_idle(&one);
+    int gone = raw_get(&one, path);
+    assert_true(gone >= 0);
+    testutil_sleep_s(0.5);
+    close(gone);
+    testutil_sleep_s(0.5);
+    char *end = scrape_idle(&one);
+    server_stop(&one);
+
+    assert_int_equal(busy, 503);
+    assert_int_equal(late, 503);
+    assert_rel(must(mid, "iocontend_compute_threads"), 1, 0);
+    assert_rel(must(mid, "iocontend_computations_running"), 1, 0);
+    assert_rel(must(mid, "iocontend_computations_refused_total"), 1, 0);
+    assert_rel(must(idle, "iocontend_computations_deadline_exceeded_total"), 1, 0);
+    assert_rel(must(end, "iocontend_computations_started_total"), 2, 0);
+    assert_rel(must(end, "iocontend_computations_refused_total"), 1, 0);
+    assert_rel(must(end, "iocontend_computations_deadline_exceeded_total"), 1, 0);
+    assert_rel(
+        must(end, "iocontend_computations_cancelled_total{reason=\"client_gone\"}"), 1,
+        0);
+    assert_rel(must(end, "iocontend_computations_cancelled_total{reason=\"shutdown\"}"),
+               0, 0);
+    /* Busy, deadline, and the stopped one whose client left (503 cancelled, sent to
+     * nobody). */
+    assert_rel(requests(end, "association", 503), 3, 0);
+    free(mid);
+    free(idle);
+    free(end);
+}
+
 /* Last: it marks the newest darshan run failed behind ingest's back. */
 static void a_failed_run_is_the_last_run_not_the_last_success(void **state)
 {
@@ -517,6 +643,7 @@ int main(void)
         cmocka_unit_test(analyze_run_is_what_analyze_reported),
         cmocka_unit_test(freshness_is_the_newest_job_and_sample_of_the_database),
         cmocka_unit_test(metrics_need_the_token_when_the_api_does),
+        cmocka_unit_test(computations_are_counted_by_how_they_end),
         cmocka_unit_test(a_failed_run_is_the_last_run_not_the_last_success),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
