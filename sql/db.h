@@ -126,7 +126,8 @@ enum status db_ingest_run_begin(struct db *db, const char *kind, int64_t *run_id
 struct db_ingest_counts {
     long files, loaded, skipped, quarantined, jobs;
     long long samples;
-    bool failed; /* the run ended with an error (migration 0015) */
+    bool failed;    /* the run ended with an error (migration 0015) */
+    double seconds; /* its wall time (migration 0015) */
 };
 enum status db_ingest_run_end(struct db *db, int64_t run_id,
                               const struct db_ingest_counts *c,

@@ -7,10 +7,12 @@
 #include <string.h>
 
 /* The newest run that ended, per kind, and the end of the newest that did not fail;
- * ingest_runs holds a few rows a night. */
+ * ingest_runs holds a few rows a night. A run before migration 0015 has no seconds:
+ * its row's start to its end stands for them. */
 static const char ingest_sql[] =
     "SELECT kind, extract(epoch FROM finished_at)::float8, "
-    "extract(epoch FROM finished_at - started_at)::float8, failed, files, loaded, "
+    "coalesce(seconds, extract(epoch FROM finished_at - started_at)::float8), failed, "
+    "files, loaded, "
     "skipped, quarantined, jobs, samples, "
     "(SELECT extract(epoch FROM max(s.finished_at))::float8 FROM ingest_runs s "
     "WHERE s.kind = r.kind AND s.finished_at IS NOT NULL AND NOT s.failed) "
