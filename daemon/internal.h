@@ -108,6 +108,7 @@ struct request {
     bool retry_after;         /* 503 busy: say when to come back */
     bool queued;              /* the answer went to libmicrohttpd */
     double started_s;         /* CLOCK_MONOTONIC at the first callback */
+    const char *route;        /* the route's label in /metrics (a literal) */
     struct compute_job *job;  /* owned; not NULL once handed to the compute pool */
 };
 
@@ -211,6 +212,37 @@ void cache_keep(struct server *srv, struct MHD_Connection *conn, struct request 
 /* The last health read and its age in seconds (-1 never read); false when the
  * database was unreachable at the last read. */
 bool cache_health(struct server *srv, struct db_health *out, double *age_s);
+
+/* The snapshot of db_metrics the poller read with health (at most a second old);
+ * false when it has none (the database unreachable, or its schema before
+ * DB_METRICS_SCHEMA). */
+bool cache_metrics(struct server *srv, struct db_metrics *out);
+
+/* ---- Prometheus metrics (metrics.c) ------------------------------------------------ */
+
+/* What the compute pool counts. */
+enum metrics_compute {
+    METRICS_COMPUTE_STARTED,  /* a thread took a job */
+    METRICS_COMPUTE_FINISHED, /* … and answered it */
+    METRICS_COMPUTE_REFUSED,  /* 503 busy */
+    METRICS_COMPUTE_DEADLINE, /* stopped at the deadline */
+    METRICS_COMPUTE_GONE,     /* stopped: the client left */
+    METRICS_COMPUTE_SHUTDOWN, /* stopped: the server stops */
+    METRICS_COMPUTE_COUNT
+};
+
+/* The counters are process-wide atomics, updated without a lock. */
+/* Marks the start of serving (process_start_time_seconds). */
+void metrics_started(void);
+/* One answer queued: route is its label (a literal; NULL: "none"), seconds since its
+ * headers came. */
+void metrics_request_done(const char *route, unsigned code, double seconds);
+/* libmicrohttpd's MHD_OPTION_NOTIFY_CONNECTION: connections open and accepted. */
+void metrics_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                        enum MHD_ConnectionNotificationCode toe);
+void metrics_compute(enum metrics_compute what);
+/* GET /metrics: the text exposition (README "Metrics"). */
+void route_metrics(struct server *srv, struct request *req);
 
 /* ---- query parameters and the bearer token (answer.c) ------------------------------ */
 

@@ -23,8 +23,8 @@ enum status db_ingest_run_begin(struct db *db, const char *kind, int64_t *run_id
 enum status db_ingest_run_end(struct db *db, int64_t run_id,
                               const struct db_ingest_counts *c, struct error *err)
 {
-    char v[7][32];
-    const char *vals[7];
+    char v[9][32];
+    const char *vals[9];
 
     snprintf(v[0], sizeof v[0], "%lld", (long long)run_id);
     snprintf(v[1], sizeof v[1], "%ld", c->files);
@@ -33,13 +33,15 @@ enum status db_ingest_run_end(struct db *db, int64_t run_id,
     snprintf(v[4], sizeof v[4], "%ld", c->quarantined);
     snprintf(v[5], sizeof v[5], "%ld", c->jobs);
     snprintf(v[6], sizeof v[6], "%lld", c->samples);
-    for (int i = 0; i < 7; i++)
+    snprintf(v[7], sizeof v[7], "%s", c->failed ? "t" : "f");
+    snprintf(v[8], sizeof v[8], "%.6f", c->seconds);
+    for (int i = 0; i < 9; i++)
         vals[i] = v[i];
     return exec_params_cmd(db,
                            "UPDATE ingest_runs SET finished_at = now(), files = $2, "
                            "loaded = $3, skipped = $4, quarantined = $5, jobs = $6, "
-                           "samples = $7 WHERE id = $1",
-                           7, vals, err);
+                           "samples = $7, failed = $8, seconds = $9 WHERE id = $1",
+                           9, vals, err);
 }
 
 enum status db_file_seen(struct db *db, const char *content_hash, bool *seen,
