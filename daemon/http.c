@@ -34,6 +34,7 @@ enum route {
     ROUTE_SWEEP,
     ROUTE_TABLE,
     ROUTE_COVERAGE,
+    ROUTE_SLOWDOWNS,
     ROUTE_STATIC
 };
 
@@ -54,6 +55,8 @@ static enum route route_of(const char *url, char id[17], const char **group,
         return ROUTE_GROUPS;
     if (strcmp(url, "/api/v1/coverage") == 0)
         return ROUTE_COVERAGE;
+    if (strcmp(url, "/api/v1/slowdowns") == 0)
+        return ROUTE_SLOWDOWNS;
     if (strcmp(url, "/") == 0 || strcmp(url, "/index.html") == 0) {
         *rel = "index.html";
         return ROUTE_STATIC;
@@ -137,12 +140,11 @@ static void dispatch(struct server *srv, struct MHD_Connection *conn, const char
     case ROUTE_JOBS: route_jobs(srv, conn, req); return;
     case ROUTE_GROUPS: route_groups(srv, req); return;
     case ROUTE_ASSOCIATION: route_association(srv, conn, req, group); return;
-    case ROUTE_PREDICT:
-        answer_error(req, STATUS_NOT_FOUND, NULL, "predict is not implemented yet");
-        return;
+    case ROUTE_PREDICT: route_predict(srv, conn, req, group); return;
     case ROUTE_SWEEP: route_sweep(srv, conn, req, group); return;
     case ROUTE_TABLE: route_table(srv, conn, req, group); return;
     case ROUTE_COVERAGE: route_coverage(srv, conn, req); return;
+    case ROUTE_SLOWDOWNS: route_slowdowns(srv, conn, req); return;
     case ROUTE_STATIC: route_static(srv, req, rel); return;
     case ROUTE_NONE: return;
     }

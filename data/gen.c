@@ -281,13 +281,14 @@ static enum status write_truth(const struct data_params *p, const struct data_jo
     fp = fopen(path, "w");
     if (fp == NULL)
         return error_set(err, STATUS_NOT_FOUND, "%s: %s", path, strerror(errno));
-    fputs("jobid,group,start_s,end_s,io_s,load_read_bps,bytes\n", fp);
+    fputs("jobid,group,start_s,end_s,io_s,load_read_bps,bytes,victim\n", fp);
     for (size_t j = 0; j < njobs; j++) {
         const struct data_job *job = &jobs[j];
         double start = (double)DATA_EPOCH_START + job->start_s;
-        fprintf(fp, "%" PRIu64 ",%s,%.6f,%.6f,%.6f,%.1f,%" PRId64 "\n", job->jobid,
+        fprintf(fp, "%" PRIu64 ",%s,%.6f,%.6f,%.6f,%.1f,%" PRId64 ",%d\n", job->jobid,
                 data_group_info(job->group)->name, start, start + job->run_time_s,
-                job->io_last_s - job->io_first_s, job->load_read_bps, job_bytes(job));
+                job->io_last_s - job->io_first_s, job->load_read_bps, job_bytes(job),
+                job->victim);
     }
     return close_checked(fp, path, err);
 }

@@ -1264,7 +1264,7 @@ enum status stats_kde_width_ratio_stat(const double *x, const double *y, size_t 
 
 enum status stats_kde_at(const double *x, const double *y, size_t d,
                          const struct stats_kde *fit, double x_at, double y_at,
-                         struct stats_kde_ws *ws, struct stats_kde_point *out,
+                         double z, struct stats_kde_ws *ws, struct stats_kde_point *out,
                          struct error *err)
 {
     static const bool all[3] = {true, true, true};
@@ -1273,7 +1273,7 @@ enum status stats_kde_at(const double *x, const double *y, size_t d,
 
     if (out == NULL || fit == NULL || ws == NULL || x == NULL || y == NULL)
         return error_set(err, STATUS_INVALID, "kde at x: missing argument");
-    *out = (struct stats_kde_point){false, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+    *out = (struct stats_kde_point){false, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
     if (fit->reason != REASON_NONE || fit->d != d || d < 2)
         return error_set(err, STATUS_INVALID, "kde at x: no fit of these %zu jobs", d);
     if (d > ws->d_max) {
@@ -1318,9 +1318,14 @@ enum status stats_kde_at(const double *x, const double *y, size_t d,
         double g, g1, g2;
         if (use_log && !(y_at > 0)) {
             out->cdf = 0.0;
-        } else {
-            mixture_eval(&mx, use_log ? log(y_at) : y_at, 0.0, &g, &g1, &g2);
-            out->cdf = g;
+            return STATUS_OK;
+        }
+        const double yf = use_log ? log(y_at) : y_at;
+        mixture_eval(&mx, yf, 0.0, &g, &g1, &g2);
+        out->cdf = g;
+        if (isfinite(z)) {
+            mixture_eval(&mx, yf + fit->sigma_c * z, 0.0, &g, &g1, &g2);
+            out->pit = g;
         }
     }
     return STATUS_OK;

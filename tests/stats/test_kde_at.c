@@ -72,7 +72,7 @@ static void grid_points_give_the_fits_quantiles(size_t d, double tol)
     fit_jobs(d, KDE_SPACE_AUTO, &f);
     assert_int_equal(f.fit->space, KDE_SPACE_LOG);
     for (size_t i = 0; i < NQ; i++) {
-        if (stats_kde_at(xs, ys, d, f.fit, f.fit->x_grid[i], NAN, f.ws, &p, &err) !=
+        if (stats_kde_at(xs, ys, d, f.fit, f.fit->x_grid[i], NAN, NAN, f.ws, &p, &err) !=
             STATUS_OK)
             fail_msg("stats_kde_at: %s", err.msg);
         assert_true(p.in_range);
@@ -122,17 +122,26 @@ static void cdf_matches_a_direct_sum_and_inverts_the_quantiles(void **state)
     make_jobs(d, 11, 0.6);
     fit_jobs(d, KDE_SPACE_AUTO, &f);
     for (size_t j = 0; j < d; j += 7) {
-        assert_int_equal(stats_kde_at(xs, ys, d, f.fit, xs[j], ys[j], f.ws, &p, NULL),
+        assert_int_equal(stats_kde_at(xs, ys, d, f.fit, xs[j], ys[j], NAN, f.ws, &p, NULL),
                          STATUS_OK);
         assert_true(p.in_range);
         assert_true(fabs(p.cdf - direct_cdf(d, f.fit, xs[j], ys[j])) <= 1e-12);
+        assert_true(isnan(p.pit));
+        /* the randomized percentile: F a kernel's z sds away, in fitting space */
+        struct stats_kde_point pz;
+        assert_int_equal(
+            stats_kde_at(xs, ys, d, f.fit, xs[j], ys[j], -0.6275, f.ws, &pz, NULL),
+            STATUS_OK);
+        const double moved = exp(log(ys[j]) - 0.6275 * f.fit->h_y);
+        assert_true(fabs(pz.pit - direct_cdf(d, f.fit, xs[j], moved)) <= 1e-12);
+        assert_true(pz.cdf == p.cdf);
         assert_true(p.q05 < p.q50 && p.q50 < p.q95);
         /* F at the quantiles is the probability */
         struct stats_kde_point p2;
-        assert_int_equal(stats_kde_at(xs, ys, d, f.fit, xs[j], p.q50, f.ws, &p2, NULL),
+        assert_int_equal(stats_kde_at(xs, ys, d, f.fit, xs[j], p.q50, NAN, f.ws, &p2, NULL),
                          STATUS_OK);
         assert_true(fabs(p2.cdf - 0.5) <= 1e-9);
-        assert_int_equal(stats_kde_at(xs, ys, d, f.fit, xs[j], p.q95, f.ws, &p2, NULL),
+        assert_int_equal(stats_kde_at(xs, ys, d, f.fit, xs[j], p.q95, NAN, f.ws, &p2, NULL),
                          STATUS_OK);
         assert_true(fabs(p2.cdf - 0.95) <= 1e-9);
     }
@@ -149,7 +158,7 @@ static void linear_space_cdf_is_in_linear_units(void **state)
     make_jobs(d, 13, 0.5);
     fit_jobs(d, KDE_SPACE_LINEAR, &f);
     const double x = xs[3] * 1.013, y = ys[3] * 0.987;
-    assert_int_equal(stats_kde_at(xs, ys, d, f.fit, x, y, f.ws, &p, NULL), STATUS_OK);
+    assert_int_equal(stats_kde_at(xs, ys, d, f.fit, x, y, NAN, f.ws, &p, NULL), STATUS_OK);
     double num = 0.0, den = 0.0;
     for (size_t j = 0; j < d; j++) {
         const double t = (x - xs[j]) / f.fit->h_x;
@@ -177,22 +186,22 @@ static void x_outside_the_grid_span_is_out_of_range(void **state)
     }
     const double span_hi = exp(log(hi) + 3.0 * f.fit->h_x);
     assert_int_equal(
-        stats_kde_at(xs, ys, d, f.fit, span_hi * 1.001, 650.0, f.ws, &p, NULL),
+        stats_kde_at(xs, ys, d, f.fit, span_hi * 1.001, 650.0, NAN, f.ws, &p, NULL),
         STATUS_OK);
     assert_false(p.in_range);
     assert_true(isnan(p.q50) && isnan(p.cdf));
     assert_rel(p.x_hi, span_hi, 1e-12);
     assert_rel(p.x_lo, exp(log(lo) - 3.0 * f.fit->h_x), 1e-12);
     assert_int_equal(
-        stats_kde_at(xs, ys, d, f.fit, span_hi * 0.999, 650.0, f.ws, &p, NULL),
+        stats_kde_at(xs, ys, d, f.fit, span_hi * 0.999, 650.0, NAN, f.ws, &p, NULL),
         STATUS_OK);
     assert_true(p.in_range);
     /* x <= 0 has no log */
-    assert_int_equal(stats_kde_at(xs, ys, d, f.fit, -2.385, 650.0, f.ws, &p, NULL),
+    assert_int_equal(stats_kde_at(xs, ys, d, f.fit, -2.385, 650.0, NAN, f.ws, &p, NULL),
                      STATUS_OK);
     assert_false(p.in_range);
     /* y <= 0 in log space is below every value */
-    assert_int_equal(stats_kde_at(xs, ys, d, f.fit, xs[0], -1.0, f.ws, &p, NULL),
+    assert_int_equal(stats_kde_at(xs, ys, d, f.fit, xs[0], -1.0, NAN, f.ws, &p, NULL),
                      STATUS_OK);
     assert_true(p.in_range);
     assert_true(p.cdf == 0.0);
@@ -209,25 +218,25 @@ static void an_unfitted_or_foreign_fit_is_invalid(void **state)
 
     make_jobs(d, 19, 0.5);
     fit_jobs(d, KDE_SPACE_AUTO, &f);
-    assert_int_equal(stats_kde_at(xs, ys, d - 1, f.fit, xs[0], NAN, f.ws, &p, &err),
+    assert_int_equal(stats_kde_at(xs, ys, d - 1, f.fit, xs[0], NAN, NAN, f.ws, &p, &err),
                      STATUS_INVALID);
-    assert_int_equal(stats_kde_at(NULL, ys, d, f.fit, xs[0], NAN, f.ws, &p, NULL),
+    assert_int_equal(stats_kde_at(NULL, ys, d, f.fit, xs[0], NAN, NAN, f.ws, &p, NULL),
                      STATUS_INVALID);
     const double keep = xs[4];
     xs[4] = -1.0; /* not of a log-space fit */
-    assert_int_equal(stats_kde_at(xs, ys, d, f.fit, xs[0], NAN, f.ws, &p, NULL),
+    assert_int_equal(stats_kde_at(xs, ys, d, f.fit, xs[0], NAN, NAN, f.ws, &p, NULL),
                      STATUS_INVALID);
     xs[4] = keep;
     f.fit->reason = REASON_D_BELOW_MIN;
     err = (struct error){0};
-    assert_int_equal(stats_kde_at(xs, ys, d, f.fit, xs[0], NAN, f.ws, &p, &err),
+    assert_int_equal(stats_kde_at(xs, ys, d, f.fit, xs[0], NAN, NAN, f.ws, &p, &err),
                      STATUS_INVALID);
     fixture_free(&f);
     /* a workspace too small */
     fit_jobs(d, KDE_SPACE_AUTO, &f);
     struct stats_kde_ws *small = stats_kde_ws_new(10);
     assert_non_null(small);
-    assert_int_equal(stats_kde_at(xs, ys, d, f.fit, xs[0], NAN, small, &p, NULL),
+    assert_int_equal(stats_kde_at(xs, ys, d, f.fit, xs[0], NAN, NAN, small, &p, NULL),
                      STATUS_INVALID);
     stats_kde_ws_free(small);
     fixture_free(&f);
