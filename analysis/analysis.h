@@ -569,14 +569,14 @@ enum status analysis_predict(struct db *db, const struct analysis_settings *s,
 /* One job of a period, ranked or set apart. */
 struct slowdown_job {
     char job_key[33], jobid[32], group[17];
-    double start_s, end_s;   /* epoch seconds */
-    double y, x;             /* its metrics, linear units (NAN when excluded) */
-    double q05, q50, q95;    /* its group's KDE at its own x */
-    double ratio;            /* y / q50 */
-    double cdf;              /* F(y | x) of its group's KDE (METHOD.md §5 (b)) */
-    double percentile;       /* F(y + σ·z | x): cdf with y drawn in its own kernel
-                                (z a standard normal seeded by the job's key) */
-    char reason[32];         /* "" when ranked, else why it is apart */
+    double start_s, end_s; /* epoch seconds */
+    double y, x;           /* its metrics, linear units (NAN when excluded) */
+    double q05, q50, q95;  /* its group's KDE at its own x */
+    double ratio;          /* y / q50 */
+    double cdf;            /* F(y | x) of its group's KDE (METHOD.md §5 (b)) */
+    double percentile;     /* F(y + σ·z | x): cdf with y drawn in its own kernel
+                              (z a standard normal seeded by the job's key) */
+    char reason[32];       /* "" when ranked, else why it is apart */
 };
 
 /* Who got hurt in [from_s, to_s) (README "Who got hurt"). */
@@ -590,7 +590,7 @@ struct slowdowns {
     size_t ranked_total;         /* of the period */
     struct slowdown_job *apart;  /* by start; owned */
     size_t n_apart, apart_total;
-    size_t jobs;                 /* every job of the period */
+    size_t jobs; /* every job of the period */
 };
 
 /* Every job whose [start, end] overlaps [from_s, to_s), ranked by ratio = y / q50(x)

@@ -13,14 +13,14 @@
 struct group_fit {
     struct assoc_result *stored; /* what analyze stored; NULL: nothing */
     char computed_at[40];
-    struct db_jobs *jobs;  /* every job of the group, by start */
-    unsigned char *excl;   /* per job: its enum stats_exclusion for the pair */
-    double *jy, *jx;       /* per job: its values (meaningful when not excluded) */
-    double *x, *y;         /* the d pairs of the fit */
+    struct db_jobs *jobs; /* every job of the group, by start */
+    unsigned char *excl;  /* per job: its enum stats_exclusion for the pair */
+    double *jy, *jx;      /* per job: its values (meaningful when not excluded) */
+    double *x, *y;        /* the d pairs of the fit */
     size_t d;
-    struct stats_kde *fit;     /* NULL until fitted */
-    struct stats_kde_ws *ws;   /* for d jobs */
-    const char *why;           /* NULL when fitted, else why the group's jobs are apart */
+    struct stats_kde *fit;   /* NULL until fitted */
+    struct stats_kde_ws *ws; /* for d jobs */
+    const char *why;         /* NULL when fitted, else why the group's jobs are apart */
 };
 
 static void group_fit_clear(struct group_fit *g)

@@ -14,24 +14,25 @@
 
 void cmd_slowdowns_help(FILE *fp)
 {
-    fprintf(fp,
-            "usage: iocontend slowdowns [--from T] [--to T] [--limit N] [--y M] [--x M]\n"
-            "                           [--granularity S] [--json]\n"
-            "Who got hurt: the jobs whose run overlaps [from, to), ranked by\n"
-            "ratio = y / q50(x), q50 the median of y at the job's own x from the KDE\n"
-            "that analyze stored for its group, with the percentile F(y | x) of the same\n"
-            "KDE (ties by start time). Jobs that cannot be ranked are listed apart with\n"
-            "their reason: a metric excluded (hole, no_io, ...), a group analyze did not\n"
-            "store (not_analyzed) or stored before its data changed (stale), one below\n"
-            "d_min (d_below_min), an x outside the KDE's range (x_out_of_range).\n"
-            "  --from T, --to T  RFC 3339 or epoch milliseconds (default: open)\n"
-            "  --limit N         jobs listed of each kind, 1..%d (%d)\n"
-            "  --y M, --x M      the pair (default t_d, psi_d_read)\n"
-            "  --granularity S   a stored granularity, seconds (default: the base)\n"
-            "  --json            the object /api/v1/slowdowns answers\n"
-            "exit status: 0 every job ranked, 1 some listed apart, 64 usage, 66 no\n"
-            "samples loaded, 69 database unavailable, 70 internal error\n",
-            SLOWDOWNS_LIMIT_MAX, SLOWDOWNS_LIMIT_DEFAULT);
+    fprintf(
+        fp,
+        "usage: iocontend slowdowns [--from T] [--to T] [--limit N] [--y M] [--x M]\n"
+        "                           [--granularity S] [--json]\n"
+        "Who got hurt: the jobs whose run overlaps [from, to), ranked by\n"
+        "ratio = y / q50(x), q50 the median of y at the job's own x from the KDE\n"
+        "that analyze stored for its group, with the percentile F(y | x) of the same\n"
+        "KDE (ties by start time). Jobs that cannot be ranked are listed apart with\n"
+        "their reason: a metric excluded (hole, no_io, ...), a group analyze did not\n"
+        "store (not_analyzed) or stored before its data changed (stale), one below\n"
+        "d_min (d_below_min), an x outside the KDE's range (x_out_of_range).\n"
+        "  --from T, --to T  RFC 3339 or epoch milliseconds (default: open)\n"
+        "  --limit N         jobs listed of each kind, 1..%d (%d)\n"
+        "  --y M, --x M      the pair (default t_d, psi_d_read)\n"
+        "  --granularity S   a stored granularity, seconds (default: the base)\n"
+        "  --json            the object /api/v1/slowdowns answers\n"
+        "exit status: 0 every job ranked, 1 some listed apart, 64 usage, 66 no\n"
+        "samples loaded, 69 database unavailable, 70 internal error\n",
+        SLOWDOWNS_LIMIT_MAX, SLOWDOWNS_LIMIT_DEFAULT);
 }
 
 /* epoch milliseconds (all digits) or RFC 3339, as the API takes them */
@@ -79,11 +80,14 @@ static void print_table(const struct slowdowns *sl)
 int cmd_slowdowns(struct app_config *cfg, int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"from", required_argument, NULL, 'f'}, {"to", required_argument, NULL, 't'},
-        {"limit", required_argument, NULL, 'l'}, {"y", required_argument, NULL, 'y'},
+        {"from", required_argument, NULL, 'f'},
+        {"to", required_argument, NULL, 't'},
+        {"limit", required_argument, NULL, 'l'},
+        {"y", required_argument, NULL, 'y'},
         {"x", required_argument, NULL, 'x'},
         {"granularity", required_argument, NULL, 'k'},
-        {"json", no_argument, NULL, 'j'},        {"help", no_argument, NULL, 'h'},
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     const char *y = "t_d", *x = "psi_d_read";
     double from_s = NAN, to_s = NAN, granularity = 0;

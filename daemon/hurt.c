@@ -23,7 +23,8 @@ static bool query_number(struct MHD_Connection *conn, struct request *req,
         return true;
     errno = 0;
     double d = strtod(v, &end);
-    if (end == v || *end != '\0' || errno != 0 || !isfinite(d) || (positive && !(d > 0))) {
+    if (end == v || *end != '\0' || errno != 0 || !isfinite(d) ||
+        (positive && !(d > 0))) {
         answer_error(req, STATUS_INVALID, name, "%s must be a %snumber", name,
                      positive ? "positive " : "");
         return false;
@@ -57,9 +58,9 @@ void route_predict(struct server *srv, struct MHD_Connection *conn, struct reque
         answer_failure(req, STATUS_DB, &err, "predict", NULL);
         return;
     }
-    enum status rc = analysis_predict(db, &srv->s->analysis, group_id,
-                                      y != NULL ? y : "t_d", x != NULL ? x : "psi_d_read",
-                                      granularity_s, x_value, &p, &err);
+    enum status rc =
+        analysis_predict(db, &srv->s->analysis, group_id, y != NULL ? y : "t_d",
+                         x != NULL ? x : "psi_d_read", granularity_s, x_value, &p, &err);
     db_release(srv, db, rc);
     if (rc != STATUS_OK) {
         answer_failure(req, rc, &err, "predict", "granularity");
@@ -98,9 +99,9 @@ void route_slowdowns(struct server *srv, struct MHD_Connection *conn, struct req
         answer_failure(req, STATUS_DB, &err, "slowdowns", NULL);
         return;
     }
-    enum status rc = analysis_slowdowns(
-        db, &srv->s->analysis, from_s, to_s, y != NULL ? y : "t_d",
-        x != NULL ? x : "psi_d_read", granularity_s, limit, &sl, &err);
+    enum status rc =
+        analysis_slowdowns(db, &srv->s->analysis, from_s, to_s, y != NULL ? y : "t_d",
+                           x != NULL ? x : "psi_d_read", granularity_s, limit, &sl, &err);
     db_release(srv, db, rc);
     if (rc != STATUS_OK) {
         answer_failure(req, rc, &err, "slowdowns", "granularity");

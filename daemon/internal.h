@@ -241,7 +241,8 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
 /* hurt.c: /groups/{id}/predict and /slowdowns (README "Who got hurt"). */
 void route_predict(struct server *srv, struct MHD_Connection *conn, struct request *req,
                    const char *group_id);
-void route_slowdowns(struct server *srv, struct MHD_Connection *conn, struct request *req);
+void route_slowdowns(struct server *srv, struct MHD_Connection *conn,
+                     struct request *req);
 /* rel is the path under the page's folder, already percent-decoded. */
 void route_static(const struct server *srv, struct request *req, const char *rel);
 /* The page's folder: $IOCONTEND_WEB_DIR, else the first web/ holding index.html

@@ -1263,8 +1263,8 @@ enum status stats_kde_width_ratio_stat(const double *x, const double *y, size_t 
 /* ---- the fit at any x ----------------------------------------------------------- */
 
 enum status stats_kde_at(const double *x, const double *y, size_t d,
-                         const struct stats_kde *fit, double x_at, double y_at,
-                         double z, struct stats_kde_ws *ws, struct stats_kde_point *out,
+                         const struct stats_kde *fit, double x_at, double y_at, double z,
+                         struct stats_kde_ws *ws, struct stats_kde_point *out,
                          struct error *err)
 {
     static const bool all[3] = {true, true, true};

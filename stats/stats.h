@@ -585,9 +585,9 @@ struct stats_kde_point {
  * (0 for y_at <= 0 in log space) and, when z is finite too, F at y_at moved z kernel
  * sds in fitting space: a draw from y_at's own kernel, which makes the percentile of
  * a tied or lattice-valued y (t_d = m·Δ) continuous, as the randomized PIT of
- * Czado, Gneiting & Held (2009) does for counts. By the same mixture and root finder as (b) (its
- * space, h_x, β, σ_c and binning), started from the nearest of its 16 points; at one
- * of them the quantiles equal fit's within the root finder's tolerance. Out of the
+ * Czado, Gneiting & Held (2009) does for counts. By the same mixture and root finder as
+ * (b) (its space, h_x, β, σ_c and binning), started from the nearest of its 16 points; at
+ * one of them the quantiles equal fit's within the root finder's tolerance. Out of the
  * density grid's x span (or x_at <= 0 in log space) only in_range, x_lo, x_hi are
  * set. x, y borrowed; ws for at least d jobs, its arrays overwritten (not the
  * permutation cache's). STATUS_INVALID: a missing pointer, fit unfitted (a reason) or

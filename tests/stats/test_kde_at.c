@@ -122,8 +122,8 @@ static void cdf_matches_a_direct_sum_and_inverts_the_quantiles(void **state)
     make_jobs(d, 11, 0.6);
     fit_jobs(d, KDE_SPACE_AUTO, &f);
     for (size_t j = 0; j < d; j += 7) {
-        assert_int_equal(stats_kde_at(xs, ys, d, f.fit, xs[j], ys[j], NAN, f.ws, &p, NULL),
-                         STATUS_OK);
+        assert_int_equal(
+            stats_kde_at(xs, ys, d, f.fit, xs[j], ys[j], NAN, f.ws, &p, NULL), STATUS_OK);
         assert_true(p.in_range);
         assert_true(fabs(p.cdf - direct_cdf(d, f.fit, xs[j], ys[j])) <= 1e-12);
         assert_true(isnan(p.pit));
@@ -138,11 +138,13 @@ static void cdf_matches_a_direct_sum_and_inverts_the_quantiles(void **state)
         assert_true(p.q05 < p.q50 && p.q50 < p.q95);
         /* F at the quantiles is the probability */
         struct stats_kde_point p2;
-        assert_int_equal(stats_kde_at(xs, ys, d, f.fit, xs[j], p.q50, NAN, f.ws, &p2, NULL),
-                         STATUS_OK);
+        assert_int_equal(
+            stats_kde_at(xs, ys, d, f.fit, xs[j], p.q50, NAN, f.ws, &p2, NULL),
+            STATUS_OK);
         assert_true(fabs(p2.cdf - 0.5) <= 1e-9);
-        assert_int_equal(stats_kde_at(xs, ys, d, f.fit, xs[j], p.q95, NAN, f.ws, &p2, NULL),
-                         STATUS_OK);
+        assert_int_equal(
+            stats_kde_at(xs, ys, d, f.fit, xs[j], p.q95, NAN, f.ws, &p2, NULL),
+            STATUS_OK);
         assert_true(fabs(p2.cdf - 0.95) <= 1e-9);
     }
     fixture_free(&f);
@@ -158,7 +160,8 @@ static void linear_space_cdf_is_in_linear_units(void **state)
     make_jobs(d, 13, 0.5);
     fit_jobs(d, KDE_SPACE_LINEAR, &f);
     const double x = xs[3] * 1.013, y = ys[3] * 0.987;
-    assert_int_equal(stats_kde_at(xs, ys, d, f.fit, x, y, NAN, f.ws, &p, NULL), STATUS_OK);
+    assert_int_equal(stats_kde_at(xs, ys, d, f.fit, x, y, NAN, f.ws, &p, NULL),
+                     STATUS_OK);
     double num = 0.0, den = 0.0;
     for (size_t j = 0; j < d; j++) {
         const double t = (x - xs[j]) / f.fit->h_x;
