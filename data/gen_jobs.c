@@ -475,11 +475,13 @@ static void plan_one(struct plan *pl, struct data_job *job)
     plan_again(pl, job);
 }
 
-/* The mean system-wide background read bandwidth over the job's I/O, bytes/s. */
+/* The mean system-wide background read bandwidth over the job's I/O stretched
+ * DATA_VICTIM_SLOW times, bytes/s: what a victim's Ψ^D would gather. */
 static double system_load(const struct data_background *bg, const struct data_job *job)
 {
     struct data_volume v;
-    double a = job->start_s + job->io_first_s, b = job->start_s + job->io_last_s;
+    double a = job->start_s + job->io_first_s;
+    double b = a + DATA_VICTIM_SLOW * (job->io_last_s - job->io_first_s);
 
     if (!(b > a))
         return 0.0;
@@ -488,7 +490,7 @@ static double system_load(const struct data_background *bg, const struct data_jo
 }
 
 /* The victims (a slow node, a bad stripe: slow whatever the load): in each group the
- * DATA_VICTIMS jobs that saw the least system-wide read load, planned again with
+ * params->victims jobs that saw the least system-wide read load, planned again with
  * every read/write window DATA_VICTIM_SLOW times as long. The least loaded, so that
  * their Ψ^D (the load over a window three times as long) stays among their group's:
  * a slow job is then told by its time at the load it had, not by a load nobody
@@ -498,7 +500,7 @@ static void plant_victims(struct plan *pl, struct data_job *jobs, size_t n)
     if (pl->params->coupling == 0.0)
         return;
     for (int g = 0; g < DATA_NGROUPS; g++) {
-        for (int v = 0; v < DATA_VICTIMS; v++) {
+        for (unsigned v = 0; v < pl->params->victims; v++) {
             struct data_job *best = NULL;
             double best_load = INFINITY;
             for (size_t i = 0; i < n; i++) {

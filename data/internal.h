@@ -15,7 +15,8 @@
 #define DATA_MAX_FILES  24   /* file records one planned job can hold */
 #define DATA_PATH_MAX   96
 #define DATA_NGROUPS    3
-/* Victims planted per group (gen_jobs.c), slowed this much whatever the load. */
+/* Victims planted per group by default (gen_jobs.c), slowed this much whatever the
+ * load. */
 #define DATA_VICTIMS     3
 #define DATA_VICTIM_SLOW 3.0
 
@@ -35,6 +36,7 @@ struct data_params {
     unsigned darshan_formats; /* DATA_DARSHAN_TEXT and/or DATA_DARSHAN_BINARY */
     unsigned dxt_ops;         /* binary logs: DXT_POSIX operations per file record and
                                  direction at most; 0: no DXT module */
+    unsigned victims;         /* jobs per group planted slow (gen_jobs.c) */
 };
 
 /* Rates of traffic at one moment. */
