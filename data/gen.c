@@ -378,8 +378,8 @@ static int exit_code_of(enum status s)
 
 int main(int argc, char **argv)
 {
-    struct data_params p = {"var/sample", 20240601UL, 1.0, 3, 420, DATA_DARSHAN_TEXT, 0,
-                            DATA_VICTIMS};
+    struct data_params p = {"var/sample", 20240601UL,        1.0, 3,
+                            420,          DATA_DARSHAN_TEXT, 0,   DATA_VICTIMS};
     struct error err = {0};
     size_t njobs = 0;
     char msg[512];
