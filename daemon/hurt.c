@@ -58,14 +58,19 @@ void route_predict(struct server *srv, struct MHD_Connection *conn, struct reque
         answer_failure(req, STATUS_DB, &err, "predict", NULL);
         return;
     }
-    enum status rc =
-        analysis_predict(db, &srv->s->analysis, group_id, y != NULL ? y : "t_d",
-                         x != NULL ? x : "psi_d_read", granularity_s, x_value, &p, &err);
-    db_release(srv, db, rc);
+    y = y != NULL ? y : "t_d";
+    x = x != NULL ? x : "psi_d_read";
+    enum status rc = analysis_predict(db, &srv->s->analysis, group_id, y, x,
+                                      granularity_s, x_value, &p, &err);
     if (rc != STATUS_OK) {
         answer_failure(req, rc, &err, "predict", "granularity");
+        /* INTERFACES.md: a granularity never stored names those that are */
+        if (rc == STATUS_NOT_FOUND && query(conn, "granularity") != NULL)
+            add_stored_granularities(req, db, group_id, y, x);
+        db_release(srv, db, rc);
         return;
     }
+    db_release(srv, db, rc);
     answer_json_take(req, 200, analysis_predict_json(&p));
 }
 

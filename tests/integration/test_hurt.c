@@ -353,7 +353,12 @@ static void predict_errors_name_the_parameter(void **state)
     /* nothing stored at 120 s, nor for this pair */
     snprintf(path, sizeof path, "/api/v1/groups/%s/predict?x_value=1e12&granularity=120",
              group);
-    expect_error(path, 404, NULL);
+    json_t *o = get_json(path, 404);
+    const json_t *stored =
+        json_object_get(json_object_get(o, "error"), "stored_granularities_s");
+    assert_int_equal(json_array_size(stored), 1);
+    assert_true(json_number_value(json_array_get(stored, 0)) == 60.0);
+    json_decref(o);
     snprintf(path, sizeof path, "/api/v1/groups/%s/predict?x_value=1e12&y=t_j&x=psi_read",
              group);
     expect_error(path, 404, NULL);
