@@ -54,9 +54,8 @@ struct sample_case {
 /* The planted load effect without the planted victims (README "Who got hurt";
  * test_hurt checks those): the NPB-like group's t_d is nearly constant, so a job
  * slowed x3 is far above all of them, and its Ψ^D, gathered over windows three times
- * as long, puts it among the highest x, where the KDE's top points see it: with
- * victims the NPB-like width_ratio is 1.005, 1.80 and 1.82 on seeds 1, 2 and
- * 20240601, a fact about the victims and not about the load the group ignores. */
+ * as long, puts it among the highest x, where the KDE's top points see it and widen
+ * the band: a fact about the victims, not about the load the group ignores. */
 #define COUPLED "--victims 0"
 
 static struct sample_case cases[] = {
