@@ -35,6 +35,7 @@ enum route {
     ROUTE_TABLE,
     ROUTE_COVERAGE,
     ROUTE_OPENAPI,
+    ROUTE_SLOWDOWNS,
     ROUTE_STATIC,
     ROUTE_METRICS
 };
@@ -49,6 +50,7 @@ static const struct {
     {"/api/v1/jobs", ROUTE_JOBS},
     {"/api/v1/groups", ROUTE_GROUPS},
     {"/api/v1/coverage", ROUTE_COVERAGE},
+    {"/api/v1/slowdowns", ROUTE_SLOWDOWNS},
     {"/api/v1/openapi.json", ROUTE_OPENAPI},
     {"/api/v1/groups/{id}/association", ROUTE_ASSOCIATION},
     {"/api/v1/groups/{id}/predict", ROUTE_PREDICT},
@@ -77,6 +79,7 @@ static const char *const route_labels[] = {[ROUTE_NONE] = "none",
                                            [ROUTE_TABLE] = "table",
                                            [ROUTE_COVERAGE] = "coverage",
                                            [ROUTE_OPENAPI] = "openapi",
+                                           [ROUTE_SLOWDOWNS] = "slowdowns",
                                            [ROUTE_STATIC] = "page",
                                            [ROUTE_METRICS] = "metrics"};
 
@@ -188,13 +191,12 @@ static void dispatch(struct server *srv, struct MHD_Connection *conn, const char
     case ROUTE_JOBS: route_jobs(srv, conn, req); return;
     case ROUTE_GROUPS: route_groups(srv, req); return;
     case ROUTE_ASSOCIATION: route_association(srv, conn, req, group); return;
-    case ROUTE_PREDICT:
-        answer_error(req, STATUS_NOT_FOUND, NULL, "predict is not implemented yet");
-        return;
+    case ROUTE_PREDICT: route_predict(srv, conn, req, group); return;
     case ROUTE_SWEEP: route_sweep(srv, conn, req, group); return;
     case ROUTE_TABLE: route_table(srv, conn, req, group); return;
     case ROUTE_COVERAGE: route_coverage(srv, conn, req); return;
     case ROUTE_OPENAPI: route_static(srv, req, "openapi.json"); return;
+    case ROUTE_SLOWDOWNS: route_slowdowns(srv, conn, req); return;
     case ROUTE_STATIC: route_static(srv, req, rel); return;
     case ROUTE_METRICS: route_metrics(srv, req); return;
     case ROUTE_NONE: return;

@@ -272,6 +272,14 @@ void route_sweep(struct server *srv, struct MHD_Connection *conn, struct request
 void route_table(struct server *srv, struct MHD_Connection *conn, struct request *req,
                  const char *group_id);
 void route_coverage(struct server *srv, struct MHD_Connection *conn, struct request *req);
+/* Adds to req's 404 the granularities stored for (group, y, x) (routes.c). */
+void add_stored_granularities(struct request *req, struct db *db, const char *group_id,
+                              const char *y, const char *x);
+/* hurt.c: /groups/{id}/predict and /slowdowns (README "Who got hurt"). */
+void route_predict(struct server *srv, struct MHD_Connection *conn, struct request *req,
+                   const char *group_id);
+void route_slowdowns(struct server *srv, struct MHD_Connection *conn,
+                     struct request *req);
 /* rel is the path under the page's folder, already percent-decoded. */
 void route_static(const struct server *srv, struct request *req, const char *rel);
 /* The page's folder: $IOCONTEND_WEB_DIR, else the first web/ holding index.html

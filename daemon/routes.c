@@ -317,8 +317,8 @@ void route_groups(struct server *srv, struct request *req)
 
 /* The 404 for a granularity never stored names those that are
  * (INTERFACES.md: "answers 404 with stored_granularities_s"). */
-static void add_stored_granularities(struct request *req, struct db *db,
-                                     const char *group_id, const char *y, const char *x)
+void add_stored_granularities(struct request *req, struct db *db, const char *group_id,
+                              const char *y, const char *x)
 {
     struct error err = {0};
     double *g = NULL;

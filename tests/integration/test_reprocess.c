@@ -78,8 +78,8 @@ static int setup(void **state)
         fx.work[0] = '\0';
         return -1;
     }
-    /* as tests/cases/upgrade/make_dump.sh made it */
-    if (sample_generate(fx.work, 20240601UL, "--days 1") != 0)
+    /* as tests/cases/upgrade/make_dump.sh made it: without victims */
+    if (sample_generate(fx.work, 20240601UL, "--days 1 --victims 0") != 0)
         return -1;
     snprintf(fx.conf, sizeof fx.conf, "%s/iocontend.conf", fx.work);
     if (pgfixture_start(&fx.db) != 0 || pgfixture_restore_gz(&fx.db, dump) != 0)
