@@ -63,9 +63,9 @@ struct server {
     struct answer_cache *cache;   /* stored answers and the health snapshot */
 };
 
-/* An association computed on request, as the compute pool runs it: made by the
- * route, owned by its request (freed with it, after the pool resumed the
- * connection). */
+/* An answer computed on request (an association, /predict, /slowdowns), as the
+ * compute pool runs it: made by the route, owned by its request (freed with it,
+ * after the pool resumed the connection). */
 struct compute_job {
     void (*run)(struct compute_job *job); /* computes and answers req */
     struct server *srv;
@@ -82,6 +82,9 @@ struct compute_job {
     double granularity_s; /* 0: the base Δ */
     bool granularity_given;
     struct assoc_opts opts; /* opts.space and opts.cancel point into this job */
+    double x_value;         /* /predict: where */
+    double from_s, to_s;    /* /slowdowns: the period, NAN when open */
+    size_t limit;           /* /slowdowns: jobs listed of each kind */
 };
 
 enum job_stop { JOB_RUNNING = 0, JOB_DEADLINE, JOB_GONE, JOB_SHUTDOWN, JOB_DONE };
@@ -273,6 +276,12 @@ void route_table(struct server *srv, struct MHD_Connection *conn, struct request
                  const char *group_id);
 void route_coverage(struct server *srv, struct MHD_Connection *conn, struct request *req);
 /* Adds to req's 404 the granularities stored for (group, y, x) (routes.c). */
+/* Hands job (calloc'd, its parameters filled; taken) to the compute pool to be
+ * answered by run, and suspends the connection; 503 busy when every computing thread
+ * has one already. */
+void compute_job_submit(struct server *srv, struct MHD_Connection *conn,
+                        struct request *req, struct compute_job *job,
+                        void (*run)(struct compute_job *job));
 void add_stored_granularities(struct request *req, struct db *db, const char *group_id,
                               const char *y, const char *x);
 /* hurt.c: /groups/{id}/predict and /slowdowns (README "Who got hurt"). */
