@@ -32,14 +32,6 @@ struct compute_pool {
     pthread_t watcher;
 };
 
-double monotonic_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Whether the client at the other end of fd has closed its side or reset the
  * connection: a peek reads 0 bytes or fails with anything but "nothing yet". A
  * client that sent more than its request (pipelining) is taken as present. */

@@ -117,6 +117,9 @@ struct request {
 
 /* ---- answers (answer.c) ------------------------------------------------------------ */
 
+/* Seconds on CLOCK_MONOTONIC. */
+double monotonic_s(void);
+
 /* STYLE.md §3: the one place statuses become HTTP codes. */
 unsigned http_status_of(enum status s);
 
@@ -184,8 +187,6 @@ bool compute_submit(struct compute_pool *p, struct compute_job *job);
 void compute_pool_stop(struct compute_pool *p);
 /* After compute_pool_stop and MHD_stop_daemon; NULL is fine. */
 void compute_pool_free(struct compute_pool *p);
-/* Seconds on CLOCK_MONOTONIC. */
-double monotonic_s(void);
 
 /* ---- stored answers in memory and the health snapshot (cache.c) ------------------- */
 
