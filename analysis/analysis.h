@@ -547,6 +547,88 @@ struct coverage_answer {
  * memory. */
 struct json_t *analysis_coverage_json(const struct coverage_answer *a);
 
+/* ---- predict and who got hurt (slowdowns.c; README: "Who got hurt") --------------- */
+
+/* The KDE analyze stored for (group, y, x) at one granularity, at x_value. */
+struct predict_result {
+    char group[17];
+    char y[40], x[40];
+    double granularity_s;     /* k·Δ of the stored result */
+    double x_value;           /* as asked, linear units */
+    size_t d;                 /* jobs of the fit */
+    enum stats_reason reason; /* REASON_NONE, or why the stored KDE has no fit */
+    enum stats_kde_space space;
+    double h_x, h_y;           /* fitting space */
+    struct stats_kde_point at; /* q05, q50, q95 (linear units), the x span */
+    bool has_rf;               /* the stored result has its forest */
+    size_t rf_trees;
+    double rf_oob_r2, rf_fit; /* the forest's fit at x_value */
+    char computed_at[40];     /* when analyze stored it, RFC 3339 */
+};
+
+/* q05, q50, q95 of y at x = x_value from the KDE analyze stored for (group, y, x) at
+ * granularity_s (0: the base Δ), space auto, scope all (METHOD.md §5 (b), through
+ * stats_kde_at on the group's jobs as they are, refitted with the stored options),
+ * and the stored forest's fit there (refitted with its seed and trees). A stored
+ * KDE without a fit (below d_min, a constant series) is STATUS_OK with its reason.
+ * STATUS_INVALID naming y, x, granularity or x_value (x_value not finite, or outside
+ * the KDE's x span: the density grid's, [min − 3h_x, max + 3h_x] in fitting space);
+ * STATUS_NOT_FOUND: no such group, nothing stored for that key, or what is stored is
+ * not of the group's jobs and samples as they are now (analyze again); STATUS_DB;
+ * STATUS_NOMEM. */
+enum status analysis_predict(struct db *db, const struct analysis_settings *s,
+                             const char *group_id, const char *y, const char *x,
+                             double granularity_s, double x_value,
+                             struct predict_result *out, struct error *err) MUST_CHECK;
+
+/* One job of a period, ranked or set apart. */
+struct slowdown_job {
+    char job_key[33], jobid[32], group[17];
+    double start_s, end_s; /* epoch seconds */
+    double y, x;           /* its metrics, linear units (NAN when excluded) */
+    double q05, q50, q95;  /* its group's KDE at its own x */
+    double ratio;          /* y / q50 */
+    double cdf;            /* F(y | x) of its group's KDE (METHOD.md §5 (b)) */
+    double percentile;     /* F(y + σ·z | x): cdf with y drawn in its own kernel
+                              (z a standard normal seeded by the job's key) */
+    char reason[32];       /* "" when ranked, else why it is apart */
+};
+
+/* Who got hurt in [from_s, to_s) (README "Who got hurt"). */
+struct slowdowns {
+    double from_s, to_s; /* NAN: open */
+    char y[40], x[40];
+    double granularity_s; /* k·Δ */
+    size_t limit;
+    struct slowdown_job *ranked; /* by ratio, highest first, ties by start; owned */
+    size_t n_ranked;             /* listed: at most limit */
+    size_t ranked_total;         /* of the period */
+    struct slowdown_job *apart;  /* by start; owned */
+    size_t n_apart, apart_total;
+    size_t jobs; /* every job of the period */
+};
+
+/* Every job whose [start, end] overlaps [from_s, to_s), ranked by ratio = y / q50(x)
+ * with q50 of the KDE analyze stored for its default group (granularity_s: 0 the
+ * base Δ, space auto, scope all) at the job's own x, and its percentile F(y | x)
+ * (METHOD.md §5 (b)); ties by start time, then key. Set apart, with their reason:
+ * jobs whose metric is excluded (hole, no_io, …: stats_exclusion_name), of a group
+ * with nothing stored ("not_analyzed"), stored before its jobs or samples changed
+ * ("stale"), without a fitted KDE (d_below_min, constant_x, constant_y), and with x
+ * outside the KDE's x span ("x_out_of_range"). The first limit of each list are
+ * kept; *out is filled (slowdowns_clear). STATUS_INVALID naming y, x or granularity;
+ * STATUS_NOT_FOUND: no samples; STATUS_DB; STATUS_NOMEM. */
+enum status analysis_slowdowns(struct db *db, const struct analysis_settings *s,
+                               double from_s, double to_s, const char *y, const char *x,
+                               double granularity_s, size_t limit, struct slowdowns *out,
+                               struct error *err) MUST_CHECK;
+void slowdowns_clear(struct slowdowns *sl);
+
+/* The answers of /predict and /slowdowns (README) as new JSON objects (json_decref);
+ * NULL without memory. */
+struct json_t *analysis_predict_json(const struct predict_result *p);
+struct json_t *analysis_slowdowns_json(const struct slowdowns *sl);
+
 /* ---- JSON pieces the front ends share -----------------------------------------------
  */
 

@@ -299,8 +299,22 @@ enum status analyze_run(struct db *db, const struct analysis_settings *s,
         return rc;
     sum->seconds = analysis_seconds_since(&t0);
     struct error rec = {0};
-    if (db_analysis_run_record(db, sum->groups_done, sum->jobs_used, sum->jobs_excluded,
-                               sum->seconds, &rec) != STATUS_OK)
+    const char *reasons[EXCL_COUNT];
+    long reason_jobs[EXCL_COUNT];
+    size_t n_reasons = 0;
+    for (int e = EXCL_NONE + 1; e < EXCL_COUNT; e++) {
+        reasons[n_reasons] = stats_exclusion_name((enum stats_exclusion)e);
+        reason_jobs[n_reasons++] = sum->excluded_by_reason[e];
+    }
+    const struct db_analysis_run run = {.kind = "association",
+                                        .groups = sum->groups_done,
+                                        .jobs = sum->jobs_used,
+                                        .excluded = sum->jobs_excluded,
+                                        .seconds = sum->seconds,
+                                        .reasons = reasons,
+                                        .reason_jobs = reason_jobs,
+                                        .n_reasons = n_reasons};
+    if (db_analysis_run_record(db, &run, &rec) != STATUS_OK)
         log_warn("analyze: could not record the run: %s", rec.msg);
     char by_reason[256];
     size_t len = 0;

@@ -602,9 +602,13 @@ enum status analyze_sweep_run(struct db *db, const struct analysis_settings *set
     }
     sum->seconds = analysis_seconds_since(&r.started);
     struct error rec = {0};
-    if (db_analysis_run_record(db, sum->groups_done, sum->jobs_used,
-                               sum->jobs_excluded + sum->jobs_dropped, sum->seconds,
-                               &rec) != STATUS_OK)
+    const struct db_analysis_run run = {.kind = "sweep",
+                                        .groups = sum->groups_done,
+                                        .jobs = sum->jobs_used,
+                                        .excluded =
+                                            sum->jobs_excluded + sum->jobs_dropped,
+                                        .seconds = sum->seconds};
+    if (db_analysis_run_record(db, &run, &rec) != STATUS_OK)
         log_warn("analyze --sweep: could not record the run: %s", rec.msg);
     log_info(
         "analyze --sweep: %ld groups computed (%ld below d_min = %zu), %ld unchanged "

@@ -128,6 +128,7 @@ int cmd_report(struct app_config *cfg, int argc, char **argv);
 int cmd_quarantine(struct app_config *cfg, int argc, char **argv);
 int cmd_unload(struct app_config *cfg, int argc, char **argv);
 int cmd_darshan(struct app_config *cfg, int argc, char **argv);
+int cmd_slowdowns(struct app_config *cfg, int argc, char **argv);
 
 /* Each command's --help text, to fp. Never acts, never reads the configuration. */
 void cmd_db_help(FILE *fp);
@@ -142,6 +143,7 @@ void cmd_report_help(FILE *fp);
 void cmd_quarantine_help(FILE *fp);
 void cmd_unload_help(FILE *fp);
 void cmd_darshan_help(FILE *fp);
+void cmd_slowdowns_help(FILE *fp);
 
 /* The command table (main.c): the one place that knows every command. */
 struct command {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 /* STYLE.md §3: the one place statuses become HTTP codes. */
@@ -237,4 +238,12 @@ bool bearer_is(struct MHD_Connection *conn, const char *secret)
     for (h += 7; *h == ' '; h++)
         continue;
     return same_secret(h, secret);
+}
+
+double monotonic_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }

@@ -43,6 +43,8 @@ struct answer_cache {
     bool reachable;          /* the last read succeeded */
     struct db_health health; /* read when the version or the schema moved */
     bool health_ok;
+    struct db_metrics metrics; /* read with health, from DB_METRICS_SCHEMA on */
+    bool metrics_ok;
     /* The poller: */
     pthread_t thread;
     bool started, stop;
@@ -277,8 +279,15 @@ void cache_keep(struct server *srv, struct MHD_Connection *conn, struct request 
 
     if (req->code != 200 || req->no_body)
         return;
-    if (req->text == NULL && req->json != NULL)
+    if (req->text == NULL && req->json != NULL) {
         req->text = json_dumps(req->json, ANSWER_JSON_FLAGS);
+        /* The text is the answer now: send_answer would dump the JSON again over it
+         * (and leak it) when the answer is not kept. */
+        if (req->text != NULL) {
+            json_decref(req->json);
+            req->json = NULL;
+        }
+    }
     if (req->text == NULL)
         return;
     const size_t n = strlen(req->text);
@@ -332,6 +341,19 @@ bool cache_health(struct server *srv, struct db_health *out, double *age_s)
     return ok;
 }
 
+bool cache_metrics(struct server *srv, struct db_metrics *out)
+{
+    struct answer_cache *c = srv->cache;
+    bool ok;
+
+    pthread_mutex_lock(&c->lock);
+    ok = c->reachable && c->metrics_ok;
+    if (ok)
+        *out = c->metrics;
+    pthread_mutex_unlock(&c->lock);
+    return ok;
+}
+
 /* ---- the poller: the data version and health, once a second ---------------------- */
 
 /* The schema version whose migration (0014_data_version) made the data_version row. */
@@ -344,6 +366,8 @@ static void poll_once(struct answer_cache *c)
     long long version = 0;
     int schema = 0;
     struct db_health h = {0};
+    struct db_metrics *m = NULL;
+    bool metrics_ok = false;
     const double t0 = monotonic_s();
     enum status rc = STATUS_OK;
 
@@ -360,10 +384,25 @@ static void poll_once(struct answer_cache *c)
     pthread_mutex_lock(&c->lock);
     const bool moved =
         rc == STATUS_OK && (version != c->version || schema != c->schema_version);
-    const bool need_health = rc == STATUS_OK && (moved || !c->health_ok);
+    const bool want_metrics = rc == STATUS_OK && schema >= DB_METRICS_SCHEMA;
+    const bool need_health =
+        rc == STATUS_OK && (moved || !c->health_ok || (want_metrics && !c->metrics_ok));
+    const bool metrics_were_ok = c->metrics_ok || c->read_s == 0;
     pthread_mutex_unlock(&c->lock);
     if (need_health)
         rc = db_health_get(c->db, &h, &err);
+    /* /metrics's reading of the runs moves with the same data: read with health. A
+     * failure leaves health standing and is read again with it. */
+    if (need_health && rc == STATUS_OK && want_metrics &&
+        (m = malloc(sizeof *m)) != NULL) {
+        struct error merr = {0};
+        metrics_ok = db_metrics_get(c->db, m, &merr) == STATUS_OK;
+        if (!metrics_ok && metrics_were_ok) {
+            char detail[512];
+            error_format(&merr, detail, sizeof detail);
+            log_warn("metrics of the runs: %s", detail);
+        }
+    }
     pthread_mutex_lock(&c->lock);
     if (rc == STATUS_OK && moved && version != c->version)
         flush_all(c);
@@ -373,6 +412,9 @@ static void poll_once(struct answer_cache *c)
         if (need_health) {
             c->health = h;
             c->health_ok = true;
+            c->metrics_ok = metrics_ok; /* when not, read again with health */
+            if (metrics_ok)
+                c->metrics = *m;
         }
     }
     if (rc != STATUS_OK && c->reachable) {
@@ -383,6 +425,7 @@ static void poll_once(struct answer_cache *c)
     c->reachable = rc == STATUS_OK;
     c->read_s = t0;
     pthread_mutex_unlock(&c->lock);
+    free(m);
     if (rc != STATUS_OK) {
         db_close(c->db); /* reconnect on the next read */
         c->db = NULL;

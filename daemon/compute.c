@@ -32,14 +32,6 @@ struct compute_pool {
     pthread_t watcher;
 };
 
-double monotonic_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Whether the client at the other end of fd has closed its side or reset the
  * connection: a peek reads 0 bytes or fails with anything but "nothing yet". A
  * client that sent more than its request (pipelining) is taken as present. */
@@ -121,13 +113,18 @@ static void run_job(struct compute_job *job)
     case JOB_RUNNING:
     case JOB_DONE: return;
     case JOB_DEADLINE:
+        metrics_compute(METRICS_COMPUTE_DEADLINE);
         answer_error_code(job->req, 503, "deadline", NULL,
                           "the answer took longer than this server's deadline of %g s; "
                           "ask for fewer permutations or resamples",
                           deadline);
         return;
-    case JOB_GONE: log_info("association: the client left; computation stopped"); return;
+    case JOB_GONE:
+        metrics_compute(METRICS_COMPUTE_GONE);
+        log_info("association: the client left; computation stopped");
+        return;
     case JOB_SHUTDOWN:
+        metrics_compute(METRICS_COMPUTE_SHUTDOWN);
         job->req->retry_after = true;
         answer_error_code(job->req, 503, "busy", NULL, "the server is stopping");
         return;
@@ -159,7 +156,9 @@ static void *thread_main(void *arg)
         }
         job->started = true;
         pthread_mutex_unlock(&p->lock);
+        metrics_compute(METRICS_COMPUTE_STARTED);
         run_job(job);
+        metrics_compute(METRICS_COMPUTE_FINISHED);
         struct MHD_Connection *conn = job->conn;
         pthread_mutex_lock(&p->lock);
         p->jobs[slot] = NULL; /* from here on the request may free job */
@@ -221,6 +220,8 @@ bool compute_submit(struct compute_pool *p, struct compute_job *job)
         pthread_cond_signal(&p->watch);
     }
     pthread_mutex_unlock(&p->lock);
+    if (!taken)
+        metrics_compute(METRICS_COMPUTE_REFUSED);
     return taken;
 }
 

@@ -35,7 +35,9 @@ enum route {
     ROUTE_TABLE,
     ROUTE_COVERAGE,
     ROUTE_OPENAPI,
+    ROUTE_SLOWDOWNS,
     ROUTE_STATIC,
+    ROUTE_METRICS,
     ROUTE_LIB
 };
 
@@ -49,11 +51,13 @@ static const struct {
     {"/api/v1/jobs", ROUTE_JOBS},
     {"/api/v1/groups", ROUTE_GROUPS},
     {"/api/v1/coverage", ROUTE_COVERAGE},
+    {"/api/v1/slowdowns", ROUTE_SLOWDOWNS},
     {"/api/v1/openapi.json", ROUTE_OPENAPI},
     {"/api/v1/groups/{id}/association", ROUTE_ASSOCIATION},
     {"/api/v1/groups/{id}/predict", ROUTE_PREDICT},
     {"/api/v1/groups/{id}/sweep", ROUTE_SWEEP},
     {"/api/v1/groups/{id}/table", ROUTE_TABLE},
+    {"/metrics", ROUTE_METRICS},
     {"/", ROUTE_STATIC},
     {"/index.html", ROUTE_STATIC},
     {"/web/{path}", ROUTE_STATIC},
@@ -63,6 +67,30 @@ static const struct {
 const char *serve_route_path(size_t i)
 {
     return i < sizeof routes / sizeof routes[0] ? routes[i].path : NULL;
+}
+
+/* A route's label in /metrics: a bounded set, never the URL. A route left out here
+ * is counted as "other". */
+static const char *const route_labels[] = {[ROUTE_NONE] = "none",
+                                           [ROUTE_HEALTH] = "health",
+                                           [ROUTE_JOBS] = "jobs",
+                                           [ROUTE_GROUPS] = "groups",
+                                           [ROUTE_ASSOCIATION] = "association",
+                                           [ROUTE_PREDICT] = "predict",
+                                           [ROUTE_SWEEP] = "sweep",
+                                           [ROUTE_TABLE] = "table",
+                                           [ROUTE_COVERAGE] = "coverage",
+                                           [ROUTE_OPENAPI] = "openapi",
+                                           [ROUTE_SLOWDOWNS] = "slowdowns",
+                                           [ROUTE_STATIC] = "page",
+                                           [ROUTE_METRICS] = "metrics",
+                                           [ROUTE_LIB] = "lib"};
+
+static const char *route_label(enum route r)
+{
+    const size_t n = sizeof route_labels / sizeof route_labels[0];
+
+    return (size_t)r < n && route_labels[r] != NULL ? route_labels[r] : "other";
 }
 
 /* The route of url. For the group routes *group is the id (into id), NULL when the
@@ -121,7 +149,9 @@ static void dispatch(struct server *srv, struct MHD_Connection *conn, const char
                strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
     char id[17];
     const char *group = NULL, *rel = NULL;
+    enum route r = route_of(url, id, &group, &rel);
 
+    req->route = route_label(r);
     /* A browser asks before sending Authorization cross-origin, without it. */
     if (api && srv->s->cors_origin[0] != '\0' &&
         strcmp(method, MHD_HTTP_METHOD_OPTIONS) == 0) {
@@ -130,13 +160,14 @@ static void dispatch(struct server *srv, struct MHD_Connection *conn, const char
         req->allow = true;
         return;
     }
-    if (api && !authorized(srv, conn)) {
+    /* The token guards /metrics as it guards the API (Prometheus sends it with its
+     * scrape's authorization: credentials). */
+    if ((api || r == ROUTE_METRICS) && !authorized(srv, conn)) {
         req->www_authenticate = true;
         answer_error_code(req, 401, "unauthorized", NULL,
                           "this server needs Authorization: Bearer <token>");
         return;
     }
-    enum route r = route_of(url, id, &group, &rel);
     if (r == ROUTE_NONE) {
         answer_error(req, STATUS_NOT_FOUND, NULL, "no route %s %.200s", method, url);
         return;
@@ -152,6 +183,10 @@ static void dispatch(struct server *srv, struct MHD_Connection *conn, const char
         schema_health_add(srv, req);
         return;
     }
+    if (r == ROUTE_METRICS) { /* the process's counters need no schema */
+        route_metrics(srv, req);
+        return;
+    }
     if (r != ROUTE_STATIC && r != ROUTE_LIB && r != ROUTE_OPENAPI &&
         !schema_ready(srv, req))
         return;
@@ -160,14 +195,14 @@ static void dispatch(struct server *srv, struct MHD_Connection *conn, const char
     case ROUTE_JOBS: route_jobs(srv, conn, req); return;
     case ROUTE_GROUPS: route_groups(srv, req); return;
     case ROUTE_ASSOCIATION: route_association(srv, conn, req, group); return;
-    case ROUTE_PREDICT:
-        answer_error(req, STATUS_NOT_FOUND, NULL, "predict is not implemented yet");
-        return;
+    case ROUTE_PREDICT: route_predict(srv, conn, req, group); return;
     case ROUTE_SWEEP: route_sweep(srv, conn, req, group); return;
     case ROUTE_TABLE: route_table(srv, conn, req, group); return;
     case ROUTE_COVERAGE: route_coverage(srv, conn, req); return;
     case ROUTE_OPENAPI: route_static(srv, req, "openapi.json"); return;
+    case ROUTE_SLOWDOWNS: route_slowdowns(srv, conn, req); return;
     case ROUTE_STATIC: route_static(srv, req, rel); return;
+    case ROUTE_METRICS: route_metrics(srv, req); return;
     case ROUTE_LIB: route_lib(req, rel); return;
     case ROUTE_NONE: return;
     }
@@ -252,6 +287,8 @@ static enum MHD_Result send_answer(const struct server *srv, struct MHD_Connecti
         MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
                                 "Bearer realm=\"iocontend\"");
     }
+    /* Counted before the answer can reach the client. */
+    metrics_request_done(req->route, req->code, monotonic_s() - req->started_s);
     enum MHD_Result ok = MHD_queue_response(conn, req->code, resp);
     MHD_destroy_response(resp);
     req->queued = true;
@@ -502,6 +539,7 @@ enum status serve_run(const struct serve_settings *s, struct error *err)
 
     srv.s = s;
     srv.compute = NULL;
+    metrics_started();
     atomic_store(&srv.schema_version, -1);
     srv.schema_read_s = 0;
     rc = serve_listen_parse(s->listen, host, sizeof host, &port, err);
@@ -550,6 +588,7 @@ enum status serve_run(const struct serve_settings *s, struct error *err)
             MHD_ALLOW_SUSPEND_RESUME | (family == AF_INET6 ? MHD_USE_IPv6 : 0),
         0, NULL, NULL, on_request, &srv, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
         MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_NOTIFY_COMPLETED, on_completed, &srv,
+        MHD_OPTION_NOTIFY_CONNECTION, metrics_connection, NULL,
         MHD_OPTION_THREAD_POOL_SIZE, lim->threads, MHD_OPTION_CONNECTION_LIMIT,
         max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
         lim->max_connections_per_address, MHD_OPTION_CONNECTION_TIMEOUT,

@@ -63,9 +63,9 @@ struct server {
     struct answer_cache *cache;   /* stored answers and the health snapshot */
 };
 
-/* An association computed on request, as the compute pool runs it: made by the
- * route, owned by its request (freed with it, after the pool resumed the
- * connection). */
+/* An answer computed on request (an association, /predict, /slowdowns), as the
+ * compute pool runs it: made by the route, owned by its request (freed with it,
+ * after the pool resumed the connection). */
 struct compute_job {
     void (*run)(struct compute_job *job); /* computes and answers req */
     struct server *srv;
@@ -82,6 +82,9 @@ struct compute_job {
     double granularity_s; /* 0: the base Δ */
     bool granularity_given;
     struct assoc_opts opts; /* opts.space and opts.cancel point into this job */
+    double x_value;         /* /predict: where */
+    double from_s, to_s;    /* /slowdowns: the period, NAN when open */
+    size_t limit;           /* /slowdowns: jobs listed of each kind */
 };
 
 enum job_stop { JOB_RUNNING = 0, JOB_DEADLINE, JOB_GONE, JOB_SHUTDOWN, JOB_DONE };
@@ -108,10 +111,14 @@ struct request {
     bool retry_after;         /* 503 busy: say when to come back */
     bool queued;              /* the answer went to libmicrohttpd */
     double started_s;         /* CLOCK_MONOTONIC at the first callback */
+    const char *route;        /* the route's label in /metrics (a literal) */
     struct compute_job *job;  /* owned; not NULL once handed to the compute pool */
 };
 
 /* ---- answers (answer.c) ------------------------------------------------------------ */
+
+/* Seconds on CLOCK_MONOTONIC. */
+double monotonic_s(void);
 
 /* STYLE.md §3: the one place statuses become HTTP codes. */
 unsigned http_status_of(enum status s);
@@ -180,8 +187,6 @@ bool compute_submit(struct compute_pool *p, struct compute_job *job);
 void compute_pool_stop(struct compute_pool *p);
 /* After compute_pool_stop and MHD_stop_daemon; NULL is fine. */
 void compute_pool_free(struct compute_pool *p);
-/* Seconds on CLOCK_MONOTONIC. */
-double monotonic_s(void);
 
 /* ---- stored answers in memory and the health snapshot (cache.c) ------------------- */
 
@@ -212,6 +217,37 @@ void cache_keep(struct server *srv, struct MHD_Connection *conn, struct request 
  * database was unreachable at the last read. */
 bool cache_health(struct server *srv, struct db_health *out, double *age_s);
 
+/* The snapshot of db_metrics the poller read with health (at most a second old);
+ * false when it has none (the database unreachable, or its schema before
+ * DB_METRICS_SCHEMA). */
+bool cache_metrics(struct server *srv, struct db_metrics *out);
+
+/* ---- Prometheus metrics (metrics.c) ------------------------------------------------ */
+
+/* What the compute pool counts. */
+enum metrics_compute {
+    METRICS_COMPUTE_STARTED,  /* a thread took a job */
+    METRICS_COMPUTE_FINISHED, /* … and answered it */
+    METRICS_COMPUTE_REFUSED,  /* 503 busy */
+    METRICS_COMPUTE_DEADLINE, /* stopped at the deadline */
+    METRICS_COMPUTE_GONE,     /* stopped: the client left */
+    METRICS_COMPUTE_SHUTDOWN, /* stopped: the server stops */
+    METRICS_COMPUTE_COUNT
+};
+
+/* The counters are process-wide atomics, updated without a lock. */
+/* Marks the start of serving (process_start_time_seconds). */
+void metrics_started(void);
+/* One answer queued: route is its label (a literal; NULL: "none"), seconds since its
+ * headers came. */
+void metrics_request_done(const char *route, unsigned code, double seconds);
+/* libmicrohttpd's MHD_OPTION_NOTIFY_CONNECTION: connections open and accepted. */
+void metrics_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                        enum MHD_ConnectionNotificationCode toe);
+void metrics_compute(enum metrics_compute what);
+/* GET /metrics: the text exposition (README "Metrics"). */
+void route_metrics(struct server *srv, struct request *req);
+
 /* ---- query parameters and the bearer token (answer.c) ------------------------------ */
 
 /* The value of query parameter name; an empty value counts as absent (forms send
@@ -240,6 +276,20 @@ void route_sweep(struct server *srv, struct MHD_Connection *conn, struct request
 void route_table(struct server *srv, struct MHD_Connection *conn, struct request *req,
                  const char *group_id);
 void route_coverage(struct server *srv, struct MHD_Connection *conn, struct request *req);
+/* Adds to req's 404 the granularities stored for (group, y, x) (routes.c). */
+/* Hands job (calloc'd, its parameters filled; taken) to the compute pool to be
+ * answered by run, and suspends the connection; 503 busy when every computing thread
+ * has one already. */
+void compute_job_submit(struct server *srv, struct MHD_Connection *conn,
+                        struct request *req, struct compute_job *job,
+                        void (*run)(struct compute_job *job));
+void add_stored_granularities(struct request *req, struct db *db, const char *group_id,
+                              const char *y, const char *x);
+/* hurt.c: /groups/{id}/predict and /slowdowns (README "Who got hurt"). */
+void route_predict(struct server *srv, struct MHD_Connection *conn, struct request *req,
+                   const char *group_id);
+void route_slowdowns(struct server *srv, struct MHD_Connection *conn,
+                     struct request *req);
 /* rel is the path under the page's folder, already percent-decoded. */
 void route_static(const struct server *srv, struct request *req, const char *rel);
 /* rel is a file of a JavaScript library under serve_js_dir() (serve_js_open). */

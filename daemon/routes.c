@@ -317,8 +317,8 @@ void route_groups(struct server *srv, struct request *req)
 
 /* The 404 for a granularity never stored names those that are
  * (INTERFACES.md: "answers 404 with stored_granularities_s"). */
-static void add_stored_granularities(struct request *req, struct db *db,
-                                     const char *group_id, const char *y, const char *x)
+void add_stored_granularities(struct request *req, struct db *db, const char *group_id,
+                              const char *y, const char *x)
 {
     struct error err = {0};
     double *g = NULL;
@@ -556,15 +556,14 @@ static bool counts_allowed(const struct server *srv, struct MHD_Connection *conn
     return false;
 }
 
-/* Hands the association to the compute pool and suspends the connection; 503 busy
- * when every computing thread has one already. */
-static void association_submit(struct server *srv, struct MHD_Connection *conn,
-                               struct request *req, struct compute_job *job)
+void compute_job_submit(struct server *srv, struct MHD_Connection *conn,
+                        struct request *req, struct compute_job *job,
+                        void (*run)(struct compute_job *job))
 {
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 
-    job->run = association_run;
+    job->run = run;
     job->srv = srv;
     job->conn = conn;
     job->req = req;
@@ -668,7 +667,7 @@ void route_association(struct server *srv, struct MHD_Connection *conn,
             log_warn("stored association of %s %s~%s: %s", group_id, y, x, err.msg);
     }
     db_release(srv, db, rc);
-    association_submit(srv, conn, req, job);
+    compute_job_submit(srv, conn, req, job, association_run);
 }
 
 /* The stored granularity sweep of (group, y, x) (METHOD.md §6), as `analyze --sweep`

@@ -21,7 +21,7 @@
 static const char usage_text[] =
     "usage: iocontend-gen [--out DIR] [--seed N] [--coupling C] [--days D]\n"
     "                     [--jobs-per-group N] [--darshan-format F] [--dxt-ops N]\n"
-    "                     [--help]\n"
+    "                     [--victims N] [--help]\n"
     "Writes a sample data set: iostat text of two monitored scratch file systems,\n"
     "darshan-parser text of three application groups (esb, npc, npb), iocontend.conf\n"
     "and truth.csv. The output depends only on the seed and the parameters.\n"
@@ -34,7 +34,9 @@ static const char usage_text[] =
     "                       3.41, zlib) or both: the same records either way (text)\n"
     "  --dxt-ops N          binary logs also hold a DXT_POSIX trace: per file record\n"
     "                       up to N writes and N reads, a shared file's dealt over its\n"
-    "                       ranks, 0-4096 (0: no trace)\n";
+    "                       ranks, 0-4096 (0: no trace)\n"
+    "  --victims N          jobs per group slowed x3 whatever the load (victim = 1\n"
+    "                       in truth.csv), 0-10 (3; none with --coupling 0)\n";
 
 /* Independent random streams, so that e.g. more jobs leave the background unchanged. */
 enum stream { STREAM_BACKGROUND = 1, STREAM_JOBS, STREAM_SPLIT };
@@ -108,6 +110,11 @@ static int parse_option(int opt, const char *arg, struct data_params *p)
             return -1;
         p->dxt_ops = (unsigned)v;
         return 0;
+    case 'v':
+        if (parse_ulong(arg, 0, 10, &v) != 0)
+            return -1;
+        p->victims = (unsigned)v;
+        return 0;
     default: return -1;
     }
 }
@@ -123,6 +130,7 @@ static int parse_args(int argc, char **argv, struct data_params *p)
         {"jobs-per-group", required_argument, NULL, 'j'},
         {"darshan-format", required_argument, NULL, 'f'},
         {"dxt-ops", required_argument, NULL, 'x'},
+        {"victims", required_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -281,13 +289,14 @@ static enum status write_truth(const struct data_params *p, const struct data_jo
     fp = fopen(path, "w");
     if (fp == NULL)
         return error_set(err, STATUS_NOT_FOUND, "%s: %s", path, strerror(errno));
-    fputs("jobid,group,start_s,end_s,io_s,load_read_bps,bytes\n", fp);
+    fputs("jobid,group,start_s,end_s,io_s,load_read_bps,bytes,victim\n", fp);
     for (size_t j = 0; j < njobs; j++) {
         const struct data_job *job = &jobs[j];
         double start = (double)DATA_EPOCH_START + job->start_s;
-        fprintf(fp, "%" PRIu64 ",%s,%.6f,%.6f,%.6f,%.1f,%" PRId64 "\n", job->jobid,
+        fprintf(fp, "%" PRIu64 ",%s,%.6f,%.6f,%.6f,%.1f,%" PRId64 ",%d\n", job->jobid,
                 data_group_info(job->group)->name, start, start + job->run_time_s,
-                job->io_last_s - job->io_first_s, job->load_read_bps, job_bytes(job));
+                job->io_last_s - job->io_first_s, job->load_read_bps, job_bytes(job),
+                job->victim);
     }
     return close_checked(fp, path, err);
 }
@@ -369,7 +378,8 @@ static int exit_code_of(enum status s)
 
 int main(int argc, char **argv)
 {
-    struct data_params p = {"var/sample", 20240601UL, 1.0, 3, 420, DATA_DARSHAN_TEXT, 0};
+    struct data_params p = {"var/sample", 20240601UL,        1.0, 3,
+                            420,          DATA_DARSHAN_TEXT, 0,   DATA_VICTIMS};
     struct error err = {0};
     size_t njobs = 0;
     char msg[512];

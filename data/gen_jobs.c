@@ -91,6 +91,8 @@ struct plan {
     const struct data_background *bg;
     gsl_rng *rng;
     struct data_job *job;
+    double slow; /* every read/write window stretched this much: DATA_VICTIM_SLOW for
+                    a victim, else 1 */
 };
 
 /* One unique file opened once, read or written in one stretch, closed. */
@@ -252,7 +254,8 @@ static double rank_phase(const struct plan *pl, const struct phase *ph, int inde
         a.open_s = t + 0.03 * r;
         a.meta_s = ph->meta_s * meta_stretch(pl, ops_ratio_at(pl, a.open_s), META_SIGMA);
         a.busy_s = ph->io_s * stretch * (1.0 + 0.005 * gsl_ran_ugaussian(pl->rng));
-        a.io_s = ph->cpu_s + a.busy_s / BUSY;
+        a.busy_s *= pl->slow;
+        a.io_s = ph->cpu_s * pl->slow + a.busy_s / BUSY;
         a.bytes = ph->bytes;
         a.op_bytes = MIB;
         a.write = ph->write;
@@ -298,6 +301,7 @@ static double shared_access(const struct plan *pl, struct data_file *f, int writ
                             double t, double io_s, int64_t bytes)
 {
     int64_t nprocs = data_group_info(pl->job->group)->nprocs;
+    io_s *= pl->slow;
     double ms = meta_stretch(pl, ops_ratio_at(pl, t), META_SIGMA);
     double io_start = t + 0.3 * ms + 0.01;
     double io_end = io_start + io_s * (1.0 + 0.001 * gsl_ran_ugaussian(pl->rng));
@@ -451,10 +455,11 @@ static struct start_key *draw_starts(const struct data_params *p, gsl_rng *rng, 
     return keys;
 }
 
-static void plan_one(struct plan *pl, struct data_job *job)
+/* The job's files and times afresh, on the file system it has. */
+static void plan_again(struct plan *pl, struct data_job *job)
 {
     pl->job = job;
-    job->fs = (int)gsl_rng_uniform_int(pl->rng, DATA_NFS);
+    job->nfiles = 0;
     switch (job->group) {
     case DATA_ESB: plan_esb(pl); break;
     case DATA_NPC: plan_npc(pl); break;
@@ -464,6 +469,57 @@ static void plan_one(struct plan *pl, struct data_job *job)
     fill_truth(pl);
 }
 
+static void plan_one(struct plan *pl, struct data_job *job)
+{
+    job->fs = (int)gsl_rng_uniform_int(pl->rng, DATA_NFS);
+    plan_again(pl, job);
+}
+
+/* The mean system-wide background read bandwidth over the job's I/O stretched
+ * DATA_VICTIM_SLOW times, bytes/s: what a victim's Ψ^D would gather. */
+static double system_load(const struct data_background *bg, const struct data_job *job)
+{
+    struct data_volume v;
+    double a = job->start_s + job->io_first_s;
+    double b = a + DATA_VICTIM_SLOW * (job->io_last_s - job->io_first_s);
+
+    if (!(b > a))
+        return 0.0;
+    data_background_volume(bg, -1, a, b, &v);
+    return v.read_bytes / (b - a);
+}
+
+/* The victims (a slow node, a bad stripe: slow whatever the load): in each group the
+ * params->victims jobs that saw the least system-wide read load, planned again with
+ * every read/write window DATA_VICTIM_SLOW times as long. The least loaded, so that
+ * their Ψ^D (the load over a window three times as long) stays among their group's:
+ * a slow job is then told by its time at the load it had, not by a load nobody
+ * else saw. None when the coupling is 0: that data set has no effect planted. */
+static void plant_victims(struct plan *pl, struct data_job *jobs, size_t n)
+{
+    if (pl->params->coupling == 0.0)
+        return;
+    for (int g = 0; g < DATA_NGROUPS; g++) {
+        for (unsigned v = 0; v < pl->params->victims; v++) {
+            struct data_job *best = NULL;
+            double best_load = INFINITY;
+            for (size_t i = 0; i < n; i++) {
+                const double load = system_load(pl->bg, &jobs[i]);
+                if ((int)jobs[i].group == g && !jobs[i].victim && load < best_load) {
+                    best = &jobs[i];
+                    best_load = load;
+                }
+            }
+            if (best == NULL)
+                break;
+            best->victim = 1;
+            pl->slow = DATA_VICTIM_SLOW;
+            plan_again(pl, best);
+            pl->slow = 1.0;
+        }
+    }
+}
+
 struct data_job *data_jobs_plan(const struct data_params *p,
                                 const struct data_background *bg, gsl_rng *rng,
                                 size_t *njobs)
@@ -471,7 +527,7 @@ struct data_job *data_jobs_plan(const struct data_params *p,
     size_t n = (size_t)DATA_NGROUPS * p->jobs_per_group;
     struct start_key *keys = draw_starts(p, rng, n);
     struct data_job *jobs = calloc(n, sizeof *jobs);
-    struct plan pl = {p, bg, rng, NULL};
+    struct plan pl = {p, bg, rng, NULL, 1.0};
     uint64_t jobid = 3104000;
 
     if (keys == NULL || jobs == NULL) {
@@ -487,6 +543,7 @@ struct data_job *data_jobs_plan(const struct data_params *p,
         jobs[i].jobid = jobid;
         plan_one(&pl, &jobs[i]);
     }
+    plant_victims(&pl, jobs, n);
     free(keys);
     *njobs = n;
     return jobs;

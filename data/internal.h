@@ -15,6 +15,10 @@
 #define DATA_MAX_FILES  24   /* file records one planned job can hold */
 #define DATA_PATH_MAX   96
 #define DATA_NGROUPS    3
+/* Victims planted per group by default (gen_jobs.c), slowed this much whatever the
+ * load. */
+#define DATA_VICTIMS     3
+#define DATA_VICTIM_SLOW 3.0
 
 /* 2026-11-20 00:00:00 UTC: every generated series starts here (epoch seconds). */
 #define DATA_EPOCH_START 1795132800LL
@@ -32,6 +36,7 @@ struct data_params {
     unsigned darshan_formats; /* DATA_DARSHAN_TEXT and/or DATA_DARSHAN_BINARY */
     unsigned dxt_ops;         /* binary logs: DXT_POSIX operations per file record and
                                  direction at most; 0: no DXT module */
+    unsigned victims;         /* jobs per group planted slow (gen_jobs.c) */
 };
 
 /* Rates of traffic at one moment. */
@@ -121,6 +126,7 @@ struct data_job {
     double io_first_s;    /* truth: first read/write window start, relative */
     double io_last_s;     /* truth: last read/write window end, relative */
     double load_read_bps; /* truth: mean background read bandwidth of fs over it */
+    int victim;           /* truth: planted slow (DATA_VICTIM_SLOW) whatever the load */
 };
 
 /* Plans jobs_per_group jobs of every group against bg: start times, job ids (rising

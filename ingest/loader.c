@@ -199,8 +199,14 @@ static enum status load_paths(struct db *db, char *const *paths, size_t n_paths,
     s->seconds =
         (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     if (run_id > 0) {
-        struct db_ingest_counts c = {s->files,       s->loaded, s->skipped,
-                                     s->quarantined, s->jobs,   s->samples};
+        struct db_ingest_counts c = {.files = s->files,
+                                     .loaded = s->loaded,
+                                     .skipped = s->skipped,
+                                     .quarantined = s->quarantined,
+                                     .jobs = s->jobs,
+                                     .samples = s->samples,
+                                     .failed = rc != STATUS_OK,
+                                     .seconds = s->seconds};
         struct error e2 = {0};
         if (db_ingest_run_end(db, run_id, &c, &e2) != STATUS_OK && rc == STATUS_OK)
             rc = error_set(err, e2.code, "%s", e2.msg);

@@ -532,11 +532,22 @@ static void sfile_parse(void *arg, size_t i)
 /* --reprocess of a file loaded before: its samples' queue columns where the stored
  * ones have none. A parse that fails now (a newer parser is stricter) changes
  * nothing: the file stays loaded, and the failure is reported. */
+/* Says which stored samples a re-read could not match: they keep no queue columns. */
+static void refill_left(const char *path, long long left)
+{
+    if (left > 0) {
+        log_warn("%s: %lld stored samples in its span found no sample of it at their "
+                 "stamp or a second off with the same rates: they stay without queue "
+                 "columns",
+                 path, left);
+    }
+}
+
 static enum status sfile_refill(struct db *db, struct sfile *f, struct ingest_summary *s,
                                 struct error *err)
 {
     struct error dberr = {0};
-    long long filled = 0;
+    long long filled = 0, left = 0;
     enum status rc;
 
     if (f->parse_rc != STATUS_OK) {
@@ -544,7 +555,7 @@ static enum status sfile_refill(struct db *db, struct sfile *f, struct ingest_su
         return STATUS_OK;
     }
     s->reprocessed++;
-    rc = f->d->n > 0 ? db_samples_refill(db, &f->in, &filled, &dberr) : STATUS_OK;
+    rc = f->d->n > 0 ? db_samples_refill(db, &f->in, &filled, &left, &dberr) : STATUS_OK;
     if (rc != STATUS_OK) {
         *err = dberr;
         return stop_batch(f->path, err);
@@ -553,6 +564,7 @@ static enum status sfile_refill(struct db *db, struct sfile *f, struct ingest_su
     log_info("%s: loaded before, read again: %lld of its %zu samples gained queue "
              "columns",
              f->path, filled, f->d->n);
+    refill_left(f->path, left);
     return STATUS_OK;
 }
 
@@ -606,13 +618,14 @@ static enum status sfile_load(struct db *db, int64_t run_id, struct sfile_chunk 
     /* --reprocess of a file that grew (read whole): its part loaded before, whose
      * rows the load left as they were, is filled too */
     if (c->o->reprocess && f->d->n > 0) {
-        long long filled = 0;
-        rc = db_samples_refill(db, &f->in, &filled, &dberr);
+        long long filled = 0, left = 0;
+        rc = db_samples_refill(db, &f->in, &filled, &left, &dberr);
         if (rc != STATUS_OK) {
             *err = dberr;
             return stop_batch(f->path, err);
         }
         s->filled += filled;
+        refill_left(f->path, left);
     }
     /* A continuation that added nothing (a report read again) is unchanged. */
     if (g->have && inserted == 0) {

@@ -126,6 +126,8 @@ enum status db_ingest_run_begin(struct db *db, const char *kind, int64_t *run_id
 struct db_ingest_counts {
     long files, loaded, skipped, quarantined, jobs;
     long long samples;
+    bool failed;    /* the run ended with an error (migration 0015) */
+    double seconds; /* its wall time (migration 0015) */
 };
 enum status db_ingest_run_end(struct db *db, int64_t run_id,
                               const struct db_ingest_counts *c,
@@ -285,10 +287,13 @@ enum status db_samples_load(struct db *db, int64_t run_id, const char *path,
                             long long *differing, struct error *err) MUST_CHECK;
 /* ingest --reprocess: the queue columns (aqu_sz … await_ms) of stored samples that
  * have none, from in's samples of the same fs, server, device and stamp whose rates
- * agree within 1 % (the same measurement); nothing else changes, no row is added.
- * One transaction; *filled counts the samples filled. */
+ * agree within 1 % (the same measurement), else a second off where no stored sample
+ * has in's stamp (placed a second apart by an earlier version); nothing else
+ * changes, no row is added. One transaction; *filled counts the samples filled,
+ * *left those of in's devices and span still without where in had them. */
 enum status db_samples_refill(struct db *db, const struct db_samples_in *in,
-                              long long *filled, struct error *err) MUST_CHECK;
+                              long long *filled, long long *left,
+                              struct error *err) MUST_CHECK;
 
 /* Records (or refreshes last_seen of) a quarantined file, with the verdict key: what
  * besides its content shaped the verdict (iocontend's version, the parsers'
@@ -456,6 +461,19 @@ enum status db_groups_list(struct db *db, struct db_group **out, size_t *n,
 enum status db_group_get(struct db *db, const char *id, struct db_group *out,
                          struct error *err) MUST_CHECK;
 
+/* A default group with jobs in a period, and how many. */
+struct db_period_group {
+    char id[17];
+    int64_t jobs; /* its jobs whose [start, start + t_j] overlaps [from, to) */
+};
+
+/* The default groups (jobs.group_id) of the jobs overlapping [from_s, to_s) (NAN:
+ * open), by id, as /jobs's overlap. *out is new (free; NULL when none). STATUS_DB;
+ * STATUS_NOMEM. */
+enum status db_period_groups(struct db *db, double from_s, double to_s,
+                             struct db_period_group **out, size_t *n,
+                             struct error *err) MUST_CHECK;
+
 /* Stores an association result (JSON text) for (group, y, x, granularity, space,
  * scope), replacing an older one. */
 enum status db_result_store(struct db *db, const char *group_id, const char *y,
@@ -527,9 +545,22 @@ enum status db_tables_inputs_read(struct db *db, const char *settings, char curr
 enum status db_tables_inputs_store(struct db *db, const char *fingerprint,
                                    struct error *err) MUST_CHECK;
 
+/* An analysis run as it ended. Strings are borrowed. */
+struct db_analysis_run {
+    const char *kind; /* "association" (analyze) or "sweep" (analyze --sweep) */
+    long groups;      /* groups computed */
+    long jobs;        /* jobs used */
+    long excluded;    /* jobs left out */
+    double seconds;   /* wall time of the run */
+    /* excluded by reason (migration 0015): n_reasons names and their counts; 0 when
+     * the run does not tell them apart */
+    const char *const *reasons;
+    const long *reason_jobs;
+    size_t n_reasons;
+};
 /* Marks an analysis run's end. */
-enum status db_analysis_run_record(struct db *db, long groups, long jobs, long excluded,
-                                   double seconds, struct error *err) MUST_CHECK;
+enum status db_analysis_run_record(struct db *db, const struct db_analysis_run *run,
+                                   struct error *err) MUST_CHECK;
 
 struct db_health {
     int schema_version;
@@ -540,6 +571,51 @@ struct db_health {
 };
 enum status db_health_get(struct db *db, struct db_health *out,
                           struct error *err) MUST_CHECK;
+/* What /metrics says of the database (migration 0015): the last runs, and how new
+ * the newest data is. Times are epoch seconds, NAN when there is none. Sizes are
+ * fixed, so that a snapshot copies by value; what does not fit is left out. */
+#define DB_METRICS_KINDS   4
+#define DB_METRICS_REASONS 16
+#define DB_METRICS_FS      64
+struct db_metrics_ingest {
+    char kind[16];         /* "darshan" or "iostat" */
+    double last_success_s; /* the end of the newest run that did not fail */
+    double last_end_s;     /* the end of the newest run that ended: the one below */
+    bool failed;           /* that run failed */
+    double seconds;        /* its wall time */
+    long files, loaded, skipped, quarantined, jobs;
+    long long samples;
+};
+struct db_metrics_analysis {
+    char kind[16];     /* "association" or "sweep" */
+    double finished_s; /* the end of the newest run (only runs that succeed end) */
+    double seconds;    /* its wall time */
+    long groups, jobs, excluded;
+    bool by_reason; /* the run recorded its exclusions by reason */
+    size_t n_reasons;
+    struct {
+        char name[32];
+        long jobs;
+    } reasons[DB_METRICS_REASONS];
+};
+struct db_metrics_fs {
+    char fs[64];
+    double newest_s; /* the newest sample's stamp */
+};
+struct db_metrics {
+    size_t n_ingest, n_analysis, n_fs;
+    struct db_metrics_ingest ingest[DB_METRICS_KINDS];     /* by kind */
+    struct db_metrics_analysis analysis[DB_METRICS_KINDS]; /* by kind */
+    double newest_job_end_s;                               /* NAN: no job */
+    struct db_metrics_fs fs[DB_METRICS_FS];                /* by name */
+};
+/* A few index probes and reads of the run tables: cheap whatever the data's size.
+ * STATUS_DB (also before migration 0015). */
+enum status db_metrics_get(struct db *db, struct db_metrics *out,
+                           struct error *err) MUST_CHECK;
+/* The schema version db_metrics_get needs. */
+#define DB_METRICS_SCHEMA 15
+
 /* The data version (migration 0014): a number every transaction that writes data
  * moves on once it commits, so that an answer read after the version was read is
  * current while it stays the same. One row read. STATUS_DB (also before migration

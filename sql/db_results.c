@@ -298,20 +298,58 @@ enum status db_groups_touched_since(struct db *db, double since_s, char (**ids)[
     return rc;
 }
 
-enum status db_analysis_run_record(struct db *db, long groups, long jobs, long excluded,
-                                   double seconds, struct error *err)
+/* PostgreSQL array literals: n texts, each double-quoted (backslash and quote
+ * escaped); n integers. */
+static bool text_array(struct buf *b, const char *const *texts, size_t n)
+{
+    bool ok = buf_printf(b, "{");
+
+    for (size_t i = 0; ok && i < n; i++) {
+        ok = buf_printf(b, "%s\"", i > 0 ? "," : "");
+        for (const char *c = texts[i]; ok && *c != '\0'; c++)
+            ok = buf_printf(b, "%s%c", *c == '"' || *c == '\\' ? "\\" : "", *c);
+        ok = ok && buf_printf(b, "\"");
+    }
+    return ok && buf_printf(b, "}");
+}
+
+static bool int_array(struct buf *b, const long *ints, size_t n)
+{
+    bool ok = buf_printf(b, "{");
+
+    for (size_t i = 0; ok && i < n; i++)
+        ok = buf_printf(b, "%s%ld", i > 0 ? "," : "", ints[i]);
+    return ok && buf_printf(b, "}");
+}
+
+enum status db_analysis_run_record(struct db *db, const struct db_analysis_run *run,
+                                   struct error *err)
 {
     char v[4][32];
-    const char *vals[4] = {v[0], v[1], v[2], v[3]};
+    struct buf names = {0}, counts = {0};
+    enum status rc;
 
-    snprintf(v[0], sizeof v[0], "%ld", groups);
-    snprintf(v[1], sizeof v[1], "%ld", jobs);
-    snprintf(v[2], sizeof v[2], "%ld", excluded);
-    snprintf(v[3], sizeof v[3], "%.6f", seconds);
-    return exec_params_cmd(db,
-                           "INSERT INTO analysis_runs (groups, jobs, excluded, seconds) "
-                           "VALUES ($1, $2, $3, $4)",
-                           4, vals, err);
+    snprintf(v[0], sizeof v[0], "%ld", run->groups);
+    snprintf(v[1], sizeof v[1], "%ld", run->jobs);
+    snprintf(v[2], sizeof v[2], "%ld", run->excluded);
+    snprintf(v[3], sizeof v[3], "%.6f", run->seconds);
+    if (!text_array(&names, run->reasons, run->n_reasons) ||
+        !int_array(&counts, run->reason_jobs, run->n_reasons)) {
+        rc = error_set(err, STATUS_NOMEM, "analysis run");
+        goto out;
+    }
+    const char *vals[7] = {v[0], v[1], v[2], v[3], run->kind, names.p, counts.p};
+    /* The reasons as one object; NULL when the run does not tell them apart. */
+    rc = exec_params_cmd(
+        db,
+        "INSERT INTO analysis_runs (groups, jobs, excluded, seconds, kind, "
+        "excluded_by_reason) VALUES ($1, $2, $3, $4, $5, "
+        "(SELECT jsonb_object_agg(r, n) FROM unnest($6::text[], $7::bigint[]) u(r, n)))",
+        7, vals, err);
+out:
+    free(names.p);
+    free(counts.p);
+    return rc;
 }
 
 enum status db_health_get(struct db *db, struct db_health *out, struct error *err)

@@ -857,13 +857,11 @@ static enum status solve_point(const struct mixture *mx, const bool want[3],
     return rc;
 }
 
-/* The three conditional quantiles at fitted x = xg: μ_k = c_k + β·xg with
- * c_k = v_k − β·u_k (ws->c; binned: ws->bin and ws->off), each started at start. */
-static enum status conditional_quantiles(struct stats_kde_ws *ws, size_t d, double xg,
-                                         double h_x, double beta, double sigma,
-                                         bool binned, const double start[3], double q[3])
+/* The mixture of y given fitted x = xg: μ_k = c_k + β·xg with c_k = v_k − β·u_k
+ * (ws->c; binned: ws->bin and ws->off), in ws's arrays until the next call. */
+static void point_mixture(struct stats_kde_ws *ws, size_t d, double xg, double h_x,
+                          double beta, double sigma, bool binned, struct mixture *out)
 {
-    static const bool all[3] = {true, true, true};
     struct mixture mx;
 
     if (binned) {
@@ -896,6 +894,19 @@ static enum status conditional_quantiles(struct stats_kde_ws *ws, size_t d, doub
         mx = (struct mixture){ws->a, ws->m, NULL, sigma, 0.0, total, n, ws->k, NULL};
     }
     mx.shift = beta * xg;
+    *out = mx;
+}
+
+/* The three conditional quantiles at fitted x = xg (point_mixture), each started at
+ * start. */
+static enum status conditional_quantiles(struct stats_kde_ws *ws, size_t d, double xg,
+                                         double h_x, double beta, double sigma,
+                                         bool binned, const double start[3], double q[3])
+{
+    static const bool all[3] = {true, true, true};
+    struct mixture mx;
+
+    point_mixture(ws, d, xg, h_x, beta, sigma, binned, &mx);
     return solve_point(&mx, all, start, binned ? NULL : ws->chain, q);
 }
 
@@ -1247,4 +1258,75 @@ enum status stats_kde_width_ratio_stat(const double *x, const double *y, size_t 
         c->ws->pc.valid = false;
     }
     return rc;
+}
+
+/* ---- the fit at any x ----------------------------------------------------------- */
+
+enum status stats_kde_at(const double *x, const double *y, size_t d,
+                         const struct stats_kde *fit, double x_at, double y_at, double z,
+                         struct stats_kde_ws *ws, struct stats_kde_point *out,
+                         struct error *err)
+{
+    static const bool all[3] = {true, true, true};
+    struct mixture mx;
+    double lo, hi, q[3] = {NAN, NAN, NAN};
+
+    if (out == NULL || fit == NULL || ws == NULL || x == NULL || y == NULL)
+        return error_set(err, STATUS_INVALID, "kde at x: missing argument");
+    *out = (struct stats_kde_point){false, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+    if (fit->reason != REASON_NONE || fit->d != d || d < 2)
+        return error_set(err, STATUS_INVALID, "kde at x: no fit of these %zu jobs", d);
+    if (d > ws->d_max) {
+        return error_set(err, STATUS_INVALID, "kde: d = %zu, workspace for %zu", d,
+                         ws->d_max);
+    }
+    const bool use_log = fit->space == KDE_SPACE_LOG;
+    for (size_t k = 0; k < d; k++) {
+        if (!isfinite(x[k]) || !isfinite(y[k]) || (use_log && !(x[k] > 0 && y[k] > 0)))
+            return error_set(err, STATUS_INVALID, "kde at x: job %zu: bad value", k);
+        ws->u[k] = use_log ? log(x[k]) : x[k];
+        ws->v[k] = use_log ? log(y[k]) : y[k];
+        ws->c[k] = ws->v[k] - fit->beta * ws->u[k];
+    }
+    min_max(ws->u, d, &lo, &hi);
+    lo -= 3.0 * fit->h_x;
+    hi += 3.0 * fit->h_x;
+    out->x_lo = to_linear(fit->space, lo);
+    out->x_hi = to_linear(fit->space, hi);
+    const double xg = use_log ? (x_at > 0 ? log(x_at) : -(double)INFINITY) : x_at;
+    out->x_fit = xg;
+    if (!(xg >= lo && xg <= hi))
+        return STATUS_OK;
+    out->in_range = true;
+    if (fit->binned)
+        assign_bins(ws, ws->c, d);
+    point_mixture(ws, d, xg, fit->h_x, fit->beta, fit->sigma_c, fit->binned, &mx);
+    /* start from the grid point nearest in fitting space */
+    size_t near = 0;
+    for (size_t i = 1; i < NQ; i++) {
+        if (fabs(fit->x_grid_fit[i] - xg) < fabs(fit->x_grid_fit[near] - xg))
+            near = i;
+    }
+    const double start[3] = {fit->q05_fit[near], fit->q50_fit[near], fit->q95_fit[near]};
+    enum status rc = solve_point(&mx, all, start, NULL, q);
+    if (rc != STATUS_OK)
+        return error_set(err, rc, "kde at x: the root finder failed");
+    out->q05 = to_linear(fit->space, q[0]);
+    out->q50 = to_linear(fit->space, q[1]);
+    out->q95 = to_linear(fit->space, q[2]);
+    if (isfinite(y_at)) {
+        double g, g1, g2;
+        if (use_log && !(y_at > 0)) {
+            out->cdf = 0.0;
+            return STATUS_OK;
+        }
+        const double yf = use_log ? log(y_at) : y_at;
+        mixture_eval(&mx, yf, 0.0, &g, &g1, &g2);
+        out->cdf = g;
+        if (isfinite(z)) {
+            mixture_eval(&mx, yf + fit->sigma_c * z, 0.0, &g, &g1, &g2);
+            out->pit = g;
+        }
+    }
+    return STATUS_OK;
 }

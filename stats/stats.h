@@ -568,6 +568,36 @@ enum status stats_kde_width_ratio_stat(const double *x, const double *y, size_t 
                                        void *ctx, struct stats_coef *out,
                                        struct error *err) MUST_CHECK;
 
+/* A KDE fit evaluated at one x away from its 16 points (stats_kde_at). */
+struct stats_kde_point {
+    bool in_range;        /* x within [min − 3h_x, max + 3h_x] of the fitted x, the
+                             density grid's span (fitting space) */
+    double x_lo, x_hi;    /* that span, linear units */
+    double x_fit;         /* x in fitting space (−inf for x <= 0 in log space) */
+    double q05, q50, q95; /* F(q | x) = 0.05, 0.5, 0.95, linear units; NAN out of range */
+    double cdf;           /* F(y | x) (METHOD.md §5 (b)); NAN out of range or no y */
+    double pit;           /* F(y + σ·z | x), σ the kernel's sd of y (h_y, or σ_c):
+                             the randomized percentile; NAN without z */
+};
+
+/* fit, made by stats_kde_compute over these d pairs (x, y), at x_at (linear units):
+ * the conditional q05, q50, q95 of y there and, when y_at is finite, F(y_at | x_at)
+ * (0 for y_at <= 0 in log space) and, when z is finite too, F at y_at moved z kernel
+ * sds in fitting space: a draw from y_at's own kernel, which makes the percentile of
+ * a tied or lattice-valued y (t_d = m·Δ) continuous, as the randomized PIT of
+ * Czado, Gneiting & Held (2009) does for counts. By the same mixture and root finder as
+ * (b) (its space, h_x, β, σ_c and binning), started from the nearest of its 16 points; at
+ * one of them the quantiles equal fit's within the root finder's tolerance. Out of the
+ * density grid's x span (or x_at <= 0 in log space) only in_range, x_lo, x_hi are
+ * set. x, y borrowed; ws for at least d jobs, its arrays overwritten (not the
+ * permutation cache's). STATUS_INVALID: a missing pointer, fit unfitted (a reason) or
+ * of another d, a value not finite or not > 0 in log space; STATUS_INTERNAL: the root
+ * finder failed. No allocation. O(d) plus 3 quantiles of O(d) per iteration. */
+enum status stats_kde_at(const double *x, const double *y, size_t d,
+                         const struct stats_kde *fit, double x_at, double y_at, double z,
+                         struct stats_kde_ws *ws, struct stats_kde_point *out,
+                         struct error *err) MUST_CHECK;
+
 /* ---- the plug-in bandwidth (METHOD.md §5 `kde`) -------------------------------- */
 
 #define STATS_BW_BINS 4096 /* linear-binning points of stats_bw_sj's functionals */

@@ -7,6 +7,9 @@ libcmocka-dev libinih-dev zlib1g-dev libbz2-dev liblzma-dev sysstat postgresql-1
 clang-14 libclang-rt-14-dev
 python3-numpy python3-scipy python3-sklearn python3-statsmodels python3-jsonschema curl ca-certificates
 util-linux procps time chromium chromium-driver libjs-vega libjs-requirejs tzdata wrk systemd man-db groff-base"
+# promtool and a Prometheus server for the /metrics tests (a service the policy below
+# keeps from starting).
+pkgs="$pkgs prometheus"
 missing=""
 for p in $pkgs; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -29,7 +29,7 @@
 
 /* Routes whose entries other work writes (merged into the document later): the test
  * fails once the document has them, so that this list shrinks. */
-static const char pending_routes[] = "/api/v1/groups/{id}/predict\n";
+static const char pending_routes[] = "";
 
 /* The fixture of the whole suite, made once in the group setup. */
 static struct {
@@ -39,6 +39,7 @@ static struct {
     char dir[512];        /* the generated sample data */
     char conf[600];       /* its configuration */
     char group[64];       /* the group with the most jobs */
+    char x_value[40];     /* a point of its stored KDE's grid, for /predict */
     char doc[1024];       /* web/openapi.json */
     int behind_rc;        /* the validator's exit status before `db migrate` */
     int empty_rc;         /* and on the empty database */
@@ -90,7 +91,8 @@ static int validate(const char *args)
 }
 
 /* Checks the answers to the cases (validate.py's format, "@G" standing for the
- * group) of server s, recording those checked in the file covered. */
+ * group, "@X" for a point of its KDE) of server s, recording those checked in the
+ * file covered. */
 static int check_answers(const struct server *s, const char *cases, const char *covered)
 {
     char expanded[16384], args[3072];
@@ -99,6 +101,9 @@ static int check_answers(const struct server *s, const char *cases, const char *
     for (const char *p = cases; *p != '\0' && o + 64 < sizeof expanded; p++) {
         if (p[0] == '@' && p[1] == 'G') {
             o += (size_t)snprintf(expanded + o, sizeof expanded - o, "%s", fx.group);
+            p++;
+        } else if (p[0] == '@' && p[1] == 'X') {
+            o += (size_t)snprintf(expanded + o, sizeof expanded - o, "%s", fx.x_value);
             p++;
         } else {
             expanded[o++] = *p;
@@ -115,14 +120,17 @@ static int check_answers(const struct server *s, const char *cases, const char *
 /* ---- the fixture ------------------------------------------------------------------ */
 
 /* Before `db migrate` the data routes wait for it; health says why. */
-static const char behind_cases[] = "200\tGET\t/api/v1/health\n"
-                                   "503\tGET\t/api/v1/jobs\n"
-                                   "503\tGET\t/api/v1/groups\n"
-                                   "503\tGET\t/api/v1/coverage\n"
-                                   "503\tGET\t/api/v1/groups/nosuchgroup/association\n"
-                                   "503\tGET\t/api/v1/groups/nosuchgroup/sweep\n"
-                                   "503\tGET\t/api/v1/groups/nosuchgroup/table\n"
-                                   "200\tGET\t/api/v1/openapi.json\n";
+static const char behind_cases[] =
+    "200\tGET\t/api/v1/health\n"
+    "503\tGET\t/api/v1/jobs\n"
+    "503\tGET\t/api/v1/groups\n"
+    "503\tGET\t/api/v1/coverage\n"
+    "503\tGET\t/api/v1/groups/nosuchgroup/association\n"
+    "503\tGET\t/api/v1/groups/nosuchgroup/sweep\n"
+    "503\tGET\t/api/v1/groups/nosuchgroup/table\n"
+    "503\tGET\t/api/v1/groups/nosuchgroup/predict?x_value=1\n"
+    "503\tGET\t/api/v1/slowdowns\n"
+    "200\tGET\t/api/v1/openapi.json\n";
 
 /* GET path on the main server until it answers want (up to limit_s); the last status. */
 static int answer_becomes(const char *path, int want, double limit_s)
@@ -144,15 +152,18 @@ static int answer_becomes(const char *path, int want, double limit_s)
 
 /* What an empty database answers (before any ingest): /jobs without samples, the
  * 404s of what analyze stores. */
-static const char empty_cases[] = "200\tGET\t/api/v1/health\n"
-                                  "200\tGET\t/api/v1/jobs\n"
-                                  "404\tGET\t/api/v1/jobs?format=csv\n"
-                                  "404\tGET\t/api/v1/jobs?granularity=60\n"
-                                  "200\tGET\t/api/v1/groups\n"
-                                  "404\tGET\t/api/v1/coverage\n"
-                                  "404\tGET\t/api/v1/groups/nosuchgroup/association\n"
-                                  "404\tGET\t/api/v1/groups/nosuchgroup/sweep\n"
-                                  "404\tGET\t/api/v1/groups/nosuchgroup/table\n";
+static const char empty_cases[] =
+    "200\tGET\t/api/v1/health\n"
+    "200\tGET\t/api/v1/jobs\n"
+    "404\tGET\t/api/v1/jobs?format=csv\n"
+    "404\tGET\t/api/v1/jobs?granularity=60\n"
+    "200\tGET\t/api/v1/groups\n"
+    "404\tGET\t/api/v1/coverage\n"
+    "404\tGET\t/api/v1/groups/nosuchgroup/association\n"
+    "404\tGET\t/api/v1/groups/nosuchgroup/sweep\n"
+    "404\tGET\t/api/v1/groups/nosuchgroup/table\n"
+    "404\tGET\t/api/v1/groups/nosuchgroup/predict?x_value=1\n"
+    "404\tGET\t/api/v1/slowdowns\n";
 
 static int group_setup(void **state)
 {
@@ -197,6 +208,18 @@ static int group_setup(void **state)
     if (rc != 0)
         return -1;
     server_await_data(&fx.main);
+    /* the middle of the stored KDE's grid: inside its range */
+    char path[256];
+    snprintf(path, sizeof path, "/api/v1/groups/%s/association", fx.group);
+    json_t *assoc = server_get_json(&fx.main, path, NULL, 200);
+    json_t *x =
+        json_array_get(json_object_get(json_object_get(assoc, "kde"), "x_grid"), 8);
+    if (!json_is_number(x)) {
+        json_decref(assoc);
+        return -1;
+    }
+    snprintf(fx.x_value, sizeof fx.x_value, "%.17g", json_number_value(x));
+    json_decref(assoc);
     return 0;
 }
 
@@ -366,7 +389,15 @@ static const char main_cases[] =
     "404\tGET\t/web/../etc/passwd\n"
     "404\tGET\t/web/nothing.css\n"
     "200\tGET\t/lib/requirejs/require.js\n"
-    "404\tGET\t/lib/vega/nothing.js\n";
+    "404\tGET\t/lib/vega/nothing.js\n"
+    "200\tGET\t/metrics\n"
+    "200\tGET\t/api/v1/groups/@G/predict?x_value=@X\n"
+    "400\tGET\t/api/v1/groups/@G/predict?x_value=lots\n"
+    "400\tGET\t/api/v1/groups/@G/predict?x_value=1e30\n"
+    "404\tGET\t/api/v1/groups/0123456789abcdef/predict?x_value=1e12\n"
+    "200\tGET\t/api/v1/slowdowns?limit=3\n"
+    "400\tGET\t/api/v1/slowdowns?limit=0\n"
+    "400\tGET\t/api/v1/slowdowns?y=t_nope\n";
 
 /* The server with a token: 401 on every API route without it; with it, the page and
  * the document are missing (no page folder). */
@@ -379,6 +410,9 @@ static const char locked_cases[] =
     "401\tGET\t/api/v1/groups/@G/association\n"
     "401\tGET\t/api/v1/groups/@G/sweep\n"
     "401\tGET\t/api/v1/groups/@G/table\n"
+    "401\tGET\t/metrics\n"
+    "401\tGET\t/api/v1/groups/@G/predict?x_value=1\n"
+    "401\tGET\t/api/v1/slowdowns\n"
     "200\tGET\t/api/v1/groups\tAuthorization: Bearer s3cret-openapi\n"
     "404\tGET\t/api/v1/openapi.json\tAuthorization: Bearer s3cret-openapi\n"
     "404\tGET\t/\n"
@@ -401,7 +435,9 @@ static const char down_cases[] =
     "503\tGET\t/api/v1/coverage?fs=all\n"
     "503\tGET\t/api/v1/groups/@G/association?y=t&x=psi_read\n"
     "503\tGET\t/api/v1/groups/@G/sweep?x=psi_read\n"
-    "503\tGET\t/api/v1/groups/@G/table\n";
+    "503\tGET\t/api/v1/groups/@G/table\n"
+    "503\tGET\t/api/v1/groups/@G/predict?x_value=1\n"
+    "503\tGET\t/api/v1/slowdowns\n";
 
 static void a_database_that_is_down_answers_as_documented(void **state)
 {
@@ -429,6 +465,8 @@ static void every_documented_status_was_provoked(void **state)
                                        "/api/v1/groups/{id}/association\t503\n"
                                        "/api/v1/groups/{id}/sweep\t503\n"
                                        "/api/v1/groups/{id}/table\t503\n"
+                                       "/api/v1/groups/{id}/predict\t503\n"
+                                       "/api/v1/slowdowns\t503\n"
                                      : "");
     snprintf(args, sizeof args, "coverage '%s' '%s' ", fx.doc,
              work_file("unprovoked.txt"));

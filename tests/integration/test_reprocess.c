@@ -78,8 +78,8 @@ static int setup(void **state)
         fx.work[0] = '\0';
         return -1;
     }
-    /* as tests/cases/upgrade/make_dump.sh made it */
-    if (sample_generate(fx.work, 20240601UL, "--days 1") != 0)
+    /* as tests/cases/upgrade/make_dump.sh made it: without victims */
+    if (sample_generate(fx.work, 20240601UL, "--days 1 --victims 0") != 0)
         return -1;
     snprintf(fx.conf, sizeof fx.conf, "%s/iocontend.conf", fx.work);
     if (pgfixture_start(&fx.db) != 0 || pgfixture_restore_gz(&fx.db, dump) != 0)
@@ -284,6 +284,54 @@ static void analyze_recomputes_after_samples_gain_columns(void **state)
     free(out);
 }
 
+/* A stored sample a second off its re-read stamp (an earlier version placed it by its
+ * printed second) is filled when no stored sample has the new stamp; one three
+ * seconds off is not, and the log says how many stayed without. */
+static void samples_a_second_off_are_filled_others_are_told(void **state)
+{
+    static const char pick[] =
+        "(SELECT fs, server, device, stamp_s FROM samples WHERE fs = 'scratch1' ORDER BY "
+        "server, device, stamp_s LIMIT 1 OFFSET %d)";
+    char sql[1024], args[2 * PATH_MAX + 1024];
+    int rc = -1;
+
+    (void)state;
+    const long long n = count("SELECT count(*) FROM samples");
+    free(value("WITH u AS (UPDATE samples SET aqu_sz = NULL, util_pct = NULL, "
+               "r_await_ms = NULL, w_await_ms = NULL, await_ms = NULL RETURNING 1) "
+               "SELECT count(*) FROM u"));
+    /* the generated samples are 10 s or more apart: these stamps are free */
+    for (int k = 0; k < 2; k++) {
+        char which[256];
+        snprintf(which, sizeof which, pick, 10 + 10 * k);
+        snprintf(sql, sizeof sql,
+                 "WITH u AS (UPDATE samples s SET stamp_s = s.stamp_s + %d FROM %s p "
+                 "WHERE (s.fs, s.server, s.device, s.stamp_s) = (p.fs, p.server, "
+                 "p.device, p.stamp_s) RETURNING 1) SELECT count(*) FROM u",
+                 k == 0 ? 1 : 3, which);
+        assert_int_equal(count(sql), 1);
+    }
+    snprintf(args, sizeof args,
+             "--config '%s' ingest iostat --fs scratch1 --reprocess --json '%s/iostat/"
+             "scratch1' 2>&1",
+             fx.conf, fx.work);
+    char *out = pgfixture_run(&fx.db, args, &rc);
+    assert_non_null(out);
+    assert_int_equal(rc, 0);
+    if (strstr(out, "1 stored samples in its span found no sample of it") == NULL)
+        fail_msg("no warning of the sample left: %s", out);
+    free(out);
+    assert_int_equal(count("SELECT count(*) FROM samples WHERE fs = 'scratch1' AND "
+                           "aqu_sz IS NULL"),
+                     1);
+    /* put back as loaded, for whatever runs after */
+    free(value("WITH u AS (DELETE FROM samples WHERE fs = 'scratch1' AND aqu_sz IS NULL "
+               "RETURNING 1) SELECT count(*) FROM u"));
+    long long reprocessed = 0, filled = 0;
+    reprocess_samples(&reprocessed, &filled);
+    assert_true(count("SELECT count(*) FROM samples") <= n);
+}
+
 /* The lab's binary logs loaded, their traces deleted (a database loaded before DXT
  * was read), then --reprocess: the very same trace rows come back, and only they. */
 static void binary_logs_get_their_traces_back(void **state)
@@ -341,6 +389,7 @@ int main(void)
         cmocka_unit_test(darshan_text_adds_nothing),
         cmocka_unit_test(analyze_recomputes_after_samples_gain_columns),
         cmocka_unit_test(binary_logs_get_their_traces_back),
+        cmocka_unit_test(samples_a_second_off_are_filled_others_are_told),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -51,11 +51,17 @@ struct sample_case {
  * coupling 0 a smaller one keeps the run short: 150 jobs still put the null
  * correlation's sd near 0.08, well inside the 0.2 bound. */
 #define UNCOUPLED "--coupling 0 --days 1 --jobs-per-group 150"
+/* The planted load effect without the planted victims (README "Who got hurt";
+ * test_hurt checks those): the NPB-like group's t_d is nearly constant, so a job
+ * slowed x3 is far above all of them, and its Ψ^D, gathered over windows three times
+ * as long, puts it among the highest x, where the KDE's top points see it and widen
+ * the band: a fact about the victims, not about the load the group ignores. */
+#define COUPLED "--victims 0"
 
 static struct sample_case cases[] = {
-    {.seed = 1, .gen_args = "", .coupled = true},
-    {.seed = 2, .gen_args = "", .coupled = true},
-    {.seed = 20240601, .gen_args = "", .coupled = true},
+    {.seed = 1, .gen_args = COUPLED, .coupled = true},
+    {.seed = 2, .gen_args = COUPLED, .coupled = true},
+    {.seed = 20240601, .gen_args = COUPLED, .coupled = true},
     {.seed = 1, .gen_args = UNCOUPLED, .coupled = false},
     {.seed = 2, .gen_args = UNCOUPLED, .coupled = false},
     {.seed = 20240601, .gen_args = UNCOUPLED, .coupled = false},

@@ -23,9 +23,13 @@
 #include <string.h>
 #include <unistd.h>
 
-/* One seed, the default coupling, one day (420 jobs per group still). */
+/* One seed, the default coupling, one day (420 jobs per group still). No victims
+ * (README "Who got hurt"): a job slowed x3 whatever the load also gathers about twice
+ * the usual Ψ^D over its longer windows, so three of them in the NPB-like group, whose
+ * t_d is nearly constant, lift its Pearson: a fact about the victims, not about the
+ * load the NPB-like jobs ignore, which is what the NPB checks here are of. */
 #define SEED     20240601UL
-#define GEN_ARGS "--days 1"
+#define GEN_ARGS "--days 1 --victims 0"
 #define K_MAX    20
 /* Both sides are doubles over the same jobs; the API prints 15 significant digits. */
 #define TOL 1e-12

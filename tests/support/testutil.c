@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 void testutil_assert_close(double got, double want, double tol, const char *expr,
@@ -277,4 +278,19 @@ int testutil_write_file(const char *path, const char *data, size_t len)
         return -1;
     size_t put = fwrite(data, 1, len, fp);
     return fclose(fp) == 0 && put == len ? 0 : -1;
+}
+
+double testutil_now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void testutil_sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+
+    nanosleep(&ts, NULL);
 }

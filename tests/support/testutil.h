@@ -61,4 +61,9 @@ int testutil_write_file(const char *path, const char *data, size_t len);
  * status in *rc. NULL when it could not run. */
 char *testutil_run(const char *cmd, int *rc);
 
+/* Seconds on CLOCK_MONOTONIC, for a test's bounded waits. */
+double testutil_now_s(void);
+/* Sleeps s seconds (s >= 0). */
+void testutil_sleep_s(double s);
+
 #endif

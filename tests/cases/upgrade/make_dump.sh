@@ -2,7 +2,8 @@
 # make_dump.sh: builds the database tests/integration/test_upgrade.c restores, with
 # the iocontend of this checkout, and writes it as tests/cases/upgrade/sample.sql.gz.
 # Run from the checkout after `make -j2 all`: sh tests/cases/upgrade/make_dump.sh
-# The data: iocontend-gen --seed 20240601 --days 1, ingested, analysed with 19
+# The data: iocontend-gen --seed 20240601 --days 1 --victims 0 (the data the dump
+# was first made from, before the generator planted victims), ingested, analysed with 19
 # permutations (so a significance is stored), then analyze --sweep: associations,
 # significance, forests, sweeps, group tables and coverage are all stored.
 set -eu
@@ -21,7 +22,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$gen" --out "$work/sample" --seed 20240601 --days 1 >/dev/null
+"$gen" --out "$work/sample" --seed 20240601 --days 1 --victims 0 >/dev/null
 conf="$work/sample/iocontend.conf"
 "$bin" --quiet db start
 "$bin" --quiet --config "$conf" ingest darshan "$work/sample/darshan"

@@ -1,0 +1,169 @@
+/* cmd_slowdowns.c: `iocontend slowdowns`: who got hurt in a period (README "Who got
+ * hurt"), as a table or as /api/v1/slowdowns's JSON. */
+#include "internal.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SLOWDOWNS_LIMIT_DEFAULT 20
+#define SLOWDOWNS_LIMIT_MAX     1000
+
+void cmd_slowdowns_help(FILE *fp)
+{
+    fprintf(
+        fp,
+        "usage: iocontend slowdowns [--from T] [--to T] [--limit N] [--y M] [--x M]\n"
+        "                           [--granularity S] [--json]\n"
+        "Who got hurt: the jobs whose run overlaps [from, to), ranked by\n"
+        "ratio = y / q50(x), q50 the median of y at the job's own x from the KDE\n"
+        "that analyze stored for its group, with the percentile F(y | x) of the same\n"
+        "KDE (ties by start time). Jobs that cannot be ranked are listed apart with\n"
+        "their reason: a metric excluded (hole, no_io, ...), a group analyze did not\n"
+        "store (not_analyzed) or stored before its data changed (stale), one below\n"
+        "d_min (d_below_min), an x outside the KDE's range (x_out_of_range).\n"
+        "  --from T, --to T  RFC 3339 or epoch milliseconds (default: open)\n"
+        "  --limit N         jobs listed of each kind, 1..%d (%d)\n"
+        "  --y M, --x M      the pair (default t_d, psi_d_read)\n"
+        "  --granularity S   a stored granularity, seconds (default: the base)\n"
+        "  --json            the object /api/v1/slowdowns answers\n"
+        "exit status: 0 every job ranked, 1 some listed apart, 64 usage, 66 no\n"
+        "samples loaded, 69 database unavailable, 70 internal error\n",
+        SLOWDOWNS_LIMIT_MAX, SLOWDOWNS_LIMIT_DEFAULT);
+}
+
+/* epoch milliseconds (all digits) or RFC 3339, as the API takes them */
+static bool time_arg(const char *s, double *out_s)
+{
+    size_t len = strlen(s);
+
+    if (len > 0 && len <= 15 && strspn(s, "0123456789") == len) {
+        *out_s = (double)strtoll(s, NULL, 10) / 1000.0;
+        return true;
+    }
+    return time_parse_rfc3339(s, out_s);
+}
+
+static void when(double epoch_s, char out[40])
+{
+    time_format_rfc3339((int64_t)floor(epoch_s), out);
+}
+
+static void print_table(const struct slowdowns *sl)
+{
+    char start[40];
+
+    printf("who got hurt: %zu jobs, %s against %s at %g s; %zu ranked, %zu apart\n",
+           sl->jobs, sl->y, sl->x, sl->granularity_s, sl->ranked_total, sl->apart_total);
+    if (sl->n_ranked > 0) {
+        printf("%4s  %-12s %-16s %-20s %12s %12s %8s %10s\n", "rank", "jobid", "group",
+               "start", "y", "q50", "ratio", "percentile");
+    }
+    for (size_t i = 0; i < sl->n_ranked; i++) {
+        const struct slowdown_job *j = &sl->ranked[i];
+        when(j->start_s, start);
+        printf("%4zu  %-12s %-16s %-20s %12.6g %12.6g %8.3f %10.4f\n", i + 1, j->jobid,
+               j->group, start, j->y, j->q50, j->ratio, j->percentile);
+    }
+    if (sl->n_apart > 0)
+        printf("apart:\n%-12s %-16s %-20s %s\n", "jobid", "group", "start", "reason");
+    for (size_t i = 0; i < sl->n_apart; i++) {
+        const struct slowdown_job *j = &sl->apart[i];
+        when(j->start_s, start);
+        printf("%-12s %-16s %-20s %s\n", j->jobid, j->group, start, j->reason);
+    }
+}
+
+int cmd_slowdowns(struct app_config *cfg, int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"from", required_argument, NULL, 'f'},
+        {"to", required_argument, NULL, 't'},
+        {"limit", required_argument, NULL, 'l'},
+        {"y", required_argument, NULL, 'y'},
+        {"x", required_argument, NULL, 'x'},
+        {"granularity", required_argument, NULL, 'k'},
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    const char *y = "t_d", *x = "psi_d_read";
+    double from_s = NAN, to_s = NAN, granularity = 0;
+    long limit = SLOWDOWNS_LIMIT_DEFAULT;
+    bool json = false;
+    struct db *db = NULL;
+    struct error err = {0};
+    struct slowdowns sl;
+    char *end;
+    int c;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+        case 't':
+            if (!time_arg(optarg, c == 'f' ? &from_s : &to_s)) {
+                fprintf(stderr,
+                        "iocontend slowdowns: --%s takes RFC 3339 or epoch "
+                        "milliseconds, got '%s'\n",
+                        c == 'f' ? "from" : "to", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'l':
+            limit = strtol(optarg, &end, 10);
+            if (*end != '\0' || limit < 1 || limit > SLOWDOWNS_LIMIT_MAX) {
+                fprintf(stderr, "iocontend slowdowns: --limit takes 1 to %d\n",
+                        SLOWDOWNS_LIMIT_MAX);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'y': y = optarg; break;
+        case 'x': x = optarg; break;
+        case 'k':
+            granularity = strtod(optarg, &end);
+            if (*end != '\0' || !(granularity > 0) || !isfinite(granularity)) {
+                fprintf(stderr, "iocontend slowdowns: --granularity takes seconds > 0\n");
+                return EXIT_USAGE;
+            }
+            break;
+        case 'j': json = true; break;
+        case 'h': cmd_slowdowns_help(stdout); return EXIT_OK;
+        default: cmd_slowdowns_help(stderr); return EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "iocontend slowdowns: unexpected '%s'\n", argv[optind]);
+        return EXIT_USAGE;
+    }
+    if (!isnan(from_s) && !isnan(to_s) && !(to_s > from_s)) {
+        fprintf(stderr, "iocontend slowdowns: --to must be after --from\n");
+        return EXIT_USAGE;
+    }
+    int code = app_db_open(cfg, &db);
+    if (code != EXIT_OK)
+        return code;
+    const struct analysis_settings settings = app_analysis_settings(cfg);
+    enum status rc = analysis_slowdowns(db, &settings, from_s, to_s, y, x, granularity,
+                                        (size_t)limit, &sl, &err);
+    db_close(db);
+    if (rc != STATUS_OK)
+        return app_fail("slowdowns", rc, &err);
+    if (json) {
+        json_t *o = analysis_slowdowns_json(&sl);
+        if (o == NULL || json_dumpf(o, stdout, JSON_INDENT(2)) != 0) {
+            json_decref(o);
+            slowdowns_clear(&sl);
+            return app_fail("slowdowns", STATUS_NOMEM, &err);
+        }
+        json_decref(o);
+        fputc('\n', stdout);
+    } else {
+        print_table(&sl);
+    }
+    code = sl.apart_total > 0 ? EXIT_PARTIAL : EXIT_OK;
+    slowdowns_clear(&sl);
+    return code;
+}

@@ -1,0 +1,169 @@
+/* hurt.c: the routes of the stored KDE away from its 16 points: a group's predicted
+ * band at one x (/groups/{id}/predict) and who got hurt in a period (/slowdowns). */
+#include "internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SLOWDOWNS_LIMIT_DEFAULT 100
+#define SLOWDOWNS_LIMIT_MAX     1000
+
+/* A number of the query into *out (unchanged when absent); false when answered 400
+ * naming it. positive: it must be > 0. */
+static bool query_number(struct MHD_Connection *conn, struct request *req,
+                         const char *name, bool positive, double *out)
+{
+    const char *v = query(conn, name);
+    char *end = NULL;
+
+    if (v == NULL)
+        return true;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (end == v || *end != '\0' || errno != 0 || !isfinite(d) ||
+        (positive && !(d > 0))) {
+        answer_error(req, STATUS_INVALID, name, "%s must be a %snumber", name,
+                     positive ? "positive " : "");
+        return false;
+    }
+    *out = d;
+    return true;
+}
+
+/* A job for the compute pool with the pair of the query (default t_d, psi_d_read);
+ * NULL when answered (no memory). */
+static struct compute_job *hurt_job(struct MHD_Connection *conn, struct request *req,
+                                    const char *what)
+{
+    const char *y = query(conn, "y"), *x = query(conn, "x");
+    struct compute_job *job = calloc(1, sizeof *job);
+    struct error err = {0};
+
+    if (job == NULL) {
+        answer_failure(req, STATUS_NOMEM, &err, what, NULL);
+        return NULL;
+    }
+    y = y != NULL ? y : "t_d";
+    x = x != NULL ? x : "psi_d_read";
+    /* longer names are no metric: analysis refuses them by name */
+    snprintf(job->y, sizeof job->y, "%s", y);
+    snprintf(job->x, sizeof job->x, "%s", x);
+    return job;
+}
+
+/* /predict on a thread of the compute pool. */
+static void predict_run(struct compute_job *job)
+{
+    struct server *srv = job->srv;
+    struct request *req = job->req;
+    struct error err = {0};
+    struct predict_result p;
+    struct db *db = db_acquire(srv, &err);
+
+    if (db == NULL) {
+        answer_failure(req, STATUS_DB, &err, "predict", NULL);
+        return;
+    }
+    enum status rc = analysis_predict(db, &srv->s->analysis, job->group_id, job->y,
+                                      job->x, job->granularity_s, job->x_value, &p, &err);
+    if (rc != STATUS_OK) {
+        answer_failure(req, rc, &err, "predict", "granularity");
+        /* INTERFACES.md: a granularity never stored names those that are */
+        if (rc == STATUS_NOT_FOUND && job->granularity_given)
+            add_stored_granularities(req, db, job->group_id, job->y, job->x);
+        db_release(srv, db, rc);
+        return;
+    }
+    db_release(srv, db, rc);
+    answer_json_take(req, 200, analysis_predict_json(&p));
+}
+
+/* q05, q50, q95 of y at x_value from the KDE analyze stored, and the forest's fit:
+ * computed on the compute pool (it loads the group's jobs and samples), never on a
+ * worker. */
+void route_predict(struct server *srv, struct MHD_Connection *conn, struct request *req,
+                   const char *group_id)
+{
+    double granularity_s = 0, x_value = NAN;
+
+    if (group_id == NULL) {
+        answer_error(req, STATUS_NOT_FOUND, NULL, "no such group");
+        return;
+    }
+    if (query(conn, "x_value") == NULL) {
+        answer_error(req, STATUS_INVALID, "x_value", "x_value is required");
+        return;
+    }
+    if (!query_number(conn, req, "x_value", false, &x_value) ||
+        !query_number(conn, req, "granularity", true, &granularity_s))
+        return;
+    struct compute_job *job = hurt_job(conn, req, "predict");
+    if (job == NULL)
+        return;
+    snprintf(job->group_id, sizeof job->group_id, "%s", group_id);
+    job->granularity_s = granularity_s;
+    job->granularity_given = query(conn, "granularity") != NULL;
+    job->x_value = x_value;
+    compute_job_submit(srv, conn, req, job, predict_run);
+}
+
+/* /slowdowns on a thread of the compute pool. */
+static void slowdowns_run(struct compute_job *job)
+{
+    struct server *srv = job->srv;
+    struct request *req = job->req;
+    struct error err = {0};
+    struct slowdowns sl;
+    struct db *db = db_acquire(srv, &err);
+
+    if (db == NULL) {
+        answer_failure(req, STATUS_DB, &err, "slowdowns", NULL);
+        return;
+    }
+    enum status rc =
+        analysis_slowdowns(db, &srv->s->analysis, job->from_s, job->to_s, job->y, job->x,
+                           job->granularity_s, job->limit, &sl, &err);
+    db_release(srv, db, rc);
+    if (rc != STATUS_OK) {
+        answer_failure(req, rc, &err, "slowdowns", "granularity");
+        return;
+    }
+    answer_json_take(req, 200, analysis_slowdowns_json(&sl));
+    slowdowns_clear(&sl);
+}
+
+/* Who got hurt in [from, to): the jobs ranked by y / q50(x) of their group, computed
+ * on the compute pool. */
+void route_slowdowns(struct server *srv, struct MHD_Connection *conn, struct request *req)
+{
+    const char *limit_s = query(conn, "limit");
+    double from_s = NAN, to_s = NAN, granularity_s = 0;
+    size_t limit = SLOWDOWNS_LIMIT_DEFAULT;
+
+    if (limit_s != NULL) {
+        size_t len = strlen(limit_s);
+        long n = len > 0 && len <= 4 && strspn(limit_s, "0123456789") == len
+                     ? strtol(limit_s, NULL, 10)
+                     : -1;
+        if (n < 1 || n > SLOWDOWNS_LIMIT_MAX) {
+            answer_error(req, STATUS_INVALID, "limit",
+                         "limit must be an integer from 1 to %d", SLOWDOWNS_LIMIT_MAX);
+            return;
+        }
+        limit = (size_t)n;
+    }
+    if (!query_range(conn, req, &from_s, &to_s) ||
+        !query_number(conn, req, "granularity", true, &granularity_s))
+        return;
+    struct compute_job *job = hurt_job(conn, req, "slowdowns");
+    if (job == NULL)
+        return;
+    job->from_s = from_s;
+    job->to_s = to_s;
+    job->granularity_s = granularity_s;
+    job->limit = limit;
+    compute_job_submit(srv, conn, req, job, slowdowns_run);
+}
