@@ -548,10 +548,14 @@ enum status db_samples_refill(struct db *db, const struct db_samples_in *in,
      * to a late report) and no stored sample has the new stamp. */
     static const char *const passes[] = {
         "s.stamp_s = t.stamp_s",
-        "abs(s.stamp_s - t.stamp_s) = 1 AND NOT EXISTS (SELECT 1 FROM samples o WHERE "
+        /* equalities, each a join on the key (an abs() would compare every pair) */
+        "s.stamp_s = t.stamp_s - 1 AND NOT EXISTS (SELECT 1 FROM samples o WHERE "
+        "o.fs = t.fs AND o.server = t.server AND o.device = t.device AND "
+        "o.stamp_s = t.stamp_s)",
+        "s.stamp_s = t.stamp_s + 1 AND NOT EXISTS (SELECT 1 FROM samples o WHERE "
         "o.fs = t.fs AND o.server = t.server AND o.device = t.device AND "
         "o.stamp_s = t.stamp_s)"};
-    for (size_t k = 0; k < 2 && rc == STATUS_OK; k++) {
+    for (size_t k = 0; k < 3 && rc == STATUS_OK; k++) {
         char sql[1400];
         snprintf(sql, sizeof sql,
                  "UPDATE samples s SET aqu_sz = t.aqu_sz, util_pct = t.util_pct, "
