@@ -50,32 +50,35 @@ static void every_coefficient_is_named_once_and_found_by_its_getter(void **state
     assert_null(analysis_coef_signif(&s, COEF_MI_KSG_NATS));
 }
 
-/* web/index.html keeps its own list (a JS array, CURVES): the sweep's curves, which
- * must be the coefficients the table marks as watched, in its order. */
-static void page_draws_the_coefficients_the_table_watches(void **state)
+/* The names of a JS or JSON list of strings that starts after marker in file (a file
+ * of the repository), checked against the coefficients the table marks as watched, in
+ * their order: every watched one, and only they. */
+static void list_is_the_watched_coefficients(const char *file, const char *marker)
 {
-    const char *path = testutil_repo_file("web/index.html");
-    char *page = NULL;
+    const char *path = testutil_repo_file(file);
+    char *text = NULL;
     size_t cap = 0;
 
-    (void)state;
     assert_non_null(path);
     FILE *fp = fopen(path, "r");
     assert_non_null(fp);
-    ssize_t len = getdelim(&page, &cap, '\0', fp);
+    ssize_t len = getdelim(&text, &cap, '\0', fp);
     fclose(fp);
     assert_true(len > 0);
-    const char *p = strstr(page, "const CURVES = [");
-    assert_non_null(p);
-    const char *end = strstr(p, "];");
+    const char *p = strstr(text, marker);
+    if (p == NULL) {
+        free(text);
+        fail_msg("%s has no %s", file, marker);
+    }
+    p += strlen(marker);
+    const char *end = strchr(p, ']');
     assert_non_null(end);
-    p += strlen("const CURVES = [");
     size_t c = 0;
     while (c < COEF_COUNT && !analysis_coefs[c].watched)
         c++;
-    /* each entry: ["name", "#colour"] */
-    while ((p = strstr(p, "[\"")) != NULL && p < end) {
-        p += 2;
+    /* each entry: "name" */
+    while ((p = strchr(p, '"')) != NULL && p < end) {
+        p++;
         size_t n = strcspn(p, "\"");
         assert_true(c < COEF_COUNT);
         assert_int_equal(n, strlen(analysis_coefs[c].name));
@@ -83,10 +86,20 @@ static void page_draws_the_coefficients_the_table_watches(void **state)
         do
             c++;
         while (c < COEF_COUNT && !analysis_coefs[c].watched);
-        p += n;
+        p += n + 1;
     }
     assert_int_equal(c, COEF_COUNT); /* every watched one drawn */
-    free(page);
+    free(text);
+}
+
+/* The page's charts (web/iocontend-charts.js, COEFS) and the sweep's chart
+ * (web/sweep.vg.json, its choice of coefficient) keep their own lists: the sweep's
+ * curves, which must be the coefficients the table marks as watched, in its order. */
+static void page_draws_the_coefficients_the_table_watches(void **state)
+{
+    (void)state;
+    list_is_the_watched_coefficients("web/iocontend-charts.js", "const COEFS = [");
+    list_is_the_watched_coefficients("web/sweep.vg.json", "\"options\": [");
 }
 
 /* An object as analyze stores it: the served one's stored provenance back at the top,
