@@ -116,7 +116,8 @@ static void run_job(struct compute_job *job)
         metrics_compute(METRICS_COMPUTE_DEADLINE);
         answer_error_code(job->req, 503, "deadline", NULL,
                           "the answer took longer than this server's deadline of %g s; "
-                          "ask for fewer permutations or resamples",
+                          "ask for less (fewer permutations or resamples, a shorter "
+                          "period)",
                           deadline);
         return;
     case JOB_GONE:

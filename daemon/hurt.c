@@ -34,21 +34,22 @@ static bool query_number(struct MHD_Connection *conn, struct request *req,
 }
 
 /* A job for the compute pool with the pair of the query (default t_d, psi_d_read);
- * NULL when answered (no memory). */
+ * NULL when answered (400 for an unknown metric, before a computing thread is taken;
+ * no memory). */
 static struct compute_job *hurt_job(struct MHD_Connection *conn, struct request *req,
                                     const char *what)
 {
-    const char *y = query(conn, "y"), *x = query(conn, "x");
-    struct compute_job *job = calloc(1, sizeof *job);
+    const char *y, *x;
     struct error err = {0};
 
+    if (!metric_pair(conn, req, &y, &x))
+        return NULL;
+    struct compute_job *job = calloc(1, sizeof *job);
     if (job == NULL) {
         answer_failure(req, STATUS_NOMEM, &err, what, NULL);
         return NULL;
     }
-    y = y != NULL ? y : "t_d";
-    x = x != NULL ? x : "psi_d_read";
-    /* longer names are no metric: analysis refuses them by name */
+    /* known metrics: short */
     snprintf(job->y, sizeof job->y, "%s", y);
     snprintf(job->x, sizeof job->x, "%s", x);
     return job;

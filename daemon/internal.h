@@ -283,6 +283,10 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
 void compute_job_submit(struct server *srv, struct MHD_Connection *conn,
                         struct request *req, struct compute_job *job,
                         void (*run)(struct compute_job *job));
+/* y and x of a pair route (default t_d, psi_d_read); false when answered (400 naming
+ * an unknown metric). */
+bool metric_pair(struct MHD_Connection *conn, struct request *req, const char **y,
+                 const char **x);
 void add_stored_granularities(struct request *req, struct db *db, const char *group_id,
                               const char *y, const char *x);
 /* hurt.c: /groups/{id}/predict and /slowdowns (README "Who got hurt"). */

@@ -439,9 +439,8 @@ static bool association_opts(struct MHD_Connection *conn, struct request *req,
     return true;
 }
 
-/* y and x of a pair route (default t_d, psi_d_read); false when answered (400). */
-static bool metric_pair(struct MHD_Connection *conn, struct request *req, const char **y,
-                        const char **x)
+bool metric_pair(struct MHD_Connection *conn, struct request *req, const char **y,
+                 const char **x)
 {
     *y = query(conn, "y");
     *x = query(conn, "x");

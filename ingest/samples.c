@@ -529,9 +529,6 @@ static void sfile_parse(void *arg, size_t i)
     log_capture_to(NULL);
 }
 
-/* --reprocess of a file loaded before: its samples' queue columns where the stored
- * ones have none. A parse that fails now (a newer parser is stricter) changes
- * nothing: the file stays loaded, and the failure is reported. */
 /* Says which stored samples a re-read could not match: they keep no queue columns. */
 static void refill_left(const char *path, long long left)
 {
@@ -543,6 +540,9 @@ static void refill_left(const char *path, long long left)
     }
 }
 
+/* --reprocess of a file loaded before: its samples' queue columns where the stored
+ * ones have none. A parse that fails now (a newer parser is stricter) changes
+ * nothing: the file stays loaded, and the failure is reported. */
 static enum status sfile_refill(struct db *db, struct sfile *f, struct ingest_summary *s,
                                 struct error *err)
 {

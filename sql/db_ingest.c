@@ -552,11 +552,17 @@ enum status db_samples_refill(struct db *db, const struct db_samples_in *in,
         "s.stamp_s = t.stamp_s - 1 AND NOT EXISTS (SELECT 1 FROM samples o WHERE "
         "o.fs = t.fs AND o.server = t.server AND o.device = t.device AND "
         "o.stamp_s = t.stamp_s)",
+        /* not when the pass before could have given t to the sample a second before
+         * it (one without a re-read sample of its own): one re-read sample fills one */
         "s.stamp_s = t.stamp_s + 1 AND NOT EXISTS (SELECT 1 FROM samples o WHERE "
         "o.fs = t.fs AND o.server = t.server AND o.device = t.device AND "
-        "o.stamp_s = t.stamp_s)"};
+        "o.stamp_s = t.stamp_s) AND NOT EXISTS (SELECT 1 FROM samples o WHERE "
+        "o.fs = t.fs AND o.server = t.server AND o.device = t.device AND "
+        "o.stamp_s = t.stamp_s - 1 AND NOT EXISTS (SELECT 1 FROM staged_samples u "
+        "WHERE u.fs = o.fs AND u.server = o.server AND u.device = o.device AND "
+        "u.stamp_s = o.stamp_s))"};
     for (size_t k = 0; k < 3 && rc == STATUS_OK; k++) {
-        char sql[1400];
+        char sql[2048];
         snprintf(sql, sizeof sql,
                  "UPDATE samples s SET aqu_sz = t.aqu_sz, util_pct = t.util_pct, "
                  "r_await_ms = t.r_await_ms, w_await_ms = t.w_await_ms, "

@@ -175,6 +175,13 @@ static void install_puts_every_file_under_destdir(void **state)
                         "ExecStart=" PREFIX "/bin/iocontend serve\n"
                         "ExecStart=" PREFIX "/libexec/iocontend/iocontend-nightly\n");
     free(exec);
+    /* RestrictNamespaces keeps ingest from hiding /sys from sadf (ingest/sadf.c): the
+     * unit hides /sys/dev itself, or sa devices take the ingesting host's names. */
+    char *hidden =
+        run(&rc, "grep -h '^TemporaryFileSystem=' '%s%s/iocontend-nightly.service'",
+            fx.dest, UNITDIR);
+    assert_string_equal(hidden, "TemporaryFileSystem=/sys/dev:ro\n");
+    free(hidden);
 }
 
 static void installed_binary_answers_help_and_version(void **state)
