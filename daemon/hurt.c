@@ -12,9 +12,9 @@
 #define SLOWDOWNS_LIMIT_MAX     1000
 
 /* A number of the query into *out (unchanged when absent); false when answered 400
- * naming it. positive: it must be > 0. */
+ * naming it. */
 static bool query_number(struct MHD_Connection *conn, struct request *req,
-                         const char *name, bool positive, double *out)
+                         const char *name, double *out)
 {
     const char *v = query(conn, name);
     char *end = NULL;
@@ -23,10 +23,8 @@ static bool query_number(struct MHD_Connection *conn, struct request *req,
         return true;
     errno = 0;
     double d = strtod(v, &end);
-    if (end == v || *end != '\0' || errno != 0 || !isfinite(d) ||
-        (positive && !(d > 0))) {
-        answer_error(req, STATUS_INVALID, name, "%s must be a %snumber", name,
-                     positive ? "positive " : "");
+    if (end == v || *end != '\0' || errno != 0 || !isfinite(d)) {
+        answer_error(req, STATUS_INVALID, name, "%s must be a number", name);
         return false;
     }
     *out = d;
@@ -98,8 +96,8 @@ void route_predict(struct server *srv, struct MHD_Connection *conn, struct reque
         answer_error(req, STATUS_INVALID, "x_value", "x_value is required");
         return;
     }
-    if (!query_number(conn, req, "x_value", false, &x_value) ||
-        !query_number(conn, req, "granularity", true, &granularity_s))
+    if (!query_number(conn, req, "x_value", &x_value) ||
+        !query_granularity(conn, req, &granularity_s))
         return;
     struct compute_job *job = hurt_job(conn, req, "predict");
     if (job == NULL)
@@ -157,7 +155,7 @@ void route_slowdowns(struct server *srv, struct MHD_Connection *conn, struct req
         limit = (size_t)n;
     }
     if (!query_range(conn, req, &from_s, &to_s) ||
-        !query_number(conn, req, "granularity", true, &granularity_s))
+        !query_granularity(conn, req, &granularity_s))
         return;
     struct compute_job *job = hurt_job(conn, req, "slowdowns");
     if (job == NULL)

@@ -283,6 +283,9 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
 void compute_job_submit(struct server *srv, struct MHD_Connection *conn,
                         struct request *req, struct compute_job *job,
                         void (*run)(struct compute_job *job));
+/* granularity of the query in seconds into *out (unchanged when absent); false when
+ * answered (400). */
+bool query_granularity(struct MHD_Connection *conn, struct request *req, double *out);
 /* y and x of a pair route (default t_d, psi_d_read); false when answered (400 naming
  * an unknown metric). */
 bool metric_pair(struct MHD_Connection *conn, struct request *req, const char **y,

@@ -90,8 +90,6 @@ void metrics_request_done(const char *route, unsigned code, double seconds)
         return;
     }
     atomic_ullong *c = code_slot(r, code);
-    if (c == NULL)
-        c = code_slot(r, 999); /* never reached with HTTP's statuses */
     if (c != NULL)
         atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
     if (!(seconds >= 0))

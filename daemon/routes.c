@@ -76,10 +76,7 @@ static json_t *job_json(const struct db_job_row *r)
         (json_int_t)r->eta_mon_read, "eta_mon_write", (json_int_t)r->eta_mon_write);
 }
 
-/* granularity of the query in seconds into *out (unchanged when absent); false when
- * answered (400). */
-static bool query_granularity(struct MHD_Connection *conn, struct request *req,
-                              double *out)
+bool query_granularity(struct MHD_Connection *conn, struct request *req, double *out)
 {
     const char *gran = query(conn, "granularity");
     char *end = NULL;
