@@ -15,8 +15,27 @@ define("iocontend-charts", ["iocontend-vega"], function (vega) {
     return r.json();
   }
 
+  // The unit of a metric of METHOD.md, as iofmt() (iocontend-vega.js) writes it:
+  // times in seconds, volumes in bytes, Ψ^O in operations, B in bytes per second.
+  function unitOf(metric) {
+    const m = String(metric || "");
+    if (/^t_/.test(m) || m === "await_d") return "s";
+    if (/^psi_o_/.test(m)) return "ops";
+    if (/^(psi|nu|eta)_/.test(m)) return "B";
+    if (/^b_/.test(m)) return "B/s";
+    if (m === "tau") return "s/GiB";
+    return "";
+  }
+
+  // The largest width a chart of the page may take: its section less the axes.
+  function room(parent, wanted) {
+    const w = parent && parent.clientWidth ? parent.clientWidth - 110 : wanted;
+    return Math.max(240, Math.min(wanted, w));
+  }
+
   // Draws chart name (a spec file) into parent with the data sets given by name;
-  // edit may change the spec first. The view is kept as views[key].
+  // edit may change the spec first. The view is kept as views[key]. A view already
+  // drawn under key (a second run of the page) is finalized first.
   async function draw(parent, key, name, data, caption, edit) {
     const s = await spec(name);
     for (const d of s.data) {
@@ -28,12 +47,14 @@ define("iocontend-charts", ["iocontend-vega"], function (vega) {
     fig.dataset.chart = key;
     const box = document.createElement("div");
     box.setAttribute("role", "img");
+    box.setAttribute("tabindex", "0");
     box.setAttribute("aria-label", caption + ". " + s.description);
     fig.appendChild(box);
     const cap = document.createElement("figcaption");
     cap.textContent = caption;
     fig.appendChild(cap);
     parent.appendChild(fig);
+    if (views[key]) views[key].finalize();
     const view = new vega.View(vega.parse(s), {renderer: "svg", container: box, hover: true});
     views[key] = view;
     await view.runAsync();
@@ -75,38 +96,104 @@ define("iocontend-charts", ["iocontend-vega"], function (vega) {
     if (typeof h.band_low === "number") band.push({s: h.band_low, label: "mean − 1.645 sd"});
     if (typeof h.band_high === "number") band.push({s: h.band_high, label: "mean + 1.645 sd"});
     return draw(parent, key, "histogram", {bins: bins, band: band},
-      "T^D of " + h.n + " jobs, bins of " + w + " s; dashed: mean ± 1.645 sd");
+      "T^D of " + h.n + " jobs, bins of " + vega.human(w, "s") +
+      "; dashed: mean ± 1.645 sd", s => { s.width = room(parent, s.width); });
   }
 
-  // The KDE of an association answer: its grid points where all four are defined
-  // (and positive in log space, where the axes are logarithmic).
-  function band(parent, key, a) {
-    const k = a.kde, log = k.space === "log", rows = [];
-    for (let i = 0; i < k.x_grid.length; i++) {
+  function usable(v, log) {
+    return typeof v === "number" && isFinite(v) && (!log || v > 0);
+  }
+
+  // The KDE of an association answer as the band's rows: its grid points where all
+  // four are defined (and positive in log space, where the axes are logarithmic).
+  function bandRows(a) {
+    const k = a.kde, log = k && k.space === "log", rows = [];
+    for (let i = 0; k && Array.isArray(k.x_grid) && i < k.x_grid.length; i++) {
       const r = {x: k.x_grid[i], q05: k.q05[i], q50: k.q50[i], q95: k.q95[i]};
-      const vals = [r.x, r.q05, r.q50, r.q95];
-      if (vals.every(v => typeof v === "number" && isFinite(v) && (!log || v > 0))) rows.push(r);
+      if ([r.x, r.q05, r.q50, r.q95].every(v => usable(v, log))) rows.push(r);
     }
-    return draw(parent, key, "band", {band: rows},
-      a.y + " given " + a.x + ": median and 90 % band" + (log ? " (log axes)" : ""),
+    return rows;
+  }
+
+  // The forest of an association answer (its x_grid and fit), [] without one.
+  function forestRows(a) {
+    const f = a.rf, log = a.kde && a.kde.space === "log", rows = [];
+    for (let i = 0; f && Array.isArray(f.x_grid) && i < f.x_grid.length; i++) {
+      if (usable(f.x_grid[i], log) && usable(f.fit[i], log)) {
+        rows.push({x: f.x_grid[i], fit: f.fit[i]});
+      }
+    }
+    return rows;
+  }
+
+  // Fig. 5-7: the jobs of GET .../points with the band and the forest of the
+  // association a of the same pair; log axes where the KDE was fitted in log space.
+  function scatter(parent, key, p, a) {
+    const log = a.kde && a.kde.space === "log";
+    const points = p.points.filter(r => usable(r.x, log) && usable(r.y, log)).map(r =>
+      ({id: r.id, jobid: r.jobid, x: r.x, y: r.y}));
+    const forest = forestRows(a);
+    const shown = p.sampled ? "showing " + p.shown.toLocaleString("en") + " of " +
+      p.d.toLocaleString("en") + " jobs (a sample, seed " + p.seed + ")"
+      : p.shown.toLocaleString("en") + " jobs";
+    return draw(parent, key, "scatter", {points: points, band: bandRows(a), forest: forest},
+      p.y + " against " + p.x + ": " + shown + "; the KDE's median and 90 % band" +
+      (forest.length > 0 ? ", the forest's fit (OOB R² " +
+        (typeof a.rf.oob_r2 === "number" ? a.rf.oob_r2.toFixed(2) : "—") + ")" : "") +
+      (log ? "; log axes" : ""),
       s => {
-        if (log) s.scales.forEach(sc => { sc.type = "log"; sc.nice = false; });
-        s.axes[0].title = a.x;
-        s.axes[1].title = a.y;
+        s.width = room(parent, s.width);
+        if (log) s.scales.slice(0, 2).forEach(sc => { sc.type = "log"; });
+        const set = (name, v) => { s.signals.find(g => g.name === name).value = v; };
+        set("log", log);
+        set("xunit", unitOf(p.x));
+        set("yunit", unitOf(p.y));
+        set("xtitle", p.x);
+        set("ytitle", p.y);
+        if (forest.length === 0) {
+          const what = s.scales.find(sc => sc.name === "what");
+          what.domain = what.domain.slice(0, 3);
+          what.range = what.range.slice(0, 3);
+        }
       });
   }
 
-  // Fig. 13: one file system of GET /coverage, the intervals with a value.
-  function coverage(parent, key, f, caption) {
-    const rows = [];
-    for (const [name, series] of [["servers", f.s], ["jobs", f.d]]) {
-      f.end_ms.forEach((t, i) => {
-        if (typeof series[i] === "number") rows.push({series: name, t_ms: t, v: series[i]});
-      });
+  // One file system of GET /coverage?points=N as rows, one per bucket.
+  function bucketRows(f) {
+    const b = f.buckets, rows = [];
+    for (let i = 0; b && i < b.start_ms.length; i++) {
+      rows.push({start_ms: b.start_ms[i], end_ms: b.end_ms[i], d_min: b.d_min[i],
+                 d_max: b.d_max[i], s_min: b.s_min[i], s_max: b.s_max[i]});
     }
-    return draw(parent, key, "coverage", {series: rows}, caption);
+    return rows;
+  }
+
+  // Fig. 13: one file system of GET /coverage?points=N, with an overview of the whole
+  // range below; a drag across the overview calls zoom(from_ms, to_ms) (null, null:
+  // the whole range again), which answers the rows to show.
+  async function coverage(parent, key, f, caption, zoom) {
+    const rows = bucketRows(f);
+    const view = await draw(parent, key, "coverage", {buckets: rows, overview: rows},
+      caption, s => { s.width = coverageWidth(parent); });
+    let asked = 0;
+    view.addSignalListener("range", async (name, r) => {
+      const mine = ++asked;
+      const got = await zoom(r ? r[0] : null, r ? r[1] : null);
+      if (mine !== asked || !got) return; /* a later drag won */
+      view.data("buckets", got);
+      await view.runAsync();
+    });
+    return view;
+  }
+
+  // The coverage chart's plot width for parent: the points= it asks for.
+  function coverageWidth(parent) {
+    return room(parent, 1100);
   }
 
   return {views: views, draw: draw, sweep: sweep, sweepData: sweepData,
-          histogram: histogram, band: band, coverage: coverage, COEFS: COEFS};
+          histogram: histogram, scatter: scatter, bandRows: bandRows,
+          forestRows: forestRows, coverage: coverage, coverageWidth: coverageWidth,
+          bucketRows: bucketRows, unitOf: unitOf, human: vega.human, ticks: vega.ticks,
+          COEFS: COEFS};
 });

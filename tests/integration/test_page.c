@@ -15,6 +15,8 @@
 #include "../support/testutil.h"
 #include "../support/webdriver.h"
 
+#include "../support/pagecheck.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <stdbool.h>
@@ -48,9 +50,11 @@ static int group_setup(void **state)
     if (sample_generate(dir, 20240601UL, "--days 1 --jobs-per-group 60") != 0 ||
         sample_load(&fx.db, dir) != 0)
         return -1;
-    /* the tables and sweeps the page draws are only ever stored ones; exit 1: the
+    /* the tables and sweeps the page draws are only ever stored ones, the
+     * significance too (19 permutations: its numbers, not their power); exit 1: the
      * planted hole excludes jobs */
-    int rc = pgfixture_cmd(&fx.db, "--config '%s' analyze", fx.conf);
+    int rc = pgfixture_cmd(&fx.db, "--config '%s' analyze --force --permutations 19",
+                           fx.conf);
     if (rc == 0 || rc == 1)
         rc = pgfixture_cmd(&fx.db, "--config '%s' analyze --sweep", fx.conf);
     if (rc != 0 && rc != 1)
@@ -76,21 +80,9 @@ static int group_teardown(void **state)
  * fail on any). */
 static void open_page(const char *url, size_t *errors)
 {
-    json_decref(webdriver_console(&fx.web)); /* drop what earlier pages left */
-    webdriver_open(&fx.web, url);
-    json_t *done =
-        webdriver_run(&fx.web,
-                      "const done = arguments[arguments.length - 1];"
-                      "Promise.resolve(window.iocontendDone).then(() => done(1),"
-                      " e => done(String(e && e.stack || e)));",
-                      NULL, 1);
-    if (!json_is_integer(done))
-        print_error("%s: the page's scripts failed: %s\n", url, json_string_value(done));
-    assert_true(json_is_integer(done));
-    json_decref(done);
-    json_t *console = webdriver_console(&fx.web);
-    size_t n = webdriver_errors(console);
-    json_decref(console);
+    size_t n = 0;
+
+    assert_int_equal(pagecheck_open(&fx.web, url, &n), 0);
     if (errors != NULL) {
         *errors = n;
     } else {
@@ -119,21 +111,6 @@ static char *rendered_checked(int port, const char *path, bool no_errors)
 static char *rendered(int port, const char *path)
 {
     return rendered_checked(port, path, true);
-}
-
-/* The data set name of the Vega view the page keeps as key, as JSON (the caller
- * json_decref's); fails when there is no such view. */
-static json_t *view_data(const char *key, const char *name)
-{
-    json_t *args = json_pack("[s,s]", key, name);
-    json_t *rows = webdriver_run(&fx.web,
-                                 "const v = (window.iocontendViews || {})[arguments[0]];"
-                                 "return v ? v.data(arguments[1]) : null;",
-                                 args, 0);
-    json_decref(args);
-    if (!json_is_array(rows))
-        fail_msg("no Vega view %s with a data set %s", key, name);
-    return rows;
 }
 
 /* ---- reading the DOM ------------------------------------------------------------- */
@@ -302,194 +279,139 @@ static void page_shows_what_the_api_serves(const char *path)
     json_decref(groups);
 }
 
-/* The number field of row i of a view's data set. */
-static double field(const json_t *rows, size_t i, const char *name)
+/* The group objects of /api/v1/groups (the caller json_decref's). */
+static json_t *groups_listed(void)
 {
-    const json_t *v = json_object_get(json_array_get(rows, i), name);
-    if (!json_is_number(v))
-        fail_msg("row %zu has no number %s", i, name);
-    return json_number_value(v);
+    return server_get_json(&fx.main, "/api/v1/groups", NULL, 200);
 }
 
-/* The sweep chart's rows of y~x at coefficient coef, in k's order, into out (NULL
- * when absent); their number. */
-static size_t sweep_rows(const json_t *rows, const char *pair, const char *coef,
-                         const json_t **out, size_t max)
+/* Each group's charts and table, drawn from what the API serves: the coefficients with
+ * their significance, the T^D histogram bin by bin with the mean ± 1.645 sd, the
+ * scatter's points (those of /points, in order), the KDE's median and band over its
+ * defined grid points and the forest's fit, and the sweep of every stored pair, point
+ * by point. */
+static void the_page_draws_each_groups_coefficients_histogram_scatter_and_sweep(void **state)
 {
-    const json_t *r;
-    size_t i, n = 0;
-
-    json_array_foreach(rows, i, r)
-    {
-        if (strcmp(json_string_value(json_object_get(r, "pair")), pair) == 0 &&
-            strcmp(json_string_value(json_object_get(r, "coef")), coef) == 0 && n < max)
-            out[n++] = r;
-    }
-    return n;
-}
-
-/* Every point of the sweeps API answers for group id, as the chart's rows hold them:
- * each pair the API has stored is in the chart, each coefficient at each k equal.
- * Returns the number of pairs. */
-static size_t sweep_equals_the_api(const json_t *rows, const char *id)
-{
-    static const char *const pairs[][2] = {
-        {"t_d", "psi_d_read"},   {"t_d", "psi_d_write"}, {"t_um", "psi_o_read"},
-        {"t_um", "psi_o_write"}, {"t_i", "psi_i_read"},  {"t_i", "psi_i_write"},
-        {"tau", "b_d"},          {"t_d", "q_d"},         {"tau", "q_d"}};
-    static const char *const coefs[] = {"pearson", "spearman", "dcor_v", "mi_linfoot"};
-    size_t stored = 0, checked = 0;
-
-    for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++) {
-        char url[256], pair[64];
-        int status = 0;
-        char *body = NULL;
-        snprintf(url, sizeof url, "/api/v1/groups/%s/sweep?y=%s&x=%s", id, pairs[p][0],
-                 pairs[p][1]);
-        assert_int_equal(http_get(SERVER_HOST, fx.main.port, url, NULL, &status, &body),
-                         0);
-        free(body);
-        if (status == 404)
-            continue;
-        stored++;
-        json_t *sweep = server_get_json(&fx.main, url, NULL, 200);
-        const json_t *steps = json_object_get(sweep, "steps");
-        snprintf(pair, sizeof pair, "%s ~ %s", pairs[p][0], pairs[p][1]);
-        for (size_t c = 0; c < sizeof coefs / sizeof coefs[0]; c++) {
-            const json_t *got[256];
-            size_t n = sweep_rows(rows, pair, coefs[c], got, 256);
-            assert_int_equal(n, json_array_size(steps));
-            for (size_t k = 0; k < n; k++) {
-                const json_t *want = json_object_get(json_array_get(steps, k), coefs[c]);
-                const json_t *have = json_object_get(got[k], "value");
-                assert_rel(json_number_value(json_object_get(got[k], "granularity_s")),
-                           json_number_value(json_object_get(json_array_get(steps, k),
-                                                             "granularity_s")),
-                           0);
-                if (json_is_number(want)) {
-                    assert_true(json_is_number(have));
-                    assert_rel(json_number_value(have), json_number_value(want), 1e-15);
-                    checked++;
-                } else {
-                    assert_true(json_is_null(have));
-                }
-            }
-        }
-        json_decref(sweep);
-    }
-    assert_true(stored > 0 && checked > 0);
-    return stored;
-}
-
-/* Each group's charts, drawn by Vega from what the API serves: the T^D histogram bin
- * by bin with the mean ± 1.645 sd, the KDE's median and band over its defined grid
- * points, and the sweep of every stored pair, point by point. */
-static void the_page_draws_each_groups_histogram_band_and_sweep(void **state)
-{
-    json_t *groups = server_get_json(&fx.main, "/api/v1/groups", NULL, 200);
-    const json_t *list = json_object_get(groups, "groups"), *g;
-    size_t i;
+    struct pagecheck_counts c = {0};
 
     (void)state;
     free(rendered(fx.main.port, "/"));
-    json_array_foreach(list, i, g)
-    {
-        const char *id = json_string_value(json_object_get(g, "id"));
-        char url[256], key[64];
-
-        /* the histogram: one bin per count, in order, and the band's two lines */
-        snprintf(url, sizeof url, "/api/v1/groups/%s/table", id);
-        json_t *table = server_get_json(&fx.main, url, NULL, 200);
-        const json_t *h = json_object_get(table, "td_histogram");
-        const json_t *counts = json_object_get(h, "counts");
-        snprintf(key, sizeof key, "%s/histogram", id);
-        json_t *bins = view_data(key, "bins");
-        assert_true(json_array_size(counts) > 0);
-        assert_int_equal(json_array_size(bins), json_array_size(counts));
-        for (size_t b = 0; b < json_array_size(counts); b++) {
-            assert_rel(field(bins, b, "count"),
-                       (double)json_integer_value(json_array_get(counts, b)), 0);
-            assert_rel(field(bins, b, "x0"),
-                       json_number_value(json_object_get(h, "first_edge_s")) +
-                           (double)b *
-                               json_number_value(json_object_get(h, "bin_width_s")),
-                       1e-12);
-        }
-        json_decref(bins);
-        json_t *band = view_data(key, "band");
-        assert_int_equal(json_array_size(band), 2);
-        assert_rel(field(band, 0, "s"), json_number_value(json_object_get(h, "band_low")),
-                   0);
-        assert_rel(field(band, 1, "s"),
-                   json_number_value(json_object_get(h, "band_high")), 0);
-        json_decref(band);
-        json_decref(table);
-
-        /* the band: the KDE's grid points where all four are defined, equal */
-        snprintf(url, sizeof url, "/api/v1/groups/%s/association?y=t_d&x=psi_d_read", id);
-        json_t *a = server_get_json(&fx.main, url, NULL, 200);
-        const json_t *kde = json_object_get(a, "kde");
-        const bool log_space =
-            strcmp(json_string_value(json_object_get(kde, "space")), "log") == 0;
-        snprintf(key, sizeof key, "%s/band", id);
-        json_t *rows = view_data(key, "band");
-        size_t defined = 0;
-        for (size_t p = 0; p < json_array_size(json_object_get(kde, "x_grid")); p++) {
-            static const char *const keys[] = {"x_grid", "q05", "q50", "q95"};
-            static const char *const fields[] = {"x", "q05", "q50", "q95"};
-            bool ok = true;
-            for (int q = 0; q < 4; q++) {
-                const json_t *e = json_array_get(json_object_get(kde, keys[q]), p);
-                ok = ok && json_is_number(e) && (!log_space || json_number_value(e) > 0);
-            }
-            for (int q = 0; ok && q < 4; q++) {
-                assert_true(defined < json_array_size(rows));
-                assert_rel(
-                    field(rows, defined, fields[q]),
-                    json_number_value(json_array_get(json_object_get(kde, keys[q]), p)),
-                    0);
-            }
-            defined += ok;
-        }
-        assert_true(defined > 0);
-        assert_int_equal(json_array_size(rows), defined);
-        json_decref(rows);
-        json_decref(a);
-
-        /* the sweep: every stored pair, every coefficient at every k */
-        snprintf(key, sizeof key, "%s/sweep", id);
-        json_t *steps = view_data(key, "steps");
-        size_t pairs = sweep_equals_the_api(steps, id);
-        print_message("%s: %zu stored sweep pairs drawn\n", id, pairs);
-        json_decref(steps);
-    }
-    json_decref(groups);
+    assert_int_equal(pagecheck_groups(&fx.web, fx.main.port, NULL, &c), 0);
+    print_message("%zu groups: %zu charts, %zu tables, %zu numbers, %zu points, %zu "
+                  "sweeps equal the API's\n",
+                  c.groups, c.charts, c.tables, c.numbers, c.points, c.sweeps);
+    assert_true(c.groups >= 3);
+    assert_int_equal(c.charts, 3 * c.groups); /* histogram, scatter, sweep */
+    assert_int_equal(c.tables, c.groups);
+    assert_true(c.points >= 50 * c.groups); /* 60 jobs each, a few excluded */
+    assert_int_equal(c.sweeps, 9 * c.groups);
 }
 
-/* The coverage chart (Fig. 13): the servers' and the jobs' series through every
- * interval the API gives a value for. */
-static void the_page_draws_the_coverage_of_all_file_systems(void **state)
+/* The coverage chart (Fig. 13): as many buckets as its plot is wide, each the least
+ * and the most of the servers' and the jobs' series as /coverage?points= answers. */
+static void the_page_draws_the_coverage_buckets_the_api_cuts(void **state)
 {
-    json_t *c = server_get_json(&fx.main, "/api/v1/coverage?fs=all", NULL, 200);
-    const json_t *f = json_array_get(json_object_get(c, "filesystems"), 0);
+    struct pagecheck_counts c = {0};
 
     (void)state;
-    assert_non_null(f);
     free(rendered(fx.main.port, "/"));
-    json_t *rows = view_data("coverage", "series");
-    for (int k = 0; k < 2; k++) {
-        static const char *const keys[] = {"s", "d"};
-        static const char *const names[] = {"servers", "jobs"};
-        const json_t *e, *r;
-        size_t i, n = 0, drawn = 0;
-        json_array_foreach(json_object_get(f, keys[k]), i, e) n += json_is_number(e);
-        json_array_foreach(rows, i, r) drawn +=
-            strcmp(json_string_value(json_object_get(r, "series")), names[k]) == 0;
-        assert_true(n > 0);
-        assert_int_equal(drawn, n);
+    assert_int_equal(pagecheck_coverage(&fx.web, fx.main.port, NULL, &c), 0);
+    print_message("%zu coverage buckets equal the API's\n", c.buckets);
+    assert_int_equal(c.charts, 1);
+    assert_true(c.buckets >= 200);
+}
+
+/* Who got hurt and what to expect: the slowdown table row for row and the prediction
+ * at the x the widget shows are the API's numbers. */
+static void the_slowdown_table_and_the_prediction_are_the_apis(void **state)
+{
+    struct pagecheck_counts c = {0};
+
+    (void)state;
+    free(rendered(fx.main.port, "/"));
+    assert_int_equal(pagecheck_slowdowns(&fx.web, fx.main.port, NULL, &c), 0);
+    assert_int_equal(pagecheck_prediction(&fx.web, fx.main.port, NULL, &c), 0);
+    assert_int_equal(c.tables, 2);
+    assert_true(c.numbers >= 20 * 6); /* 20 rows of 6 numbers, the prediction's 6 */
+    /* another x typed into the widget: its answer replaces the first */
+    json_decref(webdriver_run(&fx.web,
+                              "document.getElementById('predict-x').value = ''; return 1;",
+                              NULL, 0));
+    json_t *mid = webdriver_run(
+        &fx.web,
+        "const t = document.querySelector('table#prediction');"
+        "return String(Number(t.dataset.xValue) * 1.25);",
+        NULL, 0);
+    char typed[64];
+    snprintf(typed, sizeof typed, "%s\xee\x80\x87", json_string_value(mid)); /* Enter */
+    json_decref(mid);
+    webdriver_type(&fx.web, "#predict-x", typed);
+    json_t *done = webdriver_run(&fx.web,
+                                 "const done = arguments[arguments.length - 1];"
+                                 "window.iocontendDone.then(() => done(1), e => done(String(e)));",
+                                 NULL, 1);
+    assert_true(json_is_integer(done));
+    json_decref(done);
+    assert_int_equal(pagecheck_prediction(&fx.web, fx.main.port, NULL, &c), 0);
+    assert_int_equal(c.tables, 3);
+}
+
+/* Ticks carry units: the formatter's bytes in KiB / MiB / GiB, seconds in s / min / h,
+ * one prefix per axis, round tick values; the drawn axes say so on every label. */
+static void axes_label_their_ticks_in_bytes_and_seconds(void **state)
+{
+    static const struct {
+        const char *expr, *want;
+    } cases[] = {
+        {"h(1536, 'B')", "1.5 KiB"},
+        {"h(2.385 * 1024 * 1024 * 1024, 'B')", "2.38 GiB"}, /* 2.38499... */
+        {"h(0.2 * Math.pow(1024, 4), 'B', [0, 1.1 * Math.pow(1024, 4)])", "0.2 TiB"},
+        {"h(300 * 1024 * 1024, 'B/s')", "300 MiB/s"},
+        {"h(42, 's')", "42 s"},
+        {"h(90, 's')", "1.5 min"},
+        {"h(5400, 's')", "1.5 h"},
+        {"h(600, 's', [0, 1700])", "10 min"},
+        {"h(2385, '')", "2.38k"},
+        {"String(t([600, 1700], 's', 6, false))", "600,900,1200,1500"},
+        {"String(t([1, Math.pow(1024, 3)], 'B', 6, true))", "1,1024,1048576,1073741824"},
+    };
+    char script[400];
+
+    (void)state;
+    free(rendered(fx.main.port, "/"));
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(script, sizeof script,
+                 "const c = window.requirejs('iocontend-charts'), h = c.human,"
+                 " t = c.ticks; return %s;",
+                 cases[i].expr);
+        json_t *got = webdriver_run(&fx.web, script, NULL, 0);
+        assert_true(json_is_string(got));
+        if (strcmp(json_string_value(got), cases[i].want) != 0)
+            print_error("%s: %s\n", cases[i].expr, json_string_value(got));
+        assert_string_equal(json_string_value(got), cases[i].want);
+        json_decref(got);
     }
-    json_decref(rows);
-    json_decref(c);
+    /* every histogram's and sweep's x axis: at least 3 ticks, each a time with a unit */
+    json_t *labels = webdriver_run(
+        &fx.web,
+        "return [...document.querySelectorAll('figure.histogram, figure.sweep')].map(f =>"
+        " [...f.querySelectorAll('.role-axis-label')][0]).map(g =>"
+        " [...g.querySelectorAll('text')].map(t => t.textContent));",
+        NULL, 0);
+    assert_true(json_array_size(labels) >= 6);
+    for (size_t i = 0; i < json_array_size(labels); i++) {
+        const json_t *axis = json_array_get(labels, i);
+        assert_true(json_array_size(axis) >= 3);
+        for (size_t k = 0; k < json_array_size(axis); k++) {
+            const char *text = json_string_value(json_array_get(axis, k));
+            const char *space = strrchr(text, ' ');
+            assert_non_null(space);
+            if (strcmp(space, " s") != 0 && strcmp(space, " min") != 0 &&
+                strcmp(space, " h") != 0)
+                fail_msg("axis label \"%s\" has no time unit", text);
+        }
+    }
+    json_decref(labels);
 }
 
 /* The page at 800 and 1,400 px wide, whole, as PNGs under $BUILD/screenshots/. */
@@ -506,6 +428,20 @@ static void the_page_is_photographed_at_800_and_1400_px(void **state)
         static const int widths[] = {800, 1400};
         webdriver_resize(&fx.web, widths[w], 1000);
         free(rendered(fx.main.port, "/"));
+        /* nothing wider than the window: the group table, the slowdowns, the charts */
+        json_t *over = webdriver_run(
+            &fx.web,
+            "const w = document.documentElement.clientWidth;"
+            "return [...document.querySelectorAll('table, figure, section')]"
+            ".filter(e => e.getBoundingClientRect().right > w + 0.5)"
+            ".map(e => e.tagName + (e.id ? '#' + e.id : '') + ' ' +"
+            " Math.round(e.getBoundingClientRect().right));",
+            NULL, 0);
+        for (size_t i = 0; i < json_array_size(over); i++)
+            print_error("at %d px: %s is cut off\n", widths[w],
+                        json_string_value(json_array_get(over, i)));
+        assert_int_equal(json_array_size(over), 0);
+        json_decref(over);
         json_t *height = webdriver_run(
             &fx.web, "return document.documentElement.scrollHeight;", NULL, 0);
         assert_true(json_integer_value(height) > 0);
@@ -575,9 +511,20 @@ static void the_sweep_report_draws_offline_what_the_api_serves(void **state)
                     json_string_value(json_array_get(asked, i)));
     assert_int_equal(json_array_size(asked), 0);
     json_decref(asked);
-    json_t *steps = view_data("sweep", "steps");
-    assert_true(sweep_equals_the_api(steps, id) > 0);
-    json_decref(steps);
+    json_t *groups = groups_listed();
+    const json_t *g = NULL, *e;
+    size_t i;
+    json_array_foreach(json_object_get(groups, "groups"), i, e)
+    {
+        if (strcmp(json_string_value(json_object_get(e, "id")), id) == 0)
+            g = e;
+    }
+    assert_non_null(g);
+    struct pagecheck_counts c = {0};
+    assert_int_equal(pagecheck_sweep(&fx.web, fx.main.port, NULL, g, "sweep", &c), 0);
+    assert_int_equal(c.charts, 1);
+    assert_int_equal(c.sweeps, 9);
+    json_decref(groups);
 }
 
 /* /lib/ answers Debian's library files and nothing else: no other folder, no other
@@ -661,6 +608,77 @@ without_the_token_the_page_says_the_api_refused_and_shows_no_table(void **state)
     free(dom);
 }
 
+/* With a token configured the page says the API refused it; once the token is typed
+ * into the page's field (and Enter pressed) every chart draws with no console error,
+ * each equal to the API's, and a reload keeps the token (session storage). */
+static void with_the_token_typed_into_its_field_every_chart_draws(void **state)
+{
+    char conf[700], url[128], status[256], auth[128];
+    struct server guarded;
+    struct pagecheck_counts c = {0};
+    size_t refused = 0;
+    FILE *fp;
+
+    (void)state;
+    snprintf(conf, sizeof conf, "%s/token.conf", fx.db.state_dir);
+    fp = fopen(conf, "w");
+    assert_non_null(fp);
+    fprintf(fp, "[serve]\ntoken = " TOKEN "\n");
+    fclose(fp);
+    assert_int_equal(server_start(&guarded, &fx.db, conf), 0);
+    snprintf(url, sizeof url, "http://" SERVER_HOST ":%d/", guarded.port);
+    assert_int_equal(pagecheck_open(&fx.web, url, &refused), 0);
+    assert_true(refused >= 1); /* the browser logs the 401 */
+    json_t *shown =
+        webdriver_run(&fx.web, "return document.getElementById('status').textContent;",
+                      NULL, 0);
+    snprintf(status, sizeof status, "%s", json_string_value(shown));
+    json_decref(shown);
+    assert_string_equal(status, "the API answered 401: this server needs "
+                                "Authorization: Bearer <token>");
+
+    json_decref(webdriver_console(&fx.web));
+    webdriver_type(&fx.web, "#token", TOKEN "\xee\x80\x87"); /* and Enter */
+    json_t *done = webdriver_run(&fx.web,
+                                 "const done = arguments[arguments.length - 1];"
+                                 "window.iocontendDone.then(() => done(window.iocontendRuns),"
+                                 " e => done(String(e)));",
+                                 NULL, 1);
+    assert_int_equal(json_integer_value(done), 2); /* the page ran again */
+    json_decref(done);
+    json_t *console = webdriver_console(&fx.web);
+    assert_int_equal(webdriver_errors(console), 0);
+    json_decref(console);
+    snprintf(auth, sizeof auth, "%s", TOKEN);
+    assert_int_equal(pagecheck_groups(&fx.web, guarded.port, auth, &c), 0);
+    assert_int_equal(pagecheck_coverage(&fx.web, guarded.port, auth, &c), 0);
+    assert_int_equal(pagecheck_slowdowns(&fx.web, guarded.port, auth, &c), 0);
+    assert_int_equal(pagecheck_prediction(&fx.web, guarded.port, auth, &c), 0);
+    assert_int_equal(c.charts, 3 * c.groups + 1);
+
+    /* the token stays for the tab: a reload draws it all again */
+    memset(&c, 0, sizeof c);
+    assert_int_equal(pagecheck_page(&fx.web, guarded.port, "/", NULL, &c), 0);
+    assert_int_equal(c.charts, 3 * c.groups + 1);
+    assert_int_equal(server_stop(&guarded), 0);
+}
+
+/* The whole page, at / and under /web/, through the check other data sets use: every
+ * chart drawn, no error shown, no console error, every number the API's. */
+static void the_whole_page_passes_the_page_check(void **state)
+{
+    static const char *const paths[] = {"/", "/web/index.html"};
+
+    (void)state;
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        struct pagecheck_counts c = {0};
+        assert_int_equal(pagecheck_page(&fx.web, fx.main.port, paths[i], NULL, &c), 0);
+        assert_int_equal(c.charts, 3 * c.groups + 1);
+        assert_int_equal(c.tables, c.groups + 2);
+        assert_int_equal(c.errors_shown + c.console_errors + c.mismatches + c.missing, 0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -668,13 +686,17 @@ int main(void)
         cmocka_unit_test(
             the_page_lists_every_group_with_its_pearson_as_the_api_serves_it),
         cmocka_unit_test(the_page_under_web_reaches_the_same_api),
-        cmocka_unit_test(the_page_draws_each_groups_histogram_band_and_sweep),
-        cmocka_unit_test(the_page_draws_the_coverage_of_all_file_systems),
+        cmocka_unit_test(the_page_draws_each_groups_coefficients_histogram_scatter_and_sweep),
+        cmocka_unit_test(the_page_draws_the_coverage_buckets_the_api_cuts),
+        cmocka_unit_test(the_slowdown_table_and_the_prediction_are_the_apis),
+        cmocka_unit_test(axes_label_their_ticks_in_bytes_and_seconds),
         cmocka_unit_test(the_page_is_photographed_at_800_and_1400_px),
         cmocka_unit_test(the_sweep_report_draws_offline_what_the_api_serves),
         cmocka_unit_test(the_library_route_serves_only_the_allowed_files),
         cmocka_unit_test(
             without_the_token_the_page_says_the_api_refused_and_shows_no_table),
+        cmocka_unit_test(with_the_token_typed_into_its_field_every_chart_draws),
+        cmocka_unit_test(the_whole_page_passes_the_page_check),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -287,6 +287,46 @@ size_t webdriver_errors(const json_t *console)
     return n;
 }
 
+/* The WebDriver id of the first element css selects; fails the test when none. The
+ * caller frees. */
+static char *element(struct webdriver *wd, const char *css)
+{
+    json_t *body = json_pack("{s:s,s:s}", "using", "css selector", "value", css);
+    json_t *v = value_of(wd, "POST", "/element", body);
+    const char *id = NULL, *key;
+    json_t *e;
+
+    json_decref(body);
+    json_object_foreach(v, key, e) id = json_string_value(e); /* one key, spec-named */
+    char *out = id != NULL ? strdup(id) : NULL;
+    json_decref(v);
+    if (out == NULL)
+        fail_msg("webdriver: no element %s", css);
+    return out;
+}
+
+void webdriver_type(struct webdriver *wd, const char *css, const char *text)
+{
+    char *id = element(wd, css), what[300];
+    json_t *body = json_pack("{s:s}", "text", text);
+
+    snprintf(what, sizeof what, "/element/%s/value", id);
+    json_decref(value_of(wd, "POST", what, body));
+    json_decref(body);
+    free(id);
+}
+
+void webdriver_click(struct webdriver *wd, const char *css)
+{
+    char *id = element(wd, css), what[300];
+    json_t *body = json_object();
+
+    snprintf(what, sizeof what, "/element/%s/click", id);
+    json_decref(value_of(wd, "POST", what, body));
+    json_decref(body);
+    free(id);
+}
+
 /* The value of one base64 digit, -1 for anything else. */
 static int digit64(int c)
 {

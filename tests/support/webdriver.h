@@ -37,6 +37,11 @@ json_t *webdriver_run(struct webdriver *wd, const char *script, const json_t *ar
 json_t *webdriver_console(struct webdriver *wd);
 /* The number of entries of a webdriver_console() array at level SEVERE, each printed. */
 size_t webdriver_errors(const json_t *console);
+/* Types text into the element css selects (its first match), as a person would: keys
+ * "\xee\x80\x87" (U+E007) is Enter. Fails the test when there is no such element. */
+void webdriver_type(struct webdriver *wd, const char *css, const char *text);
+/* Clicks the element css selects. Fails the test when there is no such element. */
+void webdriver_click(struct webdriver *wd, const char *css);
 /* Saves a PNG of the window into path. Fails the test when it cannot. */
 void webdriver_screenshot(struct webdriver *wd, const char *path);
 
