@@ -280,11 +280,57 @@ out:
     free(rows);
 }
 
+/* The index of pair (y, x) in analysis/sweep.c's order; sweep_pair_count() for a pair
+ * it does not sweep (stored by another version: listed after the others). */
+static size_t sweep_rank(const char *y, const char *x)
+{
+    size_t i = 0;
+
+    for (; i < sweep_pair_count(); i++) {
+        const char *py, *px;
+        sweep_pair(i, &py, &px);
+        if (strcmp(py, y) == 0 && strcmp(px, x) == 0)
+            break;
+    }
+    return i;
+}
+
+/* Group g's "stored": {"table", "sweeps"} from the n rows of db_stored_list: what
+ * /table and /sweep answer 200 for, so that the page asks only for those. */
+static json_t *stored_json(const char *g, const struct db_stored *rows, size_t n)
+{
+    bool table = false;
+    json_t *sweeps = json_array();
+
+    for (size_t i = 0; i < n; i++) {
+        table = table || (strcmp(rows[i].group_id, g) == 0 &&
+                          strcmp(rows[i].kind, "group_table") == 0);
+    }
+    /* sweep.c's order, rank by rank (a few rows per group) */
+    for (size_t rank = 0; sweeps != NULL && rank <= sweep_pair_count(); rank++) {
+        for (size_t i = 0; sweeps != NULL && i < n; i++) {
+            const struct db_stored *r = &rows[i];
+            /* /sweep refuses an unknown metric (400): not listed */
+            if (strcmp(r->group_id, g) != 0 || strcmp(r->kind, "sweep") != 0 ||
+                sweep_rank(r->y, r->x) != rank || !analysis_metric_known(r->y) ||
+                !analysis_metric_known(r->x))
+                continue;
+            if (json_array_append_new(
+                    sweeps, json_pack("{s:s, s:s}", "y", r->y, "x", r->x)) != 0) {
+                json_decref(sweeps);
+                sweeps = NULL;
+            }
+        }
+    }
+    return json_pack("{s:b, s:o}", "table", table, "sweeps", sweeps);
+}
+
 void route_groups(struct server *srv, struct request *req)
 {
     struct error err = {0};
     struct db_group *groups = NULL;
-    size_t n = 0;
+    struct db_stored *stored = NULL;
+    size_t n = 0, n_stored = 0;
     struct db *db = db_acquire(srv, &err);
 
     if (db == NULL) {
@@ -292,24 +338,29 @@ void route_groups(struct server *srv, struct request *req)
         return;
     }
     enum status rc = db_groups_list(db, &groups, &n, &err);
+    if (rc == STATUS_OK)
+        rc = db_stored_list(db, &stored, &n_stored, &err);
     db_release(srv, db, rc);
     if (rc != STATUS_OK) {
         answer_failure(req, rc, &err, "groups", NULL);
-        return;
+        goto out;
     }
     json_t *list = json_array();
     for (size_t i = 0; list != NULL && i < n; i++) {
         json_t *g = json_pack(
-            "{s:o, s:o, s:o, s:I}", "id", analysis_json_text(groups[i].id), "name",
+            "{s:o, s:o, s:o, s:I, s:o}", "id", analysis_json_text(groups[i].id), "name",
             analysis_json_text(groups[i].name), "key", analysis_json_text(groups[i].key),
-            "jobs", (json_int_t)groups[i].jobs);
+            "jobs", (json_int_t)groups[i].jobs, "stored",
+            stored_json(groups[i].id, stored, n_stored));
         if (json_array_append_new(list, g) != 0) {
             json_decref(list);
             list = NULL;
         }
     }
-    free(groups);
     answer_json_take(req, 200, json_pack("{s:o}", "groups", list));
+out:
+    free(groups);
+    free(stored);
 }
 
 /* The 404 for a granularity never stored names those that are

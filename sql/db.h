@@ -510,6 +510,19 @@ enum status db_sweep_get(struct db *db, const char *group_id, const char *y,
                          const char *x, const char *scope, char **json,
                          struct error *err) MUST_CHECK;
 
+/* One stored result the API serves as it is: a group's sweep of (y, x) at scope "all"
+ * (kind "sweep") or its table (kind "group_table", y and x ""). */
+struct db_stored {
+    char group_id[17];
+    char kind[16];
+    char y[64], x[64];
+};
+
+/* Every stored sweep (scope "all") and table of every group, by group, kind, y, x.
+ * *out is malloc'd (caller frees; NULL when none). STATUS_DB, STATUS_NOMEM. */
+enum status db_stored_list(struct db *db, struct db_stored **out, size_t *n,
+                           struct error *err) MUST_CHECK;
+
 /* What a group's results are computed from (provenance): its jobs, the samples
  * within a day of their span, and the caller's settings text (software version,
  * seed, d_min, θ, granularity...). fingerprint hashes all of it; stored_fingerprint

@@ -160,6 +160,31 @@ enum status db_sweep_get(struct db *db, const char *group_id, const char *y,
                        4, vals, "sweep", json, NULL, err);
 }
 
+static void fill_stored(void *row_out, const PGresult *r, int row)
+{
+    struct db_stored *s = row_out;
+
+    copy_text(s->group_id, sizeof s->group_id, r, row, 0);
+    copy_text(s->kind, sizeof s->kind, r, row, 1);
+    copy_text(s->y, sizeof s->y, r, row, 2);
+    copy_text(s->x, sizeof s->x, r, row, 3);
+}
+
+enum status db_stored_list(struct db *db, struct db_stored **out, size_t *n,
+                           struct error *err)
+{
+    void *rows;
+    /* The same rows db_sweep_get and db_group_table_get read. */
+    enum status rc =
+        fetch_rows(db,
+                   "SELECT DISTINCT group_id, kind, y, x FROM results "
+                   "WHERE (kind = 'sweep' AND scope = 'all') OR kind = 'group_table' "
+                   "ORDER BY group_id, kind, y, x",
+                   0, NULL, sizeof **out, fill_stored, "stored results", &rows, n, err);
+    *out = rows;
+    return rc;
+}
+
 /* ---- provenance: a group's inputs ----------------------------------------------- */
 
 /* Samples within this many seconds of a group's span count as its inputs: wider than
