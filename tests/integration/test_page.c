@@ -53,8 +53,8 @@ static int group_setup(void **state)
     /* the tables and sweeps the page draws are only ever stored ones, the
      * significance too (19 permutations: its numbers, not their power); exit 1: the
      * planted hole excludes jobs */
-    int rc = pgfixture_cmd(&fx.db, "--config '%s' analyze --force --permutations 19",
-                           fx.conf);
+    int rc =
+        pgfixture_cmd(&fx.db, "--config '%s' analyze --force --permutations 19", fx.conf);
     if (rc == 0 || rc == 1)
         rc = pgfixture_cmd(&fx.db, "--config '%s' analyze --sweep", fx.conf);
     if (rc != 0 && rc != 1)
@@ -290,7 +290,8 @@ static json_t *groups_listed(void)
  * scatter's points (those of /points, in order), the KDE's median and band over its
  * defined grid points and the forest's fit, and the sweep of every stored pair, point
  * by point. */
-static void the_page_draws_each_groups_coefficients_histogram_scatter_and_sweep(void **state)
+static void
+the_page_draws_each_groups_coefficients_histogram_scatter_and_sweep(void **state)
 {
     struct pagecheck_counts c = {0};
 
@@ -334,22 +335,21 @@ static void the_slowdown_table_and_the_prediction_are_the_apis(void **state)
     assert_int_equal(c.tables, 2);
     assert_true(c.numbers >= 20 * 6); /* 20 rows of 6 numbers, the prediction's 6 */
     /* another x typed into the widget: its answer replaces the first */
-    json_decref(webdriver_run(&fx.web,
-                              "document.getElementById('predict-x').value = ''; return 1;",
-                              NULL, 0));
-    json_t *mid = webdriver_run(
-        &fx.web,
-        "const t = document.querySelector('table#prediction');"
-        "return String(Number(t.dataset.xValue) * 1.25);",
-        NULL, 0);
+    json_decref(webdriver_run(
+        &fx.web, "document.getElementById('predict-x').value = ''; return 1;", NULL, 0));
+    json_t *mid = webdriver_run(&fx.web,
+                                "const t = document.querySelector('table#prediction');"
+                                "return String(Number(t.dataset.xValue) * 1.25);",
+                                NULL, 0);
     char typed[64];
     snprintf(typed, sizeof typed, "%s\xee\x80\x87", json_string_value(mid)); /* Enter */
     json_decref(mid);
     webdriver_type(&fx.web, "#predict-x", typed);
-    json_t *done = webdriver_run(&fx.web,
-                                 "const done = arguments[arguments.length - 1];"
-                                 "window.iocontendDone.then(() => done(1), e => done(String(e)));",
-                                 NULL, 1);
+    json_t *done =
+        webdriver_run(&fx.web,
+                      "const done = arguments[arguments.length - 1];"
+                      "window.iocontendDone.then(() => done(1), e => done(String(e)));",
+                      NULL, 1);
     assert_true(json_is_integer(done));
     json_decref(done);
     assert_int_equal(pagecheck_prediction(&fx.web, fx.main.port, NULL, &c), 0);
@@ -629,9 +629,8 @@ static void with_the_token_typed_into_its_field_every_chart_draws(void **state)
     snprintf(url, sizeof url, "http://" SERVER_HOST ":%d/", guarded.port);
     assert_int_equal(pagecheck_open(&fx.web, url, &refused), 0);
     assert_true(refused >= 1); /* the browser logs the 401 */
-    json_t *shown =
-        webdriver_run(&fx.web, "return document.getElementById('status').textContent;",
-                      NULL, 0);
+    json_t *shown = webdriver_run(
+        &fx.web, "return document.getElementById('status').textContent;", NULL, 0);
     snprintf(status, sizeof status, "%s", json_string_value(shown));
     json_decref(shown);
     assert_string_equal(status, "the API answered 401: this server needs "
@@ -639,11 +638,12 @@ static void with_the_token_typed_into_its_field_every_chart_draws(void **state)
 
     json_decref(webdriver_console(&fx.web));
     webdriver_type(&fx.web, "#token", TOKEN "\xee\x80\x87"); /* and Enter */
-    json_t *done = webdriver_run(&fx.web,
-                                 "const done = arguments[arguments.length - 1];"
-                                 "window.iocontendDone.then(() => done(window.iocontendRuns),"
-                                 " e => done(String(e)));",
-                                 NULL, 1);
+    json_t *done =
+        webdriver_run(&fx.web,
+                      "const done = arguments[arguments.length - 1];"
+                      "window.iocontendDone.then(() => done(window.iocontendRuns),"
+                      " e => done(String(e)));",
+                      NULL, 1);
     assert_int_equal(json_integer_value(done), 2); /* the page ran again */
     json_decref(done);
     json_t *console = webdriver_console(&fx.web);
@@ -686,7 +686,8 @@ int main(void)
         cmocka_unit_test(
             the_page_lists_every_group_with_its_pearson_as_the_api_serves_it),
         cmocka_unit_test(the_page_under_web_reaches_the_same_api),
-        cmocka_unit_test(the_page_draws_each_groups_coefficients_histogram_scatter_and_sweep),
+        cmocka_unit_test(
+            the_page_draws_each_groups_coefficients_histogram_scatter_and_sweep),
         cmocka_unit_test(the_page_draws_the_coverage_buckets_the_api_cuts),
         cmocka_unit_test(the_slowdown_table_and_the_prediction_are_the_apis),
         cmocka_unit_test(axes_label_their_ticks_in_bytes_and_seconds),

@@ -217,7 +217,8 @@ static void check_histogram(struct webdriver *wd, int port, const char *token,
         if (json_array_size(bins) != json_array_size(counts))
             mismatch(c, "%s: %zu bins, the API %zu", key, json_array_size(bins),
                      json_array_size(counts));
-        for (size_t b = 0; b < json_array_size(bins) && b < json_array_size(counts); b++) {
+        for (size_t b = 0; b < json_array_size(bins) && b < json_array_size(counts);
+             b++) {
             snprintf(what, sizeof what, "%s bin %zu count", key, b);
             compare(c, what, row_field(bins, b, "count"), json_array_get(counts, b), 0);
             snprintf(what, sizeof what, "%s bin %zu x0", key, b);
@@ -256,8 +257,8 @@ static void check_band(const json_t *rows, const char *key, const json_t *kde, b
         defined += ok;
     }
     if (json_array_size(rows) != defined)
-        mismatch(c, "%s: %zu band points, the API %zu defined", key, json_array_size(rows),
-                 defined);
+        mismatch(c, "%s: %zu band points, the API %zu defined", key,
+                 json_array_size(rows), defined);
 }
 
 /* The forest's rows against rf's x_grid and fit. */
@@ -278,7 +279,8 @@ static void check_forest(const json_t *rows, const char *key, const json_t *rf, 
         used++;
     }
     if (json_array_size(rows) != used)
-        mismatch(c, "%s: %zu forest points, the API %zu", key, json_array_size(rows), used);
+        mismatch(c, "%s: %zu forest points, the API %zu", key, json_array_size(rows),
+                 used);
 }
 
 /* The scatter of group id: its points those of /points for a's pair, in order; its
@@ -309,7 +311,8 @@ static void check_scatter(struct webdriver *wd, int port, const char *token,
                 continue;
             const json_t *got = json_array_get(points, n++);
             const char *gid = json_string_value(json_object_get(got, "id"));
-            if (gid == NULL || strcmp(gid, json_string_value(json_object_get(e, "id"))) != 0)
+            if (gid == NULL ||
+                strcmp(gid, json_string_value(json_object_get(e, "id"))) != 0)
                 mismatch(c, "%s point %zu: job %s, the API's %s", key, i,
                          gid != NULL ? gid : "(none)",
                          json_string_value(json_object_get(e, "id")));
@@ -399,12 +402,14 @@ size_t pagecheck_sweep(struct webdriver *wd, int port, const char *token, const 
     size_t stored = 0;
 
     for (size_t i = 0; i < n; i++) {
-        const char *y = json_is_array(listed)
-                            ? json_string_value(json_object_get(json_array_get(listed, i), "y"))
-                            : sweep_pairs[i][0];
-        const char *x = json_is_array(listed)
-                            ? json_string_value(json_object_get(json_array_get(listed, i), "x"))
-                            : sweep_pairs[i][1];
+        const char *y =
+            json_is_array(listed)
+                ? json_string_value(json_object_get(json_array_get(listed, i), "y"))
+                : sweep_pairs[i][0];
+        const char *x =
+            json_is_array(listed)
+                ? json_string_value(json_object_get(json_array_get(listed, i), "x"))
+                : sweep_pairs[i][1];
         char url[300];
         int status = 0;
         snprintf(url, sizeof url, "/api/v1/groups/%s/sweep?y=%s&x=%s", id, y, x);
@@ -481,11 +486,12 @@ size_t pagecheck_coverage(struct webdriver *wd, int port, const char *token,
         json_decref(asked);
         return 1;
     }
-    snprintf(url, sizeof url, "/api/v1/coverage?fs=all&points=%s", json_string_value(asked));
+    snprintf(url, sizeof url, "/api/v1/coverage?fs=all&points=%s",
+             json_string_value(asked));
     json_decref(asked);
     json_t *cov = api(port, token, url, &status);
-    const json_t *b =
-        json_object_get(json_array_get(json_object_get(cov, "filesystems"), 0), "buckets");
+    const json_t *b = json_object_get(
+        json_array_get(json_object_get(cov, "filesystems"), 0), "buckets");
     json_t *rows = status == 200 ? drawn(wd, "coverage", "buckets", c) : NULL;
     if (rows != NULL) {
         static const char *const keys[] = {"start_ms", "end_ms", "d_min",
@@ -557,13 +563,15 @@ size_t pagecheck_slowdowns(struct webdriver *wd, int port, const char *token,
         for (size_t i = 0; i < json_array_size(rows) && i < json_array_size(want); i++) {
             const json_t *r = json_array_get(rows, i), *w = json_array_get(want, i);
             const char *job = json_string_value(json_object_get(r, "job"));
-            if (job == NULL || strcmp(job, json_string_value(json_object_get(w, "id"))) != 0)
+            if (job == NULL ||
+                strcmp(job, json_string_value(json_object_get(w, "id"))) != 0)
                 mismatch(c, "slowdowns row %zu: job %s, the API's %s", i,
                          job != NULL ? job : "(none)",
                          json_string_value(json_object_get(w, "id")));
             for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
                 snprintf(what, sizeof what, "slowdowns row %zu %s", i, cols[k].field);
-                compare(c, what, json_array_get(json_object_get(r, "cells"), cols[k].cell),
+                compare(c, what,
+                        json_array_get(json_object_get(r, "cells"), cols[k].cell),
                         json_object_get(w, cols[k].field), 0);
             }
         }
@@ -577,15 +585,15 @@ size_t pagecheck_prediction(struct webdriver *wd, int port, const char *token,
                             struct pagecheck_counts *c)
 {
     const size_t before = c->mismatches + c->missing;
-    json_t *shown = webdriver_run(
-        wd,
-        "const t = document.querySelector('table#prediction');"
-        "if (!t) return null;"
-        "const v = {group: t.dataset.group, x_value: t.dataset.xValue};"
-        "for (const td of t.tBodies[0].rows[0].cells) v[td.dataset.field] ="
-        " td.dataset.value ?? null;"
-        "return v;",
-        NULL, 0);
+    json_t *shown =
+        webdriver_run(wd,
+                      "const t = document.querySelector('table#prediction');"
+                      "if (!t) return null;"
+                      "const v = {group: t.dataset.group, x_value: t.dataset.xValue};"
+                      "for (const td of t.tBodies[0].rows[0].cells) v[td.dataset.field] ="
+                      " td.dataset.value ?? null;"
+                      "return v;",
+                      NULL, 0);
     char url[300], what[160];
     int status = 0;
 
@@ -646,11 +654,11 @@ int pagecheck_open(struct webdriver *wd, const char *url, size_t *console_errors
 /* The <p class="error"> elements of the page, each printed; their number. */
 static size_t errors_shown(struct webdriver *wd)
 {
-    json_t *shown = webdriver_run(
-        wd,
-        "return [...document.querySelectorAll('p.error')].map(p =>"
-        " (p.dataset.chart || '?') + ': ' + p.textContent);",
-        NULL, 0);
+    json_t *shown =
+        webdriver_run(wd,
+                      "return [...document.querySelectorAll('p.error')].map(p =>"
+                      " (p.dataset.chart || '?') + ': ' + p.textContent);",
+                      NULL, 0);
     for (size_t i = 0; i < json_array_size(shown); i++)
         fprintf(stderr, "pagecheck: the page shows an error: %s\n",
                 json_string_value(json_array_get(shown, i)));
@@ -673,8 +681,8 @@ int pagecheck_page(struct webdriver *wd, int port, const char *path, const char 
         json_t *args = json_pack("[s]", token);
         (void)pagecheck_open(wd, url, &ignored);
         json_decref(webdriver_run(
-            wd, "sessionStorage.setItem('iocontend-token', arguments[0]); return 1;", args,
-            0));
+            wd, "sessionStorage.setItem('iocontend-token', arguments[0]); return 1;",
+            args, 0));
         json_decref(args);
     }
     size_t console_errors = 0;
