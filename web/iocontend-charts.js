@@ -176,12 +176,16 @@ define("iocontend-charts", ["iocontend-vega"], function (vega) {
     const view = await draw(parent, key, "coverage", {buckets: rows, overview: rows},
       caption, s => { s.width = coverageWidth(parent); });
     let asked = 0;
-    view.addSignalListener("range", async (name, r) => {
+    // view.zoomed settles once the last range asked for is drawn (a test awaits it)
+    view.zoomed = Promise.resolve();
+    view.addSignalListener("range", (name, r) => {
       const mine = ++asked;
-      const got = await zoom(r ? r[0] : null, r ? r[1] : null);
-      if (mine !== asked || !got) return; /* a later drag won */
-      view.data("buckets", got);
-      await view.runAsync();
+      view.zoomed = (async () => {
+        const got = await zoom(r ? r[0] : null, r ? r[1] : null);
+        if (mine !== asked || !got) return; /* a later drag won */
+        view.data("buckets", got);
+        await view.runAsync();
+      })();
     });
     return view;
   }

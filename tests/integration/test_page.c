@@ -322,6 +322,42 @@ static void the_page_draws_the_coverage_buckets_the_api_cuts(void **state)
     assert_true(c.buckets >= 200);
 }
 
+/* A drag across the coverage's overview asks the API for the range dragged, cut into
+ * as many buckets as the plot is wide, and draws those. */
+static void dragging_across_the_overview_draws_the_range_dragged(void **state)
+{
+    struct pagecheck_counts c = {0};
+
+    (void)state;
+    free(rendered(fx.main.port, "/"));
+    json_t *box = webdriver_run(
+        &fx.web,
+        "const g = document.querySelector('figure[data-chart=\"coverage\"] "
+        "g.overviewView');"
+        "g.scrollIntoView({block: 'center'});"
+        "const r = g.getBoundingClientRect();"
+        "return [Math.round(r.left), Math.round(r.top), Math.round(r.width)];",
+        NULL, 0);
+    const int left = (int)json_integer_value(json_array_get(box, 0));
+    const int top = (int)json_integer_value(json_array_get(box, 1));
+    const int width = (int)json_integer_value(json_array_get(box, 2));
+    json_decref(box);
+    assert_true(width > 200);
+    webdriver_drag(&fx.web, left + width / 4, top + 20, left + width / 2, top + 20);
+    json_t *drawn = webdriver_run(&fx.web,
+                                  "const done = arguments[arguments.length - 1];"
+                                  "const v = window.iocontendViews.coverage;"
+                                  "v.zoomed.then(() => done(document.querySelector("
+                                  "'figure[data-chart=\"coverage\"]').dataset.from ||"
+                                  " null), e => done(String(e)));",
+                                  NULL, 1);
+    assert_true(json_is_string(drawn)); /* a range was asked for */
+    print_message("zoomed from %s\n", json_string_value(drawn));
+    json_decref(drawn);
+    assert_int_equal(pagecheck_coverage(&fx.web, fx.main.port, NULL, &c), 0);
+    assert_true(c.buckets >= 200);
+}
+
 /* Who got hurt and what to expect: the slowdown table row for row and the prediction
  * at the x the widget shows are the API's numbers. */
 static void the_slowdown_table_and_the_prediction_are_the_apis(void **state)
@@ -582,20 +618,28 @@ static void the_library_route_serves_only_the_allowed_files(void **state)
     free(body);
 }
 
-static void
-without_the_token_the_page_says_the_api_refused_and_shows_no_table(void **state)
+/* Starts s on the fixture's database with [serve] token = TOKEN. */
+static void start_guarded(struct server *s)
 {
-    char conf[700], status[256];
-    struct server guarded;
+    char conf[700];
     FILE *fp;
 
-    (void)state;
     snprintf(conf, sizeof conf, "%s/token.conf", fx.db.state_dir);
     fp = fopen(conf, "w");
     assert_non_null(fp);
     fprintf(fp, "[serve]\ntoken = " TOKEN "\n");
     fclose(fp);
-    assert_int_equal(server_start(&guarded, &fx.db, conf), 0);
+    assert_int_equal(server_start(s, &fx.db, conf), 0);
+}
+
+static void
+without_the_token_the_page_says_the_api_refused_and_shows_no_table(void **state)
+{
+    char status[256];
+    struct server guarded;
+
+    (void)state;
+    start_guarded(&guarded);
     /* The page sends no token: the API refuses it (the browser logs the 401). */
     char *dom = rendered_checked(guarded.port, "/", false);
     assert_int_equal(server_stop(&guarded), 0);
@@ -613,19 +657,13 @@ without_the_token_the_page_says_the_api_refused_and_shows_no_table(void **state)
  * each equal to the API's, and a reload keeps the token (session storage). */
 static void with_the_token_typed_into_its_field_every_chart_draws(void **state)
 {
-    char conf[700], url[128], status[256], auth[128];
+    char url[128], status[256], auth[128];
     struct server guarded;
     struct pagecheck_counts c = {0};
     size_t refused = 0;
-    FILE *fp;
 
     (void)state;
-    snprintf(conf, sizeof conf, "%s/token.conf", fx.db.state_dir);
-    fp = fopen(conf, "w");
-    assert_non_null(fp);
-    fprintf(fp, "[serve]\ntoken = " TOKEN "\n");
-    fclose(fp);
-    assert_int_equal(server_start(&guarded, &fx.db, conf), 0);
+    start_guarded(&guarded);
     snprintf(url, sizeof url, "http://" SERVER_HOST ":%d/", guarded.port);
     assert_int_equal(pagecheck_open(&fx.web, url, &refused), 0);
     assert_true(refused >= 1); /* the browser logs the 401 */
@@ -689,6 +727,7 @@ int main(void)
         cmocka_unit_test(
             the_page_draws_each_groups_coefficients_histogram_scatter_and_sweep),
         cmocka_unit_test(the_page_draws_the_coverage_buckets_the_api_cuts),
+        cmocka_unit_test(dragging_across_the_overview_draws_the_range_dragged),
         cmocka_unit_test(the_slowdown_table_and_the_prediction_are_the_apis),
         cmocka_unit_test(axes_label_their_ticks_in_bytes_and_seconds),
         cmocka_unit_test(the_page_is_photographed_at_800_and_1400_px),

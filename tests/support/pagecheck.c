@@ -475,9 +475,11 @@ size_t pagecheck_coverage(struct webdriver *wd, int port, const char *token,
     json_t *asked = webdriver_run(
         wd,
         "const f = document.querySelector('figure[data-chart=\"coverage\"]');"
-        "return f ? f.dataset.points || null : null;",
+        "if (!f || !f.dataset.points) return null;"
+        "return f.dataset.points + (f.dataset.from ? '&from=' + f.dataset.from +"
+        " '&to=' + f.dataset.to : '');",
         NULL, 0);
-    char url[128], what[160];
+    char url[256], what[160];
     int status = 0;
 
     if (!json_is_string(asked)) {

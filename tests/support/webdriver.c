@@ -327,6 +327,19 @@ void webdriver_click(struct webdriver *wd, const char *css)
     free(id);
 }
 
+void webdriver_drag(struct webdriver *wd, int x0, int y0, int x1, int y1)
+{
+    json_t *body = json_pack(
+        "{s:[{s:s,s:s,s:{s:s},s:[{s:s,s:i,s:i,s:s},{s:s,s:i},{s:s,s:i,s:i,s:i,s:s},"
+        "{s:s,s:i}]}]}",
+        "actions", "type", "pointer", "id", "mouse", "parameters", "pointerType", "mouse",
+        "actions", "type", "pointerMove", "x", x0, "y", y0, "origin", "viewport", "type",
+        "pointerDown", "button", 0, "type", "pointerMove", "x", x1, "y", y1, "duration",
+        200, "origin", "viewport", "type", "pointerUp", "button", 0);
+    json_decref(value_of(wd, "POST", "/actions", body));
+    json_decref(body);
+}
+
 /* The value of one base64 digit, -1 for anything else. */
 static int digit64(int c)
 {

@@ -42,6 +42,9 @@ size_t webdriver_errors(const json_t *console);
 void webdriver_type(struct webdriver *wd, const char *css, const char *text);
 /* Clicks the element css selects. Fails the test when there is no such element. */
 void webdriver_click(struct webdriver *wd, const char *css);
+/* Drags the mouse with its left button down from (x0, y0) to (x1, y1), in CSS pixels
+ * of the viewport. Fails the test when the browser refuses. */
+void webdriver_drag(struct webdriver *wd, int x0, int y0, int x1, int y1);
 /* Saves a PNG of the window into path. Fails the test when it cannot. */
 void webdriver_screenshot(struct webdriver *wd, const char *path);
 
