@@ -629,6 +629,41 @@ void slowdowns_clear(struct slowdowns *sl);
 struct json_t *analysis_predict_json(const struct predict_result *p);
 struct json_t *analysis_slowdowns_json(const struct slowdowns *sl);
 
+/* ---- the jobs behind a scatter (points.c; README: /groups/{id}/points) ------------- */
+
+/* One job of a group's scatter. */
+struct job_point {
+    char id[33];           /* the job key */
+    char jobid[32];        /* the scheduler's id */
+    double start_s, end_s; /* T_start, T_end = T_start + t_j, epoch seconds */
+    double x, y;           /* its metrics at the granularity and scope, linear units */
+};
+
+/* The jobs of a group's (y, x) association, or a sample of them. */
+struct points_result {
+    char group[17], y[64], x[64], scope[128];
+    double granularity_s;     /* k·Δ */
+    size_t d;                 /* jobs with both y and x defined: the association's d */
+    size_t shown;             /* points held: d, or limit when sampled */
+    bool sampled;             /* d > limit: points are a sample */
+    unsigned long seed;       /* the sample's */
+    struct job_point *points; /* shown of them, by x then id; owned */
+};
+
+/* Every job of group_id whose y and x are both defined at granularity_s (0: Δ) over
+ * scope ("all", "touched", "fs:NAME"): the job set of analysis_association with
+ * space auto, so that d equals its d (METHOD.md §5). Above limit (>= 1) a uniform
+ * sample of limit of them without replacement, drawn from seed (the same seed and
+ * data give the same sample). *out is filled (points_clear). STATUS_INVALID naming
+ * y, x, limit, scope or granularity; STATUS_NOT_FOUND: no such group, or no samples;
+ * STATUS_DB; STATUS_NOMEM. Cost: the group's jobs' metrics, as the association's. */
+enum status analysis_points(struct db *db, const struct analysis_settings *s,
+                            const char *group_id, const char *y, const char *x,
+                            double granularity_s, const char *scope, size_t limit,
+                            unsigned long seed, struct points_result *out,
+                            struct error *err) MUST_CHECK;
+void points_clear(struct points_result *p);
+
 /* ---- JSON pieces the front ends share -----------------------------------------------
  */
 

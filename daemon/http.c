@@ -36,6 +36,7 @@ enum route {
     ROUTE_COVERAGE,
     ROUTE_OPENAPI,
     ROUTE_SLOWDOWNS,
+    ROUTE_POINTS,
     ROUTE_STATIC,
     ROUTE_METRICS,
     ROUTE_LIB
@@ -57,6 +58,7 @@ static const struct {
     {"/api/v1/groups/{id}/predict", ROUTE_PREDICT},
     {"/api/v1/groups/{id}/sweep", ROUTE_SWEEP},
     {"/api/v1/groups/{id}/table", ROUTE_TABLE},
+    {"/api/v1/groups/{id}/points", ROUTE_POINTS},
     {"/metrics", ROUTE_METRICS},
     {"/", ROUTE_STATIC},
     {"/index.html", ROUTE_STATIC},
@@ -82,6 +84,7 @@ static const char *const route_labels[] = {[ROUTE_NONE] = "none",
                                            [ROUTE_COVERAGE] = "coverage",
                                            [ROUTE_OPENAPI] = "openapi",
                                            [ROUTE_SLOWDOWNS] = "slowdowns",
+                                           [ROUTE_POINTS] = "points",
                                            [ROUTE_STATIC] = "page",
                                            [ROUTE_METRICS] = "metrics",
                                            [ROUTE_LIB] = "lib"};
@@ -201,6 +204,7 @@ static void dispatch(struct server *srv, struct MHD_Connection *conn, const char
     case ROUTE_COVERAGE: route_coverage(srv, conn, req); return;
     case ROUTE_OPENAPI: route_static(srv, req, "openapi.json"); return;
     case ROUTE_SLOWDOWNS: route_slowdowns(srv, conn, req); return;
+    case ROUTE_POINTS: route_points(srv, conn, req, group); return;
     case ROUTE_STATIC: route_static(srv, req, rel); return;
     case ROUTE_METRICS: route_metrics(srv, req); return;
     case ROUTE_LIB: route_lib(req, rel); return;
@@ -325,8 +329,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         *upload_data_size = 0; /* a GET body means nothing here */
         return MHD_YES;
     }
-    if (req->job != NULL) /* resumed: the compute pool answered */
+    if (req->job != NULL) { /* resumed: the compute pool answered */
+        if (req->job->cache_key[0] != '\0')
+            cache_keep(srv, conn, req, req->job->cache_key, req->job->version);
         return send_answer(srv, conn, method, url, req);
+    }
     dispatch(srv, conn, url, method, req);
     if (req->job != NULL) /* suspended until the compute pool answers */
         return MHD_YES;

@@ -84,7 +84,12 @@ struct compute_job {
     struct assoc_opts opts; /* opts.space and opts.cancel point into this job */
     double x_value;         /* /predict: where */
     double from_s, to_s;    /* /slowdowns: the period, NAN when open */
-    size_t limit;           /* /slowdowns: jobs listed of each kind */
+    size_t limit;       /* /slowdowns: jobs listed of each kind; /points: most shown */
+    unsigned long seed; /* /points: the sample's */
+    /* When not "": the answer is kept in the cache under this key at version (read
+     * before it was computed) once the pool has answered (http.c). */
+    char cache_key[400];
+    long long version;
 };
 
 enum job_stop { JOB_RUNNING = 0, JOB_DEADLINE, JOB_GONE, JOB_SHUTDOWN, JOB_DONE };
@@ -277,6 +282,10 @@ void route_table(struct server *srv, struct MHD_Connection *conn, struct request
                  const char *group_id);
 void route_coverage(struct server *srv, struct MHD_Connection *conn, struct request *req);
 /* Adds to req's 404 the granularities stored for (group, y, x) (routes.c). */
+/* A job for the compute pool over scope (copied into it); NULL when answered (400 for
+ * a bad scope, naming it; no memory), what naming the route in the log. */
+struct compute_job *compute_job_new(struct request *req, const char *scope,
+                                    const char *what);
 /* Hands job (calloc'd, its parameters filled; taken) to the compute pool to be
  * answered by run, and suspends the connection; 503 busy when every computing thread
  * has one already. */
@@ -297,6 +306,9 @@ void route_predict(struct server *srv, struct MHD_Connection *conn, struct reque
                    const char *group_id);
 void route_slowdowns(struct server *srv, struct MHD_Connection *conn,
                      struct request *req);
+/* points.c: /groups/{id}/points (README). */
+void route_points(struct server *srv, struct MHD_Connection *conn, struct request *req,
+                  const char *group_id);
 /* rel is the path under the page's folder, already percent-decoded. */
 void route_static(const struct server *srv, struct request *req, const char *rel);
 /* rel is a file of a JavaScript library under serve_js_dir() (serve_js_open). */

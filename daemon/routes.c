@@ -603,6 +603,28 @@ static bool counts_allowed(const struct server *srv, struct MHD_Connection *conn
     return false;
 }
 
+struct compute_job *compute_job_new(struct request *req, const char *scope,
+                                    const char *what)
+{
+    struct error err = {0};
+
+    if (analysis_scope_check(scope, &err) != STATUS_OK) {
+        answer_failure(req, STATUS_INVALID, &err, what, "scope");
+        return NULL;
+    }
+    struct compute_job *job = calloc(1, sizeof *job);
+    if (job == NULL) {
+        answer_failure(req, STATUS_NOMEM, &err, what, NULL);
+        return NULL;
+    }
+    if (snprintf(job->scope, sizeof job->scope, "%s", scope) >= (int)sizeof job->scope) {
+        free(job);
+        answer_error(req, STATUS_INVALID, "scope", "scope %.64s... is too long", scope);
+        return NULL;
+    }
+    return job;
+}
+
 void compute_job_submit(struct server *srv, struct MHD_Connection *conn,
                         struct request *req, struct compute_job *job,
                         void (*run)(struct compute_job *job))
@@ -653,20 +675,9 @@ void route_association(struct server *srv, struct MHD_Connection *conn,
         return;
     if (!counts_allowed(srv, conn, req, &opts))
         return;
-    if (analysis_scope_check(scope, &err) != STATUS_OK) {
-        answer_failure(req, STATUS_INVALID, &err, "association", "scope");
+    struct compute_job *job = compute_job_new(req, scope, "association");
+    if (job == NULL)
         return;
-    }
-    struct compute_job *job = calloc(1, sizeof *job);
-    if (job == NULL) {
-        answer_failure(req, STATUS_NOMEM, &err, "association", NULL);
-        return;
-    }
-    if (snprintf(job->scope, sizeof job->scope, "%s", scope) >= (int)sizeof job->scope) {
-        free(job);
-        answer_error(req, STATUS_INVALID, "scope", "scope %.64s... is too long", scope);
-        return;
-    }
     snprintf(job->y, sizeof job->y, "%s", y); /* known metrics: short */
     snprintf(job->x, sizeof job->x, "%s", x);
     snprintf(job->space, sizeof job->space, "%s", opts.space); /* a checked name */

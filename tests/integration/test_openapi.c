@@ -130,6 +130,7 @@ static const char behind_cases[] =
     "503\tGET\t/api/v1/groups/nosuchgroup/table\n"
     "503\tGET\t/api/v1/groups/nosuchgroup/predict?x_value=1\n"
     "503\tGET\t/api/v1/slowdowns\n"
+    "503\tGET\t/api/v1/groups/nosuchgroup/points\n"
     "200\tGET\t/api/v1/openapi.json\n";
 
 /* GET path on the main server until it answers want (up to limit_s); the last status. */
@@ -163,7 +164,8 @@ static const char empty_cases[] =
     "404\tGET\t/api/v1/groups/nosuchgroup/sweep\n"
     "404\tGET\t/api/v1/groups/nosuchgroup/table\n"
     "404\tGET\t/api/v1/groups/nosuchgroup/predict?x_value=1\n"
-    "404\tGET\t/api/v1/slowdowns\n";
+    "404\tGET\t/api/v1/slowdowns\n"
+    "404\tGET\t/api/v1/groups/nosuchgroup/points\n";
 
 static int group_setup(void **state)
 {
@@ -397,7 +399,15 @@ static const char main_cases[] =
     "404\tGET\t/api/v1/groups/0123456789abcdef/predict?x_value=1e12\n"
     "200\tGET\t/api/v1/slowdowns?limit=3\n"
     "400\tGET\t/api/v1/slowdowns?limit=0\n"
-    "400\tGET\t/api/v1/slowdowns?y=t_nope\n";
+    "400\tGET\t/api/v1/slowdowns?y=t_nope\n"
+    "200\tGET\t/api/v1/groups/@G/points\n"
+    "200\tGET\t/api/v1/groups/@G/points?y=t_um&x=psi_o_write&granularity=120"
+    "&scope=fs:scratch1&limit=10&seed=7\n"
+    "304\tGET\t/api/v1/groups/@G/points\tIf-None-Match: @etag\n"
+    "400\tGET\t/api/v1/groups/@G/points?limit=20001\n"
+    "400\tGET\t/api/v1/groups/@G/points?seed=x\n"
+    "400\tGET\t/api/v1/groups/@G/points?granularity=90\n"
+    "404\tGET\t/api/v1/groups/nosuchgroup/points\n";
 
 /* The server with a token: 401 on every API route without it; with it, the page and
  * the document are missing (no page folder). */
@@ -413,6 +423,7 @@ static const char locked_cases[] =
     "401\tGET\t/metrics\n"
     "401\tGET\t/api/v1/groups/@G/predict?x_value=1\n"
     "401\tGET\t/api/v1/slowdowns\n"
+    "401\tGET\t/api/v1/groups/@G/points\n"
     "200\tGET\t/api/v1/groups\tAuthorization: Bearer s3cret-openapi\n"
     "404\tGET\t/api/v1/openapi.json\tAuthorization: Bearer s3cret-openapi\n"
     "404\tGET\t/\n"
@@ -437,7 +448,8 @@ static const char down_cases[] =
     "503\tGET\t/api/v1/groups/@G/sweep?x=psi_read\n"
     "503\tGET\t/api/v1/groups/@G/table\n"
     "503\tGET\t/api/v1/groups/@G/predict?x_value=1\n"
-    "503\tGET\t/api/v1/slowdowns\n";
+    "503\tGET\t/api/v1/slowdowns\n"
+    "503\tGET\t/api/v1/groups/@G/points\n";
 
 static void a_database_that_is_down_answers_as_documented(void **state)
 {
@@ -467,6 +479,7 @@ static void every_documented_status_was_provoked(void **state)
                                        "/api/v1/groups/{id}/table\t503\n"
                                        "/api/v1/groups/{id}/predict\t503\n"
                                        "/api/v1/slowdowns\t503\n"
+                                       "/api/v1/groups/{id}/points\t503\n"
                                      : "");
     snprintf(args, sizeof args, "coverage '%s' '%s' ", fx.doc,
              work_file("unprovoked.txt"));
