@@ -36,7 +36,7 @@ define("iocontend-charts", ["iocontend-vega"], function (vega) {
   // Draws chart name (a spec file) into parent with the data sets given by name;
   // edit may change the spec first. The view is kept as views[key]. A view already
   // drawn under key (a second run of the page) is finalized first.
-  async function draw(parent, key, name, data, caption, edit) {
+  async function draw(parent, key, name, data, caption, edit, renderer) {
     const s = await spec(name);
     for (const d of s.data) {
       if (Object.prototype.hasOwnProperty.call(data, d.name)) d.values = data[d.name];
@@ -55,7 +55,8 @@ define("iocontend-charts", ["iocontend-vega"], function (vega) {
     fig.appendChild(cap);
     parent.appendChild(fig);
     if (views[key]) views[key].finalize();
-    const view = new vega.View(vega.parse(s), {renderer: "svg", container: box, hover: true});
+    const view = new vega.View(vega.parse(s),
+      {renderer: renderer || "svg", container: box, hover: true});
     views[key] = view;
     await view.runAsync();
     return view;
@@ -155,7 +156,7 @@ define("iocontend-charts", ["iocontend-vega"], function (vega) {
           what.domain = what.domain.slice(0, 3);
           what.range = what.range.slice(0, 3);
         }
-      });
+      }, points.length > 4000 ? "canvas" : "svg"); /* 20,000 SVG nodes are slow */
   }
 
   // One file system of GET /coverage?points=N as rows, one per bucket.
