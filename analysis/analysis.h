@@ -547,6 +547,29 @@ struct coverage_answer {
  * memory. */
 struct json_t *analysis_coverage_json(const struct coverage_answer *a);
 
+/* The coverage of one scope downsampled for a chart of n points (README: the coverage
+ * object, points=): [start_s, start_s + n·width_s) cut into n equal buckets, each with
+ * the min and max of D_i / max D and S_i / max S (the raw answer's values) over the
+ * intervals whose middle (T_i − Δ/2) falls in it; an interval beyond either end
+ * counts in the bucket at that end. NAN where a bucket has no value. */
+struct coverage_buckets {
+    size_t n;
+    double start_s, width_s; /* epoch seconds; seconds */
+    double *d_min, *d_max;   /* n each; owned */
+    double *s_min, *s_max;   /* n each; owned */
+};
+
+/* The buckets of the n intervals of s (grid step delta_s) over [start_s, end_s) into
+ * out (coverage_buckets_clear), scaled by range's maxima (analysis_coverage_range of
+ * s). STATUS_INVALID when n is 0 or the range is not finite or reversed;
+ * STATUS_NOMEM. Cost: one pass over s; 4·n doubles. */
+enum status analysis_coverage_buckets(const struct db_coverage_series *s, double delta_s,
+                                      double start_s, double end_s, size_t n,
+                                      const struct coverage_range *range,
+                                      struct coverage_buckets *out,
+                                      struct error *err) MUST_CHECK;
+void coverage_buckets_clear(struct coverage_buckets *b);
+
 /* ---- predict and who got hurt (slowdowns.c; README: "Who got hurt") --------------- */
 
 /* The KDE analyze stored for (group, y, x) at one granularity, at x_value. */

@@ -216,3 +216,62 @@ void analysis_coverage_range(const struct db_coverage_series *s,
         }
     }
 }
+
+void coverage_buckets_clear(struct coverage_buckets *b)
+{
+    if (b == NULL)
+        return;
+    free(b->d_min);
+    free(b->d_max);
+    free(b->s_min);
+    free(b->s_max);
+    b->d_min = b->d_max = b->s_min = b->s_max = NULL;
+    b->n = 0;
+}
+
+/* v / max as the raw answer scales it (Fig. 13), into the bucket's min and max. */
+static void bucket_add(double v, double max, double *lo, double *hi)
+{
+    if (!isfinite(v))
+        return;
+    v = max > 0 ? v / max : v;
+    *lo = isnan(*lo) || v < *lo ? v : *lo;
+    *hi = isnan(*hi) || v > *hi ? v : *hi;
+}
+
+enum status analysis_coverage_buckets(const struct db_coverage_series *s, double delta_s,
+                                      double start_s, double end_s, size_t n,
+                                      const struct coverage_range *range,
+                                      struct coverage_buckets *out, struct error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (n < 1 || !isfinite(start_s) || !isfinite(end_s) || end_s < start_s) {
+        return error_set(err, STATUS_INVALID, "coverage buckets: %zu over [%g, %g)", n,
+                         start_s, end_s);
+    }
+    out->d_min = malloc(n * sizeof(double));
+    out->d_max = malloc(n * sizeof(double));
+    out->s_min = malloc(n * sizeof(double));
+    out->s_max = malloc(n * sizeof(double));
+    if (out->d_min == NULL || out->d_max == NULL || out->s_min == NULL ||
+        out->s_max == NULL) {
+        coverage_buckets_clear(out);
+        return error_set(err, STATUS_NOMEM, "%zu coverage buckets", n);
+    }
+    out->n = n;
+    out->start_s = start_s;
+    out->width_s = (end_s - start_s) / (double)n;
+    for (size_t b = 0; b < n; b++)
+        out->d_min[b] = out->d_max[b] = out->s_min[b] = out->s_max[b] = NAN;
+    for (size_t i = 0; i < s->n; i++) {
+        /* The interval (T_i − Δ, T_i] falls where its middle does; one that only
+         * overlaps the range's edge, in the bucket at that edge. */
+        double at = (s->end_s[i] - delta_s / 2 - start_s) / out->width_s;
+        size_t b = 0;
+        if (out->width_s > 0 && at > 0)
+            b = at >= (double)(n - 1) ? n - 1 : (size_t)floor(at);
+        bucket_add(s->d_bytes[i], range->max_d_bytes, &out->d_min[b], &out->d_max[b]);
+        bucket_add(s->s_bytes[i], range->max_s_bytes, &out->s_min[b], &out->s_max[b]);
+    }
+    return STATUS_OK;
+}

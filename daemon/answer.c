@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -144,6 +145,25 @@ const char *query(struct MHD_Connection *conn, const char *name)
 {
     const char *v = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, name);
     return v != NULL && v[0] != '\0' ? v : NULL;
+}
+
+bool query_integer(struct MHD_Connection *conn, struct request *req, const char *name,
+                   unsigned long lo, unsigned long hi, unsigned long *out)
+{
+    const char *v = query(conn, name);
+    char *end = NULL;
+
+    if (v == NULL)
+        return true;
+    errno = 0;
+    unsigned long n = strtoul(v, &end, 10);
+    if (v[0] < '0' || v[0] > '9' || *end != '\0' || errno != 0 || n < lo || n > hi) {
+        answer_error(req, STATUS_INVALID, name, "%s must be an integer from %lu to %lu",
+                     name, lo, hi);
+        return false;
+    }
+    *out = n;
+    return true;
 }
 
 /* An instant: epoch milliseconds (all digits) or RFC 3339 (time_parse_rfc3339). */

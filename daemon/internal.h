@@ -262,6 +262,10 @@ const char *query(struct MHD_Connection *conn, const char *name);
  * answered (400 naming the parameter). */
 bool query_range(struct MHD_Connection *conn, struct request *req, double *from_s,
                  double *to_s);
+/* An integer of the query in [lo, hi] into *out (unchanged when absent); false when
+ * answered 400 naming it. */
+bool query_integer(struct MHD_Connection *conn, struct request *req, const char *name,
+                   unsigned long lo, unsigned long hi, unsigned long *out);
 /* A group id as the database makes them: up to 16 of [A-Za-z0-9_-]. */
 bool group_id_ok(const char *id, size_t len);
 

@@ -3,7 +3,6 @@
  * cache by the data version. */
 #include "internal.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,28 +13,6 @@
 #define POINTS_SEED_DEFAULT  20240601UL
 /* GSL's MT19937 takes 32 bits of seed, and maps 0 to its default seed (4357). */
 #define POINTS_SEED_MAX 4294967295UL
-
-/* An integer of the query in [lo, hi] into *out (unchanged when absent); false when
- * answered 400 naming it. */
-static bool query_integer(struct MHD_Connection *conn, struct request *req,
-                          const char *name, unsigned long lo, unsigned long hi,
-                          unsigned long *out)
-{
-    const char *v = query(conn, name);
-    char *end = NULL;
-
-    if (v == NULL)
-        return true;
-    errno = 0;
-    unsigned long n = strtoul(v, &end, 10);
-    if (v[0] < '0' || v[0] > '9' || *end != '\0' || errno != 0 || n < lo || n > hi) {
-        answer_error(req, STATUS_INVALID, name, "%s must be an integer from %lu to %lu",
-                     name, lo, hi);
-        return false;
-    }
-    *out = n;
-    return true;
-}
 
 static json_t *points_json(const struct points_result *p)
 {

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -786,19 +787,111 @@ void route_table(struct server *srv, struct MHD_Connection *conn, struct request
     cache_keep(srv, conn, req, key, version);
 }
 
+/* ---- the coverage ------------------------------------------------------------------ */
+
+/* Buckets a points= answer may ask for: more than the widest screen's pixels. */
+#define COVERAGE_BUCKETS_MAX 10000
+
+/* What a points= answer keeps of a scope once its intervals are bucketed (they are
+ * freed at once, so that a long range holds one scope's intervals at a time). */
+struct bucketed {
+    struct coverage_range range; /* over every interval of the range */
+    struct coverage_buckets b;
+};
+
+/* An array of the n values v[i] (NAN: null). */
+static json_t *numbers(const double *v, size_t n)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; a != NULL && i < n; i++) {
+        if (json_array_append_new(a, number_or_null(v[i])) != 0) {
+            json_decref(a);
+            a = NULL;
+        }
+    }
+    return a;
+}
+
+/* The bucket edges k = first, first + 1, …, first + n - 1 in epoch ms. */
+static json_t *edges_ms(const struct coverage_buckets *b, size_t first)
+{
+    json_t *a = json_array();
+
+    for (size_t k = first; a != NULL && k < first + b->n; k++) {
+        double at_s = b->start_s + (double)k * b->width_s;
+        if (json_array_append_new(a, json_integer((json_int_t)llround(at_s * 1000))) !=
+            0) {
+            json_decref(a);
+            a = NULL;
+        }
+    }
+    return a;
+}
+
+/* one, a scope of the coverage object rendered over an empty series: its range as
+ * bk says (over every interval) and its buckets in place of the raw arrays. false
+ * without memory. */
+static bool put_buckets(json_t *one, const struct bucketed *bk)
+{
+    const struct coverage_range *r = &bk->range;
+    json_t *range = json_pack(
+        "{s:o, s:f, s:f, s:I}", "coverage",
+        r->sum_s_bytes > 0 ? json_real(r->sum_d_bytes / r->sum_s_bytes) : json_null(),
+        "sum_d_bytes", r->sum_d_bytes, "sum_s_bytes", r->sum_s_bytes, "intervals",
+        (json_int_t)r->intervals);
+    json_t *b =
+        json_pack("{s:I, s:f, s:o, s:o, s:o, s:o, s:o, s:o}", "n", (json_int_t)bk->b.n,
+                  "width_ms", bk->b.width_s * 1000, "start_ms", edges_ms(&bk->b, 0),
+                  "end_ms", edges_ms(&bk->b, 1), "d_min", numbers(bk->b.d_min, bk->b.n),
+                  "d_max", numbers(bk->b.d_max, bk->b.n), "s_min",
+                  numbers(bk->b.s_min, bk->b.n), "s_max", numbers(bk->b.s_max, bk->b.n));
+    json_object_del(one, "end_ms");
+    json_object_del(one, "d");
+    json_object_del(one, "s");
+    return json_object_set_new(one, "range", range) == 0 &&
+           json_object_set_new(one, "max_d_bytes", json_real(r->max_d_bytes)) == 0 &&
+           json_object_set_new(one, "max_s_bytes", json_real(r->max_s_bytes)) == 0 &&
+           json_object_set_new(one, "buckets", b) == 0;
+}
+
+/* Cuts the intervals of s (a scope c stored) into n buckets over [from, to), an open
+ * side at the intervals' first start or last end (else the logged span's), into bk;
+ * then frees the intervals. */
+static enum status bucket_scope(const struct db_coverage *c, struct db_coverage_series *s,
+                                double from_s, double to_s, size_t n, struct bucketed *bk,
+                                struct error *err)
+{
+    double start_s = from_s, end_s = to_s;
+
+    if (!isfinite(start_s))
+        start_s = s->n > 0 ? s->end_s[0] - c->granularity_s : c->log_start_s;
+    if (!isfinite(end_s))
+        end_s = s->n > 0 ? s->end_s[s->n - 1] : c->log_end_s;
+    end_s = fmax(end_s, start_s); /* an open side past every interval: all empty */
+    analysis_coverage_range(s, &bk->range);
+    enum status rc = analysis_coverage_buckets(s, c->granularity_s, start_s, end_s, n,
+                                               &bk->range, &bk->b, err);
+    db_coverage_series_clear(s);
+    return rc;
+}
+
 /* The coverage of METHOD.md §7 (Fig. 13) as `analyze` stored it: per file system
  * (fs=NAME), all together (fs=all) or every one (no fs), with D_i / max D and
- * S_i / max S over the intervals that overlap [from, to). */
+ * S_i / max S over the intervals that overlap [from, to); with points=N, instead of
+ * those, their min and max in N buckets of the range, whatever its length. */
 void route_coverage(struct server *srv, struct MHD_Connection *conn, struct request *req)
 {
     const char *fs = query(conn, "fs");
     double from_s = NAN, to_s = NAN;
+    unsigned long points = 0;
     struct db_coverage *list = NULL;
     size_t n = 0;
     struct error err = {0};
     char scope[80] = "";
 
-    if (!query_range(conn, req, &from_s, &to_s))
+    if (!query_range(conn, req, &from_s, &to_s) ||
+        !query_integer(conn, req, "points", 1, COVERAGE_BUCKETS_MAX, &points))
         return;
     if (fs != NULL) {
         int len =
@@ -812,9 +905,9 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
      * twice, within the cap. */
     const long long version = cache_version(srv);
     const char *from = query(conn, "from"), *to = query(conn, "to");
-    char key[320];
-    int key_len = snprintf(key, sizeof key, "coverage|%s|%s|%s", fs != NULL ? fs : "",
-                           from != NULL ? from : "", to != NULL ? to : "");
+    char key[340];
+    int key_len = snprintf(key, sizeof key, "coverage|%s|%s|%s|%lu", fs != NULL ? fs : "",
+                           from != NULL ? from : "", to != NULL ? to : "", points);
     const bool keyed = key_len > 0 && (size_t)key_len < sizeof key;
     if (keyed && cache_serve(srv, conn, req, key, version))
         return;
@@ -831,29 +924,35 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
         return;
     }
     struct db_coverage_series *series = calloc(n + 1, sizeof *series);
+    struct bucketed *bk = points > 0 ? calloc(n + 1, sizeof *bk) : NULL;
     bool *served = calloc(n + 1, sizeof *served);
     bool found = fs == NULL;
-    if (series == NULL || served == NULL) {
+    if (series == NULL || served == NULL || (points > 0 && bk == NULL)) {
         db_release(srv, db, rc);
         answer_failure(req, STATUS_NOMEM, &err, "coverage", NULL);
         goto out;
     }
+    /* Without points the answer lists every interval: bounded. With points, every
+     * interval of the range is read, one scope at a time. */
+    const size_t max_n = points > 0 ? (size_t)INT64_MAX - 1 : COVERAGE_POINTS_MAX;
     for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
         bool truncated = false;
         if (fs != NULL && strcmp(list[i].scope, scope) != 0)
             continue;
         found = true;
-        rc = db_coverage_intervals(db, list[i].scope, from_s, to_s, COVERAGE_POINTS_MAX,
-                                   &series[i], &truncated, &err);
+        rc = db_coverage_intervals(db, list[i].scope, from_s, to_s, max_n, &series[i],
+                                   &truncated, &err);
         served[i] = rc == STATUS_OK;
         if (rc == STATUS_OK && truncated) {
             db_release(srv, db, rc);
-            answer_error(
-                req, STATUS_INVALID, isfinite(from_s) ? "to" : "from",
-                "%s has more than %d intervals in that range: narrow from and to",
-                list[i].scope, COVERAGE_POINTS_MAX);
+            answer_error(req, STATUS_INVALID, isfinite(from_s) ? "to" : "from",
+                         "%s has more than %d intervals in that range: narrow from and "
+                         "to, or ask for points=N",
+                         list[i].scope, COVERAGE_POINTS_MAX);
             goto out;
         }
+        if (rc == STATUS_OK && points > 0)
+            rc = bucket_scope(&list[i], &series[i], from_s, to_s, points, &bk[i], &err);
     }
     db_release(srv, db, rc);
     if (rc != STATUS_OK) {
@@ -868,13 +967,25 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
         goto out;
     }
     const struct coverage_answer answer = {from_s, to_s, list, series, served, n};
-    answer_json_take(req, 200, analysis_coverage_json(&answer));
+    json_t *doc = analysis_coverage_json(&answer);
+    /* with points the series were emptied: their scopes get the buckets */
+    const json_t *listed = json_object_get(doc, "filesystems"); /* borrowed */
+    for (size_t i = 0, k = 0; doc != NULL && points > 0 && i < n; i++) {
+        if (served[i] && !put_buckets(json_array_get(listed, k++), &bk[i])) {
+            json_decref(doc);
+            doc = NULL;
+        }
+    }
+    answer_json_take(req, 200, doc);
     if (keyed)
         cache_keep(srv, conn, req, key, version);
 out:
     for (size_t i = 0; series != NULL && i < n; i++)
         db_coverage_series_clear(&series[i]);
+    for (size_t i = 0; bk != NULL && i < n; i++)
+        coverage_buckets_clear(&bk[i].b);
     free(series);
+    free(bk);
     free(served);
     free(list);
 }

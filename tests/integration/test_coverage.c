@@ -1,7 +1,10 @@
 /* test_coverage.c: what `analyze` stores beside the associations, served over real
  * HTTP from a real PostgreSQL: the coverage of METHOD.md §7 (GET /api/v1/coverage) and
  * each group's table of §4 (GET /api/v1/groups/{id}/table), against the independent
- * oracle tests/oracles/coverage.py (numpy) on generated data and on the lab run. */
+ * oracle tests/oracles/coverage.py (numpy) on generated data and on the lab run; the
+ * downsampled form (points=N) against buckets made here from the raw answer's arrays
+ * of the same range, and on synthetic stored coverages of 45 days and a year of 60 s
+ * intervals (past the raw form's limit) against the values they were made of. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -370,6 +373,153 @@ static void bad_queries_answer_as_interfaces_says(void **state)
     expect_error("/api/v1/groups/not*an*id/table", 404, "not_found", NULL);
 }
 
+/* ---- points=N: buckets --------------------------------------------------------- */
+
+/* What a bucket holds: the min and max of each normalized series, NAN when empty. */
+struct ref_bucket {
+    double d_min, d_max, s_min, s_max;
+};
+
+static void ref_add(double v, double *lo, double *hi)
+{
+    if (isnan(v))
+        return;
+    *lo = isnan(*lo) || v < *lo ? v : *lo;
+    *hi = isnan(*hi) || v > *hi ? v : *hi;
+}
+
+/* A value of a JSON array, NAN for null. */
+static double at_or_nan(const json_t *a, size_t i)
+{
+    const json_t *v = json_array_get(a, i);
+
+    return json_is_number(v) ? json_number_value(v) : (double)NAN;
+}
+
+/* The bucket of an interval ending at end_ms (the answer's rule, README): its middle
+ * T − Δ/2 in [start + k·W, start + (k+1)·W), clamped to the first and last. */
+static size_t bucket_of(double end_ms, double delta_s, double start_ms, double width_ms,
+                        size_t n)
+{
+    double k = floor((end_ms - delta_s * 500.0 - start_ms) / width_ms);
+
+    return k < 0 ? 0 : k >= (double)n ? n - 1 : (size_t)k;
+}
+
+static void assert_same_or_null(double got, double want)
+{
+    if (isnan(want)) {
+        assert_true(isnan(got));
+    } else {
+        assert_rel(got, want, 1e-14 * fmax(fabs(want), 1e-300));
+    }
+}
+
+/* The buckets of the scope served in pts against those made from the raw answer's
+ * arrays (served in raw, the same fs, from and to); the bucket count given. */
+static void check_buckets_against_raw(const json_t *pts, const json_t *raw, size_t n,
+                                      double from_ms, double to_ms)
+{
+    const json_t *b = json_object_get(pts, "buckets");
+    const json_t *ends = json_object_get(raw, "end_ms");
+    const json_t *d = json_object_get(raw, "d"), *s = json_object_get(raw, "s");
+    const size_t m = json_array_size(ends);
+    const double delta_s = num(raw, "granularity_s");
+    /* an open side: the first interval's start, the last's end */
+    const double start_ms =
+        isnan(from_ms) ? at_or_nan(ends, 0) - delta_s * 1000 : from_ms;
+    const double end_ms = isnan(to_ms) ? at_or_nan(ends, m - 1) : to_ms;
+    const double width_ms = (end_ms - start_ms) / (double)n;
+    struct ref_bucket *ref = malloc(n * sizeof *ref);
+
+    assert_non_null(ref);
+    assert_true(m > n); /* more intervals than buckets: some share one */
+    assert_null(json_object_get(pts, "end_ms"));
+    assert_null(json_object_get(pts, "d"));
+    assert_rel(num(b, "n"), (double)n, 0);
+    assert_rel(num(b, "width_ms"), width_ms, 1e-9 * width_ms);
+    for (size_t k = 0; k < n; k++)
+        ref[k] = (struct ref_bucket){NAN, NAN, NAN, NAN};
+    for (size_t i = 0; i < m; i++) {
+        size_t k = bucket_of(at_or_nan(ends, i), delta_s, start_ms, width_ms, n);
+        ref_add(at_or_nan(d, i), &ref[k].d_min, &ref[k].d_max);
+        ref_add(at_or_nan(s, i), &ref[k].s_min, &ref[k].s_max);
+    }
+    const char *names[] = {"d_min", "d_max", "s_min", "s_max", "start_ms", "end_ms"};
+    for (size_t a = 0; a < 6; a++)
+        assert_int_equal(json_array_size(json_object_get(b, names[a])), n);
+    size_t empty = 0;
+    for (size_t k = 0; k < n; k++) {
+        assert_same_or_null(at_or_nan(json_object_get(b, "d_min"), k), ref[k].d_min);
+        assert_same_or_null(at_or_nan(json_object_get(b, "d_max"), k), ref[k].d_max);
+        assert_same_or_null(at_or_nan(json_object_get(b, "s_min"), k), ref[k].s_min);
+        assert_same_or_null(at_or_nan(json_object_get(b, "s_max"), k), ref[k].s_max);
+        assert_rel(at_or_nan(json_object_get(b, "start_ms"), k),
+                   start_ms + (double)k * width_ms, 0.5);
+        assert_rel(at_or_nan(json_object_get(b, "end_ms"), k),
+                   start_ms + (double)(k + 1) * width_ms, 0.5);
+        empty += isnan(ref[k].d_max) ? 1 : 0;
+    }
+    print_message("%s: %zu intervals in %zu buckets, %zu without D\n",
+                  json_string_value(json_object_get(pts, "scope")), m, n, empty);
+    /* The range's sums and maxima are the raw answer's. */
+    const json_t *pr = json_object_get(pts, "range"), *rr = json_object_get(raw, "range");
+    assert_rel(num(pr, "intervals"), num(rr, "intervals"), 0);
+    assert_close(num(pr, "sum_d_bytes"), num(rr, "sum_d_bytes"), REL);
+    assert_close(num(pts, "max_d_bytes"), num(raw, "max_d_bytes"), REL);
+    assert_close(num(pts, "max_s_bytes"), num(raw, "max_s_bytes"), REL);
+    free(ref);
+}
+
+/* /coverage?QUERY&points=N against /coverage?QUERY, scope by scope. */
+static void check_points_query(const char *query, size_t n, double from_ms, double to_ms)
+{
+    char path[512];
+
+    snprintf(path, sizeof path, "/api/v1/coverage?%s%spoints=%zu", query,
+             query[0] != '\0' ? "&" : "", n);
+    json_t *pts = get_json(path, 200);
+    snprintf(path, sizeof path, "/api/v1/coverage%s%s", query[0] != '\0' ? "?" : "",
+             query);
+    json_t *raw = get_json(path, 200);
+    const json_t *pl = json_object_get(pts, "filesystems");
+    const json_t *rl = json_object_get(raw, "filesystems");
+
+    assert_int_equal(json_array_size(pl), json_array_size(rl));
+    assert_true(json_array_size(pl) > 0);
+    for (size_t i = 0; i < json_array_size(pl); i++) {
+        const json_t *p = json_array_get(pl, i), *r = json_array_get(rl, i);
+        assert_string_equal(json_string_value(json_object_get(p, "scope")),
+                            json_string_value(json_object_get(r, "scope")));
+        check_buckets_against_raw(p, r, n, from_ms, to_ms);
+    }
+    json_decref(pts);
+    json_decref(raw);
+}
+
+static void points_buckets_are_those_of_the_raw_arrays(void **state)
+{
+    (void)state;
+    /* every scope over its whole span; one file system in a range of 5 h 10 min */
+    check_points_query("", 97, NAN, NAN);
+    check_points_query("fs=scratch2&from=2026-11-20T06:00:00Z&to=1795173000000", 10,
+                       1795154400000.0, 1795173000000.0);
+    check_points_query("fs=all&to=1795150000000", 50, NAN, 1795150000000.0);
+}
+
+static void points_out_of_range_answer_400(void **state)
+{
+    (void)state;
+    expect_error("/api/v1/coverage?points=0", 400, "invalid", "points");
+    expect_error("/api/v1/coverage?points=10001", 400, "invalid", "points");
+    expect_error("/api/v1/coverage?points=-3", 400, "invalid", "points");
+    expect_error("/api/v1/coverage?points=many", 400, "invalid", "points");
+    expect_error("/api/v1/coverage?points=1e3", 400, "invalid", "points");
+    /* the bounds themselves are fine */
+    json_decref(get_json("/api/v1/coverage?fs=scratch1&points=1", 200));
+    json_decref(get_json("/api/v1/coverage?fs=scratch1&points=10000", 200));
+}
+
 /* ---- the lab run --------------------------------------------------------------- */
 
 static int lab_start(void)
@@ -459,12 +609,141 @@ static void lab_coverage_after_analyze_is_the_oracles(void **state)
     json_decref(groups);
 }
 
+/* ---- long ranges: synthetic stored coverages ----------------------------------- */
+
+/* Two stored coverages of 60 s intervals from LONG_T0_S, made in SQL: "all" over 45
+ * days (64,800 intervals, past the raw form's 60,480) and "fs:year" over a year
+ * (525,600). Interval g (1-based) ends at T0 + 60·g; its D and S are the functions
+ * below, with holes (null) every 97th and 211th. */
+#define LONG_T0_S    1795132800.0
+#define LONG_DELTA_S 60.0
+#define LONG_ALL_N   64800
+#define LONG_YEAR_N  525600
+#define LONG_D_SQL                                                                       \
+    "CASE WHEN g %% 97 = 0 THEN NULL ELSE ((g * 7919) %% 1000 + 1) * 1e6 END"
+#define LONG_S_SQL                                                                       \
+    "CASE WHEN g %% 211 = 0 THEN NULL ELSE ((g * 104729) %% 997 + 1) * 1e7 END"
+
+static double long_d(long long g)
+{
+    return g % 97 == 0 ? (double)NAN : (double)((g * 7919) % 1000 + 1) * 1e6;
+}
+
+static double long_s(long long g)
+{
+    return g % 211 == 0 ? (double)NAN : (double)((g * 104729) % 997 + 1) * 1e7;
+}
+
+/* Stores scope with n intervals; 0 on success. */
+static int long_store(const char *scope, long n)
+{
+    char sql[1024], count[32];
+
+    snprintf(sql, sizeof sql,
+             "WITH c AS (INSERT INTO coverage (scope, granularity_s, sum_d_bytes, "
+             "sum_s_bytes, intervals, d_total_bytes, log_start_s, log_end_s) VALUES "
+             "($1, %g, 0, 0, 0, 0, %.17g, %.17g) RETURNING 1) SELECT count(*) FROM c",
+             LONG_DELTA_S, LONG_T0_S, LONG_T0_S + LONG_DELTA_S * (double)n);
+    char *v = pgfixture_query(&fx.db, sql, scope);
+    int rc = v != NULL && strcmp(v, "1") == 0 ? 0 : -1;
+    free(v);
+    snprintf(
+        sql, sizeof sql,
+        "WITH i AS (INSERT INTO coverage_intervals (scope, end_s, d_bytes, s_bytes) "
+        "SELECT $1, %.17g + %g * g, " LONG_D_SQL ", " LONG_S_SQL
+        " FROM generate_series(1::bigint, %ld) g RETURNING 1) SELECT count(*) FROM i",
+        LONG_T0_S, LONG_DELTA_S, n);
+    v = rc == 0 ? pgfixture_query(&fx.db, sql, scope) : NULL;
+    snprintf(count, sizeof count, "%ld", n);
+    rc = v != NULL && strcmp(v, count) == 0 ? 0 : -1;
+    free(v);
+    return rc;
+}
+
+static int long_start(void)
+{
+    memset(&fx, 0, sizeof fx);
+    if (pgfixture_start(&fx.db) != 0 || pgfixture_cmd(&fx.db, "--quiet db migrate") != 0)
+        return -1;
+    if (long_store("all", LONG_ALL_N) != 0 || long_store("fs:year", LONG_YEAR_N) != 0)
+        return -1;
+    return server_start(&fx.srv, &fx.db, NULL);
+}
+
+/* The buckets of one scope of n_intervals (fs=fs) downsampled to n, against those
+ * made here from the functions the intervals were stored with. */
+static void check_long_scope(const char *fs, long n_intervals, size_t n)
+{
+    char path[256];
+    double max_d = 0, max_s = 0;
+    const double start_ms = LONG_T0_S * 1000;
+    const double width_ms = LONG_DELTA_S * 1000 * (double)n_intervals / (double)n;
+    struct ref_bucket *ref = malloc(n * sizeof *ref);
+
+    assert_non_null(ref);
+    snprintf(path, sizeof path, "/api/v1/coverage?fs=%s&points=%zu", fs, n);
+    json_t *j = get_json(path, 200);
+    const json_t *one = json_array_get(json_object_get(j, "filesystems"), 0);
+    const json_t *b = json_object_get(one, "buckets");
+    for (long long g = 1; g <= n_intervals; g++) {
+        max_d = isnan(long_d(g)) ? max_d : fmax(max_d, long_d(g));
+        max_s = isnan(long_s(g)) ? max_s : fmax(max_s, long_s(g));
+    }
+    for (size_t k = 0; k < n; k++)
+        ref[k] = (struct ref_bucket){NAN, NAN, NAN, NAN};
+    for (long long g = 1; g <= n_intervals; g++) {
+        double end_ms = (LONG_T0_S + LONG_DELTA_S * (double)g) * 1000;
+        size_t k = bucket_of(end_ms, LONG_DELTA_S, start_ms, width_ms, n);
+        ref_add(long_d(g) / max_d, &ref[k].d_min, &ref[k].d_max);
+        ref_add(long_s(g) / max_s, &ref[k].s_min, &ref[k].s_max);
+    }
+    assert_rel(num(one, "max_d_bytes"), max_d, 0);
+    assert_rel(num(one, "max_s_bytes"), max_s, 0);
+    assert_rel(num(json_object_get(one, "range"), "intervals"),
+               (double)(n_intervals - n_intervals / 97 - n_intervals / 211 +
+                        n_intervals / (97 * 211)),
+               0);
+    assert_rel(num(b, "width_ms"), width_ms, 1e-12 * width_ms);
+    assert_rel(at_or_nan(json_object_get(b, "start_ms"), 0), start_ms, 0);
+    assert_rel(at_or_nan(json_object_get(b, "end_ms"), n - 1),
+               start_ms + width_ms * (double)n, 0.5);
+    for (size_t k = 0; k < n; k++) {
+        assert_same_or_null(at_or_nan(json_object_get(b, "d_min"), k), ref[k].d_min);
+        assert_same_or_null(at_or_nan(json_object_get(b, "d_max"), k), ref[k].d_max);
+        assert_same_or_null(at_or_nan(json_object_get(b, "s_min"), k), ref[k].s_min);
+        assert_same_or_null(at_or_nan(json_object_get(b, "s_max"), k), ref[k].s_max);
+    }
+    free(ref);
+    json_decref(j);
+}
+
+static void forty_five_days_answer_with_points_and_refuse_raw(void **state)
+{
+    (void)state;
+    /* 64,800 intervals: the raw form refuses, naming from (no range given) */
+    expect_error("/api/v1/coverage?fs=all", 400, "invalid", "from");
+    expect_error("/api/v1/coverage", 400, "invalid", "from");
+    check_long_scope("all", LONG_ALL_N, 450);
+    check_long_scope("all", LONG_ALL_N, 10000);
+}
+
+static void a_year_of_60_s_answers_with_points(void **state)
+{
+    (void)state;
+    expect_error("/api/v1/coverage?fs=year", 400, "invalid", "from");
+    check_long_scope("year", LONG_YEAR_N, 1400);
+    /* both scopes at once */
+    json_t *j = get_json("/api/v1/coverage?points=800", 200);
+    assert_int_equal(json_array_size(json_object_get(j, "filesystems")), 2);
+    json_decref(j);
+}
+
 /* ---- one fixture at a time --------------------------------------------------- */
 
 /* The suite's tests run on one of two databases, made when its first test comes and
  * dropped when a test of the other comes (pgfixture: one after another), so that one
  * cmocka group (one summary) covers both. A fixture that failed is not retried. */
-enum fixture { FIX_NONE, FIX_SAMPLE, FIX_LAB, FIX_COUNT };
+enum fixture { FIX_NONE, FIX_SAMPLE, FIX_LAB, FIX_LONG, FIX_COUNT };
 
 static enum fixture current = FIX_NONE;
 static bool broken[FIX_COUNT];
@@ -478,7 +757,10 @@ static int use(enum fixture want)
     if (current != FIX_NONE)
         fixture_stop();
     current = FIX_NONE;
-    if ((want == FIX_SAMPLE ? sample_start() : lab_start()) != 0) {
+    int rc = want == FIX_SAMPLE ? sample_start()
+             : want == FIX_LAB  ? lab_start()
+                                : long_start();
+    if (rc != 0) {
         broken[want] = true;
         fixture_stop();
         return -1;
@@ -499,6 +781,12 @@ static int use_lab(void **state)
     return use(FIX_LAB);
 }
 
+static int use_long(void **state)
+{
+    (void)state;
+    return use(FIX_LONG);
+}
+
 static int group_teardown(void **state)
 {
     (void)state;
@@ -510,6 +798,7 @@ static int group_teardown(void **state)
 
 #define SAMPLE_TEST(f) cmocka_unit_test_setup(f, use_sample)
 #define LAB_TEST(f)    cmocka_unit_test_setup(f, use_lab)
+#define LONG_TEST(f)   cmocka_unit_test_setup(f, use_long)
 
 int main(void)
 {
@@ -519,10 +808,14 @@ int main(void)
         SAMPLE_TEST(from_and_to_keep_the_intervals_that_overlap_them),
         SAMPLE_TEST(group_table_is_numpys_over_the_exported_jobs),
         SAMPLE_TEST(bad_queries_answer_as_interfaces_says),
+        SAMPLE_TEST(points_buckets_are_those_of_the_raw_arrays),
+        SAMPLE_TEST(points_out_of_range_answer_400),
         /* In this order: the lab's tables and coverage are not stored until the
          * second test runs analyze. */
         LAB_TEST(table_and_coverage_answer_404_before_analyze),
         LAB_TEST(lab_coverage_after_analyze_is_the_oracles),
+        LONG_TEST(forty_five_days_answer_with_points_and_refuse_raw),
+        LONG_TEST(a_year_of_60_s_answers_with_points),
     };
 
     return cmocka_run_group_tests(tests, NULL, group_teardown);
