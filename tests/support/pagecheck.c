@@ -653,6 +653,15 @@ int pagecheck_open(struct webdriver *wd, const char *url, size_t *console_errors
     return rc;
 }
 
+size_t pagecheck_views(struct webdriver *wd, int port, const char *token,
+                       struct pagecheck_counts *c)
+{
+    size_t problems = pagecheck_groups(wd, port, token, c);
+    problems += pagecheck_coverage(wd, port, token, c);
+    problems += pagecheck_slowdowns(wd, port, token, c);
+    return problems + pagecheck_prediction(wd, port, token, c);
+}
+
 /* The <p class="error"> elements of the page, each printed; their number. */
 static size_t errors_shown(struct webdriver *wd)
 {
@@ -692,10 +701,7 @@ int pagecheck_page(struct webdriver *wd, int port, const char *path, const char 
     const size_t shown = errors_shown(wd);
     c->console_errors += console_errors;
     c->errors_shown += shown;
-    size_t problems = pagecheck_groups(wd, port, token, c);
-    problems += pagecheck_coverage(wd, port, token, c);
-    problems += pagecheck_slowdowns(wd, port, token, c);
-    problems += pagecheck_prediction(wd, port, token, c);
+    const size_t problems = pagecheck_views(wd, port, token, c);
     fprintf(stderr,
             "pagecheck %s: %zu groups, %zu charts and %zu tables compared, %zu numbers "
             "(%zu points, %zu buckets), %zu off, %zu missing, %zu errors shown, %zu "

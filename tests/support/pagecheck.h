@@ -42,11 +42,16 @@ int pagecheck_open(struct webdriver *wd, const char *url, size_t *console_errors
 int pagecheck_page(struct webdriver *wd, int port, const char *path, const char *token,
                    struct pagecheck_counts *counts);
 
-/* The parts of pagecheck_page, on the page already open in wd; each adds to c and
- * returns the problems it found (0: none). */
+/* The parts of pagecheck_page, on the page already open in wd (the API asked with
+ * token, NULL: none); each adds to c and returns the problems it found (0: none).
+ * pagecheck_views: all of them. */
+size_t pagecheck_views(struct webdriver *wd, int port, const char *token,
+                       struct pagecheck_counts *c);
 size_t pagecheck_groups(struct webdriver *wd, int port, const char *token,
                         struct pagecheck_counts *c);
-/* The sweep chart key (a Vega view of the page or of `report sweep`) against every
+/* The coverage chart against /coverage?fs=all&points=N (and &from=&to= once a drag
+ * zoomed it), N the figure's data-points. The sweep chart key (a Vega view of the page
+ * or of `report sweep`) against every
  * pair group g (an object of /api/v1/groups) has stored: its stored.sweeps, or every
  * pair that answers when the list does not say. */
 size_t pagecheck_sweep(struct webdriver *wd, int port, const char *token, const json_t *g,
