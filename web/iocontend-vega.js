@@ -21,12 +21,11 @@ function (util, dataflow, transforms, viewTransforms, encode, parser, view, scen
 
   // v as a person reads it in unit: bytes ("B", "B/s") with binary prefixes, seconds
   // ("s") as s, min or h, other units with SI prefixes; "" for no number. The prefix
-  // is v's own, or with ref (a number, or a scale's domain) that of ref's largest
-  // magnitude, so that an axis writes all its ticks in one (0.2 TiB, not 205 GiB).
+  // is v's own, or with ref (a scale's domain) the axis's (axisFactor), so that an
+  // axis writes all its ticks in one.
   function human(v, unit, ref) {
     if (typeof v !== "number" || !isFinite(v)) return "";
-    const r = Array.isArray(ref) ? Math.max(...ref.map(Math.abs)) : ref;
-    const f = factor(typeof r === "number" && isFinite(r) ? r : v, unit);
+    const f = Array.isArray(ref) ? axisFactor(ref, unit) : factor(v, unit);
     const text = short(v / f);
     if (unit === "B" || unit === "B/s") {
       return text + " " + BINARY[Math.round(Math.log(f) / Math.log(1024))] +
@@ -49,10 +48,25 @@ function (util, dataflow, transforms, viewTransforms, encode, parser, view, scen
     while (a >= f * 1000 && f < Math.pow(1000, DECIMAL.length - 1)) f *= 1000;
     return f;
   }
+  // The step of steps(lo, hi, count).
+  function stepOf(lo, hi, count) {
+    const raw = (hi - lo) / Math.max(1, count), p = Math.pow(10, Math.floor(Math.log10(raw)));
+    return [1, 2, 5, 10].map(m => m * p).find(s => s >= raw) || 10 * p;
+  }
+  // The prefix an axis over domain d writes its ticks in: the largest whose tick step
+  // is a whole number of it (10 min steps, not 0.167 h; 200 GiB, not 0.195 TiB).
+  function axisFactor(d, unit) {
+    const lo = Math.min(d[0], d[d.length - 1]), hi = Math.max(d[0], d[d.length - 1]);
+    let f = factor(Math.max(Math.abs(lo), Math.abs(hi)), unit);
+    if (!isFinite(lo) || !isFinite(hi) || hi <= lo) return f;
+    const smaller = unit === "s" ? {3600: 60, 60: 1} : null;
+    const base = unit === "B" || unit === "B/s" ? 1024 : 1000;
+    while (f > 1 && stepOf(lo / f, hi / f, 6) < 1) f = smaller ? smaller[f] : f / base;
+    return f;
+  }
   // Nice steps (1, 2, 5 times a power of ten) of [lo, hi] in about count steps.
   function steps(lo, hi, count) {
-    const raw = (hi - lo) / Math.max(1, count), p = Math.pow(10, Math.floor(Math.log10(raw)));
-    const step = [1, 2, 5, 10].map(m => m * p).find(s => s >= raw) || 10 * p;
+    const step = stepOf(lo, hi, count);
     const out = [];
     for (let t = Math.ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) {
       out.push(Math.abs(t) < step * 1e-9 ? 0 : Number(t.toPrecision(12)));
@@ -73,7 +87,7 @@ function (util, dataflow, transforms, viewTransforms, encode, parser, view, scen
       return steps(Math.log10(lo), Math.log10(hi), count).map(e => Math.pow(10, e))
         .filter(t => t >= lo && t <= hi);
     }
-    const f = factor(Math.max(Math.abs(lo), Math.abs(hi)), unit);
+    const f = axisFactor(d, unit);
     const out = steps(lo / f, hi / f, count).map(t => t * f);
     return log ? out.filter(t => t > 0) : out;
   }
