@@ -655,6 +655,60 @@ without_the_token_the_page_says_the_api_refused_and_shows_no_table(void **state)
     free(dom);
 }
 
+/* A request that fails shows the API's message where its chart would be, and the
+ * other charts still draw: here the second group's /table and /points answer 503 with
+ * the API's error body (the page's fetch is wrapped, then the page runs again). */
+static void one_group_failing_never_stops_the_others(void **state)
+{
+    json_t *groups = groups_listed();
+    const json_t *list = json_object_get(groups, "groups");
+    const char *bad = json_string_value(json_object_get(json_array_get(list, 1), "id"));
+
+    (void)state;
+    free(rendered(fx.main.port, "/"));
+    json_t *args = json_pack("[s]", bad);
+    json_t *done = webdriver_run(
+        &fx.web,
+        "const done = arguments[arguments.length - 1], bad = arguments[0];"
+        "const real = window.fetch;"
+        "window.fetch = (url, o) => /\\/groups\\/[^/]+\\/(table|points)/.test(url) &&"
+        " url.includes('/groups/' + bad + '/') ? Promise.resolve(new Response("
+        "JSON.stringify({error: {status: 'db', message: 'the database is away (2.385 "
+        "s)'}}),"
+        " {status: 503})) : real(url, o);"
+        "document.getElementById('token-forget').click();"
+        "window.iocontendDone.then(() => done(1), e => done(String(e)));",
+        args, 1);
+    json_decref(args);
+    assert_int_equal(json_integer_value(done), 1);
+    json_decref(done);
+    json_t *shown =
+        webdriver_run(&fx.web,
+                      "return [...document.querySelectorAll('p.error')].map(p => "
+                      "p.dataset.chart + ': ' +"
+                      " p.textContent).sort();",
+                      NULL, 0);
+    char want[2][200];
+    snprintf(want[0], sizeof want[0],
+             "%s/histogram: the API answered 503: the database is away (2.385 s)", bad);
+    snprintf(want[1], sizeof want[1],
+             "%s/scatter: the API answered 503: the database is away (2.385 s)", bad);
+    assert_int_equal(json_array_size(shown), 2);
+    assert_string_equal(json_string_value(json_array_get(shown, 0)), want[0]);
+    assert_string_equal(json_string_value(json_array_get(shown, 1)), want[1]);
+    json_decref(shown);
+    /* every other chart: the other groups' three, this one's sweep, the coverage */
+    json_t *drawn = webdriver_run(
+        &fx.web,
+        "return Object.keys(window.iocontendViews).filter(k =>"
+        " document.querySelector('figure[data-chart=\"' + k + '\"]')).length;",
+        NULL, 0);
+    assert_int_equal(json_integer_value(drawn),
+                     (json_int_t)(3 * json_array_size(list) - 1));
+    json_decref(drawn);
+    json_decref(groups);
+}
+
 /* With a token configured the page says the API refused it; once the token is typed
  * into the page's field (and Enter pressed) every chart draws with no console error,
  * each equal to the API's, and a reload keeps the token (session storage). */
@@ -738,6 +792,7 @@ int main(void)
         cmocka_unit_test(
             without_the_token_the_page_says_the_api_refused_and_shows_no_table),
         cmocka_unit_test(with_the_token_typed_into_its_field_every_chart_draws),
+        cmocka_unit_test(one_group_failing_never_stops_the_others),
         cmocka_unit_test(the_whole_page_passes_the_page_check),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
