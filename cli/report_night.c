@@ -483,7 +483,7 @@ static enum status write_csv_section(FILE *fp, const void *ctx, struct error *er
 
 static void html_cell(FILE *fp, const json_t *v)
 {
-    fputs("<td>", fp);
+    fputs(json_is_string(v) ? "<td class=\"t\">" : "<td>", fp);
     if (json_is_string(v)) {
         report_html_text(fp, json_string_value(v));
     } else if (json_is_integer(v)) {
@@ -621,6 +621,7 @@ static void html_slowdowns(FILE *fp, const json_t *doc)
             json_string_value(json_object_get(sl, "x")),
             json_number_value(json_object_get(sl, "granularity_s")),
             (long long)json_integer_value(json_object_get(sl, "apart_total")));
+    fputs("<div id=\"slowdowns-chart\"></div>\n", fp);
     html_table(fp, "slowdowns", ranked, N_OF(ranked), json_object_get(sl, "slowdowns"));
     if (json_array_size(json_object_get(sl, "apart")) > 0) {
         fputs("<h3>Set apart</h3>\n", fp);
@@ -650,15 +651,26 @@ static void html_coverage(FILE *fp, const json_t *doc)
     fputs("<div id=\"coverage-charts\"></div>\n</section>\n", fp);
 }
 
-/* The page's own script: each file system's coverage drawn with the page's chart
- * (web/coverage.vg.json) through iocontend-charts' draw, as views "coverage" (all)
- * and "coverage/NAME"; window.iocontendDone settles once they are drawn. */
+/* The page's own script: the ranked jobs drawn with web/night-slowdowns.vg.json (view
+ * "night/slowdowns") and each file system's coverage with the page's chart
+ * (web/coverage.vg.json, views "coverage" for all and "coverage/NAME"), through
+ * iocontend-charts' draw; window.iocontendDone settles once they are drawn. */
 static const char night_script[] =
     "window.iocontendDone = new Promise(function (ok, no) {\n"
     "  requirejs([\"iocontend-charts\"], function (charts) {\n"
-    "    var cov = window.iocontendNight.coverage, parent = "
-    "document.getElementById(\"coverage-charts\"), drawn = [];\n"
-    "    (cov ? cov.filesystems : []).forEach(function (f) {\n"
+    "    var night = window.iocontendNight, drawn = [];\n"
+    "    var ranked = night.slowdowns ? night.slowdowns.slowdowns : [];\n"
+    "    if (ranked.length > 0) {\n"
+    "      drawn.push(charts.draw(document.getElementById(\"slowdowns-chart\"),\n"
+    "        \"night/slowdowns\", \"night-slowdowns\", {jobs: ranked.map(function (j) {\n"
+    "          return {rank: j.rank, jobid: j.jobid, group: j.group, start_ms: "
+    "j.start_ms,\n"
+    "                  ratio: j.ratio, percentile: j.percentile};\n"
+    "        })}, \"the \" + ranked.length + \" jobs ranked first by ratio, at their "
+    "start\"));\n"
+    "    }\n"
+    "    var parent = document.getElementById(\"coverage-charts\");\n"
+    "    (night.coverage ? night.coverage.filesystems : []).forEach(function (f) {\n"
     "      var rows = [];\n"
     "      [[\"servers\", f.s], [\"jobs\", f.d]].forEach(function (p) {\n"
     "        f.end_ms.forEach(function (t, i) {\n"
@@ -688,7 +700,7 @@ static void write_html(FILE *fp, const json_t *doc, const char *text,
     fputs("<style>body{font-family:sans-serif;margin:2em;max-width:72em}"
           "table{border-collapse:collapse;margin:0.5em 0 1.5em}"
           "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right;"
-          "font-size:0.85em}p.note{color:#444}"
+          "font-size:0.85em}td.t{text-align:left}p.note{color:#444}"
           "figcaption{font-size:0.85em;color:#444}</style>\n",
           fp);
     report_html_library(fp, assets);
@@ -868,7 +880,7 @@ static bool needs_a_look(const struct night *n)
 
 int cmd_report_night(struct app_config *cfg, int argc, char **argv)
 {
-    static const char *const specs[] = {"coverage"};
+    static const char *const specs[] = {"coverage", "night-slowdowns"};
     struct night_args a;
     struct db *db = NULL;
     struct night night;

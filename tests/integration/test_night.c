@@ -552,7 +552,7 @@ static void the_csv_sections_equal_the_json(void **state)
 
 /* ---- HTML in the browser ---------------------------------------------------------------- */
 
-static void the_html_opens_offline_and_draws_the_coverage(void **state)
+static void the_html_opens_offline_and_draws_the_ranking_and_coverage(void **state)
 {
     char out[700], url[800];
     struct webdriver wd;
@@ -611,12 +611,41 @@ static void the_html_opens_offline_and_draws_the_coverage(void **state)
                         json_array_size(rows), want);
         json_decref(rows);
     }
+    /* the ranking's chart holds the ranked jobs' ratios, in rank order */
+    const json_t *ranked = json_object_get(json_object_get(doc, "slowdowns"), "slowdowns");
+    json_t *jobs = webdriver_run(&wd,
+                                 "const v = (window.iocontendViews || {})['night/slowdowns'];"
+                                 "return v ? v.data('jobs') : null;",
+                                 NULL, 0);
+    size_t ratios_ok = 0;
+    for (size_t i = 0; i < json_array_size(jobs) && i < json_array_size(ranked); i++) {
+        const json_t *drawn_job = json_array_get(jobs, i), *want = json_array_get(ranked, i);
+        ratios_ok += json_equal(json_object_get(drawn_job, "jobid"),
+                                json_object_get(want, "jobid")) &&
+                     fabs(json_number_value(json_object_get(drawn_job, "ratio")) -
+                          json_number_value(json_object_get(want, "ratio"))) <=
+                         TOL * json_number_value(json_object_get(want, "ratio"));
+    }
+    const bool ranking_drawn =
+        json_array_size(ranked) > 0 && ratios_ok == json_array_size(ranked) &&
+        json_array_size(jobs) == json_array_size(ranked);
+    json_decref(jobs);
     json_t *dom = webdriver_run(&wd, "return document.body.innerText;", NULL, 0);
     const bool lists_bad = json_is_string(dom) &&
                            strstr(json_string_value(dom), "bad.parser.txt") != NULL;
     json_decref(dom);
+    /* photographed whole under $BUILD/screenshots/, as test_page does the page */
+    const char *build = getenv("BUILD");
     char shot[800];
-    snprintf(shot, sizeof shot, "%s/night-report-1400.png", fx.db.state_dir);
+    snprintf(shot, sizeof shot, "%s/screenshots",
+             build != NULL && build[0] != '\0' ? build : "build");
+    mkdir(shot, 0755);
+    snprintf(shot, sizeof shot, "%s/screenshots/night-report-1400.png",
+             build != NULL && build[0] != '\0' ? build : "build");
+    json_t *height =
+        webdriver_run(&wd, "return document.documentElement.scrollHeight;", NULL, 0);
+    webdriver_resize(&wd, 1400, (int)json_integer_value(height) + 120);
+    json_decref(height);
     webdriver_screenshot(&wd, shot);
     webdriver_stop(&wd);
     const size_t n_fs = json_array_size(fss);
@@ -625,6 +654,7 @@ static void the_html_opens_offline_and_draws_the_coverage(void **state)
     assert_int_equal(errors, 0);
     assert_int_equal(requests, 0);
     assert_int_equal(charts_ok, n_fs);
+    assert_true(ranking_drawn);
     assert_true(lists_bad);
 }
 
@@ -687,7 +717,7 @@ int main(void)
         cmocka_unit_test(the_night_lists_the_second_ingest_and_its_quarantined_file),
         cmocka_unit_test(the_slowdowns_and_coverage_equal_the_api),
         cmocka_unit_test(the_csv_sections_equal_the_json),
-        cmocka_unit_test(the_html_opens_offline_and_draws_the_coverage),
+        cmocka_unit_test(the_html_opens_offline_and_draws_the_ranking_and_coverage),
         cmocka_unit_test(bad_periods_and_options_are_usage_errors),
         cmocka_unit_test(help_never_acts),
     };
