@@ -635,8 +635,8 @@ struct json_t *analysis_slowdowns_json(const struct slowdowns *sl);
 struct night_assoc {
     char group[17];
     double granularity_s;
-    char space[16];            /* the stored key's space ("auto", "log", "linear") */
-    char computed_at[40];      /* when its row last changed, RFC 3339 */
+    char space[16];              /* the stored key's space ("auto", "log", "linear") */
+    char computed_at[40];        /* when its row last changed, RFC 3339 */
     struct assoc_result *result; /* the stored object read back; owned */
 };
 
@@ -653,8 +653,8 @@ struct night_group {
  * (runs, quarantine, jobs loaded, associations stored) and the jobs' and samples'
  * for what the cluster did (the slowdowns and the coverage). */
 struct night {
-    double from_s, to_s; /* epoch seconds */
-    char y[40], x[40];   /* the pair: t_d ~ psi_d_read */
+    double from_s, to_s;       /* epoch seconds */
+    char y[40], x[40];         /* the pair: t_d ~ psi_d_read */
     struct db_night_run *runs; /* oldest first; owned */
     size_t n_runs;
     struct db_quarantine_entry *quarantined; /* last seen in the period; owned */
@@ -666,9 +666,9 @@ struct night {
     bool has_slowdowns; /* false: slowdowns_note says why (no samples) */
     struct slowdowns slowdowns;
     char slowdowns_note[200];
-    bool has_coverage; /* false: coverage_note says why (none stored) */
-    struct coverage_answer coverage; /* its arrays below; every scope served */
-    struct db_coverage *coverage_scopes;         /* owned */
+    bool has_coverage;                   /* false: coverage_note says why (none stored) */
+    struct coverage_answer coverage;     /* its arrays below; every scope served */
+    struct db_coverage *coverage_scopes; /* owned */
     struct db_coverage_series *coverage_series; /* owned */
     bool *coverage_served;                      /* owned */
     char coverage_note[200];

@@ -32,14 +32,16 @@ static enum status gather_assoc(struct db *db, struct night *n, struct error *er
 {
     struct db_night_result *rows = NULL;
     size_t n_rows = 0;
-    enum status rc = db_night_results(db, n->from_s, n->to_s, n->y, n->x, &rows, &n_rows,
-                                      err);
+    enum status rc =
+        db_night_results(db, n->from_s, n->to_s, n->y, n->x, &rows, &n_rows, err);
 
     if (rc != STATUS_OK)
         return rc;
     n->assoc = calloc(n_rows + 1, sizeof *n->assoc);
-    if (n->assoc == NULL)
-        rc = error_set(err, STATUS_NOMEM, "associations of the period");
+    if (n->assoc == NULL) {
+        db_night_results_free(rows, n_rows);
+        return error_set(err, STATUS_NOMEM, "associations of the period");
+    }
     for (size_t i = 0; rc == STATUS_OK && i < n_rows; i++) {
         struct night_assoc *a = &n->assoc[i];
         struct error own = {0};
@@ -71,13 +73,17 @@ static enum status gather_groups(struct db *db, struct night *n, struct error *e
 
     if (rc == STATUS_OK)
         rc = db_groups_list(db, &all, &n_all, err);
-    if (rc == STATUS_OK) {
-        n->groups = calloc(n_all + 1, sizeof *n->groups);
-        if (n->groups == NULL)
-            rc = error_set(err, STATUS_NOMEM, "groups of the period");
+    struct night_group *groups =
+        rc == STATUS_OK ? calloc(n_all + 1, sizeof *groups) : NULL;
+    if (groups == NULL) {
+        free(added);
+        free(all);
+        return rc != STATUS_OK ? rc
+                               : error_set(err, STATUS_NOMEM, "groups of the period");
     }
+    n->groups = groups;
     /* db_groups_list orders by jobs; the report lists by id, as the other lists */
-    for (size_t i = 0; rc == STATUS_OK && i < n_all; i++) {
+    for (size_t i = 0; i < n_all; i++) {
         struct night_group g = {.group = all[i]};
         for (size_t k = 0; k < n_added; k++) {
             if (strcmp(added[k].group_id, all[i].id) == 0)
@@ -92,15 +98,15 @@ static enum status gather_groups(struct db *db, struct night *n, struct error *e
         if (g.jobs_added == 0 && g.n_assoc == 0)
             continue;
         size_t at = n->n_groups++;
-        while (at > 0 && strcmp(n->groups[at - 1].group.id, g.group.id) > 0) {
-            n->groups[at] = n->groups[at - 1];
+        while (at > 0 && strcmp(groups[at - 1].group.id, g.group.id) > 0) {
+            groups[at] = groups[at - 1];
             at--;
         }
-        n->groups[at] = g;
+        groups[at] = g;
     }
     free(added);
     free(all);
-    return rc;
+    return STATUS_OK;
 }
 
 /* Who got hurt, as /api/v1/slowdowns?from=&to= answers it; no samples is a note. */
@@ -183,9 +189,10 @@ enum status analysis_night(struct db *db, const struct analysis_settings *s,
     snprintf(out->y, sizeof out->y, "t_d");
     snprintf(out->x, sizeof out->x, "psi_d_read");
     rc = db_night_runs(db, from_s, to_s, &out->runs, &out->n_runs, err);
-    if (rc == STATUS_OK)
+    if (rc == STATUS_OK) {
         rc = db_night_quarantined(db, from_s, to_s, &out->quarantined,
                                   &out->n_quarantined, err);
+    }
     if (rc == STATUS_OK)
         rc = gather_assoc(db, out, err);
     if (rc == STATUS_OK)

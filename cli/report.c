@@ -61,7 +61,7 @@ static double column_value(const struct sweep_point *p, size_t col)
     return p->kde.wr;
 }
 
-void cmd_report_help(FILE *fp)
+static void sweep_help(FILE *fp)
 {
     fprintf(fp,
             "usage: iocontend report sweep --group G [--y M --x M] --out FILE\n"
@@ -77,7 +77,13 @@ void cmd_report_help(FILE *fp)
             "Exit: 0 written; 64 usage; 66 no such group or no sweep stored for it;\n"
             "69 database unavailable, or (html) the chart's files missing: the page's\n"
             "web/ folder, Debian's libjs-vega and libjs-requirejs; 73 FILE cannot be\n"
-            "written.\n\n");
+            "written.\n");
+}
+
+void cmd_report_help(FILE *fp)
+{
+    sweep_help(fp);
+    fputc('\n', fp);
     cmd_report_night_help(fp);
 }
 
@@ -602,8 +608,8 @@ int cmd_report(struct app_config *cfg, int argc, char **argv)
                 return EXIT_USAGE;
             }
             break;
-        case 'h': cmd_report_help(stdout); return EXIT_OK;
-        default: cmd_report_help(stderr); return EXIT_USAGE;
+        case 'h': sweep_help(stdout); return EXIT_OK;
+        default: sweep_help(stderr); return EXIT_USAGE;
         }
     }
     if (optind + 1 < argc) {
@@ -613,7 +619,7 @@ int cmd_report(struct app_config *cfg, int argc, char **argv)
     if (group == NULL || out_path == NULL || (y == NULL) != (x == NULL)) {
         fprintf(stderr, "iocontend report sweep: needs --group and --out, and --y with "
                         "--x or neither\n");
-        cmd_report_help(stderr);
+        sweep_help(stderr);
         return EXIT_USAGE;
     }
     int code = app_db_open(cfg, &db);
@@ -645,7 +651,8 @@ int cmd_report(struct app_config *cfg, int argc, char **argv)
                       g.id, g.name);
         }
         code = EXIT_NOINPUT;
-    } else if (format == REPORT_HTML && report_assets_load(&assets, specs, 1, &err) != STATUS_OK) {
+    } else if (format == REPORT_HTML &&
+               report_assets_load(&assets, specs, 1, &err) != STATUS_OK) {
         log_error("report: the chart's files: %s (the page's web/ folder and Debian's "
                   "libjs-vega and libjs-requirejs)",
                   err.msg);

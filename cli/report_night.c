@@ -241,8 +241,9 @@ static json_t *night_json(const struct night *n)
     ok = ok && put(o, "ingest", ingest_json(n));
     ok = ok && put(o, "quarantined", quarantined_json(n));
     ok = ok && put(o, "groups", groups_json(n));
-    ok = ok && put(o, "slowdowns",
-                   n->has_slowdowns ? analysis_slowdowns_json(&n->slowdowns) : json_null());
+    ok = ok &&
+         put(o, "slowdowns",
+             n->has_slowdowns ? analysis_slowdowns_json(&n->slowdowns) : json_null());
     ok = ok && put(o, "coverage",
                    n->has_coverage ? analysis_coverage_json(&n->coverage) : json_null());
     if (!n->has_slowdowns)
@@ -328,20 +329,30 @@ static void csv_rows(FILE *fp, const char *const *cols, size_t n, const json_t *
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *const run_cols[] = {
-    "id",      "kind",        "started_at", "finished_at", "interrupted_at",
-    "failed",  "seconds",     "files",      "loaded",      "skipped",
-    "quarantined", "jobs",    "samples"};
+    "id",    "kind",   "started_at", "finished_at", "interrupted_at", "failed", "seconds",
+    "files", "loaded", "skipped",    "quarantined", "jobs",           "samples"};
 static const char *const quarantine_cols[] = {"path",    "line",       "status",
                                               "message", "first_seen", "last_seen"};
 static const char *const slowdown_cols[] = {
-    "rank", "id",  "jobid", "group", "start", "start_ms", "end",   "end_ms", "y",
+    "rank", "id",  "jobid", "group", "start", "start_ms",   "end", "end_ms", "y",
     "x",    "q05", "q50",   "q95",   "ratio", "percentile", "cdf", "reason"};
-static const char *const coverage_cols[] = {
-    "fs",           "scope",           "granularity_s",   "coverage",
-    "sum_d_bytes",  "sum_s_bytes",     "intervals",       "d_total_bytes",
-    "log_start",    "log_end",         "computed_at",     "range.coverage",
-    "range.sum_d_bytes", "range.sum_s_bytes", "range.intervals", "max_d_bytes",
-    "max_s_bytes"};
+static const char *const coverage_cols[] = {"fs",
+                                            "scope",
+                                            "granularity_s",
+                                            "coverage",
+                                            "sum_d_bytes",
+                                            "sum_s_bytes",
+                                            "intervals",
+                                            "d_total_bytes",
+                                            "log_start",
+                                            "log_end",
+                                            "computed_at",
+                                            "range.coverage",
+                                            "range.sum_d_bytes",
+                                            "range.sum_s_bytes",
+                                            "range.intervals",
+                                            "max_d_bytes",
+                                            "max_s_bytes"};
 
 /* The section's file name and what writes it from the report object. */
 struct csv_section {
@@ -392,12 +403,12 @@ static void csv_groups(FILE *fp, const json_t *doc)
                 csv_field(fp, json_object_get(a, key[c]));
                 fputc(',', fp);
             }
-            for (size_t c = 0; c < 2 * COEF_COUNT; c++) {
+            for (size_t c = 0; c < (size_t)2 * COEF_COUNT; c++) {
                 const char *name = analysis_coefs[c % COEF_COUNT].name;
                 csv_field(fp, c < COEF_COUNT ? json_object_get(a, name)
                                              : json_object_get(
                                                    json_object_get(a, "p_values"), name));
-                fputc(c + 1 < 2 * COEF_COUNT ? ',' : '\n', fp);
+                fputc(c + 1 < (size_t)2 * COEF_COUNT ? ',' : '\n', fp);
             }
         }
     }
@@ -462,9 +473,9 @@ static void csv_intervals(FILE *fp, const json_t *doc)
 }
 
 static const struct csv_section csv_sections[] = {
-    {"ingest_runs.csv", csv_runs},     {"quarantined.csv", csv_quarantined},
-    {"groups.csv", csv_groups},        {"slowdowns.csv", csv_slowdowns},
-    {"coverage.csv", csv_coverage},    {"coverage_intervals.csv", csv_intervals},
+    {"ingest_runs.csv", csv_runs},  {"quarantined.csv", csv_quarantined},
+    {"groups.csv", csv_groups},     {"slowdowns.csv", csv_slowdowns},
+    {"coverage.csv", csv_coverage}, {"coverage_intervals.csv", csv_intervals},
 };
 
 static enum status write_csv_section(FILE *fp, const void *ctx, struct error *err)
@@ -523,9 +534,9 @@ static void html_ingest(FILE *fp, const json_t *doc)
 {
     const json_t *in = json_object_get(doc, "ingest");
     const json_t *q = json_object_get(doc, "quarantined");
-    static const char *const runs[] = {"id",     "kind",   "started_at", "finished_at",
-                                       "failed", "files",  "loaded",     "skipped",
-                                       "quarantined", "jobs", "samples"};
+    static const char *const runs[] = {
+        "id",     "kind",    "started_at",  "finished_at", "failed", "files",
+        "loaded", "skipped", "quarantined", "jobs",        "samples"};
 
     fprintf(fp,
             "<section id=\"ingest\">\n<h2>Ingested and quarantined</h2>\n<p>%zu ingest "
@@ -602,8 +613,8 @@ static void html_note(FILE *fp, const json_t *doc, const char *section)
 static void html_slowdowns(FILE *fp, const json_t *doc)
 {
     const json_t *sl = json_object_get(doc, "slowdowns");
-    static const char *const ranked[] = {"rank", "jobid", "group", "start", "y",
-                                         "q50",  "ratio", "percentile"};
+    static const char *const ranked[] = {"rank", "jobid", "group", "start",
+                                         "y",    "q50",   "ratio", "percentile"};
     static const char *const apart[] = {"jobid", "group", "start", "reason"};
 
     fputs("<section id=\"slowdowns\">\n<h2>Who got hurt</h2>\n", fp);
@@ -633,9 +644,9 @@ static void html_slowdowns(FILE *fp, const json_t *doc)
 static void html_coverage(FILE *fp, const json_t *doc)
 {
     const json_t *cov = json_object_get(doc, "coverage");
-    static const char *const cols[] = {"fs",          "coverage",       "range.coverage",
-                                       "range.intervals", "granularity_s", "log_start",
-                                       "log_end"};
+    static const char *const cols[] = {
+        "fs",        "coverage", "range.coverage", "range.intervals", "granularity_s",
+        "log_start", "log_end"};
 
     fputs("<section id=\"coverage\">\n<h2>Coverage</h2>\n", fp);
     if (!json_is_object(cov)) {
@@ -871,7 +882,8 @@ static int parse_args(int argc, char **argv, struct night_args *a)
  * interrupted, jobs set apart from the ranking. */
 static bool needs_a_look(const struct night *n)
 {
-    bool look = n->n_quarantined > 0 || (n->has_slowdowns && n->slowdowns.apart_total > 0);
+    bool look =
+        n->n_quarantined > 0 || (n->has_slowdowns && n->slowdowns.apart_total > 0);
 
     for (size_t i = 0; i < n->n_runs; i++)
         look = look || n->runs[i].failed || n->runs[i].interrupted_at[0] != '\0';

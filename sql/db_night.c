@@ -8,7 +8,8 @@
 #include <string.h>
 
 /* An instant as RFC 3339 UTC, to the second ("" for NULL through copy_text). */
-#define UTC_SQL(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+#define UTC_SQL(col)                                                                     \
+    "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
 
 /* The period's bounds as parameters $1 and $2 (epoch seconds). */
 struct period {
@@ -27,11 +28,13 @@ static void period_of(struct period *p, double from_s, double to_s)
 /* A run overlaps the period: started before its end, not ended before its start (a
  * run still going ends now). */
 static const char runs_sql[] =
-    "SELECT id, kind, " UTC_SQL("started_at") ", " UTC_SQL("finished_at") ", "
-    UTC_SQL("interrupted_at") ", failed, seconds, files, loaded, skipped, quarantined, "
-    "jobs, samples FROM ingest_runs WHERE started_at < to_timestamp($2::float8) AND "
-    "coalesce(finished_at, interrupted_at, now()) >= to_timestamp($1::float8) "
-    "ORDER BY started_at, id";
+    "SELECT id, kind, " UTC_SQL("started_at") ", " UTC_SQL("finished_at") ", " UTC_SQL(
+        "interrupted_at") ", failed, seconds, files, loaded, skipped, quarantined, "
+                          "jobs, samples FROM ingest_runs WHERE started_at < "
+                          "to_timestamp($2::float8) AND "
+                          "coalesce(finished_at, interrupted_at, now()) >= "
+                          "to_timestamp($1::float8) "
+                          "ORDER BY started_at, id";
 
 static void fill_run(void *row_out, const PGresult *r, int row)
 {
@@ -55,7 +58,7 @@ static void fill_run(void *row_out, const PGresult *r, int row)
 enum status db_night_runs(struct db *db, double from_s, double to_s,
                           struct db_night_run **out, size_t *n, struct error *err)
 {
-    struct period p;
+    struct period p = {.from = ""};
     void *rows = NULL;
 
     period_of(&p, from_s, to_s);
@@ -66,10 +69,11 @@ enum status db_night_runs(struct db *db, double from_s, double to_s,
 }
 
 static const char quarantined_sql[] =
-    "SELECT path, content_hash, line, status, message, " UTC_SQL("first_seen") ", "
-    UTC_SQL("last_seen") " FROM ingest_errors WHERE last_seen >= "
-    "to_timestamp($1::float8) AND last_seen < to_timestamp($2::float8) "
-    "ORDER BY last_seen DESC, path";
+    "SELECT path, content_hash, line, status, message, " UTC_SQL(
+        "first_seen") ", " UTC_SQL("last_seen") " FROM ingest_errors WHERE last_seen >= "
+                                                "to_timestamp($1::float8) AND last_seen "
+                                                "< to_timestamp($2::float8) "
+                                                "ORDER BY last_seen DESC, path";
 
 static void fill_quarantined(void *row_out, const PGresult *r, int row)
 {
@@ -88,12 +92,13 @@ enum status db_night_quarantined(struct db *db, double from_s, double to_s,
                                  struct db_quarantine_entry **out, size_t *n,
                                  struct error *err)
 {
-    struct period p;
+    struct period p = {.from = ""};
     void *rows = NULL;
 
     period_of(&p, from_s, to_s);
-    enum status rc = fetch_rows(db, quarantined_sql, 2, p.vals, sizeof **out,
-                                fill_quarantined, "quarantine of a period", &rows, n, err);
+    enum status rc =
+        fetch_rows(db, quarantined_sql, 2, p.vals, sizeof **out, fill_quarantined,
+                   "quarantine of a period", &rows, n, err);
     *out = rows;
     return rc;
 }
@@ -107,10 +112,9 @@ static void fill_added(void *row_out, const PGresult *r, int row)
 }
 
 enum status db_night_jobs_added(struct db *db, double from_s, double to_s,
-                                struct db_night_added **out, size_t *n,
-                                struct error *err)
+                                struct db_night_added **out, size_t *n, struct error *err)
 {
-    struct period p;
+    struct period p = {.from = ""};
     void *rows = NULL;
 
     period_of(&p, from_s, to_s);
@@ -136,7 +140,7 @@ enum status db_night_results(struct db *db, double from_s, double to_s, const ch
                              const char *x, struct db_night_result **out, size_t *n,
                              struct error *err)
 {
-    struct period p;
+    struct period p = {.from = ""};
     PGresult *r = NULL;
 
     *out = NULL;
@@ -144,16 +148,16 @@ enum status db_night_results(struct db *db, double from_s, double to_s, const ch
     period_of(&p, from_s, to_s);
     p.vals[2] = y;
     p.vals[3] = x;
-    enum status rc = exec_params(
-        db,
-        "SELECT group_id, granularity_s, space, result::text, "
-        "to_char(computed_at AT TIME ZONE 'UTC', "
-        "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') FROM results "
-        "WHERE kind = 'association' AND y = $3 AND x = $4 AND scope = 'all' "
-        "AND computed_at >= to_timestamp($1::float8) "
-        "AND computed_at < to_timestamp($2::float8) "
-        "ORDER BY group_id, granularity_s, space",
-        4, p.vals, &r, err);
+    enum status rc =
+        exec_params(db,
+                    "SELECT group_id, granularity_s, space, result::text, "
+                    "to_char(computed_at AT TIME ZONE 'UTC', "
+                    "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') FROM results "
+                    "WHERE kind = 'association' AND y = $3 AND x = $4 AND scope = 'all' "
+                    "AND computed_at >= to_timestamp($1::float8) "
+                    "AND computed_at < to_timestamp($2::float8) "
+                    "ORDER BY group_id, granularity_s, space",
+                    4, p.vals, &r, err);
     if (rc != STATUS_OK)
         return rc;
     const size_t rows = (size_t)PQntuples(r);

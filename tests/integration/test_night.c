@@ -106,8 +106,8 @@ static int group_setup(void **state)
     if (pgfixture_cmd(&fx.db, "--quiet --config '%s' ingest darshan '%s'", fx.conf,
                       fx.later) != 1)
         return -1;
-    int rc = pgfixture_cmd(&fx.db, "--quiet --config '%s' analyze --permutations 0",
-                           fx.conf);
+    int rc =
+        pgfixture_cmd(&fx.db, "--quiet --config '%s' analyze --permutations 0", fx.conf);
     if (rc != 0 && rc != 1)
         return -1;
     testutil_sleep_s(0.3);
@@ -135,7 +135,8 @@ static int group_teardown(void **state)
     return 0;
 }
 
-/* ---- helpers ------------------------------------------------------------------------ */
+/* ---- helpers ------------------------------------------------------------------------
+ */
 
 /* Runs `report night --from FROM --to TO --out OUT ARGS` (times in epoch ms);
  * returns its exit status. */
@@ -235,7 +236,8 @@ static long long integer(const json_t *o, const char *key)
     return (long long)json_integer_value(v);
 }
 
-/* ---- what was ingested, quarantined and changed -------------------------------------- */
+/* ---- what was ingested, quarantined and changed --------------------------------------
+ */
 
 static void the_night_lists_the_second_ingest_and_its_quarantined_file(void **state)
 {
@@ -292,8 +294,8 @@ static void the_night_lists_the_second_ingest_and_its_quarantined_file(void **st
     assert_int_equal(integer(a, "d"), integer(api, "d"));
     static const char *const coefs[] = {"pearson", "spearman", "dcor_v", "mi_linfoot"};
     for (size_t i = 0; i < sizeof coefs / sizeof coefs[0]; i++) {
-        assert_true(same(json_object_get(a, coefs[i]), json_object_get(api, coefs[i]),
-                         coefs[i]));
+        assert_true(
+            same(json_object_get(a, coefs[i]), json_object_get(api, coefs[i]), coefs[i]));
     }
     json_decref(api);
     /* nothing ran in that wall-clock period on the jobs' clock */
@@ -308,12 +310,10 @@ static void the_slowdowns_and_coverage_equal_the_api(void **state)
     (void)state;
     json_t *doc = night_json(SAMPLE_FROM_MS, fx.t1_ms, 1); /* 1: jobs set apart */
     /* every run: two of darshan, two of iostat */
-    assert_int_equal(json_array_size(json_object_get(json_object_get(doc, "ingest"),
-                                                     "runs")),
-                     4);
-    assert_int_equal(json_array_size(json_object_get(json_object_get(doc, "groups"),
-                                                     "changed")),
-                     3);
+    assert_int_equal(
+        json_array_size(json_object_get(json_object_get(doc, "ingest"), "runs")), 4);
+    assert_int_equal(
+        json_array_size(json_object_get(json_object_get(doc, "groups"), "changed")), 3);
     snprintf(route, sizeof route, "/api/v1/slowdowns?from=%lld&to=%lld", SAMPLE_FROM_MS,
              fx.t1_ms);
     json_t *api = server_get_json(&fx.srv, route, NULL, 200);
@@ -332,7 +332,8 @@ static void the_slowdowns_and_coverage_equal_the_api(void **state)
     json_decref(doc);
 }
 
-/* ---- CSV ------------------------------------------------------------------------------ */
+/* ---- CSV ------------------------------------------------------------------------------
+ */
 
 /* A CSV file as rows of fields (RFC 4180 quoting; no line ends inside fields here). */
 struct csv {
@@ -397,7 +398,8 @@ static void csv_read(const char *dir, const char *file, struct csv *c)
             if (cols == 0)
                 cols = in_row;
             if (in_row != cols)
-                fail_msg("%s: a row of %zu fields, the header has %zu", file, in_row, cols);
+                fail_msg("%s: a row of %zu fields, the header has %zu", file, in_row,
+                         cols);
             in_row = 0;
         }
     }
@@ -462,9 +464,9 @@ static void the_csv_sections_equal_the_json(void **state)
     assert_int_equal(night(SAMPLE_FROM_MS, fx.t1_ms, dir, "--format csv"), 1);
 
     const json_t *runs = json_object_get(json_object_get(doc, "ingest"), "runs");
-    static const char *const run_cols[] = {"id",      "kind",    "started_at", "failed",
-                                           "seconds", "files",   "loaded",     "skipped",
-                                           "quarantined", "jobs", "samples"};
+    static const char *const run_cols[] = {
+        "id",     "kind",    "started_at",  "failed", "seconds", "files",
+        "loaded", "skipped", "quarantined", "jobs",   "samples"};
     csv_read(dir, "ingest_runs.csv", &c);
     assert_int_equal(c.rows, json_array_size(runs));
     rows_equal(&c, 0, runs, run_cols, sizeof run_cols / sizeof run_cols[0]);
@@ -490,7 +492,7 @@ static void the_csv_sections_equal_the_json(void **state)
             assert_true(field_is(cell(&c, r, "name"), json_object_get(g, "name"), "n"));
             assert_true(field_is(cell(&c, r, "jobs_added"),
                                  json_object_get(g, "jobs_added"), "jobs_added"));
-            static const char *const a_cols[] = {"granularity_s", "space", "d",
+            static const char *const a_cols[] = {"granularity_s", "space",    "d",
                                                  "pearson",       "spearman", "dcor_v",
                                                  "mi_linfoot"};
             for (size_t k2 = 0; k2 < sizeof a_cols / sizeof a_cols[0]; k2++)
@@ -550,7 +552,8 @@ static void the_csv_sections_equal_the_json(void **state)
     json_decref(doc);
 }
 
-/* ---- HTML in the browser ---------------------------------------------------------------- */
+/* ---- HTML in the browser
+ * ---------------------------------------------------------------- */
 
 static void the_html_opens_offline_and_draws_the_ranking_and_coverage(void **state)
 {
@@ -564,11 +567,12 @@ static void the_html_opens_offline_and_draws_the_ranking_and_coverage(void **sta
     assert_int_equal(webdriver_start(&wd, fx.db.state_dir, 1400, 1000), 0);
     snprintf(url, sizeof url, "file://%s", out);
     webdriver_open(&wd, url);
-    json_t *done = webdriver_run(&wd,
-                                 "const done = arguments[arguments.length - 1];"
-                                 "Promise.resolve(window.iocontendDone).then(() => done(1),"
-                                 " e => done(String(e && e.stack || e)));",
-                                 NULL, 1);
+    json_t *done =
+        webdriver_run(&wd,
+                      "const done = arguments[arguments.length - 1];"
+                      "Promise.resolve(window.iocontendDone).then(() => done(1),"
+                      " e => done(String(e && e.stack || e)));",
+                      NULL, 1);
     if (!json_is_integer(done))
         print_error("the report's scripts failed: %s\n", json_string_value(done));
     const bool drawn = json_is_integer(done);
@@ -594,10 +598,11 @@ static void the_html_opens_offline_and_draws_the_ranking_and_coverage(void **sta
         snprintf(key, sizeof key, strcmp(fs, "all") == 0 ? "coverage" : "coverage/%s",
                  fs);
         json_t *args = json_pack("[s]", key);
-        json_t *rows = webdriver_run(&wd,
-                                     "const v = (window.iocontendViews || {})[arguments[0]];"
-                                     "return v ? v.data('series') : null;",
-                                     args, 0);
+        json_t *rows =
+            webdriver_run(&wd,
+                          "const v = (window.iocontendViews || {})[arguments[0]];"
+                          "return v ? v.data('series') : null;",
+                          args, 0);
         json_decref(args);
         size_t want = 0;
         for (size_t k = 0; k < json_array_size(json_object_get(f, "d")); k++) {
@@ -612,27 +617,30 @@ static void the_html_opens_offline_and_draws_the_ranking_and_coverage(void **sta
         json_decref(rows);
     }
     /* the ranking's chart holds the ranked jobs' ratios, in rank order */
-    const json_t *ranked = json_object_get(json_object_get(doc, "slowdowns"), "slowdowns");
-    json_t *jobs = webdriver_run(&wd,
-                                 "const v = (window.iocontendViews || {})['night/slowdowns'];"
-                                 "return v ? v.data('jobs') : null;",
-                                 NULL, 0);
+    const json_t *ranked =
+        json_object_get(json_object_get(doc, "slowdowns"), "slowdowns");
+    json_t *jobs =
+        webdriver_run(&wd,
+                      "const v = (window.iocontendViews || {})['night/slowdowns'];"
+                      "return v ? v.data('jobs') : null;",
+                      NULL, 0);
     size_t ratios_ok = 0;
     for (size_t i = 0; i < json_array_size(jobs) && i < json_array_size(ranked); i++) {
-        const json_t *drawn_job = json_array_get(jobs, i), *want = json_array_get(ranked, i);
+        const json_t *drawn_job = json_array_get(jobs, i),
+                     *want = json_array_get(ranked, i);
         ratios_ok += json_equal(json_object_get(drawn_job, "jobid"),
                                 json_object_get(want, "jobid")) &&
                      fabs(json_number_value(json_object_get(drawn_job, "ratio")) -
                           json_number_value(json_object_get(want, "ratio"))) <=
                          TOL * json_number_value(json_object_get(want, "ratio"));
     }
-    const bool ranking_drawn =
-        json_array_size(ranked) > 0 && ratios_ok == json_array_size(ranked) &&
-        json_array_size(jobs) == json_array_size(ranked);
+    const bool ranking_drawn = json_array_size(ranked) > 0 &&
+                               ratios_ok == json_array_size(ranked) &&
+                               json_array_size(jobs) == json_array_size(ranked);
     json_decref(jobs);
     json_t *dom = webdriver_run(&wd, "return document.body.innerText;", NULL, 0);
-    const bool lists_bad = json_is_string(dom) &&
-                           strstr(json_string_value(dom), "bad.parser.txt") != NULL;
+    const bool lists_bad =
+        json_is_string(dom) && strstr(json_string_value(dom), "bad.parser.txt") != NULL;
     json_decref(dom);
     /* photographed whole under $BUILD/screenshots/, as test_page does the page */
     const char *build = getenv("BUILD");
@@ -658,7 +666,8 @@ static void the_html_opens_offline_and_draws_the_ranking_and_coverage(void **sta
     assert_true(lists_bad);
 }
 
-/* ---- usage ---------------------------------------------------------------------------- */
+/* ---- usage ----------------------------------------------------------------------------
+ */
 
 static void bad_periods_and_options_are_usage_errors(void **state)
 {
@@ -697,7 +706,8 @@ static void help_never_acts(void **state)
 
     (void)state;
     snprintf(out, sizeof out, "%s/help.json", fx.db.state_dir);
-    static const char *const asks[] = {"report night --help --out", "report --help night --out"};
+    static const char *const asks[] = {"report night --help --out",
+                                       "report --help night --out"};
     for (size_t i = 0; i < sizeof asks / sizeof asks[0]; i++) {
         /* help reads no configuration, no database, no file */
         snprintf(cmd, sizeof cmd, "%s '%s' --from bad", asks[i], out);
