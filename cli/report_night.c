@@ -372,46 +372,75 @@ static void csv_quarantined(FILE *fp, const json_t *doc)
              json_object_get(doc, "quarantined"), NULL, NULL);
 }
 
-/* One line per group and stored association; a group with jobs added and no
- * association changed has one line with the association's columns empty. */
-static void csv_groups(FILE *fp, const json_t *doc)
+/* The groups section flat: one row per group and stored association (a group with
+ * jobs added and no association changed has one row, the association's columns
+ * absent), its columns named as in groups.csv. */
+#define GROUP_HEAD 8
+#define GROUP_COLS (GROUP_HEAD + 2 * COEF_COUNT)
+
+struct group_columns {
+    const char *names[GROUP_COLS]; /* the head, the coefficients, their p-values */
+    char p_names[COEF_COUNT][48];  /* "p_value_<coefficient>" */
+};
+
+static void group_columns(struct group_columns *gc)
+{
+    static const char *const head[GROUP_HEAD] = {
+        "group",         "name",  "jobs",        "jobs_added",
+        "granularity_s", "space", "computed_at", "d"};
+
+    for (size_t c = 0; c < GROUP_HEAD; c++)
+        gc->names[c] = head[c];
+    for (size_t c = 0; c < COEF_COUNT; c++) {
+        snprintf(gc->p_names[c], sizeof gc->p_names[c], "p_value_%s",
+                 analysis_coefs[c].name);
+        gc->names[GROUP_HEAD + c] = analysis_coefs[c].name;
+        gc->names[GROUP_HEAD + COEF_COUNT + c] = gc->p_names[c];
+    }
+}
+
+/* A new array of the flat rows (json_decref); NULL without memory. */
+static json_t *group_rows(const json_t *doc, const struct group_columns *gc)
 {
     const json_t *changed = json_object_get(json_object_get(doc, "groups"), "changed");
-    const json_t *g;
+    json_t *g, *rows = json_array();
     size_t i;
 
-    fputs("group,name,jobs,jobs_added,granularity_s,space,computed_at,d", fp);
-    for (size_t c = 0; c < COEF_COUNT; c++)
-        fprintf(fp, ",%s", analysis_coefs[c].name);
-    for (size_t c = 0; c < COEF_COUNT; c++)
-        fprintf(fp, ",p_value_%s", analysis_coefs[c].name);
-    fputc('\n', fp);
     json_array_foreach(changed, i, g)
     {
         const json_t *list = json_object_get(g, "associations");
         const size_t n = json_array_size(list);
-        for (size_t k = 0; k < (n > 0 ? n : 1); k++) {
+        for (size_t k = 0; rows != NULL && k < (n > 0 ? n : 1); k++) {
             const json_t *a = json_array_get(list, k); /* NULL: none */
-            static const char *const head[] = {"group", "name", "jobs", "jobs_added"};
-            static const char *const key[] = {"granularity_s", "space", "computed_at",
-                                              "d"};
-            for (size_t c = 0; c < N_OF(head); c++) {
-                csv_field(fp, json_object_get(g, head[c]));
-                fputc(',', fp);
+            const json_t *p = json_object_get(a, "p_values");
+            json_t *row = json_object();
+            if (json_array_append_new(rows, row) != 0) {
+                json_decref(rows);
+                return NULL;
             }
-            for (size_t c = 0; c < N_OF(key); c++) {
-                csv_field(fp, json_object_get(a, key[c]));
-                fputc(',', fp);
-            }
-            for (size_t c = 0; c < (size_t)2 * COEF_COUNT; c++) {
-                const char *name = analysis_coefs[c % COEF_COUNT].name;
-                csv_field(fp, c < COEF_COUNT ? json_object_get(a, name)
-                                             : json_object_get(
-                                                   json_object_get(a, "p_values"), name));
-                fputc(c + 1 < (size_t)2 * COEF_COUNT ? ',' : '\n', fp);
+            for (size_t c = 0; c < GROUP_COLS; c++) {
+                /* the group's four, the association's, then its p-values */
+                const json_t *from = c < 4 ? g : c < GROUP_HEAD + COEF_COUNT ? a : p;
+                const char *key = c < GROUP_HEAD + COEF_COUNT
+                                      ? gc->names[c]
+                                      : analysis_coefs[c - GROUP_HEAD - COEF_COUNT].name;
+                json_t *v = json_object_get(from, key);
+                if (v != NULL)
+                    json_object_set(row, gc->names[c], v);
             }
         }
     }
+    return rows;
+}
+
+static void csv_groups(FILE *fp, const json_t *doc)
+{
+    struct group_columns gc;
+
+    group_columns(&gc);
+    json_t *rows = group_rows(doc, &gc);
+    csv_rows(fp, gc.names, GROUP_COLS, rows, NULL, NULL);
+    json_decref(rows);
 }
 
 /* The ranked jobs, then those set apart (list = ranked | apart). */
@@ -562,41 +591,17 @@ static void html_ingest(FILE *fp, const json_t *doc)
 static void html_groups(FILE *fp, const json_t *doc)
 {
     const json_t *g = json_object_get(doc, "groups");
-    const json_t *changed = json_object_get(g, "changed"), *row;
-    size_t i;
+    struct group_columns gc;
 
+    group_columns(&gc);
+    json_t *rows = group_rows(doc, &gc);
     fputs("<section id=\"groups\">\n<h2>Groups that changed</h2>\n", fp);
-    if (json_array_size(changed) == 0)
+    if (json_array_size(rows) == 0)
         fputs("<p>No group gained jobs or had its association recomputed.</p>\n", fp);
-    fputs("<table class=\"groups\"><tr><th>group</th><th>name</th><th>jobs</th>"
-          "<th>jobs added</th><th>granularity_s</th><th>space</th><th>computed_at</th>"
-          "<th>d</th>",
-          fp);
-    for (size_t c = 0; c < COEF_COUNT; c++)
-        fprintf(fp, "<th>%s</th>", analysis_coefs[c].name);
-    fputs("<th>p (pearson)</th></tr>\n", fp);
-    json_array_foreach(changed, i, row)
-    {
-        const json_t *list = json_object_get(row, "associations");
-        const size_t n = json_array_size(list);
-        for (size_t k = 0; k < (n > 0 ? n : 1); k++) {
-            const json_t *a = json_array_get(list, k);
-            fputs("<tr>", fp);
-            html_cell(fp, json_object_get(row, "group"));
-            html_cell(fp, json_object_get(row, "name"));
-            html_cell(fp, json_object_get(row, "jobs"));
-            html_cell(fp, json_object_get(row, "jobs_added"));
-            html_cell(fp, json_object_get(a, "granularity_s"));
-            html_cell(fp, json_object_get(a, "space"));
-            html_cell(fp, json_object_get(a, "computed_at"));
-            html_cell(fp, json_object_get(a, "d"));
-            for (size_t c = 0; c < COEF_COUNT; c++)
-                html_cell(fp, json_object_get(a, analysis_coefs[c].name));
-            html_cell(fp, json_object_get(json_object_get(a, "p_values"), "pearson"));
-            fputs("</tr>\n", fp);
-        }
-    }
-    fputs("</table>\n<p class=\"note\">", fp);
+    /* the head, the coefficients and Pearson's p-value: the others are in the CSV */
+    html_table(fp, "groups", gc.names, GROUP_HEAD + COEF_COUNT + 1, rows);
+    json_decref(rows);
+    fputs("<p class=\"note\">", fp);
     report_html_text(fp, json_string_value(json_object_get(g, "history")));
     fputs("</p>\n</section>\n", fp);
 }
