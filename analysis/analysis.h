@@ -687,6 +687,65 @@ enum status analysis_points(struct db *db, const struct analysis_settings *s,
                             struct error *err) MUST_CHECK;
 void points_clear(struct points_result *p);
 
+/* ---- the night report (night.c; README "report night") -------------------------- */
+
+/* A stored association of the night's pair, changed in the period. */
+struct night_assoc {
+    char group[17];
+    double granularity_s;
+    char space[16];              /* the stored key's space ("auto", "log", "linear") */
+    char computed_at[40];        /* when its row last changed, RFC 3339 */
+    struct assoc_result *result; /* the stored object read back; owned */
+};
+
+/* A group that changed in the period: jobs added, or its association recomputed. */
+struct night_group {
+    struct db_group group; /* id, name, key and its jobs now */
+    long jobs_added;       /* jobs loaded in the period */
+    size_t first_assoc;    /* its associations: night.assoc[first_assoc ..] */
+    size_t n_assoc;
+};
+
+/* What an administrator reads in the morning of [from_s, to_s) (README "report
+ * night"). The period is read on two clocks: the database's for what iocontend did
+ * (runs, quarantine, jobs loaded, associations stored) and the jobs' and samples'
+ * for what the cluster did (the slowdowns and the coverage). */
+struct night {
+    double from_s, to_s;       /* epoch seconds */
+    char y[40], x[40];         /* the pair: t_d ~ psi_d_read */
+    struct db_night_run *runs; /* oldest first; owned */
+    size_t n_runs;
+    struct db_quarantine_entry *quarantined; /* last seen in the period; owned */
+    size_t n_quarantined;
+    struct night_group *groups; /* by id; owned */
+    size_t n_groups;
+    struct night_assoc *assoc; /* by group, granularity, space; owned */
+    size_t n_assoc;
+    bool has_slowdowns; /* false: slowdowns_note says why (no samples) */
+    struct slowdowns slowdowns;
+    char slowdowns_note[200];
+    bool has_coverage;                   /* false: coverage_note says why (none stored) */
+    struct coverage_answer coverage;     /* its arrays below; every scope served */
+    struct db_coverage *coverage_scopes; /* owned */
+    struct db_coverage_series *coverage_series; /* owned */
+    bool *coverage_served;                      /* owned */
+    char coverage_note[200];
+};
+
+/* Gathers the night report of [from_s, to_s) (both finite, from_s < to_s): the ingest
+ * runs that overlap it and the files last seen quarantined in it; each group with
+ * jobs loaded in it or whose stored t_d ~ psi_d_read association (scope all) changed
+ * in it, with those associations; who got hurt, as analysis_slowdowns at the base
+ * granularity with at most limit jobs of each list; and the coverage of every stored
+ * scope over the intervals that overlap the period, as /api/v1/coverage serves it.
+ * No samples loaded and no coverage stored are notes, not failures. *out is filled
+ * (night_clear, also on failure). STATUS_INVALID for the period; STATUS_DB;
+ * STATUS_NOMEM; STATUS_INTERNAL for a stored association that does not read. */
+enum status analysis_night(struct db *db, const struct analysis_settings *s,
+                           double from_s, double to_s, size_t limit, struct night *out,
+                           struct error *err) MUST_CHECK;
+void night_clear(struct night *n);
+
 /* ---- JSON pieces the front ends share -----------------------------------------------
  */
 

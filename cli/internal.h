@@ -145,6 +145,48 @@ void cmd_unload_help(FILE *fp);
 void cmd_darshan_help(FILE *fp);
 void cmd_slowdowns_help(FILE *fp);
 
+/* ---- the reports (report.c; report_night.c) ---- */
+
+enum report_format { REPORT_HTML, REPORT_CSV, REPORT_JSON };
+
+#define REPORT_ASSETS_MAX 64 /* Vega's modules a report may inline */
+#define REPORT_SPECS_MAX  4  /* chart specifications a report may inline */
+
+/* What an HTML report inlines so that it opens with no network: Debian's require.js,
+ * Vega's packages by their AMD names (web/vega-modules.json), the page's glue and
+ * chart modules and the specifications (web/NAME.vg.json) of its charts. */
+struct report_assets {
+    char *require_js;
+    char *names[REPORT_ASSETS_MAX];   /* the AMD names */
+    char *modules[REPORT_ASSETS_MAX]; /* their files' text */
+    size_t n;
+    char *glue, *charts;
+    const char *spec_names[REPORT_SPECS_MAX]; /* borrowed from the caller */
+    char *specs[REPORT_SPECS_MAX];
+    size_t n_specs;
+};
+/* Reads them, with the n_specs specifications named (borrowed for a's life).
+ * STATUS_NOT_FOUND naming what is missing; STATUS_INVALID, STATUS_NOMEM. */
+enum status report_assets_load(struct report_assets *a, const char *const *specs,
+                               size_t n_specs, struct error *err) MUST_CHECK;
+void report_assets_clear(struct report_assets *a);
+/* Writes the library and the specifications as <script> elements, leaving the last
+ * one open after "window.iocontendSpecs = {...};\n" for the report's own script. */
+void report_html_library(FILE *fp, const struct report_assets *a);
+/* s as HTML text (&, <, >, " as entities); as script text; as JSON inside <script>. */
+void report_html_text(FILE *fp, const char *s);
+void report_script_text(FILE *fp, const char *s);
+void report_script_json(FILE *fp, const char *s);
+/* Writes path whole or not at all: write(fp, ctx, err) into a temporary file beside
+ * it, renamed into place. EXIT_OK, or EXIT_CANTCREAT having logged why. */
+int report_write_file(const char *path,
+                      enum status (*write)(FILE *fp, const void *ctx, struct error *err),
+                      const void *ctx);
+/* `report night`: argv starts at "night". */
+int cmd_report_night(struct app_config *cfg, int argc, char **argv);
+/* Its --help text. */
+void cmd_report_night_help(FILE *fp);
+
 /* The command table (main.c): the one place that knows every command. */
 struct command {
     const char *name;

@@ -19,10 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-enum report_format { REPORT_HTML, REPORT_CSV, REPORT_JSON };
-
-#define ASSETS_MAX 64 /* Vega's modules a report may inline */
-
 /* The columns of a step in the CSV and the page's table: these, the coefficients
  * (the watched ones first, as the curves), then the KDE's width_ratio. */
 static const char *const step_head[] = {"k", "granularity_s", "d", "m_mean"};
@@ -65,7 +61,7 @@ static double column_value(const struct sweep_point *p, size_t col)
     return p->kde.wr;
 }
 
-void cmd_report_help(FILE *fp)
+static void sweep_help(FILE *fp)
 {
     fprintf(fp,
             "usage: iocontend report sweep --group G [--y M --x M] --out FILE\n"
@@ -82,6 +78,13 @@ void cmd_report_help(FILE *fp)
             "69 database unavailable, or (html) the chart's files missing: the page's\n"
             "web/ folder, Debian's libjs-vega and libjs-requirejs; 73 FILE cannot be\n"
             "written.\n");
+}
+
+void cmd_report_help(FILE *fp)
+{
+    sweep_help(fp);
+    fputc('\n', fp);
+    cmd_report_night_help(fp);
 }
 
 /* ---- reading -------------------------------------------------------------------- */
@@ -192,7 +195,7 @@ static void write_csv(FILE *fp, const struct db_group *g, const struct sweeps *s
 }
 
 /* s with &, <, > and " as entities. */
-static void html_text(FILE *fp, const char *s)
+void report_html_text(FILE *fp, const char *s)
 {
     for (; *s != '\0'; s++) {
         switch (*s) {
@@ -220,9 +223,9 @@ static void html_sweep(FILE *fp, const struct sweep_result *sweep)
     const struct sweep_verdicts *verdicts = &sweep->verdicts;
 
     fputs("<section class=\"pair\">\n<h2>", fp);
-    html_text(fp, sweep->y);
+    report_html_text(fp, sweep->y);
     fputs(" ~ ", fp);
-    html_text(fp, sweep->x);
+    report_html_text(fp, sweep->x);
     fprintf(fp, "</h2>\n<p>%zu jobs at every k, base interval %g s, k = 1..%u. ",
             sweep->d, sweep->base_granularity_s, sweep->k_max);
     if (isfinite(verdicts->recommended_interval_s)) {
@@ -269,18 +272,7 @@ static void html_sweep(FILE *fp, const struct sweep_result *sweep)
 
 /* ---- the chart's files ------------------------------------------------------------ */
 
-/* What the HTML report inlines so that it opens with no network: Debian's require.js,
- * Vega's packages by their AMD names (web/vega-modules.json), the page's glue and
- * chart modules and the sweep chart's specification. */
-struct assets {
-    char *require_js;
-    char *names[ASSETS_MAX];   /* the AMD names */
-    char *modules[ASSETS_MAX]; /* their files' text */
-    size_t n;
-    char *glue, *charts, *spec;
-};
-
-static void assets_clear(struct assets *a)
+void report_assets_clear(struct report_assets *a)
 {
     free(a->require_js);
     for (size_t i = 0; i < a->n; i++) {
@@ -289,7 +281,8 @@ static void assets_clear(struct assets *a)
     }
     free(a->glue);
     free(a->charts);
-    free(a->spec);
+    for (size_t i = 0; i < a->n_specs; i++)
+        free(a->specs[i]);
     memset(a, 0, sizeof *a);
 }
 
@@ -361,7 +354,8 @@ static enum status read_lib(const char *file, char **out, struct error *err)
     return STATUS_OK;
 }
 
-static enum status load_assets(struct assets *a, struct error *err)
+enum status report_assets_load(struct report_assets *a, const char *const *specs,
+                               size_t n_specs, struct error *err)
 {
     char dir[PATH_MAX], *list = NULL;
     json_error_t jerr;
@@ -384,13 +378,13 @@ static enum status load_assets(struct assets *a, struct error *err)
     {
         if (rc != STATUS_OK)
             break;
-        if (a->n == ASSETS_MAX || !json_is_string(file) || name[0] == '\0' ||
+        if (a->n == REPORT_ASSETS_MAX || !json_is_string(file) || name[0] == '\0' ||
             strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(name)) {
             rc = error_set(err, STATUS_INVALID,
                            "%s/vega-modules.json: %s: expected a "
                            "name of [a-z0-9-] and a file name, at "
                            "most %d modules",
-                           dir, name, ASSETS_MAX);
+                           dir, name, REPORT_ASSETS_MAX);
             break;
         }
         a->names[a->n] = strdup(name);
@@ -406,15 +400,20 @@ static enum status load_assets(struct assets *a, struct error *err)
         rc = read_web(dir, "iocontend-vega.js", &a->glue, err);
     if (rc == STATUS_OK)
         rc = read_web(dir, "iocontend-charts.js", &a->charts, err);
-    if (rc == STATUS_OK)
-        rc = read_web(dir, "sweep.vg.json", &a->spec, err);
+    for (size_t i = 0; rc == STATUS_OK && i < n_specs && i < REPORT_SPECS_MAX; i++) {
+        char spec_file[128];
+        snprintf(spec_file, sizeof spec_file, "%s.vg.json", specs[i]);
+        a->spec_names[i] = specs[i];
+        rc = read_web(dir, spec_file, &a->specs[i], err);
+        a->n_specs = i + 1;
+    }
     return rc;
 }
 
 /* Script text inside <script>: a "</script" or "<!--" would end or confuse the
  * element, so their '<' or '!' is escaped, which JavaScript reads back unchanged in a
  * string or a regular expression (the libraries hold neither elsewhere). */
-static void script_text(FILE *fp, const char *s)
+void report_script_text(FILE *fp, const char *s)
 {
     for (; s != NULL && *s != '\0'; s++) {
         fputc(*s, fp);
@@ -425,7 +424,7 @@ static void script_text(FILE *fp, const char *s)
 }
 
 /* JSON text inside <script>: '<' only ever sits in a string there, as \u003c. */
-static void script_json(FILE *fp, const char *s)
+void report_script_json(FILE *fp, const char *s)
 {
     for (; s != NULL && *s != '\0'; s++) {
         if (*s == '<') {
@@ -436,33 +435,42 @@ static void script_json(FILE *fp, const char *s)
     }
 }
 
-/* The chart: require.js, each module as a named AMD module (their files call an
- * anonymous define(), which an inline script cannot name), the glue, the charts,
- * the spec and the stored sweeps; window.iocontendDone settles once it is drawn. */
-static void html_scripts(FILE *fp, const struct assets *a, const struct sweeps *sweeps)
+void report_html_library(FILE *fp, const struct report_assets *a)
 {
     fputs("<script>\n", fp);
-    script_text(fp, a->require_js);
+    report_script_text(fp, a->require_js);
     fputs("\n</script>\n", fp);
     for (size_t i = 0; i < a->n; i++) {
         fprintf(fp,
                 "<script>(function () {\nvar define = function (deps, factory) "
                 "{ return window.define(\"%s\", deps, factory); };\n"
                 "define.amd = window.define.amd;\n",
-                a->names[i]); /* load_assets checked: letters, digits and '-' */
-        script_text(fp, a->modules[i]);
+                a->names[i]); /* report_assets_load checked: letters, digits and '-' */
+        report_script_text(fp, a->modules[i]);
         fputs("\n}).call(window);</script>\n", fp);
     }
     fputs("<script>\n", fp);
-    script_text(fp, a->glue);
+    report_script_text(fp, a->glue);
     fputs("\n</script>\n<script>\n", fp);
-    script_text(fp, a->charts);
-    fputs("\n</script>\n<script>\nwindow.iocontendSpecs = {\"sweep\": ", fp);
-    script_json(fp, a->spec);
-    fputs("};\nwindow.iocontendSweeps = [", fp);
+    report_script_text(fp, a->charts);
+    fputs("\n</script>\n<script>\nwindow.iocontendSpecs = {", fp);
+    for (size_t i = 0; i < a->n_specs; i++) {
+        fprintf(fp, "%s\"%s\": ", i > 0 ? ",\n" : "", a->spec_names[i]);
+        report_script_json(fp, a->specs[i]);
+    }
+    fputs("};\n", fp);
+}
+
+/* The chart: the library, the sweep's spec and the stored sweeps;
+ * window.iocontendDone settles once it is drawn. */
+static void html_scripts(FILE *fp, const struct report_assets *a,
+                         const struct sweeps *sweeps)
+{
+    report_html_library(fp, a);
+    fputs("window.iocontendSweeps = [", fp);
     for (size_t i = 0; i < sweeps->n; i++) {
         fputs(i > 0 ? ",\n" : "\n", fp);
-        script_json(fp, sweeps->texts[i]);
+        report_script_json(fp, sweeps->texts[i]);
     }
     fputs("];\nwindow.iocontendDone = new Promise(function (ok, no) {\n"
           "  requirejs([\"iocontend-charts\"], function (charts) {\n"
@@ -475,7 +483,7 @@ static void html_scripts(FILE *fp, const struct assets *a, const struct sweeps *
 }
 
 static void write_html(FILE *fp, const struct db_group *g, const struct sweeps *sweeps,
-                       const struct assets *assets)
+                       const struct report_assets *assets)
 {
     char when[32] = "";
     const time_t now = time(NULL);
@@ -485,7 +493,7 @@ static void write_html(FILE *fp, const struct db_group *g, const struct sweeps *
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<title>iocontend sweep report: ",
           fp);
-    html_text(fp, g->name);
+    report_html_text(fp, g->name);
     fputs("</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:64em}"
           "table{border-collapse:collapse;margin:0.5em 0 1.5em}"
           "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right;"
@@ -493,9 +501,9 @@ static void write_html(FILE *fp, const struct db_group *g, const struct sweeps *
           fp);
     html_scripts(fp, assets, sweeps);
     fputs("</head>\n<body>\n<h1>Sampling-interval sweep: ", fp);
-    html_text(fp, g->name);
+    report_html_text(fp, g->name);
     fputs("</h1>\n<p>Group <code>", fp);
-    html_text(fp, g->id);
+    report_html_text(fp, g->id);
     fprintf(fp,
             "</code>, %ld jobs; report written %s from the sweeps "
             "<code>iocontend analyze --sweep</code> stored (METHOD.md &#167;6).</p>\n"
@@ -506,15 +514,12 @@ static void write_html(FILE *fp, const struct db_group *g, const struct sweeps *
     fputs("</body>\n</html>\n", fp);
 }
 
-/* Writes the report into path through a temporary file beside it, renamed into
- * place once whole: a reader never sees half a report. */
-static int write_report(const char *path, enum report_format format,
-                        const struct db_group *g, const struct sweeps *sweeps,
-                        const struct assets *assets)
+int report_write_file(const char *path,
+                      enum status (*write)(FILE *fp, const void *ctx, struct error *err),
+                      const void *ctx)
 {
     char tmp[4096];
     struct error err = {0};
-    enum status rc = STATUS_OK;
 
     if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >=
         (int)sizeof tmp) {
@@ -526,13 +531,7 @@ static int write_report(const char *path, enum report_format format,
         log_error("report: cannot write %s: %s", path, strerror(errno));
         return EXIT_CANTCREAT;
     }
-    switch (format) {
-    case REPORT_HTML: write_html(fp, g, sweeps, assets); break;
-    case REPORT_CSV: write_csv(fp, g, sweeps); break;
-    case REPORT_JSON:
-        rc = analysis_sweep_report_json(fp, g, sweeps->texts, sweeps->n, &err);
-        break;
-    }
+    const enum status rc = write(fp, ctx, &err);
     const bool failed = ferror(fp) != 0;
     if (fclose(fp) != 0 || failed || rc != STATUS_OK || rename(tmp, path) != 0) {
         log_error("report: %s: %s", path, rc != STATUS_OK ? err.msg : strerror(errno));
@@ -540,6 +539,27 @@ static int write_report(const char *path, enum report_format format,
         return EXIT_CANTCREAT;
     }
     return EXIT_OK;
+}
+
+/* What a sweep report is written from. */
+struct sweep_report {
+    enum report_format format;
+    const struct db_group *g;
+    const struct sweeps *sweeps;
+    const struct report_assets *assets;
+};
+
+static enum status write_sweep_report(FILE *fp, const void *ctx, struct error *err)
+{
+    const struct sweep_report *r = ctx;
+
+    switch (r->format) {
+    case REPORT_HTML: write_html(fp, r->g, r->sweeps, r->assets); break;
+    case REPORT_CSV: write_csv(fp, r->g, r->sweeps); break;
+    case REPORT_JSON:
+        return analysis_sweep_report_json(fp, r->g, r->sweeps->texts, r->sweeps->n, err);
+    }
+    return STATUS_OK;
 }
 
 int cmd_report(struct app_config *cfg, int argc, char **argv)
@@ -562,8 +582,11 @@ int cmd_report(struct app_config *cfg, int argc, char **argv)
         cmd_report_help(argc < 2 ? stderr : stdout);
         return argc < 2 ? EXIT_USAGE : EXIT_OK;
     }
+    if (strcmp(argv[1], "night") == 0)
+        return cmd_report_night(cfg, argc - 1, argv + 1);
     if (strcmp(argv[1], "sweep") != 0) {
-        fprintf(stderr, "iocontend report: expected 'sweep', got '%s'\n", argv[1]);
+        fprintf(stderr, "iocontend report: expected 'sweep' or 'night', got '%s'\n",
+                argv[1]);
         return EXIT_USAGE;
     }
     optind = 1;
@@ -585,8 +608,8 @@ int cmd_report(struct app_config *cfg, int argc, char **argv)
                 return EXIT_USAGE;
             }
             break;
-        case 'h': cmd_report_help(stdout); return EXIT_OK;
-        default: cmd_report_help(stderr); return EXIT_USAGE;
+        case 'h': sweep_help(stdout); return EXIT_OK;
+        default: sweep_help(stderr); return EXIT_USAGE;
         }
     }
     if (optind + 1 < argc) {
@@ -596,14 +619,15 @@ int cmd_report(struct app_config *cfg, int argc, char **argv)
     if (group == NULL || out_path == NULL || (y == NULL) != (x == NULL)) {
         fprintf(stderr, "iocontend report sweep: needs --group and --out, and --y with "
                         "--x or neither\n");
-        cmd_report_help(stderr);
+        sweep_help(stderr);
         return EXIT_USAGE;
     }
     int code = app_db_open(cfg, &db);
     if (code != EXIT_OK)
         return code;
     struct sweeps sweeps = {0};
-    struct assets assets = {0};
+    struct report_assets assets = {0};
+    static const char *const specs[] = {"sweep"};
     enum status rc = find_group(db, group, &g, &err);
     if (rc == STATUS_OK)
         rc = read_sweeps(db, g.id, y, x, &sweeps, &err);
@@ -627,19 +651,21 @@ int cmd_report(struct app_config *cfg, int argc, char **argv)
                       g.id, g.name);
         }
         code = EXIT_NOINPUT;
-    } else if (format == REPORT_HTML && load_assets(&assets, &err) != STATUS_OK) {
+    } else if (format == REPORT_HTML &&
+               report_assets_load(&assets, specs, 1, &err) != STATUS_OK) {
         log_error("report: the chart's files: %s (the page's web/ folder and Debian's "
                   "libjs-vega and libjs-requirejs)",
                   err.msg);
         code = EXIT_UNAVAILABLE;
     } else {
-        code = write_report(out_path, format, &g, &sweeps, &assets);
+        const struct sweep_report report = {format, &g, &sweeps, &assets};
+        code = report_write_file(out_path, write_sweep_report, &report);
         if (code == EXIT_OK) {
             log_info("report: %zu sweep(s) of group %s (%s) written to %s", sweeps.n,
                      g.id, g.name, out_path);
         }
     }
     sweeps_clear(&sweeps);
-    assets_clear(&assets);
+    report_assets_clear(&assets);
     return code;
 }

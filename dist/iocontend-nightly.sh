@@ -10,6 +10,8 @@
 #   IOCONTEND_IOSTAT   FS=PATH pairs: iostat / sadf / sa files or directories of the
 #                      file system FS (a grown file loads only its new reports).
 #   IOCONTEND_SWEEP    1: also analyze --sweep (default 0).
+#   IOCONTEND_REPORT_DIR  a directory: at the end, `report night` of the last 24
+#                      hours into DIR/night-YYYY-MM-DD.html (UTC; default: none).
 #   IOCONTEND_OPTIONS  global options for every command (e.g. --config PATH).
 # Every step runs even when one before it failed; the exit status is the first
 # that says a step did not run (64 and up), else 1 when inputs were quarantined or
@@ -92,5 +94,8 @@ done
 run analyze
 if [ "${IOCONTEND_SWEEP:-0}" = 1 ]; then
     run analyze --sweep
+fi
+if [ -n "${IOCONTEND_REPORT_DIR:-}" ]; then
+    run report night --out "$IOCONTEND_REPORT_DIR/night-$(date -u +%Y-%m-%d).html"
 fi
 exit "$worst"

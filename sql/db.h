@@ -756,4 +756,61 @@ enum status db_coverage_intervals(struct db *db, const char *scope, double from_
                                   struct error *err) MUST_CHECK;
 void db_coverage_series_clear(struct db_coverage_series *s);
 
+/* ---- the night report (sql/db_night.c) ------------------------------------------ */
+
+/* An ingest run: a row of ingest_runs. Instants are RFC 3339 UTC, "" when none. */
+struct db_night_run {
+    int64_t id;
+    char kind[16]; /* "darshan" or "iostat" */
+    char started_at[40], finished_at[40], interrupted_at[40];
+    bool failed;    /* it ended with an error (migration 0015) */
+    double seconds; /* its wall time; NAN when not recorded */
+    long files, loaded, skipped, quarantined, jobs;
+    long long samples;
+};
+
+/* The ingest runs that overlap [from_s, to_s) (epoch seconds, both finite) of the
+ * database's clock: started before to_s and not ended before from_s; oldest first.
+ * *out is new (free; NULL when none). STATUS_DB, STATUS_NOMEM. */
+enum status db_night_runs(struct db *db, double from_s, double to_s,
+                          struct db_night_run **out, size_t *n,
+                          struct error *err) MUST_CHECK;
+
+/* The quarantine entries (db_quarantine_entry, verdict and loaded unset) last seen in
+ * [from_s, to_s): quarantined, or skipped again as known bad, in the period; the
+ * most recent first. *out is new (free; NULL when none). STATUS_DB, STATUS_NOMEM. */
+enum status db_night_quarantined(struct db *db, double from_s, double to_s,
+                                 struct db_quarantine_entry **out, size_t *n,
+                                 struct error *err) MUST_CHECK;
+
+/* A group's jobs loaded in a period. */
+struct db_night_added {
+    char group_id[17];
+    long jobs; /* rows of jobs whose loaded_at is in the period */
+};
+
+/* Per default group, the jobs loaded (jobs.loaded_at) in [from_s, to_s), by group
+ * id; groups with none are absent. *out is new (free). STATUS_DB, STATUS_NOMEM. */
+enum status db_night_jobs_added(struct db *db, double from_s, double to_s,
+                                struct db_night_added **out, size_t *n,
+                                struct error *err) MUST_CHECK;
+
+/* A stored association whose row last changed in the period. */
+struct db_night_result {
+    char group_id[17];
+    double granularity_s;
+    char space[16];
+    char computed_at[40]; /* RFC 3339 UTC, to the microsecond */
+    char *json;           /* the stored object; owned (db_night_results_free) */
+};
+
+/* The association results of y~x, scope all, whose computed_at is in [from_s, to_s)
+ * (results keeps one row per key and moves computed_at only when the object
+ * changes), by group, granularity and space. *out is new (db_night_results_free).
+ * STATUS_DB, STATUS_NOMEM. */
+enum status db_night_results(struct db *db, double from_s, double to_s, const char *y,
+                             const char *x, struct db_night_result **out, size_t *n,
+                             struct error *err) MUST_CHECK;
+void db_night_results_free(struct db_night_result *r, size_t n);
+
 #endif
