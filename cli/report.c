@@ -458,7 +458,13 @@ void report_html_library(FILE *fp, const struct report_assets *a)
         fprintf(fp, "%s\"%s\": ", i > 0 ? ",\n" : "", a->spec_names[i]);
         report_script_json(fp, a->specs[i]);
     }
-    fputs("};\n", fp);
+    /* The scripts sit in the head, and require.js may call back before the parser
+     * reaches the charts' places: a report draws once the body is parsed. */
+    fputs("};\nwindow.iocontendParsed = new Promise(function (ok) {\n"
+          "  if (document.readyState !== \"loading\") ok();\n"
+          "  else document.addEventListener(\"DOMContentLoaded\", function () { ok(); });\n"
+          "});\n",
+          fp);
 }
 
 /* The chart: the library, the sweep's spec and the stored sweeps;
@@ -472,13 +478,14 @@ static void html_scripts(FILE *fp, const struct report_assets *a,
         fputs(i > 0 ? ",\n" : "\n", fp);
         report_script_json(fp, sweeps->texts[i]);
     }
-    fputs("];\nwindow.iocontendDone = new Promise(function (ok, no) {\n"
-          "  requirejs([\"iocontend-charts\"], function (charts) {\n"
-          "    charts.sweep(document.getElementById(\"chart\"), \"sweep\", "
+    fputs("];\nwindow.iocontendDone = window.iocontendParsed.then(function () {\n"
+          "  return new Promise(function (ok, no) {\n"
+          "    requirejs([\"iocontend-charts\"], function (charts) {\n"
+          "      charts.sweep(document.getElementById(\"chart\"), \"sweep\", "
           "window.iocontendSweeps,\n"
-          "      \"every stored pair's coefficient over the sampling interval\")"
+          "        \"every stored pair's coefficient over the sampling interval\")"
           ".then(ok, no);\n"
-          "  }, no);\n});\n</script>\n",
+          "    }, no);\n  });\n});\n</script>\n",
           fp);
 }
 

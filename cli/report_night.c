@@ -670,15 +670,10 @@ static void html_coverage(FILE *fp, const json_t *doc)
 /* The page's own script: the ranked jobs drawn with web/night-slowdowns.vg.json (view
  * "night/slowdowns") and each file system's coverage with the page's chart
  * (web/coverage.vg.json, views "coverage" for all and "coverage/NAME"), through
- * iocontend-charts' draw, once the body is parsed (the script sits in the head, and
- * require.js may call back before the parser reaches the charts' places);
+ * iocontend-charts' draw, once the body is parsed (report_html_library);
  * window.iocontendDone settles once they are drawn. */
 static const char night_script[] =
-    "var iocontendParsed = new Promise(function (ok) {\n"
-    "  if (document.readyState !== \"loading\") ok();\n"
-    "  else document.addEventListener(\"DOMContentLoaded\", function () { ok(); });\n"
-    "});\n"
-    "window.iocontendDone = iocontendParsed.then(function () { return new "
+    "window.iocontendDone = window.iocontendParsed.then(function () { return new "
     "Promise(function (ok, no) {\n"
     "  requirejs([\"iocontend-charts\"], function (charts) {\n"
     "    var night = window.iocontendNight, drawn = [];\n"
