@@ -2,11 +2,13 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 /* s2-ds04's iostat started this many minutes late: the first intervals have a hole
@@ -243,19 +245,45 @@ static int close_all(FILE *fp[DATA_NSERVERS])
     return bad;
 }
 
+static void server_path(const struct data_params *p, int fs, int h, char *out,
+                        size_t size)
+{
+    snprintf(out, size, "%s/iostat/scratch%d/s%d-ds%02d.iostat.txt", p->out_dir, fs + 1,
+             fs + 1, h + 1);
+}
+
 static enum status open_servers(const struct data_params *p, int fs,
                                 FILE *fp[DATA_NSERVERS], struct error *err)
 {
     char path[4096];
 
     for (int h = 0; h < DATA_NSERVERS; h++) {
-        snprintf(path, sizeof path, "%s/iostat/scratch%d/s%d-ds%02d.iostat.txt",
-                 p->out_dir, fs + 1, fs + 1, h + 1);
+        server_path(p, fs, h, path, sizeof path);
         fp[h] = fopen(path, "w");
         if (fp[h] == NULL) {
             close_all(fp);
             return error_set(err, STATUS_NOT_FOUND, "%s: %s", path, strerror(errno));
         }
+    }
+    return STATUS_OK;
+}
+
+/* A file is last written at its last report or later: a series that ends after now
+ * (more days than have passed since DATA_EPOCH_START) gets its end as the files'
+ * mtime, or ingest would set those reports aside as stamped in the future. */
+static enum status date_servers(const struct data_params *p, int fs, double end_s,
+                                struct error *err)
+{
+    const time_t end = (time_t)(DATA_EPOCH_START + (long long)end_s);
+    char path[4096];
+
+    if (end <= time(NULL))
+        return STATUS_OK;
+    for (int h = 0; h < DATA_NSERVERS; h++) {
+        const struct timespec at[2] = {{.tv_sec = end}, {.tv_sec = end}};
+        server_path(p, fs, h, path, sizeof path);
+        if (utimensat(AT_FDCWD, path, at, 0) != 0)
+            return error_set(err, STATUS_NOT_FOUND, "%s: %s", path, strerror(errno));
     }
     return STATUS_OK;
 }
@@ -292,9 +320,11 @@ static enum status write_fs(const struct data_params *p, const struct data_traff
     for (int h = 0; h < DATA_NSERVERS; h++)
         bad |= ferror(fp[h]);
     bad |= close_all(fp);
-    return bad == 0 ? STATUS_OK
-                    : error_set(err, STATUS_NOT_FOUND,
-                                "writing the iostat text of scratch%d", fs + 1);
+    if (bad != 0) {
+        return error_set(err, STATUS_NOT_FOUND, "writing the iostat text of scratch%d",
+                         fs + 1);
+    }
+    return date_servers(p, fs, (double)tr->n * DATA_INTERVAL_S, err);
 }
 
 enum status data_iostat_write(const struct data_params *p, const struct data_traffic *tr,
