@@ -460,11 +460,12 @@ void report_html_library(FILE *fp, const struct report_assets *a)
     }
     /* The scripts sit in the head, and require.js may call back before the parser
      * reaches the charts' places: a report draws once the body is parsed. */
-    fputs("};\nwindow.iocontendParsed = new Promise(function (ok) {\n"
-          "  if (document.readyState !== \"loading\") ok();\n"
-          "  else document.addEventListener(\"DOMContentLoaded\", function () { ok(); });\n"
-          "});\n",
-          fp);
+    fputs(
+        "};\nwindow.iocontendParsed = new Promise(function (ok) {\n"
+        "  if (document.readyState !== \"loading\") ok();\n"
+        "  else document.addEventListener(\"DOMContentLoaded\", function () { ok(); });\n"
+        "});\n",
+        fp);
 }
 
 /* The chart: the library, the sweep's spec and the stored sweeps;

@@ -552,7 +552,6 @@ static void the_csv_sections_equal_the_json(void **state)
     json_decref(doc);
 }
 
-
 /* Both null, or numbers of the same value: the browser hands 0.0 back as 0. */
 static bool same_value(const json_t *a, const json_t *b)
 {
@@ -628,8 +627,8 @@ static void the_html_opens_offline_and_draws_the_ranking_and_coverage(void **sta
         if (want > 0 && same == want)
             charts_ok++;
         else
-            print_error("chart %s: %zu rows, %zu of the JSON's %zu intervals equal\n", key,
-                        json_array_size(rows), same, want);
+            print_error("chart %s: %zu rows, %zu of the JSON's %zu intervals equal\n",
+                        key, json_array_size(rows), same, want);
         json_decref(rows);
     }
     /* the ranking's chart holds the ranked jobs' ratios, in rank order */
