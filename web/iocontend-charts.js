@@ -134,9 +134,12 @@ define("iocontend-charts", ["iocontend-vega"], function (vega) {
     const points = p.points.filter(r => usable(r.x, log) && usable(r.y, log)).map(r =>
       ({id: r.id, jobid: r.jobid, x: r.x, y: r.y}));
     const forest = forestRows(a);
-    const shown = p.sampled ? "showing " + p.shown.toLocaleString("en") + " of " +
+    const dropped = p.shown - points.length; /* not positive, on log axes */
+    const shown = (p.sampled ? "showing " + p.shown.toLocaleString("en") + " of " +
       p.d.toLocaleString("en") + " jobs (a sample, seed " + p.seed + ")"
-      : p.shown.toLocaleString("en") + " jobs";
+      : p.shown.toLocaleString("en") + " jobs") +
+      (dropped > 0 ? ", " + dropped.toLocaleString("en") + " of them not drawn (zero, " +
+       "off the log axes)" : "");
     return draw(parent, key, "scatter", {points: points, band: bandRows(a), forest: forest},
       p.y + " against " + p.x + ": " + shown + "; the KDE's median and 90 % band" +
       (forest.length > 0 ? ", the forest's fit (OOB R² " +
