@@ -730,6 +730,7 @@ struct night {
     struct db_coverage_series *coverage_series; /* owned */
     bool *coverage_served;                      /* owned */
     char coverage_note[200];
+    double generated_s; /* when it was gathered, epoch seconds */
 };
 
 /* Gathers the night report of [from_s, to_s) (both finite, from_s < to_s): the ingest
@@ -745,6 +746,12 @@ enum status analysis_night(struct db *db, const struct analysis_settings *s,
                            double from_s, double to_s, size_t limit, struct night *out,
                            struct error *err) MUST_CHECK;
 void night_clear(struct night *n);
+
+/* The night report as one new JSON object (json_decref; README "The night report"):
+ * report, from, to, generated_at, the sections ingest, quarantined, groups,
+ * slowdowns (as /api/v1/slowdowns), coverage (as /api/v1/coverage) and notes. NULL
+ * without memory. */
+struct json_t *analysis_night_json(const struct night *n);
 
 /* ---- JSON pieces the front ends share -----------------------------------------------
  */

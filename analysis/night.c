@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The most intervals one scope of the report carries: 45 days of 1 s samples. */
 #define NIGHT_INTERVALS_MAX 3888000
@@ -186,6 +187,7 @@ enum status analysis_night(struct db *db, const struct analysis_settings *s,
         return error_param(err, STATUS_INVALID, "to", "to must be a time after from");
     out->from_s = from_s;
     out->to_s = to_s;
+    out->generated_s = (double)time(NULL);
     snprintf(out->y, sizeof out->y, "t_d");
     snprintf(out->x, sizeof out->x, "psi_d_read");
     rc = db_night_runs(db, from_s, to_s, &out->runs, &out->n_runs, err);
