@@ -25,6 +25,9 @@ void night_clear(struct night *n)
     free(n->coverage_series);
     free(n->coverage_scopes);
     free(n->coverage_served);
+    for (size_t i = 0; n->coverage_buckets != NULL && i < n->coverage.n; i++)
+        coverage_buckets_clear(&n->coverage_buckets[i]);
+    free(n->coverage_buckets);
     memset(n, 0, sizeof *n);
 }
 
@@ -204,4 +207,25 @@ enum status analysis_night(struct db *db, const struct analysis_settings *s,
     if (rc == STATUS_OK)
         rc = gather_coverage(db, out, err);
     return rc;
+}
+
+enum status analysis_night_buckets(struct night *n, size_t points, struct error *err)
+{
+    if (points < 1)
+        return error_set(err, STATUS_INVALID, "coverage buckets: 0 asked");
+    if (!n->has_coverage || n->coverage_buckets != NULL)
+        return STATUS_OK;
+    n->coverage_buckets = calloc(n->coverage.n, sizeof *n->coverage_buckets);
+    if (n->coverage_buckets == NULL)
+        return error_set(err, STATUS_NOMEM, "coverage buckets");
+    for (size_t i = 0; i < n->coverage.n; i++) {
+        struct coverage_range range;
+        analysis_coverage_range(&n->coverage_series[i], &range);
+        enum status rc = analysis_coverage_buckets(
+            &n->coverage_series[i], n->coverage_scopes[i].granularity_s, n->from_s,
+            n->to_s, points, &range, &n->coverage_buckets[i], err);
+        if (rc != STATUS_OK)
+            return rc;
+    }
+    return STATUS_OK;
 }

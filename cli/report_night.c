@@ -19,6 +19,9 @@
 #define NIGHT_LIMIT_DEFAULT 100 /* as /api/v1/slowdowns */
 #define NIGHT_LIMIT_MAX     1000
 #define NIGHT_JSON_FLAGS    (JSON_COMPACT | JSON_REAL_PRECISION(17))
+/* The page's coverage chart: each scope's period cut into as many buckets as the
+ * chart's widest plot has pixels (coverageWidth in web/iocontend-charts.js). */
+#define NIGHT_COVERAGE_POINTS 1100
 
 void cmd_report_night_help(FILE *fp)
 {
@@ -467,10 +470,11 @@ static void html_coverage(FILE *fp, const json_t *doc)
 }
 
 /* The page's own script: the ranked jobs drawn with web/night-slowdowns.vg.json (view
- * "night/slowdowns") and each file system's coverage with the page's chart
- * (web/coverage.vg.json, views "coverage" for all and "coverage/NAME"), through
- * iocontend-charts' draw, once the body is parsed (report_html_library);
- * window.iocontendDone settles once they are drawn. */
+ * "night/slowdowns") and each file system's coverage buckets with the page's chart
+ * (iocontend-charts' coverage: web/coverage.vg.json, views "coverage" for all and
+ * "coverage/NAME"; a drag across its overview zooms into the buckets the file
+ * carries), through iocontend-charts, once the body is parsed
+ * (report_html_library); window.iocontendDone settles once they are drawn. */
 static const char night_script[] =
     "window.iocontendDone = window.iocontendParsed.then(function () { return new "
     "Promise(function (ok, no) {\n"
@@ -488,14 +492,17 @@ static const char night_script[] =
     "    }\n"
     "    var parent = document.getElementById(\"coverage-charts\");\n"
     "    (night.coverage ? night.coverage.filesystems : []).forEach(function (f) {\n"
-    "      var w = f.granularity_s * 1000, rows = f.end_ms.map(function (t, i) {\n"
-    "        return {start_ms: t - w, end_ms: t, d_min: f.d[i], d_max: f.d[i],\n"
-    "                s_min: f.s[i], s_max: f.s[i]};\n"
-    "      });\n"
-    "      drawn.push(charts.draw(parent, f.fs === \"all\" ? \"coverage\" : "
-    "\"coverage/\" + f.fs, \"coverage\", {buckets: rows, overview: rows},\n"
+    "      var rows = charts.bucketRows(f);\n"
+    "      drawn.push(charts.coverage(parent, f.fs === \"all\" ? \"coverage\" : "
+    "\"coverage/\" + f.fs, f,\n"
     "        \"coverage of \" + f.fs + \" in the period: bytes per interval, each "
-    "scaled to its largest\"));\n"
+    "scaled to its largest, the least and the most of each of \" + rows.length + "
+    "\" buckets\",\n"
+    "        function (from, to) {\n"
+    "          return from === null ? rows : rows.filter(function (r) {\n"
+    "            return r.end_ms > from && r.start_ms < to;\n"
+    "          });\n"
+    "        }));\n"
     "    });\n"
     "    Promise.all(drawn).then(ok, no);\n"
     "  }, no);\n"
@@ -714,6 +721,13 @@ int cmd_report_night(struct app_config *cfg, int argc, char **argv)
     enum status rc =
         analysis_night(db, &settings, a.from_s, a.to_s, (size_t)a.limit, &night, &err);
     db_close(db);
+    if (rc != STATUS_OK) {
+        night_clear(&night);
+        return app_fail("report night", rc, &err);
+    }
+    /* the page draws each scope's buckets; the JSON and the CSV keep the intervals */
+    if (a.format == REPORT_HTML)
+        rc = analysis_night_buckets(&night, NIGHT_COVERAGE_POINTS, &err);
     if (rc != STATUS_OK) {
         night_clear(&night);
         return app_fail("report night", rc, &err);

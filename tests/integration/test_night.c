@@ -4,8 +4,9 @@
  * that ingest and its quarantined file with the reason, the group that changed with
  * its stored coefficients; its slowdowns and coverage equal /api/v1/slowdowns and
  * /api/v1/coverage for the same period; its CSV files equal its JSON; its HTML opens
- * in headless chromium with no console error and no request beyond the file; bad
- * options are usage errors and --help never acts. */
+ * in headless chromium with no console error and no request beyond the file, and its
+ * coverage charts hold the buckets of /api/v1/coverage?points=N; bad options are
+ * usage errors and --help never acts. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -38,6 +39,8 @@
 #define SAMPLE_FROM_MS 1795046400000LL
 /* The API answers reals to 15 digits, the report to 17. */
 #define TOL 1e-13
+/* The buckets of the report's coverage chart (NIGHT_COVERAGE_POINTS). */
+#define NIGHT_POINTS 1100
 
 static struct {
     struct pgfixture db;
@@ -552,13 +555,41 @@ static void the_csv_sections_equal_the_json(void **state)
     json_decref(doc);
 }
 
-/* Both null, or numbers of the same value: the browser hands 0.0 back as 0. */
+/* Both null, or numbers within TOL: the browser hands 0.0 back as 0, the API's
+ * reals have 15 digits. */
 static bool same_value(const json_t *a, const json_t *b)
 {
     if (json_is_null(a) || json_is_null(b))
         return json_is_null(a) && json_is_null(b);
-    return json_is_number(a) && json_is_number(b) &&
-           json_number_value(a) == json_number_value(b);
+    if (!json_is_number(a) || !json_is_number(b))
+        return false;
+    const double x = json_number_value(a), y = json_number_value(b);
+    return fabs(x - y) <= TOL * fmax(fabs(x), fabs(y));
+}
+
+/* The rows of the coverage chart of f (a scope of /api/v1/coverage?points=N) hold
+ * its buckets: one row each, the same edges, least and most. */
+static bool chart_holds_buckets(const json_t *rows, const json_t *f, const char *key)
+{
+    static const char *const cols[] = {"start_ms", "end_ms", "d_min",
+                                       "d_max",    "s_min",  "s_max"};
+    const json_t *b = json_object_get(f, "buckets");
+    const size_t want = (size_t)json_integer_value(json_object_get(b, "n"));
+    size_t same_rows = 0;
+
+    for (size_t k = 0; json_array_size(rows) == want && k < want; k++) {
+        const json_t *row = json_array_get(rows, k);
+        bool all = true;
+        for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
+            all = all && same_value(json_object_get(row, cols[c]),
+                                    json_array_get(json_object_get(b, cols[c]), k));
+        same_rows += all;
+    }
+    if (want > 0 && same_rows == want)
+        return true;
+    print_error("chart %s: %zu rows, %zu of the API's %zu buckets equal\n", key,
+                json_array_size(rows), same_rows, want);
+    return false;
 }
 
 /* ---- HTML in the browser
@@ -597,8 +628,18 @@ static void the_html_opens_offline_and_draws_the_ranking_and_coverage(void **sta
                     json_string_value(json_array_get(asked, i)));
     const size_t requests = json_array_size(asked);
     json_decref(asked);
-    /* each file system's chart holds the values the JSON has */
-    const json_t *fss = json_object_get(json_object_get(doc, "coverage"), "filesystems");
+    /* the page carries the coverage as /api/v1/coverage?points=N answers it, and
+     * each file system's chart holds those N buckets */
+    char route[200];
+    snprintf(route, sizeof route, "/api/v1/coverage?from=%lld&to=%lld&points=%d",
+             SAMPLE_FROM_MS, fx.t1_ms, NIGHT_POINTS);
+    json_t *api = server_get_json(&fx.srv, route, NULL, 200);
+    json_t *carried = webdriver_run(
+        &wd, "return window.iocontendNight ? window.iocontendNight.coverage : null;",
+        NULL, 0);
+    const bool carries_buckets = same(carried, api, "html coverage");
+    json_decref(carried);
+    const json_t *fss = json_object_get(api, "filesystems");
     size_t charts_ok = 0;
     for (size_t i = 0; i < json_array_size(fss); i++) {
         const json_t *f = json_array_get(fss, i);
@@ -613,22 +654,7 @@ static void the_html_opens_offline_and_draws_the_ranking_and_coverage(void **sta
                           "return v ? v.data('buckets') : null;",
                           args, 0);
         json_decref(args);
-        /* one row per interval of the period, its least and most the JSON's value */
-        const json_t *d = json_object_get(f, "d"), *sv = json_object_get(f, "s");
-        const size_t want = json_array_size(d);
-        size_t same = 0;
-        for (size_t k = 0; json_array_size(rows) == want && k < want; k++) {
-            const json_t *row = json_array_get(rows, k);
-            same += same_value(json_object_get(row, "d_min"), json_array_get(d, k)) &&
-                    same_value(json_object_get(row, "d_max"), json_array_get(d, k)) &&
-                    same_value(json_object_get(row, "s_min"), json_array_get(sv, k)) &&
-                    same_value(json_object_get(row, "s_max"), json_array_get(sv, k));
-        }
-        if (want > 0 && same == want)
-            charts_ok++;
-        else
-            print_error("chart %s: %zu rows, %zu of the JSON's %zu intervals equal\n",
-                        key, json_array_size(rows), same, want);
+        charts_ok += chart_holds_buckets(rows, f, key);
         json_decref(rows);
     }
     /* the ranking's chart holds the ranked jobs' ratios, in rank order */
@@ -672,10 +698,13 @@ static void the_html_opens_offline_and_draws_the_ranking_and_coverage(void **sta
     webdriver_screenshot(&wd, shot);
     webdriver_stop(&wd);
     const size_t n_fs = json_array_size(fss);
+    json_decref(api);
     json_decref(doc);
     assert_true(drawn);
     assert_int_equal(errors, 0);
     assert_int_equal(requests, 0);
+    assert_true(carries_buckets);
+    assert_int_equal(n_fs, 3);
     assert_int_equal(charts_ok, n_fs);
     assert_true(ranking_drawn);
     assert_true(lists_bad);
