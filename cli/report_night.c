@@ -63,22 +63,25 @@ void cmd_report_night_help(FILE *fp)
 /* ---- CSV: one file per section, read from the object ------------------------------ */
 
 /* A field: a string quoted when it holds a comma, a quote or a line end (RFC 4180),
- * a number as it reads back, null as nothing. */
+ * a number as it reads back, null as nothing. A string that starts with =, +, -, @,
+ * a tab or a carriage return gets a ' first: a spreadsheet would run it as a formula
+ * (a quarantined file named =HYPERLINK(...)), and reads '= as text. */
 static void csv_field(FILE *fp, const json_t *v)
 {
     if (json_is_string(v)) {
         const char *s = json_string_value(v);
-        if (strpbrk(s, ",\"\r\n") == NULL) {
-            fputs(s, fp);
-            return;
-        }
-        fputc('"', fp);
+        const bool quoted = strpbrk(s, ",\"\r\n") != NULL;
+        if (quoted)
+            fputc('"', fp);
+        if (s[0] != '\0' && strchr("=+-@\t\r", s[0]) != NULL)
+            fputc('\'', fp);
         for (; *s != '\0'; s++) {
             if (*s == '"')
                 fputc('"', fp);
             fputc(*s, fp);
         }
-        fputc('"', fp);
+        if (quoted)
+            fputc('"', fp);
     } else if (json_is_integer(v)) {
         fprintf(fp, "%lld", (long long)json_integer_value(v));
     } else if (json_is_real(v)) {
