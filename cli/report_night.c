@@ -22,6 +22,10 @@
 /* The page's coverage chart: each scope's period cut into as many buckets as the
  * chart's widest plot has pixels (coverageWidth in web/iocontend-charts.js). */
 #define NIGHT_COVERAGE_POINTS 1100
+/* 10000-01-01T00:00:00Z: a time from then on is refused (RFC 3339 has four digits of
+ * year; PostgreSQL's to_timestamp fails far beyond, which read as an unavailable
+ * database). */
+#define NIGHT_TIME_END_S 253402300800.0
 
 void cmd_report_night_help(FILE *fp)
 {
@@ -42,8 +46,9 @@ void cmd_report_night_help(FILE *fp)
         "  coverage    the coverage of the intervals in it, as /api/v1/coverage.\n"
         "Runs, quarantine, jobs loaded and associations are read on the database's\n"
         "clock; the slowdowns and the coverage on the jobs' and samples' clock.\n"
-        "  --from T, --to T  RFC 3339 or epoch milliseconds; default: the %d hours\n"
-        "                    ending now (--to now, --from %d hours before --to)\n"
+        "  --from T, --to T  RFC 3339 or epoch milliseconds, before the year 10000;\n"
+        "                    default: the %d hours ending now (--to now, --from %d\n"
+        "                    hours before --to)\n"
         "  --out FILE        html, json: the file, written whole or not at all;\n"
         "                    csv: a directory (made when missing) with one file per\n"
         "                    section: ingest_runs.csv, quarantined.csv, groups.csv,\n"
@@ -632,15 +637,24 @@ static int parse_args(int argc, char **argv, struct night_args *a)
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case 'f':
-        case 't':
-            if (!time_arg(optarg, c == 'f' ? &a->from_s : &a->to_s)) {
+        case 't': {
+            double *at = c == 'f' ? &a->from_s : &a->to_s;
+            if (!time_arg(optarg, at)) {
                 fprintf(stderr,
                         "iocontend report night: --%s takes RFC 3339 or epoch "
                         "milliseconds, got '%s'\n",
                         c == 'f' ? "from" : "to", optarg);
                 return EXIT_USAGE;
             }
+            if (*at >= NIGHT_TIME_END_S) {
+                fprintf(stderr,
+                        "iocontend report night: --%s takes a time before the year "
+                        "10000 (epoch milliseconds below %.0f), got '%s'\n",
+                        c == 'f' ? "from" : "to", NIGHT_TIME_END_S * 1000, optarg);
+                return EXIT_USAGE;
+            }
             break;
+        }
         case 'o': a->out = optarg; break;
         case 'F':
             if (strcmp(optarg, "html") == 0) {

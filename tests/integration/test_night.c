@@ -775,6 +775,9 @@ static void bad_periods_and_options_are_usage_errors(void **state)
         "--to 2026-13-01T00:00:00Z",
         "--from 2026-11-21T00:00:00Z --to 2026-11-20T00:00:00Z",
         "--from 1795132800000 --to 1795132800000",
+        "--from 999999999999999",                      /* the year 33658 */
+        "--to 253402300800000",                        /* 10000-01-01 */
+        "--from 1795132800000 --to 253402300800000",
         "--format xml",
         "--limit 0",
         "--limit 1001",
@@ -789,6 +792,25 @@ static void bad_periods_and_options_are_usage_errors(void **state)
         assert_int_equal(rc, 64);
     }
     assert_int_equal(pgfixture_cmd(&fx.db, "--quiet report night --format json"), 64);
+    /* a time past the year 9999 is named as the option's, not a database failure */
+    static const char *const late[] = {"from", "to"};
+    for (size_t i = 0; i < 2; i++) {
+        char args[2000];
+        int rc = -1;
+        snprintf(args, sizeof args,
+                 "--quiet --config '%s' report night --out '%s' --%s 999999999999999 "
+                 "2>&1",
+                 fx.conf, out, late[i]);
+        char *said = pgfixture_run(&fx.db, args, &rc);
+        assert_int_equal(rc, 64);
+        assert_non_null(said);
+        char want[40];
+        snprintf(want, sizeof want, "--%s takes a time before the year 10000", late[i]);
+        if (strstr(said, want) == NULL)
+            print_error("said: %s\n", said);
+        assert_non_null(strstr(said, want));
+        free(said);
+    }
     assert_int_not_equal(stat(out, &st), 0);
 }
 
