@@ -1,7 +1,9 @@
 /* test_night.c: `iocontend report night` on the sample data (iocontend-gen, one day,
  * 60 jobs a group): a first ingest and analyze, then a second ingest into the period
- * (20 more jobs of one group and one bad file) and analyze again. The report lists
- * that ingest and its quarantined file with the reason, the group that changed with
+ * (20 more jobs of one group and three bad files, two of them named as markup and
+ * as a spreadsheet formula) and analyze again. The report lists that ingest and its
+ * quarantined files with the reason (the names as text in the page, a ' before the
+ * formula in the CSV), the group that changed with
  * its stored coefficients; its slowdowns and coverage equal /api/v1/slowdowns and
  * /api/v1/coverage for the same period; its CSV files equal its JSON; its HTML opens
  * in headless chromium with no console error and no request beyond the file, and its
@@ -34,7 +36,7 @@
 
 #define SEED  20240601UL
 #define LATER 20 /* jobs of the last group held back for the second ingest */
-#define BAD   2  /* bad files of the second ingest */
+#define BAD   3  /* bad files of the second ingest */
 /* Before the sample's first day (2026-11-20), in epoch milliseconds: a period from
  * here to the end of the second ingest holds every job, sample and run. */
 #define SAMPLE_FROM_MS 1795046400000LL
@@ -89,8 +91,10 @@ static int hold_back(void)
 /* A bad file named like a spreadsheet formula, ingested by that name: the
  * quarantine keeps the name ingest was given, so that its path starts with '='. */
 #define FORMULA_NAME "=HYPERLINK(\"#x\",\"click me\").parser.txt"
+/* A bad file whose name is markup: the page must show it as text. */
+#define MARKUP_NAME "<img src=x onerror=window.pwned=1>.parser.txt"
 
-/* The second ingest, one run: the held-back logs and a bad file in fx.later, and
+/* The second ingest, one run: the held-back logs and two bad files in fx.later, and
  * FORMULA_NAME given by its own name from the directory that holds it; its exit
  * status (1: files quarantined). */
 static int second_ingest(void)
@@ -99,6 +103,9 @@ static int second_ingest(void)
 
     snprintf(path, sizeof path, "%s/bad.parser.txt", fx.later);
     if (testutil_write_file(path, "garbage\tline\n", 13) != 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/" MARKUP_NAME, fx.later);
+    if (testutil_write_file(path, "markup\tline\n", 12) != 0)
         return -1;
     snprintf(named, sizeof named, "%s/named", fx.dir);
     snprintf(path, sizeof path, "%s/" FORMULA_NAME, named);
@@ -303,6 +310,8 @@ static void the_night_lists_the_second_ingest_and_its_quarantined_file(void **st
     const json_t *q = json_object_get(doc, "quarantined");
     assert_int_equal(json_array_size(q), BAD);
     assert_string_equal(text(quarantined_named(q, FORMULA_NAME), "path"), FORMULA_NAME);
+    assert_non_null(strstr(text(quarantined_named(q, MARKUP_NAME), "path"),
+                           "later/" MARKUP_NAME));
     const json_t *bad = quarantined_named(q, "later/bad.parser.txt");
     assert_int_equal(integer(bad, "line"), 1);
     assert_string_equal(text(bad, "status"), "parse");
@@ -730,9 +739,26 @@ static void the_html_opens_offline_and_draws_the_ranking_and_coverage(void **sta
                                json_array_size(jobs) == json_array_size(ranked);
     json_decref(jobs);
     json_t *dom = webdriver_run(&wd, "return document.body.innerText;", NULL, 0);
-    const bool lists_bad =
-        json_is_string(dom) && strstr(json_string_value(dom), "bad.parser.txt") != NULL;
+    const char *shown = json_is_string(dom) ? json_string_value(dom) : "";
+    /* the hostile names read back as text; the markup made no element and ran no
+     * handler */
+    const bool lists_bad = strstr(shown, "bad.parser.txt") != NULL &&
+                           strstr(shown, "later/" MARKUP_NAME) != NULL &&
+                           strstr(shown, FORMULA_NAME) != NULL;
     json_decref(dom);
+    json_t *inert = webdriver_run(&wd,
+                                  "return [document.getElementsByTagName('img').length,"
+                                  " typeof window.pwned];",
+                                  NULL, 0);
+    const bool no_markup = json_integer_value(json_array_get(inert, 0)) == 0 &&
+                           json_is_string(json_array_get(inert, 1)) &&
+                           strcmp(json_string_value(json_array_get(inert, 1)),
+                                  "undefined") == 0;
+    if (!no_markup)
+        print_error("the markup acted: %lld img, window.pwned %s\n",
+                    (long long)json_integer_value(json_array_get(inert, 0)),
+                    json_string_value(json_array_get(inert, 1)));
+    json_decref(inert);
     /* photographed whole under $BUILD/screenshots/, as test_page does the page */
     const char *build = getenv("BUILD");
     char shot[800];
@@ -758,6 +784,7 @@ static void the_html_opens_offline_and_draws_the_ranking_and_coverage(void **sta
     assert_int_equal(charts_ok, n_fs);
     assert_true(ranking_drawn);
     assert_true(lists_bad);
+    assert_true(no_markup);
 }
 
 /* ---- usage ----------------------------------------------------------------------------
