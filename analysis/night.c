@@ -86,7 +86,8 @@ static enum status gather_groups(struct db *db, struct night *n, struct error *e
                                : error_set(err, STATUS_NOMEM, "groups of the period");
     }
     n->groups = groups;
-    /* db_groups_list orders by jobs; the report lists by id, as the other lists */
+    /* db_groups_list orders by jobs, most first; the report lists by id, as the
+     * other lists do */
     for (size_t i = 0; i < n_all; i++) {
         struct night_group g = {.group = all[i]};
         for (size_t k = 0; k < n_added; k++) {
