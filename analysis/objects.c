@@ -1459,7 +1459,8 @@ static json_t *bucket_edges_ms(struct jb *b, const struct coverage_buckets *bk,
 /* one, a scope of the coverage object rendered over no intervals: the range and
  * maxima of its intervals s, and its buckets bk in place of the raw arrays, as
  * /api/v1/coverage?points= answers. */
-static void put_night_buckets(struct jb *b, json_t *one, const struct db_coverage_series *s,
+static void put_night_buckets(struct jb *b, json_t *one,
+                              const struct db_coverage_series *s,
                               const struct coverage_buckets *bk)
 {
     struct coverage_range r;

@@ -110,7 +110,8 @@ static int second_ingest(void)
     snprintf(named, sizeof named, "%s/named", fx.dir);
     snprintf(path, sizeof path, "%s/" FORMULA_NAME, named);
     /* the binary by its whole path: the ingest runs from named */
-    if (mkdir(named, 0755) != 0 || testutil_write_file(path, "formula\tline\n", 13) != 0 ||
+    if (mkdir(named, 0755) != 0 ||
+        testutil_write_file(path, "formula\tline\n", 13) != 0 ||
         realpath(fx.db.bin, bin) == NULL || getcwd(cwd, sizeof cwd) == NULL ||
         strlen(bin) >= sizeof fx.db.bin)
         return -1;
@@ -310,8 +311,8 @@ static void the_night_lists_the_second_ingest_and_its_quarantined_file(void **st
     const json_t *q = json_object_get(doc, "quarantined");
     assert_int_equal(json_array_size(q), BAD);
     assert_string_equal(text(quarantined_named(q, FORMULA_NAME), "path"), FORMULA_NAME);
-    assert_non_null(strstr(text(quarantined_named(q, MARKUP_NAME), "path"),
-                           "later/" MARKUP_NAME));
+    assert_non_null(
+        strstr(text(quarantined_named(q, MARKUP_NAME), "path"), "later/" MARKUP_NAME));
     const json_t *bad = quarantined_named(q, "later/bad.parser.txt");
     assert_int_equal(integer(bad, "line"), 1);
     assert_string_equal(text(bad, "status"), "parse");
@@ -538,7 +539,8 @@ static void the_csv_sections_equal_the_json(void **state)
     snprintf(raw_path, sizeof raw_path, "%s/quarantined.csv", dir);
     char *raw = testutil_read_file(raw_path, &(size_t){0});
     assert_non_null(raw);
-    assert_non_null(strstr(raw, "\n\"'=HYPERLINK(\"\"#x\"\",\"\"click me\"\").parser.txt\","));
+    assert_non_null(
+        strstr(raw, "\n\"'=HYPERLINK(\"\"#x\"\",\"\"click me\"\").parser.txt\","));
     free(raw);
     csv_free(&c);
 
@@ -750,10 +752,10 @@ static void the_html_opens_offline_and_draws_the_ranking_and_coverage(void **sta
                                   "return [document.getElementsByTagName('img').length,"
                                   " typeof window.pwned];",
                                   NULL, 0);
-    const bool no_markup = json_integer_value(json_array_get(inert, 0)) == 0 &&
-                           json_is_string(json_array_get(inert, 1)) &&
-                           strcmp(json_string_value(json_array_get(inert, 1)),
-                                  "undefined") == 0;
+    const bool no_markup =
+        json_integer_value(json_array_get(inert, 0)) == 0 &&
+        json_is_string(json_array_get(inert, 1)) &&
+        strcmp(json_string_value(json_array_get(inert, 1)), "undefined") == 0;
     if (!no_markup)
         print_error("the markup acted: %lld img, window.pwned %s\n",
                     (long long)json_integer_value(json_array_get(inert, 0)),
@@ -802,8 +804,8 @@ static void bad_periods_and_options_are_usage_errors(void **state)
         "--to 2026-13-01T00:00:00Z",
         "--from 2026-11-21T00:00:00Z --to 2026-11-20T00:00:00Z",
         "--from 1795132800000 --to 1795132800000",
-        "--from 999999999999999",                      /* the year 33658 */
-        "--to 253402300800000",                        /* 10000-01-01 */
+        "--from 999999999999999", /* the year 33658 */
+        "--to 253402300800000",   /* 10000-01-01 */
         "--from 1795132800000 --to 253402300800000",
         "--format xml",
         "--limit 0",
