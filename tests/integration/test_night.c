@@ -112,10 +112,12 @@ static int second_ingest(void)
     /* the binary by its whole path: the ingest runs from named */
     if (mkdir(named, 0755) != 0 ||
         testutil_write_file(path, "formula\tline\n", 13) != 0 ||
-        realpath(fx.db.bin, bin) == NULL || getcwd(cwd, sizeof cwd) == NULL ||
-        strlen(bin) >= sizeof fx.db.bin)
+        realpath(fx.db.bin, bin) == NULL || getcwd(cwd, sizeof cwd) == NULL)
         return -1;
-    snprintf(fx.db.bin, sizeof fx.db.bin, "%s", bin);
+    const size_t len = strlen(bin);
+    if (len >= sizeof fx.db.bin)
+        return -1;
+    memcpy(fx.db.bin, bin, len + 1);
     if (chdir(named) != 0)
         return -1;
     int rc = pgfixture_cmd(&fx.db, "--quiet --config '%s' ingest darshan '%s' '%s'",
