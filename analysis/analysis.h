@@ -730,6 +730,10 @@ struct night {
     struct db_coverage_series *coverage_series; /* owned */
     bool *coverage_served;                      /* owned */
     char coverage_note[200];
+    /* per scope, its intervals cut for a chart (analysis_night_buckets); NULL: the
+     * report renders the raw intervals; owned */
+    struct coverage_buckets *coverage_buckets;
+    double generated_s; /* when it was gathered, epoch seconds */
 };
 
 /* Gathers the night report of [from_s, to_s) (both finite, from_s < to_s): the ingest
@@ -745,6 +749,20 @@ enum status analysis_night(struct db *db, const struct analysis_settings *s,
                            double from_s, double to_s, size_t limit, struct night *out,
                            struct error *err) MUST_CHECK;
 void night_clear(struct night *n);
+
+/* Cuts each scope's intervals of n's coverage into points buckets of the period (as
+ * /api/v1/coverage?from=&to=&points= does) for a chart, into n->coverage_buckets; the
+ * raw intervals stay. Nothing to do without coverage. STATUS_INVALID when points is
+ * 0; STATUS_NOMEM. */
+enum status analysis_night_buckets(struct night *n, size_t points,
+                                   struct error *err) MUST_CHECK;
+
+/* The night report as one new JSON object (json_decref; README "The night report"):
+ * report, from, to, generated_at, the sections ingest, quarantined, groups,
+ * slowdowns (as /api/v1/slowdowns), coverage (as /api/v1/coverage: the raw
+ * intervals, or, once analysis_night_buckets cut them, the buckets as points= answers
+ * them) and notes. NULL without memory. */
+struct json_t *analysis_night_json(const struct night *n);
 
 /* ---- JSON pieces the front ends share -----------------------------------------------
  */

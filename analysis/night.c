@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The most intervals one scope of the report carries: 45 days of 1 s samples. */
 #define NIGHT_INTERVALS_MAX 3888000
@@ -24,6 +25,9 @@ void night_clear(struct night *n)
     free(n->coverage_series);
     free(n->coverage_scopes);
     free(n->coverage_served);
+    for (size_t i = 0; n->coverage_buckets != NULL && i < n->coverage.n; i++)
+        coverage_buckets_clear(&n->coverage_buckets[i]);
+    free(n->coverage_buckets);
     memset(n, 0, sizeof *n);
 }
 
@@ -82,7 +86,8 @@ static enum status gather_groups(struct db *db, struct night *n, struct error *e
                                : error_set(err, STATUS_NOMEM, "groups of the period");
     }
     n->groups = groups;
-    /* db_groups_list orders by jobs; the report lists by id, as the other lists */
+    /* db_groups_list orders by jobs, most first; the report lists by id, as the
+     * other lists do */
     for (size_t i = 0; i < n_all; i++) {
         struct night_group g = {.group = all[i]};
         for (size_t k = 0; k < n_added; k++) {
@@ -186,6 +191,7 @@ enum status analysis_night(struct db *db, const struct analysis_settings *s,
         return error_param(err, STATUS_INVALID, "to", "to must be a time after from");
     out->from_s = from_s;
     out->to_s = to_s;
+    out->generated_s = (double)time(NULL);
     snprintf(out->y, sizeof out->y, "t_d");
     snprintf(out->x, sizeof out->x, "psi_d_read");
     rc = db_night_runs(db, from_s, to_s, &out->runs, &out->n_runs, err);
@@ -202,4 +208,25 @@ enum status analysis_night(struct db *db, const struct analysis_settings *s,
     if (rc == STATUS_OK)
         rc = gather_coverage(db, out, err);
     return rc;
+}
+
+enum status analysis_night_buckets(struct night *n, size_t points, struct error *err)
+{
+    if (points < 1)
+        return error_set(err, STATUS_INVALID, "coverage buckets: 0 asked");
+    if (!n->has_coverage || n->coverage_buckets != NULL)
+        return STATUS_OK;
+    n->coverage_buckets = calloc(n->coverage.n, sizeof *n->coverage_buckets);
+    if (n->coverage_buckets == NULL)
+        return error_set(err, STATUS_NOMEM, "coverage buckets");
+    for (size_t i = 0; i < n->coverage.n; i++) {
+        struct coverage_range range;
+        analysis_coverage_range(&n->coverage_series[i], &range);
+        enum status rc = analysis_coverage_buckets(
+            &n->coverage_series[i], n->coverage_scopes[i].granularity_s, n->from_s,
+            n->to_s, points, &range, &n->coverage_buckets[i], err);
+        if (rc != STATUS_OK)
+            return rc;
+    }
+    return STATUS_OK;
 }

@@ -1,8 +1,8 @@
 /* report_night.c: `iocontend report night`: what an administrator reads in the
  * morning of a period (analysis_night), as one JSON object, one CSV file per section
  * or one self-contained HTML page (tables, and the coverage drawn by Vega from the
- * page's own chart). The JSON object is the one rendering: the CSV files and the
- * page's tables are read from it. */
+ * page's own chart). The JSON object (analysis_night_json) is the one rendering: the
+ * CSV files and the page's tables are read from it. */
 #include "internal.h"
 
 #include <errno.h>
@@ -19,13 +19,13 @@
 #define NIGHT_LIMIT_DEFAULT 100 /* as /api/v1/slowdowns */
 #define NIGHT_LIMIT_MAX     1000
 #define NIGHT_JSON_FLAGS    (JSON_COMPACT | JSON_REAL_PRECISION(17))
-
-/* What the stored associations are not: the earlier coefficients, which results
- * does not keep (one row per key, replaced when it changes). */
-static const char history_note[] =
-    "iocontend keeps only the newest association of each group (a changed result "
-    "replaces the stored one), so the coefficients before the change are not "
-    "recorded; compare with an earlier night's report.";
+/* The page's coverage chart: each scope's period cut into as many buckets as the
+ * chart's widest plot has pixels (coverageWidth in web/iocontend-charts.js). */
+#define NIGHT_COVERAGE_POINTS 1100
+/* 10000-01-01T00:00:00Z: a time from then on is refused (RFC 3339 has four digits of
+ * year; PostgreSQL's to_timestamp fails far beyond, which read as an unavailable
+ * database). */
+#define NIGHT_TIME_END_S 253402300800.0
 
 void cmd_report_night_help(FILE *fp)
 {
@@ -46,8 +46,9 @@ void cmd_report_night_help(FILE *fp)
         "  coverage    the coverage of the intervals in it, as /api/v1/coverage.\n"
         "Runs, quarantine, jobs loaded and associations are read on the database's\n"
         "clock; the slowdowns and the coverage on the jobs' and samples' clock.\n"
-        "  --from T, --to T  RFC 3339 or epoch milliseconds; default: the %d hours\n"
-        "                    ending now (--to now, --from %d hours before --to)\n"
+        "  --from T, --to T  RFC 3339 or epoch milliseconds, before the year 10000;\n"
+        "                    default: the %d hours ending now (--to now, --from %d\n"
+        "                    hours before --to)\n"
         "  --out FILE        html, json: the file, written whole or not at all;\n"
         "                    csv: a directory (made when missing) with one file per\n"
         "                    section: ingest_runs.csv, quarantined.csv, groups.csv,\n"
@@ -64,219 +65,28 @@ void cmd_report_night_help(FILE *fp)
         NIGHT_HOURS_DEFAULT, NIGHT_HOURS_DEFAULT, NIGHT_LIMIT_MAX, NIGHT_LIMIT_DEFAULT);
 }
 
-/* ---- the JSON object ------------------------------------------------------------ */
-
-/* Sets key to v (taken) in o; false, and o unchanged, when v is NULL (no memory). */
-static bool put(json_t *o, const char *key, json_t *v)
-{
-    return v != NULL && json_object_set_new(o, key, v) == 0;
-}
-
-static json_t *number(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
-static json_t *text_or_null(const char *s)
-{
-    return s[0] != '\0' ? analysis_json_text(s) : json_null();
-}
-
-static void put_time(json_t *o, const char *key, double epoch_s)
-{
-    char text[40], key_ms[64];
-
-    time_format_rfc3339((int64_t)floor(epoch_s), text);
-    snprintf(key_ms, sizeof key_ms, "%s_ms", key);
-    put(o, key, json_string(text));
-    put(o, key_ms, json_integer((json_int_t)llround(epoch_s * 1000.0)));
-}
-
-static json_t *ingest_json(const struct night *n)
-{
-    json_t *o = json_object(), *runs = json_array();
-    long long sums[6] = {0};
-
-    if (o == NULL || !put(o, "runs", runs))
-        goto fail;
-    for (size_t i = 0; i < n->n_runs; i++) {
-        const struct db_night_run *r = &n->runs[i];
-        json_t *row = json_object();
-        if (json_array_append_new(runs, row) != 0)
-            goto fail;
-        put(row, "id", json_integer(r->id));
-        put(row, "kind", json_string(r->kind));
-        put(row, "started_at", text_or_null(r->started_at));
-        put(row, "finished_at", text_or_null(r->finished_at));
-        put(row, "interrupted_at", text_or_null(r->interrupted_at));
-        put(row, "failed", json_boolean(r->failed));
-        put(row, "seconds", number(r->seconds));
-        const long long v[6] = {r->files,       r->loaded, r->skipped,
-                                r->quarantined, r->jobs,   r->samples};
-        static const char *const names[6] = {"files",       "loaded", "skipped",
-                                             "quarantined", "jobs",   "samples"};
-        for (size_t k = 0; k < 6; k++) {
-            put(row, names[k], json_integer(v[k]));
-            sums[k] += v[k];
-        }
-    }
-    put(o, "files", json_integer(sums[0]));
-    put(o, "loaded", json_integer(sums[1]));
-    put(o, "skipped", json_integer(sums[2]));
-    put(o, "quarantined", json_integer(sums[3]));
-    put(o, "jobs", json_integer(sums[4]));
-    put(o, "samples", json_integer(sums[5]));
-    return o;
-fail:
-    json_decref(o);
-    return NULL;
-}
-
-static json_t *quarantined_json(const struct night *n)
-{
-    json_t *list = json_array();
-
-    for (size_t i = 0; list != NULL && i < n->n_quarantined; i++) {
-        const struct db_quarantine_entry *e = &n->quarantined[i];
-        json_t *row = json_object();
-        if (json_array_append_new(list, row) != 0) {
-            json_decref(list);
-            return NULL;
-        }
-        put(row, "path", analysis_json_text(e->path));
-        put(row, "line", e->line > 0 ? json_integer(e->line) : json_null());
-        put(row, "status", json_string(e->status));
-        put(row, "message", analysis_json_text(e->message));
-        put(row, "first_seen", text_or_null(e->first_seen));
-        put(row, "last_seen", text_or_null(e->last_seen));
-    }
-    return list;
-}
-
-/* A stored association as the report lists it: its key, d, the coefficients and
- * their p-values where stored, and "previous": null (not recorded). */
-static json_t *assoc_json(const struct night_assoc *a)
-{
-    const struct assoc_result *r = a->result;
-    json_t *o = json_object();
-
-    if (o == NULL)
-        return NULL;
-    put(o, "granularity_s", json_real(a->granularity_s));
-    put(o, "space", json_string(a->space));
-    put(o, "computed_at", json_string(a->computed_at));
-    put(o, "d", json_integer((json_int_t)r->coefs.d));
-    for (size_t c = 0; c < COEF_COUNT; c++) {
-        const struct stats_coef *k = analysis_coef_of(&r->coefs, (enum coef_id)c);
-        put(o, analysis_coefs[c].name,
-            k->reason == REASON_NONE ? number(k->value) : json_null());
-    }
-    json_t *p = json_object();
-    if (put(o, "p_values", p)) {
-        for (size_t c = 0; r->signif != NULL && c < COEF_COUNT; c++) {
-            const struct stats_signif_coef *e =
-                analysis_coef_signif(r->signif, (enum coef_id)c);
-            if (e != NULL && e->reason == REASON_NONE)
-                put(p, analysis_coefs[c].name, number(e->p_value));
-        }
-    }
-    put(o, "previous", json_null());
-    return o;
-}
-
-static json_t *groups_json(const struct night *n)
-{
-    json_t *o = json_object(), *list = json_array();
-
-    if (o == NULL) {
-        json_decref(list);
-        return NULL;
-    }
-    put(o, "y", json_string(n->y));
-    put(o, "x", json_string(n->x));
-    put(o, "history", json_string(history_note));
-    if (!put(o, "changed", list))
-        goto fail;
-    for (size_t i = 0; i < n->n_groups; i++) {
-        const struct night_group *g = &n->groups[i];
-        json_t *row = json_object(), *assoc = json_array();
-        if (json_array_append_new(list, row) != 0) {
-            json_decref(assoc);
-            goto fail;
-        }
-        put(row, "group", json_string(g->group.id));
-        put(row, "name", analysis_json_text(g->group.name));
-        put(row, "jobs", json_integer(g->group.jobs));
-        put(row, "jobs_added", json_integer(g->jobs_added));
-        if (!put(row, "associations", assoc))
-            goto fail;
-        for (size_t k = 0; k < g->n_assoc; k++) {
-            if (json_array_append_new(assoc, assoc_json(&n->assoc[g->first_assoc + k])) !=
-                0)
-                goto fail;
-        }
-    }
-    return o;
-fail:
-    json_decref(o);
-    return NULL;
-}
-
-/* The report as one object, sections as keys; NULL without memory. */
-static json_t *night_json(const struct night *n)
-{
-    json_t *o = json_object(), *notes = json_object();
-    char now[40];
-
-    if (o == NULL || notes == NULL) {
-        json_decref(o);
-        json_decref(notes);
-        return NULL;
-    }
-    time_format_rfc3339((int64_t)time(NULL), now);
-    bool ok = put(o, "report", json_string("night"));
-    put_time(o, "from", n->from_s);
-    put_time(o, "to", n->to_s);
-    ok = ok && put(o, "generated_at", json_string(now));
-    ok = ok && put(o, "ingest", ingest_json(n));
-    ok = ok && put(o, "quarantined", quarantined_json(n));
-    ok = ok && put(o, "groups", groups_json(n));
-    ok = ok &&
-         put(o, "slowdowns",
-             n->has_slowdowns ? analysis_slowdowns_json(&n->slowdowns) : json_null());
-    ok = ok && put(o, "coverage",
-                   n->has_coverage ? analysis_coverage_json(&n->coverage) : json_null());
-    if (!n->has_slowdowns)
-        put(notes, "slowdowns", json_string(n->slowdowns_note));
-    if (!n->has_coverage)
-        put(notes, "coverage", json_string(n->coverage_note));
-    ok = ok && put(o, "notes", notes);
-    if (!ok) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
-}
-
 /* ---- CSV: one file per section, read from the object ------------------------------ */
 
 /* A field: a string quoted when it holds a comma, a quote or a line end (RFC 4180),
- * a number as it reads back, null as nothing. */
+ * a number as it reads back, null as nothing. A string that starts with =, +, -, @,
+ * a tab or a carriage return gets a ' first: a spreadsheet would run it as a formula
+ * (a quarantined file named =HYPERLINK(...)), and reads '= as text. */
 static void csv_field(FILE *fp, const json_t *v)
 {
     if (json_is_string(v)) {
         const char *s = json_string_value(v);
-        if (strpbrk(s, ",\"\r\n") == NULL) {
-            fputs(s, fp);
-            return;
-        }
-        fputc('"', fp);
+        const bool quoted = strpbrk(s, ",\"\r\n") != NULL;
+        if (quoted)
+            fputc('"', fp);
+        if (s[0] != '\0' && strchr("=+-@\t\r", s[0]) != NULL)
+            fputc('\'', fp);
         for (; *s != '\0'; s++) {
             if (*s == '"')
                 fputc('"', fp);
             fputc(*s, fp);
         }
-        fputc('"', fp);
+        if (quoted)
+            fputc('"', fp);
     } else if (json_is_integer(v)) {
         fprintf(fp, "%lld", (long long)json_integer_value(v));
     } else if (json_is_real(v)) {
@@ -668,10 +478,11 @@ static void html_coverage(FILE *fp, const json_t *doc)
 }
 
 /* The page's own script: the ranked jobs drawn with web/night-slowdowns.vg.json (view
- * "night/slowdowns") and each file system's coverage with the page's chart
- * (web/coverage.vg.json, views "coverage" for all and "coverage/NAME"), through
- * iocontend-charts' draw, once the body is parsed (report_html_library);
- * window.iocontendDone settles once they are drawn. */
+ * "night/slowdowns") and each file system's coverage buckets with the page's chart
+ * (iocontend-charts' coverage: web/coverage.vg.json, views "coverage" for all and
+ * "coverage/NAME"; a drag across its overview zooms into the buckets the file
+ * carries), through iocontend-charts, once the body is parsed
+ * (report_html_library); window.iocontendDone settles once they are drawn. */
 static const char night_script[] =
     "window.iocontendDone = window.iocontendParsed.then(function () { return new "
     "Promise(function (ok, no) {\n"
@@ -689,14 +500,17 @@ static const char night_script[] =
     "    }\n"
     "    var parent = document.getElementById(\"coverage-charts\");\n"
     "    (night.coverage ? night.coverage.filesystems : []).forEach(function (f) {\n"
-    "      var w = f.granularity_s * 1000, rows = f.end_ms.map(function (t, i) {\n"
-    "        return {start_ms: t - w, end_ms: t, d_min: f.d[i], d_max: f.d[i],\n"
-    "                s_min: f.s[i], s_max: f.s[i]};\n"
-    "      });\n"
-    "      drawn.push(charts.draw(parent, f.fs === \"all\" ? \"coverage\" : "
-    "\"coverage/\" + f.fs, \"coverage\", {buckets: rows, overview: rows},\n"
+    "      var rows = charts.bucketRows(f);\n"
+    "      drawn.push(charts.coverage(parent, f.fs === \"all\" ? \"coverage\" : "
+    "\"coverage/\" + f.fs, f,\n"
     "        \"coverage of \" + f.fs + \" in the period: bytes per interval, each "
-    "scaled to its largest\"));\n"
+    "scaled to its largest, the least and the most of each of \" + rows.length + "
+    "\" buckets\",\n"
+    "        function (from, to) {\n"
+    "          return from === null ? rows : rows.filter(function (r) {\n"
+    "            return r.end_ms > from && r.start_ms < to;\n"
+    "          });\n"
+    "        }));\n"
     "    });\n"
     "    Promise.all(drawn).then(ok, no);\n"
     "  }, no);\n"
@@ -823,15 +637,24 @@ static int parse_args(int argc, char **argv, struct night_args *a)
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case 'f':
-        case 't':
-            if (!time_arg(optarg, c == 'f' ? &a->from_s : &a->to_s)) {
+        case 't': {
+            double *at = c == 'f' ? &a->from_s : &a->to_s;
+            if (!time_arg(optarg, at)) {
                 fprintf(stderr,
                         "iocontend report night: --%s takes RFC 3339 or epoch "
                         "milliseconds, got '%s'\n",
                         c == 'f' ? "from" : "to", optarg);
                 return EXIT_USAGE;
             }
+            if (*at >= NIGHT_TIME_END_S) {
+                fprintf(stderr,
+                        "iocontend report night: --%s takes a time before the year "
+                        "10000 (epoch milliseconds below %.0f), got '%s'\n",
+                        c == 'f' ? "from" : "to", NIGHT_TIME_END_S * 1000, optarg);
+                return EXIT_USAGE;
+            }
             break;
+        }
         case 'o': a->out = optarg; break;
         case 'F':
             if (strcmp(optarg, "html") == 0) {
@@ -919,7 +742,14 @@ int cmd_report_night(struct app_config *cfg, int argc, char **argv)
         night_clear(&night);
         return app_fail("report night", rc, &err);
     }
-    doc = night_json(&night);
+    /* the page draws each scope's buckets; the JSON and the CSV keep the intervals */
+    if (a.format == REPORT_HTML)
+        rc = analysis_night_buckets(&night, NIGHT_COVERAGE_POINTS, &err);
+    if (rc != STATUS_OK) {
+        night_clear(&night);
+        return app_fail("report night", rc, &err);
+    }
+    doc = analysis_night_json(&night);
     text = doc != NULL ? json_dumps(doc, NIGHT_JSON_FLAGS) : NULL;
     if (text == NULL) {
         code = app_fail("report night", STATUS_NOMEM, &err);

@@ -455,7 +455,8 @@ struct db_group {
     long jobs;
 };
 
-/* Every group with its job count, by id. *out is malloc'd (caller frees). */
+/* Every group with its job count, most jobs first (equal counts by id). *out is
+ * malloc'd (caller frees). */
 enum status db_groups_list(struct db *db, struct db_group **out, size_t *n,
                            struct error *err) MUST_CHECK;
 enum status db_group_get(struct db *db, const char *id, struct db_group *out,

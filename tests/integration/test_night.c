@@ -1,11 +1,14 @@
 /* test_night.c: `iocontend report night` on the sample data (iocontend-gen, one day,
  * 60 jobs a group): a first ingest and analyze, then a second ingest into the period
- * (20 more jobs of one group and one bad file) and analyze again. The report lists
- * that ingest and its quarantined file with the reason, the group that changed with
+ * (20 more jobs of one group and three bad files, two of them named as markup and
+ * as a spreadsheet formula) and analyze again. The report lists that ingest and its
+ * quarantined files with the reason (the names as text in the page, a ' before the
+ * formula in the CSV), the group that changed with
  * its stored coefficients; its slowdowns and coverage equal /api/v1/slowdowns and
  * /api/v1/coverage for the same period; its CSV files equal its JSON; its HTML opens
- * in headless chromium with no console error and no request beyond the file; bad
- * options are usage errors and --help never acts. */
+ * in headless chromium with no console error and no request beyond the file, and its
+ * coverage charts hold the buckets of /api/v1/coverage?points=N; bad options are
+ * usage errors and --help never acts. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,11 +36,14 @@
 
 #define SEED  20240601UL
 #define LATER 20 /* jobs of the last group held back for the second ingest */
+#define BAD   3  /* bad files of the second ingest */
 /* Before the sample's first day (2026-11-20), in epoch milliseconds: a period from
  * here to the end of the second ingest holds every job, sample and run. */
 #define SAMPLE_FROM_MS 1795046400000LL
 /* The API answers reals to 15 digits, the report to 17. */
 #define TOL 1e-13
+/* The buckets of the report's coverage chart (NIGHT_COVERAGE_POINTS). */
+#define NIGHT_POINTS 1100
 
 static struct {
     struct pgfixture db;
@@ -82,10 +88,45 @@ static int hold_back(void)
     return moved == LATER ? 0 : -1;
 }
 
+/* A bad file named like a spreadsheet formula, ingested by that name: the
+ * quarantine keeps the name ingest was given, so that its path starts with '='. */
+#define FORMULA_NAME "=HYPERLINK(\"#x\",\"click me\").parser.txt"
+/* A bad file whose name is markup: the page must show it as text. */
+#define MARKUP_NAME "<img src=x onerror=window.pwned=1>.parser.txt"
+
+/* The second ingest, one run: the held-back logs and two bad files in fx.later, and
+ * FORMULA_NAME given by its own name from the directory that holds it; its exit
+ * status (1: files quarantined). */
+static int second_ingest(void)
+{
+    char path[800], named[700], cwd[4096], bin[4096];
+
+    snprintf(path, sizeof path, "%s/bad.parser.txt", fx.later);
+    if (testutil_write_file(path, "garbage\tline\n", 13) != 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/" MARKUP_NAME, fx.later);
+    if (testutil_write_file(path, "markup\tline\n", 12) != 0)
+        return -1;
+    snprintf(named, sizeof named, "%s/named", fx.dir);
+    snprintf(path, sizeof path, "%s/" FORMULA_NAME, named);
+    /* the binary by its whole path: the ingest runs from named */
+    if (mkdir(named, 0755) != 0 ||
+        testutil_write_file(path, "formula\tline\n", 13) != 0 ||
+        realpath(fx.db.bin, bin) == NULL || getcwd(cwd, sizeof cwd) == NULL)
+        return -1;
+    const size_t len = strlen(bin);
+    if (len >= sizeof fx.db.bin)
+        return -1;
+    memcpy(fx.db.bin, bin, len + 1);
+    if (chdir(named) != 0)
+        return -1;
+    int rc = pgfixture_cmd(&fx.db, "--quiet --config '%s' ingest darshan '%s' '%s'",
+                           fx.conf, fx.later, FORMULA_NAME);
+    return chdir(cwd) == 0 ? rc : -1;
+}
+
 static int group_setup(void **state)
 {
-    char path[700];
-
     (void)state;
     memset(&fx, 0, sizeof fx);
     if (pgfixture_start(&fx.db) != 0)
@@ -99,12 +140,8 @@ static int group_setup(void **state)
     testutil_sleep_s(0.3);
     fx.t0_ms = now_ms();
     testutil_sleep_s(0.3);
-    snprintf(path, sizeof path, "%s/bad.parser.txt", fx.later);
-    if (testutil_write_file(path, "garbage\tline\n", 13) != 0)
-        return -1;
-    /* exit 1: the bad file is quarantined */
-    if (pgfixture_cmd(&fx.db, "--quiet --config '%s' ingest darshan '%s'", fx.conf,
-                      fx.later) != 1)
+    /* exit 1: the bad files are quarantined */
+    if (second_ingest() != 1)
         return -1;
     int rc =
         pgfixture_cmd(&fx.db, "--quiet --config '%s' analyze --permutations 0", fx.conf);
@@ -236,6 +273,19 @@ static long long integer(const json_t *o, const char *key)
     return (long long)json_integer_value(v);
 }
 
+/* The entry of the quarantined list q whose path ends with name. */
+static const json_t *quarantined_named(const json_t *q, const char *name)
+{
+    for (size_t i = 0; i < json_array_size(q); i++) {
+        const char *path = text(json_array_get(q, i), "path");
+        const size_t n = strlen(path), k = strlen(name);
+        if (n >= k && strcmp(path + n - k, name) == 0)
+            return json_array_get(q, i);
+    }
+    fail_msg("no quarantined file named %s", name);
+    return NULL;
+}
+
 /* ---- what was ingested, quarantined and changed --------------------------------------
  */
 
@@ -253,18 +303,19 @@ static void the_night_lists_the_second_ingest_and_its_quarantined_file(void **st
     assert_int_equal(json_array_size(runs), 1);
     const json_t *run = json_array_get(runs, 0);
     assert_string_equal(text(run, "kind"), "darshan");
-    assert_int_equal(integer(run, "files"), LATER + 1);
+    assert_int_equal(integer(run, "files"), LATER + BAD);
     assert_int_equal(integer(run, "loaded"), LATER);
-    assert_int_equal(integer(run, "quarantined"), 1);
+    assert_int_equal(integer(run, "quarantined"), BAD);
     assert_int_equal(integer(run, "jobs"), LATER);
     assert_true(json_is_false(json_object_get(run, "failed")));
-    assert_int_equal(integer(in, "quarantined"), 1);
-    /* the bad file with its reason, as `quarantine list` gives it */
+    assert_int_equal(integer(in, "quarantined"), BAD);
+    /* the bad files with their reasons, as `quarantine list` gives them */
     const json_t *q = json_object_get(doc, "quarantined");
-    assert_int_equal(json_array_size(q), 1);
-    const json_t *bad = json_array_get(q, 0);
-    const char *path = text(bad, "path");
-    assert_non_null(strstr(path, "later/bad.parser.txt"));
+    assert_int_equal(json_array_size(q), BAD);
+    assert_string_equal(text(quarantined_named(q, FORMULA_NAME), "path"), FORMULA_NAME);
+    assert_non_null(
+        strstr(text(quarantined_named(q, MARKUP_NAME), "path"), "later/" MARKUP_NAME));
+    const json_t *bad = quarantined_named(q, "later/bad.parser.txt");
     assert_int_equal(integer(bad, "line"), 1);
     assert_string_equal(text(bad, "status"), "parse");
     assert_non_null(strstr(text(bad, "message"), "expected"));
@@ -418,8 +469,9 @@ static const char *cell(const struct csv *c, size_t r, const char *col)
     return NULL;
 }
 
-/* A CSV field equals a JSON value: the same text, integer or real (TOL); empty for
- * null. */
+/* A CSV field equals a JSON value: the same text (after a ' when it starts as a
+ * spreadsheet formula would: =, +, -, @, a tab or a carriage return), integer or
+ * real (TOL); empty for null. */
 static bool field_is(const char *f, const json_t *v, const char *what)
 {
     char *end;
@@ -428,7 +480,9 @@ static bool field_is(const char *f, const json_t *v, const char *what)
     if (v == NULL || json_is_null(v)) {
         ok = f[0] == '\0';
     } else if (json_is_string(v)) {
-        ok = strcmp(f, json_string_value(v)) == 0;
+        const char *s = json_string_value(v);
+        const bool formula = s[0] != '\0' && strchr("=+-@\t\r", s[0]) != NULL;
+        ok = (!formula || f[0] == '\'') && strcmp(f + formula, s) == 0;
     } else if (json_is_boolean(v)) {
         ok = strcmp(f, json_is_true(v) ? "true" : "false") == 0;
     } else {
@@ -476,8 +530,20 @@ static void the_csv_sections_equal_the_json(void **state)
     static const char *const q_cols[] = {"path",    "line",       "status",
                                          "message", "first_seen", "last_seen"};
     csv_read(dir, "quarantined.csv", &c);
-    assert_int_equal(c.rows, 1);
+    assert_int_equal(c.rows, BAD);
     rows_equal(&c, 0, q, q_cols, sizeof q_cols / sizeof q_cols[0]);
+    /* the formula's name reads back as text: a ' first, quoted for its commas */
+    size_t formulas = 0;
+    for (size_t i = 0; i < c.rows; i++)
+        formulas += strcmp(cell(&c, i, "path"), "'" FORMULA_NAME) == 0;
+    assert_int_equal(formulas, 1);
+    char raw_path[800];
+    snprintf(raw_path, sizeof raw_path, "%s/quarantined.csv", dir);
+    char *raw = testutil_read_file(raw_path, &(size_t){0});
+    assert_non_null(raw);
+    assert_non_null(
+        strstr(raw, "\n\"'=HYPERLINK(\"\"#x\"\",\"\"click me\"\").parser.txt\","));
+    free(raw);
     csv_free(&c);
 
     const json_t *changed = json_object_get(json_object_get(doc, "groups"), "changed");
@@ -552,13 +618,41 @@ static void the_csv_sections_equal_the_json(void **state)
     json_decref(doc);
 }
 
-/* Both null, or numbers of the same value: the browser hands 0.0 back as 0. */
+/* Both null, or numbers within TOL: the browser hands 0.0 back as 0, the API's
+ * reals have 15 digits. */
 static bool same_value(const json_t *a, const json_t *b)
 {
     if (json_is_null(a) || json_is_null(b))
         return json_is_null(a) && json_is_null(b);
-    return json_is_number(a) && json_is_number(b) &&
-           json_number_value(a) == json_number_value(b);
+    if (!json_is_number(a) || !json_is_number(b))
+        return false;
+    const double x = json_number_value(a), y = json_number_value(b);
+    return fabs(x - y) <= TOL * fmax(fabs(x), fabs(y));
+}
+
+/* The rows of the coverage chart of f (a scope of /api/v1/coverage?points=N) hold
+ * its buckets: one row each, the same edges, least and most. */
+static bool chart_holds_buckets(const json_t *rows, const json_t *f, const char *key)
+{
+    static const char *const cols[] = {"start_ms", "end_ms", "d_min",
+                                       "d_max",    "s_min",  "s_max"};
+    const json_t *b = json_object_get(f, "buckets");
+    const size_t want = (size_t)json_integer_value(json_object_get(b, "n"));
+    size_t same_rows = 0;
+
+    for (size_t k = 0; json_array_size(rows) == want && k < want; k++) {
+        const json_t *row = json_array_get(rows, k);
+        bool all = true;
+        for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
+            all = all && same_value(json_object_get(row, cols[c]),
+                                    json_array_get(json_object_get(b, cols[c]), k));
+        same_rows += all;
+    }
+    if (want > 0 && same_rows == want)
+        return true;
+    print_error("chart %s: %zu rows, %zu of the API's %zu buckets equal\n", key,
+                json_array_size(rows), same_rows, want);
+    return false;
 }
 
 /* ---- HTML in the browser
@@ -597,8 +691,18 @@ static void the_html_opens_offline_and_draws_the_ranking_and_coverage(void **sta
                     json_string_value(json_array_get(asked, i)));
     const size_t requests = json_array_size(asked);
     json_decref(asked);
-    /* each file system's chart holds the values the JSON has */
-    const json_t *fss = json_object_get(json_object_get(doc, "coverage"), "filesystems");
+    /* the page carries the coverage as /api/v1/coverage?points=N answers it, and
+     * each file system's chart holds those N buckets */
+    char route[200];
+    snprintf(route, sizeof route, "/api/v1/coverage?from=%lld&to=%lld&points=%d",
+             SAMPLE_FROM_MS, fx.t1_ms, NIGHT_POINTS);
+    json_t *api = server_get_json(&fx.srv, route, NULL, 200);
+    json_t *carried = webdriver_run(
+        &wd, "return window.iocontendNight ? window.iocontendNight.coverage : null;",
+        NULL, 0);
+    const bool carries_buckets = same(carried, api, "html coverage");
+    json_decref(carried);
+    const json_t *fss = json_object_get(api, "filesystems");
     size_t charts_ok = 0;
     for (size_t i = 0; i < json_array_size(fss); i++) {
         const json_t *f = json_array_get(fss, i);
@@ -613,22 +717,7 @@ static void the_html_opens_offline_and_draws_the_ranking_and_coverage(void **sta
                           "return v ? v.data('buckets') : null;",
                           args, 0);
         json_decref(args);
-        /* one row per interval of the period, its least and most the JSON's value */
-        const json_t *d = json_object_get(f, "d"), *sv = json_object_get(f, "s");
-        const size_t want = json_array_size(d);
-        size_t same = 0;
-        for (size_t k = 0; json_array_size(rows) == want && k < want; k++) {
-            const json_t *row = json_array_get(rows, k);
-            same += same_value(json_object_get(row, "d_min"), json_array_get(d, k)) &&
-                    same_value(json_object_get(row, "d_max"), json_array_get(d, k)) &&
-                    same_value(json_object_get(row, "s_min"), json_array_get(sv, k)) &&
-                    same_value(json_object_get(row, "s_max"), json_array_get(sv, k));
-        }
-        if (want > 0 && same == want)
-            charts_ok++;
-        else
-            print_error("chart %s: %zu rows, %zu of the JSON's %zu intervals equal\n",
-                        key, json_array_size(rows), same, want);
+        charts_ok += chart_holds_buckets(rows, f, key);
         json_decref(rows);
     }
     /* the ranking's chart holds the ranked jobs' ratios, in rank order */
@@ -654,9 +743,26 @@ static void the_html_opens_offline_and_draws_the_ranking_and_coverage(void **sta
                                json_array_size(jobs) == json_array_size(ranked);
     json_decref(jobs);
     json_t *dom = webdriver_run(&wd, "return document.body.innerText;", NULL, 0);
-    const bool lists_bad =
-        json_is_string(dom) && strstr(json_string_value(dom), "bad.parser.txt") != NULL;
+    const char *shown = json_is_string(dom) ? json_string_value(dom) : "";
+    /* the hostile names read back as text; the markup made no element and ran no
+     * handler */
+    const bool lists_bad = strstr(shown, "bad.parser.txt") != NULL &&
+                           strstr(shown, "later/" MARKUP_NAME) != NULL &&
+                           strstr(shown, FORMULA_NAME) != NULL;
     json_decref(dom);
+    json_t *inert = webdriver_run(&wd,
+                                  "return [document.getElementsByTagName('img').length,"
+                                  " typeof window.pwned];",
+                                  NULL, 0);
+    const bool no_markup =
+        json_integer_value(json_array_get(inert, 0)) == 0 &&
+        json_is_string(json_array_get(inert, 1)) &&
+        strcmp(json_string_value(json_array_get(inert, 1)), "undefined") == 0;
+    if (!no_markup)
+        print_error("the markup acted: %lld img, window.pwned %s\n",
+                    (long long)json_integer_value(json_array_get(inert, 0)),
+                    json_string_value(json_array_get(inert, 1)));
+    json_decref(inert);
     /* photographed whole under $BUILD/screenshots/, as test_page does the page */
     const char *build = getenv("BUILD");
     char shot[800];
@@ -672,13 +778,17 @@ static void the_html_opens_offline_and_draws_the_ranking_and_coverage(void **sta
     webdriver_screenshot(&wd, shot);
     webdriver_stop(&wd);
     const size_t n_fs = json_array_size(fss);
+    json_decref(api);
     json_decref(doc);
     assert_true(drawn);
     assert_int_equal(errors, 0);
     assert_int_equal(requests, 0);
+    assert_true(carries_buckets);
+    assert_int_equal(n_fs, 3);
     assert_int_equal(charts_ok, n_fs);
     assert_true(ranking_drawn);
     assert_true(lists_bad);
+    assert_true(no_markup);
 }
 
 /* ---- usage ----------------------------------------------------------------------------
@@ -696,6 +806,9 @@ static void bad_periods_and_options_are_usage_errors(void **state)
         "--to 2026-13-01T00:00:00Z",
         "--from 2026-11-21T00:00:00Z --to 2026-11-20T00:00:00Z",
         "--from 1795132800000 --to 1795132800000",
+        "--from 999999999999999", /* the year 33658 */
+        "--to 253402300800000",   /* 10000-01-01 */
+        "--from 1795132800000 --to 253402300800000",
         "--format xml",
         "--limit 0",
         "--limit 1001",
@@ -710,6 +823,25 @@ static void bad_periods_and_options_are_usage_errors(void **state)
         assert_int_equal(rc, 64);
     }
     assert_int_equal(pgfixture_cmd(&fx.db, "--quiet report night --format json"), 64);
+    /* a time past the year 9999 is named as the option's, not a database failure */
+    static const char *const late[] = {"from", "to"};
+    for (size_t i = 0; i < 2; i++) {
+        char args[2000];
+        int rc = -1;
+        snprintf(args, sizeof args,
+                 "--quiet --config '%s' report night --out '%s' --%s 999999999999999 "
+                 "2>&1",
+                 fx.conf, out, late[i]);
+        char *said = pgfixture_run(&fx.db, args, &rc);
+        assert_int_equal(rc, 64);
+        assert_non_null(said);
+        char want[40];
+        snprintf(want, sizeof want, "--%s takes a time before the year 10000", late[i]);
+        if (strstr(said, want) == NULL)
+            print_error("said: %s\n", said);
+        assert_non_null(strstr(said, want));
+        free(said);
+    }
     assert_int_not_equal(stat(out, &st), 0);
 }
 
