@@ -296,31 +296,70 @@ static size_t sweep_rank(const char *y, const char *x)
     return i;
 }
 
-/* Group g's "stored": {"table", "sweeps"} from the n rows of db_stored_list: what
- * /table and /sweep answer 200 for, so that the page asks only for those. */
-static json_t *stored_json(const char *g, const struct db_stored *rows, size_t n)
+/* A row of db_stored_list with its place among a group's: the rows sorted by group
+ * (strcmp, for bsearch), then sweep.c's order, then the list's. */
+struct stored_ref {
+    const struct db_stored *row;
+    size_t rank; /* sweep_rank of a sweep row */
+    size_t at;   /* its index in the list */
+};
+
+static int stored_ref_cmp(const void *pa, const void *pb)
+{
+    const struct stored_ref *a = pa, *b = pb;
+    int c = strcmp(a->row->group_id, b->row->group_id);
+
+    if (c != 0)
+        return c;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    return a->at < b->at ? -1 : a->at > b->at;
+}
+
+/* The n rows as refs sorted by stored_ref_cmp (new; NULL without memory). Each row's
+ * rank is found once. */
+static struct stored_ref *stored_refs(const struct db_stored *rows, size_t n)
+{
+    struct stored_ref *refs = malloc((n > 0 ? n : 1) * sizeof *refs);
+
+    for (size_t i = 0; refs != NULL && i < n; i++) {
+        bool sweep = strcmp(rows[i].kind, "sweep") == 0;
+        refs[i] = (struct stored_ref){&rows[i],
+                                      sweep ? sweep_rank(rows[i].y, rows[i].x) : 0, i};
+    }
+    if (refs != NULL && n > 1)
+        qsort(refs, n, sizeof *refs, stored_ref_cmp);
+    return refs;
+}
+
+/* Group g's "stored": {"table", "sweeps"} from the n refs of stored_refs: what /table
+ * and /sweep answer 200 for, so that the page asks only for those. */
+static json_t *stored_json(const char *g, const struct stored_ref *refs, size_t n)
 {
     bool table = false;
     json_t *sweeps = json_array();
+    size_t lo = 0, hi = n;
 
-    for (size_t i = 0; i < n; i++) {
-        table = table || (strcmp(rows[i].group_id, g) == 0 &&
-                          strcmp(rows[i].kind, "group_table") == 0);
+    while (lo < hi) { /* the first ref of g */
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(refs[mid].row->group_id, g) < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
     }
-    /* sweep.c's order, rank by rank (a few rows per group) */
-    for (size_t rank = 0; sweeps != NULL && rank <= sweep_pair_count(); rank++) {
-        for (size_t i = 0; sweeps != NULL && i < n; i++) {
-            const struct db_stored *r = &rows[i];
-            /* /sweep refuses an unknown metric (400): not listed */
-            if (strcmp(r->group_id, g) != 0 || strcmp(r->kind, "sweep") != 0 ||
-                sweep_rank(r->y, r->x) != rank || !analysis_metric_known(r->y) ||
-                !analysis_metric_known(r->x))
-                continue;
-            if (json_array_append_new(
-                    sweeps, json_pack("{s:s, s:s}", "y", r->y, "x", r->x)) != 0) {
-                json_decref(sweeps);
-                sweeps = NULL;
-            }
+    for (size_t i = lo; sweeps != NULL && i < n && strcmp(refs[i].row->group_id, g) == 0;
+         i++) {
+        const struct db_stored *r = refs[i].row;
+        table = table || strcmp(r->kind, "group_table") == 0;
+        /* /sweep refuses an unknown metric (400): not listed */
+        if (strcmp(r->kind, "sweep") != 0 || !analysis_metric_known(r->y) ||
+            !analysis_metric_known(r->x))
+            continue;
+        if (json_array_append_new(sweeps,
+                                  json_pack("{s:s, s:s}", "y", r->y, "x", r->x)) != 0) {
+            json_decref(sweeps);
+            sweeps = NULL;
         }
     }
     return json_pack("{s:b, s:o}", "table", table, "sweeps", sweeps);
@@ -331,6 +370,7 @@ void route_groups(struct server *srv, struct request *req)
     struct error err = {0};
     struct db_group *groups = NULL;
     struct db_stored *stored = NULL;
+    struct stored_ref *refs = NULL;
     size_t n = 0, n_stored = 0;
     struct db *db = db_acquire(srv, &err);
 
@@ -346,13 +386,14 @@ void route_groups(struct server *srv, struct request *req)
         answer_failure(req, rc, &err, "groups", NULL);
         goto out;
     }
-    json_t *list = json_array();
+    refs = stored_refs(stored, n_stored);
+    json_t *list = refs != NULL ? json_array() : NULL;
     for (size_t i = 0; list != NULL && i < n; i++) {
         json_t *g = json_pack(
             "{s:o, s:o, s:o, s:I, s:o}", "id", analysis_json_text(groups[i].id), "name",
             analysis_json_text(groups[i].name), "key", analysis_json_text(groups[i].key),
             "jobs", (json_int_t)groups[i].jobs, "stored",
-            stored_json(groups[i].id, stored, n_stored));
+            stored_json(groups[i].id, refs, n_stored));
         if (json_array_append_new(list, g) != 0) {
             json_decref(list);
             list = NULL;
@@ -360,6 +401,7 @@ void route_groups(struct server *srv, struct request *req)
     }
     answer_json_take(req, 200, json_pack("{s:o}", "groups", list));
 out:
+    free(refs);
     free(groups);
     free(stored);
 }
