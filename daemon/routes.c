@@ -834,75 +834,12 @@ void route_table(struct server *srv, struct MHD_Connection *conn, struct request
 /* Buckets a points= answer may ask for: more than the widest screen's pixels. */
 #define COVERAGE_BUCKETS_MAX 10000
 
-/* What a points= answer keeps of a scope once its intervals are bucketed (they are
- * freed at once, so that a long range holds one scope's intervals at a time). */
-struct bucketed {
-    struct coverage_range range; /* over every interval of the range */
-    struct coverage_buckets b;
-};
-
-/* An array of the n values v[i] (NAN: null). */
-static json_t *numbers(const double *v, size_t n)
-{
-    json_t *a = json_array();
-
-    for (size_t i = 0; a != NULL && i < n; i++) {
-        if (json_array_append_new(a, number_or_null(v[i])) != 0) {
-            json_decref(a);
-            a = NULL;
-        }
-    }
-    return a;
-}
-
-/* The bucket edges k = first, first + 1, …, first + n - 1 in epoch ms. */
-static json_t *edges_ms(const struct coverage_buckets *b, size_t first)
-{
-    json_t *a = json_array();
-
-    for (size_t k = first; a != NULL && k < first + b->n; k++) {
-        double at_s = b->start_s + (double)k * b->width_s;
-        if (json_array_append_new(a, json_integer((json_int_t)llround(at_s * 1000))) !=
-            0) {
-            json_decref(a);
-            a = NULL;
-        }
-    }
-    return a;
-}
-
-/* one, a scope of the coverage object rendered over an empty series: its range as
- * bk says (over every interval) and its buckets in place of the raw arrays. false
- * without memory. */
-static bool put_buckets(json_t *one, const struct bucketed *bk)
-{
-    const struct coverage_range *r = &bk->range;
-    json_t *range = json_pack(
-        "{s:o, s:f, s:f, s:I}", "coverage",
-        r->sum_s_bytes > 0 ? json_real(r->sum_d_bytes / r->sum_s_bytes) : json_null(),
-        "sum_d_bytes", r->sum_d_bytes, "sum_s_bytes", r->sum_s_bytes, "intervals",
-        (json_int_t)r->intervals);
-    json_t *b =
-        json_pack("{s:I, s:f, s:o, s:o, s:o, s:o, s:o, s:o}", "n", (json_int_t)bk->b.n,
-                  "width_ms", bk->b.width_s * 1000, "start_ms", edges_ms(&bk->b, 0),
-                  "end_ms", edges_ms(&bk->b, 1), "d_min", numbers(bk->b.d_min, bk->b.n),
-                  "d_max", numbers(bk->b.d_max, bk->b.n), "s_min",
-                  numbers(bk->b.s_min, bk->b.n), "s_max", numbers(bk->b.s_max, bk->b.n));
-    json_object_del(one, "end_ms");
-    json_object_del(one, "d");
-    json_object_del(one, "s");
-    return json_object_set_new(one, "range", range) == 0 &&
-           json_object_set_new(one, "max_d_bytes", json_real(r->max_d_bytes)) == 0 &&
-           json_object_set_new(one, "max_s_bytes", json_real(r->max_s_bytes)) == 0 &&
-           json_object_set_new(one, "buckets", b) == 0;
-}
-
 /* Cuts the intervals of s (a scope c stored) into n buckets over [from, to), an open
  * side at the intervals' first start or last end (else the logged span's), into bk;
  * then frees the intervals. */
 static enum status bucket_scope(const struct db_coverage *c, struct db_coverage_series *s,
-                                double from_s, double to_s, size_t n, struct bucketed *bk,
-                                struct error *err)
+                                double from_s, double to_s, size_t n,
+                                struct coverage_buckets *bk, struct error *err)
 {
     double start_s = from_s, end_s = to_s;
 
@@ -911,9 +848,11 @@ static enum status bucket_scope(const struct db_coverage *c, struct db_coverage_
     if (!isfinite(end_s))
         end_s = s->n > 0 ? s->end_s[s->n - 1] : c->log_end_s;
     end_s = fmax(end_s, start_s); /* an open side past every interval: all empty */
-    analysis_coverage_range(s, &bk->range);
+    struct coverage_range range;
+    analysis_coverage_range(s, &range);
     enum status rc = analysis_coverage_buckets(s, c->granularity_s, start_s, end_s, n,
-                                               &bk->range, &bk->b, err);
+                                               &range, bk, err);
+    bk->range = range;
     db_coverage_series_clear(s);
     return rc;
 }
@@ -966,7 +905,7 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
         return;
     }
     struct db_coverage_series *series = calloc(n + 1, sizeof *series);
-    struct bucketed *bk = points > 0 ? calloc(n + 1, sizeof *bk) : NULL;
+    struct coverage_buckets *bk = points > 0 ? calloc(n + 1, sizeof *bk) : NULL;
     bool *served = calloc(n + 1, sizeof *served);
     bool found = fs == NULL;
     if (series == NULL || served == NULL || (points > 0 && bk == NULL)) {
@@ -1008,16 +947,8 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
                      fs);
         goto out;
     }
-    const struct coverage_answer answer = {from_s, to_s, list, series, served, n};
+    const struct coverage_answer answer = {from_s, to_s, list, series, bk, served, n};
     json_t *doc = analysis_coverage_json(&answer);
-    /* with points the series were emptied: their scopes get the buckets */
-    const json_t *listed = json_object_get(doc, "filesystems"); /* borrowed */
-    for (size_t i = 0, k = 0; doc != NULL && points > 0 && i < n; i++) {
-        if (served[i] && !put_buckets(json_array_get(listed, k++), &bk[i])) {
-            json_decref(doc);
-            doc = NULL;
-        }
-    }
     answer_json_take(req, 200, doc);
     if (keyed)
         cache_keep(srv, conn, req, key, version);
@@ -1025,7 +956,7 @@ out:
     for (size_t i = 0; series != NULL && i < n; i++)
         db_coverage_series_clear(&series[i]);
     for (size_t i = 0; bk != NULL && i < n; i++)
-        coverage_buckets_clear(&bk[i].b);
+        coverage_buckets_clear(&bk[i]);
     free(series);
     free(bk);
     free(served);
