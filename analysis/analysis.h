@@ -548,13 +548,13 @@ struct coverage_buckets {
     struct coverage_range range; /* over every interval of the range */
 };
 
-/* The buckets of the n intervals of s (grid step delta_s) over [start_s, end_s) into
- * out (coverage_buckets_clear), scaled by range's maxima (analysis_coverage_range of
- * s). STATUS_INVALID when n is 0 or the range is not finite or reversed;
- * STATUS_NOMEM. Cost: one pass over s; 4·n doubles. */
-enum status analysis_coverage_buckets(const struct db_coverage_series *s, double delta_s,
-                                      double start_s, double end_s, size_t n,
-                                      const struct coverage_range *range,
+/* The buckets of stored scope c's intervals that overlap [from_s, to_s) (NAN: open;
+ * an open side at the first interval's start or the last one's end, else the logged
+ * span's) into out (coverage_buckets_clear), scaled by the range's maxima, with the
+ * range's sums and maxima. STATUS_INVALID when n is 0; STATUS_DB; STATUS_NOMEM.
+ * Cost: two passes over the intervals in the database; n rows back, 4·n doubles. */
+enum status analysis_coverage_buckets(struct db *db, const struct db_coverage *c,
+                                      double from_s, double to_s, size_t n,
                                       struct coverage_buckets *out,
                                       struct error *err) MUST_CHECK;
 void coverage_buckets_clear(struct coverage_buckets *b);

@@ -834,29 +834,6 @@ void route_table(struct server *srv, struct MHD_Connection *conn, struct request
 /* Buckets a points= answer may ask for: more than the widest screen's pixels. */
 #define COVERAGE_BUCKETS_MAX 10000
 
-/* Cuts the intervals of s (a scope c stored) into n buckets over [from, to), an open
- * side at the intervals' first start or last end (else the logged span's), into bk;
- * then frees the intervals. */
-static enum status bucket_scope(const struct db_coverage *c, struct db_coverage_series *s,
-                                double from_s, double to_s, size_t n,
-                                struct coverage_buckets *bk, struct error *err)
-{
-    double start_s = from_s, end_s = to_s;
-
-    if (!isfinite(start_s))
-        start_s = s->n > 0 ? s->end_s[0] - c->granularity_s : c->log_start_s;
-    if (!isfinite(end_s))
-        end_s = s->n > 0 ? s->end_s[s->n - 1] : c->log_end_s;
-    end_s = fmax(end_s, start_s); /* an open side past every interval: all empty */
-    struct coverage_range range;
-    analysis_coverage_range(s, &range);
-    enum status rc = analysis_coverage_buckets(s, c->granularity_s, start_s, end_s, n,
-                                               &range, bk, err);
-    bk->range = range;
-    db_coverage_series_clear(s);
-    return rc;
-}
-
 /* The coverage of METHOD.md §7 (Fig. 13) as `analyze` stored it: per file system
  * (fs=NAME), all together (fs=all) or every one (no fs), with D_i / max D and
  * S_i / max S over the intervals that overlap [from, to); with points=N, instead of
@@ -913,16 +890,21 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
         answer_failure(req, STATUS_NOMEM, &err, "coverage", NULL);
         goto out;
     }
-    /* Without points the answer lists every interval: bounded. With points, every
-     * interval of the range is read, one scope at a time. */
-    const size_t max_n = points > 0 ? (size_t)INT64_MAX - 1 : COVERAGE_POINTS_MAX;
+    /* Without points the answer lists every interval: bounded. With points, the
+     * database buckets them: n rows per scope, whatever the range. */
     for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
         bool truncated = false;
         if (fs != NULL && strcmp(list[i].scope, scope) != 0)
             continue;
         found = true;
-        rc = db_coverage_intervals(db, list[i].scope, from_s, to_s, max_n, &series[i],
-                                   &truncated, &err);
+        if (points > 0) {
+            rc = analysis_coverage_buckets(db, &list[i], from_s, to_s, points, &bk[i],
+                                           &err);
+            served[i] = rc == STATUS_OK;
+            continue;
+        }
+        rc = db_coverage_intervals(db, list[i].scope, from_s, to_s, COVERAGE_POINTS_MAX,
+                                   &series[i], &truncated, &err);
         served[i] = rc == STATUS_OK;
         if (rc == STATUS_OK && truncated) {
             db_release(srv, db, rc);
@@ -932,8 +914,6 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
                          list[i].scope, COVERAGE_POINTS_MAX);
             goto out;
         }
-        if (rc == STATUS_OK && points > 0)
-            rc = bucket_scope(&list[i], &series[i], from_s, to_s, points, &bk[i], &err);
     }
     db_release(srv, db, rc);
     if (rc != STATUS_OK) {
