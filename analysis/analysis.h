@@ -534,18 +534,6 @@ void analysis_coverage_range(const struct db_coverage_series *s,
 
 /* The coverage answer of the API (README: "The coverage object"): every stored
  * scope's coverage, and the intervals of those served. */
-struct coverage_answer {
-    double from_s, to_s;                     /* the range asked; NAN: open */
-    const struct db_coverage *scopes;        /* every stored scope; borrowed */
-    const struct db_coverage_series *series; /* per scope, its intervals in the range */
-    const bool *served;                      /* per scope: listed in "filesystems" */
-    size_t n;                                /* scopes */
-};
-
-/* The coverage object of a as a new JSON object (json_decref): each served scope's
- * whole-span sums, the range's, and D_i / max D, S_i / max S (Fig. 13). NULL without
- * memory. */
-struct json_t *analysis_coverage_json(const struct coverage_answer *a);
 
 /* The coverage of one scope downsampled for a chart of n points (README: the coverage
  * object, points=): [start_s, start_s + n·width_s) cut into n equal buckets, each with
@@ -554,21 +542,39 @@ struct json_t *analysis_coverage_json(const struct coverage_answer *a);
  * counts in the bucket at that end. NAN where a bucket has no value. */
 struct coverage_buckets {
     size_t n;
-    double start_s, width_s; /* epoch seconds; seconds */
-    double *d_min, *d_max;   /* n each; owned */
-    double *s_min, *s_max;   /* n each; owned */
+    double start_s, width_s;     /* epoch seconds; seconds */
+    double *d_min, *d_max;       /* n each; owned */
+    double *s_min, *s_max;       /* n each; owned */
+    struct coverage_range range; /* over every interval of the range */
 };
 
-/* The buckets of the n intervals of s (grid step delta_s) over [start_s, end_s) into
- * out (coverage_buckets_clear), scaled by range's maxima (analysis_coverage_range of
- * s). STATUS_INVALID when n is 0 or the range is not finite or reversed;
- * STATUS_NOMEM. Cost: one pass over s; 4·n doubles. */
-enum status analysis_coverage_buckets(const struct db_coverage_series *s, double delta_s,
-                                      double start_s, double end_s, size_t n,
-                                      const struct coverage_range *range,
+/* The buckets of stored scope c's intervals that overlap [from_s, to_s) (NAN: open;
+ * an open side at the first interval's start or the last one's end, else the logged
+ * span's) into out (coverage_buckets_clear), scaled by the range's maxima, with the
+ * range's sums and maxima. STATUS_INVALID when n is 0; STATUS_DB; STATUS_NOMEM.
+ * Cost: two passes over the intervals in the database; n rows back, 4·n doubles. */
+enum status analysis_coverage_buckets(struct db *db, const struct db_coverage *c,
+                                      double from_s, double to_s, size_t n,
                                       struct coverage_buckets *out,
                                       struct error *err) MUST_CHECK;
 void coverage_buckets_clear(struct coverage_buckets *b);
+
+/* The coverage answer of the API (README: "The coverage object"): every stored
+ * scope's coverage, and the intervals of those served, or their buckets. */
+struct coverage_answer {
+    double from_s, to_s;                     /* the range asked; NAN: open */
+    const struct db_coverage *scopes;        /* every stored scope; borrowed */
+    const struct db_coverage_series *series; /* per scope, its intervals in the range */
+    const struct coverage_buckets *buckets;  /* NULL, or per scope its buckets (points=):
+                                                served in place of series */
+    const bool *served;                      /* per scope: listed in "filesystems" */
+    size_t n;                                /* scopes */
+};
+
+/* The coverage object of a as a new JSON object (json_decref): each served scope's
+ * whole-span sums, the range's, and D_i / max D, S_i / max S (Fig. 13), or with
+ * buckets their min and max per bucket. NULL without memory. */
+struct json_t *analysis_coverage_json(const struct coverage_answer *a);
 
 /* ---- predict and who got hurt (slowdowns.c; README: "Who got hurt") --------------- */
 
@@ -686,6 +692,9 @@ enum status analysis_points(struct db *db, const struct analysis_settings *s,
                             unsigned long seed, struct points_result *out,
                             struct error *err) MUST_CHECK;
 void points_clear(struct points_result *p);
+/* The answer of /groups/{id}/points (README) as a new JSON object (json_decref); NULL
+ * without memory. */
+struct json_t *analysis_points_json(const struct points_result *p);
 
 /* ---- the night report (night.c; README "report night") -------------------------- */
 

@@ -229,23 +229,36 @@ void coverage_buckets_clear(struct coverage_buckets *b)
     b->n = 0;
 }
 
-/* v / max as the raw answer scales it (Fig. 13), into the bucket's min and max. */
-static void bucket_add(double v, double max, double *lo, double *hi)
+/* v / max as the raw answer scales each D_i and S_i (Fig. 13): the bucket's min and
+ * max of the scaled values are the scaled min and max, division by a positive number
+ * being monotone in floating point too. */
+static void scale(double *v, size_t n, double max)
 {
-    if (!isfinite(v))
-        return;
-    v = max > 0 ? v / max : v;
-    *lo = isnan(*lo) || v < *lo ? v : *lo;
-    *hi = isnan(*hi) || v > *hi ? v : *hi;
+    for (size_t k = 0; max > 0 && k < n; k++)
+        v[k] /= max;
 }
 
-enum status analysis_coverage_buckets(const struct db_coverage_series *s, double delta_s,
-                                      double start_s, double end_s, size_t n,
-                                      const struct coverage_range *range,
+enum status analysis_coverage_buckets(struct db *db, const struct db_coverage *c,
+                                      double from_s, double to_s, size_t n,
                                       struct coverage_buckets *out, struct error *err)
 {
+    struct db_coverage_span span;
+
     memset(out, 0, sizeof *out);
-    if (n < 1 || !isfinite(start_s) || !isfinite(end_s) || end_s < start_s) {
+    if (n < 1)
+        return error_set(err, STATUS_INVALID, "coverage buckets: %zu", n);
+    enum status rc = db_coverage_span(db, c->scope, from_s, to_s, &span, err);
+    if (rc != STATUS_OK)
+        return rc;
+    /* An open side at the intervals' first start or last end, else the logged
+     * span's; an open side past every interval leaves every bucket empty. */
+    double start_s = from_s, end_s = to_s;
+    if (!isfinite(start_s))
+        start_s = span.n > 0 ? span.first_end_s - c->granularity_s : c->log_start_s;
+    if (!isfinite(end_s))
+        end_s = span.n > 0 ? span.last_end_s : c->log_end_s;
+    end_s = fmax(end_s, start_s);
+    if (!isfinite(start_s) || !isfinite(end_s)) {
         return error_set(err, STATUS_INVALID, "coverage buckets: %zu over [%g, %g)", n,
                          start_s, end_s);
     }
@@ -261,17 +274,17 @@ enum status analysis_coverage_buckets(const struct db_coverage_series *s, double
     out->n = n;
     out->start_s = start_s;
     out->width_s = (end_s - start_s) / (double)n;
-    for (size_t b = 0; b < n; b++)
-        out->d_min[b] = out->d_max[b] = out->s_min[b] = out->s_max[b] = NAN;
-    for (size_t i = 0; i < s->n; i++) {
-        /* The interval (T_i − Δ, T_i] falls where its middle does; one that only
-         * overlaps the range's edge, in the bucket at that edge. */
-        double at = (s->end_s[i] - delta_s / 2 - start_s) / out->width_s;
-        size_t b = 0;
-        if (out->width_s > 0 && at > 0)
-            b = at >= (double)(n - 1) ? n - 1 : (size_t)floor(at);
-        bucket_add(s->d_bytes[i], range->max_d_bytes, &out->d_min[b], &out->d_max[b]);
-        bucket_add(s->s_bytes[i], range->max_s_bytes, &out->s_min[b], &out->s_max[b]);
+    out->range = (struct coverage_range){span.sum_d_bytes, span.sum_s_bytes, span.both,
+                                         span.max_d_bytes, span.max_s_bytes};
+    rc = db_coverage_buckets(db, c->scope, from_s, to_s, start_s, out->width_s, n,
+                             out->d_min, out->d_max, out->s_min, out->s_max, err);
+    if (rc != STATUS_OK) {
+        coverage_buckets_clear(out);
+        return rc;
     }
+    scale(out->d_min, n, span.max_d_bytes);
+    scale(out->d_max, n, span.max_d_bytes);
+    scale(out->s_min, n, span.max_s_bytes);
+    scale(out->s_max, n, span.max_s_bytes);
     return STATUS_OK;
 }

@@ -1182,17 +1182,48 @@ static json_t *scaled(struct jb *b, const double *v, size_t n, double max)
     return a;
 }
 
-/* One stored scope's coverage and its intervals as the API serves them. */
-static void put_coverage_scope(struct jb *b, json_t *list, const struct db_coverage *c,
-                               const struct db_coverage_series *s)
+/* The bucket edges k = first, first + 1, …, first + n - 1 of b in epoch ms. */
+static json_t *edges_ms(struct jb *jb, const struct coverage_buckets *b, size_t first)
 {
-    json_t *o = json_object(), *ends = json_array();
+    json_t *a = json_array();
+
+    for (size_t k = first; a != NULL && k < first + b->n; k++) {
+        double at_s = b->start_s + (double)k * b->width_s;
+        jb_append(jb, a, json_integer((json_int_t)llround(at_s * 1000)));
+    }
+    return a;
+}
+
+/* The downsampled form of a scope's intervals (README: points=). */
+static void put_buckets(struct jb *jb, json_t *o, const struct coverage_buckets *b)
+{
+    json_t *bo = jb_child(jb, o, "buckets", json_object());
+
+    jb_int(jb, bo, "n", (long long)b->n);
+    jb_set(jb, bo, "width_ms", json_real(b->width_s * 1000));
+    jb_set(jb, bo, "start_ms", edges_ms(jb, b, 0));
+    jb_set(jb, bo, "end_ms", edges_ms(jb, b, 1));
+    jb_set(jb, bo, "d_min", numbers(jb, b->d_min, b->n));
+    jb_set(jb, bo, "d_max", numbers(jb, b->d_max, b->n));
+    jb_set(jb, bo, "s_min", numbers(jb, b->s_min, b->n));
+    jb_set(jb, bo, "s_max", numbers(jb, b->s_max, b->n));
+}
+
+/* One stored scope's coverage and its intervals as the API serves them, or their
+ * buckets when bk is not NULL (s is then not read). */
+static void put_coverage_scope(struct jb *b, json_t *list, const struct db_coverage *c,
+                               const struct db_coverage_series *s,
+                               const struct coverage_buckets *bk)
+{
+    json_t *o = json_object();
     struct coverage_range r;
 
     jb_append(b, list, o);
-    analysis_coverage_range(s, &r);
-    for (size_t i = 0; ends != NULL && i < s->n; i++)
-        jb_append(b, ends, json_integer((json_int_t)llround(s->end_s[i] * 1000)));
+    if (bk != NULL) {
+        r = bk->range;
+    } else {
+        analysis_coverage_range(s, &r);
+    }
     jb_text(b, o, "fs", strcmp(c->scope, "all") == 0 ? "all" : c->scope + 3);
     jb_text(b, o, "scope", c->scope);
     jb_set(b, o, "granularity_s", json_real(c->granularity_s));
@@ -1213,6 +1244,13 @@ static void put_coverage_scope(struct jb *b, json_t *list, const struct db_cover
     jb_int(b, range, "intervals", (long long)r.intervals);
     jb_set(b, o, "max_d_bytes", json_real(r.max_d_bytes));
     jb_set(b, o, "max_s_bytes", json_real(r.max_s_bytes));
+    if (bk != NULL) {
+        put_buckets(b, o, bk);
+        return;
+    }
+    json_t *ends = json_array();
+    for (size_t i = 0; ends != NULL && i < s->n; i++)
+        jb_append(b, ends, json_integer((json_int_t)llround(s->end_s[i] * 1000)));
     jb_set(b, o, "end_ms", ends);
     jb_set(b, o, "d", scaled(b, s->d_bytes, s->n, r.max_d_bytes));
     jb_set(b, o, "s", scaled(b, s->s_bytes, s->n, r.max_s_bytes));
@@ -1231,8 +1269,41 @@ json_t *analysis_coverage_json(const struct coverage_answer *a)
         const struct db_coverage *c = &a->scopes[i];
         jb_real(&b, all, strcmp(c->scope, "all") == 0 ? "all" : c->scope + 3,
                 c->coverage);
-        if (a->served[i])
-            put_coverage_scope(&b, list, c, &a->series[i]);
+        if (a->served[i]) {
+            put_coverage_scope(&b, list, c, &a->series[i],
+                               a->buckets != NULL ? &a->buckets[i] : NULL);
+        }
+    }
+    return jb_finish(&b);
+}
+
+/* ---- the jobs behind a scatter (README: /groups/{id}/points) --------------------- */
+
+json_t *analysis_points_json(const struct points_result *p)
+{
+    struct jb b = jb_object();
+    json_t *o = b.root;
+
+    jb_set(&b, o, "group", json_string(p->group));
+    jb_set(&b, o, "y", json_string(p->y));
+    jb_set(&b, o, "x", json_string(p->x));
+    jb_set(&b, o, "granularity_s", json_real(p->granularity_s));
+    jb_set(&b, o, "scope", json_string(p->scope));
+    jb_int(&b, o, "d", (long long)p->d);
+    jb_int(&b, o, "shown", (long long)p->shown);
+    jb_set(&b, o, "sampled", json_boolean(p->sampled));
+    jb_int(&b, o, "seed", (long long)p->seed);
+    json_t *list = jb_child(&b, o, "points", json_array());
+    for (size_t i = 0; list != NULL && i < p->shown; i++) {
+        const struct job_point *j = &p->points[i];
+        json_t *one = json_object();
+        jb_append(&b, list, one);
+        jb_text(&b, one, "id", j->id);
+        jb_text(&b, one, "jobid", j->jobid);
+        jb_int(&b, one, "start_ms", llround(j->start_s * 1000));
+        jb_int(&b, one, "end_ms", llround(j->end_s * 1000));
+        jb_set(&b, one, "x", json_real(j->x));
+        jb_set(&b, one, "y", json_real(j->y));
     }
     return jb_finish(&b);
 }

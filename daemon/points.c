@@ -14,29 +14,6 @@
 /* GSL's MT19937 takes 32 bits of seed, and maps 0 to its default seed (4357). */
 #define POINTS_SEED_MAX 4294967295UL
 
-static json_t *points_json(const struct points_result *p)
-{
-    json_t *list = json_array();
-
-    for (size_t i = 0; list != NULL && i < p->shown; i++) {
-        const struct job_point *j = &p->points[i];
-        json_t *o =
-            json_pack("{s:o, s:o, s:I, s:I, s:f, s:f}", "id", analysis_json_text(j->id),
-                      "jobid", analysis_json_text(j->jobid), "start_ms",
-                      (json_int_t)llround(j->start_s * 1000), "end_ms",
-                      (json_int_t)llround(j->end_s * 1000), "x", j->x, "y", j->y);
-        if (json_array_append_new(list, o) != 0) {
-            json_decref(list);
-            list = NULL;
-        }
-    }
-    return json_pack("{s:s, s:s, s:s, s:f, s:s, s:I, s:I, s:b, s:I, s:o}", "group",
-                     p->group, "y", p->y, "x", p->x, "granularity_s", p->granularity_s,
-                     "scope", p->scope, "d", (json_int_t)p->d, "shown",
-                     (json_int_t)p->shown, "sampled", p->sampled, "seed",
-                     (json_int_t)p->seed, "points", list);
-}
-
 /* /points on a thread of the compute pool. */
 static void points_run(struct compute_job *job)
 {
@@ -58,7 +35,7 @@ static void points_run(struct compute_job *job)
         answer_failure(req, rc, &err, "points", "granularity");
         return;
     }
-    answer_json_take(req, 200, points_json(&p));
+    answer_json_take(req, 200, analysis_points_json(&p));
     points_clear(&p);
 }
 

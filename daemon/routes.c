@@ -296,31 +296,70 @@ static size_t sweep_rank(const char *y, const char *x)
     return i;
 }
 
-/* Group g's "stored": {"table", "sweeps"} from the n rows of db_stored_list: what
- * /table and /sweep answer 200 for, so that the page asks only for those. */
-static json_t *stored_json(const char *g, const struct db_stored *rows, size_t n)
+/* A row of db_stored_list with its place among a group's: the rows sorted by group
+ * (strcmp, for bsearch), then sweep.c's order, then the list's. */
+struct stored_ref {
+    const struct db_stored *row;
+    size_t rank; /* sweep_rank of a sweep row */
+    size_t at;   /* its index in the list */
+};
+
+static int stored_ref_cmp(const void *pa, const void *pb)
+{
+    const struct stored_ref *a = pa, *b = pb;
+    int c = strcmp(a->row->group_id, b->row->group_id);
+
+    if (c != 0)
+        return c;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    return a->at < b->at ? -1 : a->at > b->at;
+}
+
+/* The n rows as refs sorted by stored_ref_cmp (new; NULL without memory). Each row's
+ * rank is found once. */
+static struct stored_ref *stored_refs(const struct db_stored *rows, size_t n)
+{
+    struct stored_ref *refs = malloc((n > 0 ? n : 1) * sizeof *refs);
+
+    for (size_t i = 0; refs != NULL && i < n; i++) {
+        bool sweep = strcmp(rows[i].kind, "sweep") == 0;
+        refs[i] = (struct stored_ref){&rows[i],
+                                      sweep ? sweep_rank(rows[i].y, rows[i].x) : 0, i};
+    }
+    if (refs != NULL && n > 1)
+        qsort(refs, n, sizeof *refs, stored_ref_cmp);
+    return refs;
+}
+
+/* Group g's "stored": {"table", "sweeps"} from the n refs of stored_refs: what /table
+ * and /sweep answer 200 for, so that the page asks only for those. */
+static json_t *stored_json(const char *g, const struct stored_ref *refs, size_t n)
 {
     bool table = false;
     json_t *sweeps = json_array();
+    size_t lo = 0, hi = n;
 
-    for (size_t i = 0; i < n; i++) {
-        table = table || (strcmp(rows[i].group_id, g) == 0 &&
-                          strcmp(rows[i].kind, "group_table") == 0);
+    while (lo < hi) { /* the first ref of g */
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(refs[mid].row->group_id, g) < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
     }
-    /* sweep.c's order, rank by rank (a few rows per group) */
-    for (size_t rank = 0; sweeps != NULL && rank <= sweep_pair_count(); rank++) {
-        for (size_t i = 0; sweeps != NULL && i < n; i++) {
-            const struct db_stored *r = &rows[i];
-            /* /sweep refuses an unknown metric (400): not listed */
-            if (strcmp(r->group_id, g) != 0 || strcmp(r->kind, "sweep") != 0 ||
-                sweep_rank(r->y, r->x) != rank || !analysis_metric_known(r->y) ||
-                !analysis_metric_known(r->x))
-                continue;
-            if (json_array_append_new(
-                    sweeps, json_pack("{s:s, s:s}", "y", r->y, "x", r->x)) != 0) {
-                json_decref(sweeps);
-                sweeps = NULL;
-            }
+    for (size_t i = lo; sweeps != NULL && i < n && strcmp(refs[i].row->group_id, g) == 0;
+         i++) {
+        const struct db_stored *r = refs[i].row;
+        table = table || strcmp(r->kind, "group_table") == 0;
+        /* /sweep refuses an unknown metric (400): not listed */
+        if (strcmp(r->kind, "sweep") != 0 || !analysis_metric_known(r->y) ||
+            !analysis_metric_known(r->x))
+            continue;
+        if (json_array_append_new(sweeps,
+                                  json_pack("{s:s, s:s}", "y", r->y, "x", r->x)) != 0) {
+            json_decref(sweeps);
+            sweeps = NULL;
         }
     }
     return json_pack("{s:b, s:o}", "table", table, "sweeps", sweeps);
@@ -331,6 +370,7 @@ void route_groups(struct server *srv, struct request *req)
     struct error err = {0};
     struct db_group *groups = NULL;
     struct db_stored *stored = NULL;
+    struct stored_ref *refs = NULL;
     size_t n = 0, n_stored = 0;
     struct db *db = db_acquire(srv, &err);
 
@@ -346,13 +386,14 @@ void route_groups(struct server *srv, struct request *req)
         answer_failure(req, rc, &err, "groups", NULL);
         goto out;
     }
-    json_t *list = json_array();
+    refs = stored_refs(stored, n_stored);
+    json_t *list = refs != NULL ? json_array() : NULL;
     for (size_t i = 0; list != NULL && i < n; i++) {
         json_t *g = json_pack(
             "{s:o, s:o, s:o, s:I, s:o}", "id", analysis_json_text(groups[i].id), "name",
             analysis_json_text(groups[i].name), "key", analysis_json_text(groups[i].key),
             "jobs", (json_int_t)groups[i].jobs, "stored",
-            stored_json(groups[i].id, stored, n_stored));
+            stored_json(groups[i].id, refs, n_stored));
         if (json_array_append_new(list, g) != 0) {
             json_decref(list);
             list = NULL;
@@ -360,6 +401,7 @@ void route_groups(struct server *srv, struct request *req)
     }
     answer_json_take(req, 200, json_pack("{s:o}", "groups", list));
 out:
+    free(refs);
     free(groups);
     free(stored);
 }
@@ -792,90 +834,6 @@ void route_table(struct server *srv, struct MHD_Connection *conn, struct request
 /* Buckets a points= answer may ask for: more than the widest screen's pixels. */
 #define COVERAGE_BUCKETS_MAX 10000
 
-/* What a points= answer keeps of a scope once its intervals are bucketed (they are
- * freed at once, so that a long range holds one scope's intervals at a time). */
-struct bucketed {
-    struct coverage_range range; /* over every interval of the range */
-    struct coverage_buckets b;
-};
-
-/* An array of the n values v[i] (NAN: null). */
-static json_t *numbers(const double *v, size_t n)
-{
-    json_t *a = json_array();
-
-    for (size_t i = 0; a != NULL && i < n; i++) {
-        if (json_array_append_new(a, number_or_null(v[i])) != 0) {
-            json_decref(a);
-            a = NULL;
-        }
-    }
-    return a;
-}
-
-/* The bucket edges k = first, first + 1, …, first + n - 1 in epoch ms. */
-static json_t *edges_ms(const struct coverage_buckets *b, size_t first)
-{
-    json_t *a = json_array();
-
-    for (size_t k = first; a != NULL && k < first + b->n; k++) {
-        double at_s = b->start_s + (double)k * b->width_s;
-        if (json_array_append_new(a, json_integer((json_int_t)llround(at_s * 1000))) !=
-            0) {
-            json_decref(a);
-            a = NULL;
-        }
-    }
-    return a;
-}
-
-/* one, a scope of the coverage object rendered over an empty series: its range as
- * bk says (over every interval) and its buckets in place of the raw arrays. false
- * without memory. */
-static bool put_buckets(json_t *one, const struct bucketed *bk)
-{
-    const struct coverage_range *r = &bk->range;
-    json_t *range = json_pack(
-        "{s:o, s:f, s:f, s:I}", "coverage",
-        r->sum_s_bytes > 0 ? json_real(r->sum_d_bytes / r->sum_s_bytes) : json_null(),
-        "sum_d_bytes", r->sum_d_bytes, "sum_s_bytes", r->sum_s_bytes, "intervals",
-        (json_int_t)r->intervals);
-    json_t *b =
-        json_pack("{s:I, s:f, s:o, s:o, s:o, s:o, s:o, s:o}", "n", (json_int_t)bk->b.n,
-                  "width_ms", bk->b.width_s * 1000, "start_ms", edges_ms(&bk->b, 0),
-                  "end_ms", edges_ms(&bk->b, 1), "d_min", numbers(bk->b.d_min, bk->b.n),
-                  "d_max", numbers(bk->b.d_max, bk->b.n), "s_min",
-                  numbers(bk->b.s_min, bk->b.n), "s_max", numbers(bk->b.s_max, bk->b.n));
-    json_object_del(one, "end_ms");
-    json_object_del(one, "d");
-    json_object_del(one, "s");
-    return json_object_set_new(one, "range", range) == 0 &&
-           json_object_set_new(one, "max_d_bytes", json_real(r->max_d_bytes)) == 0 &&
-           json_object_set_new(one, "max_s_bytes", json_real(r->max_s_bytes)) == 0 &&
-           json_object_set_new(one, "buckets", b) == 0;
-}
-
-/* Cuts the intervals of s (a scope c stored) into n buckets over [from, to), an open
- * side at the intervals' first start or last end (else the logged span's), into bk;
- * then frees the intervals. */
-static enum status bucket_scope(const struct db_coverage *c, struct db_coverage_series *s,
-                                double from_s, double to_s, size_t n, struct bucketed *bk,
-                                struct error *err)
-{
-    double start_s = from_s, end_s = to_s;
-
-    if (!isfinite(start_s))
-        start_s = s->n > 0 ? s->end_s[0] - c->granularity_s : c->log_start_s;
-    if (!isfinite(end_s))
-        end_s = s->n > 0 ? s->end_s[s->n - 1] : c->log_end_s;
-    end_s = fmax(end_s, start_s); /* an open side past every interval: all empty */
-    analysis_coverage_range(s, &bk->range);
-    enum status rc = analysis_coverage_buckets(s, c->granularity_s, start_s, end_s, n,
-                                               &bk->range, &bk->b, err);
-    db_coverage_series_clear(s);
-    return rc;
-}
-
 /* The coverage of METHOD.md §7 (Fig. 13) as `analyze` stored it: per file system
  * (fs=NAME), all together (fs=all) or every one (no fs), with D_i / max D and
  * S_i / max S over the intervals that overlap [from, to); with points=N, instead of
@@ -924,7 +882,7 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
         return;
     }
     struct db_coverage_series *series = calloc(n + 1, sizeof *series);
-    struct bucketed *bk = points > 0 ? calloc(n + 1, sizeof *bk) : NULL;
+    struct coverage_buckets *bk = points > 0 ? calloc(n + 1, sizeof *bk) : NULL;
     bool *served = calloc(n + 1, sizeof *served);
     bool found = fs == NULL;
     if (series == NULL || served == NULL || (points > 0 && bk == NULL)) {
@@ -932,16 +890,21 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
         answer_failure(req, STATUS_NOMEM, &err, "coverage", NULL);
         goto out;
     }
-    /* Without points the answer lists every interval: bounded. With points, every
-     * interval of the range is read, one scope at a time. */
-    const size_t max_n = points > 0 ? (size_t)INT64_MAX - 1 : COVERAGE_POINTS_MAX;
+    /* Without points the answer lists every interval: bounded. With points, the
+     * database buckets them: n rows per scope, whatever the range. */
     for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
         bool truncated = false;
         if (fs != NULL && strcmp(list[i].scope, scope) != 0)
             continue;
         found = true;
-        rc = db_coverage_intervals(db, list[i].scope, from_s, to_s, max_n, &series[i],
-                                   &truncated, &err);
+        if (points > 0) {
+            rc = analysis_coverage_buckets(db, &list[i], from_s, to_s, points, &bk[i],
+                                           &err);
+            served[i] = rc == STATUS_OK;
+            continue;
+        }
+        rc = db_coverage_intervals(db, list[i].scope, from_s, to_s, COVERAGE_POINTS_MAX,
+                                   &series[i], &truncated, &err);
         served[i] = rc == STATUS_OK;
         if (rc == STATUS_OK && truncated) {
             db_release(srv, db, rc);
@@ -951,8 +914,6 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
                          list[i].scope, COVERAGE_POINTS_MAX);
             goto out;
         }
-        if (rc == STATUS_OK && points > 0)
-            rc = bucket_scope(&list[i], &series[i], from_s, to_s, points, &bk[i], &err);
     }
     db_release(srv, db, rc);
     if (rc != STATUS_OK) {
@@ -966,16 +927,8 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
                      fs);
         goto out;
     }
-    const struct coverage_answer answer = {from_s, to_s, list, series, served, n};
+    const struct coverage_answer answer = {from_s, to_s, list, series, bk, served, n};
     json_t *doc = analysis_coverage_json(&answer);
-    /* with points the series were emptied: their scopes get the buckets */
-    const json_t *listed = json_object_get(doc, "filesystems"); /* borrowed */
-    for (size_t i = 0, k = 0; doc != NULL && points > 0 && i < n; i++) {
-        if (served[i] && !put_buckets(json_array_get(listed, k++), &bk[i])) {
-            json_decref(doc);
-            doc = NULL;
-        }
-    }
     answer_json_take(req, 200, doc);
     if (keyed)
         cache_keep(srv, conn, req, key, version);
@@ -983,7 +936,7 @@ out:
     for (size_t i = 0; series != NULL && i < n; i++)
         db_coverage_series_clear(&series[i]);
     for (size_t i = 0; bk != NULL && i < n; i++)
-        coverage_buckets_clear(&bk[i].b);
+        coverage_buckets_clear(&bk[i]);
     free(series);
     free(bk);
     free(served);

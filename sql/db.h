@@ -757,6 +757,32 @@ enum status db_coverage_intervals(struct db *db, const char *scope, double from_
                                   struct error *err) MUST_CHECK;
 void db_coverage_series_clear(struct db_coverage_series *s);
 
+/* What analysis_coverage_range gives over the stored intervals of a scope that overlap
+ * a range, read without reading them (db_coverage_span). */
+struct db_coverage_span {
+    size_t n;                        /* intervals overlapping the range */
+    double first_end_s, last_end_s;  /* their first and last T_i; NAN when n is 0 */
+    double sum_d_bytes, sum_s_bytes; /* over those with D and S present, T_i ascending */
+    size_t both;                     /* those */
+    double max_d_bytes, max_s_bytes; /* the largest D_i and S_i, 0 when none */
+};
+
+/* The span of scope's stored intervals that overlap [from_s, to_s) (NAN: open), the
+ * intervals db_coverage_intervals reads, in one query. Cost: one pass over them in
+ * the server; one row back. */
+enum status db_coverage_span(struct db *db, const char *scope, double from_s, double to_s,
+                             struct db_coverage_span *out, struct error *err) MUST_CHECK;
+/* The min and max of the present D_i and S_i of those intervals per bucket k < n of
+ * width width_s from start_s (README: the coverage object, points=): the interval
+ * (T_i − Δ, T_i] in the bucket of its middle, clamped to the first and last; every
+ * interval in bucket 0 when width_s is 0. d_min … s_max are the caller's n each; NAN
+ * where a bucket has no value. STATUS_INVALID when n is 0 or start_s or width_s is
+ * not finite. Cost: one pass over the intervals in the server; n rows back. */
+enum status db_coverage_buckets(struct db *db, const char *scope, double from_s,
+                                double to_s, double start_s, double width_s, size_t n,
+                                double *d_min, double *d_max, double *s_min,
+                                double *s_max, struct error *err) MUST_CHECK;
+
 /* ---- the night report (sql/db_night.c) ------------------------------------------ */
 
 /* An ingest run: a row of ingest_runs. Instants are RFC 3339 UTC, "" when none. */

@@ -256,3 +256,99 @@ enum status db_coverage_intervals(struct db *db, const char *scope, double from_
     PQclear(r);
     return STATUS_OK;
 }
+
+/* The intervals of scope $1 that overlap [$2, $3) (NULL: open), as
+ * db_coverage_intervals selects them; end_s ascending. */
+#define RANGE_INTERVALS                                                                  \
+    "SELECT i.end_s, c.granularity_s AS g, i.d_bytes AS d, i.s_bytes AS s "              \
+    "FROM coverage_intervals i JOIN coverage c USING (scope) WHERE i.scope = $1 "        \
+    "AND ($2::float8 IS NULL OR i.end_s > $2::float8) "                                  \
+    "AND ($3::float8 IS NULL OR i.end_s - c.granularity_s < $3::float8) "
+/* D and S of an interval are finite numbers (stored non-finite values are NULL; this
+ * guards the rest), and both are. */
+#define D_FINITE    "d > '-Infinity'::float8 AND d < 'Infinity'::float8"
+#define S_FINITE    "s > '-Infinity'::float8 AND s < 'Infinity'::float8"
+#define BOTH_FINITE "(" D_FINITE " AND " S_FINITE ")"
+
+enum status db_coverage_span(struct db *db, const char *scope, double from_s, double to_s,
+                             struct db_coverage_span *out, struct error *err)
+{
+    char from[40], to[40];
+    const char *vals[3] = {scope, param_double(from, from_s), param_double(to, to_s)};
+    PGresult *r;
+
+    memset(out, 0, sizeof *out);
+    /* The sums are float8 additions in end_s order, as analysis_coverage_range makes
+     * them over the raw intervals, so that both forms of the answer carry the same
+     * bits. */
+    enum status rc = exec_params(db,
+                                 "SELECT count(*), min(end_s), max(end_s), "
+                                 "sum(d ORDER BY end_s) FILTER (WHERE " BOTH_FINITE "), "
+                                 "sum(s ORDER BY end_s) FILTER (WHERE " BOTH_FINITE "), "
+                                 "count(*) FILTER (WHERE " BOTH_FINITE "), "
+                                 "greatest(max(d) FILTER (WHERE " D_FINITE "), 0), "
+                                 "greatest(max(s) FILTER (WHERE " S_FINITE "), 0) "
+                                 "FROM (" RANGE_INTERVALS ") iv",
+                                 3, vals, &r, err);
+    if (rc != STATUS_OK)
+        return rc;
+    out->n = (size_t)get_int64(r, 0, 0);
+    out->first_end_s = get_double(r, 0, 1);
+    out->last_end_s = get_double(r, 0, 2);
+    out->sum_d_bytes = out->n > 0 && !PQgetisnull(r, 0, 3) ? get_double(r, 0, 3) : 0;
+    out->sum_s_bytes = out->n > 0 && !PQgetisnull(r, 0, 4) ? get_double(r, 0, 4) : 0;
+    out->both = (size_t)get_int64(r, 0, 5);
+    out->max_d_bytes = PQgetisnull(r, 0, 6) ? 0 : get_double(r, 0, 6);
+    out->max_s_bytes = PQgetisnull(r, 0, 7) ? 0 : get_double(r, 0, 7);
+    PQclear(r);
+    return STATUS_OK;
+}
+
+enum status db_coverage_buckets(struct db *db, const char *scope, double from_s,
+                                double to_s, double start_s, double width_s, size_t n,
+                                double *d_min, double *d_max, double *s_min,
+                                double *s_max, struct error *err)
+{
+    char from[40], to[40], start[40], width[40], last[32];
+    const char *vals[6] = {scope,
+                           param_double(from, from_s),
+                           param_double(to, to_s),
+                           param_double(start, start_s),
+                           param_double(width, width_s),
+                           last};
+    PGresult *r;
+
+    for (size_t k = 0; k < n; k++)
+        d_min[k] = d_max[k] = s_min[k] = s_max[k] = NAN;
+    if (n == 0 || vals[3] == NULL || vals[4] == NULL) {
+        return error_set(err, STATUS_INVALID, "coverage buckets: %zu of %g s from %g", n,
+                         width_s, start_s);
+    }
+    snprintf(last, sizeof last, "%zu", n - 1);
+    /* at = (T_i − Δ/2 − start) / W, in float8 operations in this order (the raw
+     * form's buckets, test_coverage, are made so): bucket floor(at), 0 below (and
+     * when W is 0), the last above. */
+    enum status rc = exec_params(
+        db,
+        "SELECT k, min(d) FILTER (WHERE " D_FINITE "), max(d) FILTER (WHERE " D_FINITE
+        "), min(s) FILTER (WHERE " S_FINITE "), max(s) FILTER (WHERE " S_FINITE ") "
+        "FROM (SELECT CASE WHEN $5::float8 > 0 AND at > 0 THEN "
+        "CASE WHEN at >= $6::float8 THEN $6::float8::bigint ELSE floor(at)::bigint END "
+        "ELSE 0 END AS k, d, s FROM ("
+        "SELECT (end_s - g / 2 - $4::float8) / $5::float8 AS at, d, s "
+        "FROM (" RANGE_INTERVALS ") iv) a) b GROUP BY k ORDER BY k",
+        6, vals, &r, err);
+    if (rc != STATUS_OK)
+        return rc;
+    for (int row = 0; row < PQntuples(r); row++) {
+        int64_t k = get_int64(r, row, 0);
+        if (k < 0 || (size_t)k >= n)
+            continue; /* not made by the CASE above */
+        d_min[k] = get_double(r, row, 1);
+        d_max[k] = get_double(r, row, 2);
+        s_min[k] = get_double(r, row, 3);
+        s_max[k] = get_double(r, row, 4);
+    }
+    PQclear(r);
+    return STATUS_OK;
+}

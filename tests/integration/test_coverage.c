@@ -507,6 +507,112 @@ static void points_buckets_are_those_of_the_raw_arrays(void **state)
     check_points_query("fs=all&to=1795150000000", 50, NAN, 1795150000000.0);
 }
 
+/* Every bucket of every scope of /coverage?QUERY&points=5 empty, all 10 edges at
+ * edge_ms (a range with no interval has no width); edge_ms NAN: at the scope's
+ * log_start_ms. */
+static void check_empty_buckets(const char *query, double edge_ms)
+{
+    char path[256];
+
+    snprintf(path, sizeof path, "/api/v1/coverage?%s&points=5", query);
+    json_t *j = get_json(path, 200);
+    const json_t *list = json_object_get(j, "filesystems");
+    assert_true(json_array_size(list) > 1);
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        const json_t *one = json_array_get(list, i);
+        const json_t *b = json_object_get(one, "buckets");
+        const double at_ms = isnan(edge_ms) ? num(one, "log_start_ms") : edge_ms;
+        const char *values[] = {"d_min", "d_max", "s_min", "s_max"};
+        assert_rel(num(b, "n"), 5, 0);
+        assert_rel(num(b, "width_ms"), 0, 0);
+        assert_rel(num(json_object_get(one, "range"), "intervals"), 0, 0);
+        assert_true(
+            json_is_null(json_object_get(json_object_get(one, "range"), "coverage")));
+        assert_rel(num(one, "max_d_bytes"), 0, 0);
+        assert_rel(num(one, "max_s_bytes"), 0, 0);
+        for (size_t k = 0; k < 5; k++) {
+            for (size_t a = 0; a < 4; a++) {
+                const json_t *v = json_array_get(json_object_get(b, values[a]), k);
+                assert_true(json_is_null(v));
+            }
+            assert_rel(at_or_nan(json_object_get(b, "start_ms"), k), at_ms, 0);
+            assert_rel(at_or_nan(json_object_get(b, "end_ms"), k), at_ms, 0);
+        }
+    }
+    json_decref(j);
+}
+
+static void points_of_a_range_without_intervals_are_empty(void **state)
+{
+    (void)state;
+    json_t *raw = get_json("/api/v1/coverage?fs=all", 200);
+    const json_t *all = json_array_get(json_object_get(raw, "filesystems"), 0);
+    const json_t *ends = json_object_get(all, "end_ms");
+    /* beyond both the intervals and the logged span, which bounds an open side */
+    const double after_ms =
+        fmax(at_or_nan(ends, json_array_size(ends) - 1), num(all, "log_end_ms")) + 3600e3;
+    const double before_ms = fmin(at_or_nan(ends, 0) - num(all, "granularity_s") * 1000,
+                                  num(all, "log_start_ms")) -
+                             3600e3;
+    char query[128];
+
+    /* from after the last interval, to open: [from, from) */
+    snprintf(query, sizeof query, "from=%.0f", after_ms);
+    check_empty_buckets(query, after_ms);
+    /* to before the first, from open: [log start, log start) */
+    snprintf(query, sizeof query, "to=%.0f", before_ms);
+    check_empty_buckets(query, NAN);
+    json_decref(raw);
+}
+
+/* A range that overlaps one interval (T − Δ, T]: [T − 1 s, T). Its bucket (the
+ * first: the interval's middle is before the range) holds the raw answer's values
+ * of that range, the others nothing. */
+static void points_of_one_interval_are_its_values(void **state)
+{
+    (void)state;
+    json_t *raw = get_json("/api/v1/coverage?fs=scratch1", 200);
+    const json_t *one = json_array_get(json_object_get(raw, "filesystems"), 0);
+    const json_t *ends = json_object_get(one, "end_ms");
+    size_t i = json_array_size(ends) / 2;
+    char path[200];
+
+    /* an interval with D and S, so that both scale to 1 */
+    while (i < json_array_size(ends) && !(at_or_nan(json_object_get(one, "d"), i) > 0 &&
+                                          at_or_nan(json_object_get(one, "s"), i) > 0))
+        i++;
+    assert_true(i < json_array_size(ends));
+    const double t_ms = at_or_nan(ends, i);
+    snprintf(path, sizeof path, "/api/v1/coverage?fs=scratch1&from=%.0f&to=%.0f",
+             t_ms - 1000, t_ms);
+    json_t *r1 = get_json(path, 200);
+    snprintf(path + strlen(path), sizeof path - strlen(path), "&points=5");
+    json_t *p1 = get_json(path, 200);
+    const json_t *r = json_array_get(json_object_get(r1, "filesystems"), 0);
+    const json_t *p = json_array_get(json_object_get(p1, "filesystems"), 0);
+    const json_t *b = json_object_get(p, "buckets");
+
+    assert_int_equal(json_array_size(json_object_get(r, "end_ms")), 1);
+    assert_rel(at_or_nan(json_object_get(r, "d"), 0), 1, 0);
+    assert_rel(at_or_nan(json_object_get(r, "s"), 0), 1, 0);
+    assert_rel(num(json_object_get(p, "range"), "intervals"), 1, 0);
+    assert_rel(num(json_object_get(p, "range"), "sum_d_bytes"),
+               num(json_object_get(r, "range"), "sum_d_bytes"), 0);
+    assert_rel(num(p, "max_d_bytes"), num(r, "max_d_bytes"), 0);
+    assert_rel(num(p, "max_s_bytes"), num(r, "max_s_bytes"), 0);
+    assert_rel(num(b, "width_ms"), 200, 0);
+    const char *values[] = {"d_min", "d_max", "s_min", "s_max"};
+    for (size_t a = 0; a < 4; a++) {
+        const json_t *v = json_object_get(b, values[a]);
+        assert_rel(at_or_nan(v, 0), 1, 0);
+        for (size_t k = 1; k < 5; k++)
+            assert_true(json_is_null(json_array_get(v, k)));
+    }
+    json_decref(p1);
+    json_decref(r1);
+    json_decref(raw);
+}
+
 static void points_out_of_range_answer_400(void **state)
 {
     (void)state;
@@ -810,6 +916,8 @@ int main(void)
         SAMPLE_TEST(bad_queries_answer_as_interfaces_says),
         SAMPLE_TEST(points_buckets_are_those_of_the_raw_arrays),
         SAMPLE_TEST(points_out_of_range_answer_400),
+        SAMPLE_TEST(points_of_a_range_without_intervals_are_empty),
+        SAMPLE_TEST(points_of_one_interval_are_its_values),
         /* In this order: the lab's tables and coverage are not stored until the
          * second test runs analyze. */
         LAB_TEST(table_and_coverage_answer_404_before_analyze),

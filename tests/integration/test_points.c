@@ -41,6 +41,7 @@ static const char *const sweep_pairs[][2] = {
 static struct {
     struct pgfixture db;
     struct server srv;
+    struct server again; /* a second server on db, started by one test */
     char dir[512];
     char conf[600];
     char groups[N_GROUPS][17]; /* by job count, as /groups lists them */
@@ -115,6 +116,7 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
     (void)state;
+    server_stop(&fx.again);
     server_stop(&fx.srv);
     pgfixture_stop(&fx.db);
     return 0;
@@ -189,13 +191,20 @@ static const char *const point_queries[] = {
 };
 #define N_POINT_QUERIES (sizeof point_queries / sizeof point_queries[0])
 
-static json_t *get_points(const char *group, const char *query, int want)
+/* /groups/GROUP/points?QUERY from srv. */
+static json_t *get_points_from(const struct server *srv, const char *group,
+                               const char *query, int want)
 {
     char path[512];
 
     snprintf(path, sizeof path, "/api/v1/groups/%s/points%s%s", group,
              query[0] != '\0' ? "?" : "", query);
-    return get_json(path, want);
+    return server_get_json(srv, path, NULL, want);
+}
+
+static json_t *get_points(const char *group, const char *query, int want)
+{
+    return get_points_from(&fx.srv, group, query, want);
 }
 
 /* The value of name=... in query, or def. */
@@ -323,11 +332,10 @@ static void points_are_sorted_by_x_then_id(void **state)
     json_decref(pts);
 }
 
-/* The ids of a sampled answer, sorted, into a new array; checks what a sample of
- * limit says of itself. */
-static json_t *sample_ids(const char *query, size_t limit, double d)
+/* The ids of the sampled answer pts (taken), sorted, into a new array; checks what a
+ * sample of limit says of itself. */
+static json_t *ids_of(json_t *pts, size_t limit, double d)
 {
-    json_t *pts = get_points(fx.groups[0], query, 200);
     const json_t *list = json_object_get(pts, "points");
     json_t *ids = json_array();
     size_t i;
@@ -349,19 +357,37 @@ static json_t *sample_ids(const char *query, size_t limit, double d)
     return ids;
 }
 
+/* ids_of the answer to QUERY for the first group. */
+static json_t *sample_ids(const char *query, size_t limit, double d)
+{
+    json_t *pts = get_points(fx.groups[0], query, 200);
+
+    return ids_of(pts, limit, d);
+}
+
 static void a_limit_samples_distinct_jobs_from_the_seed(void **state)
 {
     (void)state;
     json_t *all = get_points(fx.groups[0], "", 200);
     const double d = num(all, "d");
-    json_t *a = sample_ids("limit=100", 100, d);
-    json_t *b = sample_ids("limit=100&seed=20240601", 100, d);
+    json_t *first = get_points(fx.groups[0], "limit=100", 200);
+    json_t *a = ids_of(json_deep_copy(first), 100, d);
     json_t *c = sample_ids("limit=100&seed=7", 100, d);
     size_t common = 0;
 
-    /* the default seed is 20240601, and the same seed the same sample */
-    assert_true(json_equal(a, b));
+    /* The default seed is 20240601, and the same seed the same sample, computed
+     * again: this server's cache holds the first answer under the parsed values
+     * (default and explicit seed alike), a second server on the same database has
+     * an empty one. */
     assert_rel(num(all, "seed"), 20240601, 0);
+    assert_int_equal(server_start(&fx.again, &fx.db, fx.conf), 0);
+    json_t *second =
+        get_points_from(&fx.again, fx.groups[0], "limit=100&seed=20240601", 200);
+    assert_int_equal(server_stop(&fx.again), 0);
+    assert_true(json_equal(first, second));
+    json_t *b = ids_of(second, 100, d);
+    assert_true(json_equal(a, b));
+    json_decref(first);
     /* another seed another sample: two uniform samples of 100 of d ~ 416 share about
      * 100²/d ~ 24 jobs, far from all 100 */
     for (size_t i = 0; i < 100; i++) {
