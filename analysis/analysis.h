@@ -762,8 +762,8 @@ void night_clear(struct night *n);
 /* Cuts each scope's intervals of n's coverage into points buckets of the period (as
  * /api/v1/coverage?from=&to=&points= does) for a chart, into n->coverage_buckets; the
  * raw intervals stay. Nothing to do without coverage. STATUS_INVALID when points is
- * 0; STATUS_NOMEM. */
-enum status analysis_night_buckets(struct night *n, size_t points,
+ * 0; STATUS_DB; STATUS_NOMEM. */
+enum status analysis_night_buckets(struct db *db, struct night *n, size_t points,
                                    struct error *err) MUST_CHECK;
 
 /* The night report as one new JSON object (json_decref; README "The night report"):

@@ -210,7 +210,8 @@ enum status analysis_night(struct db *db, const struct analysis_settings *s,
     return rc;
 }
 
-enum status analysis_night_buckets(struct night *n, size_t points, struct error *err)
+enum status analysis_night_buckets(struct db *db, struct night *n, size_t points,
+                                   struct error *err)
 {
     if (points < 1)
         return error_set(err, STATUS_INVALID, "coverage buckets: 0 asked");
@@ -220,11 +221,9 @@ enum status analysis_night_buckets(struct night *n, size_t points, struct error 
     if (n->coverage_buckets == NULL)
         return error_set(err, STATUS_NOMEM, "coverage buckets");
     for (size_t i = 0; i < n->coverage.n; i++) {
-        struct coverage_range range;
-        analysis_coverage_range(&n->coverage_series[i], &range);
-        enum status rc = analysis_coverage_buckets(
-            &n->coverage_series[i], n->coverage_scopes[i].granularity_s, n->from_s,
-            n->to_s, points, &range, &n->coverage_buckets[i], err);
+        enum status rc =
+            analysis_coverage_buckets(db, &n->coverage_scopes[i], n->from_s, n->to_s,
+                                      points, &n->coverage_buckets[i], err);
         if (rc != STATUS_OK)
             return rc;
     }

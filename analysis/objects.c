@@ -1514,74 +1514,14 @@ static void put_night_groups(struct jb *b, json_t *o, const struct night *n)
     }
 }
 
-/* The bucket edges k = first, first + 1, …, first + n - 1 in epoch ms. */
-static json_t *bucket_edges_ms(struct jb *b, const struct coverage_buckets *bk,
-                               size_t first)
-{
-    json_t *a = json_array();
-
-    for (size_t k = first; a != NULL && k < first + bk->n; k++) {
-        const double at_s = bk->start_s + (double)k * bk->width_s;
-        jb_append(b, a, json_integer((json_int_t)llround(at_s * 1000)));
-    }
-    return a;
-}
-
-/* one, a scope of the coverage object rendered over no intervals: the range and
- * maxima of its intervals s, and its buckets bk in place of the raw arrays, as
- * /api/v1/coverage?points= answers. */
-static void put_night_buckets(struct jb *b, json_t *one,
-                              const struct db_coverage_series *s,
-                              const struct coverage_buckets *bk)
-{
-    struct coverage_range r;
-
-    analysis_coverage_range(s, &r);
-    json_t *range = jb_child(b, one, "range", json_object());
-    jb_set(b, range, "coverage",
-           r.sum_s_bytes > 0 ? json_real(r.sum_d_bytes / r.sum_s_bytes) : json_null());
-    jb_set(b, range, "sum_d_bytes", json_real(r.sum_d_bytes));
-    jb_set(b, range, "sum_s_bytes", json_real(r.sum_s_bytes));
-    jb_int(b, range, "intervals", (long long)r.intervals);
-    jb_set(b, one, "max_d_bytes", json_real(r.max_d_bytes));
-    jb_set(b, one, "max_s_bytes", json_real(r.max_s_bytes));
-    json_object_del(one, "end_ms");
-    json_object_del(one, "d");
-    json_object_del(one, "s");
-    json_t *o = jb_child(b, one, "buckets", json_object());
-    jb_int(b, o, "n", (long long)bk->n);
-    jb_set(b, o, "width_ms", json_real(bk->width_s * 1000));
-    jb_set(b, o, "start_ms", bucket_edges_ms(b, bk, 0));
-    jb_set(b, o, "end_ms", bucket_edges_ms(b, bk, 1));
-    jb_set(b, o, "d_min", numbers(b, bk->d_min, bk->n));
-    jb_set(b, o, "d_max", numbers(b, bk->d_max, bk->n));
-    jb_set(b, o, "s_min", numbers(b, bk->s_min, bk->n));
-    jb_set(b, o, "s_max", numbers(b, bk->s_max, bk->n));
-}
-
 /* The coverage: the raw intervals, or the buckets once analysis_night_buckets cut
  * them (every scope of a night is served, so filesystems[i] is scope i). */
 static void put_night_coverage(struct jb *b, json_t *o, const struct night *n)
 {
-    if (!n->has_coverage) {
-        jb_set(b, o, "coverage", json_null());
-        return;
-    }
-    if (n->coverage_buckets == NULL) {
-        jb_set(b, o, "coverage", analysis_coverage_json(&n->coverage));
-        return;
-    }
-    struct db_coverage_series *none = calloc(n->coverage.n + 1, sizeof *none);
     struct coverage_answer a = n->coverage;
-    a.series = none;
-    json_t *cov = none != NULL ? analysis_coverage_json(&a) : NULL;
-    free(none);
-    jb_set(b, o, "coverage", cov);
-    const json_t *list = json_object_get(cov, "filesystems");
-    for (size_t i = 0; cov != NULL && i < n->coverage.n; i++) {
-        put_night_buckets(b, json_array_get(list, i), &n->coverage.series[i],
-                          &n->coverage_buckets[i]);
-    }
+
+    a.buckets = n->coverage_buckets;
+    jb_set(b, o, "coverage", n->has_coverage ? analysis_coverage_json(&a) : json_null());
 }
 
 json_t *analysis_night_json(const struct night *n)

@@ -737,14 +737,10 @@ int cmd_report_night(struct app_config *cfg, int argc, char **argv)
     const struct analysis_settings settings = app_analysis_settings(cfg);
     enum status rc =
         analysis_night(db, &settings, a.from_s, a.to_s, (size_t)a.limit, &night, &err);
-    db_close(db);
-    if (rc != STATUS_OK) {
-        night_clear(&night);
-        return app_fail("report night", rc, &err);
-    }
     /* the page draws each scope's buckets; the JSON and the CSV keep the intervals */
-    if (a.format == REPORT_HTML)
-        rc = analysis_night_buckets(&night, NIGHT_COVERAGE_POINTS, &err);
+    if (rc == STATUS_OK && a.format == REPORT_HTML)
+        rc = analysis_night_buckets(db, &night, NIGHT_COVERAGE_POINTS, &err);
+    db_close(db);
     if (rc != STATUS_OK) {
         night_clear(&night);
         return app_fail("report night", rc, &err);
