@@ -111,6 +111,17 @@ static void jb_append(struct jb *b, json_t *a, json_t *v)
         b->failed = true;
 }
 
+/* A new object or array appended to a; borrowed, NULL when that failed (the array
+ * released it then, and every jb_* on NULL only records the failure). */
+static json_t *jb_item(struct jb *b, json_t *a, json_t *child)
+{
+    if (json_array_append_new(a, child) != 0) {
+        b->failed = true;
+        return NULL;
+    }
+    return child;
+}
+
 /* A new object or array set as key of o; borrowed, NULL when that failed. */
 static json_t *jb_child(struct jb *b, json_t *o, const char *key, json_t *child)
 {
@@ -789,10 +800,9 @@ static void put_sweep_kde(struct jb *b, json_t *parent, const struct sweep_kde *
 static void put_step(struct jb *b, json_t *steps, const struct sweep_result *r,
                      const struct sweep_point *p)
 {
-    json_t *o = json_object(), *reasons = json_object(), *range = json_object();
-    json_t *undefined = json_object();
+    json_t *o = jb_item(b, steps, json_object());
+    json_t *reasons = json_object(), *range = json_object(), *undefined = json_object();
 
-    jb_append(b, steps, o);
     jb_int(b, o, "k", p->k);
     jb_set(b, o, "granularity_s", json_real(p->granularity_s));
     jb_int(b, o, "d", (long long)p->d);
@@ -1080,9 +1090,8 @@ void export_json_row(struct export_json *e, const struct analysis_ctx *c,
                      const struct db_job *j, const struct job_eval *ev)
 {
     struct jb *b = &e->b;
-    json_t *o = json_object();
+    json_t *o = jb_item(b, e->rows, json_object());
 
-    jb_append(b, e->rows, o);
     jb_text(b, o, "id", j->job_key);
     jb_text(b, o, "jobid", j->jobid);
     jb_text(b, o, "group", j->group_id);
@@ -1215,10 +1224,9 @@ static void put_coverage_scope(struct jb *b, json_t *list, const struct db_cover
                                const struct db_coverage_series *s,
                                const struct coverage_buckets *bk)
 {
-    json_t *o = json_object();
+    json_t *o = jb_item(b, list, json_object());
     struct coverage_range r;
 
-    jb_append(b, list, o);
     if (bk != NULL) {
         r = bk->range;
     } else {
@@ -1349,9 +1357,8 @@ json_t *analysis_predict_json(const struct predict_result *p)
 static void put_slowdown(struct jb *b, json_t *list, const struct slowdown_job *j,
                          size_t rank)
 {
-    json_t *o = json_object();
+    json_t *o = jb_item(b, list, json_object());
 
-    jb_append(b, list, o);
     if (rank > 0)
         jb_int(b, o, "rank", (long long)rank);
     jb_text(b, o, "id", j->job_key);
@@ -1404,17 +1411,6 @@ static const char night_history_note[] =
     "iocontend keeps only the newest association of each group (a changed result "
     "replaces the stored one), so the coefficients before the change are not "
     "recorded; compare with an earlier night's report.";
-
-/* A new object or array appended to a; borrowed, NULL when that failed (the array
- * released it then, and every jb_* on NULL only records the failure). */
-static json_t *jb_item(struct jb *b, json_t *a, json_t *child)
-{
-    if (json_array_append_new(a, child) != 0) {
-        b->failed = true;
-        return NULL;
-    }
-    return child;
-}
 
 /* A stored time (RFC 3339, "" when none) as text or null. */
 static void put_stamp(struct jb *b, json_t *o, const char *key, const char *s)
