@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -135,4 +136,15 @@ const struct progress *app_progress_of(struct app_progress *p, struct progress *
         return NULL;
     *out = (struct progress){.fn = progress_draw, .arg = p};
     return out;
+}
+
+bool app_time_arg(const char *s, double *out_s)
+{
+    size_t len = strlen(s);
+
+    if (len > 0 && len <= 15 && strspn(s, "0123456789") == len) {
+        *out_s = (double)strtoll(s, NULL, 10) / 1000.0;
+        return true;
+    }
+    return time_parse_rfc3339(s, out_s);
 }

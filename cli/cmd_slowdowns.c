@@ -35,18 +35,6 @@ void cmd_slowdowns_help(FILE *fp)
         SLOWDOWNS_LIMIT_MAX, SLOWDOWNS_LIMIT_DEFAULT);
 }
 
-/* epoch milliseconds (all digits) or RFC 3339, as the API takes them */
-static bool time_arg(const char *s, double *out_s)
-{
-    size_t len = strlen(s);
-
-    if (len > 0 && len <= 15 && strspn(s, "0123456789") == len) {
-        *out_s = (double)strtoll(s, NULL, 10) / 1000.0;
-        return true;
-    }
-    return time_parse_rfc3339(s, out_s);
-}
-
 static void when(double epoch_s, char out[40])
 {
     time_format_rfc3339((int64_t)floor(epoch_s), out);
@@ -104,7 +92,7 @@ int cmd_slowdowns(struct app_config *cfg, int argc, char **argv)
         switch (c) {
         case 'f':
         case 't':
-            if (!time_arg(optarg, c == 'f' ? &from_s : &to_s)) {
+            if (!app_time_arg(optarg, c == 'f' ? &from_s : &to_s)) {
                 fprintf(stderr,
                         "iocontend slowdowns: --%s takes RFC 3339 or epoch "
                         "milliseconds, got '%s'\n",

@@ -105,6 +105,10 @@ int app_run_lock(struct db *db, const char *kind, bool no_wait);
 /* Logs err ("what: file:line: message") and returns exit_code_of(rc). */
 int app_fail(const char *what, enum status rc, const struct error *err);
 
+/* A --from or --to argument: epoch milliseconds (all digits, at most 15) or RFC 3339,
+ * as the API takes them, into *out_s (epoch seconds); false when it is neither. */
+bool app_time_arg(const char *s, double *out_s);
+
 /* The terminal's progress bar on stderr: drawn only when stderr is a terminal and
  * the program is not quiet. */
 struct app_progress {

@@ -599,18 +599,6 @@ static int write_csv_dir(const char *dir, const json_t *doc)
 
 /* ---- the command ------------------------------------------------------------------- */
 
-/* epoch milliseconds (all digits) or RFC 3339, as the API takes them */
-static bool time_arg(const char *s, double *out_s)
-{
-    size_t len = strlen(s);
-
-    if (len > 0 && len <= 15 && strspn(s, "0123456789") == len) {
-        *out_s = (double)strtoll(s, NULL, 10) / 1000.0;
-        return true;
-    }
-    return time_parse_rfc3339(s, out_s);
-}
-
 /* Period and limit from argv; EXIT_OK, or the usage exit having said why. */
 struct night_args {
     double from_s, to_s;
@@ -639,7 +627,7 @@ static int parse_args(int argc, char **argv, struct night_args *a)
         case 'f':
         case 't': {
             double *at = c == 'f' ? &a->from_s : &a->to_s;
-            if (!time_arg(optarg, at)) {
+            if (!app_time_arg(optarg, at)) {
                 fprintf(stderr,
                         "iocontend report night: --%s takes RFC 3339 or epoch "
                         "milliseconds, got '%s'\n",
