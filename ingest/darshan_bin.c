@@ -5,6 +5,8 @@
  * behaviour of darshan-parser 3.5.0), not from darshan's code. */
 #include "darshan_bin.h"
 
+#include "ingest.h"
+
 #include <bzlib.h>
 #include <ctype.h>
 #include <inttypes.h>
@@ -24,9 +26,12 @@
 #define JOB_STRUCT_341 1080 /* uid, start s/ns, end s/ns, nprocs, jobid, metadata */
 #define JOB_STRUCT_OLD 1064 /* the same without the nanoseconds */
 #define METADATA_LEN   1024
-/* A region that inflates past either bound is refused: no real log comes near. */
+/* A region that inflates past either bound is refused: no real log comes near. The
+ * regions of one log together are also held to the log's byte budget (dbin_read_max). */
 #define INFLATE_MAX_BYTES ((size_t)1 << 30)
 #define INFLATE_MAX_RATIO 4096
+/* The smallest name record: an 8-byte id and a NUL (12 bytes: id, length in 3.00). */
+#define NAME_RECORD_MIN 9
 
 struct name_entry {
     uint64_t id;
@@ -79,6 +84,7 @@ static void names_lookup(const struct dbin_names *names, uint64_t record_id,
 struct outbuf {
     unsigned char *p;
     size_t len, cap;
+    const char *note; /* why the limit is what it is; NULL: a bomb's bounds */
 };
 
 static enum status out_grow(struct outbuf *o, size_t limit, const char *path,
@@ -90,9 +96,9 @@ static enum status out_grow(struct outbuf *o, size_t limit, const char *path,
     if (cap > limit)
         cap = limit;
     if (cap <= o->cap) {
-        return error_at(err, STATUS_PARSE, path, 0,
-                        "%s: inflates past %zu bytes (refused as a decompression bomb)",
-                        what, limit);
+        return error_at(err, STATUS_PARSE, path, 0, "%s: inflates past %zu bytes (%s)",
+                        what, limit,
+                        o->note != NULL ? o->note : "refused as a decompression bomb");
     }
     p = realloc(o->p, cap);
     if (p == NULL)
@@ -219,15 +225,23 @@ out:
     return rc;
 }
 
+/* The inflated bytes a log may still take: every region's bytes are charged to it, so
+ * their sum stays within [ingest] max_file_bytes whatever each region's own bounds
+ * allow (a 0.9 MB log once inflated to 6.3 GB through its record table alone). */
+struct budget {
+    size_t left, max;
+    char note[112]; /* said when a region reaches left */
+};
+
 /* The bytes of one region, decompressed into *out (malloc'd, NUL-terminated for the
- * string regions; caller frees). limit_len: with truncate, stop there (darshan reads
- * only the first 4096 bytes of the job region); without, refuse more. */
+ * string regions; caller frees) and charged to *b. limit_len: with truncate, stop there
+ * (darshan reads only the first 4096 bytes of the job region); without, refuse more. */
 static enum status region_bytes(enum dbin_compression comp, const unsigned char *in,
                                 size_t in_len, size_t limit_len, bool truncate,
-                                unsigned char **out, size_t *out_len, const char *path,
-                                const char *what, struct error *err)
+                                struct budget *b, unsigned char **out, size_t *out_len,
+                                const char *path, const char *what, struct error *err)
 {
-    struct outbuf o = {NULL, 0, 0};
+    struct outbuf o = {NULL, 0, 0, NULL};
     enum status rc;
 
     *out = NULL;
@@ -240,19 +254,29 @@ static enum status region_bytes(enum dbin_compression comp, const unsigned char 
         if (limit_len < 4096)
             limit_len = 4096;
     }
+    if (limit_len > b->left) {
+        limit_len = b->left;
+        truncate = false; /* past the budget nothing is cut: the log is refused */
+        snprintf(b->note, sizeof b->note,
+                 "the log needs more than %zu bytes inflated, [ingest] max_file_bytes",
+                 b->max);
+        o.note = b->note;
+    }
     switch (comp) {
     case DBIN_NONE:
         if (in_len > limit_len && !truncate) {
-            return error_at(err, STATUS_PARSE, path, 0, "%s: %zu bytes is too large",
-                            what, in_len);
+            return error_at(err, STATUS_PARSE, path, 0, "%s: %zu bytes is too large%s%s",
+                            what, in_len, o.note != NULL ? ": " : "",
+                            o.note != NULL ? o.note : "");
         }
         o.len = in_len > limit_len ? limit_len : in_len;
         o.p = malloc(o.len + 1);
         if (o.p == NULL)
-            return error_set(err, STATUS_NOMEM, "%s: %s", path, what);
+            return error_set(err, STATUS_NOMEM, "%s: %s: %zu bytes", path, what, o.len);
         if (o.len > 0)
             memcpy(o.p, in, o.len);
         o.p[o.len] = '\0';
+        b->left -= o.len;
         *out = o.p;
         *out_len = o.len;
         return STATUS_OK;
@@ -273,6 +297,7 @@ static enum status region_bytes(enum dbin_compression comp, const unsigned char 
     if (o.p == NULL)
         return error_set(err, STATUS_INTERNAL, "%s: %s: no buffer", path, what);
     o.p[o.len] = '\0';
+    b->left -= o.len <= b->left ? o.len : b->left;
     *out = o.p;
     *out_len = o.len;
     return STATUS_OK;
@@ -572,8 +597,21 @@ static enum status names_parse(unsigned char *buf, size_t len, int minor, bool s
             name = (const char *)buf + at + 8;
             rec = (size_t)(nul - (buf + at)) + 1;
         }
+        if (n == INGEST_MAX_JOB_RECORDS) {
+            free(v);
+            return error_at(err, STATUS_PARSE, path, 0,
+                            "record table: expected at most %zu name records (iocontend's "
+                            "bound of records per job), got more at byte %zu of %zu",
+                            (size_t)INGEST_MAX_JOB_RECORDS, at, len);
+        }
         if (n == cap) {
+            /* no more entries than the bytes can hold, nor than the bound */
+            size_t most = len / NAME_RECORD_MIN + 1;
             size_t nc = cap == 0 ? 64 : cap * 2;
+            if (nc > most)
+                nc = most;
+            if (nc > INGEST_MAX_JOB_RECORDS)
+                nc = INGEST_MAX_JOB_RECORDS;
             struct name_entry *nv = realloc(v, nc * sizeof *nv);
 
             if (nv == NULL) {
@@ -640,6 +678,7 @@ struct reader {
     size_t n_mounts;
     struct dbin_names names;
     struct dbin_region_info *regions;
+    struct budget budget;
 };
 
 static void reader_free(struct reader *r)
@@ -669,7 +708,7 @@ static enum status read_job(struct reader *r, struct dbin_job *job, struct error
     const bool sw = r->h.swap;
 
     rc = region_bytes(r->h.comp, r->data + r->h.job.off, r->h.job.len, JOB_RECORD_LEN,
-                      true, &raw, &jl, r->path, "job region", err);
+                      true, &r->budget, &raw, &jl, r->path, "job region", err);
     if (rc != STATUS_OK)
         return rc;
     /* darshan wants more than its (3.41) job struct, whatever the format */
@@ -742,6 +781,13 @@ enum status dbin_read(const char *path, const unsigned char *data, size_t len,
                       bool show_incomplete, const struct dbin_sink *sink,
                       struct error *err)
 {
+    return dbin_read_max(path, data, len, show_incomplete, 0, sink, err);
+}
+
+enum status dbin_read_max(const char *path, const unsigned char *data, size_t len,
+                          bool show_incomplete, size_t max_bytes,
+                          const struct dbin_sink *sink, struct error *err)
+{
     struct reader r;
     struct dbin_job job;
     enum status rc;
@@ -757,6 +803,8 @@ enum status dbin_read(const char *path, const unsigned char *data, size_t len,
     r.path = path;
     r.data = data;
     r.len = len;
+    r.budget.max = max_bytes > 0 ? max_bytes : INGEST_DEFAULT_MAX_FILE_BYTES;
+    r.budget.left = r.budget.max;
     if (data == NULL)
         return error_at(err, STATUS_PARSE, path, 0, "header: no bytes");
     rc = header_read(path, data, len, &r.h, err);
@@ -798,7 +846,7 @@ enum status dbin_read(const char *path, const unsigned char *data, size_t len,
     r.names.n_mounts = r.n_mounts;
     if (r.h.names.len > 0) {
         rc = region_bytes(r.h.comp, data + r.h.names.off, r.h.names.len, 0, false,
-                          &r.names_buf, &nl, path, "record table", err);
+                          &r.budget, &r.names_buf, &nl, path, "record table", err);
         if (rc == STATUS_OK)
             rc = names_parse(r.names_buf, nl, r.h.minor, r.h.swap, &r.names, path, err);
         if (rc != STATUS_OK)
@@ -866,7 +914,7 @@ enum status dbin_read(const char *path, const unsigned char *data, size_t len,
             free(r.mod_buf);
             r.mod_buf = NULL;
             rc = region_bytes(r.h.comp, data + r.h.mods[id].off, r.h.mods[id].len, 0,
-                              false, &r.mod_buf, &ml, path, what, err);
+                              false, &r.budget, &r.mod_buf, &ml, path, what, err);
             if (rc != STATUS_OK)
                 goto out;
             reg.path = path;

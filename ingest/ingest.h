@@ -84,7 +84,27 @@ struct darshan_log {
     struct dxt_trace *dxt;
     size_t n_lines;          /* lines read */
     size_t n_skipped_module; /* lines of other modules (HEATMAP, LUSTRE, H5*, …) */
+    long start_line, end_line; /* the header lines of start_time, end_time; 0: binary */
 };
+
+/* The most records (POSIX, MPI-IO and STDIO, one per file, rank and module) and name
+ * records one log may hold: the 39 real logs of the shared data have at most 160, a
+ * job writing a file per rank on 100,000 ranks reaches it. A log with more is
+ * STATUS_PARSE (quarantined), before its records take memory: about 1.4 KB each while
+ * parsed, so at most some 140 MB per log; a job has at most twice as many activity
+ * windows (a read and a write window per record). */
+#define INGEST_MAX_JOB_RECORDS 100000
+/* The most bytes a job's records may sum to in one direction (POSIX_BYTES_READ, …,
+ * per module), 2^60 (1 EiB): a thousand times what the largest machines move in a
+ * day. Above it a counter or a sum is taken as forged or saturated (9e18, a wrapped
+ * sum) and the log is quarantined naming the line (text) or the record (binary). */
+#define INGEST_PLAUSIBLE_BYTES ((int64_t)1 << 60)
+/* The same for operation counts (reads, writes, opens): 2^50, a million operations a
+ * second for 35 years. */
+#define INGEST_PLAUSIBLE_OPS ((int64_t)1 << 50)
+/* How far past its file's modification time a job may start or end: a day (clocks
+ * of compute nodes drift, a log is copied later, never earlier than it ends). */
+#define INGEST_FUTURE_SLACK_S 86400
 
 /* Parses darshan-parser default text (Darshan 3.x, 8 tab-separated fields). path
  * names the input in errors. On success *out is a new log the caller frees. An
@@ -109,6 +129,13 @@ enum status ingest_darshan_parse(FILE *fp, const char *path, struct darshan_log 
  * the region and what was expected; STATUS_NOMEM. */
 enum status ingest_darshan_read(const unsigned char *data, size_t len, const char *path,
                                 struct darshan_log **out, struct error *err) MUST_CHECK;
+/* ingest_darshan_read with the log's regions held to max_bytes inflated in all (0:
+ * INGEST_DEFAULT_MAX_FILE_BYTES, which ingest_darshan_read uses): a log that needs
+ * more is STATUS_PARSE "... needs more than N bytes inflated". */
+enum status ingest_darshan_read_max(const unsigned char *data, size_t len,
+                                    const char *path, size_t max_bytes,
+                                    struct darshan_log **out,
+                                    struct error *err) MUST_CHECK;
 /* True when data starts like a binary Darshan 3.x log (its magic number). */
 bool ingest_darshan_is_binary(const unsigned char *data, size_t len);
 void darshan_log_free(struct darshan_log *log);

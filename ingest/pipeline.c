@@ -5,6 +5,7 @@
  * and many give the same rows, the same quarantine list and the same summary. */
 #include "internal.h"
 
+#include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +46,7 @@ struct item {
     size_t len;
     char hash[33];
     struct error ferr; /* ITEM_MISSING, ITEM_TOO_LARGE, ITEM_BAD */
-    bool nomem;        /* ITEM_BAD for want of memory: stops the batch */
+    bool nomem;        /* ITEM_BAD for want of memory: quarantined all the same */
     bool negative_time;
     size_t dup_of; /* ITEM_DUP: 1 + the index of the earlier file */
     char jobid[32];
@@ -163,6 +164,31 @@ static void parse_trace(const struct parse_ctx *c, struct item *it)
     dxt_trace_free(t);
 }
 
+/* A job that starts or ends more than a day after its log was last written did not
+ * happen yet: a forged or broken clock (a job dated 2100 once loaded), quarantined
+ * naming the header line (0 for a binary log's job region). */
+static enum status check_job_times(const struct darshan_log *log, const char *path,
+                                   int64_t mtime_s, struct error *err)
+{
+    int64_t latest = mtime_s + INGEST_FUTURE_SLACK_S;
+
+    if (log->start_time_s > latest) {
+        return error_at(err, STATUS_PARSE, path, log->start_line,
+                        "expected start_time at most a day after the file's "
+                        "modification time (%" PRId64 "), got %" PRId64 "%s",
+                        mtime_s, log->start_time_s,
+                        log->start_line == 0 ? " in the job region" : "");
+    }
+    if (log->end_time_s > latest) {
+        return error_at(err, STATUS_PARSE, path, log->end_line,
+                        "expected end_time at most a day after the file's "
+                        "modification time (%" PRId64 "), got %" PRId64 "%s",
+                        mtime_s, log->end_time_s,
+                        log->end_line == 0 ? " in the job region" : "");
+    }
+    return STATUS_OK;
+}
+
 /* Thread work: parse item i and make its rows; the text is freed. */
 static void parse_one(void *arg, size_t i)
 {
@@ -182,7 +208,8 @@ static void parse_one(void *arg, size_t i)
         parse_trace(c, it);
     } else {
         if (binary) {
-            rc = ingest_darshan_read(bytes, it->len, it->path, &log, &it->ferr);
+            rc = ingest_darshan_read_max(bytes, it->len, it->path, c->b->max, &log,
+                                         &it->ferr);
         } else {
             FILE *fp = fmemopen(it->data, it->len, "r");
             rc = fp != NULL ? ingest_darshan_parse(fp, it->path, &log, &it->ferr)
@@ -190,6 +217,8 @@ static void parse_one(void *arg, size_t i)
             if (fp != NULL)
                 fclose(fp);
         }
+        if (rc == STATUS_OK && it->have_st)
+            rc = check_job_times(log, it->path, (int64_t)it->st.st_mtime, &it->ferr);
         if (rc == STATUS_OK)
             rc = ingest_job_metrics(log, c->o->fs_map, &it->m, &it->ferr);
         if (rc == STATUS_OK) {
@@ -269,6 +298,20 @@ static enum status check_contents(struct db *db, struct batch *b, const char *ve
     return rc;
 }
 
+/* A log its parse ran out of memory on is quarantined, not the batch stopped: the
+ * memory a log takes is bounded by its bytes (max_file_bytes) and records
+ * (INGEST_MAX_JOB_RECORDS), so a log that still finds none is one no rerun reads
+ * either, and stopping there kept every good log after it out, night after night. */
+static void say_nomem(struct error *e)
+{
+    char msg[sizeof e->msg];
+
+    snprintf(msg, sizeof msg, "out of memory: needs more than it could get (%.110s)",
+             e->msg);
+    memcpy(e->msg, msg, sizeof e->msg);
+    e->code = STATUS_PARSE;
+}
+
 /* The outcome of every item that is not a job to send, in order; the ones to send
  * are listed in send[0..*n_send). */
 static enum status record_outcomes(struct db *db, struct batch *b, const char *verdict,
@@ -321,11 +364,10 @@ static enum status record_outcomes(struct db *db, struct batch *b, const char *v
                 quarantine(db, s, it->path, it->shown, it->hash, verdict, &it->ferr, err);
             break;
         case ITEM_BAD:
-            if (it->again && !it->nomem) {
+            if (it->nomem)
+                say_nomem(&it->ferr);
+            if (it->again) {
                 reread_failed(s, it->path, it->shown, &it->ferr);
-            } else if (it->nomem) {
-                *err = it->ferr;
-                rc = STATUS_NOMEM;
             } else {
                 rc = quarantine(db, s, it->path, it->shown, it->hash, verdict, &it->ferr,
                                 err);
