@@ -577,7 +577,7 @@ static enum status use_record(struct parser *p, int layer, int64_t rank, uint64_
 static int64_t ceiling_of(enum slot slot)
 {
     return slot == S_BYTES_READ || slot == S_BYTES_WRITTEN ? INGEST_PLAUSIBLE_BYTES
-                                                            : INGEST_PLAUSIBLE_OPS;
+                                                           : INGEST_PLAUSIBLE_OPS;
 }
 
 static enum status set_int(struct parser *p, struct pending *pd, const struct counter *c,
@@ -728,8 +728,8 @@ static bool add_plausible(int64_t *sum, int64_t v, int64_t ceiling)
  * or past INT64_MAX); an error names the record where the sum passes. */
 static enum status check_sums(struct parser *p, struct error *err)
 {
-    static const char *const what[5] = {"BYTES_READ", "BYTES_WRITTEN", "reads",
-                                        "writes", "opens"};
+    static const char *const what[5] = {"BYTES_READ", "BYTES_WRITTEN", "reads", "writes",
+                                        "opens"};
     int64_t sum[LAYER_COUNT][5] = {{0}};
     const struct darshan_log *log = p->log;
 
@@ -746,8 +746,9 @@ static enum status check_sums(struct parser *p, struct error *err)
                                 "expected the job's %s %s%s to sum to at most %" PRId64
                                 " (iocontend's plausible ceiling), got more at the "
                                 "record %" PRIu64 " that starts here",
-                                module_names[r->layer], k < 2 ? counter_prefixes[r->layer] : "",
-                                what[k], ceiling, r->record_id);
+                                module_names[r->layer],
+                                k < 2 ? counter_prefixes[r->layer] : "", what[k], ceiling,
+                                r->record_id);
             }
         }
     }

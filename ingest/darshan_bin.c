@@ -599,10 +599,11 @@ static enum status names_parse(unsigned char *buf, size_t len, int minor, bool s
         }
         if (n == INGEST_MAX_JOB_RECORDS) {
             free(v);
-            return error_at(err, STATUS_PARSE, path, 0,
-                            "record table: expected at most %zu name records (iocontend's "
-                            "bound of records per job), got more at byte %zu of %zu",
-                            (size_t)INGEST_MAX_JOB_RECORDS, at, len);
+            return error_at(
+                err, STATUS_PARSE, path, 0,
+                "record table: expected at most %zu name records (iocontend's "
+                "bound of records per job), got more at byte %zu of %zu",
+                (size_t)INGEST_MAX_JOB_RECORDS, at, len);
         }
         if (n == cap) {
             /* no more entries than the bytes can hold, nor than the bound */

@@ -82,17 +82,18 @@ struct darshan_log {
     /* The DXT trace of a binary log with a DXT_POSIX or DXT_MPIIO module (its
      * incomplete_modules names those darshan marks incomplete); NULL: none. Owned. */
     struct dxt_trace *dxt;
-    size_t n_lines;          /* lines read */
-    size_t n_skipped_module; /* lines of other modules (HEATMAP, LUSTRE, H5*, …) */
+    size_t n_lines;            /* lines read */
+    size_t n_skipped_module;   /* lines of other modules (HEATMAP, LUSTRE, H5*, …) */
     long start_line, end_line; /* the header lines of start_time, end_time; 0: binary */
 };
 
 /* The most records (POSIX, MPI-IO and STDIO, one per file, rank and module) and name
  * records one log may hold: the 39 real logs of the shared data have at most 160, a
  * job writing a file per rank on 100,000 ranks reaches it. A log with more is
- * STATUS_PARSE (quarantined), before its records take memory: about 1.4 KB each while
- * parsed, so at most some 140 MB per log; a job has at most twice as many activity
- * windows (a read and a write window per record). */
+ * STATUS_PARSE (quarantined) before the next record takes memory: about 500 bytes
+ * each while parsed (a 70 MB POSIX region of 100,001 records peaked at 131 MB in
+ * all), so some 50 MB per log; a job has at most twice as many activity windows (a
+ * read and a write window per record). 10^6 records once took 1.38 GB and loaded. */
 #define INGEST_MAX_JOB_RECORDS 100000
 /* The most bytes a job's records may sum to in one direction (POSIX_BYTES_READ, …,
  * per module), 2^60 (1 EiB): a thousand times what the largest machines move in a
