@@ -174,6 +174,7 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
         .timezone = cfg->timezone,
         .progress = app_progress_of(&bar, &progress),
         .max_file_bytes = cfg->max_file_bytes,
+        .max_job_records = cfg->max_job_records,
         .jobs = jobs,
         .batch_files = cfg->batch_files,
         .reprocess = reprocess,

@@ -766,6 +766,27 @@ static enum status set_batch_files(struct app_config *cfg, const char *value,
     return STATUS_OK;
 }
 
+/* [ingest] max_job_records: records one darshan log may hold, 1 to 10^7 (about 500
+ * bytes each while parsed: 5 GB at the top). */
+static enum status set_max_job_records(struct app_config *cfg, const char *value,
+                                       const struct ini_state *st)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(value, &end, 10);
+    if (value[0] < '0' || value[0] > '9' || *end != '\0' || errno != 0 || v < 1 ||
+        v > 10000000) {
+        return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                        "[ingest] max_job_records: expected a number of records from 1 "
+                        "to 10000000, got '%.40s'",
+                        value);
+    }
+    cfg->max_job_records = (size_t)v;
+    return STATUS_OK;
+}
+
 /* [samples] timezone: an IANA zone that tzdata has, read now so that a wrong name
  * stops the program here rather than at the first sample file. */
 static enum status set_timezone(struct app_config *cfg, const char *value,
@@ -848,18 +869,21 @@ static enum status set_key(struct ini_state *st, const char *section, const char
         return set_max_file_bytes(cfg, value, st);
     if (strcmp(section, "ingest") == 0 && strcmp(key, "batch_files") == 0)
         return set_batch_files(cfg, value, st);
+    if (strcmp(section, "ingest") == 0 && strcmp(key, "max_job_records") == 0)
+        return set_max_job_records(cfg, value, st);
     if (section[0] == '\0') {
         return error_at(st->err, STATUS_PARSE, st->path, st->line,
                         "%.40s: a key before any [section]", key);
     }
-    return error_at(
-        st->err, STATUS_PARSE, st->path, st->line, "[%.40s] %.40s: unknown key%s",
-        section, key,
-        strcmp(section, "database") == 0  ? "; expected conninfo or state_dir"
-        : strcmp(section, "devices") == 0 ? "; expected include or names"
-        : strcmp(section, "samples") == 0 ? "; expected sample_offset_s or timezone"
-        : strcmp(section, "ingest") == 0  ? "; expected max_file_bytes or batch_files"
-                                          : "");
+    return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                    "[%.40s] %.40s: unknown key%s", section, key,
+                    strcmp(section, "database") == 0  ? "; expected conninfo or state_dir"
+                    : strcmp(section, "devices") == 0 ? "; expected include or names"
+                    : strcmp(section, "samples") == 0
+                        ? "; expected sample_offset_s or timezone"
+                    : strcmp(section, "ingest") == 0
+                        ? "; expected max_file_bytes, batch_files or max_job_records"
+                        : "");
 }
 
 static int ini_key(void *user, const char *section, const char *key, const char *value)
@@ -968,6 +992,7 @@ void app_config_defaults(struct app_config *cfg)
     cfg->permutations = 999;
     cfg->max_file_bytes = INGEST_DEFAULT_MAX_FILE_BYTES;
     cfg->batch_files = INGEST_DEFAULT_BATCH_FILES;
+    cfg->max_job_records = INGEST_DEFAULT_MAX_JOB_RECORDS;
     cfg->serve_limits = serve_limits_default();
     snprintf(cfg->db_user, sizeof cfg->db_user, "%s", DB_READER_ROLE);
 }
@@ -1097,6 +1122,7 @@ void app_config_print(const struct app_config *cfg, FILE *fp)
             cfg->sweep_k_max, cfg->sweep_all_phases ? "all" : "0", cfg->permutations);
     fprintf(fp, "\n[ingest]\nmax_file_bytes = %zu\nbatch_files = %zu\n",
             cfg->max_file_bytes, cfg->batch_files);
+    fprintf(fp, "max_job_records = %zu\n", cfg->max_job_records);
     for (size_t i = 0; i < cfg->n_groups; i++) {
         fprintf(fp, "\n[group %s]\n", cfg->groups[i].name);
         for (int k = 0; k < GROUP_KEYS; k++) {

@@ -54,6 +54,7 @@ struct app_config {
                                0: analyze stores none */
     size_t max_file_bytes;  /* [ingest] max_file_bytes: larger inputs quarantined */
     size_t batch_files;     /* [ingest] batch_files: darshan logs per transaction */
+    size_t max_job_records; /* [ingest] max_job_records: more in a log: quarantined */
     struct ingest_fs_map fs_map; /* [filesystems] */
     struct group_rule *groups;   /* [group NAME] sections, in file order (owned) */
     size_t n_groups;

@@ -107,7 +107,8 @@ struct parser {
     struct text_header hdr;         /* the job header while it is read */
     char **other_keys;              /* header keys we do not keep, seen once (owned) */
     size_t n_other_keys;
-    double limit_s; /* a relative time can reach: max(T_J, end - start + 1) + 2 s */
+    double limit_s;     /* a relative time can reach: max(T_J, end - start + 1) + 2 s */
+    size_t max_records; /* more records than this: STATUS_PARSE */
     bool in_header;
     char banner[64]; /* module of a "# X module data" banner with no record yet */
     long banner_line;
@@ -475,12 +476,13 @@ static enum status find_record(struct parser *p, int layer, int64_t rank, uint64
 
     /* Checked before the record takes memory: a 12.9 MB log of 10^6 records once took
      * 1.38 GB and loaded 10^6 windows for one job. */
-    if (log->n_records == INGEST_MAX_JOB_RECORDS) {
+    if (log->n_records == p->max_records) {
         return error_at(err, STATUS_PARSE, p->path, lineno,
-                        "expected at most %d records in a job (iocontend's bound), got "
+                        "expected at most %zu records in a job ([ingest] "
+                        "max_job_records), got "
                         "more: the %s record %" PRIu64 " of rank %" PRId64
                         " is one too many",
-                        INGEST_MAX_JOB_RECORDS, module_names[layer], id, rank);
+                        p->max_records, module_names[layer], id, rank);
     }
     if (log->n_records == p->cap_records) {
         size_t cap = p->cap_records ? 2 * p->cap_records : 64;
@@ -862,9 +864,11 @@ static enum status parse_lines(struct parser *p, FILE *fp, struct error *err)
     return finish_records(p, err);
 }
 
-static enum status parser_init(struct parser *p, const char *path, struct error *err)
+static enum status parser_init(struct parser *p, const char *path, size_t max_records,
+                               struct error *err)
 {
     memset(p, 0, sizeof *p);
+    p->max_records = max_records > 0 ? max_records : INGEST_DEFAULT_MAX_JOB_RECORDS;
     p->path = path != NULL ? path : "";
     p->in_header = true;
     p->hdr.path = p->path;
@@ -905,6 +909,12 @@ static enum status parser_done(struct parser *p, enum status rc, struct darshan_
 enum status ingest_darshan_parse(FILE *fp, const char *path, struct darshan_log **out,
                                  struct error *err)
 {
+    return ingest_darshan_parse_max(fp, path, 0, out, err);
+}
+
+enum status ingest_darshan_parse_max(FILE *fp, const char *path, size_t max_records,
+                                     struct darshan_log **out, struct error *err)
+{
     struct parser p;
     enum status rc;
 
@@ -912,7 +922,7 @@ enum status ingest_darshan_parse(FILE *fp, const char *path, struct darshan_log 
         *out = NULL;
     if (fp == NULL || out == NULL)
         return error_set(err, STATUS_INVALID, "ingest_darshan_parse: no input or output");
-    rc = parser_init(&p, path, err);
+    rc = parser_init(&p, path, max_records, err);
     if (rc == STATUS_OK)
         rc = parse_lines(&p, fp, err);
     return parser_done(&p, rc, out);
@@ -1097,12 +1107,13 @@ static enum status bin_counter(void *ctx, const struct dbin_counter *c, struct e
 enum status ingest_darshan_read(const unsigned char *data, size_t len, const char *path,
                                 struct darshan_log **out, struct error *err)
 {
-    return ingest_darshan_read_max(data, len, path, 0, out, err);
+    return ingest_darshan_read_max(data, len, path, 0, 0, out, err);
 }
 
 enum status ingest_darshan_read_max(const unsigned char *data, size_t len,
                                     const char *path, size_t max_bytes,
-                                    struct darshan_log **out, struct error *err)
+                                    size_t max_records, struct darshan_log **out,
+                                    struct error *err)
 {
     struct parser p;
     enum status rc;
@@ -1111,7 +1122,7 @@ enum status ingest_darshan_read_max(const unsigned char *data, size_t len,
         *out = NULL;
     if (data == NULL || out == NULL)
         return error_set(err, STATUS_INVALID, "ingest_darshan_read: no input or output");
-    rc = parser_init(&p, path, err);
+    rc = parser_init(&p, path, max_records, err);
     if (rc == STATUS_OK) {
         const struct dbin_sink sink = {.ctx = &p,
                                        .job = bin_job,
@@ -1119,7 +1130,8 @@ enum status ingest_darshan_read_max(const unsigned char *data, size_t len,
                                        .module_begin = bin_module_begin,
                                        .counter = bin_counter,
                                        .dxt = bin_dxt};
-        rc = dbin_read_max(p.path, data, len, false, max_bytes, &sink, err);
+        rc =
+            dbin_read_max(p.path, data, len, false, max_bytes, p.max_records, &sink, err);
     }
     if (rc == STATUS_OK && p.in_header)
         rc = error_at(err, STATUS_PARSE, p.path, 0, "expected a job record, got none");

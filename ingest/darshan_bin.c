@@ -565,8 +565,8 @@ static int name_cmp(const void *a, const void *b)
 /* Fills names->v from the decompressed record table buf[0..len) (modified in place
  * for format 3.00, whose names are not terminated). */
 static enum status names_parse(unsigned char *buf, size_t len, int minor, bool swap,
-                               struct dbin_names *names, const char *path,
-                               struct error *err)
+                               size_t max_names, struct dbin_names *names,
+                               const char *path, struct error *err)
 {
     size_t cap = 0, n = 0, at = 0;
     struct name_entry *v = NULL;
@@ -597,13 +597,12 @@ static enum status names_parse(unsigned char *buf, size_t len, int minor, bool s
             name = (const char *)buf + at + 8;
             rec = (size_t)(nul - (buf + at)) + 1;
         }
-        if (n == INGEST_MAX_JOB_RECORDS) {
+        if (n == max_names) {
             free(v);
-            return error_at(
-                err, STATUS_PARSE, path, 0,
-                "record table: expected at most %zu name records (iocontend's "
-                "bound of records per job), got more at byte %zu of %zu",
-                (size_t)INGEST_MAX_JOB_RECORDS, at, len);
+            return error_at(err, STATUS_PARSE, path, 0,
+                            "record table: expected at most %zu name records ([ingest] "
+                            "max_job_records), got more at byte %zu of %zu",
+                            max_names, at, len);
         }
         if (n == cap) {
             /* no more entries than the bytes can hold, nor than the bound */
@@ -611,8 +610,8 @@ static enum status names_parse(unsigned char *buf, size_t len, int minor, bool s
             size_t nc = cap == 0 ? 64 : cap * 2;
             if (nc > most)
                 nc = most;
-            if (nc > INGEST_MAX_JOB_RECORDS)
-                nc = INGEST_MAX_JOB_RECORDS;
+            if (nc > max_names)
+                nc = max_names;
             struct name_entry *nv = realloc(v, nc * sizeof *nv);
 
             if (nv == NULL) {
@@ -782,11 +781,11 @@ enum status dbin_read(const char *path, const unsigned char *data, size_t len,
                       bool show_incomplete, const struct dbin_sink *sink,
                       struct error *err)
 {
-    return dbin_read_max(path, data, len, show_incomplete, 0, sink, err);
+    return dbin_read_max(path, data, len, show_incomplete, 0, 0, sink, err);
 }
 
 enum status dbin_read_max(const char *path, const unsigned char *data, size_t len,
-                          bool show_incomplete, size_t max_bytes,
+                          bool show_incomplete, size_t max_bytes, size_t max_names,
                           const struct dbin_sink *sink, struct error *err)
 {
     struct reader r;
@@ -849,7 +848,9 @@ enum status dbin_read_max(const char *path, const unsigned char *data, size_t le
         rc = region_bytes(r.h.comp, data + r.h.names.off, r.h.names.len, 0, false,
                           &r.budget, &r.names_buf, &nl, path, "record table", err);
         if (rc == STATUS_OK)
-            rc = names_parse(r.names_buf, nl, r.h.minor, r.h.swap, &r.names, path, err);
+            rc = names_parse(r.names_buf, nl, r.h.minor, r.h.swap,
+                             max_names > 0 ? max_names : INGEST_DEFAULT_MAX_JOB_RECORDS,
+                             &r.names, path, err);
         if (rc != STATUS_OK)
             goto out;
     }

@@ -19,11 +19,12 @@ enum status dbin_read(const char *path, const unsigned char *data, size_t len,
                       bool show_incomplete, const struct dbin_sink *sink,
                       struct error *err) MUST_CHECK;
 /* dbin_read with the log's regions held to max_bytes inflated in all (0: the default
- * of [ingest] max_file_bytes, INGEST_DEFAULT_MAX_FILE_BYTES): a log that needs more is
- * STATUS_PARSE saying "needs more than max_bytes bytes inflated". dbin_read is this
- * with 0. */
+ * of [ingest] max_file_bytes, INGEST_DEFAULT_MAX_FILE_BYTES) and its name records to
+ * max_names (0: INGEST_DEFAULT_MAX_JOB_RECORDS): a log that needs more is
+ * STATUS_PARSE saying "needs more than max_bytes bytes inflated" or "expected at most
+ * max_names name records". dbin_read is this with 0, 0. */
 enum status dbin_read_max(const char *path, const unsigned char *data, size_t len,
-                          bool show_incomplete, size_t max_bytes,
+                          bool show_incomplete, size_t max_bytes, size_t max_names,
                           const struct dbin_sink *sink, struct error *err) MUST_CHECK;
 
 #endif

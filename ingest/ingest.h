@@ -88,13 +88,14 @@ struct darshan_log {
 };
 
 /* The most records (POSIX, MPI-IO and STDIO, one per file, rank and module) and name
- * records one log may hold: the 39 real logs of the shared data have at most 160, a
- * job writing a file per rank on 100,000 ranks reaches it. A log with more is
- * STATUS_PARSE (quarantined) before the next record takes memory: about 500 bytes
- * each while parsed (a 70 MB POSIX region of 100,001 records peaked at 131 MB in
- * all), so some 50 MB per log; a job has at most twice as many activity windows (a
- * read and a write window per record). 10^6 records once took 1.38 GB and loaded. */
-#define INGEST_MAX_JOB_RECORDS 100000
+ * records one log may hold when [ingest] max_job_records sets none: the 39 real logs of
+ * the shared data have at most 160, a job writing a file per rank on 100,000 ranks
+ * reaches it. A log with more is STATUS_PARSE (quarantined) before the next record takes
+ * memory: about 500 bytes each while parsed (a 70 MB POSIX region of 100,001 records
+ * peaked at 131 MB in all), so some 50 MB per log; a job has at most twice as many
+ * activity windows (a read and a write window per record). 10^6 records once took 1.38 GB
+ * and loaded. */
+#define INGEST_DEFAULT_MAX_JOB_RECORDS ((size_t)100000)
 /* The most bytes a job's records may sum to in one direction (POSIX_BYTES_READ, …,
  * per module), 2^60 (1 EiB): a thousand times what the largest machines move in a
  * day. Above it a counter or a sum is taken as forged or saturated (9e18, a wrapped
@@ -123,6 +124,11 @@ struct darshan_log {
  * STATUS_INVALID for a NULL fp or out, STATUS_NOMEM. One pass, O(lines). */
 enum status ingest_darshan_parse(FILE *fp, const char *path, struct darshan_log **out,
                                  struct error *err) MUST_CHECK;
+/* ingest_darshan_parse with at most max_records records (0:
+ * INGEST_DEFAULT_MAX_JOB_RECORDS, which ingest_darshan_parse uses). */
+enum status ingest_darshan_parse_max(FILE *fp, const char *path, size_t max_records,
+                                     struct darshan_log **out,
+                                     struct error *err) MUST_CHECK;
 /* Reads a binary .darshan log (formats 3.00 to 3.41, either byte order, zlib, bzip2
  * or no compression) into the same records ingest_darshan_parse makes of its
  * darshan-parser text: the same checks, the same incomplete_modules (the modules
@@ -131,11 +137,13 @@ enum status ingest_darshan_parse(FILE *fp, const char *path, struct darshan_log 
 enum status ingest_darshan_read(const unsigned char *data, size_t len, const char *path,
                                 struct darshan_log **out, struct error *err) MUST_CHECK;
 /* ingest_darshan_read with the log's regions held to max_bytes inflated in all (0:
- * INGEST_DEFAULT_MAX_FILE_BYTES, which ingest_darshan_read uses): a log that needs
- * more is STATUS_PARSE "... needs more than N bytes inflated". */
+ * INGEST_DEFAULT_MAX_FILE_BYTES, which ingest_darshan_read uses) and its records and
+ * name records to max_records each (0: INGEST_DEFAULT_MAX_JOB_RECORDS): a log that
+ * needs more is STATUS_PARSE, "... needs more than N bytes inflated" or "expected at
+ * most N records in a job". */
 enum status ingest_darshan_read_max(const unsigned char *data, size_t len,
                                     const char *path, size_t max_bytes,
-                                    struct darshan_log **out,
+                                    size_t max_records, struct darshan_log **out,
                                     struct error *err) MUST_CHECK;
 /* True when data starts like a binary Darshan 3.x log (its magic number). */
 bool ingest_darshan_is_binary(const unsigned char *data, size_t len);
@@ -459,8 +467,9 @@ struct ingest_opts {
     const char *device_names; /* iostat: [devices] names (device_name_of); NULL: none */
     const struct progress *progress; /* per file loaded; NULL: none */
     size_t max_file_bytes; /* larger inputs are quarantined "too large"; 0: the default */
-    unsigned jobs;         /* threads reading and parsing; 0: one per processor */
-    size_t batch_files;    /* darshan: logs per transaction; 0: the default */
+    size_t max_job_records; /* darshan: records per log, more quarantined; 0: default */
+    unsigned jobs;          /* threads reading and parsing; 0: one per processor */
+    size_t batch_files;     /* darshan: logs per transaction; 0: the default */
     /* ingest --reprocess: a file whose content was loaded before is read again and
      * what this version extracts that older ones did not is filled in: the queue
      * columns of its samples that have none (db_samples_refill), the DXT trace of a

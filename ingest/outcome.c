@@ -228,6 +228,12 @@ void verdict_of(enum input_kind kind, const struct ingest_opts *o, size_t max, c
                 size_t size)
 {
     const bool iostat = kind == INPUT_IOSTAT;
+    char records[48] = "";
+
+    /* only when not the default: the verdicts of before the key stay valid */
+    if (!iostat && o->max_job_records > 0 &&
+        o->max_job_records != INGEST_DEFAULT_MAX_JOB_RECORDS)
+        snprintf(records, sizeof records, ";max_job_records=%zu", o->max_job_records);
 
     /* --server decides whether a file without a host loads; --fs goes with it; the
      * time zone where stamps carry none. The readers' revision lapses the verdicts of
@@ -238,11 +244,12 @@ void verdict_of(enum input_kind kind, const struct ingest_opts *o, size_t max, c
     snprintf(
         out, size,
         "version=%s;kind=%s;max_file_bytes=%zu;device_include=%s;device_names=%s;fs=%s;"
-        "server=%s%s%s;readers=%d",
+        "server=%s%s%s;readers=%d%s",
         IOCONTEND_VERSION, iostat ? "iostat" : "darshan", max,
         iostat && o->device_include != NULL ? o->device_include : "",
         iostat && o->device_names != NULL ? o->device_names : "",
         iostat && o->fs != NULL ? o->fs : "",
         iostat && o->server != NULL ? o->server : "", iostat ? ";timezone=" : "",
-        iostat ? (o->timezone != NULL ? o->timezone : "UTC") : "", iostat ? 3 : 2);
+        iostat ? (o->timezone != NULL ? o->timezone : "UTC") : "", iostat ? 3 : 2,
+        records);
 }

@@ -208,11 +208,12 @@ static void parse_one(void *arg, size_t i)
         parse_trace(c, it);
     } else {
         if (binary) {
-            rc = ingest_darshan_read_max(bytes, it->len, it->path, c->b->max, &log,
-                                         &it->ferr);
+            rc = ingest_darshan_read_max(bytes, it->len, it->path, c->b->max,
+                                         c->o->max_job_records, &log, &it->ferr);
         } else {
             FILE *fp = fmemopen(it->data, it->len, "r");
-            rc = fp != NULL ? ingest_darshan_parse(fp, it->path, &log, &it->ferr)
+            rc = fp != NULL ? ingest_darshan_parse_max(
+                                  fp, it->path, c->o->max_job_records, &log, &it->ferr)
                             : error_set(&it->ferr, STATUS_NOMEM, "reading %s", it->path);
             if (fp != NULL)
                 fclose(fp);
@@ -300,7 +301,7 @@ static enum status check_contents(struct db *db, struct batch *b, const char *ve
 
 /* A log its parse ran out of memory on is quarantined, not the batch stopped: the
  * memory a log takes is bounded by its bytes (max_file_bytes) and records
- * (INGEST_MAX_JOB_RECORDS), so a log that still finds none is one no rerun reads
+ * ([ingest] max_job_records), so a log that still finds none is one no rerun reads
  * either, and stopping there kept every good log after it out, night after night. */
 static void say_nomem(struct error *e)
 {

@@ -395,9 +395,9 @@ static void assert_loaded(const char *name)
 
 /* ---- the tests ------------------------------------------------------------------- */
 
-static struct bytes names_bomb; /* a record table of 192 MiB of zeros, zlib'd */
+static struct bytes names_bomb; /* a record table of 96 MiB of zeros, zlib'd */
 
-/* The issue's bomb at a fifth of its size (900 MiB of zeros made 100 M name records):
+/* The issue's bomb at a tenth of its size (900 MiB of zeros made 100 M name records):
  * two in one folder, a good log beside them. */
 static void name_record_bombs_are_quarantined_and_the_good_log_loads(void **state)
 {
@@ -405,7 +405,7 @@ static void name_record_bombs_are_quarantined_and_the_good_log_loads(void **stat
     struct bytes bomb = rebuild(&log, NULL, &names_bomb, NULL);
 
     (void)state;
-    assert_true(bomb.len < 1024 * 1024); /* 192 MiB of names in under 1 MB */
+    assert_true(bomb.len < 512 * 1024); /* 96 MiB of names in under 512 KB */
     /* two contents: a byte after the last region, which the reader never reads */
     bytes_add(&bomb, "\0", 1);
     write_in("two", "bomb1.darshan", bomb.p, bomb.len);
@@ -429,20 +429,21 @@ static void name_record_bombs_are_quarantined_and_the_good_log_loads(void **stat
 static void a_job_of_too_many_records_is_quarantined(void **state)
 {
     struct bytes log = base_log();
-    struct bytes posix = posix_records(&log, 100001);
+    struct bytes posix = posix_records(&log, 1001);
     struct bytes big = rebuild(&log, NULL, NULL, &posix);
 
     (void)state;
     write_in("many", "many.darshan", big.p, big.len);
     copy_in("darshan/release_x86_64_3.4.4/mpi-io-test-x86_64-3.4.4.darshan", "many",
             "good.darshan");
-    /* 100,001 records are 70 MB: a cap that lets them in, so that the bound of
-     * records is what refuses them */
-    struct run r = ingest("many", "[ingest]\nmax_file_bytes = 134217728\n", 0);
-    assert_run(&r, 1, 1, 450);
+    /* the bound set low, so that the test need not make (and parse) 100,001 records:
+     * the same check, run before each record is made */
+    struct run r = ingest("many", "[ingest]\nmax_job_records = 1000\n", 0);
+    assert_run(&r, 1, 1, 100);
     assert_quarantined("many/many.darshan", 0,
-                       "expected at most 100000 records in a job (iocontend's bound), "
-                       "got more: the POSIX record 104096 of rank -1 is one too many");
+                       "expected at most 1000 records in a job ([ingest] "
+                       "max_job_records), got more: the POSIX record 5096 of rank -1 "
+                       "is one too many");
     assert_loaded("many/good.darshan");
     free(big.p);
     free(posix.p);
@@ -459,20 +460,20 @@ static void out_of_memory_quarantines_the_log_not_the_batch(void **state)
     write_in("oom", "hungry.darshan", bomb.p, bomb.len);
     copy_in("darshan/release_x86_64_3.3.0/mpi-io-test-x86_64-3.3.0.darshan", "oom",
             "good.darshan");
-    /* The cap lets the record table grow to 192 MiB; the memory limit does not: its
-     * buffer doubles from 128 to 256 MiB and that allocation fails (ingest's own data
-     * is under 20 MB: 256 MiB fits in 275 MB, not in 250). */
+    /* The cap lets the record table grow to 96 MiB; the memory limit does not: its
+     * buffer doubles from 32 to 64 MiB and that allocation fails (ingest's own data is
+     * 8 to 16 MB: 32 MiB fits in 48 MB, not in 40). */
     struct run r = ingest("oom", "[ingest]\nmax_file_bytes = 1073741824\n",
 #if defined(__SANITIZE_ADDRESS__)
-                          (size_t)200 << 20
+                          (size_t)48 << 20
 #else
-                          (size_t)192 << 20
+                          (size_t)64 << 20
 #endif
     );
-    assert_run(&r, 1, 1, 400);
+    assert_run(&r, 1, 1, 100);
     assert_quarantined("oom/hungry.darshan", 0,
                        "out of memory: needs more than it could get (");
-    assert_quarantined("oom/hungry.darshan", 0, "record table: 268435456 bytes)");
+    assert_quarantined("oom/hungry.darshan", 0, "record table: 67108864 bytes)");
     assert_loaded("oom/good.darshan");
     free(bomb.p);
     free(log.p);
@@ -572,7 +573,7 @@ static int setup(void **state)
              tmp != NULL && *tmp ? tmp : "/tmp");
     if (mkdtemp(work) == NULL)
         return -1;
-    names_bomb = zeros_zlib((size_t)192 << 20);
+    names_bomb = zeros_zlib((size_t)96 << 20);
     return pgfixture_start(&fx);
 }
 
