@@ -847,10 +847,11 @@ enum status dbin_read_max(const char *path, const unsigned char *data, size_t le
     if (r.h.names.len > 0) {
         rc = region_bytes(r.h.comp, data + r.h.names.off, r.h.names.len, 0, false,
                           &r.budget, &r.names_buf, &nl, path, "record table", err);
-        if (rc == STATUS_OK)
+        if (rc == STATUS_OK) {
             rc = names_parse(r.names_buf, nl, r.h.minor, r.h.swap,
                              max_names > 0 ? max_names : INGEST_DEFAULT_MAX_JOB_RECORDS,
                              &r.names, path, err);
+        }
         if (rc != STATUS_OK)
             goto out;
     }

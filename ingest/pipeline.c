@@ -218,7 +218,7 @@ static void parse_one(void *arg, size_t i)
             if (fp != NULL)
                 fclose(fp);
         }
-        if (rc == STATUS_OK && it->have_st)
+        if (rc == STATUS_OK && log != NULL && it->have_st)
             rc = check_job_times(log, it->path, (int64_t)it->st.st_mtime, &it->ferr);
         if (rc == STATUS_OK)
             rc = ingest_job_metrics(log, c->o->fs_map, &it->m, &it->ferr);
