@@ -897,6 +897,122 @@ static void negative_time_is_absent_and_flags_the_job(void **state)
     darshan_log_free(log);
 }
 
+/* text with every from replaced by to (malloc'd). */
+static char *replace_all(const char *text, const char *from, const char *to)
+{
+    size_t n = 0, lf = strlen(from), lt = strlen(to);
+    char *out, *o;
+
+    for (const char *at = strstr(text, from); at != NULL; at = strstr(at + lf, from))
+        n++;
+    out = malloc(strlen(text) + n * lt + 1);
+    assert_non_null(out);
+    o = out;
+    for (const char *at; (at = strstr(text, from)) != NULL; text = at + lf) {
+        memcpy(o, text, (size_t)(at - text));
+        o += at - text;
+        memcpy(o, to, lt);
+        o += lt;
+    }
+    strcpy(o, text);
+    return out;
+}
+
+/* GOOD_LOG's record twice, of ranks 1 and 2 (the second starts 15 lines later), with
+ * POSIX_BYTES_READ 2385 replaced by bytes1 and bytes2. */
+static char *two_records(const char *bytes1, const char *bytes2)
+{
+    char from[] = "POSIX_BYTES_READ\t2385\t", to1[64], to2[64];
+    char *r1, *r2a, *r2, *out;
+
+    snprintf(to1, sizeof to1, "POSIX_BYTES_READ\t%s\t", bytes1);
+    snprintf(to2, sizeof to2, "POSIX_BYTES_READ\t%s\t", bytes2);
+    r1 = replace_all(POSIX_RECORD, from, to1);
+    r2a = replace_all(POSIX_RECORD, "POSIX\t1\t77\t", "POSIX\t2\t77\t");
+    r2 = replace_all(r2a, from, to2);
+    out = malloc(strlen(HEADER BANNER("POSIX")) + strlen(r1) + strlen(r2) + 1);
+    assert_non_null(out);
+    strcpy(out, HEADER BANNER("POSIX"));
+    strcat(out, r1);
+    strcat(out, r2);
+    free(r1);
+    free(r2a);
+    free(r2);
+    return out;
+}
+
+static void a_counter_past_its_plausible_ceiling_reports_its_line(void **state)
+{
+    struct darshan_log *log;
+
+    (void)state;
+    /* 2^60 + 1 bytes, and POSIX_BYTES_READ 9e18 (a saturated eta of 9.2 EB) */
+    expect_variant_error("POSIX_BYTES_READ\t2385\t",
+                         "POSIX_BYTES_READ\t1152921504606846977\t", FIRST_BODY_LINE + 3,
+                         "expected POSIX_BYTES_READ of at most 1152921504606846976 "
+                         "(iocontend's plausible ceiling), got 1152921504606846977 in "
+                         "record 77");
+    expect_variant_error("POSIX_READS\t3\t", "POSIX_READS\t1125899906842625\t",
+                         FIRST_BODY_LINE + 1,
+                         "expected POSIX_READS of at most 1125899906842624 (iocontend's "
+                         "plausible ceiling), got 1125899906842625 in record 77");
+    /* the ceilings themselves load */
+    log = parse_variant("POSIX_BYTES_READ\t2385\t",
+                        "POSIX_BYTES_READ\t1152921504606846976\t");
+    assert_true(log->records[0].bytes_read == (int64_t)1 << 60);
+    darshan_log_free(log);
+}
+
+static void a_sum_past_the_plausible_ceiling_names_its_record(void **state)
+{
+    char *text = two_records("576460752303423489", "576460752303423488");
+    char *fine = two_records("576460752303423488", "576460752303423488");
+    struct darshan_log *log = NULL;
+    struct error err = {0};
+
+    (void)state;
+    /* 2^59 + 1 and 2^59: each plausible, their sum one past 2^60 */
+    expect_parse_error(text, FIRST_BODY_LINE + 15,
+                       "expected the job's POSIX POSIX_BYTES_READ to sum to at most "
+                       "1152921504606846976 (iocontend's plausible ceiling), got more at "
+                       "the record 77 that starts here");
+    assert_int_equal(parse_text(fine, &log, &err), STATUS_OK);
+    assert_int_equal(log->n_records, 2);
+    /* and the header lines of the job's times, for the loader's check */
+    assert_int_equal(log->start_line, 6);
+    assert_int_equal(log->end_line, 7);
+    darshan_log_free(log);
+    free(text);
+    free(fine);
+}
+
+static void a_record_past_the_bound_of_records_reports_its_line(void **state)
+{
+    char *text = two_records("1", "2");
+    FILE *fp = tmpfile();
+    struct darshan_log *log = &sentinel;
+    struct error err = {0};
+
+    (void)state;
+    assert_non_null(fp);
+    fputs(text, fp);
+    rewind(fp);
+    assert_int_equal(ingest_darshan_parse_max(fp, "input.txt", 1, &log, &err),
+                     STATUS_PARSE);
+    assert_null(log);
+    assert_int_equal(err.line, FIRST_BODY_LINE + 15);
+    assert_string_equal(err.msg, "expected at most 1 records in a job ([ingest] "
+                                 "max_job_records), got more: the POSIX record 77 of "
+                                 "rank 2 is one too many");
+    /* two are within a bound of two */
+    rewind(fp);
+    assert_int_equal(ingest_darshan_parse_max(fp, "input.txt", 2, &log, &err), STATUS_OK);
+    assert_int_equal(log->n_records, 2);
+    darshan_log_free(log);
+    fclose(fp);
+    free(text);
+}
+
 static void perf_output_is_refused_with_its_reason(void **state)
 {
     char path[4096];
@@ -929,6 +1045,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(shared_logs_all_parse_the_two_incomplete_ones_flagged),
+        cmocka_unit_test(a_counter_past_its_plausible_ceiling_reports_its_line),
+        cmocka_unit_test(a_sum_past_the_plausible_ceiling_names_its_record),
+        cmocka_unit_test(a_record_past_the_bound_of_records_reports_its_line),
         cmocka_unit_test(lab_logs_all_parse_as_format_3_41),
         cmocka_unit_test(header_of_release_3_5_0_matches_its_text),
         cmocka_unit_test(headers_of_older_and_odd_logs_match_their_text),

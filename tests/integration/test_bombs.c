@@ -504,8 +504,9 @@ static char *text_variant(const char *from, const char *to, long *line)
     return out;
 }
 
-static void
-saturated_counters_and_future_jobs_are_quarantined_with_their_line(void **state)
+/* POSIX_BYTES_READ 9e18 and a job dated 2100, text and binary; and a log whose
+ * regions fit the cap one by one but not together. */
+static void implausible_logs_are_quarantined_with_their_line(void **state)
 {
     struct bytes log = base_log();
     long bytes_line, end_line;
@@ -535,10 +536,20 @@ saturated_counters_and_future_jobs_are_quarantined_with_their_line(void **state)
     struct bytes late = rebuild(&log, &job_z, NULL, NULL);
     write_in("odd", "late.darshan", late.p, late.len);
 
+    /* regions each within the cap, their sum not: the job region's 2,197 bytes, a
+     * record table of 603,000 (67,000 names of 9 bytes) and the POSIX region's 704,
+     * under a cap that leaves 300 for the last */
+    struct bytes table = zeros_zlib(603000);
+    struct bytes sum = rebuild(&log, NULL, &table, NULL);
+    write_in("odd", "sum.darshan", sum.p, sum.len);
+
     copy_in("darshan/release_x86_64_3.2.1/mpi-io-test-x86_64-3.2.1.darshan", "odd",
             "good.darshan");
-    struct run r = ingest("odd", NULL, 0);
-    assert_run(&r, 1, 4, 200);
+    struct run r = ingest("odd", "[ingest]\nmax_file_bytes = 605497\n", 0);
+    assert_run(&r, 1, 5, 200);
+    assert_quarantined("odd/sum.darshan", 0,
+                       "POSIX region: inflates past 300 bytes (the log needs more than "
+                       "605497 bytes inflated, [ingest] max_file_bytes)");
     assert_quarantined("odd/saturated.parser.txt", bytes_line,
                        "expected POSIX_BYTES_READ of at most 1152921504606846976 "
                        "(iocontend's plausible ceiling), got 9000000000000000000 in "
@@ -561,6 +572,8 @@ saturated_counters_and_future_jobs_are_quarantined_with_their_line(void **state)
     free(job.p);
     free(job_z.p);
     free(late.p);
+    free(table.p);
+    free(sum.p);
     free(log.p);
 }
 
@@ -596,8 +609,7 @@ int main(void)
         cmocka_unit_test(name_record_bombs_are_quarantined_and_the_good_log_loads),
         cmocka_unit_test(a_job_of_too_many_records_is_quarantined),
         cmocka_unit_test(out_of_memory_quarantines_the_log_not_the_batch),
-        cmocka_unit_test(
-            saturated_counters_and_future_jobs_are_quarantined_with_their_line),
+        cmocka_unit_test(implausible_logs_are_quarantined_with_their_line),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
