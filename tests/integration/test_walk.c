@@ -163,6 +163,41 @@ static void deep_tree_is_refused_by_name_and_the_log_beside_it_loads(void **stat
     outcome_free(&o);
 }
 
+/* Folders of 250-character names 20 deep (within the depth limit, but their paths
+ * pass PATH_MAX): the walk refuses the first it cannot reach by name with its
+ * reason, and the log beside them loads. */
+static void paths_too_long_are_refused_by_name(void **state)
+{
+    char name[251];
+
+    (void)state;
+    memset(name, 'n', sizeof name - 1);
+    name[sizeof name - 1] = '\0';
+    mkdir_work("long");
+    put_good_log(2, "long/good.parser.txt");
+    int fd = open(at_work("long"), O_RDONLY | O_DIRECTORY);
+    assert_true(fd >= 0);
+    for (int level = 0; level < 20; level++) {
+        assert_int_equal(mkdirat(fd, name, 0755), 0);
+        int next = openat(fd, name, O_RDONLY | O_DIRECTORY);
+        assert_true(next >= 0);
+        close(fd);
+        fd = next;
+    }
+    close(fd);
+
+    char args[1200];
+    snprintf(args, sizeof args, "darshan '%s'", at_work("long"));
+    struct outcome o = ingest(args);
+    assert_int_equal(o.rc, 1);
+    assert_int_equal(field(&o, "loaded"), 1);
+    assert_int_equal(field(&o, "refused"), 1);
+    assert_said(&o, "File name too long");
+    json_t *e = json_array_get(json_object_get(o.summary, "errors"), 0);
+    assert_non_null(strstr(json_string_value(json_object_get(e, "path")), name));
+    outcome_free(&o);
+}
+
 /* A FIFO of a wanted name in a tree and one named on the command line: both are
  * refused by their type, never opened (an open of a FIFO blocks until a writer
  * comes), and the good log beside them loads. */
@@ -188,6 +223,20 @@ static void fifos_are_refused_by_type_without_hanging(void **state)
     assert_said(&o, want);
     snprintf(want, sizeof want, "refused %s: a FIFO, not a regular file: not read",
              at_work("named.darshan"));
+    assert_said(&o, want);
+    outcome_free(&o);
+
+    /* The sample files' walk is the same one: a FIFO named like an sa file. */
+    mkdir_work("fifo_iostat");
+    assert_int_equal(mkfifo(at_work("fifo_iostat/sa01"), 0644), 0);
+    assert_int_equal(mkfifo(at_work("named.sa"), 0644), 0);
+    snprintf(dir, sizeof dir, "%s", at_work("fifo_iostat"));
+    snprintf(args, sizeof args, "iostat --fs walk '%s' '%s'", dir, at_work("named.sa"));
+    o = ingest(args);
+    assert_int_equal(o.rc, 1);
+    assert_int_equal(field(&o, "refused"), 2);
+    snprintf(want, sizeof want, "refused %s: a FIFO, not a regular file: not read",
+             at_work("fifo_iostat/sa01"));
     assert_said(&o, want);
     outcome_free(&o);
 }
@@ -366,6 +415,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(deep_tree_is_refused_by_name_and_the_log_beside_it_loads),
+        cmocka_unit_test(paths_too_long_are_refused_by_name),
         cmocka_unit_test(fifos_are_refused_by_type_without_hanging),
         cmocka_unit_test(symbolic_links_are_logged_and_not_followed),
         cmocka_unit_test(rerun_still_says_quarantined_and_exits_1),
