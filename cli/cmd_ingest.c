@@ -40,15 +40,33 @@ void cmd_ingest_help(FILE *fp)
         "                samples, the DXT traces of their logs); no other row changes\n"
         "  --json        print one JSON summary object on stdout\n"
         "  --no-wait     exit 75 when another ingest is running\n"
-        "exit: 0 all loaded, skipped or known bad; 1 some newly quarantined, or (with\n"
-        "      --reprocess) a file loaded before no longer reads;\n"
+        "Folders are walked at most %d levels deep; symbolic links below a folder\n"
+        "are logged and not followed; FIFOs, sockets and devices are refused by type,\n"
+        "never opened, also when named directly; a folder too deep or that cannot be\n"
+        "read is refused by name and the rest of the tree loads. The summary lists\n"
+        "the first %d failures with their reasons and counts the rest.\n"
+        "exit: 0 all loaded or skipped; 1 some inputs are quarantined, newly or still\n"
+        "      (\"still N quarantined\": known bad, unchanged, on every run while\n"
+        "      they are), or refused, or (with --reprocess) a file loaded before no\n"
+        "      longer reads;\n"
         "      66 an input is missing;\n"
         "      69 database unavailable; 70 internal error; 74 database out of disk;\n"
-        "      64 usage; 75 another ingest is running.\n");
+        "      64 usage; 75 another ingest is running.\n",
+        INGEST_WALK_MAX_DEPTH, INGEST_SUMMARY_ERRORS);
 }
 
 static void print_summary(const struct ingest_summary *s, bool json)
 {
+    /* Every run while any input is quarantined says so (not only the run that
+     * quarantined it), so that an alert on it does not clear after one night; on
+     * stderr with --json too. */
+    if (s->quarantined + s->known_bad > 0) {
+        log_warn("still %ld quarantined (%ld new, %ld known bad): iocontend quarantine "
+                 "list",
+                 s->quarantined + s->known_bad, s->quarantined, s->known_bad);
+    }
+    if (s->refused > 0)
+        log_warn("%ld inputs refused before any read", s->refused);
     if (json) {
         json_t *o = json_object();
         json_t *errors = json_array();
@@ -66,6 +84,10 @@ static void print_summary(const struct ingest_summary *s, bool json)
         json_object_set_new(o, "skipped", json_integer(s->skipped));
         json_object_set_new(o, "quarantined", json_integer(s->quarantined));
         json_object_set_new(o, "known_bad", json_integer(s->known_bad));
+        json_object_set_new(o, "still_quarantined",
+                            json_integer(s->quarantined + s->known_bad));
+        json_object_set_new(o, "refused", json_integer(s->refused));
+        json_object_set_new(o, "errors_more", json_integer(s->errors_more));
         json_object_set_new(o, "jobs", json_integer(s->jobs));
         json_object_set_new(o, "samples", json_integer(s->samples));
         json_object_set_new(o, "reprocessed", json_integer(s->reprocessed));
@@ -79,12 +101,25 @@ static void print_summary(const struct ingest_summary *s, bool json)
         json_decref(o);
         return;
     }
+    char refused[40] = "";
+    if (s->refused > 0)
+        snprintf(refused, sizeof refused, ", %ld refused", s->refused);
     log_info(
         "ingest run %lld: %ld files: %ld loaded, %ld skipped, %ld quarantined, %ld known "
-        "bad, %ld missing; "
+        "bad, %ld missing%s; "
         "%ld new jobs, %lld new samples in %.1f s",
         (long long)s->run_id, s->files, s->loaded, s->skipped, s->quarantined,
-        s->known_bad, s->missing, s->jobs, s->samples, s->seconds);
+        s->known_bad, s->missing, refused, s->jobs, s->samples, s->seconds);
+    for (size_t i = 0; i < s->n_errors; i++) {
+        const struct ingest_failure *f = &s->errors[i];
+        if (f->line > 0) {
+            log_warn("  %s:%ld: %s", f->path, f->line, f->message);
+        } else {
+            log_warn("  %s: %s", f->path, f->message);
+        }
+    }
+    if (s->errors_more > 0)
+        log_warn("  ... and %ld more (iocontend quarantine list)", s->errors_more);
     if (s->reprocessed > 0 || s->reread_failed > 0) {
         log_info("reprocessed %ld files loaded before (%ld no longer read): %lld samples "
                  "gained queue columns or traces were added",
@@ -194,9 +229,10 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
         return exit_code_of_error(rc, &err);
     }
     print_summary(&s, json);
-    code = s.missing > 0                              ? EXIT_NOINPUT
-           : s.quarantined > 0 || s.reread_failed > 0 ? EXIT_PARTIAL
-                                                      : EXIT_OK;
+    code = s.missing > 0 ? EXIT_NOINPUT
+           : s.quarantined > 0 || s.known_bad > 0 || s.refused > 0 || s.reread_failed > 0
+               ? EXIT_PARTIAL
+               : EXIT_OK;
     ingest_summary_clear(&s);
     return code;
 }

@@ -486,6 +486,14 @@ struct ingest_opts {
  * max_file_bytes): 64 MiB. */
 #define INGEST_DEFAULT_MAX_FILE_BYTES ((size_t)64 << 20)
 
+/* How many folders below a root given to ingest the walk enters: a folder deeper
+ * than this is refused with its name ("too deep"), the rest of the tree loads. */
+#define INGEST_WALK_MAX_DEPTH 64
+
+/* How many failures a summary lists with their reasons; the rest are counted
+ * (errors_more), the whole quarantine stays in `iocontend quarantine list`. */
+#define INGEST_SUMMARY_ERRORS 20
+
 struct ingest_failure {
     char path[512];
     long line; /* 0 when none */
@@ -496,14 +504,18 @@ struct ingest_summary {
     int64_t run_id; /* the run's row of ingest_runs (unload --run); 0 when none began */
     long files, loaded, skipped, quarantined, missing;
     long known_bad; /* quarantined before, unchanged: not parsed again */
+    long refused;   /* refused before any read: not a regular file, a folder too deep
+                       or that cannot be read */
     long jobs;
     long long samples;
     long reprocessed;   /* --reprocess: files loaded before and read again */
     long reread_failed; /* --reprocess: files loaded before that no longer parse */
     long long filled;   /* --reprocess: samples given queue columns, traces added */
     double seconds;
-    struct ingest_failure *errors; /* owned; quarantined and missing inputs */
+    struct ingest_failure *errors; /* owned; quarantined, refused and missing inputs,
+                                      the first INGEST_SUMMARY_ERRORS of them */
     size_t n_errors;
+    long errors_more; /* failures past the first INGEST_SUMMARY_ERRORS, not listed */
 };
 
 /* Loads darshan-parser text files; a directory is walked for parser.txt,

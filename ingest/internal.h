@@ -13,9 +13,14 @@
 
 enum input_kind { INPUT_DARSHAN, INPUT_IOSTAT };
 
-/* Records a quarantined or missing input in s's list (its detail is lost when out of
- * memory; the counts are the caller's). */
+/* Records a quarantined, refused or missing input in s's list: the first
+ * INGEST_SUMMARY_ERRORS of them, the rest (and any lost when out of memory) only
+ * counted in s->errors_more; the counts by kind are the caller's. */
 void add_failure(struct ingest_summary *s, const char *path, long line, const char *msg);
+/* A file quarantined before whose content and verdict are unchanged (shown: its path
+ * escaped): counted, listed and logged, so that every run says it is still
+ * quarantined. */
+void still_quarantined(struct ingest_summary *s, const char *shown);
 /* ingest --reprocess: a file loaded before that no longer parses (e says why) is
  * listed, counted and logged; nothing stored changes, it is not quarantined. */
 void reread_failed(struct ingest_summary *s, const char *path, const char *shown,

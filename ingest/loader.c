@@ -3,9 +3,10 @@
  * files' (samples.c), and closes the run with its counts. */
 #include "internal.h"
 
-#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
+#include <fts.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,16 +47,22 @@ static bool wanted(const char *path, enum input_kind kind)
     return false;
 }
 
-/* An sa file whatever its name: sysstat's magic at its start. */
+/* An sa file whatever its name: sysstat's magic at its start. Opened without
+ * blocking and checked to be a regular file, so that a FIFO swapped in since the
+ * walk cannot hold the run. */
 static bool is_sa_file(const char *path)
 {
     unsigned char head[8];
-    FILE *fp = fopen(path, "rb");
-    size_t n = fp != NULL ? fread(head, 1, sizeof head, fp) : 0;
+    struct stat st;
+    ssize_t n = 0;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 
-    if (fp != NULL)
-        fclose(fp);
-    return sa_is_file(head, n);
+    if (fd < 0)
+        return false;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+        n = read(fd, head, sizeof head);
+    close(fd);
+    return n > 0 && sa_is_file(head, (size_t)n);
 }
 
 static bool list_add(struct file_list *l, const char *path)
@@ -82,37 +89,127 @@ static void list_free(struct file_list *l)
     free(l->paths);
 }
 
-/* Adds the wanted files below dir (symbolic links are not followed). */
-static bool walk(const char *dir, enum input_kind kind, struct file_list *out,
-                 long *skipped)
+/* What a file of mode m is, for a refusal: "a FIFO", "a socket", ... */
+static const char *type_name(mode_t m)
 {
-    DIR *d = opendir(dir);
-    struct dirent *e;
+    if (S_ISFIFO(m))
+        return "a FIFO";
+    if (S_ISSOCK(m))
+        return "a socket";
+    if (S_ISCHR(m))
+        return "a character device";
+    if (S_ISBLK(m))
+        return "a block device";
+    if (S_ISDIR(m))
+        return "a directory";
+    if (S_ISLNK(m))
+        return "a symbolic link";
+    return "not a regular file";
+}
+
+/* An input refused before any read (its type, or a folder that cannot be walked):
+ * listed, counted, logged with its name escaped; the run goes on and exits 1. */
+static void refuse(struct ingest_summary *s, const char *path, const char *why)
+{
+    char shown[512];
+
+    str_escape(path, shown, sizeof shown);
+    add_failure(s, shown, 0, why);
+    s->refused++;
+    log_warn("refused %s: %s", shown, why);
+}
+
+/* Adds the wanted files below root to out with fts(3): iteratively, so that no depth
+ * of folders can exhaust the stack (a recursive walk with a 4 KB path a frame died
+ * at 2,100 levels), and physically: a symbolic link is logged and not followed, a
+ * folder more than INGEST_WALK_MAX_DEPTH levels below root, one that cannot be read
+ * or whose path is too long is refused with its name and the rest of the tree is
+ * walked. FIFOs, sockets and devices are never opened: fts reads their type with
+ * lstat. false when out of memory. */
+static bool walk(const char *root, enum input_kind kind, struct file_list *out,
+                 struct ingest_summary *s)
+{
+    char *copy = str_dup(root); /* fts_open's roots are not const */
+    char *const roots[2] = {copy, NULL};
+    FTS *fts = copy != NULL
+                   ? fts_open(roots, FTS_PHYSICAL | FTS_NOCHDIR | FTS_COMFOLLOW, NULL)
+                   : NULL;
+    FTSENT *e;
     bool ok = true;
+    char why[200];
 
-    if (d == NULL) {
-        log_warn("%s: %s", dir, strerror(errno));
-        return true;
+    if (fts == NULL) {
+        int saved = copy != NULL ? errno : ENOMEM;
+        free(copy);
+        snprintf(why, sizeof why, "cannot walk: %s", strerror(saved));
+        refuse(s, root, why);
+        return saved != ENOMEM;
     }
-    while (ok && (e = readdir(d)) != NULL) {
-        char path[4096];
-        struct stat st;
+    while (ok) {
+        char shown[512];
 
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path ||
-            lstat(path, &st) != 0)
-            continue;
-        if (S_ISDIR(st.st_mode)) {
-            ok = walk(path, kind, out, skipped);
-        } else if (S_ISREG(st.st_mode) &&
-                   (wanted(path, kind) || (kind == INPUT_IOSTAT && is_sa_file(path)))) {
-            ok = list_add(out, path);
-        } else {
-            (*skipped)++;
+        errno = 0; /* fts_read's NULL is the end when errno stays 0 */
+        e = fts_read(fts);
+        if (e == NULL) {
+            int saved = errno;
+            if (saved != 0) {
+                snprintf(why, sizeof why, "walk stopped: %s", strerror(saved));
+                refuse(s, root, why);
+                ok = saved != ENOMEM;
+            }
+            break;
+        }
+
+        switch (e->fts_info) {
+        case FTS_D:
+            if (e->fts_level >= INGEST_WALK_MAX_DEPTH) {
+                snprintf(why, sizeof why,
+                         "too deep: more than %d levels below %s, not walked",
+                         INGEST_WALK_MAX_DEPTH, root);
+                refuse(s, e->fts_path, why);
+                fts_set(fts, e, FTS_SKIP);
+            }
+            break;
+        case FTS_DP:
+        case FTS_DOT: break;
+        case FTS_DC:
+            refuse(s, e->fts_path, "a folder that contains itself: not walked again");
+            break;
+        case FTS_DNR:
+        case FTS_ERR:
+        case FTS_NS:
+            snprintf(why, sizeof why, "cannot walk: %s", strerror(e->fts_errno));
+            refuse(s, e->fts_path, why);
+            break;
+        case FTS_SL:
+        case FTS_SLNONE:
+            str_escape(e->fts_path, shown, sizeof shown);
+            log_warn("%s: a symbolic link, not followed", shown);
+            s->skipped++;
+            break;
+        case FTS_F:
+            if (wanted(e->fts_path, kind) ||
+                (kind == INPUT_IOSTAT && is_sa_file(e->fts_path))) {
+                ok = list_add(out, e->fts_path);
+            } else {
+                s->skipped++;
+            }
+            break;
+        default: /* FTS_DEFAULT: a FIFO, a socket, a device */
+            if (e->fts_statp != NULL && wanted(e->fts_path, kind)) {
+                snprintf(why, sizeof why, "%s, not a regular file: not read",
+                         type_name(e->fts_statp->st_mode));
+                refuse(s, e->fts_path, why);
+            } else {
+                str_escape(e->fts_path, shown, sizeof shown);
+                log_info("%s: not a regular file, skipped", shown);
+                s->skipped++;
+            }
+            break;
         }
     }
-    closedir(d);
+    fts_close(fts);
+    free(copy);
     return ok;
 }
 
@@ -137,8 +234,9 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(x, y);
 }
 
-/* Expands the arguments into a sorted file list (a directory is walked; a file
- * named directly is taken whatever its name). Missing paths are counted. */
+/* Expands the arguments into a sorted file list (a directory is walked; a regular
+ * file named directly is taken whatever its name, anything else is refused by its
+ * type before any read). Missing paths are counted. */
 static enum status collect(char *const *paths, size_t n_paths, enum input_kind kind,
                            struct file_list *out, struct ingest_summary *s,
                            struct error *err)
@@ -151,15 +249,20 @@ static enum status collect(char *const *paths, size_t n_paths, enum input_kind k
             str_escape(paths[i], shown, sizeof shown);
             add_failure(s, shown, 0, msg);
             s->missing++;
-            log_error("%s: %s", paths[i], msg);
+            log_error("%s: %s", shown, msg);
             continue;
         }
         if (S_ISDIR(st.st_mode)) {
             size_t before = out->n;
-            if (!walk(paths[i], kind, out, &s->skipped))
+            if (!walk(paths[i], kind, out, s))
                 return error_set(err, STATUS_NOMEM, "walking %s", paths[i]);
             if (out->n > before)
                 qsort(out->paths + before, out->n - before, sizeof *out->paths, cmp_str);
+        } else if (!S_ISREG(st.st_mode)) {
+            char why[200];
+            snprintf(why, sizeof why, "%s, not a regular file: not read",
+                     type_name(st.st_mode));
+            refuse(s, paths[i], why);
         } else if (!list_add(out, paths[i])) {
             return error_set(err, STATUS_NOMEM, "file list");
         }
@@ -202,7 +305,9 @@ static enum status load_paths(struct db *db, char *const *paths, size_t n_paths,
         struct db_ingest_counts c = {.files = s->files,
                                      .loaded = s->loaded,
                                      .skipped = s->skipped,
-                                     .quarantined = s->quarantined,
+                                     /* new and still: the gauge stays up while
+                                        any input of the run is quarantined */
+                                     .quarantined = s->quarantined + s->known_bad,
                                      .jobs = s->jobs,
                                      .samples = s->samples,
                                      .failed = rc != STATUS_OK,

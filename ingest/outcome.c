@@ -11,14 +11,28 @@
 
 void add_failure(struct ingest_summary *s, const char *path, long line, const char *msg)
 {
+    /* A bounded list: 100,000 bad files made a 13 MB summary. */
+    if (s->n_errors >= INGEST_SUMMARY_ERRORS) {
+        s->errors_more++;
+        return;
+    }
     struct ingest_failure *f = realloc(s->errors, (s->n_errors + 1) * sizeof *f);
-    if (f == NULL)
-        return; /* the count still says it; only the detail is lost */
+    if (f == NULL) {
+        s->errors_more++; /* the count still says it; only the detail is lost */
+        return;
+    }
     s->errors = f;
     f = &s->errors[s->n_errors++];
     snprintf(f->path, sizeof f->path, "%s", path);
     f->line = line;
     snprintf(f->message, sizeof f->message, "%s", msg);
+}
+
+void still_quarantined(struct ingest_summary *s, const char *shown)
+{
+    s->known_bad++;
+    add_failure(s, shown, 0, "quarantined before, unchanged: not parsed again");
+    log_info("%s: quarantined before, unchanged: not parsed again", shown);
 }
 
 void reread_failed(struct ingest_summary *s, const char *path, const char *shown,

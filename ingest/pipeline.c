@@ -340,21 +340,14 @@ static enum status record_outcomes(struct db *db, struct batch *b, const char *v
             case ITEM_EMPTY:
             case ITEM_BAD:
             case ITEM_KNOWN_BAD:
-            case ITEM_TOO_LARGE:
-                s->known_bad++;
-                log_info("%s: quarantined before, unchanged: not parsed again",
-                         it->shown);
-                break;
+            case ITEM_TOO_LARGE: still_quarantined(s, it->shown); break;
             default:
                 s->skipped++;
                 log_debug("%s: already loaded", it->path);
                 break;
             }
             break;
-        case ITEM_KNOWN_BAD:
-            s->known_bad++;
-            log_info("%s: quarantined before, unchanged: not parsed again", it->shown);
-            break;
+        case ITEM_KNOWN_BAD: still_quarantined(s, it->shown); break;
         case ITEM_EMPTY:
             error_set(&it->ferr, STATUS_PARSE, "empty file");
             rc =

@@ -429,9 +429,8 @@ static enum status sfile_check(struct db *db, struct sfile_chunk *c, size_t i,
     }
     if (known_bad) {
         /* Its content and what shaped the verdict are those of its quarantine. */
-        s->known_bad++;
+        still_quarantined(s, f->shown);
         f->bad = f->recorded = true;
-        log_info("%s: quarantined before, unchanged: not parsed again", f->shown);
         return STATUS_OK;
     }
     if (f->too_large || f->corrupt || f->len == 0) {
@@ -655,8 +654,7 @@ static enum status sfile_dup(struct db *db, int64_t run_id, struct sfile_chunk *
     const struct sfile *first = &c->files[f->dup_of - 1];
 
     if (first->bad) {
-        s->known_bad++;
-        log_info("%s: quarantined before, unchanged: not parsed again", f->shown);
+        still_quarantined(s, f->shown);
         return STATUS_OK;
     }
     if (first->recorded) {

@@ -6,10 +6,13 @@
 
 #include <bzlib.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <lzma.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #define ZLIB_CONST
 #include <zlib.h>
 
@@ -395,13 +398,28 @@ enum status source_decode(FILE *fp, const char *path, size_t max, struct source 
 enum status source_read(const char *path, size_t max, struct source *out,
                         struct error *err)
 {
-    FILE *fp = fopen(path, "rb");
+    /* Opened without blocking and checked to be a regular file before any read: a
+     * FIFO (or a device) put where a log was listed would otherwise hold the run
+     * for ever. Reads then block again, as a regular file's do. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat st;
+    FILE *fp;
     enum status rc;
 
     memset(out, 0, sizeof *out);
-    if (fp == NULL) {
+    if (fd < 0) {
         return error_at(err, STATUS_NOT_FOUND, path, 0, "cannot open: %s",
                         strerror(errno));
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return error_at(err, STATUS_NOT_FOUND, path, 0, "not a regular file: not read");
+    }
+    if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
+        (fp = fdopen(fd, "rb")) == NULL) {
+        rc = error_at(err, STATUS_NOT_FOUND, path, 0, "cannot open: %s", strerror(errno));
+        close(fd);
+        return rc;
     }
     rc = source_decode(fp, path, max, out, err);
     fclose(fp);

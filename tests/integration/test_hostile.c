@@ -271,9 +271,10 @@ static void darshan_batch_finishes_around_hostile_logs(void **state)
                        "8|expected end_time >= start_time (1658256281), got 1658256280");
 
     /* Again: nothing new is loaded, and the quarantined files, unchanged, are known
-     * bad and not parsed again: nothing changes and the exit is 0. */
+     * bad and not parsed again: nothing changes, and the exit is 1 (still
+     * quarantined: an alert on it stays up while they are). */
     j = ingest(args, &rc);
-    assert_int_equal(rc, 0);
+    assert_int_equal(rc, 1);
     assert_int_equal(field(j, "loaded"), 0);
     assert_int_equal(field(j, "jobs"), 0);
     assert_int_equal(field(j, "skipped"), 5);
@@ -311,7 +312,7 @@ static void iostat_batch_loads_every_complete_plausible_report(void **state)
     assert_quarantined("garbage.txt", "1|expected iostat or sadf text, got a NUL byte");
 
     j = ingest(args, &rc);
-    assert_int_equal(rc, 0); /* the two quarantined files are known bad */
+    assert_int_equal(rc, 1); /* the two quarantined files are known bad: still */
     assert_int_equal(field(j, "loaded"), 0);
     assert_int_equal(field(j, "samples"), 0);
     assert_int_equal(field(j, "quarantined"), 0);
@@ -342,9 +343,9 @@ static void file_over_the_size_cap_is_quarantined(void **state)
     assert_non_null(strstr(got, "too large"));
     free(got);
 
-    /* Unchanged, under the same cap: known bad, not read again. */
+    /* Unchanged, under the same cap: known bad, not read again (still quarantined). */
     j = ingest(args, &rc);
-    assert_int_equal(rc, 0);
+    assert_int_equal(rc, 1);
     assert_int_equal(field(j, "known_bad"), 1);
     json_decref(j);
     /* The cap shaped the verdict: without it the file is read again, and loads. */

@@ -217,9 +217,9 @@ static void quarantine_lists_retries_and_forgets(void **state)
     assert_non_null(entry_of(l, "/caf\\xe9.parser.txt"));
     json_decref(l);
 
-    /* unchanged: all three known bad, exit 0 */
+    /* unchanged: all three known bad, still quarantined: exit 1 */
     snprintf(args, sizeof args, "ingest darshan '%s'", dir);
-    run_expect(args, 0, "3 known bad");
+    run_expect(args, 1, "still 3 quarantined (0 new, 3 known bad)");
 
     /* --help acts not, wherever it stands */
     snprintf(args, sizeof args, "quarantine forget --all --help");
