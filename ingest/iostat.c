@@ -1769,12 +1769,13 @@ static int compare_vote(const void *a, const void *b)
 static void format_distance(int64_t d, char *buf, size_t size)
 {
     d = d < 0 ? -d : d;
-    if (d >= 365 * (int64_t)DAY_S)
+    if (d >= 365 * (int64_t)DAY_S) {
         snprintf(buf, size, "%lld years", (long long)(d / (365 * (int64_t)DAY_S)));
-    else if (d >= 2 * (int64_t)DAY_S)
+    } else if (d >= 2 * (int64_t)DAY_S) {
         snprintf(buf, size, "%lld days", (long long)(d / DAY_S));
-    else
+    } else {
         snprintf(buf, size, "%lld hours", (long long)(d / 3600));
+    }
 }
 
 /* The clues beside the stamps that a run of them [lo, hi] agrees with: the file was
@@ -1810,9 +1811,10 @@ static enum status set_aside_minority(struct parser *p)
     if (v == NULL)
         return error_set(p->err, STATUS_NOMEM, "stamps of %s", p->path);
     for (size_t i = 0; i < p->n_reports; i++) {
-        if (!p->reports[i].gone)
+        if (!p->reports[i].gone) {
             v[n++] =
                 (struct clock_vote){stamp_instant(p, &p->reports[i].stamp, false, 0), i};
+        }
     }
     qsort(v, n, sizeof *v, compare_vote);
     for (size_t lo = 0, hi; lo < n; lo = hi) {

@@ -221,7 +221,8 @@ enum status db_group_inputs_read(struct db *db, const char *group_id, const char
          * present only where all of them reported (METHOD.md §1), so a server whose
          * samples are all far from the group's jobs still changes its results. The
          * distinct (fs, server) pairs by a walk down the primary key, one index probe
-         * per pair, never a scan of the samples. */
+         * per pair, never a scan of the samples. A group without jobs has nothing
+         * they can change. */
         "srv(fs, server) AS ((SELECT fs, server FROM samples ORDER BY fs, server "
         "  LIMIT 1) UNION ALL SELECT nx.fs, nx.server FROM srv, LATERAL "
         "  (SELECT fs, server FROM samples WHERE (samples.fs, samples.server) > "
@@ -233,7 +234,7 @@ enum status db_group_inputs_read(struct db *db, const char *group_id, const char
         "SELECT j.n, j.h, smp.n, smp.h, "
         /* A hand-made group's rule text too: an edited rule recomputes it. */
         "  md5(j.h || '|' || smp.n || '/' || smp.q || '|' || smp.h || '|' || $3 || "
-        "  '|' || servers.h || "
+        "  '|' || CASE WHEN j.n > 0 THEN servers.h ELSE '' END || "
         "  coalesce('|' || "
         "  (SELECT rule FROM app_groups WHERE group_id = $1), '')), "
         "  coalesce((SELECT fingerprint FROM old), '') FROM j, smp, servers",
