@@ -66,11 +66,107 @@ static bool logged_span(const struct db_jobs *jobs, double *lo, double *hi)
     return *lo <= *hi;
 }
 
+/* How far beyond a job's span the coverage keeps the servers' intervals: a day, as
+ * the fingerprint counts samples (db_group_inputs_read), so the plot shows the day
+ * around the jobs and every interval a job's window touches is kept. */
+#define JOBS_MARGIN_S 86400.0
+
+/* The union of the jobs' spans, each widened by JOBS_MARGIN_S, ascending and merged. */
+struct job_spans {
+    double *lo, *hi;
+    size_t n;
+};
+
+static int compare_span(const void *a, const void *b)
+{
+    const double *x = a, *y = b;
+
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+static enum status job_spans_of(const struct db_jobs *jobs, struct job_spans *out,
+                                struct error *err)
+{
+    double *pairs = malloc((jobs->n > 0 ? jobs->n : 1) * 2 * sizeof *pairs);
+    size_t m = 0;
+
+    *out = (struct job_spans){0};
+    out->lo = malloc((jobs->n > 0 ? jobs->n : 1) * sizeof(double));
+    out->hi = malloc((jobs->n > 0 ? jobs->n : 1) * sizeof(double));
+    if (pairs == NULL || out->lo == NULL || out->hi == NULL) {
+        free(pairs);
+        free(out->lo);
+        free(out->hi);
+        *out = (struct job_spans){0};
+        return error_set(err, STATUS_NOMEM, "spans of %zu jobs", jobs->n);
+    }
+    for (size_t i = 0; i < jobs->n; i++) {
+        const struct db_job *j = &jobs->jobs[i];
+        if (isfinite(j->start_s) && isfinite(j->end_s) && j->start_s <= j->end_s) {
+            pairs[2 * m] = j->start_s - JOBS_MARGIN_S;
+            pairs[2 * m + 1] = j->end_s + JOBS_MARGIN_S;
+            m++;
+        }
+    }
+    qsort(pairs, m, 2 * sizeof *pairs, compare_span);
+    for (size_t i = 0; i < m; i++) {
+        if (out->n > 0 && pairs[2 * i] <= out->hi[out->n - 1]) {
+            out->hi[out->n - 1] = fmax(out->hi[out->n - 1], pairs[2 * i + 1]);
+            continue;
+        }
+        out->lo[out->n] = pairs[2 * i];
+        out->hi[out->n] = pairs[2 * i + 1];
+        out->n++;
+    }
+    free(pairs);
+    return STATUS_OK;
+}
+
+static void job_spans_clear(struct job_spans *s)
+{
+    free(s->lo);
+    free(s->hi);
+    *s = (struct job_spans){0};
+}
+
+/* Keeps only the intervals (T_i − Δ, T_i] of out that overlap the jobs' spans, and
+ * sums c's D and S again over those kept, in the same order stats did. The series
+ * runs from the first sample to the last, whatever they are: samples from a clock
+ * reset to 2000 once made 14 M intervals of a day's jobs (2.7 GB, every /coverage
+ * request reading them); a year with no job has no coverage to show. */
+static void keep_job_intervals(const struct job_spans *spans, double delta_s,
+                               struct db_coverage *c, struct db_coverage_series *out)
+{
+    size_t w = 0, k = 0;
+
+    c->sum_d_bytes = c->sum_s_bytes = 0;
+    c->intervals = 0;
+    for (size_t i = 0; i < out->n; i++) {
+        double t = out->end_s[i];
+        while (k < spans->n && spans->hi[k] <= t - delta_s)
+            k++;
+        if (k == spans->n || !(t > spans->lo[k]))
+            continue;
+        out->end_s[w] = t;
+        out->d_bytes[w] = out->d_bytes[i];
+        out->s_bytes[w] = out->s_bytes[i];
+        if (!isnan(out->d_bytes[w]) && !isnan(out->s_bytes[w])) {
+            c->sum_d_bytes += out->d_bytes[w];
+            c->sum_s_bytes += out->s_bytes[w];
+            c->intervals++;
+        }
+        w++;
+    }
+    out->n = w;
+    c->coverage = c->sum_s_bytes > 0.0 ? c->sum_d_bytes / c->sum_s_bytes : (double)NAN;
+}
+
 /* D and S of one scope over its series, into c and the series arrays (new). */
 static enum status scope_coverage(const struct stats_series *s, double delta_s,
                                   const struct scope_windows *w, double log_lo,
-                                  double log_hi, struct db_coverage *c,
-                                  struct db_coverage_series *out, struct error *err)
+                                  double log_hi, const struct job_spans *spans,
+                                  struct db_coverage *c, struct db_coverage_series *out,
+                                  struct error *err)
 {
     struct stats_coverage_windows sw = {w->start_s, w->end_s, w->bytes, w->n};
     struct stats_coverage cov;
@@ -96,6 +192,7 @@ static enum status scope_coverage(const struct stats_series *s, double delta_s,
     c->d_total_bytes = cov.d_total_bytes;
     c->log_start_s = log_lo;
     c->log_end_s = log_hi;
+    keep_job_intervals(spans, delta_s, c, out);
     return STATUS_OK;
 }
 
@@ -111,6 +208,7 @@ enum status coverage_store(struct db *db, const struct analysis_settings *settin
     struct db_coverage *c = NULL;
     struct db_coverage_series *series = NULL;
     struct scope_windows w = {0};
+    struct job_spans spans = {0};
     double log_lo, log_hi;
     enum status rc;
 
@@ -134,6 +232,9 @@ enum status coverage_store(struct db *db, const struct analysis_settings *settin
         rc = error_set(err, STATUS_NOMEM, "coverage");
         goto out;
     }
+    rc = job_spans_of(jobs, &spans, err);
+    if (rc != STATUS_OK)
+        goto out;
     /* "all" first (the series of every file system, as the associations use), then
      * each file system on its own series. */
     for (size_t k = 0; rc == STATUS_OK && k <= n_fs; k++) {
@@ -153,7 +254,8 @@ enum status coverage_store(struct db *db, const struct analysis_settings *settin
                 log_warn("coverage %s: %zu unusable windows left out", c[k].scope,
                          w.skipped);
             }
-            rc = scope_coverage(s, delta_s, &w, log_lo, log_hi, &c[k], &series[k], err);
+            rc = scope_coverage(s, delta_s, &w, log_lo, log_hi, &spans, &c[k], &series[k],
+                                err);
         }
         stats_series_free(own);
         n = k + 1;
@@ -180,6 +282,7 @@ enum status coverage_store(struct db *db, const struct analysis_settings *settin
         }
     }
 out:
+    job_spans_clear(&spans);
     for (size_t k = 0; series != NULL && k <= n_fs; k++)
         db_coverage_series_clear(&series[k]);
     free(series);

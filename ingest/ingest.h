@@ -381,8 +381,12 @@ enum status ingest_iostat_parse(FILE *fp, const char *path, const char *device_i
 /* ingest_iostat_parse, knowing the file's mtime (epoch seconds; INT64_MAX when
  * unknown). A report is set aside (logged with its line, counted in
  * n_reports_aside; the rest of the file loads) when its stamp is before 2000, more
- * than a day after mtime_s, or more than a day from where its place puts it (the
- * last accepted stamp plus the distance before it), when it cannot be placed after
+ * than a day after mtime_s, outside the file's majority clock (its stamps sorted
+ * and split where two are more than a day apart: the run with the most reports is
+ * kept, a tie going to the one the mtime and the banner's date agree with; so a
+ * clock reset at the file's start cannot become its reference), more than a day
+ * from where its place puts it (the last accepted stamp plus the distance before
+ * it), when it cannot be placed after
  * the report before it (a step back), or when a row has a negative rate. A cut last
  * line (no newline: a file still being written) leaves its report out
  * (n_reports_cut) and loads the complete ones. */

@@ -163,6 +163,7 @@ struct parser {
     long report_line;          /* where the current report starts */
     bool aside;                /* the current report is set aside: its rows are skipped */
     int64_t mtime_s;           /* the file's mtime; INT64_MAX when unknown */
+    int64_t banner_day_s;      /* the first banner's date (civil midnight); INT64_MIN */
     struct report *reports;    /* owned: every report begun, in file order */
     size_t n_reports, reports_cap;
     bool marked;           /* complete_bytes was set: the resume state is that after */
@@ -819,6 +820,36 @@ static bool banner_host(const char *s, const char **host, size_t *len)
     return true;
 }
 
+/* The date a banner prints after the host ("\t11/22/26 \t", "\t11/22/2026 \t" or
+ * S_TIME_FORMAT=ISO's "\t2026-11-22 \t") as its civil midnight; false when none. */
+static bool banner_day(const char *s, int64_t *day_s)
+{
+    const char *c = strchr(s, ')');
+    int year = 0, mon = 0, day = 0;
+
+    if (c == NULL)
+        return false;
+    for (c++; is_space(*c); c++)
+        ;
+    if (read_digits(&c, 4, &year)) {
+        if (*c++ != '-' || !read_digits(&c, 2, &mon) || *c++ != '-' ||
+            !read_digits(&c, 2, &day))
+            return false;
+    } else {
+        if (!read_digits(&c, 2, &mon) || *c++ != '/' || !read_digits(&c, 2, &day) ||
+            *c++ != '/')
+            return false;
+        if (read_digits(&c, 4, &year)) {
+            /* MM/DD/YYYY */
+        } else if (read_digits(&c, 2, &year)) {
+            year += 2000;
+        } else {
+            return false;
+        }
+    }
+    return (*c == '\0' || is_space(*c)) && civil_of(year, mon, day, 0, 0, 0, day_s);
+}
+
 static bool is_device_header(const struct tokens *t)
 {
     for (size_t k = 0; k < t->n; k++) {
@@ -919,6 +950,8 @@ static enum status iostat_line(struct parser *p, struct iostat_text *t, char *li
         t->stream_reports = 0;
         t->stamp_pending = false;
         t->where = IN_OUTSIDE;
+        if (p->banner_day_s == INT64_MIN && !banner_day(s, &p->banner_day_s))
+            p->banner_day_s = INT64_MIN;
         return set_host(p, host, host_len, lineno);
     }
     if (parse_stamp(s, &stamp)) {
@@ -1715,6 +1748,109 @@ static const char *place_one(const struct parser *p, const struct report *r,
     return buf;
 }
 
+/* ---- the majority's clock --------------------------------------------------------- */
+
+/* A report's printed instant and its place in the file, for the clock rule. */
+struct clock_vote {
+    int64_t t;
+    size_t report;
+};
+
+static int compare_vote(const void *a, const void *b)
+{
+    const struct clock_vote *x = a, *y = b;
+
+    if (x->t != y->t)
+        return (x->t > y->t) - (x->t < y->t);
+    return (x->report > y->report) - (x->report < y->report);
+}
+
+/* "26 years", "3 days", "5 hours": how far apart two instants are, roughly. */
+static void format_distance(int64_t d, char *buf, size_t size)
+{
+    d = d < 0 ? -d : d;
+    if (d >= 365 * (int64_t)DAY_S) {
+        snprintf(buf, size, "%lld years", (long long)(d / (365 * (int64_t)DAY_S)));
+    } else if (d >= 2 * (int64_t)DAY_S) {
+        snprintf(buf, size, "%lld days", (long long)(d / DAY_S));
+    } else {
+        snprintf(buf, size, "%lld hours", (long long)(d / 3600));
+    }
+}
+
+/* The clues beside the stamps that a run of them [lo, hi] agrees with: the file was
+ * last written at or after its last report (within the day aside_reason allows), and
+ * the banner's date falls within it (a day each side: the banner is a local date). */
+static int clues_for(const struct parser *p, int64_t lo, int64_t hi)
+{
+    int n = 0;
+
+    if (p->mtime_s != INT64_MAX && p->mtime_s >= hi - DAY_S && p->mtime_s <= hi + DAY_S)
+        n++;
+    if (p->banner_day_s != INT64_MIN && p->banner_day_s >= lo - DAY_S &&
+        p->banner_day_s <= hi + DAY_S)
+        n++;
+    return n;
+}
+
+/* A clock reset before NTP (a CMOS battery: 01/01/00) or a jump stamps a few reports
+ * years away from the others. Placing them in file order would make the first report
+ * the reference and set aside everything after it; instead the file's own stamps
+ * vote. Sorted, they fall into runs split wherever two consecutive ones are more
+ * than a day apart (the distance place_one already refuses between neighbours); the
+ * run holding the most reports is the file's clock, a tie going to the run the
+ * file's mtime and its banner's date agree with, then to the earlier. Every report
+ * of the other runs is set aside with its line and its distance from the kept run's
+ * median stamp. A continuation keeps the clock its earlier parse accepted. */
+static enum status set_aside_minority(struct parser *p)
+{
+    struct clock_vote *v = malloc((p->n_reports + 1) * sizeof *v);
+    size_t n = 0, best_lo = 0, best_hi = 0;
+    int best_clues = -1;
+
+    if (v == NULL)
+        return error_set(p->err, STATUS_NOMEM, "stamps of %s", p->path);
+    for (size_t i = 0; i < p->n_reports; i++) {
+        if (!p->reports[i].gone) {
+            v[n++] =
+                (struct clock_vote){stamp_instant(p, &p->reports[i].stamp, false, 0), i};
+        }
+    }
+    qsort(v, n, sizeof *v, compare_vote);
+    for (size_t lo = 0, hi; lo < n; lo = hi) {
+        for (hi = lo + 1; hi < n && v[hi].t - v[hi - 1].t <= DAY_S; hi++)
+            ;
+        int clues = clues_for(p, v[lo].t, v[hi - 1].t);
+
+        if (hi - lo > best_hi - best_lo ||
+            (hi - lo == best_hi - best_lo && clues > best_clues)) {
+            best_lo = lo;
+            best_hi = hi;
+            best_clues = clues;
+        }
+    }
+    if (best_hi - best_lo < n) {
+        int64_t median = v[best_lo + (best_hi - best_lo) / 2].t;
+        char at[32], far[32], why[192];
+
+        format_stamp(median, at, sizeof at);
+        for (size_t k = 0; k < n; k++) {
+            struct report *r = &p->reports[v[k].report];
+
+            if (k >= best_lo && k < best_hi)
+                continue;
+            format_distance(v[k].t - median, far, sizeof far);
+            snprintf(why, sizeof why,
+                     "%s from the file's median %s (%zu of its %zu reports)", far, at,
+                     best_hi - best_lo, n);
+            r->gone = true;
+            set_aside(p, v[k].t, r->line, why);
+        }
+    }
+    free(v);
+    return STATUS_OK;
+}
+
 /* The pass over the reports in file order (see the decisions at the top): each is
  * placed or set aside, its samples get the stamp it is placed at, those set aside
  * go, and the resume state is the one after the reports marked complete. */
@@ -1728,8 +1864,13 @@ static enum status place_reports(struct parser *p)
     double median = 0;
     enum status rc;
 
-    if (from != NULL && from->have_accepted)
+    if (from != NULL && from->have_accepted) {
         pl = (struct placing){true, from->accepted_stamp_s, from->gap_s};
+    } else {
+        rc = set_aside_minority(p);
+        if (rc != STATUS_OK)
+            return rc;
+    }
     if (from != NULL && from->interval_s > 0) {
         median = from->interval_s;
     } else {
@@ -1893,6 +2034,7 @@ enum status ingest_iostat_parse_from(FILE *fp, const char *path,
     p.path = path != NULL ? path : "";
     p.err = err;
     p.mtime_s = opts->mtime_s;
+    p.banner_day_s = INT64_MIN;
     p.now_s = opts->now_s;
     p.device_names = opts->device_names;
     device_include = opts->device_include;

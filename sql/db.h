@@ -525,7 +525,9 @@ enum status db_stored_list(struct db *db, struct db_stored **out, size_t *n,
                            struct error *err) MUST_CHECK;
 
 /* What a group's results are computed from (provenance): its jobs, the samples
- * within a day of their span, and the caller's settings text (software version,
+ * within a day of their span, the set of servers of every file system (wherever
+ * their samples are: the presence rule counts them all), and the caller's settings
+ * text (software version,
  * seed, d_min, θ, granularity...). fingerprint hashes all of it; stored_fingerprint
  * is the one group_inputs holds for (group, kind), "" when none. */
 struct db_group_inputs {

@@ -205,7 +205,7 @@ enum status db_group_inputs_read(struct db *db, const char *group_id, const char
     enum status rc = exec_params(
         db,
         /* a job's DXT trace, loaded after it, changes what the _x pairs see */
-        "WITH j AS (SELECT count(*) AS n, "
+        "WITH RECURSIVE j AS (SELECT count(*) AS n, "
         "  coalesce(md5(string_agg(job_key || coalesce(':' || t.source_hash, ''), ',' "
         "  ORDER BY job_key)), '') AS h, "
         "  min(start_time) AS s, max(end_time) AS e FROM jobs "
@@ -216,14 +216,28 @@ enum status db_group_inputs_read(struct db *db, const char *group_id, const char
         "  coalesce(md5(string_agg(DISTINCT source_hash, ',' "
         "  ORDER BY source_hash)), '') AS h FROM samples, j "
         "  WHERE samples.stamp_s BETWEEN j.s - " INPUT_MARGIN_S
-        " AND j.e + " INPUT_MARGIN_S "), old AS (SELECT fingerprint FROM group_inputs "
+        " AND j.e + " INPUT_MARGIN_S "), "
+        /* Every server of every file system, wherever its samples are: a series is
+         * present only where all of them reported (METHOD.md §1), so a server whose
+         * samples are all far from the group's jobs still changes its results. The
+         * distinct (fs, server) pairs by a walk down the primary key, one index probe
+         * per pair, never a scan of the samples. A group without jobs has nothing
+         * they can change. */
+        "srv(fs, server) AS ((SELECT fs, server FROM samples ORDER BY fs, server "
+        "  LIMIT 1) UNION ALL SELECT nx.fs, nx.server FROM srv, LATERAL "
+        "  (SELECT fs, server FROM samples WHERE (samples.fs, samples.server) > "
+        "  (srv.fs, srv.server) ORDER BY fs, server LIMIT 1) nx), "
+        "servers AS (SELECT coalesce(string_agg(fs || '/' || server, ',' "
+        "  ORDER BY fs, server), '') AS h FROM srv), "
+        "old AS (SELECT fingerprint FROM group_inputs "
         "WHERE group_id = $1 AND kind = $2) "
         "SELECT j.n, j.h, smp.n, smp.h, "
         /* A hand-made group's rule text too: an edited rule recomputes it. */
         "  md5(j.h || '|' || smp.n || '/' || smp.q || '|' || smp.h || '|' || $3 || "
+        "  '|' || CASE WHEN j.n > 0 THEN servers.h ELSE '' END || "
         "  coalesce('|' || "
         "  (SELECT rule FROM app_groups WHERE group_id = $1), '')), "
-        "  coalesce((SELECT fingerprint FROM old), '') FROM j, smp",
+        "  coalesce((SELECT fingerprint FROM old), '') FROM j, smp, servers",
         3, vals, &r, err);
     if (rc != STATUS_OK)
         return rc;

@@ -862,6 +862,113 @@ static void cut_iostat_json_closes_after_its_last_complete_report(void **state)
     assert_null(d);
 }
 
+/* A day of 60 s `iostat -t` text from a machine whose clock came up at 01/01/00 (a
+ * CMOS reset) and was set by NTP three reports later: a banner dated 12/05/26, three
+ * reports stamped 2000-01-01, then the 1,439 reports of 2026-12-05. Owned text. */
+static char *clock_reset_day(size_t *n_lines_per_report)
+{
+    size_t cap = 1500 * 80, len = 0;
+    char *text = malloc(cap);
+
+    assert_non_null(text);
+    len +=
+        (size_t)snprintf(text + len, cap - len,
+                         "Linux 6.18.44-fc-v595 (vm) \t12/05/26 \t_x86_64_\t(2 CPU)\n\n");
+    for (int i = 0; i < 3 + 1439; i++) {
+        int m = i < 3 ? i : i - 2; /* 00:00, 00:01, 00:02 in 2000; 00:01 on in 2026 */
+        int n = snprintf(text + len, cap - len,
+                         "%s %02d:%02d:00\n"
+                         "Device r/s rkB/s w/s wkB/s\nvda 1 2 3 %d\n\n",
+                         i < 3 ? "01/01/00" : "12/05/26", m / 60, m % 60, i);
+        assert_true(n > 0 && (size_t)n < cap - len);
+        len += (size_t)n;
+    }
+    *n_lines_per_report = 4;
+    return text;
+}
+
+#define DEC05_2026_S 1796428800 /* 2026-12-05T00:00:00Z: date -u -d 2026-12-05 +%s */
+
+/* The three reports of the reset clock are set aside, each with its line and its
+ * distance from the majority; all 1,439 reports of the day load. Before the
+ * majority rule the first of them was the reference: 2 samples in 2000 loaded and
+ * the day's 1,439 reports were set aside. */
+static void clock_reset_at_a_files_start_is_the_minority(void **state)
+{
+    size_t per;
+    char *text = clock_reset_day(&per);
+    struct log_capture logs = {0};
+    struct iostat_data *d;
+
+    (void)state;
+    log_capture_to(&logs);
+    d = parse_ok(text, DEC05_2026_S + 86400);
+    log_capture_to(NULL);
+    assert_non_null(logs.text);
+    for (int i = 0; i < 3; i++) {
+        char want[160];
+
+        snprintf(want, sizeof want,
+                 "tmp.txt:%zu: report stamped 2000-01-01T00:%02d:00Z set aside: 26 years "
+                 "from the file's median 2026-12-05T12:00:00Z (1439 of its 1442 reports)",
+                 3 + (size_t)i * per, i);
+        if (strstr(logs.text, want) == NULL)
+            fail_msg("no line '%s' in:\n%.600s", want, logs.text);
+    }
+    assert_int_equal(d->n_reports_aside, 3);
+    assert_int_equal(d->n, 1439);
+    assert_int_equal(d->samples[0].stamp_s, DEC05_2026_S + 60);
+    assert_int_equal(d->samples[1438].stamp_s, DEC05_2026_S + 1439 * 60);
+    assert_rel(d->samples[0].w_bps, 3 * 1024.0, 0.0);
+    assert_rel(d->interval_s, 60.0, 0.0);
+    free(logs.text);
+    iostat_data_free(d);
+    free(text);
+}
+
+/* sadf -d keeps its first record, so a reset clock's records there were the whole
+ * reference: the majority now decides there too. */
+static void sadf_clock_reset_is_the_minority(void **state)
+{
+    struct iostat_data *d;
+
+    (void)state;
+    d = parse_ok("# hostname;interval;timestamp;DEV;tps;rkB/s;wkB/s\n"
+                 "vm;1;2000-01-01 00:00:01 UTC;vda;1;2;3\n"
+                 "vm;1;2000-01-01 00:00:02 UTC;vda;1;2;3\n"
+                 "vm;1;2026-11-22 12:59:05 UTC;vda;1;2;3\n"
+                 "vm;1;2026-11-22 12:59:06 UTC;vda;1;2;3\n"
+                 "vm;1;2026-11-22 12:59:07 UTC;vda;1;2;3\n",
+                 INT64_MAX);
+    assert_int_equal(d->n_reports_aside, 2);
+    assert_int_equal(d->n, 3);
+    assert_int_equal(d->samples[0].stamp_s, RUN1_FIRST_S + 1);
+    iostat_data_free(d);
+}
+
+/* Three against three, the wrong clock first: the banner's date says which is right
+ * (and the file's mtime, when it is known), wherever it stands in the file. */
+static void a_tie_goes_to_the_banner_and_the_mtime(void **state)
+{
+    static const char text[] =
+        "Linux 6.18.44-fc-v595 (vm) \t11/22/26 \t_x86_64_\t(2 CPU)\n\n" SHORT_REPORT(
+            "01/01/00 00:00:01", "1") SHORT_REPORT("01/01/00 00:00:02", "2")
+            SHORT_REPORT("01/01/00 00:00:03", "3") SHORT_REPORT("11/22/26 12:59:04", "4")
+                SHORT_REPORT("11/22/26 12:59:05", "5")
+                    SHORT_REPORT("11/22/26 12:59:06", "6");
+    struct iostat_data *d;
+
+    (void)state;
+    for (int with_mtime = 0; with_mtime < 2; with_mtime++) {
+        d = parse_ok(text, with_mtime ? RUN1_FIRST_S + 3600 : INT64_MAX);
+        assert_int_equal(d->n_reports_aside, 3);
+        assert_int_equal(d->n, 3);
+        assert_int_equal(d->samples[0].stamp_s, RUN1_FIRST_S);
+        assert_rel(d->samples[2].w_bps, 6 * 1024.0, 0.0);
+        iostat_data_free(d);
+    }
+}
+
 static void report_far_from_its_place_is_set_aside(void **state)
 {
     struct iostat_data *d;
@@ -1449,6 +1556,9 @@ int main(void)
         cmocka_unit_test(cut_sadf_json_loads_its_complete_reports),
         cmocka_unit_test(cut_iostat_json_closes_after_its_last_complete_report),
         cmocka_unit_test(report_far_from_its_place_is_set_aside),
+        cmocka_unit_test(clock_reset_at_a_files_start_is_the_minority),
+        cmocka_unit_test(sadf_clock_reset_is_the_minority),
+        cmocka_unit_test(a_tie_goes_to_the_banner_and_the_mtime),
         cmocka_unit_test(report_before_2000_is_set_aside),
         cmocka_unit_test(report_a_day_after_the_mtime_is_set_aside),
         cmocka_unit_test(report_with_a_negative_rate_is_set_aside),

@@ -451,10 +451,11 @@ static void unload_takes_back_a_run_or_a_path(void **state)
     /* its ledger row went too: the next ingest reads the file from its start */
     assert_int_equal(
         query_num("SELECT count(*) FROM sample_ledger WHERE path = $1", path), 0);
-    /* analyze sees the samples gone around every group */
+    /* analyze sees the samples gone around every group, and the server gone from
+     * scratch1: mpi-io-test's job, far from every sample, is computed again too */
     snprintf(args, sizeof args, "--config '%s' analyze --permutations 0", conf);
     out = run(args, &(int){0});
-    if (strstr(out, "3 groups computed") == NULL)
+    if (strstr(out, "4 groups computed") == NULL)
         fail_msg("analyze after the sample unload: %s", out);
     free(out);
     snprintf(args, sizeof args, "--config '%s' ingest iostat --fs scratch1 '%s'", conf,
