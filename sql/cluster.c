@@ -452,8 +452,9 @@ static bool trusted_uid(uid_t uid, const struct owner *o)
 /* dir, a parent on the state directory's path, and child, the entry in it that the
  * path goes through: refused when a user we do not trust owns dir or may write in
  * it (anyone who may write in a folder may rename what is in it), unless dir is
- * sticky (/tmp) and child is a trusted user's, which the sticky bit protects.
- * Group write is trusted for group root only. */
+ * sticky (/tmp): then only the child's owner may move it, and a child directory's
+ * owner is checked next (as a parent, or as the state directory itself); a link
+ * there must be a trusted user's. Group write is trusted for group root only. */
 static enum status parent_check(const char *dir, const char *child, const struct owner *o,
                                 struct error *err)
 {
@@ -474,9 +475,10 @@ static enum status parent_check(const char *dir, const char *child, const struct
         (st.st_mode & 002) != 0 || ((st.st_mode & 020) != 0 && st.st_gid != 0);
     if (!others_write)
         return STATUS_OK;
+    /* A missing child is made by us next. */
     if ((st.st_mode & S_ISVTX) != 0 &&
-        (lstat(child, &cst) != 0 || trusted_uid(cst.st_uid, o)))
-        return STATUS_OK; /* a missing child is made by us next */
+        (lstat(child, &cst) != 0 || !S_ISLNK(cst.st_mode) || trusted_uid(cst.st_uid, o)))
+        return STATUS_OK;
     return error_os(err, STATUS_INVALID, EPERM, dir,
                     "this parent of the state directory is writable by others (mode "
                     "%04o), who could move it away: refusing it; chmod go-w it or use "

@@ -30,6 +30,8 @@
 static char scratch[256];   /* this run's folder under /tmp (nobody must reach it) */
 static struct pgfixture fx; /* started by the first test that needs it, kept to the end */
 static bool fx_up;
+static struct server srv;    /* the serve of the test at hand, stopped at the end */
+static char foreign_pg[300]; /* nobody's cluster, "" until made */
 
 /* The fixture's cluster, migrated. */
 static void fixture_up(void)
@@ -125,6 +127,17 @@ static int teardown(void **state)
     int rc = -1;
 
     (void)state;
+    /* What a failed test left running: its serve, nobody's server, the fixture. */
+    server_stop(&srv);
+    if (foreign_pg[0] != '\0') {
+        char stop[800];
+        snprintf(
+            stop, sizeof stop,
+            "runuser -u nobody -- \"$(pg_config --bindir)/pg_ctl\" stop -m immediate "
+            "-D '%s' >/dev/null 2>&1",
+            foreign_pg);
+        free(testutil_run(stop, &rc));
+    }
     if (fx_up)
         pgfixture_stop(&fx);
     /* Mounts first (lazily: a server may still hold a file), then the folder. */
@@ -261,13 +274,13 @@ static void a_nearly_full_state_folder_refuses_the_run_with_74(void **state)
     free(out);
 }
 
-/* GET path on srv: its status, and whether the body holds what. */
-static int get(const struct server *srv, const char *path, const char *what, bool *has)
+/* GET path on s: its status, and whether the body holds what. */
+static int get(const struct server *s, const char *path, const char *what, bool *has)
 {
     int status = 0;
     char *body = NULL;
 
-    if (http_get(SERVER_HOST, srv->port, path, NULL, &status, &body) != 0)
+    if (http_get(SERVER_HOST, s->port, path, NULL, &status, &body) != 0)
         return -1;
     if (has != NULL)
         *has = body != NULL && strstr(body, what) != NULL;
@@ -276,13 +289,13 @@ static int get(const struct server *srv, const char *path, const char *what, boo
 }
 
 /* /health until it answers want, up to timeout_s; its last status. */
-static int await_health(const struct server *srv, int want, double timeout_s)
+static int await_health(const struct server *s, int want, double timeout_s)
 {
     double until = testutil_now_s() + timeout_s;
     int status;
 
     do {
-        status = get(srv, "/api/v1/health", "", NULL);
+        status = get(s, "/api/v1/health", "", NULL);
         if (status == want)
             break;
         testutil_sleep_s(0.2);
@@ -295,7 +308,6 @@ static int await_health(const struct server *srv, int want, double timeout_s)
  * requirepeer'd at every reconnection). */
 static void a_running_serve_follows_db_stop_and_start(void **state)
 {
-    struct server srv;
     int rc = -1;
 
     (void)state;
@@ -321,7 +333,6 @@ static void a_running_serve_follows_db_stop_and_start(void **state)
 static void a_foreign_postgresql_behind_the_socket_is_never_used(void **state)
 {
     char state_dir[300], run[320], data[300], cmd[4096], bindir[300] = "";
-    struct server srv;
     int rc = -1;
 
     (void)state;
@@ -351,6 +362,7 @@ static void a_foreign_postgresql_behind_the_socket_is_never_used(void **state)
              "\"INSERT INTO app_groups (group_id, name, key) VALUES ('evil', "
              "'ATTACKER GROUP', 'evil')\"",
              fx.state_dir, data, data, data, bindir, data, data, run, bindir, run);
+    snprintf(foreign_pg, sizeof foreign_pg, "%s", data);
     sh_ok(cmd);
     /* The socket stays nobody's; its folder is root's now and no one else's to
      * write: the folder check alone would let it through. */
@@ -383,6 +395,7 @@ static void a_foreign_postgresql_behind_the_socket_is_never_used(void **state)
     snprintf(cmd, sizeof cmd,
              "runuser -u nobody -- '%s/pg_ctl' stop -m immediate -D '%s'", bindir, data);
     sh_ok(cmd);
+    foreign_pg[0] = '\0';
 }
 
 /* The disk that analyze writes on fills (its tables in a tablespace on a 16 MB tmpfs
