@@ -68,10 +68,11 @@ static void server_user_for(struct db_target *t)
     struct stat st;
 
     if (lstat(t->data_dir, &st) == 0 && S_ISDIR(st.st_mode)) {
-        if (pg_known && st.st_uid == pg_uid)
+        if (pg_known && st.st_uid == pg_uid) {
             as_pg = true;
-        else if (st.st_uid == geteuid())
+        } else if (st.st_uid == geteuid()) {
             as_pg = false;
+        }
     }
     pw = as_pg ? getpwnam(EMBEDDED_USER) : getpwuid(geteuid());
     /* No such user: a name no peer has, so that nothing connects. */
