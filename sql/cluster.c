@@ -854,7 +854,10 @@ static enum status cluster_init(struct db_target *t, const struct owner *o, int 
  * cannot grow panics): refused before it starts, naming the folder. */
 static enum status space_check(const struct db_target *t, struct error *err)
 {
-    const char *const dirs[] = {t->state_dir, t->data_dir};
+    char wal[sizeof t->data_dir + 8];
+    /* pg_wal may be a link to another disk: statvfs follows it. */
+    snprintf(wal, sizeof wal, "%s/pg_wal", t->data_dir);
+    const char *const dirs[] = {t->state_dir, t->data_dir, wal};
 
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
         unsigned long long avail = 0;

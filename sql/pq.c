@@ -23,13 +23,21 @@ enum status db_fail_result(struct db *db, const PGresult *r, struct error *err,
     /* A server that panicked on a full disk (its WAL cannot grow) ends the
      * connections of the others (57P02) or drops them (08): when the embedded
      * server's disk is nearly full, that is what ran out. */
-    unsigned long long avail = 0;
     if (state != NULL &&
         (strncmp(state, "08", 2) == 0 || strncmp(state, "57P", 3) == 0) &&
-        db->data_dir[0] != '\0' && free_bytes(db->data_dir, &avail) &&
-        avail < DB_MIN_FREE_BYTES) {
-        state = "53100";
-        log_error("%s: %llu bytes free: the server's disk is full", db->data_dir, avail);
+        db->data_dir[0] != '\0') {
+        char wal[sizeof db->data_dir + 8];
+        snprintf(wal, sizeof wal, "%s/pg_wal", db->data_dir);
+        const char *const dirs[] = {db->data_dir, wal};
+        for (size_t i = 0; i < 2; i++) {
+            unsigned long long avail = 0;
+            if (free_bytes(dirs[i], &avail) && avail < DB_MIN_FREE_BYTES) {
+                state = "53100";
+                log_error("%s: %llu bytes free: the server's disk is full", dirs[i],
+                          avail);
+                break;
+            }
+        }
     }
     enum status rc = error_set(err, STATUS_DB, "%s: %s", what, clean);
     if (first && state != NULL)
