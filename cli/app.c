@@ -2,6 +2,7 @@
  * progress bar, the settings handed to analysis/ and daemon/. */
 #include "internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@ int exit_code_of(enum status s)
     case STATUS_PARSE: return EXIT_USAGE;
     case STATUS_NOT_FOUND: return EXIT_NOINPUT;
     case STATUS_DB: return EXIT_UNAVAILABLE;
-    case STATUS_NOMEM:
+    case STATUS_NOMEM: return EXIT_OSERR;
     case STATUS_INTERNAL: return EXIT_SOFTWARE;
     case STATUS_BUSY:
     case STATUS_CANCELLED: return EXIT_TEMPFAIL;
@@ -25,7 +26,19 @@ int exit_code_of(enum status s)
 
 int exit_code_of_error(enum status rc, const struct error *err)
 {
-    if (rc == STATUS_DB && err != NULL &&
+    if (rc == STATUS_OK || err == NULL)
+        return exit_code_of(rc);
+    switch (err->os_errno) {
+    case ENOMEM: return EXIT_OSERR;
+    case ENOSPC:
+    case EDQUOT:
+    case EIO: return EXIT_IOERR;
+    case EROFS:
+    case EPERM:
+    case EACCES: return EXIT_CANTCREAT;
+    default: break;
+    }
+    if (rc == STATUS_DB &&
         (strncmp(err->sqlstate, "53", 2) == 0 || strncmp(err->sqlstate, "58", 2) == 0))
         return EXIT_IOERR;
     return exit_code_of(rc);
@@ -36,12 +49,13 @@ int app_fail(const char *what, enum status rc, const struct error *err)
     char msg[400];
 
     error_format(err, msg, sizeof msg);
+    bool nomem = rc == STATUS_NOMEM || (err != NULL && err->os_errno == ENOMEM);
     if (what != NULL) {
-        log_error("%s: %s", what, msg);
+        log_error("%s: %s%s", what, nomem ? "out of memory: " : "", msg);
     } else {
-        log_error("%s", msg);
+        log_error("%s%s", nomem ? "out of memory: " : "", msg);
     }
-    return exit_code_of(rc);
+    return exit_code_of_error(rc, err);
 }
 
 int app_db_open(const struct app_config *cfg, struct db **out)

@@ -26,9 +26,7 @@ static int report(enum status rc, const struct error *err)
         return EXIT_OK;
     error_format(err, msg, sizeof msg);
     log_error("%s", msg);
-    if (rc == STATUS_INVALID && strstr(err->msg, "cannot create") != NULL)
-        return EXIT_CANTCREAT;
-    return exit_code_of(rc);
+    return exit_code_of_error(rc, err);
 }
 
 static int db_status(const struct app_config *cfg, const struct db_target *t)

@@ -24,6 +24,7 @@ enum exit_code {
     EXIT_NOINPUT = 66,
     EXIT_UNAVAILABLE = 69,
     EXIT_SOFTWARE = 70,
+    EXIT_OSERR = 71, /* out of memory */
     EXIT_CANTCREAT = 73,
     EXIT_IOERR = 74,   /* the database could not write: a full disk, no resources */
     EXIT_TEMPFAIL = 75 /* another run of the same kind holds the lock (--no-wait) */
@@ -90,8 +91,12 @@ struct serve_settings app_serve_settings(const struct app_config *cfg,
 
 /* The exit status of a status that stopped a command (STYLE.md §3: the one place). */
 int exit_code_of(enum status s);
-/* exit_code_of(rc), except that a database that failed for want of resources
- * (SQLSTATE classes 53, 58 in err: a full disk) is an I/O error, EXIT_IOERR. */
+/* exit_code_of(rc), refined by what err says ran out: a database that failed for
+ * want of resources (SQLSTATE classes 53, 58: a full disk, also a server that
+ * panicked on one) or a system call's ENOSPC, EDQUOT or EIO is EXIT_IOERR; ENOMEM
+ * EXIT_OSERR; a state directory that is read-only, foreign or cannot be made or
+ * reached (EROFS, EPERM, EACCES, set only by sql/'s state directory checks)
+ * EXIT_CANTCREAT. */
 int exit_code_of_error(enum status rc, const struct error *err);
 
 /* Opens the database of cfg (--db, the environment, or the embedded cluster, started
@@ -103,7 +108,8 @@ int app_db_open(const struct app_config *cfg, struct db **out);
  * the holder; EXIT_OK when held. */
 int app_run_lock(struct db *db, const char *kind, bool no_wait);
 
-/* Logs err ("what: file:line: message") and returns exit_code_of(rc). */
+/* Logs err ("what: file:line: message", "out of memory" first for STATUS_NOMEM) and
+ * returns exit_code_of_error(rc, err). */
 int app_fail(const char *what, enum status rc, const struct error *err);
 
 /* A --from or --to argument: epoch milliseconds (all digits, at most 15) or RFC 3339,

@@ -121,8 +121,8 @@ static void usage(FILE *fp)
           "\n"
           "exit status: 0 success; 1 finished but inputs were quarantined or jobs excluded;\n"
           "64 usage; 65 an input unreadable as its format (darshan dump); 66 input\n"
-          "missing; 69 database unavailable; 70 internal error; 73 cannot create the\n"
-          "state directory.\n"
+          "missing; 69 database unavailable; 70 internal error; 71 out of memory; 73\n"
+          "cannot create or use the state directory; 74 I/O error (a full disk).\n"
           "Each command takes --help.\n",
           fp);
     /* clang-format on */

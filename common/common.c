@@ -46,6 +46,20 @@ enum status error_at(struct error *err, enum status code, const char *file, long
     return code;
 }
 
+enum status error_os(struct error *err, enum status code, int errnum, const char *file,
+                     const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    if (error_head(err, code, file, 0)) {
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        err->os_errno = errnum;
+    }
+    va_end(ap);
+    return code;
+}
+
 enum status error_param(struct error *err, enum status code, const char *parameter,
                         const char *fmt, ...)
 {

@@ -37,6 +37,8 @@ struct error {
     char msg[160];      /* "expected <what>, got <what>" */
     char parameter[32]; /* the query or command-line parameter at fault, "" when none */
     char sqlstate[6];   /* the database's SQLSTATE of a STATUS_DB error, "" when none */
+    int os_errno;       /* errno of the system call behind it (EROFS, ENOSPC, ENOMEM),
+                           0 when none: what ran out, for the exit status */
 };
 
 /* Records code and the message in err (when err is not NULL and holds no error
@@ -45,6 +47,10 @@ enum status error_set(struct error *err, enum status code, const char *fmt, ...)
     PRINTF_LIKE(3, 4);
 /* Like error_set, with the input file and its 1-based line. */
 enum status error_at(struct error *err, enum status code, const char *file, long line,
+                     const char *fmt, ...) PRINTF_LIKE(5, 6);
+/* Like error_at, with errnum, the errno of the system call that failed, in
+ * err->os_errno. */
+enum status error_os(struct error *err, enum status code, int errnum, const char *file,
                      const char *fmt, ...) PRINTF_LIKE(5, 6);
 /* Like error_set, naming the parameter at fault (a query parameter, an option). */
 enum status error_param(struct error *err, enum status code, const char *parameter,

@@ -1,5 +1,5 @@
 /* cluster.c: which database to use, the embedded cluster's life, and db_connect. */
-#include "db.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,8 +28,8 @@
 /* sun_path holds 107 bytes and a '\0'; the server adds "/.s.PGSQL.5432". */
 #define SOCKET_PATH_MAX 107
 #define SOCKET_FILE     "/.s.PGSQL.5432"
-/* Where the mkdtemp socket directory is recorded, inside the state directory. */
-#define SOCKET_RECORD "socket_dir"
+_Static_assert(DB_STATE_DIR_MAX + sizeof "/run" SOCKET_FILE - 1 == SOCKET_PATH_MAX,
+               "DB_STATE_DIR_MAX is what fits in sun_path");
 
 static const char *const pg_env_vars[] = {"PGHOST", "PGHOSTADDR", "PGPORT", "PGDATABASE",
                                           "PGSERVICE"};
@@ -44,40 +45,87 @@ static bool given(const char *s)
     return s != NULL && s[0] != '\0';
 }
 
-/* STATE/run when the socket's path fits in sun_path; else the directory recorded in
- * STATE/socket_dir ("" when none yet: db_cluster_start makes one). */
+/* STATE/run: the state directory's length was checked (DB_STATE_DIR_MAX). */
 static void socket_dir_for(struct db_target *t)
 {
-    char rec[700];
-
-    if (strlen(t->state_dir) + strlen("/run" SOCKET_FILE) <= SOCKET_PATH_MAX) {
-        /* Length checked above; memcpy keeps -Wformat-truncation quiet at -O1. */
-        size_t len = strlen(t->state_dir);
-        memcpy(t->socket_dir, t->state_dir, len);
-        memcpy(t->socket_dir + len, "/run", 5);
-        return;
-    }
-    t->socket_dir[0] = '\0';
-    snprintf(rec, sizeof rec, "%s/" SOCKET_RECORD, t->state_dir);
-    int fd = open(rec, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    char buf[sizeof t->socket_dir] = "";
-    ssize_t got = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (got <= 0)
-        return;
-    buf[got] = '\0';
-    buf[strcspn(buf, "\n")] = '\0';
-    if (buf[0] == '/' && strlen(buf) + strlen(SOCKET_FILE) <= SOCKET_PATH_MAX)
-        memcpy(t->socket_dir, buf, strlen(buf) + 1);
+    size_t len = strlen(t->state_dir);
+    /* memcpy keeps -Wformat-truncation quiet at -O1. */
+    memcpy(t->socket_dir, t->state_dir, len);
+    memcpy(t->socket_dir + len, "/run", 5);
 }
 
+/* The embedded server runs as postgres when we are root (PostgreSQL refuses root),
+ * else as us; a data directory made earlier by the other one keeps its owner. Any
+ * other owner is not accepted: requirepeer then names the expected user and the
+ * connection fails. */
+static void server_user_for(struct db_target *t)
+{
+    struct passwd *pw = getpwnam(EMBEDDED_USER);
+    /* getpwnam and getpwuid share one buffer: the uid is copied out first. */
+    bool pg_known = pw != NULL;
+    uid_t pg_uid = pg_known ? pw->pw_uid : 0;
+    bool as_pg = geteuid() == 0;
+    struct stat st;
+
+    if (lstat(t->data_dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (pg_known && st.st_uid == pg_uid) {
+            as_pg = true;
+        } else if (st.st_uid == geteuid()) {
+            as_pg = false;
+        }
+    }
+    pw = as_pg ? getpwnam(EMBEDDED_USER) : getpwuid(geteuid());
+    /* No such user: a name no peer has, so that nothing connects. */
+    snprintf(t->server_user, sizeof t->server_user, "%s",
+             pw != NULL ? pw->pw_name : EMBEDDED_USER);
+    t->server_uid = pw != NULL ? (unsigned)pw->pw_uid : (unsigned)-1;
+}
+
+/* requirepeer: libpq refuses a socket whose server process is not the cluster's
+ * user, whoever made the socket file. */
 static void set_conninfo(struct db_target *t)
 {
-    snprintf(t->conninfo, sizeof t->conninfo, "host=%s port=%d dbname=%s user=%s",
-             t->socket_dir[0] != '\0' ? t->socket_dir : "/nonexistent", EMBEDDED_PORT,
-             EMBEDDED_DBNAME, EMBEDDED_USER);
+    snprintf(t->conninfo, sizeof t->conninfo,
+             "host=%s port=%d dbname=%s user=%s requirepeer=%s", t->socket_dir,
+             EMBEDDED_PORT, EMBEDDED_DBNAME, EMBEDDED_USER, t->server_user);
+}
+
+enum status socket_dir_check(const struct db_target *t, struct error *err)
+{
+    struct stat st;
+
+    if (lstat(t->socket_dir, &st) != 0) {
+        return error_at(err, STATUS_DB, t->socket_dir, 0,
+                        "no socket directory (%s): is the server started?",
+                        strerror(errno));
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        return error_at(err, STATUS_DB, t->socket_dir, 0,
+                        "the socket directory is not a directory: refusing to connect");
+    }
+    if (st.st_uid != t->server_uid && st.st_uid != 0) {
+        return error_at(err, STATUS_DB, t->socket_dir, 0,
+                        "the socket directory belongs to uid %u, not to %s: refusing "
+                        "to connect",
+                        (unsigned)st.st_uid, t->server_user);
+    }
+    if ((st.st_mode & 022) != 0) {
+        return error_at(err, STATUS_DB, t->socket_dir, 0,
+                        "the socket directory is writable by others (mode %04o): "
+                        "refusing to connect",
+                        (unsigned)(st.st_mode & 07777));
+    }
+    return STATUS_OK;
+}
+
+bool free_bytes(const char *path, unsigned long long *out)
+{
+    struct statvfs vfs;
+
+    if (statvfs(path, &vfs) != 0)
+        return false;
+    *out = (unsigned long long)vfs.f_bavail * (unsigned long long)vfs.f_frsize;
+    return true;
 }
 
 /* The default state directory: /var/lib/iocontend as root, else
@@ -167,9 +215,14 @@ static enum status state_dir_resolve(const struct db_state_opts *state,
     /* Trailing slashes would make two names for one directory. */
     for (size_t n = strlen(abs_state); n > 1 && abs_state[n - 1] == '/'; n--)
         abs_state[n - 1] = '\0';
-    if (strlen(abs_state) + 4 >= sizeof out->state_dir) {
-        return error_set(err, STATUS_INVALID, "state directory path is too long: %s",
-                         abs_state);
+    /* Too long for the socket: refused rather than a socket directory elsewhere
+     * (a folder in the shared /tmp can be made by anyone once it is gone). */
+    if (strlen(abs_state) > DB_STATE_DIR_MAX) {
+        log_error("state directory %s: %zu characters", abs_state, strlen(abs_state));
+        return error_os(err, STATUS_INVALID, ENAMETOOLONG, abs_state,
+                        "state directory path too long for the server's socket: %zu "
+                        "characters, at most %d; choose a shorter --state-dir",
+                        strlen(abs_state), DB_STATE_DIR_MAX);
     }
     /* Lengths checked above; memcpy keeps -Wformat-truncation quiet at -O1. */
     size_t len = strlen(abs_state);
@@ -215,6 +268,7 @@ enum status db_target_resolve(const char *db_arg, const struct db_state_opts *st
         return rc;
     }
     socket_dir_for(out);
+    server_user_for(out);
     set_conninfo(out);
     snprintf(out->reason, sizeof out->reason,
              "embedded: no --db, IOCONTEND_DB or PG* variable is set");
@@ -390,53 +444,137 @@ static int open_dir_at(int at, const char *name)
     return openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
+/* Who may hold a folder on the state directory's path: root, us, the server. */
+static bool trusted_uid(uid_t uid, const struct owner *o)
+{
+    return uid == 0 || uid == geteuid() || uid == o->uid;
+}
+
+/* dir, a parent on the state directory's path, and child, the entry in it that the
+ * path goes through: refused when a user we do not trust owns dir or may write in
+ * it (anyone who may write in a folder may rename what is in it), unless dir is
+ * sticky (/tmp): then only the child's owner may move it, and a child directory's
+ * owner is checked next (as a parent, or as the state directory itself); a link
+ * there must be a trusted user's. Group write is trusted for group root only. */
+static enum status parent_check(const char *dir, const char *child, const struct owner *o,
+                                struct error *err)
+{
+    struct stat st, cst;
+
+    if (stat(dir, &st) != 0) {
+        return error_os(err, STATUS_INVALID, errno, dir,
+                        "a parent of the state directory: %s", strerror(errno));
+    }
+    if (!trusted_uid(st.st_uid, o)) {
+        return error_os(
+            err, STATUS_INVALID, EPERM, dir,
+            "this parent of the state directory belongs to uid %u, who "
+            "could move it away: refusing it; use a folder of yours or root's",
+            (unsigned)st.st_uid);
+    }
+    bool others_write =
+        (st.st_mode & 002) != 0 || ((st.st_mode & 020) != 0 && st.st_gid != 0);
+    if (!others_write)
+        return STATUS_OK;
+    /* A missing child is made by us next. */
+    if ((st.st_mode & S_ISVTX) != 0 &&
+        (lstat(child, &cst) != 0 || !S_ISLNK(cst.st_mode) || trusted_uid(cst.st_uid, o)))
+        return STATUS_OK;
+    return error_os(err, STATUS_INVALID, EPERM, dir,
+                    "this parent of the state directory is writable by others (mode "
+                    "%04o), who could move it away: refusing it; chmod go-w it or use "
+                    "another --state-dir",
+                    (unsigned)(st.st_mode & 07777));
+}
+
+/* Every parent on path checked (parent_check); with make, the missing ones made
+ * (0755) on the way down. */
+static enum status parents_walk(const char *path, const struct owner *o, bool make,
+                                struct error *err)
+{
+    char dir[PATH_MAX], child[PATH_MAX];
+    size_t len = strlen(path);
+
+    if (len >= sizeof dir || path[0] != '/')
+        return error_set(err, STATUS_INVALID, "state directory %s: not absolute", path);
+    for (size_t i = 0; i < len;) {
+        size_t next = i + 1;
+        while (next < len && path[next] != '/')
+            next++;
+        /* dir: path up to i ("/" for the root); child: up to next. */
+        memcpy(dir, path, i == 0 ? 1 : i);
+        dir[i == 0 ? 1 : i] = '\0';
+        memcpy(child, path, next);
+        child[next] = '\0';
+        enum status rc = parent_check(dir, child, o, err);
+        if (rc != STATUS_OK)
+            return rc;
+        if (make && mkdir(child, 0755) != 0 && errno != EEXIST) {
+            return error_os(err, STATUS_INVALID, errno, child,
+                            "cannot create state directory: %s", strerror(errno));
+        }
+        i = next;
+    }
+    return STATUS_OK;
+}
+
 /* The state directory, made when missing (with its parents), opened without
  * following a link, and refused when another user owns it or others may write in
- * it: whoever can write there could plant links where root writes. Returns its
- * descriptor, -1 with err set. */
+ * it or in a parent: whoever can write there could plant links where root writes,
+ * or move it away. Refused too when it is read-only (for us: the server writes its
+ * logs there). Returns its descriptor, -1 with err set. */
 static int open_state_dir(const struct db_target *t, const struct owner *o,
                           struct error *err)
 {
-    char path[sizeof t->state_dir];
+    char real[PATH_MAX];
     struct stat st;
+    struct statvfs vfs;
 
-    snprintf(path, sizeof path, "%s", t->state_dir);
-    for (char *p = path + 1; *p != '\0'; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(path, 0755) != 0 && errno != EEXIST) {
-            error_at(err, STATUS_INVALID, path, 0, "cannot create state directory: %s",
-                     strerror(errno));
-            return -1;
-        }
-        *p = '/';
-    }
-    if (mkdir(t->state_dir, 0755) != 0 && errno != EEXIST) {
-        error_at(err, STATUS_INVALID, t->state_dir, 0,
-                 "cannot create state directory: %s", strerror(errno));
+    /* The path as given (its links' folders), then the real one (their targets'). */
+    if (parents_walk(t->state_dir, o, true, err) != STATUS_OK)
+        return -1;
+    if (realpath(t->state_dir, real) == NULL) {
+        error_os(err, STATUS_INVALID, errno, t->state_dir, "state directory: %s",
+                 strerror(errno));
         return -1;
     }
+    if (strcmp(real, t->state_dir) != 0 && parents_walk(real, o, false, err) != STATUS_OK)
+        return -1;
     int fd = open_dir_at(AT_FDCWD, t->state_dir);
     if (fd < 0) {
-        error_at(err, STATUS_INVALID, t->state_dir, 0,
+        error_os(err, STATUS_INVALID, errno, t->state_dir,
                  "state directory: %s (a symbolic link is refused: name the real "
                  "directory)",
                  strerror(errno));
         return -1;
     }
     if (fstat(fd, &st) != 0 || (st.st_uid != geteuid() && st.st_uid != o->uid)) {
-        error_at(err, STATUS_INVALID, t->state_dir, 0,
+        error_os(err, STATUS_INVALID, EPERM, t->state_dir,
                  "the state directory belongs to uid %u, not to you or %s: refusing it; "
-                 "use a directory of your own",
+                 "chown it or use a directory of your own",
                  (unsigned)st.st_uid, o->name);
         close(fd);
         return -1;
     }
     if ((st.st_mode & 022) != 0) {
-        error_at(err, STATUS_INVALID, t->state_dir, 0,
+        error_os(err, STATUS_INVALID, EPERM, t->state_dir,
                  "the state directory is writable by others (mode %04o): refusing it; "
                  "chmod go-w it",
+                 (unsigned)(st.st_mode & 07777));
+        close(fd);
+        return -1;
+    }
+    if (fstatvfs(fd, &vfs) == 0 && (vfs.f_flag & ST_RDONLY) != 0) {
+        error_os(err, STATUS_INVALID, EROFS, t->state_dir,
+                 "the state directory is on a read-only file system: remount it "
+                 "read-write or use another --state-dir");
+        close(fd);
+        return -1;
+    }
+    if (geteuid() != 0 && faccessat(fd, ".", W_OK, AT_EACCESS) != 0) {
+        error_os(err, STATUS_INVALID, errno, t->state_dir,
+                 "the state directory is not writable for you (mode %04o): chmod u+w "
+                 "it",
                  (unsigned)(st.st_mode & 07777));
         close(fd);
         return -1;
@@ -455,12 +593,12 @@ static enum status owned_dir(int at, const char *name, const char *path, const c
     bool made = mkdirat(at, name, 0700) == 0;
 
     if (!made && errno != EEXIST) {
-        return error_at(err, STATUS_INVALID, path, 0, "cannot create the %s: %s", what,
-                        strerror(errno));
+        return error_os(err, STATUS_INVALID, errno, path, "cannot create the %s: %s",
+                        what, strerror(errno));
     }
     int fd = open_dir_at(at, name);
     if (fd < 0) {
-        return error_at(err, STATUS_INVALID, path, 0,
+        return error_os(err, STATUS_INVALID, errno, path,
                         "%s: %s (a symbolic link is refused)", what, strerror(errno));
     }
     enum status rc = STATUS_OK;
@@ -479,13 +617,13 @@ static enum status owned_dir(int at, const char *name, const char *path, const c
         if (rc == STATUS_OK && fchmod(fd, mode) != 0)
             rc = error_at(err, STATUS_INVALID, path, 0, "chmod: %s", strerror(errno));
     } else if (st.st_uid != o->uid) {
-        rc = error_at(err, STATUS_INVALID, path, 0,
+        rc = error_os(err, STATUS_INVALID, EPERM, path,
                       "the %s belongs to uid %u, not to %s: refusing it; remove it and "
                       "start again",
                       what, (unsigned)st.st_uid, o->name);
     } else if ((st.st_mode & 07777 & ~mode) != 0) {
         rc =
-            error_at(err, STATUS_INVALID, path, 0,
+            error_os(err, STATUS_INVALID, EPERM, path,
                      "the %s has mode %04o, looser than %04o: refusing it; remove it and "
                      "start again",
                      what, (unsigned)(st.st_mode & 07777), (unsigned)mode);
@@ -494,70 +632,13 @@ static enum status owned_dir(int at, const char *name, const char *path, const c
     return rc;
 }
 
-/* Records the mkdtemp socket directory in the state directory. */
-static enum status record_socket_dir(int state_fd, const struct db_target *t,
-                                     struct error *err)
-{
-    struct stat st;
-    int fd = openat(state_fd, SOCKET_RECORD, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-                    0644);
-
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
-        st.st_uid != geteuid()) {
-        if (fd >= 0)
-            close(fd);
-        return error_set(err, STATUS_INVALID,
-                         "cannot record the socket directory in %s/" SOCKET_RECORD
-                         ": not a plain file of ours",
-                         t->state_dir);
-    }
-    size_t n = strlen(t->socket_dir);
-    bool ok = ftruncate(fd, 0) == 0 && write(fd, t->socket_dir, n) == (ssize_t)n &&
-              write(fd, "\n", 1) == 1;
-    close(fd);
-    return ok ? STATUS_OK
-              : error_set(err, STATUS_INVALID, "cannot write %s/" SOCKET_RECORD ": %s",
-                          t->state_dir, strerror(errno));
-}
-
-/* The socket directory: STATE/run, or when that path is too long a recorded
- * mkdtemp directory (a fresh one when the recorded one is gone or not the
- * cluster's). */
+/* The socket directory, STATE/run: the cluster's, 0750, group iocontend. It stays
+ * where it is across restarts, so a running serve finds the server again. */
 static enum status socket_dir_prepare(int state_fd, struct db_target *t,
                                       const struct owner *o, struct error *err)
 {
-    struct stat st;
-
-    if (strlen(t->state_dir) + strlen("/run" SOCKET_FILE) <= SOCKET_PATH_MAX) {
-        return owned_dir(state_fd, "run", t->socket_dir, "socket directory", 0750,
-                         o->socket_gid, o, err);
-    }
-    if (t->socket_dir[0] != '\0' && lstat(t->socket_dir, &st) == 0 &&
-        S_ISDIR(st.st_mode) && st.st_uid == o->uid && (st.st_mode & 027) == 0) {
-        return STATUS_OK;
-    }
-    if (t->socket_dir[0] != '\0') {
-        log_warn("socket directory %s is gone or not the cluster's: making a new one",
-                 t->socket_dir);
-    }
-    char tmpl[] = "/tmp/iocontend-XXXXXX";
-    if (mkdtemp(tmpl) == NULL) {
-        return error_set(err, STATUS_INVALID,
-                         "cannot create a socket directory in /tmp: %s", strerror(errno));
-    }
-    snprintf(t->socket_dir, sizeof t->socket_dir, "%s", tmpl);
-    /* mkdtemp made it, ours and 0700, with a name no one could guess: give it away. */
-    int fd = open_dir_at(AT_FDCWD, tmpl);
-    bool ok = fd >= 0 && (geteuid() != 0 || fchown(fd, o->uid, o->socket_gid) == 0) &&
-              fchmod(fd, 0750) == 0;
-    if (fd >= 0)
-        close(fd);
-    if (!ok) {
-        return error_at(err, STATUS_INVALID, tmpl, 0,
-                        "cannot prepare the socket directory: %s", strerror(errno));
-    }
-    set_conninfo(t);
-    return record_socket_dir(state_fd, t, err);
+    return owned_dir(state_fd, "run", t->socket_dir, "socket directory", 0750,
+                     o->socket_gid, o, err);
 }
 
 /* A log file in the state directory, opened for appending without following a
@@ -613,7 +694,7 @@ static int prepare_dirs(struct db_target *t, const struct owner *o, struct error
         argv_add(&probe, "-w");
         argv_add(&probe, "%s", t->data_dir);
         if (run_as_owner(&probe, -1) != 0) {
-            rc = error_at(err, STATUS_INVALID, t->state_dir, 0,
+            rc = error_os(err, STATUS_INVALID, EACCES, t->state_dir,
                           "the postgres user cannot reach it: make every parent "
                           "directory searchable (chmod o+x) or use --state-dir");
         }
@@ -769,6 +850,29 @@ static enum status cluster_init(struct db_target *t, const struct owner *o, int 
     return write_auth(t, o, err);
 }
 
+/* A run that starts on a nearly full disk stops halfway (and a server whose WAL
+ * cannot grow panics): refused before it starts, naming the folder. */
+static enum status space_check(const struct db_target *t, struct error *err)
+{
+    char wal[sizeof t->data_dir + 8];
+    /* pg_wal may be a link to another disk: statvfs follows it. */
+    snprintf(wal, sizeof wal, "%s/pg_wal", t->data_dir);
+    const char *const dirs[] = {t->state_dir, t->data_dir, wal};
+
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        unsigned long long avail = 0;
+        if (!free_bytes(dirs[i], &avail) || avail >= DB_MIN_FREE_BYTES)
+            continue;
+        log_error("%s: %llu bytes free, below the %llu a run needs", dirs[i], avail,
+                  (unsigned long long)DB_MIN_FREE_BYTES);
+        return error_os(err, STATUS_DB, ENOSPC, dirs[i],
+                        "%llu bytes free, below the %llu MiB a run needs: free some "
+                        "space",
+                        avail, (unsigned long long)(DB_MIN_FREE_BYTES >> 20));
+    }
+    return STATUS_OK;
+}
+
 /* What init and start share: the embedded target's owner, its directories made or
  * checked (*state_fd: the state directory, open, the caller's to close; -1 on a
  * failure before it) and the cluster created when absent. */
@@ -790,7 +894,11 @@ static enum status cluster_ready(struct db_target *t, struct owner *o, int *stat
     *state_fd = prepare_dirs(t, o, err);
     if (*state_fd < 0)
         return err != NULL ? err->code : STATUS_INVALID;
-    return cluster_init(t, o, *state_fd, err);
+    /* The data directory is there now: its owner is the server's user. */
+    server_user_for(t);
+    set_conninfo(t);
+    rc = space_check(t, err);
+    return rc == STATUS_OK ? cluster_init(t, o, *state_fd, err) : rc;
 }
 
 enum status db_cluster_init(struct db_target *t, struct error *err)
@@ -810,11 +918,11 @@ bool db_cluster_running(const struct db_target *t)
     char conninfo[400];
     bool ok;
 
-    if (t->socket_dir[0] == '\0')
+    if (t->socket_dir[0] == '\0' || socket_dir_check(t, NULL) != STATUS_OK)
         return false;
     snprintf(conninfo, sizeof conninfo,
-             "host=%s port=%d dbname=postgres user=%s connect_timeout=2", t->socket_dir,
-             EMBEDDED_PORT, EMBEDDED_USER);
+             "host=%s port=%d dbname=postgres user=%s requirepeer=%s connect_timeout=2",
+             t->socket_dir, EMBEDDED_PORT, EMBEDDED_USER, t->server_user);
     c = PQconnectdb(conninfo);
     ok = PQstatus(c) == CONNECTION_OK;
     PQfinish(c);
@@ -828,8 +936,12 @@ static enum status ensure_database(const struct db_target *t, struct error *err)
     PGresult *r;
     enum status rc = STATUS_OK;
 
-    snprintf(conninfo, sizeof conninfo, "host=%s port=%d dbname=postgres user=%s",
-             t->socket_dir, EMBEDDED_PORT, EMBEDDED_USER);
+    rc = socket_dir_check(t, err);
+    if (rc != STATUS_OK)
+        return rc;
+    snprintf(conninfo, sizeof conninfo,
+             "host=%s port=%d dbname=postgres user=%s requirepeer=%s", t->socket_dir,
+             EMBEDDED_PORT, EMBEDDED_USER, t->server_user);
     c = PQconnectdb(conninfo);
     if (PQstatus(c) != CONNECTION_OK) {
         rc = error_set(err, STATUS_DB, "embedded server: %s", PQerrorMessage(c));
@@ -959,11 +1071,6 @@ enum status db_cluster_stop(const struct db_target *t, struct error *err)
         return error_set(err, STATUS_DB, "pg_ctl stop failed for %s: see %s/pg_ctl.log",
                          t->data_dir, t->state_dir);
     }
-    /* A mkdtemp socket directory in /tmp is litter once the server is down; STATE/run
-     * stays with the state. */
-    if (strncmp(t->socket_dir, t->state_dir, strlen(t->state_dir)) != 0 &&
-        rmdir(t->socket_dir) != 0 && errno != ENOENT)
-        log_debug("could not remove %s: %s", t->socket_dir, strerror(errno));
     log_info("stopped the embedded server");
     return STATUS_OK;
 }

@@ -3,6 +3,7 @@
 
 #include "migrations.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,17 @@ enum status db_open(const struct db_target *t, struct db **out, struct error *er
 
     *out = NULL;
     if (db == NULL)
-        return error_set(err, STATUS_NOMEM, "db connection");
+        return error_os(err, STATUS_NOMEM, ENOMEM, NULL, "db connection");
+    if (t->embedded) {
+        /* Before every connection, reconnections too: the socket's folder must
+         * still be the server's (requirepeer in the conninfo checks the peer). */
+        enum status rc = socket_dir_check(t, err);
+        if (rc != STATUS_OK) {
+            free(db);
+            return rc;
+        }
+        snprintf(db->data_dir, sizeof db->data_dir, "%s", t->data_dir);
+    }
     /* The conninfo (or URI) is expanded in place of dbname, and a user given after it
      * beats the one inside it; empty values leave libpq's PG* defaults. */
     const char *const keys[] = {"dbname", "user", NULL};

@@ -18,9 +18,12 @@ struct db_target {
     char state_why[256];  /* why that one: "--state-dir given", "the default …" */
     bool state_default;   /* state_dir is the default, not chosen */
     char data_dir[600];   /* state_dir/pg */
-    char socket_dir[128]; /* state_dir/run, or a mkdtemp directory recorded in
-                             state_dir/socket_dir when that is too long; "" until
-                             the cluster starts when none is recorded yet */
+    char socket_dir[128]; /* state_dir/run (a state_dir too long for a socket path
+                             is refused, DB_STATE_DIR_MAX) */
+    char server_user[64]; /* the embedded server's system user: the owner of
+                             data_dir when that is postgres or us, else postgres as
+                             root and us otherwise; libpq's requirepeer */
+    unsigned server_uid;  /* its uid */
     char reason[256];     /* why this database: "--db given", "PGHOST is set", … */
     char user[64];        /* the role db_open connects as, beating conninfo's; "" for
                              conninfo's own (serve sets DB_READER_ROLE) */
@@ -54,11 +57,23 @@ enum status db_target_resolve(const char *db_arg, const struct db_state_opts *st
  * running); stop stops it. As root the server runs as the postgres user via
  * runuser. No symbolic link in the state directory is followed and a directory or
  * log another user owns, or a socket directory looser than 0750, is refused
- * (STATUS_INVALID naming it). init and start may fill t's socket_dir and conninfo
- * (the mkdtemp fallback). STATUS_INVALID for a configured target or a default state
+ * (STATUS_INVALID naming it), and so is a state directory under a parent that a
+ * user other than root, us or the server's user may write in (sticky folders such
+ * as /tmp protect the entries others do not own). A state directory that is
+ * read-only, foreign or cannot be made sets err->os_errno (EROFS, EPERM, EACCES, or
+ * mkdir's errno); init and start refuse a state or data directory with less than
+ * DB_MIN_FREE_BYTES free (STATUS_DB, os_errno ENOSPC, naming the folder and the free
+ * bytes). STATUS_INVALID for a configured target or a default state
  * directory without a cluster while ./var/pg holds one; STATUS_DB when a PostgreSQL
  * program fails (err names it); STATUS_NOT_FOUND when the server binaries are
  * missing. */
+/* The longest state directory the embedded server's socket path fits under:
+ * sun_path holds 107 bytes and "/run/.s.PGSQL.5432" follows it. */
+#define DB_STATE_DIR_MAX 89
+/* The free space a run needs in the state and data directories: a few WAL segments
+ * (16 MiB each) and the night's rows. */
+#define DB_MIN_FREE_BYTES (64ULL << 20)
+
 enum status db_cluster_init(struct db_target *t, struct error *err) MUST_CHECK;
 enum status db_cluster_start(struct db_target *t, struct error *err) MUST_CHECK;
 enum status db_cluster_stop(const struct db_target *t, struct error *err) MUST_CHECK;
@@ -70,7 +85,11 @@ bool db_cluster_running(const struct db_target *t);
 struct db;
 
 /* Connects to t (for an embedded target the cluster must be running). STATUS_DB
- * with libpq's message when it cannot. *out is new; db_close frees it. */
+ * with libpq's message when it cannot. The embedded server is reached only through
+ * a socket directory of its user (or root) that no one else may write in, and only
+ * when the peer at the socket is that user (libpq's requirepeer): checked at every
+ * connection, so a reconnection after `db stop; db start` finds the server again
+ * and never a stranger's. *out is new; db_close frees it. */
 enum status db_open(const struct db_target *t, struct db **out,
                     struct error *err) MUST_CHECK;
 void db_close(struct db *db);

@@ -11,9 +11,18 @@
 
 struct db {
     PGconn *conn;
-    bool temp_tables;  /* the session's staging tables exist */
-    bool batch_tables; /* and those of the job batches */
+    char data_dir[600]; /* the embedded server's data directory, "" when configured:
+                           a lost connection there on a full disk is a full disk */
+    bool temp_tables;   /* the session's staging tables exist */
+    bool batch_tables;  /* and those of the job batches */
 };
+
+/* The embedded socket directory of t, checked before a connection: a directory (no
+ * link) of t's server user or root, writable by no one else. STATUS_DB naming it. */
+enum status socket_dir_check(const struct db_target *t, struct error *err);
+/* The bytes free to unprivileged users on path's file system; false when statvfs
+ * fails. */
+bool free_bytes(const char *path, unsigned long long *out);
 
 /* STATUS_DB with what and libpq's last message (first line) in err. */
 enum status db_fail(struct db *db, struct error *err, const char *what);

@@ -17,10 +17,29 @@ enum status db_fail_result(struct db *db, const PGresult *r, struct error *err,
 
     snprintf(clean, sizeof clean, "%s", msg);
     clean[strcspn(clean, "\n")] = '\0';
-    enum status rc = error_set(err, STATUS_DB, "%s: %s", what, clean);
     /* libpq's own failures carry no SQLSTATE: a lost connection is class 08. */
     if (state == NULL && PQstatus(db->conn) == CONNECTION_BAD)
         state = "08006";
+    /* A server that panicked on a full disk (its WAL cannot grow) ends the
+     * connections of the others (57P02) or drops them (08): when the embedded
+     * server's disk is nearly full, that is what ran out. */
+    if (state != NULL &&
+        (strncmp(state, "08", 2) == 0 || strncmp(state, "57P", 3) == 0) &&
+        db->data_dir[0] != '\0') {
+        char wal[sizeof db->data_dir + 8];
+        snprintf(wal, sizeof wal, "%s/pg_wal", db->data_dir);
+        const char *const dirs[] = {db->data_dir, wal};
+        for (size_t i = 0; i < 2; i++) {
+            unsigned long long avail = 0;
+            if (free_bytes(dirs[i], &avail) && avail < DB_MIN_FREE_BYTES) {
+                state = "53100";
+                log_error("%s: %llu bytes free: the server's disk is full", dirs[i],
+                          avail);
+                break;
+            }
+        }
+    }
+    enum status rc = error_set(err, STATUS_DB, "%s: %s", what, clean);
     if (first && state != NULL)
         snprintf(err->sqlstate, sizeof err->sqlstate, "%s", state);
     return rc;

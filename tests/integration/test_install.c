@@ -434,8 +434,8 @@ static void man_page_names_every_command_and_option(void **state)
     }
     assert_true(commands >= 12);
     /* Every exit status the program's usage names. */
-    static const char *const statuses[] = {"0",  "1",  "64", "65", "66",
-                                           "69", "70", "73", "74", "75"};
+    static const char *const statuses[] = {"0",  "1",  "64", "65", "66", "69",
+                                           "70", "71", "73", "74", "75"};
     for (size_t i = 0; i < sizeof statuses / sizeof statuses[0]; i++) {
         char entry[32];
         snprintf(entry, sizeof entry, ".TP\n.B %s\n", statuses[i]);

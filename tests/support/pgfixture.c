@@ -153,7 +153,6 @@ void pgfixture_stop(struct pgfixture *f)
         if (psql(f, sql) != 0)
             fprintf(stderr, "pgfixture: could not drop %s\n", f->dbname);
     } else if (!f->configured && f->state_dir[0] != '\0') {
-        /* db stop also removes a mkdtemp socket folder (a long $TMPDIR). */
         if (pgfixture_cmd(f, "--quiet db stop") != 0)
             fprintf(stderr, "pgfixture: db stop failed\n");
     }
