@@ -9,6 +9,8 @@
 #                      jobs that ended after the last run); another is walked whole.
 #   IOCONTEND_IOSTAT   FS=PATH pairs: iostat / sadf / sa files or directories of the
 #                      file system FS (a grown file loads only its new reports).
+#   IOCONTEND_JOBS     files ingest reads at a time (--jobs; default 4, so that
+#                      the unit's MemoryMax holds whatever the processor count).
 #   IOCONTEND_SWEEP    1: also analyze --sweep (default 0).
 #   IOCONTEND_REPORT_DIR  a directory: at the end, `report night` of the last 24
 #                      hours into DIR/night-YYYY-MM-DD.html (UTC; default: none).
@@ -24,6 +26,7 @@ if [ -r "$conf" ]; then
 fi
 bin=${IOCONTEND_NIGHTLY_BIN:-@BINDIR@/iocontend}
 days=${IOCONTEND_DAYS:-2}
+jobs=${IOCONTEND_JOBS:-4}
 worst=0
 
 # Keeps the status that matters most: a failure (64 and up) over a partial run (1).
@@ -45,6 +48,12 @@ run() {
 case $days in
 '' | *[!0-9]*)
     echo "iocontend-nightly: IOCONTEND_DAYS must be a number of days, got '$days'" >&2
+    exit 64
+    ;;
+esac
+case $jobs in
+'' | 0* | *[!0-9]*)
+    echo "iocontend-nightly: IOCONTEND_JOBS must be a number of threads, got '$jobs'" >&2
     exit 64
     ;;
 esac
@@ -77,7 +86,7 @@ for dir in ${IOCONTEND_DARSHAN:-}; do
     # shellcheck disable=SC2086
     set -- $paths
     unset IFS
-    run ingest darshan "$@"
+    run ingest darshan --jobs "$jobs" "$@"
 done
 
 for pair in ${IOCONTEND_IOSTAT:-}; do
@@ -88,7 +97,7 @@ for pair in ${IOCONTEND_IOSTAT:-}; do
         note 64
         continue
     fi
-    run ingest iostat --fs "$fs" "$path"
+    run ingest iostat --fs "$fs" --jobs "$jobs" "$path"
 done
 
 run analyze
