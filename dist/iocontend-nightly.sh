@@ -11,6 +11,9 @@
 #                      file system FS (a grown file loads only its new reports).
 #   IOCONTEND_JOBS     files ingest reads at a time (--jobs; default 4, so that
 #                      the unit's MemoryMax holds whatever the processor count).
+#   IOCONTEND_STEP_TIMEOUT  how long one step may take (timeout(1): 2h by default,
+#                      0 for no limit): a step over it is stopped (status 124), so
+#                      that a file that never ends costs that step, not the night.
 #   IOCONTEND_SWEEP    1: also analyze --sweep (default 0).
 #   IOCONTEND_REPORT_DIR  a directory: at the end, `report night` of the last 24
 #                      hours into DIR/night-YYYY-MM-DD.html (UTC; default: none).
@@ -27,6 +30,7 @@ fi
 bin=${IOCONTEND_NIGHTLY_BIN:-@BINDIR@/iocontend}
 days=${IOCONTEND_DAYS:-2}
 jobs=${IOCONTEND_JOBS:-4}
+step_timeout=${IOCONTEND_STEP_TIMEOUT:-2h}
 worst=0
 
 # Keeps the status that matters most: a failure (64 and up) over a partial run (1).
@@ -40,8 +44,9 @@ note() {
 
 run() {
     echo "iocontend-nightly: $*"
+    # SIGTERM at the limit (iocontend stops cleanly), SIGKILL a minute later.
     # shellcheck disable=SC2086 # the options are words
-    "$bin" ${IOCONTEND_OPTIONS:-} "$@"
+    timeout --kill-after=60 "$step_timeout" "$bin" ${IOCONTEND_OPTIONS:-} "$@"
     note $?
 }
 
@@ -54,6 +59,13 @@ esac
 case $jobs in
 '' | 0* | *[!0-9]*)
     echo "iocontend-nightly: IOCONTEND_JOBS must be a number of threads, got '$jobs'" >&2
+    exit 64
+    ;;
+esac
+case $step_timeout in
+'' | *[!0-9smhd]* | [!0-9]* | *[smhd]?*)
+    echo "iocontend-nightly: IOCONTEND_STEP_TIMEOUT must be a duration (2h, 30m), got" \
+        "'$step_timeout'" >&2
     exit 64
     ;;
 esac

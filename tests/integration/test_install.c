@@ -622,6 +622,41 @@ static void nightly_runs_every_step_and_keeps_the_first_failure(void **state)
     free(run(&rc, "rm -rf '%s'", dir));
 }
 
+/* A step that never ends (ingest blocked on a FIFO, say) is stopped at
+ * IOCONTEND_STEP_TIMEOUT and the night goes on: the next file system and analyze
+ * still run, and the run fails with timeout's 124. */
+static void nightly_stops_a_step_that_hangs_and_runs_the_next(void **state)
+{
+    char dir[512], stub[512 + 16];
+    int rc;
+
+    (void)state;
+    snprintf(dir, sizeof dir, "%s", dest("/nightly-hang"));
+    snprintf(stub, sizeof stub, "%s/stub", dir);
+    free(run(&rc, "mkdir -p '%s'", dir));
+    assert_int_equal(rc, 0);
+    static const char script[] = "#!/bin/sh\necho \"$*\" >> \"${0%/*}/calls\"\n"
+                                 "case \"$*\" in *'--fs a '*) exec sleep 60;; esac\n"
+                                 "exit 0\n";
+    assert_int_equal(testutil_write_file(stub, script, sizeof script - 1), 0);
+    assert_int_equal(chmod(stub, 0755), 0);
+    double started_s = testutil_now_s();
+    free(run(&rc,
+             "env IOCONTEND_STEP_TIMEOUT=1 IOCONTEND_NIGHTLY_BIN='%s' "
+             "IOCONTEND_NIGHTLY_CONF=/dev/null IOCONTEND_IOSTAT='a=/x b=/y' "
+             "'%s%s/libexec/iocontend/iocontend-nightly' >/dev/null 2>&1",
+             stub, fx.dest, PREFIX));
+    double took_s = testutil_now_s() - started_s;
+    print_message("a hung step: exit %d after %.1f s\n", rc, took_s);
+    assert_int_equal(rc, 124);
+    assert_true(took_s < 30.0);
+    char *calls = run(&rc, "cat '%s/calls'", dir);
+    assert_string_equal(calls, "ingest iostat --fs a --jobs 4 /x\n"
+                               "ingest iostat --fs b --jobs 4 /y\nanalyze\n");
+    free(calls);
+    free(run(&rc, "rm -rf '%s'", dir));
+}
+
 /* What iocontend-nightly.service does, over the shared throwaway cluster: the
  * installed script run as the unit's User= and Group= (the state directory handed
  * to them, as its StateDirectory= does), with only the unit's
@@ -809,6 +844,7 @@ int main(void)
         cmocka_unit_test(man_page_names_every_command_and_option),
         cmocka_unit_test(conf_page_and_example_name_every_key),
         cmocka_unit_test(nightly_runs_every_step_and_keeps_the_first_failure),
+        cmocka_unit_test(nightly_stops_a_step_that_hangs_and_runs_the_next),
         cmocka_unit_test(nightly_as_the_units_user_reads_only_with_its_grant),
         cmocka_unit_test(serve_as_the_service_user_reads_the_embedded_cluster),
         cmocka_unit_test(uninstall_takes_back_what_install_put),
