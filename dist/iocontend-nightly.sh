@@ -9,6 +9,11 @@
 #                      jobs that ended after the last run); another is walked whole.
 #   IOCONTEND_IOSTAT   FS=PATH pairs: iostat / sadf / sa files or directories of the
 #                      file system FS (a grown file loads only its new reports).
+#   IOCONTEND_JOBS     files ingest reads at a time (--jobs; default 4, so that
+#                      the unit's MemoryMax holds whatever the processor count).
+#   IOCONTEND_STEP_TIMEOUT  how long one step may take (timeout(1): 2h by default,
+#                      0 for no limit): a step over it is stopped (status 124), so
+#                      that a file that never ends costs that step, not the night.
 #   IOCONTEND_SWEEP    1: also analyze --sweep (default 0).
 #   IOCONTEND_REPORT_DIR  a directory: at the end, `report night` of the last 24
 #                      hours into DIR/night-YYYY-MM-DD.html (UTC; default: none).
@@ -24,6 +29,8 @@ if [ -r "$conf" ]; then
 fi
 bin=${IOCONTEND_NIGHTLY_BIN:-@BINDIR@/iocontend}
 days=${IOCONTEND_DAYS:-2}
+jobs=${IOCONTEND_JOBS:-4}
+step_timeout=${IOCONTEND_STEP_TIMEOUT:-2h}
 worst=0
 
 # Keeps the status that matters most: a failure (64 and up) over a partial run (1).
@@ -37,14 +44,28 @@ note() {
 
 run() {
     echo "iocontend-nightly: $*"
+    # SIGTERM at the limit (iocontend stops cleanly), SIGKILL a minute later.
     # shellcheck disable=SC2086 # the options are words
-    "$bin" ${IOCONTEND_OPTIONS:-} "$@"
+    timeout --kill-after=60 "$step_timeout" "$bin" ${IOCONTEND_OPTIONS:-} "$@"
     note $?
 }
 
 case $days in
 '' | *[!0-9]*)
     echo "iocontend-nightly: IOCONTEND_DAYS must be a number of days, got '$days'" >&2
+    exit 64
+    ;;
+esac
+case $jobs in
+'' | 0* | *[!0-9]*)
+    echo "iocontend-nightly: IOCONTEND_JOBS must be a number of threads, got '$jobs'" >&2
+    exit 64
+    ;;
+esac
+case $step_timeout in
+'' | *[!0-9smhd]* | [!0-9]* | *[smhd]?*)
+    echo "iocontend-nightly: IOCONTEND_STEP_TIMEOUT must be a duration (2h, 30m), got" \
+        "'$step_timeout'" >&2
     exit 64
     ;;
 esac
@@ -77,7 +98,7 @@ for dir in ${IOCONTEND_DARSHAN:-}; do
     # shellcheck disable=SC2086
     set -- $paths
     unset IFS
-    run ingest darshan "$@"
+    run ingest darshan --jobs "$jobs" "$@"
 done
 
 for pair in ${IOCONTEND_IOSTAT:-}; do
@@ -88,7 +109,7 @@ for pair in ${IOCONTEND_IOSTAT:-}; do
         note 64
         continue
     fi
-    run ingest iostat --fs "$fs" "$path"
+    run ingest iostat --fs "$fs" --jobs "$jobs" "$path"
 done
 
 run analyze

@@ -42,6 +42,21 @@ static struct {
     char bin[256];        /* the installed iocontend */
 } fx;
 
+/* The throwaway embedded cluster the tests that run as the units' users share (one
+ * initdb: seconds on a loaded machine), stopped by group_teardown. */
+static struct {
+    struct pgfixture db;
+    bool up;
+} cluster;
+
+/* The shared cluster, started at the first call; NULL when it cannot start. */
+static struct pgfixture *shared_cluster(void)
+{
+    if (!cluster.up && pgfixture_start(&cluster.db) == 0)
+        cluster.up = true;
+    return cluster.up ? &cluster.db : NULL;
+}
+
 /* The command's output (stdout; add 2>&1 for stderr) and exit status; fails the test
  * when it cannot run. Caller frees. */
 static char *run(int *rc, const char *fmt, ...) PRINTF_LIKE(2, 3);
@@ -120,6 +135,8 @@ static int group_teardown(void **state)
     int rc;
 
     (void)state;
+    if (cluster.up)
+        pgfixture_stop(&cluster.db);
     if (fx.dest[0] != '\0')
         free(run(&rc, "rm -rf '%s'", fx.dest));
     return 0;
@@ -299,34 +316,72 @@ static void units_pass_systemd_analyze_verify(void **state)
     free(broken);
 }
 
-/* systemd's own review of the sandbox: the unit's exposure is at most 2.0 of 10,
- * the top of what systemd-analyze calls "OK". */
-static void serve_unit_is_sandboxed(void **state)
+/* The value of key= in the installed unit (the last one given, "" when none), in
+ * static storage (until the next call). */
+static const char *unit_value(const char *unit, const char *key)
 {
+    static char value[256];
+    int rc;
+
+    char *out =
+        run(&rc, "sed -n 's/^%s=//p' '%s%s/%s' | tail -n 1", key, fx.dest, UNITDIR, unit);
+    out[strcspn(out, "\n")] = '\0';
+    snprintf(value, sizeof value, "%s", out);
+    free(out);
+    return value;
+}
+
+/* systemd's own review of the sandbox: every installed service's exposure is at
+ * most 2.0 of 10, the top of what systemd-analyze calls "OK" (the nightly unit,
+ * once root with no limits, was 4.3; the database's 7.2). */
+static void every_unit_is_sandboxed(void **state)
+{
+    static const char *const services[] = {"iocontend.service", "iocontend-db.service",
+                                           "iocontend-nightly.service"};
     int rc;
 
     (void)state;
-    char *out = run(&rc,
-                    "systemd-analyze security --offline=yes --root='%s' --threshold=20 "
-                    "'%s%s/iocontend.service' 2>&1",
-                    fx.dest, fx.dest, UNITDIR);
-    const char *overall = strstr(out, "Overall exposure level");
-    if (rc != 0 || overall == NULL)
-        print_error("systemd-analyze security exited %d:\n%s\n", rc, out);
-    assert_int_equal(rc, 0);
-    assert_non_null(overall);
-    /* --threshold is in tenths: the exit status says the same as the printed level. */
-    const char *colon = strchr(overall, ':');
-    assert_non_null(colon);
-    assert_true(strtod(colon + 1, NULL) <= 2.0);
-    free(out);
-    char *user = run(&rc,
-                     "grep -x -e 'User=iocontend' -e 'CapabilityBoundingSet=' -e "
-                     "'ProtectSystem=strict' -e 'NoNewPrivileges=yes' '%s%s/"
-                     "iocontend.service' | wc -l",
-                     fx.dest, UNITDIR);
-    assert_int_equal(atoi(user), 4);
-    free(user);
+    for (size_t i = 0; i < sizeof services / sizeof services[0]; i++) {
+        char *out = run(&rc,
+                        "systemd-analyze security --offline=yes --root='%s' "
+                        "--threshold=20 '%s%s/%s' 2>&1",
+                        fx.dest, fx.dest, UNITDIR, services[i]);
+        const char *overall = strstr(out, "Overall exposure level");
+        const char *colon = overall != NULL ? strchr(overall, ':') : NULL;
+        double level = colon != NULL ? strtod(colon + 1, NULL) : 10.0;
+        print_message("%s: exposure %.1f\n", services[i], level);
+        if (rc != 0 || colon == NULL || level > 2.0)
+            print_error("systemd-analyze security exited %d:\n%s\n", rc, out);
+        /* --threshold is in tenths: the exit status says the same as the level. */
+        assert_int_equal(rc, 0);
+        assert_non_null(colon);
+        assert_true(level <= 2.0);
+        free(out);
+        /* Nobody's root, no privilege to gain, nothing of the OS to write. */
+        assert_string_not_equal(unit_value(services[i], "User"), "");
+        assert_string_not_equal(unit_value(services[i], "User"), "root");
+        assert_string_equal(unit_value(services[i], "NoNewPrivileges"), "yes");
+        assert_string_equal(unit_value(services[i], "ProtectSystem"), "strict");
+        assert_string_equal(unit_value(services[i], "PrivateTmp"), "yes");
+    }
+    assert_string_equal(unit_value("iocontend.service", "User"), "iocontend");
+    assert_string_equal(unit_value("iocontend.service", "CapabilityBoundingSet"), "");
+    /* The night is bounded: memory (no swap to thrash in), tasks and time, so that a
+     * hostile log costs a step, and a hang one night, not the timer's next ones. */
+    static const char *const limits[] = {"MemoryMax", "MemorySwapMax", "TasksMax",
+                                         "TimeoutStartSec"};
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+        const char *v = unit_value("iocontend-nightly.service", limits[i]);
+        if (v[0] == '\0' || strcmp(v, "infinity") == 0)
+            print_error("iocontend-nightly.service: no %s\n", limits[i]);
+        assert_true(v[0] != '\0' && strcmp(v, "infinity") != 0);
+    }
+    assert_string_equal(unit_value("iocontend-nightly.service", "OOMPolicy"), "continue");
+    /* Its one privilege: reading the logs of every user, never writing them. */
+    assert_string_equal(unit_value("iocontend-nightly.service", "CapabilityBoundingSet"),
+                        "CAP_DAC_READ_SEARCH");
+    /* The embedded server needs no network at all. */
+    assert_string_equal(unit_value("iocontend-db.service", "PrivateNetwork"), "yes");
 }
 
 /* systemd-sysusers, over DESTDIR as the root, would make the user (and its group)
@@ -546,18 +601,161 @@ static void nightly_runs_every_step_and_keeps_the_first_failure(void **state)
                      "'%s/logs/'$(date +%%Y/%%-m/%%-d)",
                      dir, dir);
     snprintf(want, sizeof want,
-             "--config /c ingest darshan %s\n--config /c ingest darshan %s/flat\n"
-             "--config /c ingest iostat --fs a /x\n--config /c ingest iostat --fs b /y\n"
+             "--config /c ingest darshan --jobs 4 %s\n"
+             "--config /c ingest darshan --jobs 4 %s/flat\n"
+             "--config /c ingest iostat --fs a --jobs 4 /x\n"
+             "--config /c ingest iostat --fs b --jobs 4 /y\n"
              "--config /c analyze\n--config /c analyze --sweep\n",
              days, dir);
     assert_string_equal(calls, want);
     free(days);
     free(calls);
+    /* Threads bounded for the unit's MemoryMax: a count, or no step runs. */
+    free(
+        run(&rc,
+            "rm -f '%s/calls'; env IOCONTEND_JOBS=0 IOCONTEND_NIGHTLY_BIN='%s' "
+            "IOCONTEND_NIGHTLY_CONF=/dev/null '%s%s/libexec/iocontend/iocontend-nightly' "
+            ">/dev/null 2>&1",
+            dir, stub, fx.dest, PREFIX));
+    assert_int_equal(rc, 64);
+    assert_int_not_equal(access(dest("/nightly-test/calls"), F_OK), 0);
     free(run(&rc, "rm -rf '%s'", dir));
 }
 
-/* What iocontend.service does, over a throwaway embedded cluster made as root: the
- * installed serve, run as the system user iocontend (made from the installed
+/* A step that never ends (ingest blocked on a FIFO, say) is stopped at
+ * IOCONTEND_STEP_TIMEOUT and the night goes on: the next file system and analyze
+ * still run, and the run fails with timeout's 124. */
+static void nightly_stops_a_step_that_hangs_and_runs_the_next(void **state)
+{
+    char dir[512], stub[512 + 16];
+    int rc;
+
+    (void)state;
+    snprintf(dir, sizeof dir, "%s", dest("/nightly-hang"));
+    snprintf(stub, sizeof stub, "%s/stub", dir);
+    free(run(&rc, "mkdir -p '%s'", dir));
+    assert_int_equal(rc, 0);
+    static const char script[] = "#!/bin/sh\necho \"$*\" >> \"${0%/*}/calls\"\n"
+                                 "case \"$*\" in *'--fs a '*) exec sleep 60;; esac\n"
+                                 "exit 0\n";
+    assert_int_equal(testutil_write_file(stub, script, sizeof script - 1), 0);
+    assert_int_equal(chmod(stub, 0755), 0);
+    double started_s = testutil_now_s();
+    free(run(&rc,
+             "env IOCONTEND_STEP_TIMEOUT=1 IOCONTEND_NIGHTLY_BIN='%s' "
+             "IOCONTEND_NIGHTLY_CONF=/dev/null IOCONTEND_IOSTAT='a=/x b=/y' "
+             "'%s%s/libexec/iocontend/iocontend-nightly' >/dev/null 2>&1",
+             stub, fx.dest, PREFIX));
+    double took_s = testutil_now_s() - started_s;
+    print_message("a hung step: exit %d after %.1f s\n", rc, took_s);
+    assert_int_equal(rc, 124);
+    assert_true(took_s < 30.0);
+    char *calls = run(&rc, "cat '%s/calls'", dir);
+    assert_string_equal(calls, "ingest iostat --fs a --jobs 4 /x\n"
+                               "ingest iostat --fs b --jobs 4 /y\nanalyze\n");
+    free(calls);
+    free(run(&rc, "rm -rf '%s'", dir));
+}
+
+/* What iocontend-nightly.service does, over the shared throwaway cluster: the
+ * installed script run as the unit's User= and Group= (the state directory handed
+ * to them, as its StateDirectory= does), with only the unit's
+ * AmbientCapabilities=, over Darshan logs of another user (mode 0400, as darshan
+ * writes them) and iostat text. Without the capability the logs are missing (66);
+ * with it they load and analyze runs, without root. */
+static void nightly_as_the_units_user_reads_only_with_its_grant(void **state)
+{
+    char dir[512], user[64], group[64], cap[64], conf[600];
+    int rc;
+
+    (void)state;
+    const char *configured = getenv("IOCONTEND_DB");
+    if (geteuid() != 0 || (configured != NULL && configured[0] != '\0'))
+        skip(); /* needs root (to become the unit's user), and the embedded cluster */
+    snprintf(user, sizeof user, "%s", unit_value("iocontend-nightly.service", "User"));
+    snprintf(group, sizeof group, "%s", unit_value("iocontend-nightly.service", "Group"));
+    const char *ambient = unit_value("iocontend-nightly.service", "AmbientCapabilities");
+    /* setpriv names a capability without CAP_, in lower case. */
+    assert_true(strncmp(ambient, "CAP_", 4) == 0 && strchr(ambient, ' ') == NULL);
+    snprintf(cap, sizeof cap, "%s", ambient + 4);
+    assert_string_not_equal(user, "");
+    assert_string_not_equal(user, "root");
+    assert_string_not_equal(group, "");
+    for (char *p = cap; *p != '\0'; p++)
+        *p = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+    char *who = run(&rc,
+                    "getent group '%s' >/dev/null || systemd-sysusers "
+                    "'%s%s/lib/sysusers.d/iocontend.conf' 2>&1",
+                    group, fx.dest, PREFIX);
+    assert_int_equal(rc, 0);
+    free(who);
+
+    snprintf(dir, sizeof dir, "%s", dest("/nightly-user"));
+    char *out = run(&rc,
+                    "mkdir -p '%s' && '%s-gen' --out '%s/sample' --days 1 "
+                    "--jobs-per-group 1 --darshan-format binary --seed 29 >/dev/null "
+                    "2>&1 && rm -r '%s/sample/darshan/npb' '%s/sample/darshan/npc' && "
+                    "chown -R nobody '%s/sample/darshan' && find "
+                    "'%s/sample/darshan' -type f -exec chmod 0400 {} + && chmod 0644 "
+                    "'%s/sample/iocontend.conf' 2>&1",
+                    dir, fx.bin, dir, dir, dir, dir, dir, dir);
+    assert_int_equal(rc, 0);
+    free(out);
+    snprintf(conf, sizeof conf, "%s/nightly.conf", dir);
+    char text[2048];
+    int n = snprintf(text, sizeof text,
+                     "IOCONTEND_DARSHAN=\"%s/sample/darshan\"\n"
+                     "IOCONTEND_IOSTAT=\"scratch1=%s/sample/iostat/scratch1\"\n"
+                     "IOCONTEND_OPTIONS=\"--config %s/sample/iocontend.conf\"\n",
+                     dir, dir, dir);
+    assert_true(n > 0 && (size_t)n < sizeof text);
+    assert_int_equal(testutil_write_file(conf, text, (size_t)n), 0);
+
+    double started_s = testutil_now_s();
+    const struct pgfixture *db = shared_cluster();
+    assert_non_null(db);
+    /* StateDirectory=: the state directory becomes the unit's user's and group's. */
+    out = run(&rc, "chown -R '%s:%s' '%s' 2>&1", user, group, db->state_dir);
+    assert_int_equal(rc, 0);
+    free(out);
+    int status[2];
+    for (int grant = 0; grant <= 1; grant++) {
+        char caps[128];
+        snprintf(caps, sizeof caps, grant ? "-all,+%s" : "-all", cap);
+        char *log = run(&status[grant],
+                        "setpriv --reuid='%s' --regid='%s' --clear-groups --no-new-privs "
+                        "--bounding-set=%s --inh-caps=%s %s%s env -i PATH=/usr/bin:/bin "
+                        "IOCONTEND_STATE_DIR='%s' IOCONTEND_NIGHTLY_CONF='%s' "
+                        "IOCONTEND_NIGHTLY_BIN='%s' '%s%s/libexec/iocontend/"
+                        "iocontend-nightly' 2>&1",
+                        user, group, caps, caps, grant ? "--ambient-caps=" : "",
+                        grant ? caps : "", db->state_dir, conf, fx.bin, fx.dest, PREFIX);
+        print_message("as %s:%s with capabilities %s: exit %d\n", user, group, caps,
+                      status[grant]);
+        bool denied = strstr(log, "Permission denied") != NULL;
+        if (denied != !grant || status[grant] != (grant ? 1 : 66))
+            print_error("%s\n", log);
+        assert_true(denied == !grant);
+        free(log);
+    }
+    char *jobs = pgfixture_query(db, "SELECT count(*) FROM jobs", NULL);
+    char *samples = pgfixture_query(db, "SELECT count(*) > 0 FROM samples", NULL);
+    print_message("nightly as %s, twice: %.1f s\n", user, testutil_now_s() - started_s);
+    free(run(&rc, "rm -rf '%s'", dir));
+    /* 66: the logs are missing to it; 1: loaded, the groups below d_min. */
+    assert_int_equal(status[0], 66);
+    assert_int_equal(status[1], 1);
+    assert_non_null(jobs);
+    assert_string_equal(jobs, "1");
+    assert_non_null(samples);
+    assert_string_equal(samples, "t");
+    free(jobs);
+    free(samples);
+}
+
+/* What iocontend.service does, over the throwaway embedded cluster made as root
+ * (and handed to the units' user and group by the nightly's test): the installed
+ * serve, run as the system user iocontend (made from the installed
  * sysusers.d file when missing, as make install does), reaches the socket directory
  * through the group iocontend and is let in by peer authentication as the read-only
  * role: health says the database is reachable and the groups answer. */
@@ -578,7 +776,9 @@ static void serve_as_the_service_user_reads_the_embedded_cluster(void **state)
                     fx.dest, PREFIX);
     assert_int_equal(rc, 0);
     free(who);
-    assert_int_equal(pgfixture_start(&db), 0);
+    const struct pgfixture *shared = shared_cluster();
+    assert_non_null(shared);
+    db = *shared;
     assert_int_equal(pgfixture_cmd(&db, "--quiet db migrate"), 0);
     snprintf(wrapper, sizeof wrapper, "%s", dest("/as-iocontend"));
     char text[1024];
@@ -605,7 +805,6 @@ static void serve_as_the_service_user_reads_the_embedded_cluster(void **state)
     char *list = NULL;
     int got = http_get(SERVER_HOST, srv.port, "/api/v1/groups", NULL, &groups, &list);
     server_stop(&srv);
-    pgfixture_stop(&db);
     unlink(wrapper);
     assert_int_equal(status, 200);
     assert_non_null(strstr(body, "\"database\":\"reachable\""));
@@ -639,12 +838,14 @@ int main(void)
         cmocka_unit_test(installed_binary_answers_help_and_version),
         cmocka_unit_test(installed_serve_finds_the_installed_page),
         cmocka_unit_test(units_pass_systemd_analyze_verify),
-        cmocka_unit_test(serve_unit_is_sandboxed),
+        cmocka_unit_test(every_unit_is_sandboxed),
         cmocka_unit_test(sysusers_makes_the_service_user),
         cmocka_unit_test(man_pages_render_without_warnings),
         cmocka_unit_test(man_page_names_every_command_and_option),
         cmocka_unit_test(conf_page_and_example_name_every_key),
         cmocka_unit_test(nightly_runs_every_step_and_keeps_the_first_failure),
+        cmocka_unit_test(nightly_stops_a_step_that_hangs_and_runs_the_next),
+        cmocka_unit_test(nightly_as_the_units_user_reads_only_with_its_grant),
         cmocka_unit_test(serve_as_the_service_user_reads_the_embedded_cluster),
         cmocka_unit_test(uninstall_takes_back_what_install_put),
     };
