@@ -102,7 +102,9 @@ static void run_job(struct compute_job *job)
 {
     const double deadline = job->srv->s->limits.deadline_s;
 
-    job->run(job);
+    /* One stopped while it waited (at shutdown) is not started. */
+    if (!atomic_load(&job->cancel))
+        job->run(job);
     /* Done before a stop was asked: the answer stands, and no stop can come now. A
      * stop asked just as the computation finished leaves a complete answer too. */
     int running = JOB_RUNNING;

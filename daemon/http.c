@@ -72,6 +72,7 @@ static const struct {
     {"/metrics", ROUTE_METRICS},
     {"/", ROUTE_STATIC},
     {"/index.html", ROUTE_STATIC},
+    {"/iocontend-page.js", ROUTE_STATIC}, /* the page's script, beside "/" */
     {"/web/{path}", ROUTE_STATIC},
     {"/lib/{path}", ROUTE_LIB},
 };
@@ -120,7 +121,9 @@ static enum route route_of(const char *url, char id[17], const char **group,
         if (brace == NULL) {
             if (strcmp(url, path) != 0)
                 continue;
-            *rel = r == ROUTE_STATIC ? "index.html" : NULL;
+            *rel = r != ROUTE_STATIC        ? NULL
+                   : strcmp(path, "/") == 0 ? "index.html"
+                                            : path + 1;
             return r;
         }
         size_t prefix = (size_t)(brace - path);

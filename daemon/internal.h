@@ -88,8 +88,14 @@ struct compute_job {
     struct assoc_opts opts; /* opts.space and opts.cancel point into this job */
     double x_value;         /* /predict: where */
     double from_s, to_s;    /* /slowdowns: the period, NAN when open */
-    size_t limit;       /* /slowdowns: jobs listed of each kind; /points: most shown */
-    unsigned long seed; /* /points: the sample's */
+    size_t limit;           /* /slowdowns: jobs listed of each kind; /points: most shown;
+                               /jobs: the page's rows; /coverage: points (0: none) */
+    char cursor[80];        /* /jobs: where the page starts, "" for the first */
+    bool csv;               /* /jobs: CSV rather than JSON */
+    bool scope_given;       /* /jobs: scope was asked (else none) */
+    char fs[80];            /* /coverage: the fs parameter as given, "" when absent */
+    char fs_scope[80];      /* /coverage: its scope ("fs:NAME", "all") */
+    unsigned long seed;     /* /points: the sample's */
     /* When not "": the answer is kept in the cache under this key at version (read
      * before it was computed) once the pool has answered (http.c). */
     char cache_key[400];
