@@ -298,9 +298,10 @@ static const char *check_head(const char *buf, size_t len, unsigned *code, bool 
         if (colon == NULL || colon == line)
             return "a header line has no field name and colon";
         for (const char *p = line; p < colon; p++) {
-            if (!tchar((unsigned char)*p))
+            if (!tchar((unsigned char)*p)) {
                 return "a header field name holds a space or a separator (nothing "
                        "may come between the name and its colon)";
+            }
         }
         const size_t name_len = (size_t)(colon - line);
         const char *value = colon + 1;
@@ -536,7 +537,7 @@ struct gate *gate_start(int listen_fd, const struct gate_opts *o, struct error *
     g->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
     g->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     g->groups = calloc(2 * (size_t)o->max_connections, sizeof *g->groups);
-    g->pending = calloc(o->max_connections, sizeof *g->pending);
+    g->pending = calloc(o->max_connections, sizeof(struct pending *));
     pthread_mutex_init(&g->lock, NULL);
     struct epoll_event lev = {.events = EPOLLIN, .data.ptr = &g->listen_fd};
     struct epoll_event sev = {.events = EPOLLIN, .data.ptr = &g->stop_fd};

@@ -34,8 +34,10 @@
  * takes no more than it has threads (else 503 busy, Retry-After); a watcher thread
  * sets a job's cancel flag at its deadline and when its client's socket closes
  * (libmicrohttpd does not watch a suspended connection), and stats/'s loops stop
- * on it. Connections are bounded overall and per client address, and closed when
- * idle, so that one address cannot hold every connection. */
+ * on it; /jobs and /coverage go there too. Connections are accepted by the gate
+ * (gate.c), which bounds them overall and per client address and hands a
+ * connection to libmicrohttpd only once its request's headers are in, so that
+ * no slow client holds a worker's slot; /health goes to a daemon of its own. */
 
 /* One database connection of the pool. */
 struct db_slot {

@@ -215,9 +215,10 @@ static void jobs_run(struct compute_job *job)
     /* An unknown group is a mistake in the query, not an empty answer. */
     if (group != NULL)
         rc = db_group_get(db, group, &g, &err);
-    if (rc == STATUS_OK)
+    if (rc == STATUS_OK) {
         rc = db_jobs_page(db, job->cursor[0] != '\0' ? job->cursor : NULL, job->from_s,
                           job->to_s, group, job->limit, &rows, &n, next, &err);
+    }
     if (rc == STATUS_NOT_FOUND && group != NULL) {
         db_release(srv, db, rc);
         answer_error(req, STATUS_INVALID, "group", "no group %s", group);

@@ -271,8 +271,8 @@ struct slot {
 
 /* The attack's process: ATTACK_PER connections from each of 127.0.0.2 ...
  * 127.0.0.(1 + ATTACK_ADDRESSES), each sending its request line and then one header
- * line every ATTACK_LINE_S (never the empty line), reopened 0.2 s after the server
- * closed it, for ATTACK_S. */
+ * line every ATTACK_LINE_S (never the empty line), reopened ATTACK_LINE_S after the
+ * server closed it, for ATTACK_S. */
 static void attack(int out)
 {
     static struct slot slots[ATTACK_ADDRESSES * ATTACK_PER];
@@ -337,7 +337,7 @@ static void attack(int out)
             }
             close(s->fd);
             s->fd = -1;
-            s->next_s = t + 0.2;
+            s->next_s = t + ATTACK_LINE_S;
         }
     }
     (void)!write(out, &r, sizeof r);
