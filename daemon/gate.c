@@ -54,6 +54,8 @@ struct gate {
     struct pending **pending;
     size_t n_pending;
     int listen_fd, epoll_fd, stop_fd;
+    int spare_fd;    /* /dev/null, given up to accept when out of descriptors */
+    double warned_s; /* when running out of them was last logged */
     pthread_t thread;
     char buf[GATE_HEADERS_MAX + 1]; /* the gate thread's peek buffer */
 };
@@ -445,11 +447,29 @@ static void accept_all(struct gate *g)
         struct sockaddr_storage addr;
         socklen_t addr_len = sizeof addr;
         int fd = accept(g->listen_fd, (struct sockaddr *)&addr, &addr_len);
-        if (fd < 0) {
-            if (errno == EMFILE || errno == ENFILE)
-                log_warn("http: cannot accept: %s", strerror(errno));
-            return; /* EAGAIN: none left; others: the next event tries again */
+        if (fd < 0 && (errno == EMFILE || errno == ENFILE) && g->spare_fd >= 0) {
+            /* Out of descriptors: the waiting connection would keep the listener
+             * readable and this thread spinning. The spare one makes room to take
+             * it and close it at once; it is opened again for the next time. */
+            const double now = monotonic_s();
+            if (now - g->warned_s >= 10) {
+                log_warn("http: cannot accept: %s (max_connections above ulimit -n?)",
+                         strerror(errno));
+                g->warned_s = now;
+            }
+            close(g->spare_fd);
+            g->spare_fd = -1;
+            fd = accept(g->listen_fd, (struct sockaddr *)&addr, &addr_len);
+            if (fd >= 0)
+                refuse(fd, 503, "Service Unavailable", "busy",
+                       "the server has as many connections as it can open");
+            g->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+            if (fd < 0)
+                return; /* none was waiting */
+            continue;
         }
+        if (fd < 0)
+            return; /* EAGAIN: none left; others: the next event tries again */
         if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0 ||
             fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
             close(fd);
@@ -536,6 +556,7 @@ struct gate *gate_start(int listen_fd, const struct gate_opts *o, struct error *
     g->listen_fd = listen_fd;
     g->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
     g->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    g->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     g->groups = calloc(2 * (size_t)o->max_connections, sizeof *g->groups);
     g->pending = calloc(o->max_connections, sizeof(struct pending *));
     pthread_mutex_init(&g->lock, NULL);
@@ -575,6 +596,8 @@ void gate_free(struct gate *g)
         close(g->epoll_fd);
     if (g->stop_fd >= 0)
         close(g->stop_fd);
+    if (g->spare_fd >= 0)
+        close(g->spare_fd);
     pthread_mutex_destroy(&g->lock);
     free(g->groups);
     free(g->pending);

@@ -707,6 +707,7 @@ enum status serve_run(const struct serve_settings *s, struct error *err)
     gate_stop(srv.gate);
     atomic_store(&srv.stopping, true);
     compute_pool_stop(srv.compute);
+    db_pool_cancel(&srv); /* what the workers run: they take no new connection */
     MHD_stop_daemon(health);
     MHD_stop_daemon(daemon); /* waits for the requests in progress */
     pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
