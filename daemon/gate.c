@@ -460,9 +460,10 @@ static void accept_all(struct gate *g)
             close(g->spare_fd);
             g->spare_fd = -1;
             fd = accept(g->listen_fd, (struct sockaddr *)&addr, &addr_len);
-            if (fd >= 0)
+            if (fd >= 0) {
                 refuse(fd, 503, "Service Unavailable", "busy",
                        "the server has as many connections as it can open");
+            }
             g->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
             if (fd < 0)
                 return; /* none was waiting */
