@@ -429,6 +429,7 @@ static enum status set_serve_limit(struct app_config *cfg, const char *key,
         {"max_connections_per_address", 1, SERVE_CONNECTIONS_MAX,
          &l->max_connections_per_address, NULL, NULL},
         {"idle_timeout_s", 1, 86400, &l->idle_timeout_s, NULL, NULL},
+        {"header_timeout_s", 0.001, 86400, NULL, NULL, &l->header_timeout_s},
         {"cache_bytes", 0, SERVE_CACHE_BYTES_MAX, NULL, &l->cache_bytes, NULL}};
     char what[64];
     double v = 0;
@@ -498,7 +499,8 @@ static enum status set_serve(struct app_config *cfg, const char *key, const char
                     "[serve] %.40s: unknown key; expected listen, token, admin_token, "
                     "cors_origin, db_user, threads, compute_threads, deadline_s, "
                     "max_free_permutations, max_connections, "
-                    "max_connections_per_address, idle_timeout_s or cache_bytes",
+                    "max_connections_per_address, idle_timeout_s, header_timeout_s or "
+                    "cache_bytes",
                     key);
 }
 
@@ -1107,7 +1109,8 @@ void app_config_print(const struct app_config *cfg, FILE *fp)
             l->max_free_permutations, l->max_connections);
     fprintf(fp, "max_connections_per_address = %u\nidle_timeout_s = %u\n",
             l->max_connections_per_address, l->idle_timeout_s);
-    fprintf(fp, "cache_bytes = %zu\n", l->cache_bytes);
+    fprintf(fp, "header_timeout_s = %.17g\ncache_bytes = %zu\n", l->header_timeout_s,
+            l->cache_bytes);
     fprintf(fp, "\n[filesystems]\n");
     for (size_t i = 0; i < cfg->fs_map.n; i++)
         print_key(fp, cfg->fs_map.entries[i].prefix, cfg->fs_map.entries[i].fs_name);

@@ -102,7 +102,9 @@ static void run_job(struct compute_job *job)
 {
     const double deadline = job->srv->s->limits.deadline_s;
 
-    job->run(job);
+    /* One stopped while it waited (at shutdown) is not started. */
+    if (!atomic_load(&job->cancel))
+        job->run(job);
     /* Done before a stop was asked: the answer stands, and no stop can come now. A
      * stop asked just as the computation finished leaves a complete answer too. */
     int running = JOB_RUNNING;
@@ -238,9 +240,24 @@ void compute_pool_stop(struct compute_pool *p)
     }
     pthread_cond_broadcast(&p->work);
     pthread_cond_broadcast(&p->watch);
-    /* The threads run what was queued (cancelled at once) and resume it. */
-    while (p->started > 0 && p->jobs != NULL && any_job(p))
-        pthread_cond_wait(&p->done, &p->lock);
+    /* The threads run what was queued (cancelled at once) and resume it. A query
+     * does not look at the cancel flag: the running ones are cancelled in the
+     * database (PQcancel), again at each period, since a computation may start its
+     * next one meanwhile. */
+    while (p->started > 0 && p->jobs != NULL && any_job(p)) {
+        for (unsigned i = 0; i < p->n; i++) {
+            if (p->jobs[i] != NULL && p->jobs[i]->started)
+                db_pool_cancel(p->jobs[i]->srv);
+        }
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += WATCH_PERIOD_NS;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&p->done, &p->lock, &until);
+    }
     pthread_mutex_unlock(&p->lock);
     for (unsigned i = 0; i < p->started; i++)
         pthread_join(p->threads[i], NULL);

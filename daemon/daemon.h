@@ -22,17 +22,23 @@ struct serve_limits {
     size_t max_free_permutations; /* max_free_permutations: permutations or resamples
                                      above it need the admin token (999) */
     unsigned max_connections;     /* max_connections: open at once, all clients (512) */
-    unsigned max_connections_per_address; /* max_connections_per_address (64) */
+    unsigned max_connections_per_address; /* max_connections_per_address: per IPv4
+                                             address or IPv6 /64 (32); the last
+                                             max_connections / 8 go only to addresses
+                                             that have none */
     unsigned idle_timeout_s; /* idle_timeout_s: a connection silent this long is
                                 closed (30) */
     size_t cache_bytes;      /* cache_bytes: stored answers kept in memory, bytes
                                 (64 MiB) */
+    double header_timeout_s; /* header_timeout_s: from the accept to the end of a
+                                request's headers, in all (10); past it 408 */
 };
 
 #define SERVE_THREADS_MAX     256
 #define SERVE_COMPUTE_MAX     64
 #define SERVE_DEADLINE_MAX_S  86400.0
 #define SERVE_CONNECTIONS_MAX 65536u
+#define SERVE_RESERVE_DIVISOR 8 /* 1/8 of max_connections kept for new addresses */
 #define SERVE_CACHE_BYTES_MAX (64.0 * 1024 * 1024 * 1024)
 
 /* The defaults above. */

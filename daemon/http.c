@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -15,6 +16,15 @@
 /* Retry-After of a 503 busy, in seconds: about what a computation of the default
  * size takes. */
 #define RETRY_AFTER_S "5"
+
+/* The page's: its scripts, styles and Vega's library come from this server, its
+ * requests go to this server's API, nothing may frame it (it holds a token). Vega
+ * compiles its expressions with Function (unsafe-eval); the page's styles are inline
+ * and Vega sets style attributes (unsafe-inline for styles only). */
+#define PAGE_CSP                                                                         \
+    "default-src 'none'; script-src 'self' 'unsafe-eval'; style-src 'self' "             \
+    "'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self'; "       \
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 /* What the client sees when even the error body cannot be built. Not const:
  * libmicrohttpd takes a void *, and it only reads the bytes. */
@@ -62,6 +72,7 @@ static const struct {
     {"/metrics", ROUTE_METRICS},
     {"/", ROUTE_STATIC},
     {"/index.html", ROUTE_STATIC},
+    {"/iocontend-page.js", ROUTE_STATIC}, /* the page's script, beside "/" */
     {"/web/{path}", ROUTE_STATIC},
     {"/lib/{path}", ROUTE_LIB},
 };
@@ -110,7 +121,9 @@ static enum route route_of(const char *url, char id[17], const char **group,
         if (brace == NULL) {
             if (strcmp(url, path) != 0)
                 continue;
-            *rel = r == ROUTE_STATIC ? "index.html" : NULL;
+            *rel = r != ROUTE_STATIC        ? NULL
+                   : strcmp(path, "/") == 0 ? "index.html"
+                                            : path + 1;
             return r;
         }
         size_t prefix = (size_t)(brace - path);
@@ -250,6 +263,14 @@ static enum MHD_Result send_answer(const struct server *srv, struct MHD_Connecti
     if (!req->no_body)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
     MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+    MHD_add_response_header(resp, "Content-Security-Policy",
+                            req->route != NULL && strcmp(req->route, "page") == 0
+                                ? PAGE_CSP
+                                : "default-src 'none'; frame-ancestors 'none'");
+    /* One request per connection: the next one passes the gate again (gate.c), which
+     * alone checks a request's framing and its headers' deadline. */
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     /* API answers change with every ingest: a cached one may be kept if asked
      * again with its ETag. */
     if (!file) {
@@ -318,7 +339,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         req->file_fd = -1;
         req->started_s = monotonic_s(); /* a computation's deadline counts from here */
         *con_cls = req;
-        return MHD_YES;
+        /* Answered now, with the headers: no route takes a body, so none is waited
+         * for (a POST declaring 10 MB and sending nothing gets its 405 at once). */
     }
     if (req->queued) {
         *upload_data_size = 0; /* the answer is out; the rest of a body is dropped */
@@ -338,6 +360,25 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (req->job != NULL) /* suspended until the compute pool answers */
         return MHD_YES;
     return send_answer(srv, conn, method, url, req);
+}
+
+/* libmicrohttpd's connections count against the gate's limits while they live. */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    struct server *srv = cls;
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = info != NULL ? info->client_addr : NULL;
+
+    metrics_connection(NULL, conn, socket_context, toe);
+    if (srv->gate == NULL)
+        return;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        gate_connection_started(srv->gate, sa);
+    } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        gate_connection_closed(srv->gate, sa);
+    }
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
@@ -430,7 +471,8 @@ static enum status open_listener(const char *host, int port, int *fd_out, int *f
         }
         /* A restart must not wait for the last run's TIME_WAIT connections. */
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, SOMAXCONN) == 0) {
+        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, SOMAXCONN) == 0 &&
+            fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) == 0) { /* the gate's */
             *family = ai->ai_family;
             break;
         }
@@ -490,8 +532,9 @@ struct serve_limits serve_limits_default(void)
                                  .deadline_s = 30,
                                  .max_free_permutations = 999,
                                  .max_connections = 512,
-                                 .max_connections_per_address = 64,
+                                 .max_connections_per_address = 32,
                                  .idle_timeout_s = 30,
+                                 .header_timeout_s = 10,
                                  .cache_bytes = (size_t)64 << 20};
 }
 
@@ -541,11 +584,13 @@ enum status serve_run(const struct serve_settings *s, struct error *err)
     char host[256], bound[NI_MAXHOST], address[NI_MAXHOST + 16];
     int port = 0, bound_port = 0, fd = -1, family = AF_INET, sig = 0;
     sigset_t stop_signals, old_mask;
-    struct MHD_Daemon *daemon = NULL;
+    struct MHD_Daemon *daemon = NULL, *health = NULL;
     enum status rc;
 
     srv.s = s;
     srv.compute = NULL;
+    srv.gate = NULL;
+    atomic_store(&srv.stopping, false);
     metrics_started();
     atomic_store(&srv.schema_version, -1);
     srv.schema_read_s = 0;
@@ -553,10 +598,12 @@ enum status serve_run(const struct serve_settings *s, struct error *err)
     if (rc != STATUS_OK)
         return rc;
     if (lim->threads == 0 || lim->compute_threads == 0 || !(lim->deadline_s > 0) ||
-        lim->max_connections_per_address == 0 || lim->idle_timeout_s == 0) {
+        lim->max_connections_per_address == 0 || lim->idle_timeout_s == 0 ||
+        !(lim->header_timeout_s > 0)) {
         return error_set(err, STATUS_INVALID,
                          "serve: threads, compute_threads, deadline_s, "
-                         "max_connections_per_address and idle_timeout_s must be > 0");
+                         "max_connections_per_address, idle_timeout_s and "
+                         "header_timeout_s must be > 0");
     }
     serve_web_dir_find(srv.web_dir);
     /* One connection for each HTTP worker and each computing thread: no route waits
@@ -587,25 +634,56 @@ enum status serve_run(const struct serve_settings *s, struct error *err)
                        lim->compute_threads);
         goto out;
     }
-    /* libmicrohttpd shares the connection limit among its workers: each needs one. */
+    /* libmicrohttpd shares the connection limit among its workers: each needs one.
+     * The gate enforces the limits (gate.c); libmicrohttpd's own are a backstop
+     * above them, since a connection handed on is counted by both for a moment.
+     * Neither daemon listens: the gate hands them the connections it checked. */
     const unsigned max_connections =
         lim->max_connections > lim->threads ? lim->max_connections : lim->threads;
+    const unsigned mhd_flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO |
+                               MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET |
+                               MHD_USE_ITC | (family == AF_INET6 ? MHD_USE_IPv6 : 0);
     daemon = MHD_start_daemon(
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG |
-            MHD_ALLOW_SUSPEND_RESUME | (family == AF_INET6 ? MHD_USE_IPv6 : 0),
-        0, NULL, NULL, on_request, &srv, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
-        MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_NOTIFY_COMPLETED, on_completed, &srv,
-        MHD_OPTION_NOTIFY_CONNECTION, metrics_connection, NULL,
+        mhd_flags | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL, on_request, &srv,
+        MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL, MHD_OPTION_NOTIFY_COMPLETED,
+        on_completed, &srv, MHD_OPTION_NOTIFY_CONNECTION, on_connection, &srv,
         MHD_OPTION_THREAD_POOL_SIZE, lim->threads, MHD_OPTION_CONNECTION_LIMIT,
-        max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-        lim->max_connections_per_address, MHD_OPTION_CONNECTION_TIMEOUT,
-        lim->idle_timeout_s, MHD_OPTION_END);
-    if (daemon == NULL) {
-        close(fd); /* libmicrohttpd closes it only once it started */
+        max_connections + lim->threads, MHD_OPTION_CONNECTION_TIMEOUT,
+        lim->idle_timeout_s, MHD_OPTION_STRICT_FOR_CLIENT, 1, MHD_OPTION_END);
+    /* /health on a thread of its own: never queued behind a worker's slow work. */
+    health = daemon == NULL
+                 ? NULL
+                 : MHD_start_daemon(mhd_flags, 0, NULL, NULL, on_request, &srv,
+                                    MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
+                                    MHD_OPTION_NOTIFY_COMPLETED, on_completed, &srv,
+                                    MHD_OPTION_NOTIFY_CONNECTION, on_connection, &srv,
+                                    MHD_OPTION_CONNECTION_LIMIT, max_connections,
+                                    MHD_OPTION_CONNECTION_TIMEOUT, lim->idle_timeout_s,
+                                    MHD_OPTION_STRICT_FOR_CLIENT, 1, MHD_OPTION_END);
+    const struct gate_opts gopts = {.max_connections = max_connections,
+                                    .max_connections_per_address =
+                                        lim->max_connections_per_address,
+                                    .reserve = max_connections / SERVE_RESERVE_DIVISOR,
+                                    .header_timeout_s = lim->header_timeout_s,
+                                    .main = daemon,
+                                    .health = health};
+    if (health != NULL)
+        srv.gate = gate_start(fd, &gopts, err);
+    if (srv.gate == NULL) {
+        close(fd); /* the gate closes it only once it started */
         compute_pool_stop(srv.compute);
+        if (health != NULL)
+            MHD_stop_daemon(health);
+        if (daemon != NULL)
+            MHD_stop_daemon(daemon);
+        daemon = NULL;
         pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
-        rc = error_set(err, STATUS_INTERNAL, "cannot start the HTTP server on %s:%d",
-                       bound, bound_port);
+        if (health != NULL) { /* else err says it already */
+            rc = STATUS_INTERNAL;
+        } else {
+            rc = error_set(err, STATUS_INTERNAL, "cannot start the HTTP server on %s:%d",
+                           bound, bound_port);
+        }
         goto out;
     }
     snprintf(address, sizeof address, family == AF_INET6 ? "[%s]:%d" : "%s:%d", bound,
@@ -624,12 +702,19 @@ enum status serve_run(const struct serve_settings *s, struct error *err)
             continue;
         log_info("received %s, stopping", sig == SIGINT ? "SIGINT" : "SIGTERM");
     }
-    /* Computations first: libmicrohttpd must find no connection suspended. */
+    /* No new connection; then the computations, their queries cancelled:
+     * libmicrohttpd must find no connection suspended. */
+    gate_stop(srv.gate);
+    atomic_store(&srv.stopping, true);
     compute_pool_stop(srv.compute);
+    db_pool_cancel(&srv); /* what the workers run: they take no new connection */
+    MHD_stop_daemon(health);
     MHD_stop_daemon(daemon); /* waits for the requests in progress */
     pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     log_info("HTTP server stopped");
 out:
+    gate_free(srv.gate);
+    srv.gate = NULL;
     cache_stop(&srv);
     compute_pool_free(srv.compute);
     srv.compute = NULL;

@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #define JSON_CONTENT_TYPE "application/json; charset=utf-8"
@@ -33,14 +34,17 @@
  * takes no more than it has threads (else 503 busy, Retry-After); a watcher thread
  * sets a job's cancel flag at its deadline and when its client's socket closes
  * (libmicrohttpd does not watch a suspended connection), and stats/'s loops stop
- * on it. Connections are bounded overall and per client address, and closed when
- * idle, so that one address cannot hold every connection. */
+ * on it; /jobs and /coverage go there too. Connections are accepted by the gate
+ * (gate.c), which bounds them overall and per client address and hands a
+ * connection to libmicrohttpd only once its request's headers are in, so that
+ * no slow client holds a worker's slot; /health goes to a daemon of its own. */
 
 /* One database connection of the pool. */
 struct db_slot {
     struct db *db; /* NULL until first used, and after it was lost */
     bool busy;     /* lent to a route */
     bool opened;   /* was open once: a new connection is then a reconnection */
+    bool limited;  /* its statement_timeout is set (db_statement_timeout_set) */
 };
 
 struct compute_pool;
@@ -61,6 +65,8 @@ struct server {
     char web_dir[PATH_MAX];       /* the page's folder, "" when none was found */
     struct compute_pool *compute; /* the computed answers' threads */
     struct answer_cache *cache;   /* stored answers and the health snapshot */
+    struct gate *gate;            /* accepts and checks every connection */
+    atomic_bool stopping;         /* SIGTERM came: running queries are cancelled */
 };
 
 /* An answer computed on request (an association, /predict, /slowdowns), as the
@@ -84,8 +90,14 @@ struct compute_job {
     struct assoc_opts opts; /* opts.space and opts.cancel point into this job */
     double x_value;         /* /predict: where */
     double from_s, to_s;    /* /slowdowns: the period, NAN when open */
-    size_t limit;       /* /slowdowns: jobs listed of each kind; /points: most shown */
-    unsigned long seed; /* /points: the sample's */
+    size_t limit;           /* /slowdowns: jobs listed of each kind; /points: most shown;
+                               /jobs: the page's rows; /coverage: points (0: none) */
+    char cursor[80];        /* /jobs: where the page starts, "" for the first */
+    bool csv;               /* /jobs: CSV rather than JSON */
+    bool scope_given;       /* /jobs: scope was asked (else none) */
+    char fs[80];            /* /coverage: the fs parameter as given, "" when absent */
+    char fs_scope[80];      /* /coverage: its scope ("fs:NAME", "all") */
+    unsigned long seed;     /* /points: the sample's */
     /* When not "": the answer is kept in the cache under this key at version (read
      * before it was computed) once the pool has answered (http.c). */
     char cache_key[400];
@@ -160,6 +172,8 @@ void db_pool_close(struct server *srv);
  * when it was lost (waits while all are lent); NULL (err says why) when the
  * database is unreachable. */
 struct db *db_acquire(struct server *srv, struct error *err);
+/* Cancels the query each lent connection runs (PQcancel): on stop. */
+void db_pool_cancel(struct server *srv);
 /* Gives db back; after STATUS_DB it may be dead, so it is dropped and the next
  * borrower reconnects rather than failing forever on a broken socket. */
 void db_release(struct server *srv, struct db *db, enum status rc);
@@ -227,6 +241,52 @@ bool cache_health(struct server *srv, struct db_health *out, double *age_s);
  * DB_METRICS_SCHEMA). */
 bool cache_metrics(struct server *srv, struct db_metrics *out);
 
+/* ---- the connection gate (gate.c) -------------------------------------------------- */
+
+/* What a request's head may hold (README "The HTTP API": limits): more is 431. */
+#define GATE_HEADERS_MAX       16384 /* bytes of the request line and headers */
+#define GATE_HEADERS_COUNT_MAX 64    /* header fields */
+#define GATE_QUERY_PARAMS_MAX  64    /* query parameters */
+
+/* Sent with every answer, the gate's included: no framing of the page (it holds a
+ * token), no guessing of types. The page's own CSP is PAGE_CSP (http.c). */
+#define SECURITY_HEADERS_RAW                                                             \
+    "X-Content-Type-Options: nosniff\r\nX-Frame-Options: DENY\r\n"                       \
+    "Content-Security-Policy: default-src 'none'; frame-ancestors 'none'\r\n"
+
+struct gate_opts {
+    unsigned max_connections;             /* open at once, all addresses */
+    unsigned max_connections_per_address; /* per IPv4 address or IPv6 /64 */
+    unsigned reserve;          /* the last ones only for addresses that have none */
+    double header_timeout_s;   /* from the accept to the end of the headers, in all */
+    struct MHD_Daemon *main;   /* where a checked request goes */
+    struct MHD_Daemon *health; /* where GET /api/v1/health goes (NULL: main) */
+};
+
+enum gate_verdict { GATE_WAIT, GATE_REFUSE, GATE_PASS };
+
+struct gate;
+
+/* Accepts on listen_fd (non-blocking; taken: gate_stop closes it) on a thread of its
+ * own; NULL (err says why, listen_fd not taken) when it cannot start. */
+struct gate *gate_start(int listen_fd, const struct gate_opts *o, struct error *err);
+/* Stops accepting and closes the connections still waiting for their headers. */
+void gate_stop(struct gate *g);
+/* After gate_stop and MHD_stop_daemon; NULL is fine. */
+void gate_free(struct gate *g);
+/* libmicrohttpd's MHD_CONNECTION_NOTIFY_STARTED and _CLOSED: its connections count
+ * against the limits too. */
+bool gate_connection_started(struct gate *g, const struct sockaddr *sa);
+void gate_connection_closed(struct gate *g, const struct sockaddr *sa);
+/* The key connections are counted under: an IPv4 address (as ::ffff:a.b.c.d), an
+ * IPv6 address's /64. */
+void gate_address_key(const struct sockaddr *sa, unsigned char key[16]);
+/* The first len bytes a client sent: GATE_WAIT while the headers are not all in and
+ * nothing is wrong yet, GATE_REFUSE with the status (400, 431) and why, GATE_PASS
+ * with *health when it asks for /api/v1/health. */
+enum gate_verdict gate_check(const char *buf, size_t len, unsigned *code,
+                             const char **why, bool *health);
+
 /* ---- Prometheus metrics (metrics.c) ------------------------------------------------ */
 
 /* What the compute pool counts. */
@@ -250,6 +310,8 @@ void metrics_request_done(const char *route, unsigned code, double seconds);
 void metrics_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
                         enum MHD_ConnectionNotificationCode toe);
 void metrics_compute(enum metrics_compute what);
+/* A connection the gate answered itself with code (400, 408, 431, 503). */
+void metrics_gate(unsigned code);
 /* GET /metrics: the text exposition (README "Metrics"). */
 void route_metrics(struct server *srv, struct request *req);
 

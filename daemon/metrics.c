@@ -41,6 +41,7 @@ static struct {
     atomic_ullong routes_overflow; /* requests of a route past ROUTES_MAX */
     atomic_llong connections_open;
     atomic_ullong connections;
+    atomic_ullong refused; /* answered by the gate (400, 408, 431, 503) */
     atomic_ullong compute[METRICS_COMPUTE_COUNT];
     atomic_llong start_s; /* epoch seconds when serve started, 0 before */
 } m;
@@ -113,6 +114,12 @@ void metrics_connection(void *cls, struct MHD_Connection *conn, void **socket_co
     } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
         atomic_fetch_sub_explicit(&m.connections_open, 1, memory_order_relaxed);
     }
+}
+
+void metrics_gate(unsigned code)
+{
+    (void)code;
+    atomic_fetch_add_explicit(&m.refused, 1, memory_order_relaxed);
 }
 
 void metrics_compute(enum metrics_compute what)
@@ -246,6 +253,10 @@ static void put_http(FILE *f)
            (double)atomic_load_explicit(&m.connections_open, memory_order_relaxed));
     single(f, "iocontend_http_connections_total", "counter", "HTTP connections accepted.",
            load_u(&m.connections));
+    single(f, "iocontend_http_connections_refused_total", "counter",
+           "HTTP connections answered before their request reached a route: too many "
+           "from one address, headers too slow, too large or malformed.",
+           load_u(&m.refused));
 }
 
 static void put_compute(FILE *f, const struct server *srv)

@@ -41,21 +41,59 @@ static struct db_slot *free_slot(struct server *srv)
     return closed;
 }
 
+void db_pool_cancel(struct server *srv)
+{
+    pthread_mutex_lock(&srv->db_lock);
+    for (size_t i = 0; i < srv->n_slots; i++) {
+        if (srv->slots[i].busy && srv->slots[i].db != NULL)
+            db_cancel(srv->slots[i].db);
+    }
+    pthread_mutex_unlock(&srv->db_lock);
+}
+
+/* Every query of the server's is bounded by its deadline: the database stops one
+ * that outlives it, whatever the route does with the rows. */
+static enum status limit_statements(struct server *srv, struct db *db, struct error *err)
+{
+    const double ms = srv->s->limits.deadline_s * 1000.0;
+
+    return db_statement_timeout_set(db, ms < 1 ? 1 : (unsigned long)ms, err);
+}
+
 struct db *db_acquire(struct server *srv, struct error *err)
 {
     struct db_slot *slot;
 
+    if (atomic_load(&srv->stopping)) {
+        error_set(err, STATUS_DB, "the server is stopping");
+        return NULL;
+    }
     pthread_mutex_lock(&srv->db_lock);
     while ((slot = free_slot(srv)) == NULL)
         pthread_cond_wait(&srv->db_free, &srv->db_lock);
     slot->busy = true;
     pthread_mutex_unlock(&srv->db_lock);
+    if (slot->db != NULL && !slot->limited) {
+        if (limit_statements(srv, slot->db, err) != STATUS_OK) {
+            db_release(srv, slot->db, STATUS_DB);
+            return NULL;
+        }
+        slot->limited = true;
+    }
     if (slot->db != NULL)
         return slot->db;
     /* Outside the lock: while the database is down, a connection attempt must not
      * hold up the routes that have a connection. */
     enum status rc = srv->target_ok ? db_open(&srv->target, &slot->db, err)
                                     : error_set(err, STATUS_DB, "no database target");
+    if (rc == STATUS_OK) {
+        rc = limit_statements(srv, slot->db, err);
+        slot->limited = rc == STATUS_OK;
+        if (rc != STATUS_OK) {
+            db_close(slot->db);
+            slot->db = NULL;
+        }
+    }
     if (rc == STATUS_OK) {
         if (slot->opened) {
             log_info("database connection re-established");

@@ -191,19 +191,81 @@ static enum status jobs_metrics(struct server *srv, struct db *db, struct reques
     return rc;
 }
 
-void route_jobs(struct server *srv, struct MHD_Connection *conn, struct request *req)
+/* /jobs on a thread of the compute pool: a page of 1000 jobs with their metrics
+ * takes a while, and must hold up no HTTP worker (nor /health). */
+static void jobs_run(struct compute_job *job)
 {
-    const char *limit_s = query(conn, "limit"), *cursor = query(conn, "cursor");
-    const char *group = query(conn, "group"), *scope = query(conn, "scope");
-    double from_s = NAN, to_s = NAN, granularity_s = 0;
-    size_t limit = JOBS_LIMIT_DEFAULT, n = 0;
+    struct server *srv = job->srv;
+    struct request *req = job->req;
+    const char *group = job->group_id[0] != '\0' ? job->group_id : NULL;
+    const char *scope = job->scope_given ? job->scope : NULL;
+    size_t n = 0;
     struct db_job_row *rows = NULL;
     struct db_group g;
     char next[80] = "";
     struct error err = {0};
     enum status rc = STATUS_OK;
-    bool csv = false;
     json_t *doc = NULL;
+
+    struct db *db = db_acquire(srv, &err);
+    if (db == NULL) {
+        answer_failure(req, STATUS_DB, &err, "jobs", NULL);
+        return;
+    }
+    /* An unknown group is a mistake in the query, not an empty answer. */
+    if (group != NULL)
+        rc = db_group_get(db, group, &g, &err);
+    if (rc == STATUS_OK) {
+        rc = db_jobs_page(db, job->cursor[0] != '\0' ? job->cursor : NULL, job->from_s,
+                          job->to_s, group, job->limit, &rows, &n, next, &err);
+    }
+    if (rc == STATUS_NOT_FOUND && group != NULL) {
+        db_release(srv, db, rc);
+        answer_error(req, STATUS_INVALID, "group", "no group %s", group);
+        goto out;
+    }
+    if (rc != STATUS_OK) {
+        db_release(srv, db, rc);
+        answer_failure(req, rc, &err, "jobs", "cursor");
+        goto out;
+    }
+    rc = jobs_metrics(srv, db, req, rows, n, job->granularity_s, scope, job->csv, &doc,
+                      &err);
+    db_release(srv, db, rc);
+    /* Without samples the jobs are still listed, with the metrics of their logs,
+     * unless the query asked for a granularity, a scope or CSV. */
+    if (rc == STATUS_NOT_FOUND && !job->csv && !job->granularity_given && scope == NULL) {
+        error_clear(&err);
+        doc = json_pack("{s:n, s:n, s:[]}", "granularity_s", "scope", "jobs");
+        rc = doc != NULL ? STATUS_OK : error_set(&err, STATUS_NOMEM, "jobs page");
+    }
+    if (rc != STATUS_OK) {
+        answer_failure(req, rc, &err, "jobs", "granularity");
+        goto out;
+    }
+    snprintf(req->next_cursor, sizeof req->next_cursor, "%s", next);
+    if (job->csv)
+        goto out;
+    doc = jobs_with_metrics(rows, n, doc);
+    if (doc != NULL &&
+        json_object_set_new(doc, "next_cursor",
+                            next[0] != '\0' ? json_string(next) : json_null()) != 0) {
+        json_decref(doc);
+        doc = NULL;
+    }
+    answer_json_take(req, 200, doc);
+out:
+    free(rows);
+}
+
+void route_jobs(struct server *srv, struct MHD_Connection *conn, struct request *req)
+{
+    const char *limit_s = query(conn, "limit"), *cursor = query(conn, "cursor");
+    const char *group = query(conn, "group"), *scope = query(conn, "scope");
+    double from_s = NAN, to_s = NAN, granularity_s = 0;
+    size_t limit = JOBS_LIMIT_DEFAULT;
+    struct error err = {0};
+    bool csv = false;
 
     if (limit_s != NULL) {
         size_t len = strlen(limit_s);
@@ -215,7 +277,7 @@ void route_jobs(struct server *srv, struct MHD_Connection *conn, struct request 
         }
         limit = (size_t)strtol(limit_s, NULL, 10);
     }
-    if (cursor != NULL && strlen(cursor) >= sizeof next) {
+    if (cursor != NULL && strlen(cursor) >= sizeof((struct compute_job *)NULL)->cursor) {
         answer_error(req, STATUS_INVALID, "cursor",
                      "cursor is not one this server gave out");
         return;
@@ -232,53 +294,19 @@ void route_jobs(struct server *srv, struct MHD_Connection *conn, struct request 
         answer_failure(req, STATUS_INVALID, &err, "jobs", "scope");
         return;
     }
-    struct db *db = db_acquire(srv, &err);
-    if (db == NULL) {
-        answer_failure(req, STATUS_DB, &err, "jobs", NULL);
+    struct compute_job *job = compute_job_new(req, scope != NULL ? scope : "all", "jobs");
+    if (job == NULL)
         return;
-    }
-    /* An unknown group is a mistake in the query, not an empty answer. */
-    if (group != NULL)
-        rc = db_group_get(db, group, &g, &err);
-    if (rc == STATUS_OK)
-        rc = db_jobs_page(db, cursor, from_s, to_s, group, limit, &rows, &n, next, &err);
-    if (rc == STATUS_NOT_FOUND && group != NULL) {
-        db_release(srv, db, rc);
-        answer_error(req, STATUS_INVALID, "group", "no group %s", group);
-        goto out;
-    }
-    if (rc != STATUS_OK) {
-        db_release(srv, db, rc);
-        answer_failure(req, rc, &err, "jobs", "cursor");
-        goto out;
-    }
-    rc = jobs_metrics(srv, db, req, rows, n, granularity_s, scope, csv, &doc, &err);
-    db_release(srv, db, rc);
-    /* Without samples the jobs are still listed, with the metrics of their logs,
-     * unless the query asked for a granularity, a scope or CSV. */
-    if (rc == STATUS_NOT_FOUND && !csv && query(conn, "granularity") == NULL &&
-        scope == NULL) {
-        error_clear(&err);
-        doc = json_pack("{s:n, s:n, s:[]}", "granularity_s", "scope", "jobs");
-        rc = doc != NULL ? STATUS_OK : error_set(&err, STATUS_NOMEM, "jobs page");
-    }
-    if (rc != STATUS_OK) {
-        answer_failure(req, rc, &err, "jobs", "granularity");
-        goto out;
-    }
-    snprintf(req->next_cursor, sizeof req->next_cursor, "%s", next);
-    if (csv)
-        goto out;
-    doc = jobs_with_metrics(rows, n, doc);
-    if (doc != NULL &&
-        json_object_set_new(doc, "next_cursor",
-                            next[0] != '\0' ? json_string(next) : json_null()) != 0) {
-        json_decref(doc);
-        doc = NULL;
-    }
-    answer_json_take(req, 200, doc);
-out:
-    free(rows);
+    snprintf(job->group_id, sizeof job->group_id, "%s", group != NULL ? group : "");
+    snprintf(job->cursor, sizeof job->cursor, "%s", cursor != NULL ? cursor : "");
+    job->scope_given = scope != NULL;
+    job->from_s = from_s;
+    job->to_s = to_s;
+    job->limit = limit;
+    job->csv = csv;
+    job->granularity_s = granularity_s;
+    job->granularity_given = query(conn, "granularity") != NULL;
+    compute_job_submit(srv, conn, req, job, jobs_run);
 }
 
 /* The index of pair (y, x) in analysis/sweep.c's order; sweep_pair_count() for a pair
@@ -838,38 +866,20 @@ void route_table(struct server *srv, struct MHD_Connection *conn, struct request
  * (fs=NAME), all together (fs=all) or every one (no fs), with D_i / max D and
  * S_i / max S over the intervals that overlap [from, to); with points=N, instead of
  * those, their min and max in N buckets of the range, whatever its length. */
-void route_coverage(struct server *srv, struct MHD_Connection *conn, struct request *req)
+/* /coverage on a thread of the compute pool: a long range read or bucketed in the
+ * database takes a while (14 M intervals took 40 s on a worker). */
+static void coverage_run(struct compute_job *job)
 {
-    const char *fs = query(conn, "fs");
-    double from_s = NAN, to_s = NAN;
-    unsigned long points = 0;
+    struct server *srv = job->srv;
+    struct request *req = job->req;
+    const char *fs = job->fs[0] != '\0' ? job->fs : NULL;
+    const double from_s = job->from_s, to_s = job->to_s;
+    const unsigned long points = job->limit;
     struct db_coverage *list = NULL;
     size_t n = 0;
     struct error err = {0};
-    char scope[80] = "";
-
-    if (!query_range(conn, req, &from_s, &to_s) ||
-        !query_integer(conn, req, "points", 1, COVERAGE_BUCKETS_MAX, &points))
-        return;
-    if (fs != NULL) {
-        int len =
-            snprintf(scope, sizeof scope, strcmp(fs, "all") == 0 ? "%s" : "fs:%s", fs);
-        if (len < 0 || (size_t)len >= sizeof scope) {
-            answer_error(req, STATUS_INVALID, "fs", "no file system %.64s", fs);
-            return;
-        }
-    }
-    /* The key holds the query as given: equal ranges written otherwise are kept
-     * twice, within the cap. */
-    const long long version = cache_version(srv);
-    const char *from = query(conn, "from"), *to = query(conn, "to");
-    char key[340];
-    int key_len = snprintf(key, sizeof key, "coverage|%s|%s|%s|%lu", fs != NULL ? fs : "",
-                           from != NULL ? from : "", to != NULL ? to : "", points);
-    const bool keyed = key_len > 0 && (size_t)key_len < sizeof key;
-    if (keyed && cache_serve(srv, conn, req, key, version))
-        return;
     struct db *db = db_acquire(srv, &err);
+
     if (db == NULL) {
         answer_failure(req, STATUS_DB, &err, "coverage", NULL);
         return;
@@ -894,9 +904,13 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
      * database buckets them: n rows per scope, whatever the range. */
     for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
         bool truncated = false;
-        if (fs != NULL && strcmp(list[i].scope, scope) != 0)
+        if (fs != NULL && strcmp(list[i].scope, job->fs_scope) != 0)
             continue;
         found = true;
+        if (atomic_load(&job->cancel)) {
+            rc = error_set(&err, STATUS_CANCELLED, "coverage stopped");
+            break;
+        }
         if (points > 0) {
             rc = analysis_coverage_buckets(db, &list[i], from_s, to_s, points, &bk[i],
                                            &err);
@@ -928,10 +942,7 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
         goto out;
     }
     const struct coverage_answer answer = {from_s, to_s, list, series, bk, served, n};
-    json_t *doc = analysis_coverage_json(&answer);
-    answer_json_take(req, 200, doc);
-    if (keyed)
-        cache_keep(srv, conn, req, key, version);
+    answer_json_take(req, 200, analysis_coverage_json(&answer));
 out:
     for (size_t i = 0; series != NULL && i < n; i++)
         db_coverage_series_clear(&series[i]);
@@ -941,4 +952,52 @@ out:
     free(bk);
     free(served);
     free(list);
+}
+
+/* The coverage of METHOD.md §7 (Fig. 13) as `analyze` stored it: per file system
+ * (fs=NAME), all together (fs=all) or every one (no fs), with D_i / max D and
+ * S_i / max S over the intervals that overlap [from, to); with points=N, instead of
+ * those, their min and max in N buckets of the range, whatever its length. Served
+ * from the cache, else read on the compute pool. */
+void route_coverage(struct server *srv, struct MHD_Connection *conn, struct request *req)
+{
+    const char *fs = query(conn, "fs");
+    double from_s = NAN, to_s = NAN;
+    unsigned long points = 0;
+    char scope[80] = "";
+
+    if (!query_range(conn, req, &from_s, &to_s) ||
+        !query_integer(conn, req, "points", 1, COVERAGE_BUCKETS_MAX, &points))
+        return;
+    if (fs != NULL) {
+        int len =
+            snprintf(scope, sizeof scope, strcmp(fs, "all") == 0 ? "%s" : "fs:%s", fs);
+        if (len < 0 || (size_t)len >= sizeof scope) {
+            answer_error(req, STATUS_INVALID, "fs", "no file system %.64s", fs);
+            return;
+        }
+    }
+    struct compute_job *job = compute_job_new(req, "all", "coverage");
+    if (job == NULL)
+        return;
+    snprintf(job->fs, sizeof job->fs, "%s", fs != NULL ? fs : "");
+    snprintf(job->fs_scope, sizeof job->fs_scope, "%s", scope);
+    job->from_s = from_s;
+    job->to_s = to_s;
+    job->limit = points;
+    /* The key holds the query as given: equal ranges written otherwise are kept
+     * twice, within the cap. The pool's answer is kept under it (http.c). */
+    job->version = cache_version(srv);
+    const char *from = query(conn, "from"), *to = query(conn, "to");
+    int key_len = snprintf(job->cache_key, sizeof job->cache_key, "coverage|%s|%s|%s|%lu",
+                           fs != NULL ? fs : "", from != NULL ? from : "",
+                           to != NULL ? to : "", points);
+    if (key_len < 0 || (size_t)key_len >= sizeof job->cache_key)
+        job->cache_key[0] = '\0'; /* not kept */
+    if (job->cache_key[0] != '\0' &&
+        cache_serve(srv, conn, req, job->cache_key, job->version)) {
+        free(job);
+        return;
+    }
+    compute_job_submit(srv, conn, req, job, coverage_run);
 }

@@ -47,6 +47,29 @@ enum status db_open(const struct db_target *t, struct db **out, struct error *er
     return STATUS_OK;
 }
 
+enum status db_statement_timeout_set(struct db *db, unsigned long ms, struct error *err)
+{
+    char sql[64];
+
+    snprintf(sql, sizeof sql, "SET statement_timeout = %lu", ms);
+    return exec_cmd(db, sql, err);
+}
+
+void db_cancel(struct db *db)
+{
+    char msg[256];
+
+    if (db == NULL)
+        return;
+    /* PQcancel is safe while another thread runs a query on the connection; the
+     * cancel object is a copy of its key, read here. */
+    PGcancel *c = PQgetCancel(db->conn);
+    if (c == NULL)
+        return;
+    (void)PQcancel(c, msg, sizeof msg);
+    PQfreeCancel(c);
+}
+
 void db_close(struct db *db)
 {
     if (db == NULL)

@@ -93,6 +93,13 @@ struct db;
 enum status db_open(const struct db_target *t, struct db **out,
                     struct error *err) MUST_CHECK;
 void db_close(struct db *db);
+/* SET statement_timeout: a statement running longer than ms is cancelled by the
+ * server (SQLSTATE 57014, STATUS_DB). */
+enum status db_statement_timeout_set(struct db *db, unsigned long ms,
+                                     struct error *err) MUST_CHECK;
+/* Asks the server to cancel the query db runs now, from any thread; nothing when it
+ * runs none. */
+void db_cancel(struct db *db);
 
 /* What db_connect does before it returns the connection. */
 enum db_connect_flags {

@@ -456,12 +456,17 @@ static void an_address_at_its_limit_leaves_others_served(void **state)
         assert_true(raw_send(slow[i], "GET /api/v1/health HTTP/1.1\r\nHost: x\r\n"));
     }
     sleep_s(0.3);
-    /* One more from that address is turned away: closed without an answer. */
+    /* One more from that address is turned away at once: 503 busy, Retry-After. */
     int fd = raw_get("127.0.0.1", "/api/v1/health", false);
     if (fd >= 0) {
+        char word[32];
         long n = raw_read(fd, answer, sizeof answer, 5);
         close(fd);
-        assert_true(n < 0 || answer_status(answer) == 0);
+        assert_true(n > 0);
+        assert_int_equal(answer_status(answer), 503);
+        assert_non_null(strstr(answer, "Retry-After: 5\r\n"));
+        error_word(answer, word, sizeof word);
+        assert_string_equal(word, "busy");
     }
     /* Another address is served at once. */
     fd = raw_get("127.0.0.2", "/api/v1/health", false);

@@ -35,8 +35,7 @@ int sample_load(const struct pgfixture *db, const char *dir)
     return sample_load_analyze(db, dir, "--permutations 0");
 }
 
-int sample_load_analyze(const struct pgfixture *db, const char *dir,
-                        const char *analyze_args)
+int sample_ingest(const struct pgfixture *db, const char *dir)
 {
     char conf[1024], iostat[1024];
     const struct dirent *e;
@@ -61,8 +60,18 @@ int sample_load_analyze(const struct pgfixture *db, const char *dir,
                            conf, e->d_name, iostat, e->d_name);
     }
     closedir(d);
-    if (rc != 0)
+    return rc != 0 ? -1 : 0;
+}
+
+int sample_load_analyze(const struct pgfixture *db, const char *dir,
+                        const char *analyze_args)
+{
+    char conf[1024];
+    int rc;
+
+    if (sample_ingest(db, dir) != 0)
         return -1;
+    sample_conf(dir, conf, sizeof conf);
     /* Its per-group lines (stderr) go to the test's log; exit 1 only says that jobs
      * were excluded, which the generator plants (a hole in the samples). */
     char args[2200];

@@ -23,6 +23,10 @@ void sample_conf(const char *dir, char *out, size_t size);
 int sample_load_analyze(const struct pgfixture *db, const char *dir,
                         const char *analyze_args);
 
+/* The ingests of sample_load_analyze alone: jobs and samples, nothing analysed.
+ * 0 when every ingest loaded everything; -1 otherwise. */
+int sample_ingest(const struct pgfixture *db, const char *dir);
+
 /* sample_load_analyze with "--permutations 0": every result but the significance,
  * whose 999 permutations cost about 6 s per pair at 420 jobs; a test that needs a
  * stored significance runs analyze for it. */
