@@ -2,10 +2,12 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 static const char columns_help[] =
@@ -316,6 +318,20 @@ static void write_records(FILE *fp, const struct data_job *job)
     stdout_record(fp, job);
 }
 
+enum status data_darshan_date(const struct data_job *job, const char *path,
+                              struct error *err)
+{
+    long long start_s, end_s;
+
+    data_job_epoch(job, &start_s, &end_s, NULL, NULL);
+    if ((time_t)end_s <= time(NULL))
+        return STATUS_OK;
+    const struct timespec at[2] = {{.tv_sec = (time_t)end_s}, {.tv_sec = (time_t)end_s}};
+    if (utimensat(AT_FDCWD, path, at, 0) != 0)
+        return error_set(err, STATUS_NOT_FOUND, "%s: %s", path, strerror(errno));
+    return STATUS_OK;
+}
+
 static enum status write_job(const struct data_params *p, const struct data_job *job,
                              struct error *err)
 {
@@ -332,7 +348,7 @@ static enum status write_job(const struct data_params *p, const struct data_job 
     bad = ferror(fp);
     if (fclose(fp) != 0 || bad != 0)
         return error_set(err, STATUS_NOT_FOUND, "%s: write failed", path);
-    return STATUS_OK;
+    return data_darshan_date(job, path, err);
 }
 
 enum status data_darshan_write(const struct data_params *p, const struct data_job *jobs,

@@ -630,7 +630,7 @@ static enum status write_log(struct regions *g, const struct data_params *p,
     int bad = ferror(fp);
     if (fclose(fp) != 0 || bad != 0 || wrote != sizeof header + at)
         return error_set(err, STATUS_NOT_FOUND, "%s: write failed", path);
-    return STATUS_OK;
+    return data_darshan_date(job, path, err);
 }
 
 enum status data_darshan_bin_write(const struct data_params *p,

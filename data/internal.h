@@ -192,6 +192,11 @@ size_t data_count_mpiio(const struct data_job *job);
  * the nanoseconds past them (either ns pointer may be NULL). */
 void data_job_epoch(const struct data_job *job, long long *start_s, long long *end_s,
                     long long *start_ns, long long *end_ns);
+/* A log is written when its job ends: one whose job ends after now (a series of more
+ * days than have passed since DATA_EPOCH_START) gets that end as its mtime, or ingest
+ * would quarantine it as a job dated after its file. */
+enum status data_darshan_date(const struct data_job *job, const char *path,
+                              struct error *err);
 /* DIR/darshan/<group>/<user>_<exe>_id<jobid><suffix> into buf. */
 void data_darshan_path(const struct data_params *p, const struct data_job *job,
                        const char *suffix, char *buf, size_t size);
