@@ -781,7 +781,9 @@ enum status dbin_read(const char *path, const unsigned char *data, size_t len,
                       bool show_incomplete, const struct dbin_sink *sink,
                       struct error *err)
 {
-    return dbin_read_max(path, data, len, show_incomplete, 0, 0, sink, err);
+    /* The dump tools and the fuzzers: each region keeps its own bounds, the log as a
+     * whole none, as darshan-parser has none (a 100 MB DXT trace dumps). */
+    return dbin_read_max(path, data, len, show_incomplete, SIZE_MAX, SIZE_MAX, sink, err);
 }
 
 enum status dbin_read_max(const char *path, const unsigned char *data, size_t len,

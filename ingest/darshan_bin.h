@@ -22,7 +22,8 @@ enum status dbin_read(const char *path, const unsigned char *data, size_t len,
  * of [ingest] max_file_bytes, INGEST_DEFAULT_MAX_FILE_BYTES) and its name records to
  * max_names (0: INGEST_DEFAULT_MAX_JOB_RECORDS): a log that needs more is
  * STATUS_PARSE saying "needs more than max_bytes bytes inflated" or "expected at most
- * max_names name records". dbin_read is this with 0, 0. */
+ * max_names name records". dbin_read is this with no bound for the whole log (the
+ * dump tools and the fuzzers), each region still held to its own. */
 enum status dbin_read_max(const char *path, const unsigned char *data, size_t len,
                           bool show_incomplete, size_t max_bytes, size_t max_names,
                           const struct dbin_sink *sink, struct error *err) MUST_CHECK;
