@@ -1778,35 +1778,40 @@ static void format_distance(int64_t d, char *buf, size_t size)
     }
 }
 
-/* The clues beside the stamps that a run of them [lo, hi] agrees with: the file was
- * last written at or after its last report (within the day aside_reason allows), and
- * the banner's date falls within it (a day each side: the banner is a local date). */
-static int clues_for(const struct parser *p, int64_t lo, int64_t hi)
+/* Whether the file was last written when a run of its stamps ending at hi ended
+ * (within the day aside_reason allows): the system clock that wrote the file, which
+ * NTP keeps, outweighs any count of stamps printed before NTP set it. */
+static bool mtime_agrees(const struct parser *p, int64_t hi)
 {
-    int n = 0;
+    return p->mtime_s != INT64_MAX && p->mtime_s >= hi - DAY_S &&
+           p->mtime_s <= hi + DAY_S;
+}
 
-    if (p->mtime_s != INT64_MAX && p->mtime_s >= hi - DAY_S && p->mtime_s <= hi + DAY_S)
-        n++;
-    if (p->banner_day_s != INT64_MIN && p->banner_day_s >= lo - DAY_S &&
-        p->banner_day_s <= hi + DAY_S)
-        n++;
-    return n;
+/* Whether the banner's date falls within a run [lo, hi] (a day each side: the banner
+ * is a local date). After a reset the banner carries the reset's date too, so it only
+ * breaks ties. */
+static bool banner_agrees(const struct parser *p, int64_t lo, int64_t hi)
+{
+    return p->banner_day_s != INT64_MIN && p->banner_day_s >= lo - DAY_S &&
+           p->banner_day_s <= hi + DAY_S;
 }
 
 /* A clock reset before NTP (a CMOS battery: 01/01/00) or a jump stamps a few reports
  * years away from the others. Placing them in file order would make the first report
  * the reference and set aside everything after it; instead the file's own stamps
  * vote. Sorted, they fall into runs split wherever two consecutive ones are more
- * than a day apart (the distance place_one already refuses between neighbours); the
- * run holding the most reports is the file's clock, a tie going to the run the
- * file's mtime and its banner's date agree with, then to the earlier. Every report
+ * than a day apart (the distance place_one already refuses between neighbours). The
+ * file's clock is the run its mtime agrees with (20 hours on a reset clock before 4
+ * on NTP: the 4 are the day; a growing file read when 3 reset reports led 2 good
+ * ones), else the run holding the most reports; a tie goes to the run the banner's
+ * date agrees with, then to the earlier. Every report
  * of the other runs is set aside with its line and its distance from the kept run's
  * median stamp. A continuation keeps the clock its earlier parse accepted. */
 static enum status set_aside_minority(struct parser *p)
 {
     struct clock_vote *v = malloc((p->n_reports + 1) * sizeof *v);
     size_t n = 0, best_lo = 0, best_hi = 0;
-    int best_clues = -1;
+    bool best_mtime = false, best_banner = false, have_best = false;
 
     if (v == NULL)
         return error_set(p->err, STATUS_NOMEM, "stamps of %s", p->path);
@@ -1820,13 +1825,23 @@ static enum status set_aside_minority(struct parser *p)
     for (size_t lo = 0, hi; lo < n; lo = hi) {
         for (hi = lo + 1; hi < n && v[hi].t - v[hi - 1].t <= DAY_S; hi++)
             ;
-        int clues = clues_for(p, v[lo].t, v[hi - 1].t);
+        const bool mtime = mtime_agrees(p, v[hi - 1].t);
+        const bool banner = banner_agrees(p, v[lo].t, v[hi - 1].t);
+        const size_t size = hi - lo, best_size = best_hi - best_lo;
+        bool better;
 
-        if (hi - lo > best_hi - best_lo ||
-            (hi - lo == best_hi - best_lo && clues > best_clues)) {
+        if (!have_best || mtime != best_mtime)
+            better = !have_best || mtime;
+        else if (size != best_size)
+            better = size > best_size;
+        else
+            better = banner && !best_banner;
+        if (better) {
             best_lo = lo;
             best_hi = hi;
-            best_clues = clues;
+            best_mtime = mtime;
+            best_banner = banner;
+            have_best = true;
         }
     }
     if (best_hi - best_lo < n) {

@@ -969,6 +969,32 @@ static void a_tie_goes_to_the_banner_and_the_mtime(void **state)
     }
 }
 
+/* Five reports on a reset clock, then two after NTP set it (a growing file read
+ * early, or a day mostly before NTP): the file's mtime, written by the clock NTP
+ * keeps, outweighs the count; with no mtime known the count decides. */
+static void the_mtime_outweighs_the_count(void **state)
+{
+    static const char text[] = SHORT_REPORT("01/01/00 00:00:01", "1")
+        SHORT_REPORT("01/01/00 00:00:02", "2") SHORT_REPORT("01/01/00 00:00:03", "3")
+            SHORT_REPORT("01/01/00 00:00:04", "4") SHORT_REPORT("01/01/00 00:00:05", "5")
+                SHORT_REPORT("11/22/26 12:59:04", "6")
+                    SHORT_REPORT("11/22/26 12:59:05", "7");
+    struct iostat_data *d;
+
+    (void)state;
+    d = parse_ok(text, RUN1_FIRST_S + 60);
+    assert_int_equal(d->n_reports_aside, 5);
+    assert_int_equal(d->n, 2);
+    assert_int_equal(d->samples[0].stamp_s, RUN1_FIRST_S);
+    assert_rel(d->samples[1].w_bps, 7 * 1024.0, 0.0);
+    iostat_data_free(d);
+    /* the file's first report (since boot) is not a sample: 4 of the 5 */
+    d = parse_ok(text, INT64_MAX);
+    assert_int_equal(d->n_reports_aside, 2);
+    assert_int_equal(d->n, 4);
+    iostat_data_free(d);
+}
+
 static void report_far_from_its_place_is_set_aside(void **state)
 {
     struct iostat_data *d;
@@ -1559,6 +1585,7 @@ int main(void)
         cmocka_unit_test(clock_reset_at_a_files_start_is_the_minority),
         cmocka_unit_test(sadf_clock_reset_is_the_minority),
         cmocka_unit_test(a_tie_goes_to_the_banner_and_the_mtime),
+        cmocka_unit_test(the_mtime_outweighs_the_count),
         cmocka_unit_test(report_before_2000_is_set_aside),
         cmocka_unit_test(report_a_day_after_the_mtime_is_set_aside),
         cmocka_unit_test(report_with_a_negative_rate_is_set_aside),
