@@ -239,6 +239,8 @@ enum status db_streams_load(struct db *db, const char *fs, double offset_s,
         "SELECT fs, server, device, stamp_s, interval_s, r_bps, w_bps, ro_ps, "
         "wo_ps, ops_total_ps, aqu_sz, util_pct, r_await_ms, w_await_ms, await_ms "
         "FROM samples WHERE ($1::text IS NULL OR fs = $1) "
+        "AND stamp_s >= COALESCE((SELECT min(start_time) FROM jobs) - 86400, stamp_s) "
+        "AND stamp_s <= COALESCE((SELECT max(end_time) FROM jobs) + 86400, stamp_s) "
         "ORDER BY fs, server, device, stamp_s",
         1, vals, &r, err);
     if (rc != STATUS_OK)

@@ -137,23 +137,24 @@ static void reset_the_clock(void)
     free(text);
 }
 
-/* A new server of scratch1, s1-ds09, with TWIN_FILE's reports 3 days earlier
- * (11/17/26 for 11/20/26): all its samples three days from every job. */
-static void write_far_server(char *path, size_t size)
+/* A new server of scratch1, host (9 characters, "(s1-dsNN)"), with TWIN_FILE's
+ * reports dated date (8 characters) for 11/20/26, in FX.DIR/sub. */
+static void write_server_dated(const char *sub, const char *host_name, const char *date,
+                               char *path, size_t size)
 {
     char src[700];
     size_t len;
 
     snprintf(src, sizeof src, "%s/%s", fx.dir, TWIN_FILE);
-    snprintf(path, size, "%s/far/s1-ds09.iostat.txt", fx.dir);
+    snprintf(path, size, "%s/%s/%.7s.iostat.txt", fx.dir, sub, host_name + 1);
     char *text = slurp(src, &len);
     char *host = strstr(text, "(s1-ds02)");
     assert_non_null(host);
-    memcpy(host, "(s1-ds09)", 9);
+    memcpy(host, host_name, 9);
     for (char *p = text; (p = strstr(p, "11/20/26")) != NULL; p += 8)
-        memcpy(p, "11/17/26", 8);
+        memcpy(p, date, 8);
     char dir[700];
-    snprintf(dir, sizeof dir, "%s/far", fx.dir);
+    snprintf(dir, sizeof dir, "%s/%s", fx.dir, sub);
     char cmd[800];
     snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
     assert_int_equal(system(cmd), 0);
@@ -279,7 +280,7 @@ static void a_clock_reset_is_set_aside_and_analyze_stays_bounded(void **state)
     /* A server of scratch1 whose samples are all three days before every job: no
      * group's "samples within a day" sees them, yet the series' presence rule
      * (every server reported) does. */
-    write_far_server(far, sizeof far);
+    write_server_dated("far", "(s1-ds09)", "11/17/26", far, sizeof far);
     snprintf(args, sizeof args, "ingest iostat --fs scratch1 '%s'", far);
     out = run(args, &rc);
     assert_int_equal(rc, 0);
@@ -310,6 +311,32 @@ static void a_clock_reset_is_set_aside_and_analyze_stays_bounded(void **state)
     assert_coverage_bounded();
     free(before);
     free(after);
+
+    /* A server whose clock was never set: its whole day stamped 01/01/00, kept by
+     * the vote (it is all the file holds), stored in 2000. analyze's grid stays
+     * within a day of the jobs: not 26 years of intervals, and its server is not
+     * one that every interval of 2026 misses. */
+    write_server_dated("never", "(s1-ds10)", "01/01/00", far, sizeof far);
+    snprintf(args, sizeof args, "ingest iostat --fs scratch1 '%s'", far);
+    out = run(args, &rc);
+    assert_int_equal(rc, 0);
+    free(out);
+    assert_true(value("SELECT count(*) FROM samples WHERE server = 's1-ds10' AND "
+                      "stamp_s < 978307200") > 1000);
+    double intervals_before = value("SELECT count(*) FROM coverage_intervals");
+    double holes_before =
+        value("SELECT count(*) FROM coverage_intervals WHERE s_bytes IS NULL");
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    out = run(analyze, &rc);
+    double third_s = seconds_since(&t0);
+    if (rc != 0 && rc != 1)
+        fail_msg("analyze exited %d:\n%s", rc, out);
+    print_message("analyze with a server stamped 2000: %.2f s\n%s", third_s, out);
+    free(out);
+    assert_coverage_bounded();
+    assert_true(value("SELECT count(*) FROM coverage_intervals") <= intervals_before);
+    assert_true(value("SELECT count(*) FROM coverage_intervals WHERE s_bytes IS NULL") <=
+                holes_before);
 }
 
 int main(void)
