@@ -450,12 +450,31 @@ static bool trusted_uid(uid_t uid, const struct owner *o)
     return uid == 0 || uid == geteuid() || uid == o->uid;
 }
 
+/* Whether st's group is its owner's private group (a user private group: the owner's
+ * primary group, of the owner's name, with no other members), as on systems whose
+ * users keep umask 002: its write bit lets no one else in. */
+static bool private_group(const struct stat *st)
+{
+    struct passwd pw, *pwp = NULL;
+    struct group gr, *grp = NULL;
+    char pbuf[4096], gbuf[4096];
+
+    if (getpwuid_r(st->st_uid, &pw, pbuf, sizeof pbuf, &pwp) != 0 || pwp == NULL ||
+        pw.pw_gid != st->st_gid)
+        return false;
+    if (getgrgid_r(st->st_gid, &gr, gbuf, sizeof gbuf, &grp) != 0 || grp == NULL)
+        return false;
+    return strcmp(gr.gr_name, pw.pw_name) == 0 &&
+           (gr.gr_mem == NULL || gr.gr_mem[0] == NULL);
+}
+
 /* dir, a parent on the state directory's path, and child, the entry in it that the
  * path goes through: refused when a user we do not trust owns dir or may write in
  * it (anyone who may write in a folder may rename what is in it), unless dir is
  * sticky (/tmp): then only the child's owner may move it, and a child directory's
  * owner is checked next (as a parent, or as the state directory itself); a link
- * there must be a trusted user's. Group write is trusted for group root only. */
+ * there must be a trusted user's. Group write is trusted for group root and for the
+ * owner's private group only. */
 static enum status parent_check(const char *dir, const char *child, const struct owner *o,
                                 struct error *err)
 {
@@ -473,7 +492,8 @@ static enum status parent_check(const char *dir, const char *child, const struct
             (unsigned)st.st_uid);
     }
     bool others_write =
-        (st.st_mode & 002) != 0 || ((st.st_mode & 020) != 0 && st.st_gid != 0);
+        (st.st_mode & 002) != 0 ||
+        ((st.st_mode & 020) != 0 && st.st_gid != 0 && !private_group(&st));
     if (!others_write)
         return STATUS_OK;
     /* A missing child is made by us next. */

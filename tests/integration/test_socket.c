@@ -20,6 +20,7 @@
 #include "../support/server.h"
 #include "../support/testutil.h"
 
+#include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,6 +218,30 @@ static void a_state_folder_under_a_parent_open_to_nobody_is_refused(void **state
     assert_int_equal(rc, 73);
     assert_true(contains(out, open_dir));
     assert_true(contains(out, "belongs to uid"));
+    free(out);
+    /* group write: refused for a shared group (users), trusted for the owner's
+     * private group (umask 002: the server's postgres:postgres 0775). */
+    struct group *users = getgrnam("users");
+    assert_non_null(users);
+    snprintf(open_dir, sizeof open_dir, "%s/shared", scratch);
+    assert_int_equal(mkdir(open_dir, 0755), 0);
+    assert_int_equal(chown(open_dir, 0, users->gr_gid), 0);
+    assert_int_equal(chmod(open_dir, 0775), 0);
+    snprintf(dir, sizeof dir, "%s/state", open_dir);
+    out = run_on(dir, "ingest darshan /nonexistent", &rc);
+    assert_int_equal(rc, 73);
+    assert_true(contains(out, "writable by others (mode 0775)"));
+    free(out);
+    pw = getpwnam("postgres");
+    assert_non_null(pw);
+    snprintf(open_dir, sizeof open_dir, "%s/private", scratch);
+    assert_int_equal(mkdir(open_dir, 0755), 0);
+    assert_int_equal(chown(open_dir, pw->pw_uid, pw->pw_gid), 0);
+    assert_int_equal(chmod(open_dir, 0775), 0);
+    snprintf(dir, sizeof dir, "%s/state", open_dir);
+    out = run_on(dir, "db status", &rc);
+    assert_null(strstr(out, "writable by others"));
+    assert_null(strstr(out, "refusing it"));
     free(out);
     /* /tmp is open to all but sticky, and protects scratch, root's: the tests below
      * start clusters under it. */
