@@ -172,22 +172,25 @@ void gate_connection_closed(struct gate *g, const struct sockaddr *sa)
 static void refuse(int fd, unsigned code, const char *reason, const char *status,
                    const char *message)
 {
-    char body[400], head[300];
+    char body[400], answer[800], drain[4096];
     int body_len =
         snprintf(body, sizeof body, "{\"error\":{\"status\":\"%s\",\"message\":\"%s\"}}",
                  status, message);
-    int head_len = snprintf(
-        head, sizeof head,
+    /* Head and body in one send: two would wait on Nagle for the client's ACK. */
+    int len = snprintf(
+        answer, sizeof answer,
         "HTTP/1.1 %u %s\r\nContent-Type: " JSON_CONTENT_TYPE "\r\nContent-Length: "
         "%d\r\nConnection: close\r\nCache-Control: no-store\r\n%s" SECURITY_HEADERS_RAW
-        "\r\n",
-        code, reason, body_len, code == 503 ? "Retry-After: 5\r\n" : "");
-    if (head_len > 0 && (size_t)head_len < sizeof head &&
-        send(fd, head, (size_t)head_len, MSG_NOSIGNAL | MSG_DONTWAIT) == head_len)
-        (void)!send(fd, body, (size_t)body_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        "\r\n%s",
+        code, reason, body_len, code == 503 ? "Retry-After: 5\r\n" : "", body);
+    if (len > 0 && (size_t)len < sizeof answer)
+        (void)!send(fd, answer, (size_t)len, MSG_NOSIGNAL | MSG_DONTWAIT);
     metrics_gate(code);
-    /* Without reading what the client sent, close would reset the connection and
-     * could drop the answer before it left: say we are done, then close. */
+    /* The request was only peeked: closing with it unread would reset the connection
+     * (RST), and the client could lose the answer before reading it. Read what has
+     * arrived (at most 64 KiB: never wait), say we are done, then close. */
+    for (int i = 0; i < 16 && recv(fd, drain, sizeof drain, MSG_DONTWAIT) > 0; i++)
+        ;
     shutdown(fd, SHUT_WR);
     close(fd);
 }
@@ -545,14 +548,14 @@ static void *gate_main(void *arg)
     return NULL;
 }
 
-struct gate *gate_start(int listen_fd, const struct gate_opts *o, struct error *err)
+enum status gate_start(int listen_fd, const struct gate_opts *o, struct gate **out,
+                       struct error *err)
 {
     struct gate *g = calloc(1, sizeof *g);
 
-    if (g == NULL) {
-        error_set(err, STATUS_NOMEM, "the connection gate");
-        return NULL;
-    }
+    *out = NULL;
+    if (g == NULL)
+        return error_set(err, STATUS_NOMEM, "the connection gate");
     g->o = *o;
     g->listen_fd = listen_fd;
     g->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -563,16 +566,23 @@ struct gate *gate_start(int listen_fd, const struct gate_opts *o, struct error *
     pthread_mutex_init(&g->lock, NULL);
     struct epoll_event lev = {.events = EPOLLIN, .data.ptr = &g->listen_fd};
     struct epoll_event sev = {.events = EPOLLIN, .data.ptr = &g->stop_fd};
-    if (g->epoll_fd < 0 || g->stop_fd < 0 || g->groups == NULL || g->pending == NULL ||
-        epoll_ctl(g->epoll_fd, EPOLL_CTL_ADD, listen_fd, &lev) != 0 ||
-        epoll_ctl(g->epoll_fd, EPOLL_CTL_ADD, g->stop_fd, &sev) != 0 ||
-        pthread_create(&g->thread, NULL, gate_main, g) != 0) {
-        error_set(err, STATUS_INTERNAL, "the connection gate: %s", strerror(errno));
+    bool ok = g->epoll_fd >= 0 && g->stop_fd >= 0 && g->groups != NULL &&
+              g->pending != NULL &&
+              epoll_ctl(g->epoll_fd, EPOLL_CTL_ADD, listen_fd, &lev) == 0 &&
+              epoll_ctl(g->epoll_fd, EPOLL_CTL_ADD, g->stop_fd, &sev) == 0;
+    if (ok) {
+        *out = g;
+        ok = pthread_create(&g->thread, NULL, gate_main, g) == 0;
+    }
+    if (!ok) {
+        enum status rc =
+            error_set(err, STATUS_INTERNAL, "the connection gate: %s", strerror(errno));
+        *out = NULL;
         g->listen_fd = -1; /* the caller closes it */
         gate_free(g);
-        return NULL;
+        return rc;
     }
-    return g;
+    return STATUS_OK;
 }
 
 void gate_stop(struct gate *g)

@@ -667,9 +667,7 @@ enum status serve_run(const struct serve_settings *s, struct error *err)
                                     .header_timeout_s = lim->header_timeout_s,
                                     .main = daemon,
                                     .health = health};
-    if (health != NULL)
-        srv.gate = gate_start(fd, &gopts, err);
-    if (srv.gate == NULL) {
+    if (health == NULL || gate_start(fd, &gopts, &srv.gate, err) != STATUS_OK) {
         close(fd); /* the gate closes it only once it started */
         compute_pool_stop(srv.compute);
         if (health != NULL)
@@ -706,6 +704,9 @@ enum status serve_run(const struct serve_settings *s, struct error *err)
      * libmicrohttpd must find no connection suspended. */
     gate_stop(srv.gate);
     atomic_store(&srv.stopping, true);
+    pthread_mutex_lock(&srv.db_lock); /* those waiting for a connection give up */
+    pthread_cond_broadcast(&srv.db_free);
+    pthread_mutex_unlock(&srv.db_lock);
     compute_pool_stop(srv.compute);
     db_pool_cancel(&srv); /* what the workers run: they take no new connection */
     MHD_stop_daemon(health);

@@ -268,8 +268,11 @@ enum gate_verdict { GATE_WAIT, GATE_REFUSE, GATE_PASS };
 struct gate;
 
 /* Accepts on listen_fd (non-blocking; taken: gate_stop closes it) on a thread of its
- * own; NULL (err says why, listen_fd not taken) when it cannot start. */
-struct gate *gate_start(int listen_fd, const struct gate_opts *o, struct error *err);
+ * own. *out is the gate before its thread starts, so that libmicrohttpd's threads,
+ * which count the connections it hands on, never see it unset; NULL (err says why,
+ * listen_fd not taken) when it cannot start. */
+enum status gate_start(int listen_fd, const struct gate_opts *o, struct gate **out,
+                       struct error *err) MUST_CHECK;
 /* Stops accepting and closes the connections still waiting for their headers. */
 void gate_stop(struct gate *g);
 /* After gate_stop and MHD_stop_daemon; NULL is fine. */

@@ -69,8 +69,13 @@ struct db *db_acquire(struct server *srv, struct error *err)
         return NULL;
     }
     pthread_mutex_lock(&srv->db_lock);
-    while ((slot = free_slot(srv)) == NULL)
+    while ((slot = free_slot(srv)) == NULL && !atomic_load(&srv->stopping))
         pthread_cond_wait(&srv->db_free, &srv->db_lock);
+    if (slot == NULL) {
+        pthread_mutex_unlock(&srv->db_lock);
+        error_set(err, STATUS_DB, "the server is stopping");
+        return NULL;
+    }
     slot->busy = true;
     pthread_mutex_unlock(&srv->db_lock);
     if (slot->db != NULL && !slot->limited) {
@@ -83,18 +88,23 @@ struct db *db_acquire(struct server *srv, struct error *err)
     if (slot->db != NULL)
         return slot->db;
     /* Outside the lock: while the database is down, a connection attempt must not
-     * hold up the routes that have a connection. */
-    enum status rc = srv->target_ok ? db_open(&srv->target, &slot->db, err)
+     * hold up the routes that have a connection. The connection is the slot's only
+     * once it is whole, under the lock: db_pool_cancel reads slot->db under it. */
+    struct db *fresh = NULL;
+    enum status rc = srv->target_ok ? db_open(&srv->target, &fresh, err)
                                     : error_set(err, STATUS_DB, "no database target");
     if (rc == STATUS_OK) {
-        rc = limit_statements(srv, slot->db, err);
-        slot->limited = rc == STATUS_OK;
+        rc = limit_statements(srv, fresh, err);
         if (rc != STATUS_OK) {
-            db_close(slot->db);
-            slot->db = NULL;
+            db_close(fresh);
+            fresh = NULL;
         }
     }
     if (rc == STATUS_OK) {
+        pthread_mutex_lock(&srv->db_lock);
+        slot->db = fresh;
+        slot->limited = true;
+        pthread_mutex_unlock(&srv->db_lock);
         if (slot->opened) {
             log_info("database connection re-established");
         } else {
