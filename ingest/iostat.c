@@ -1830,12 +1830,13 @@ static enum status set_aside_minority(struct parser *p)
         const size_t size = hi - lo, best_size = best_hi - best_lo;
         bool better;
 
-        if (!have_best || mtime != best_mtime)
+        if (!have_best || mtime != best_mtime) {
             better = !have_best || mtime;
-        else if (size != best_size)
+        } else if (size != best_size) {
             better = size > best_size;
-        else
+        } else {
             better = banner && !best_banner;
+        }
         if (better) {
             best_lo = lo;
             best_hi = hi;
