@@ -467,9 +467,10 @@ struct db_streams {
 };
 
 /* Every sample stream of the monitored file systems (fs NULL: all), each shifted by
- * offset_s (θ), within a day of the stored jobs' first start and last end (all of
- * them when no job is stored): a server whose clock was reset to 2000 never stretches
- * the grid over 26 years. *out is new. */
+ * offset_s (θ), within a day of the stored jobs' first start and last end: a server
+ * whose clock was reset to 2000 never stretches the grid over 26 years. All of them
+ * when no job is stored or none lies there (jobs far from every sample still get
+ * their holes, and export its rows). *out is new. */
 enum status db_streams_load(struct db *db, const char *fs, double offset_s,
                             struct db_streams **out, struct error *err) MUST_CHECK;
 void db_streams_free(struct db_streams *s);

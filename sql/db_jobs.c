@@ -236,11 +236,14 @@ enum status db_streams_load(struct db *db, const char *fs, double offset_s,
     *out = NULL;
     rc = exec_params(
         db,
+        "WITH w AS (SELECT min(start_time) - 86400 AS lo, max(end_time) + 86400 AS hi "
+        "FROM jobs), near AS (SELECT EXISTS (SELECT 1 FROM samples s, w "
+        "WHERE ($1::text IS NULL OR s.fs = $1) AND s.stamp_s BETWEEN w.lo AND w.hi) "
+        "AS hit) "
         "SELECT fs, server, device, stamp_s, interval_s, r_bps, w_bps, ro_ps, "
         "wo_ps, ops_total_ps, aqu_sz, util_pct, r_await_ms, w_await_ms, await_ms "
-        "FROM samples WHERE ($1::text IS NULL OR fs = $1) "
-        "AND stamp_s >= COALESCE((SELECT min(start_time) FROM jobs) - 86400, stamp_s) "
-        "AND stamp_s <= COALESCE((SELECT max(end_time) FROM jobs) + 86400, stamp_s) "
+        "FROM samples, w, near WHERE ($1::text IS NULL OR fs = $1) "
+        "AND (NOT near.hit OR stamp_s BETWEEN w.lo AND w.hi) "
         "ORDER BY fs, server, device, stamp_s",
         1, vals, &r, err);
     if (rc != STATUS_OK)
