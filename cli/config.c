@@ -748,17 +748,24 @@ static enum status set_max_file_bytes(struct app_config *cfg, const char *value,
     return STATUS_OK;
 }
 
+/* Whether value is a whole number written in digits alone, from lo to hi (*out). */
+static bool whole_in(const char *value, long lo, long hi, long *out)
+{
+    char *end;
+
+    errno = 0;
+    *out = strtol(value, &end, 10);
+    return value[0] >= '0' && value[0] <= '9' && *end == '\0' && errno == 0 &&
+           *out >= lo && *out <= hi;
+}
+
 /* [ingest] batch_files: darshan logs per transaction, 1 to 100000. */
 static enum status set_batch_files(struct app_config *cfg, const char *value,
                                    const struct ini_state *st)
 {
-    char *end;
     long v;
 
-    errno = 0;
-    v = strtol(value, &end, 10);
-    if (value[0] < '0' || value[0] > '9' || *end != '\0' || errno != 0 || v < 1 ||
-        v > 100000) {
+    if (!whole_in(value, 1, 100000, &v)) {
         return error_at(st->err, STATUS_PARSE, st->path, st->line,
                         "[ingest] batch_files: expected a number of files from 1 to "
                         "100000, got '%.40s'",
@@ -773,13 +780,9 @@ static enum status set_batch_files(struct app_config *cfg, const char *value,
 static enum status set_max_job_records(struct app_config *cfg, const char *value,
                                        const struct ini_state *st)
 {
-    char *end;
     long v;
 
-    errno = 0;
-    v = strtol(value, &end, 10);
-    if (value[0] < '0' || value[0] > '9' || *end != '\0' || errno != 0 || v < 1 ||
-        v > 10000000) {
+    if (!whole_in(value, 1, 10000000, &v)) {
         return error_at(st->err, STATUS_PARSE, st->path, st->line,
                         "[ingest] max_job_records: expected a number of records from 1 "
                         "to 10000000, got '%.40s'",

@@ -18,6 +18,20 @@
  * thread within about this much, plus one permutation, resample or tree. */
 #define WATCH_PERIOD_NS (100L * 1000 * 1000)
 
+/* Now plus one watch period, on the clock pthread_cond_timedwait reads. */
+static struct timespec one_period_on(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_nsec += WATCH_PERIOD_NS;
+    if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+    }
+    return t;
+}
+
 struct compute_pool {
     pthread_mutex_t lock;
     pthread_cond_t work;       /* a job came, or the pool stops */
@@ -73,13 +87,7 @@ static void *watcher_main(void *arg)
             pthread_cond_wait(&p->watch, &p->lock);
             continue;
         }
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += WATCH_PERIOD_NS;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        const struct timespec until = one_period_on();
         pthread_cond_timedwait(&p->watch, &p->lock, &until);
         const double now = monotonic_s();
         for (unsigned i = 0; i < p->n; i++) {
@@ -249,13 +257,7 @@ void compute_pool_stop(struct compute_pool *p)
             if (p->jobs[i] != NULL && p->jobs[i]->started)
                 db_pool_cancel(p->jobs[i]->srv);
         }
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += WATCH_PERIOD_NS;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        const struct timespec until = one_period_on();
         pthread_cond_timedwait(&p->done, &p->lock, &until);
     }
     pthread_mutex_unlock(&p->lock);

@@ -82,18 +82,6 @@ static char *run_on(const char *state, const char *args, int *rc)
     return sh(rc, "IOCONTEND_STATE_DIR='%s' '%s' %s", state, bin(), args);
 }
 
-static bool configured_server(void)
-{
-    static const char *const vars[] = {"IOCONTEND_DB", "PGHOST",     "PGHOSTADDR",
-                                       "PGPORT",       "PGDATABASE", "PGSERVICE"};
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v != NULL && v[0] != '\0')
-            return true;
-    }
-    return false;
-}
-
 /* A tmpfs of size (mount's units) at dir, made here. */
 static void mount_tmpfs(const char *dir, const char *size, const char *more)
 {
@@ -160,7 +148,7 @@ static void a_state_path_too_long_for_a_socket_is_refused(void **state)
     int rc = -1;
 
     (void)state;
-    if (geteuid() != 0 || configured_server())
+    if (geteuid() != 0 || pgfixture_configured())
         skip();
     snprintf(dir, sizeof dir, "%s/%0*d", scratch, 89 - (int)strlen(scratch), 0);
     assert_int_equal(strlen(dir), 90);
@@ -196,7 +184,7 @@ static void a_state_folder_under_a_parent_open_to_nobody_is_refused(void **state
     int rc = -1;
 
     (void)state;
-    if (geteuid() != 0 || configured_server())
+    if (geteuid() != 0 || pgfixture_configured())
         skip();
     snprintf(open_dir, sizeof open_dir, "%s/open", scratch);
     assert_int_equal(mkdir(open_dir, 0755), 0);
@@ -255,7 +243,7 @@ static void a_read_only_state_folder_exits_73_with_its_advice(void **state)
     int rc = -1;
 
     (void)state;
-    if (geteuid() != 0 || configured_server())
+    if (geteuid() != 0 || pgfixture_configured())
         skip();
     snprintf(dir, sizeof dir, "%s/ro", scratch);
     mount_tmpfs(dir, "1m", ",ro");
@@ -280,7 +268,7 @@ static void a_nearly_full_state_folder_refuses_the_run_with_74(void **state)
     int rc = -1;
 
     (void)state;
-    if (geteuid() != 0 || configured_server())
+    if (geteuid() != 0 || pgfixture_configured())
         skip();
     snprintf(dir, sizeof dir, "%s/small", scratch);
     mount_tmpfs(dir, "8m", "");
@@ -336,7 +324,7 @@ static void a_running_serve_follows_db_stop_and_start(void **state)
     int rc = -1;
 
     (void)state;
-    if (geteuid() != 0 || configured_server())
+    if (geteuid() != 0 || pgfixture_configured())
         skip();
     fixture_up();
     assert_int_equal(server_start(&srv, &fx, NULL), 0);
@@ -361,7 +349,7 @@ static void a_foreign_postgresql_behind_the_socket_is_never_used(void **state)
     int rc = -1;
 
     (void)state;
-    if (geteuid() != 0 || configured_server())
+    if (geteuid() != 0 || pgfixture_configured())
         skip();
     fixture_up();
     char *b = sh(&rc, "pg_config --bindir");
@@ -432,7 +420,7 @@ static void a_disk_full_during_analyze_exits_74(void **state)
     int rc = -1;
 
     (void)state;
-    if (geteuid() != 0 || configured_server())
+    if (geteuid() != 0 || pgfixture_configured())
         skip();
     snprintf(data, sizeof data, "%s/sample", scratch);
     fixture_up();

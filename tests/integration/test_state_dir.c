@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "../support/pgfixture.h"
 #include "../support/testutil.h"
 
 #include <stdio.h>
@@ -37,18 +38,6 @@ static char *as_user(const char *cmd, int *rc)
     char *out = testutil_run(full, rc);
     assert_non_null(out);
     return out;
-}
-
-static bool configured_server(void)
-{
-    static const char *const vars[] = {"IOCONTEND_DB", "PGHOST",     "PGHOSTADDR",
-                                       "PGPORT",       "PGDATABASE", "PGSERVICE"};
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v != NULL && v[0] != '\0')
-            return true;
-    }
-    return false;
 }
 
 static int setup(void **state)
@@ -97,7 +86,7 @@ static void the_default_does_not_depend_on_the_working_directory(void **state)
     int rc = -1;
 
     (void)state;
-    if (configured_server())
+    if (pgfixture_configured())
         skip();
     snprintf(cmd, sizeof cmd,
              "mkdir -p %s/elsewhere %s/xdg && cd / && XDG_STATE_HOME=%s/xdg HOME=%s "
@@ -144,7 +133,7 @@ static void without_xdg_the_default_is_under_home(void **state)
     int rc = -1;
 
     (void)state;
-    if (configured_server())
+    if (pgfixture_configured())
         skip();
     snprintf(cmd, sizeof cmd, "cd / && HOME=%s/home %s db status", scratch, bin_abs);
     char *out = as_user(cmd, &rc);
@@ -167,7 +156,7 @@ static void a_cluster_left_in_var_pg_is_not_replaced_silently(void **state)
     int rc = -1;
 
     (void)state;
-    if (configured_server())
+    if (pgfixture_configured())
         skip();
     snprintf(cmd, sizeof cmd,
              "mkdir -p %s/old/var/pg && echo 15 > %s/old/var/pg/PG_VERSION && cd %s/old "
@@ -198,7 +187,7 @@ static void the_state_directory_follows_its_precedence(void **state)
     FILE *fp;
 
     (void)state;
-    if (configured_server())
+    if (pgfixture_configured())
         skip();
     snprintf(conf, sizeof conf, "%s/precedence.conf", scratch);
     fp = fopen(conf, "w");
@@ -254,7 +243,7 @@ static void as_root_the_default_is_var_lib(void **state)
     int rc = -1;
 
     (void)state;
-    if (geteuid() != 0 || configured_server())
+    if (geteuid() != 0 || pgfixture_configured())
         skip();
     for (int i = 0; i < 2; i++) {
         snprintf(cmd, sizeof cmd,
@@ -336,7 +325,7 @@ static void the_readme_crontab_from_root_uses_the_checkouts_database(void **stat
     struct tm y;
 
     (void)state;
-    if (configured_server())
+    if (pgfixture_configured())
         skip();
     size_t n = readme_crontab(lines, 8);
     assert_true(n >= 3);

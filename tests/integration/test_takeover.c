@@ -62,18 +62,6 @@ static char *run_on(const char *state, const char *args, int *rc)
     return sh(cmd, rc);
 }
 
-static bool configured_server(void)
-{
-    static const char *const vars[] = {"IOCONTEND_DB", "PGHOST",     "PGHOSTADDR",
-                                       "PGPORT",       "PGDATABASE", "PGSERVICE"};
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v != NULL && v[0] != '\0')
-            return true;
-    }
-    return false;
-}
-
 static int setup(void **state)
 {
     const char *tmp = getenv("TMPDIR");
@@ -265,7 +253,7 @@ static void the_fixture_cluster_authenticates_by_peer_only(void **state)
     int rc = -1;
 
     (void)state;
-    if (geteuid() != 0 || configured_server())
+    if (geteuid() != 0 || pgfixture_configured())
         skip();
     assert_int_equal(pgfixture_start(&fx), 0);
 
@@ -326,7 +314,7 @@ static void a_long_state_directory_is_refused(void **state)
     int rc = -1;
 
     (void)state;
-    if (configured_server())
+    if (pgfixture_configured())
         skip();
     snprintf(dir, sizeof dir, "%s/%0100d", scratch, 0);
     assert_int_equal(mkdir(dir, 0755), 0);

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static bool configured_server(void)
+bool pgfixture_configured(void)
 {
     static const char *const vars[] = {"IOCONTEND_DB", "PGHOST",     "PGHOSTADDR",
                                        "PGPORT",       "PGDATABASE", "PGSERVICE"};
@@ -132,7 +132,7 @@ int pgfixture_start(struct pgfixture *f)
     if (chmod(f->state_dir, 0755) != 0)
         return -1;
     setenv("IOCONTEND_STATE_DIR", f->state_dir, 1);
-    if (configured_server()) {
+    if (pgfixture_configured()) {
         /* Use the configured server as it is, in a database of our own. */
         f->configured = true;
         if (database_create(f) != 0)

@@ -19,6 +19,9 @@ struct pgfixture {
     char bin[512];             /* the iocontend binary under test ($IOCONTEND_BIN) */
 };
 
+/* Whether the tests run on a configured server (IOCONTEND_DB or a PG* variable set)
+ * rather than an embedded cluster of their own. */
+bool pgfixture_configured(void);
 /* Makes the database and exports what iocontend needs to find it
  * (IOCONTEND_STATE_DIR, and IOCONTEND_DB for a configured server). Several fixtures
  * may follow one another in one process, each started after the last one stopped.
