@@ -225,6 +225,16 @@ void log_warn(const char *fmt, ...)
     LOG_AT(LOG_WARN);
 }
 
+void log_alert(const char *fmt, ...)
+{
+    va_list ap;
+
+    /* Every level shows errors: a warning by name, shown as one. */
+    va_start(ap, fmt);
+    log_vmsg(LOG_WARN, fmt, ap);
+    va_end(ap);
+}
+
 void log_info(const char *fmt, ...)
 {
     LOG_AT(LOG_INFO);

@@ -93,6 +93,10 @@ void log_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
 void log_warn(const char *fmt, ...) PRINTF_LIKE(1, 2);
 void log_info(const char *fmt, ...) PRINTF_LIKE(1, 2);
 void log_debug(const char *fmt, ...) PRINTF_LIKE(1, 2);
+/* A warning that stored results were lost, replaced or are kept stale, or that the
+ * database is not the one meant: written as "warn" at every level, --quiet's (error)
+ * included, so that a night run by cron with --quiet still says it. */
+void log_alert(const char *fmt, ...) PRINTF_LIKE(1, 2);
 
 /* Log lines held back: work done on several threads logs in a fixed order when each
  * piece of work captures its lines and the caller writes them in order. */

@@ -738,12 +738,13 @@ static enum status old_default_check(const struct db_target *t, struct error *er
         return STATUS_OK;
     old[strlen(old) - strlen("/pg/PG_VERSION")] = '\0';
     /* Too long for one struct error: the paths and the way out are logged whole. */
-    log_warn("%s/pg holds a cluster, but the state directory is now %s (%s), which "
-             "holds none.",
-             old, t->state_dir, t->state_why);
-    log_warn("To keep using it, pass --state-dir %s (or set IOCONTEND_STATE_DIR=%s), or "
-             "move it: iocontend --state-dir %s db stop; mv %s %s",
-             old, old, old, old, t->state_dir);
+    /* The error below points here: shown under --quiet too. */
+    log_alert("%s/pg holds a cluster, but the state directory is now %s (%s), which "
+              "holds none.",
+              old, t->state_dir, t->state_why);
+    log_alert("To keep using it, pass --state-dir %s (or set IOCONTEND_STATE_DIR=%s), or "
+              "move it: iocontend --state-dir %s db stop; mv %s %s",
+              old, old, old, old, t->state_dir);
     return error_set(err, STATUS_INVALID,
                      "not starting an empty cluster while ./var/pg holds one: see the "
                      "warnings above");
