@@ -90,6 +90,10 @@ struct analysis_settings {
     bool all_phases;           /* the sweep: every phase φ at each k */
     const struct group_rule *groups; /* the hand-made groups (borrowed); NULL: none */
     size_t n_groups;
+    const char *config_path; /* the configuration file these came from (borrowed;
+                                NULL or "": none), recorded with them */
+    bool prune; /* analyze --prune: a stored hand-made group the configuration lacks is
+                   removed with its results (otherwise kept, and a warning says so) */
 };
 
 /* ---- the association object (METHOD.md §5) ---------------------------------------- */
@@ -481,9 +485,15 @@ enum status analyze_tables_run(struct db *db, const struct analysis_settings *s,
                                const char *group_id, struct error *err) MUST_CHECK;
 
 /* Evaluates every hand-made group of s against every job and stores the membership
- * (METHOD.md §4), each group under its id with its rule text; hand-made groups no
- * longer configured are removed with their results. A group that matches no job is
- * kept with 0 jobs and a warning is logged. Run at the start of analyze_run and
+ * (METHOD.md §4), each group under its id with its rule text. A group that matches
+ * no job is kept with 0 jobs and a warning is logged. A stored hand-made group that
+ * s lacks is kept as it is (members and results, not recomputed: the run's groups
+ * leave it out) and marked missing, with a warning at every level (log_alert) naming
+ * it and how to remove it; with s->prune it is removed with its results instead.
+ * Then records s's settings as the configuration's (analysis_config) and, when they
+ * differ from those of the last analyze, warns at every level naming each one: the
+ * groups this run recomputes replace their results with these settings' (README:
+ * "Nothing is removed by omission"). Run at the start of analyze_run and
  * analyze_sweep_run. STATUS_INVALID for a regex that does not compile; STATUS_DB;
  * STATUS_NOMEM. */
 enum status analysis_groups_refresh(struct db *db, const struct analysis_settings *s,

@@ -1,5 +1,6 @@
 /* groups.c: hand-made groups (METHOD.md §4): which jobs each [group NAME] rule of the
- * configuration matches, evaluated at analyze and stored as the group's members. */
+ * configuration matches, evaluated at analyze and stored as the group's members; the
+ * stored groups and settings a configuration leaves out, kept and warned of. */
 #include "internal.h"
 
 #include <regex.h>
@@ -120,27 +121,104 @@ static enum status refresh_one(struct db *db, const struct group_rule *r,
     return STATUS_OK;
 }
 
-/* The configuration is the hand-made groups' source: one that left it goes with its
- * results, which an administrator should read in the log. */
-static enum status log_removed(struct db *db, const char (*keep)[17], size_t n,
-                               struct error *err)
+/* The file named in a warning: "PATH", or what stands for none. */
+static const char *config_named(const char *path)
 {
-    struct db_group *groups = NULL;
-    size_t n_groups = 0;
-    enum status rc = db_groups_list(db, &groups, &n_groups, err);
+    return path != NULL && path[0] != '\0' ? path : "no configuration file";
+}
 
-    for (size_t i = 0; rc == STATUS_OK && i < n_groups; i++) {
-        bool kept = strncmp(groups[i].key, "hand:", 5) != 0;
-        for (size_t k = 0; k < n && !kept; k++)
-            kept = strcmp(groups[i].id, keep[k]) == 0;
-        if (!kept) {
-            log_warn("group %s (%s) is no longer in the configuration: removed with its "
-                     "results",
-                     groups[i].id, groups[i].key);
+/* The configuration is the hand-made groups' source, but a run without it (a
+ * forgotten --config) must not remove what an administrator defined: a stored group
+ * it lacks stays with its members and results until --prune, and every run says so,
+ * --quiet's included. */
+static enum status missing_handle(struct db *db, const struct analysis_settings *s,
+                                  const char (*keep)[17], size_t n, struct error *err)
+{
+    struct db_hand_group_missing *missing = NULL;
+    size_t n_missing = 0;
+    enum status rc = db_hand_groups_mark_missing(db, keep, n, &missing, &n_missing, err);
+
+    for (size_t i = 0; rc == STATUS_OK && i < n_missing; i++) {
+        const struct db_hand_group_missing *g = &missing[i];
+        if (s->prune) {
+            log_alert("group %s (%s) is not in the configuration (%s): removed with its "
+                      "results (--prune)",
+                      g->id, g->key, config_named(s->config_path));
+        } else {
+            log_alert("group %s (%s) is not in the configuration (%s) since %s: kept "
+                      "with its members and results, not recomputed; put [group %s] "
+                      "back (its rule: %s), or remove it with 'iocontend analyze "
+                      "--prune'",
+                      g->id, g->key, config_named(s->config_path), g->since, g->key + 5,
+                      g->rule);
         }
     }
-    free(groups);
+    free(missing);
+    if (rc == STATUS_OK && s->prune)
+        rc = db_hand_groups_prune(db, keep, n, err);
     return rc;
+}
+
+/* The settings every kind of run reads from the configuration, as
+ * "key=value;...": a run without the configuration (defaults) tells by them. */
+static void config_settings_text(const struct analysis_settings *s, char *out,
+                                 size_t size)
+{
+    snprintf(out, size, "d_min=%zu;seed=%lu;sample_offset_s=%.15g;granularity_s=%.15g",
+             s->d_min, s->seed, s->theta_s, s->base_granularity_s);
+}
+
+/* The value of key in a "key=value;..." text into out ("" when absent). */
+static void setting_of(const char *text, const char *key, char *out, size_t size)
+{
+    size_t klen = strlen(key);
+
+    out[0] = '\0';
+    for (const char *p = text; p != NULL && *p != '\0';) {
+        const char *end = strchr(p, ';');
+        size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
+        if (len > klen && strncmp(p, key, klen) == 0 && p[klen] == '=') {
+            snprintf(out, size, "%.*s", (int)(len - klen - 1), p + klen + 1);
+            return;
+        }
+        p = end != NULL ? end + 1 : NULL;
+    }
+}
+
+/* Records the configuration's settings; says which differ from the last analyze's. */
+static enum status settings_record(struct db *db, const struct analysis_settings *s,
+                                   struct error *err)
+{
+    static const char *const keys[] = {"d_min", "seed", "sample_offset_s",
+                                       "granularity_s"};
+    char now[512], before[512], before_path[1024], diff[600];
+    bool had = false;
+    size_t len = 0;
+
+    config_settings_text(s, now, sizeof now);
+    enum status rc =
+        db_analysis_config_swap(db, now, s->config_path != NULL ? s->config_path : "",
+                                &had, before, before_path, err);
+    if (rc != STATUS_OK || !had || strcmp(now, before) == 0)
+        return rc;
+    diff[0] = '\0';
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0] && len < sizeof diff; k++) {
+        char a[64], b[64];
+        setting_of(now, keys[k], a, sizeof a);
+        setting_of(before, keys[k], b, sizeof b);
+        if (strcmp(a, b) == 0)
+            continue;
+        int m = snprintf(diff + len, sizeof diff - len, "%s%s %s, was %s",
+                         len > 0 ? "; " : "", keys[k], a, b[0] != '\0' ? b : "unset");
+        len += m > 0 ? (size_t)m : 0;
+    }
+    /* Analysed with these: an edited configuration takes effect without a flag; the
+     * results of the others can be had again by a run with their configuration. */
+    log_alert("analyze: the configuration's settings differ from the last analyze's (%s; "
+              "it read %s, this one %s): every group computed now replaces its stored "
+              "results with results of these settings",
+              diff, config_named(before_path), config_named(s->config_path));
+    return STATUS_OK;
 }
 
 enum status analysis_groups_refresh(struct db *db, const struct analysis_settings *s,
@@ -164,9 +242,9 @@ enum status analysis_groups_refresh(struct db *db, const struct analysis_setting
     for (size_t g = 0; rc == STATUS_OK && g < s->n_groups; g++)
         rc = refresh_one(db, &s->groups[g], jobs, n, keys, ids[g], err);
     if (rc == STATUS_OK)
-        rc = log_removed(db, (const char(*)[17])ids, s->n_groups, err);
+        rc = missing_handle(db, s, (const char(*)[17])ids, s->n_groups, err);
     if (rc == STATUS_OK)
-        rc = db_hand_groups_prune(db, (const char(*)[17])ids, s->n_groups, err);
+        rc = settings_record(db, s, err);
 out:
     free(jobs);
     free(keys);

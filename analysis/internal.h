@@ -257,7 +257,8 @@ typedef enum status (*group_work_fn)(void *arg, struct db *db, const struct db_g
 bool group_is_hand(const struct db_group *g);
 
 /* The groups of a run: group_id's alone (STATUS_NOT_FOUND when there is none) or
- * every one. *groups is new (free). */
+ * every one, less the hand-made groups the configuration lacks (kept as stored,
+ * analysis_groups_refresh). *groups is new (free). */
 enum status analysis_groups_select(struct db *db, const char *group_id,
                                    struct db_group **groups, size_t *n,
                                    struct error *err) MUST_CHECK;

@@ -149,14 +149,9 @@ static enum status tables_store(struct db *db, const struct db_jobs *jobs,
             t.by_group[i] = (struct job_ref){jobs->jobs[i].group_id, i};
         qsort(t.by_group, jobs->n, sizeof *t.by_group, job_ref_cmp);
     }
-    if (rc == STATUS_OK && group_id != NULL) {
-        groups = calloc(1, sizeof *groups);
-        rc = groups == NULL ? error_set(err, STATUS_NOMEM, "group")
-                            : db_group_get(db, group_id, groups, err);
-        n_groups = 1;
-    } else if (rc == STATUS_OK) {
-        rc = db_groups_list(db, &groups, &n_groups, err);
-    }
+    /* A hand-made group the configuration lacks keeps its table with its results. */
+    if (rc == STATUS_OK)
+        rc = analysis_groups_select(db, group_id, &groups, &n_groups, err);
     for (size_t g = 0; rc == STATUS_OK && g < n_groups; g++) {
         struct group_table table;
         if (groups[g].jobs == 0) {

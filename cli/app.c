@@ -97,7 +97,8 @@ struct analysis_settings app_analysis_settings(const struct app_config *cfg)
                                       .k_max = cfg->sweep_k_max,
                                       .all_phases = cfg->sweep_all_phases,
                                       .groups = cfg->groups,
-                                      .n_groups = cfg->n_groups};
+                                      .n_groups = cfg->n_groups,
+                                      .config_path = cfg->config_path};
 }
 
 struct serve_settings app_serve_settings(const struct app_config *cfg, const char *listen)

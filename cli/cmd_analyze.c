@@ -17,6 +17,7 @@ void cmd_analyze_help(FILE *fp)
         fp,
         "usage: iocontend analyze [--group G] [--granularity S | --sweep [--k-max N]\n"
         "                         [--phases 0|all]] [--permutations B] [--since T]\n"
+        "                         [--force] [--no-wait] [--prune]\n"
         "Computes, for every application group (or G), the association of job I/O time\n"
         "with system-wide I/O for the default pairs (t_d~psi_d_read, t_d~psi_d_write,\n"
         "t_um~psi_o_read, t_um~psi_o_write, and the servers' queue t_d~q_d, tau~q_d,\n"
@@ -45,14 +46,22 @@ void cmd_analyze_help(FILE *fp)
         "7d)\n"
         "  --force      recompute groups whose inputs did not change too\n"
         "  --no-wait    exit 75 when another analyze is running (default: wait for it)\n"
+        "  --prune      remove the stored hand-made groups the configuration lacks, "
+        "with\n"
+        "               their results (without it they are kept, not recomputed, and\n"
+        "               every run warns of each, under --quiet too)\n"
         "A group whose jobs, samples (within a day of its jobs) and settings are those\n"
         "its stored results came from is kept as it is: a second run over unchanged\n"
         "inputs changes nothing. Each result stores its provenance.\n"
+        "The configuration's settings (d_min, seed, sample_offset_s, granularity_s) are\n"
+        "recorded; when they differ from the last analyze's, this run uses them and\n"
+        "warns, naming each, that the groups it computes replace their results.\n"
         "Then, whatever the inputs, each group's table (METHOD.md 4: features, mean and\n"
         "sd of every time metric, the T^D histogram) and the coverage of every file\n"
         "system and of all together (METHOD.md 7) are recomputed and stored.\n"
         "exit: 0 done; 1 done but groups or jobs were excluded (or, in a sweep, dropped\n"
-        "as not valid at every k); 64 usage; 66 no such group; 69 database unavailable;\n"
+        "as not valid at every k); 64 usage; 66 no such group; 69 database unavailable\n"
+        "(or the state directory holds none);\n"
         "75 another analyze is running (--no-wait).\n",
         SWEEP_K_LIMIT, ANALYZE_PERMUTATIONS_MAX);
 }
@@ -88,6 +97,7 @@ int cmd_analyze(struct app_config *cfg, int argc, char **argv)
         {"since", required_argument, NULL, 's'},
         {"force", no_argument, NULL, 'f'},
         {"no-wait", no_argument, NULL, 'W'},
+        {"prune", no_argument, NULL, 'P'},
         {"permutations", required_argument, NULL, 'B'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
@@ -149,6 +159,7 @@ int cmd_analyze(struct app_config *cfg, int argc, char **argv)
             break;
         case 'f': sel.force = true; break;
         case 'W': no_wait = true; break;
+        case 'P': settings.prune = true; break;
         case 'B': {
             char *end;
             long v = strtol(optarg, &end, 10);

@@ -711,6 +711,37 @@ enum status db_hand_group_store(struct db *db, const char *group_id, const char 
 enum status db_hand_groups_prune(struct db *db, const char (*keep)[17], size_t n,
                                  struct error *err) MUST_CHECK;
 
+/* A stored hand-made group that the configuration of an analyze lacked. */
+struct db_hand_group_missing {
+    char id[17];
+    char key[256];   /* hand:NAME */
+    char rule[1200]; /* its rule's text as last configured */
+    char since[40];  /* RFC 3339 UTC: the first analyze that lacked it */
+};
+
+/* Marks every hand-made group whose id is not among the n of keep as missing from
+ * the configuration (app_groups.missing_since, kept when already set), and lists all
+ * of them, by id, into *out (malloc'd, caller frees; NULL when none). n 0 with keep
+ * NULL marks every one. Its members, inputs and results stay. STATUS_DB,
+ * STATUS_NOMEM. */
+enum status db_hand_groups_mark_missing(struct db *db, const char (*keep)[17], size_t n,
+                                        struct db_hand_group_missing **out, size_t *n_out,
+                                        struct error *err) MUST_CHECK;
+
+/* The hand-made groups marked missing (db_hand_groups_mark_missing), by id, into
+ * *out (malloc'd, caller frees; NULL when none). STATUS_DB, STATUS_NOMEM. */
+enum status db_hand_groups_missing(struct db *db, struct db_hand_group_missing **out,
+                                   size_t *n_out, struct error *err) MUST_CHECK;
+
+/* Records the configuration's settings text and the path of the file that gave it
+ * ("" when none) as those of the last analyze (analysis_config), and returns the
+ * ones recorded before into prev_settings / prev_path (both "" and *had false when
+ * no analyze recorded any: a new database, or one from before schema 16), in one
+ * statement. STATUS_DB. */
+enum status db_analysis_config_swap(struct db *db, const char *settings, const char *path,
+                                    bool *had, char prev_settings[512],
+                                    char prev_path[1024], struct error *err) MUST_CHECK;
+
 /* ---- group tables and coverage (METHOD.md §4, §7) ------------------------------ */
 
 /* A file system name as the samples spell it. */

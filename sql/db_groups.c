@@ -62,11 +62,13 @@ enum status db_hand_group_store(struct db *db, const char *group_id, const char 
     rc = exec_cmd(db, "BEGIN", err);
     if (rc != STATUS_OK)
         goto out;
-    rc = exec_params_cmd(db,
-                         "INSERT INTO app_groups (group_id, name, key, rule) "
-                         "VALUES ($1, $2, $3, $4) ON CONFLICT (group_id) DO UPDATE SET "
-                         "name = EXCLUDED.name, key = EXCLUDED.key, rule = EXCLUDED.rule",
-                         4, group, err);
+    rc =
+        exec_params_cmd(db,
+                        "INSERT INTO app_groups (group_id, name, key, rule) "
+                        "VALUES ($1, $2, $3, $4) ON CONFLICT (group_id) DO UPDATE SET "
+                        "name = EXCLUDED.name, key = EXCLUDED.key, rule = EXCLUDED.rule, "
+                        "missing_since = NULL",
+                        4, group, err);
     if (rc == STATUS_OK) {
         rc = exec_params_cmd(db,
                              "DELETE FROM group_members WHERE group_id = $1 "
@@ -115,4 +117,93 @@ enum status db_hand_groups_prune(struct db *db, const char (*keep)[17], size_t n
         1, vals, err);
     free(ids);
     return rc;
+}
+
+#define MISSING_COLUMNS                                                                  \
+    "group_id, key, rule, to_char(missing_since AT TIME ZONE 'UTC', "                    \
+    "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+
+static void fill_missing(void *row_out, const PGresult *r, int row)
+{
+    struct db_hand_group_missing *g = row_out;
+
+    copy_text(g->id, sizeof g->id, r, row, 0);
+    copy_text(g->key, sizeof g->key, r, row, 1);
+    copy_text(g->rule, sizeof g->rule, r, row, 2);
+    copy_text(g->since, sizeof g->since, r, row, 3);
+}
+
+enum status db_hand_groups_mark_missing(struct db *db, const char (*keep)[17], size_t n,
+                                        struct db_hand_group_missing **out, size_t *n_out,
+                                        struct error *err)
+{
+    const char **items = calloc(n > 0 ? n : 1, sizeof *items);
+    char *ids = NULL;
+    void *rows = NULL;
+    enum status rc;
+
+    *out = NULL;
+    *n_out = 0;
+    for (size_t i = 0; items != NULL && i < n; i++)
+        items[i] = keep[i];
+    if (items != NULL)
+        ids = text_array(items, n);
+    free(items);
+    if (ids == NULL)
+        return error_set(err, STATUS_NOMEM, "hand-made groups");
+    const char *vals[1] = {ids};
+    /* The first run that lacked a group sets its time; later ones keep it. */
+    rc = fetch_rows(db,
+                    "WITH m AS (UPDATE app_groups SET missing_since = "
+                    "coalesce(missing_since, now()) WHERE rule IS NOT NULL AND "
+                    "group_id <> ALL ($1::text[]) RETURNING " MISSING_COLUMNS ") "
+                    "SELECT * FROM m ORDER BY 1",
+                    1, vals, sizeof **out, fill_missing, "missing hand-made groups",
+                    &rows, n_out, err);
+    free(ids);
+    *out = rows;
+    return rc;
+}
+
+enum status db_hand_groups_missing(struct db *db, struct db_hand_group_missing **out,
+                                   size_t *n_out, struct error *err)
+{
+    void *rows = NULL;
+    enum status rc = fetch_rows(db,
+                                "SELECT " MISSING_COLUMNS " FROM app_groups WHERE rule "
+                                "IS NOT NULL AND missing_since IS NOT NULL ORDER BY 1",
+                                0, NULL, sizeof **out, fill_missing,
+                                "missing hand-made groups", &rows, n_out, err);
+    *out = rows;
+    return rc;
+}
+
+enum status db_analysis_config_swap(struct db *db, const char *settings, const char *path,
+                                    bool *had, char prev_settings[512],
+                                    char prev_path[1024], struct error *err)
+{
+    PGresult *r = NULL;
+    const char *vals[2] = {settings, path};
+    /* The CTE's SELECT sees the row as it was before the upsert. */
+    enum status rc = exec_params(
+        db,
+        "WITH old AS (SELECT settings, config_path FROM analysis_config), "
+        "up AS (INSERT INTO analysis_config (id, settings, config_path) "
+        "VALUES (true, $1, $2) ON CONFLICT (id) DO UPDATE SET settings = "
+        "EXCLUDED.settings, config_path = EXCLUDED.config_path, analyzed_at = now()) "
+        "SELECT settings, config_path FROM old",
+        2, vals, &r, err);
+
+    *had = false;
+    prev_settings[0] = '\0';
+    prev_path[0] = '\0';
+    if (rc != STATUS_OK)
+        return rc;
+    if (PQntuples(r) > 0) {
+        *had = true;
+        copy_text(prev_settings, 512, r, 0, 0);
+        copy_text(prev_path, 1024, r, 0, 1);
+    }
+    PQclear(r);
+    return STATUS_OK;
 }

@@ -1,7 +1,8 @@
 /* test_groups.c: hand-made groups (METHOD.md §4) on the lab run, in a real PostgreSQL
  * and over real HTTP: [group NAME] rules of each key, their members stored by
  * analyze, listed by /api/v1/groups as hand:NAME, their association of tau with b_d,
- * and an edited rule recomputed under the same id. */
+ * an edited rule recomputed under the same id, a group the configuration lacks kept
+ * (and warned of under --quiet) until analyze --prune. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -208,6 +209,105 @@ static void an_edited_rule_recomputes_the_group_under_its_id(void **state)
     assert_int_equal(jobs_of("hand:lab"), LAB_JOBS);
 }
 
+/* How many results are stored for group id, and when the newest was computed. */
+static void results_of(const char *id, long *n, char newest[64])
+{
+    char *count =
+        pgfixture_query(&fx.db, "SELECT count(*) FROM results WHERE group_id = $1", id);
+    char *at = pgfixture_query(
+        &fx.db,
+        "SELECT coalesce(max(computed_at)::text, '') FROM results WHERE group_id = $1",
+        id);
+
+    assert_non_null(count);
+    assert_non_null(at);
+    *n = atol(count);
+    snprintf(newest, 64, "%s", at);
+    free(count);
+    free(at);
+}
+
+/* Runs `--quiet [--config FILE] analyze ARGS`, stderr joined: what cron would mail. */
+static char *analyze_quiet(bool with_conf, const char *args)
+{
+    char cmd[1000];
+    int rc = -1;
+
+    snprintf(cmd, sizeof cmd, "--quiet %s%s%s analyze --permutations 0 %s 2>&1",
+             with_conf ? "--config '" : "", with_conf ? fx.conf : "",
+             with_conf ? "'" : "", args);
+    char *out = pgfixture_run(&fx.db, cmd, &rc);
+    assert_non_null(out);
+    if (rc != 0 && rc != 1)
+        fail_msg("%s exited %d: %s", cmd, rc, out);
+    return out;
+}
+
+/* Issue 30: a run without --config (as a crontab line that forgot it) keeps the
+ * hand-made group, its members and its results, and says so under --quiet, with the
+ * way to remove it; the settings it analysed with instead (no sample_offset_s) are
+ * named too. */
+static void a_run_without_the_configuration_keeps_the_group_and_says_so(void **state)
+{
+    char id[17], before_at[64], after_at[64], want[200];
+    long jobs = 0, before = 0, after = 0;
+
+    (void)state;
+    assert_true(listed("hand:lab", id, &jobs));
+    assert_int_equal(jobs, LAB_JOBS);
+    results_of(id, &before, before_at);
+    assert_true(before > 0);
+
+    char *out = analyze_quiet(false, "");
+    snprintf(want, sizeof want, "warn: group %s (hand:lab) is not in the configuration",
+             id);
+    if (strstr(out, want) == NULL || strstr(out, "'iocontend analyze --prune'") == NULL ||
+        strstr(out, "put [group lab] back (its rule: executable=^labjob)") == NULL)
+        fail_msg("no warning of the kept group under --quiet: %s", out);
+    if (strstr(out, "settings differ from the last analyze's (sample_offset_s 0, was "
+                    "0.9; it read ") == NULL)
+        fail_msg("no warning of the other settings under --quiet: %s", out);
+    /* --quiet: the warnings that mean kept or replaced results, and nothing else. */
+    assert_null(strstr(out, "info:"));
+    free(out);
+
+    assert_int_equal(jobs_of("hand:lab"), LAB_JOBS);
+    results_of(id, &after, after_at);
+    assert_int_equal(after, before);
+    assert_string_equal(after_at, before_at); /* kept, not recomputed */
+
+    /* Every run says it again, from when it was first missed. */
+    out = analyze_quiet(false, "");
+    assert_non_null(strstr(out, want));
+    free(out);
+    results_of(id, &after, after_at);
+    assert_int_equal(after, before);
+    assert_string_equal(after_at, before_at);
+}
+
+/* Only --prune removes a stored hand-made group the configuration lacks. */
+static void prune_removes_a_group_the_configuration_lacks(void **state)
+{
+    char id[17], at[64], want[900];
+    long jobs = 0, n = 0;
+
+    (void)state;
+    assert_true(listed("hand:lab", id, &jobs));
+    write_conf("[group other]\nuid = 0\n");
+    char *out = analyze_quiet(true, "--prune");
+    snprintf(want, sizeof want,
+             "warn: group %s (hand:lab) is not in the configuration (%s): removed with "
+             "its results (--prune)",
+             id, fx.conf);
+    if (strstr(out, want) == NULL)
+        fail_msg("want '%s' in: %s", want, out);
+    free(out);
+    assert_false(listed("hand:lab", id, &jobs));
+    results_of(id, &n, at);
+    assert_int_equal(n, 0);
+    assert_int_equal(jobs_of("hand:other"), LAB_JOBS);
+}
+
 static void uid_nprocs_bytes_and_jobs_each_match(void **state)
 {
     char ids[2][24];
@@ -259,7 +359,8 @@ static void uid_nprocs_bytes_and_jobs_each_match(void **state)
     assert_int_equal(jobs_of("hand:two"), 2);
     assert_int_equal(jobs_of("hand:other_uid"), 0);
     assert_int_equal(jobs_of("hand:both"), 1);
-    /* [group lab] is gone from the file: gone from the database. */
+    /* [group lab] went with --prune; [group other] is not in this file: kept. */
+    assert_int_equal(jobs_of("hand:other"), LAB_JOBS);
     char id[17];
     long jobs = 0;
     assert_false(listed("hand:lab", id, &jobs));
@@ -268,10 +369,13 @@ static void uid_nprocs_bytes_and_jobs_each_match(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        /* In this order: the second edits the first one's rule, the third replaces
+        /* In this order: the second edits the first one's rule, the third runs
+         * without the configuration, the fourth prunes the group, the fifth replaces
          * the groups. */
         cmocka_unit_test(the_lab_group_holds_its_30_jobs_and_its_association),
         cmocka_unit_test(an_edited_rule_recomputes_the_group_under_its_id),
+        cmocka_unit_test(a_run_without_the_configuration_keeps_the_group_and_says_so),
+        cmocka_unit_test(prune_removes_a_group_the_configuration_lacks),
         cmocka_unit_test(uid_nprocs_bytes_and_jobs_each_match),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
