@@ -58,18 +58,56 @@ int app_fail(const char *what, enum status rc, const struct error *err)
     return exit_code_of_error(rc, err);
 }
 
-int app_db_open(const struct app_config *cfg, struct db **out)
+/* db_target_existing's STATUS_NOT_FOUND: the state directory, and the two ways to
+ * give it a database. */
+static int no_database(const struct error *err)
+{
+    log_error("%s: %s: create one with 'iocontend --state-dir %s db init', or load "
+              "logs into it with 'iocontend --state-dir %s ingest ...'; nothing was "
+              "created",
+              err->file, err->msg, err->file, err->file);
+    return EXIT_UNAVAILABLE;
+}
+
+static int db_open_with(const struct app_config *cfg, unsigned flags, struct db **out)
 {
     struct error err = {0};
     const struct db_state_opts state = app_state_opts(cfg);
-    enum status rc =
-        db_connect(cfg->db_arg, &state, DB_START_EMBEDDED | DB_MIGRATE, out, &err);
+    enum status rc = db_connect(cfg->db_arg, &state,
+                                DB_START_EMBEDDED | DB_MIGRATE | flags, out, &err);
 
     if (rc == STATUS_OK)
         return EXIT_OK;
+    if (rc == STATUS_NOT_FOUND)
+        return no_database(&err);
     /* A target or cluster that cannot be set up is a usage error only when the
      * arguments are wrong; everything else is the database being unavailable. */
     return app_fail(NULL, rc == STATUS_INVALID ? STATUS_INVALID : STATUS_DB, &err);
+}
+
+int app_db_open(const struct app_config *cfg, struct db **out)
+{
+    return db_open_with(cfg, DB_EXISTING, out);
+}
+
+int app_db_create(const struct app_config *cfg, struct db **out)
+{
+    return db_open_with(cfg, 0, out);
+}
+
+int app_db_existing(const struct app_config *cfg)
+{
+    struct error err = {0};
+    struct db_target t;
+    const struct db_state_opts state = app_state_opts(cfg);
+
+    /* A target that does not resolve is left to the command, which says why. */
+    if (db_target_resolve(cfg->db_arg, &state, &t, &err) != STATUS_OK)
+        return EXIT_OK;
+    enum status rc = db_target_existing(&t, &err);
+    if (rc == STATUS_NOT_FOUND)
+        return no_database(&err);
+    return rc == STATUS_OK ? EXIT_OK : app_fail(NULL, rc, &err);
 }
 
 int app_run_lock(struct db *db, const char *kind, bool no_wait)

@@ -188,7 +188,7 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
         fprintf(stderr, "iocontend ingest iostat: --fs NAME is required\n");
         return EXIT_USAGE;
     }
-    int code = app_db_open(cfg, &db);
+    int code = app_db_create(cfg, &db);
     if (code == EXIT_OK)
         code = app_run_lock(db, "ingest", no_wait);
     if (code != EXIT_OK) {

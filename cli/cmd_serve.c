@@ -67,7 +67,8 @@ int cmd_serve(struct app_config *cfg, int argc, char **argv)
         default: return EXIT_USAGE;
         }
     }
-    return serve(cfg, listen, false);
+    int code = app_db_existing(cfg);
+    return code == EXIT_OK ? serve(cfg, listen, false) : code;
 }
 
 /* The generator sits beside this binary (build/iocontend-gen). */
@@ -219,7 +220,7 @@ int cmd_demo(struct app_config *cfg, int argc, char **argv)
         log_error("demo: %s: %s", conf, err.msg);
         return EXIT_SOFTWARE;
     }
-    int code = app_db_open(cfg, &db);
+    int code = app_db_create(cfg, &db);
     if (code != EXIT_OK)
         return code;
     code = demo_ingest(cfg, db, sample);

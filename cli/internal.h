@@ -100,8 +100,18 @@ int exit_code_of(enum status s);
 int exit_code_of_error(enum status rc, const struct error *err);
 
 /* Opens the database of cfg (--db, the environment, or the embedded cluster, started
- * and migrated); logs why not and returns the exit status, EXIT_OK on success. */
+ * and migrated); logs why not and returns the exit status, EXIT_OK on success. A
+ * state directory that holds no cluster is refused with EXIT_UNAVAILABLE, naming it
+ * and how to make one, and nothing is created (a mistyped --state-dir must not give
+ * an empty database that analyze or report then reads as "nothing"). */
 int app_db_open(const struct app_config *cfg, struct db **out);
+/* app_db_open that creates the embedded cluster when it is missing: for the commands
+ * that put data in (ingest, demo). */
+int app_db_create(const struct app_config *cfg, struct db **out);
+/* app_db_open's refusal alone, for serve (whose daemon connects by itself): EXIT_OK
+ * when cfg's database is there (or its target does not resolve: the command says
+ * why), else the exit status after the message. */
+int app_db_existing(const struct app_config *cfg);
 
 /* Holds the lock of one kind of run ("ingest", "analyze") while db is open: waits
  * for a run of that kind that holds it, or with no_wait returns EXIT_TEMPFAIL naming

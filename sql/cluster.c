@@ -1058,6 +1058,25 @@ enum status db_cluster_stop(const struct db_target *t, struct error *err)
     return STATUS_OK;
 }
 
+enum status db_target_existing(const struct db_target *t, struct error *err)
+{
+    char path[700];
+    struct stat st;
+
+    if (!t->embedded)
+        return STATUS_OK;
+    enum status rc = old_default_check(t, err);
+    if (rc != STATUS_OK)
+        return rc;
+    /* Only a name that is not there says "no cluster": a data directory closed to
+     * this user (the service's, under root's state directory) may well hold one. */
+    snprintf(path, sizeof path, "%s/PG_VERSION", t->data_dir);
+    if (stat(path, &st) == 0 || (errno != ENOENT && errno != ENOTDIR))
+        return STATUS_OK;
+    return error_at(err, STATUS_NOT_FOUND, t->state_dir, 0, "no database here (%s)",
+                    t->state_why);
+}
+
 enum status db_connect(const char *db_arg, const struct db_state_opts *state,
                        unsigned flags, struct db **out, struct error *err)
 {
@@ -1067,6 +1086,8 @@ enum status db_connect(const char *db_arg, const struct db_state_opts *state,
 
     *out = NULL;
     rc = db_target_resolve(db_arg, state, &t, err);
+    if (rc == STATUS_OK && (flags & DB_EXISTING) != 0)
+        rc = db_target_existing(&t, err);
     if (rc != STATUS_OK)
         return rc;
     if (t.embedded && (flags & DB_START_EMBEDDED) != 0) {

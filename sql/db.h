@@ -79,6 +79,15 @@ enum status db_cluster_start(struct db_target *t, struct error *err) MUST_CHECK;
 enum status db_cluster_stop(const struct db_target *t, struct error *err) MUST_CHECK;
 /* true when the embedded server answers. */
 bool db_cluster_running(const struct db_target *t);
+/* Whether t names a database that is there, so that a command that only reads or
+ * analyses never starts an empty cluster in a mistyped state directory. STATUS_OK for
+ * a configured target, an embedded one whose data directory holds a cluster, and
+ * one whose data directory cannot be looked into from here (the start says why);
+ * STATUS_NOT_FOUND when the state directory, its data directory or the cluster's
+ * PG_VERSION is missing (err->file the state directory, err->msg why it was chosen);
+ * STATUS_INVALID as db_cluster_start for a default state directory without a cluster
+ * while ./var/pg holds one. Creates nothing. */
+enum status db_target_existing(const struct db_target *t, struct error *err) MUST_CHECK;
 
 /* ---- connections and migrations ---------------------------------------------- */
 
@@ -104,13 +113,16 @@ void db_cancel(struct db *db);
 /* What db_connect does before it returns the connection. */
 enum db_connect_flags {
     DB_START_EMBEDDED = 1 << 0, /* start the embedded cluster when it is the target */
-    DB_MIGRATE = 1 << 1         /* apply the migrations not yet applied */
+    DB_MIGRATE = 1 << 1,        /* apply the migrations not yet applied */
+    DB_EXISTING = 1 << 2        /* refuse a target with no cluster (db_target_existing)
+                                   before anything is made */
 };
 
 /* Resolves the target db_arg and state name (db_target_resolve), starts the embedded
  * cluster when that is the target and flags has DB_START_EMBEDDED, connects, and with
  * DB_MIGRATE applies the migrations. *out is new (db_close), NULL on failure.
- * Statuses: db_target_resolve's (STATUS_INVALID, STATUS_INTERNAL); a cluster that
+ * Statuses: db_target_resolve's (STATUS_INVALID, STATUS_INTERNAL); with DB_EXISTING
+ * db_target_existing's (STATUS_NOT_FOUND, STATUS_INVALID); a cluster that
  * does not start is STATUS_INVALID when db_cluster_start said so, else STATUS_DB
  * (err keeps db_cluster_start's own code, e.g. STATUS_NOT_FOUND for missing server
  * binaries); then db_open's and db_migrate's (STATUS_DB, STATUS_NOMEM). */

@@ -3,8 +3,9 @@
  * IOCONTEND_STATE_DIR, which beats [database] state_dir, which beats the default;
  * the default for a user is ${XDG_STATE_HOME:-~/.local/state}/iocontend, and a
  * ./var/pg left by the old default stops the program with both paths instead of an
- * empty cluster. As root the user's runs are replayed as nobody, so that nothing
- * touches root's default /var/lib/iocontend. */
+ * empty cluster, and a state directory without a database is refused by every command
+ * but db, ingest and demo. As root the user's runs are replayed as nobody, so that
+ * nothing touches root's default /var/lib/iocontend. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include "../support/pgfixture.h"
 #include "../support/testutil.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +148,82 @@ static void without_xdg_the_default_is_under_home(void **state)
     free(out);
     snprintf(cmd, sizeof cmd, "%s/home", scratch);
     assert_int_not_equal(access(cmd, F_OK), 0);
+}
+
+/* The entries of dir, 0 when empty, -1 when it cannot be read. */
+static int entries_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+
+    if (d == NULL)
+        return -1;
+    for (const struct dirent *e = readdir(d); e != NULL; e = readdir(d))
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+/* Issue 30: a mistyped --state-dir gave an empty database, which `--quiet analyze`
+ * read as nothing to do (exit 0). Every command but db, ingest and demo refuses a
+ * state directory that holds no database: 69, naming it and how to make one, and it
+ * creates nothing: no directory, no cluster, no output file. */
+static void a_state_directory_without_a_database_is_refused(void **state)
+{
+    static const char *const commands[] = {
+        "--quiet analyze",
+        "--quiet analyze --sweep",
+        "report night --out @/night.html",
+        "report sweep --group 0123456789abcdef --out @/sweep.html",
+        "--quiet export jobs",
+        "slowdowns",
+        "quarantine list",
+        "serve --listen 127.0.0.1:0",
+    };
+    char dir[400], out_dir[400], cmd[3000], want[1200];
+    int rc = -1;
+
+    (void)state;
+    if (pgfixture_configured())
+        skip();
+    snprintf(dir, sizeof dir, "%s/DOES-NOT-EXIST", scratch);
+    snprintf(cmd, sizeof cmd, "cd / && %s --state-dir %s --quiet analyze", bin_abs, dir);
+    char *out = as_user(cmd, &rc);
+    if (rc != 69)
+        fail_msg("analyze on a missing state directory exited %d: %s", rc, out);
+    snprintf(want, sizeof want,
+             "%s: no database here (--state-dir given): create one with 'iocontend "
+             "--state-dir %s db init'",
+             dir, dir);
+    if (strstr(out, want) == NULL)
+        fail_msg("want '%s' in: %s", want, out);
+    free(out);
+    assert_int_not_equal(access(dir, F_OK), 0);
+
+    snprintf(dir, sizeof dir, "%s/empty-state", scratch);
+    snprintf(out_dir, sizeof out_dir, "%s/empty-out", scratch);
+    snprintf(cmd, sizeof cmd, "mkdir %s %s", dir, out_dir);
+    free(as_user(cmd, &rc));
+    assert_int_equal(rc, 0);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        char args[600];
+        const char *at = strchr(commands[i], '@');
+        if (at != NULL) {
+            snprintf(args, sizeof args, "%.*s%s%s", (int)(at - commands[i]), commands[i],
+                     out_dir, at + 1);
+        } else {
+            snprintf(args, sizeof args, "%s", commands[i]);
+        }
+        /* timeout: a serve that did not refuse would serve on. */
+        snprintf(cmd, sizeof cmd, "cd / && timeout 30 %s --state-dir %s %s", bin_abs, dir,
+                 args);
+        out = as_user(cmd, &rc);
+        if (rc != 69 || strstr(out, "no database here") == NULL)
+            fail_msg("`%s` on an empty state directory exited %d: %s", args, rc, out);
+        free(out);
+        assert_int_equal(entries_in(dir), 0);
+        assert_int_equal(entries_in(out_dir), 0);
+    }
 }
 
 /* The old default's cluster in ./var/pg and none in the new default: the program
@@ -411,6 +489,7 @@ int main(void)
         cmocka_unit_test(the_default_does_not_depend_on_the_working_directory),
         cmocka_unit_test(without_xdg_the_default_is_under_home),
         cmocka_unit_test(a_cluster_left_in_var_pg_is_not_replaced_silently),
+        cmocka_unit_test(a_state_directory_without_a_database_is_refused),
         cmocka_unit_test(the_state_directory_follows_its_precedence),
         cmocka_unit_test(as_root_the_default_is_var_lib),
         cmocka_unit_test(the_readme_crontab_from_root_uses_the_checkouts_database),
