@@ -77,8 +77,9 @@ static int teardown(void **state)
  * 0007 the jobs' negative_time flag, 0008 the quarantine's verdict key, 0009 the
  * interrupted runs and the tables' inputs, 0010 the ledger of loaded sample
  * files, 0011 the incomplete logs, 0012 the DXT traces, 0013 the samples' queue
- * columns, 0014 the data version, 0015 what /metrics reads of the runs, and what the
- * old version stored is served as before. */
+ * columns, 0014 the data version, 0015 what /metrics reads of the runs, 0016 the
+ * configuration's groups and settings that analyze read, and what the old version
+ * stored is served as before. */
 static void restored_database_migrates_from_the_old_schema_version(void **state)
 {
     int rc = -1;
@@ -96,7 +97,8 @@ static void restored_database_migrates_from_the_old_schema_version(void **state)
               strstr(out, "applied migration 0013_sample_queue") != NULL &&
               strstr(out, "applied migration 0014_data_version") != NULL &&
               strstr(out, "applied migration 0015_run_metrics") != NULL &&
-              strstr(out, "migrations applied: 10; schema version 15") != NULL;
+              strstr(out, "applied migration 0016_configured") != NULL &&
+              strstr(out, "migrations applied: 11; schema version 16") != NULL;
     if (!ok)
         print_error("db migrate exited %d: %s\n", rc, out);
     free(out);
