@@ -279,8 +279,10 @@ static void a_nearly_full_state_folder_refuses_the_run_with_74(void **state)
     free(out);
     snprintf(path, sizeof path, "%s/pg/PG_VERSION", dir);
     assert_int_not_equal(lstat(path, &st), 0); /* initdb never ran */
+    /* No cluster there: analyze refuses the folder before it looks at its space. */
     out = run_on(dir, "analyze", &rc);
-    assert_int_equal(rc, 74);
+    assert_int_equal(rc, 69);
+    assert_true(contains(out, "no database here"));
     free(out);
     out = run_on(dir, "db start", &rc);
     assert_int_equal(rc, 74);
@@ -342,7 +344,8 @@ static void a_running_serve_follows_db_stop_and_start(void **state)
  * iocontend schema, made nobody's, with trust and an "ATTACKER GROUP") whose socket
  * sits in a folder that passes the folder check (root's, 0755): root's serve never
  * talks to it (requirepeer=postgres), so /health answers 503 and no answer names the
- * attacker's group; db status and ingest refuse it too. */
+ * attacker's group; db status and ingest refuse it too. Without a cluster of its own
+ * in the state directory serve refuses it before any connection. */
 static void a_foreign_postgresql_behind_the_socket_is_never_used(void **state)
 {
     char state_dir[300], run[320], data[300], cmd[4096], bindir[300] = "";
@@ -382,6 +385,19 @@ static void a_foreign_postgresql_behind_the_socket_is_never_used(void **state)
     assert_int_equal(chown(run, 0, 0), 0);
     assert_int_equal(chmod(run, 0755), 0);
 
+    /* A state directory without a cluster is refused before any connection (69);
+     * with one whose server is down (its data directory, postgres's), serve goes on
+     * to the socket, where the stranger sits. */
+    char *out = run_on(state_dir, "serve --listen 127.0.0.1:0 2>&1", &rc);
+    assert_int_equal(rc, 69);
+    assert_true(contains(out, "no database here"));
+    free(out);
+    snprintf(cmd, sizeof cmd,
+             "mkdir -m 700 '%s/pg' && echo 15 > '%s/pg/PG_VERSION' && "
+             "chown -R postgres: '%s/pg'",
+             state_dir, state_dir, state_dir);
+    sh_ok(cmd);
+
     snprintf(fx.bin, sizeof fx.bin, "%s", bin());
     char saved[512];
     snprintf(saved, sizeof saved, "%s", getenv("IOCONTEND_STATE_DIR"));
@@ -397,7 +413,7 @@ static void a_foreign_postgresql_behind_the_socket_is_never_used(void **state)
     assert_int_equal(await_health(&srv, 503, 1), 503);
     server_stop(&srv);
 
-    char *out = run_on(state_dir, "db status", &rc);
+    out = run_on(state_dir, "db status", &rc);
     assert_int_not_equal(rc, 0);
     assert_null(strstr(out, "server: reachable"));
     free(out);
