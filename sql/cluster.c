@@ -370,6 +370,11 @@ static int run_as_owner(const struct argv_buf *cmd, int log_fd)
         if (log_fd >= 0 &&
             (dup2(log_fd, STDOUT_FILENO) < 0 || dup2(log_fd, STDERR_FILENO) < 0))
             _exit(127);
+        /* A caller's blocked signals (the demo holds SIGINT while the server
+         * starts) are not the server's. */
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
         if (!drop_apply(&d)) {
             write_str(STDERR_FILENO, "iocontend: cannot become the user " EMBEDDED_USER
                                      " (setgroups, setregid or setreuid refused)\n");

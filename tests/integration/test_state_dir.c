@@ -15,18 +15,24 @@
 #include "../support/pgfixture.h"
 #include "../support/testutil.h"
 
+#include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 static char scratch[256]; /* this run's folder (nobody's as root), removed at the end */
 /* root's: the install and root's state directory (under a folder nobody may move) */
 static char rootdir[256];
+/* A demo a failed test left running: teardown stops it (and so its server) before it
+ * removes the folders. */
+static pid_t demo_pid = -1;
 static char bin_abs[1024];
 
 /* Runs cmd through sh with stderr joined, as nobody when we are root, with the
@@ -80,6 +86,12 @@ static int teardown(void **state)
     int rc = -1;
 
     (void)state;
+    if (demo_pid > 0) {
+        int status;
+        kill(demo_pid, SIGTERM);
+        waitpid(demo_pid, &status, 0);
+        demo_pid = -1;
+    }
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", scratch, rootdir);
     free(testutil_run(cmd, &rc));
     return 0;
@@ -558,6 +570,146 @@ static void the_readme_crontab_from_a_users_cron_uses_the_checkouts_database(voi
     assert_int_equal(rc, 0);
 }
 
+/* Starts `demo --listen 127.0.0.1:0` of state, its output into out_path, with SIGINT
+ * as a terminal's foreground process has it (a shell's background job ignores it). */
+static pid_t demo_start(const char *bin, const char *state, const char *out_path)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        sigset_t none;
+        if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+            _exit(127);
+        signal(SIGINT, SIG_DFL);
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        execl(bin, bin, "--state-dir", state, "demo", "--listen", "127.0.0.1:0",
+              (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Whether a postgres of the data directory data runs (its pid file, or a process
+ * whose command line names it). */
+static bool postgres_of(const char *data)
+{
+    char path[1100], cmd[1200];
+    int rc = -1;
+
+    snprintf(path, sizeof path, "%s/postmaster.pid", data);
+    if (access(path, F_OK) == 0)
+        return true;
+    snprintf(cmd, sizeof cmd, "pgrep -f -- '-D %s( |$)' >/dev/null", data);
+    free(testutil_run(cmd, &rc));
+    return rc == 0;
+}
+
+/* The demo on the lab run (STATE/sample holds it: nothing generated): once ready it
+ * prints the page's URL, which answers; SIGINT then ends it with 0 and no postgres
+ * of its state directory survives. SIGINT while it starts its server (before serve
+ * takes the signal) kills it, and its server is stopped all the same. */
+static void the_demo_prints_its_url_and_sigint_stops_its_server(void **state)
+{
+    char st[400], data[500], sample[500], out_path[500], dir[700], url[300], bin[800];
+    int status = -1;
+
+    (void)state;
+    if (pgfixture_configured())
+        skip();
+    /* The installed program, which finds the installed page. */
+    snprintf(dir, sizeof dir, "%s/prefix", rootdir);
+    snprintf(bin, sizeof bin, "%s/bin/iocontend", dir);
+    if (access(bin, X_OK) != 0)
+        install_into(dir);
+    /* Root's crontab's state directory (as root; else a new one): the lab is
+     * loaded and analysed there already, so the demo only starts, finds its inputs
+     * loaded and serves; its server was stopped by that test's last line. */
+    snprintf(st, sizeof st, "%s/state", rootdir);
+    snprintf(data, sizeof data, "%s/pg", st);
+    snprintf(sample, sizeof sample, "%s/sample", st);
+    snprintf(out_path, sizeof out_path, "%s/demo.out", rootdir);
+    snprintf(dir, sizeof dir, "%s/darshan", sample);
+    copy_lab("darshan", ".parser.txt", dir);
+    snprintf(dir, sizeof dir, "%s/iostat/lab", sample);
+    copy_lab("iostat", "iostat_dxt.txt", dir);
+    snprintf(dir, sizeof dir, "%s/iocontend.conf", sample);
+    /* The crontab's settings but the file system, so that nothing is recomputed. */
+    static const char conf[] = "[filesystems]\n/ = lab\n";
+    assert_int_equal(testutil_write_file(dir, conf, sizeof conf - 1), 0);
+
+    size_t out_len = 0;
+    pid_t pid = demo_start(bin, st, out_path);
+    assert_true(pid > 0);
+    demo_pid = pid;
+    char *out = NULL;
+    const char *at = NULL;
+    for (int i = 0; i < 1200 && at == NULL; i++) {
+        free(out);
+        size_t len = 0;
+        out = testutil_read_file(out_path, &len);
+        at = out != NULL ? strstr(out, "demo: ready: the page is at http://127.0.0.1:")
+                         : NULL;
+        if (at == NULL && waitpid(pid, &status, WNOHANG) == pid) {
+            demo_pid = -1;
+            fail_msg("the demo ended (status %d) before it was ready: %s", status,
+                     out != NULL ? out : "");
+        }
+        if (at == NULL)
+            usleep(50 * 1000);
+    }
+    if (at == NULL) {
+        fail_msg("the demo printed no URL in 60 s: %s", out != NULL ? out : "");
+    }
+    assert_int_equal(sscanf(at, "demo: ready: the page is at %299s", url), 1);
+    free(out);
+    char cmd[600];
+    int rc = -1;
+    snprintf(cmd, sizeof cmd, "curl -s -o /dev/null -w '%%{http_code}' '%s'", url);
+    out = testutil_run(cmd, &rc);
+    assert_non_null(out);
+    assert_string_equal(out, "200");
+    free(out);
+    assert_true(postgres_of(data));
+
+    assert_int_equal(kill(pid, SIGINT), 0);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    demo_pid = -1;
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    if (postgres_of(data)) {
+        out = testutil_read_file(out_path, &out_len);
+        fail_msg("a postgres of %s survived the demo's SIGINT: %s", data,
+                 out != NULL ? out : "");
+    }
+
+    /* Again (the lab loaded and analysed: only the start), interrupted as soon as its
+     * server's pid file appears. */
+    pid = demo_start(bin, st, out_path);
+    assert_true(pid > 0);
+    demo_pid = pid;
+    char pidfile[600];
+    snprintf(pidfile, sizeof pidfile, "%s/postmaster.pid", data);
+    for (int i = 0; i < 1200 && access(pidfile, F_OK) != 0; i++)
+        usleep(10 * 1000);
+    assert_int_equal(kill(pid, SIGINT), 0);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    demo_pid = -1;
+    /* The stopper, orphaned when the demo was killed, stops it within seconds. */
+    bool alive = true;
+    for (int i = 0; i < 300 && alive; i++) {
+        alive = postgres_of(data);
+        if (alive)
+            usleep(50 * 1000);
+    }
+    if (alive) {
+        out = testutil_read_file(out_path, &out_len);
+        fail_msg("a postgres of %s survived the starting demo's SIGINT: %s", data,
+                 out != NULL ? out : "");
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -569,6 +721,7 @@ int main(void)
         cmocka_unit_test(the_readme_crontab_and_the_nightly_unit_run_from_roots_cron),
         cmocka_unit_test(
             the_readme_crontab_from_a_users_cron_uses_the_checkouts_database),
+        cmocka_unit_test(the_demo_prints_its_url_and_sigint_stops_its_server),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
