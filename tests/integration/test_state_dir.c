@@ -4,7 +4,10 @@
  * the default for a user is ${XDG_STATE_HOME:-~/.local/state}/iocontend, and a
  * ./var/pg left by the old default stops the program with both paths instead of an
  * empty cluster. As root the user's runs are replayed as nobody, so that nothing
- * touches root's default /var/lib/iocontend. */
+ * touches root's default /var/lib/iocontend. On a fresh install into a prefix, the
+ * README's crontab lines and the nightly unit's command run as root's cron runs them
+ * (issue 30: runuser and the program were not on cron's PATH), and the demo stops
+ * its server on SIGINT. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
