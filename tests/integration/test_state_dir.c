@@ -452,6 +452,7 @@ static void the_readme_crontab_and_the_nightly_unit_run_from_roots_cron(void **s
 {
     char lines[8][1024], prefix[400], logs[600], st[600], extra[700], conf[700];
     char exec[2048], text[2048], cmd[1024], logs_slash[700], prefix_slash[500];
+    int rc = -1;
 
     (void)state;
     if (pgfixture_configured())
@@ -464,6 +465,26 @@ static void the_readme_crontab_and_the_nightly_unit_run_from_roots_cron(void **s
     assert_true(n >= 3);
     snprintf(prefix, sizeof prefix, "%s/prefix", rootdir);
     install_into(prefix);
+    /* A state directory postgres cannot reach: the error names the folder that stops
+     * it and its mode, from cron's environment too (no program is run to find out). */
+    snprintf(cmd, sizeof cmd, "mkdir -m 0700 %s/closed", rootdir);
+    free(testutil_run(cmd, &rc));
+    assert_int_equal(rc, 0);
+    snprintf(cmd, sizeof cmd,
+             "cd / && env -i HOME=/root LOGNAME=root SHELL=/bin/sh PATH=/usr/bin:/bin "
+             "%s/bin/iocontend --state-dir %s/closed/state db init 2>&1",
+             prefix, rootdir);
+    char *out = testutil_run(cmd, &rc);
+    assert_non_null(out);
+    char want[600];
+    snprintf(want, sizeof want,
+             "the postgres user cannot reach it: %s/closed (mode 0700) is not searchable "
+             "by it",
+             rootdir);
+    if (rc != 73 || strstr(out, want) == NULL)
+        fail_msg("db init under a 0700 folder exited %d, want 73 and '%s': %s", rc, want,
+                 out);
+    free(out);
     snprintf(logs, sizeof logs, "%s/log", scratch);
     lab_logs(logs);
     snprintf(st, sizeof st, "%s/state", rootdir);
@@ -514,11 +535,13 @@ static void the_readme_crontab_from_a_users_cron_uses_the_checkouts_database(voi
     snprintf(logs_slash, sizeof logs_slash, "%s/", logs);
     snprintf(prefix_slash, sizeof prefix_slash, "%s/", prefix);
     snprintf(cmd, sizeof cmd, "%s/bin/iocontend", prefix);
-    /* Installed by the test before as root; else (not root) here. */
-    if (access(cmd, X_OK) != 0) {
+    /* Installed and laid out by the test before as root; else (not root, or it
+     * failed first) here. */
+    if (access(cmd, X_OK) != 0)
         install_into(prefix);
+    snprintf(cmd, sizeof cmd, "%s/iostat/scratch1", logs);
+    if (access(cmd, F_OK) != 0)
         lab_logs(logs);
-    }
     snprintf(cmd, sizeof cmd, "mkdir -p '%s' && chown 65534 '%s'", home, home);
     free(testutil_run(cmd, &rc));
     assert_int_equal(rc, 0);
