@@ -47,7 +47,7 @@ ALL_H    := $(wildcard common/*.h stats/*.h sql/*.h ingest/*.h analysis/*.h daem
               tests/support/*.h fuzz/*.h)
 
 .SECONDARY:
-.PHONY: all deps lint fmt test test-run check demo bench bench-build clean \
+.PHONY: all deps test-deps lint fmt test test-run check demo bench bench-build clean \
         compile_commands.json fuzz fuzz-build install uninstall
 all: $(LIB) $(PROG) $(if $(GEN_SRC),$(GEN))
 
@@ -148,9 +148,14 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/share/iocontend 2>/dev/null || true
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
 
-# Installs what building and testing need on Debian 12 (as root), only when missing.
+# Installs on Debian 12 (as root), only when missing: deps what building and running
+# the program (and the demo) need; test-deps that and the tests' tools (chromium,
+# prometheus, the Python oracles, clang, cppcheck...), which make test installs.
 deps:
-	@sh tests/deps.sh
+	@sh tests/deps.sh run
+
+test-deps:
+	@sh tests/deps.sh test
 
 lint:
 	@mkdir -p $(BUILD)
@@ -177,7 +182,7 @@ test-run: all $(TEST_BIN) $(REPLAY_BIN)
 check:
 	$(MAKE) BUILD=build/san OPT="-O1 -g $(SAN)" LDFLAGS="$(SAN)" test-run
 
-test: deps all lint bench-build
+test: test-deps all lint bench-build
 	@rm -f build/test-results.txt build/san/test-results.txt; a=0; b=0; \
 	$(MAKE) --no-print-directory test-run || a=$$?; \
 	$(MAKE) --no-print-directory BUILD=build/san OPT="-O1 -g $(SAN)" LDFLAGS="$(SAN)" test-run || b=$$?; \
@@ -189,12 +194,13 @@ test: deps all lint bench-build
 # /root (mode 0700): the state then goes to /var/lib/iocontend/demo, root's own
 # directory, never a predictable name in a world-writable one. IOCONTEND_STATE_DIR,
 # when set, still wins. make demo DEMO_ARGS=--check: the whole path, exiting 0 once
-# the API answers.
+# the API answers; DEMO_ARGS="--listen 0.0.0.0:8080": served to other machines. Only
+# the runtime's packages (make deps), not the tests' tools.
 demo: deps all
 	@state="$(CURDIR)/var"; \
 	if [ -n "$$IOCONTEND_STATE_DIR" ]; then state="$$IOCONTEND_STATE_DIR"; \
 	elif [ "$$(id -u)" -eq 0 ] && \
-	    ! runuser -u postgres -- test -x "$(CURDIR)" 2>/dev/null; then \
+	    ! /usr/sbin/runuser -u postgres -- test -x "$(CURDIR)" 2>/dev/null; then \
 	  echo "demo: postgres cannot enter $(CURDIR); the state goes to /var/lib/iocontend/demo"; \
 	  state=/var/lib/iocontend/demo; \
 	fi; exec $(PROG) --state-dir "$$state" demo $(DEMO_ARGS)
@@ -227,7 +233,7 @@ BENCH_ONLY ?= assoc kde signif sweep rf ingest
 # make test builds the bench drivers (never runs them) so that they keep compiling.
 bench-build: $(BENCH_BIN) $(BENCH_KDE) $(BENCH_SIGNIF) $(BENCH_RF)
 
-bench: deps all bench-build
+bench: test-deps all bench-build
 	@ORACLE_PY=$(ORACLE_PY) BENCH_ONLY="$(BENCH_ONLY)" bash bench/sections.sh $(BUILD)
 
 # libFuzzer over each corpus (fuzz/NAME.seeds), one at a time, FUZZ_SECONDS each
@@ -238,7 +244,7 @@ bench: deps all bench-build
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang-14
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-fuzz: deps
+fuzz: test-deps
 	@$(MAKE) --no-print-directory BUILD=build/libfuzzer CC=$(FUZZ_CC) \
 	  WARN="$(WARN) -Wno-double-promotion -Wno-format-nonliteral" \
 	  OPT="-O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link" LDFLAGS="$(FUZZ_SAN)" fuzz-build

@@ -117,6 +117,32 @@ int cmd_db(struct app_config *cfg, int argc, char **argv)
     return EXIT_USAGE;
 }
 
+void app_version_print(FILE *fp)
+{
+    fprintf(fp, "iocontend %s\nschema version %d\n", IOCONTEND_VERSION,
+            db_schema_latest());
+}
+
+void cmd_version_help(FILE *fp)
+{
+    fputs("usage: iocontend version\n"
+          "The program's version (IOCONTEND_VERSION of common/common.h) and the\n"
+          "schema version it migrates a database to (db status: the database's).\n",
+          fp);
+}
+
+int cmd_version(struct app_config *cfg, int argc, char **argv)
+{
+    (void)cfg;
+    (void)argv;
+    if (argc != 1) {
+        cmd_version_help(stderr);
+        return EXIT_USAGE;
+    }
+    app_version_print(stdout);
+    return EXIT_OK;
+}
+
 void cmd_config_help(FILE *fp)
 {
     fputs("usage: iocontend config show\n", fp);

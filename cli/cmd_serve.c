@@ -3,8 +3,11 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,13 +38,14 @@ static void print_listening(void *arg, const char *address)
 
 /* Serves on listen (NULL: [serve] listen) until a signal, or with check_only until
  * health answered; the exit status. */
-static int serve(const struct app_config *cfg, const char *listen, bool check_only)
+static int serve(const struct app_config *cfg, const char *listen, bool check_only,
+                 void (*on_listening)(void *arg, const char *address))
 {
     struct serve_settings s = app_serve_settings(cfg, listen);
     struct error err = {0};
 
     s.check_only = check_only;
-    s.on_listening = print_listening;
+    s.on_listening = on_listening;
     enum status rc = serve_run(&s, &err);
     if (rc == STATUS_OK)
         return EXIT_OK;
@@ -68,7 +72,7 @@ int cmd_serve(struct app_config *cfg, int argc, char **argv)
         }
     }
     int code = app_db_existing(cfg);
-    return code == EXIT_OK ? serve(cfg, listen, false) : code;
+    return code == EXIT_OK ? serve(cfg, listen, false, print_listening) : code;
 }
 
 /* The generator sits beside this binary (build/iocontend-gen). */
@@ -154,15 +158,112 @@ static int demo_ingest(const struct app_config *cfg, struct db *db, const char *
     return EXIT_OK;
 }
 
+/* The demo's line once it serves: the page's URL (a wildcard address shown as the
+ * loopback one, which reaches it from this machine). */
+static void print_demo_ready(void *arg, const char *address)
+{
+    (void)arg;
+    print_listening(NULL, address);
+    const char *port = strrchr(address, ':');
+    const char *host = strncmp(address, "0.0.0.0:", 8) == 0 ? "127.0.0.1"
+                       : strncmp(address, "[::]:", 5) == 0  ? "[::1]"
+                                                            : NULL;
+    if (host != NULL && port != NULL) {
+        printf("demo: ready: the page is at http://%s%s/ (Ctrl-C stops the demo and "
+               "its database)\n",
+               host, port);
+    } else {
+        printf("demo: ready: the page is at http://%s/ (Ctrl-C stops the demo and its "
+               "database)\n",
+               address);
+    }
+    fflush(stdout);
+}
+
+/* The demo starts a PostgreSQL server nobody asked for: a child stops it when the
+ * demo ends, however it ends. Ctrl-C during ingest or analyze kills the demo before
+ * serve blocks the signal, and the terminal's SIGINT reaches the demo's process
+ * group, not the server, which pg_ctl put in a session of its own. The child ignores
+ * SIGINT, SIGTERM and SIGHUP and waits for the end of a pipe whose writing end only
+ * the demo holds (close-on-exec: pg_ctl and the server never get it). Returns that
+ * end, -1 when no child could be made. */
+static int stopper_start(const struct db_target *t, pid_t *pid)
+{
+    int fds[2];
+
+    *pid = -1;
+    if (pipe(fds) != 0)
+        return -1;
+    if (fcntl(fds[1], F_SETFD, FD_CLOEXEC) != 0 ||
+        fcntl(fds[0], F_SETFD, FD_CLOEXEC) != 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    /* Nothing buffered is written twice. */
+    fflush(stdout);
+    fflush(stderr);
+    *pid = fork();
+    if (*pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (*pid == 0) {
+        char c;
+        ssize_t n;
+        close(fds[1]);
+        signal(SIGINT, SIG_IGN);
+        signal(SIGTERM, SIG_IGN);
+        signal(SIGHUP, SIG_IGN);
+        do {
+            n = read(fds[0], &c, 1);
+        } while (n < 0 && errno == EINTR);
+        if (db_cluster_running(t)) {
+            struct error err = {0};
+            if (db_cluster_stop(t, &err) == STATUS_OK) {
+                log_info("demo: stopped the embedded server of %s", t->state_dir);
+            } else {
+                log_error("demo: could not stop the embedded server (%s); stop it with: "
+                          "iocontend --state-dir '%s' db stop",
+                          err.msg, t->state_dir);
+            }
+        }
+        _exit(0);
+    }
+    close(fds[0]);
+    return fds[1];
+}
+
+/* The demo's normal end: the child stops the server; the demo waits for it, so that
+ * the server is gone when the demo returns. */
+static void stopper_finish(int fd, pid_t pid)
+{
+    int status;
+
+    if (fd >= 0)
+        close(fd);
+    if (pid > 0) {
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            continue;
+    }
+}
+
 void cmd_demo_help(FILE *fp)
 {
     fputs("usage: iocontend demo [--check] [--listen ADDR:PORT]\n"
           "Generates the sample data (in STATE/sample: the state directory of\n"
           "--state-dir, $IOCONTEND_STATE_DIR, [database] state_dir or the default),\n"
-          "ingests it through the real parsers, analyses it and serves the API.\n"
+          "ingests it through the real parsers, analyses it and serves the API and\n"
+          "the page on --listen (default: [serve] listen, else 127.0.0.1:8080; e.g.\n"
+          "0.0.0.0:8080 for other machines), printing the page's URL when ready.\n"
+          "Ctrl-C (SIGINT) or SIGTERM stops it and the embedded server it started.\n"
           "--check exits 0 as soon as the API answers.\n",
           fp);
 }
+
+static int demo_run(struct app_config *cfg, struct db_target *t, bool check,
+                    const char *listen);
 
 int cmd_demo(struct app_config *cfg, int argc, char **argv)
 {
@@ -173,9 +274,7 @@ int cmd_demo(struct app_config *cfg, int argc, char **argv)
     bool check = false;
     const char *listen = NULL;
     struct db_target t;
-    char sample[2048], conf[2048 + 32], gen[4096];
     struct error err = {0};
-    struct db *db = NULL;
     int c;
 
     optind = 1;
@@ -203,6 +302,39 @@ int cmd_demo(struct app_config *cfg, int argc, char **argv)
         log_error("demo: cannot create %s: %s", t.state_dir, strerror(errno));
         return EXIT_CANTCREAT;
     }
+    /* A server running before the demo (a serve of the same state directory, say) is
+     * not the demo's to stop. */
+    pid_t stopper = -1;
+    int stopper_fd = -1;
+    bool ours = t.embedded && !db_cluster_running(&t);
+    if (ours) {
+        stopper_fd = stopper_start(&t, &stopper);
+        if (stopper_fd < 0) {
+            log_warn("demo: cannot watch the embedded server (%s): once stopped, stop "
+                     "it with: iocontend --state-dir '%s' db stop",
+                     strerror(errno), t.state_dir);
+        }
+    }
+    int code = demo_run(cfg, &t, check, listen);
+    if (ours) {
+        stopper_finish(stopper_fd, stopper);
+    } else if (t.embedded) {
+        log_info("demo: the embedded server of %s was running before the demo and is "
+                 "left running (iocontend --state-dir '%s' db stop stops it)",
+                 t.state_dir, t.state_dir);
+    }
+    return code;
+}
+
+/* The demo once its state directory is ready: the sample, ingest, analyze, serve. */
+static int demo_run(struct app_config *cfg, struct db_target *tp, bool check,
+                    const char *listen)
+{
+    const struct db_target t = *tp;
+    char sample[2048], conf[2048 + 32], gen[4096];
+    struct error err = {0};
+    struct db *db = NULL;
+
     snprintf(sample, sizeof sample, "%s/sample", t.state_dir);
     snprintf(conf, sizeof conf, "%s/iocontend.conf", sample);
     if (access(conf, R_OK) != 0) {
@@ -220,7 +352,17 @@ int cmd_demo(struct app_config *cfg, int argc, char **argv)
         log_error("demo: %s: %s", conf, err.msg);
         return EXIT_SOFTWARE;
     }
+    /* The server starts here: a Ctrl-C while pg_ctl starts it would leave it starting
+     * after the demo and its stopper are gone. Held until it answers, the signal
+     * then ends the demo, and the stopper finds the server to stop. */
+    sigset_t stop_signals, old_mask;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    sigaddset(&stop_signals, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, &old_mask);
     int code = app_db_create(cfg, &db);
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     if (code != EXIT_OK)
         return code;
     code = demo_ingest(cfg, db, sample);
@@ -241,11 +383,6 @@ int cmd_demo(struct app_config *cfg, int argc, char **argv)
         return code;
     if (listen == NULL && check)
         listen = "127.0.0.1:0";
-    if (!check) {
-        const char *at = listen != NULL ? listen : cfg->listen;
-        printf("demo: ready; try: curl -s http://%s/api/v1/groups\n",
-               strncmp(at, "0.0.0.0:", 8) == 0 ? at + 8 : at);
-    }
     fflush(stdout);
-    return serve(cfg, listen, check);
+    return serve(cfg, listen, check, check ? print_listening : print_demo_ready);
 }

@@ -143,6 +143,10 @@ int cmd_analyze(struct app_config *cfg, int argc, char **argv);
 int cmd_serve(struct app_config *cfg, int argc, char **argv);
 int cmd_demo(struct app_config *cfg, int argc, char **argv);
 int cmd_config(struct app_config *cfg, int argc, char **argv);
+/* `version` (no configuration read: cfg may be NULL). */
+int cmd_version(struct app_config *cfg, int argc, char **argv);
+/* The version, the build and the schema version: `version` and --version. */
+void app_version_print(FILE *fp);
 int cmd_export(struct app_config *cfg, int argc, char **argv);
 int cmd_assoc(struct app_config *cfg, int argc, char **argv);
 int cmd_report(struct app_config *cfg, int argc, char **argv);
@@ -158,6 +162,7 @@ void cmd_analyze_help(FILE *fp);
 void cmd_serve_help(FILE *fp);
 void cmd_demo_help(FILE *fp);
 void cmd_config_help(FILE *fp);
+void cmd_version_help(FILE *fp);
 void cmd_export_help(FILE *fp);
 void cmd_assoc_help(FILE *fp);
 void cmd_report_help(FILE *fp);

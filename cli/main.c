@@ -69,11 +69,16 @@ static const struct command commands[] = {
     {"demo",
      cmd_demo,
      cmd_demo_help,
-     {{"demo [--check]", "sample data -> ingest -> analyze -> serve"}}},
+     {{"demo [--check] [--listen ADDR:PORT]",
+       "sample data -> ingest -> analyze -> serve"}}},
     {"config",
      cmd_config,
      cmd_config_help,
      {{"config show", "the effective configuration"}}},
+    {"version",
+     cmd_version,
+     cmd_version_help,
+     {{"version", "its version and the schema version it expects"}}},
 };
 
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
@@ -168,7 +173,7 @@ int main(int argc, char **argv)
             return EXIT_OK;
         }
         if (strcmp(a, "--version") == 0) {
-            printf("iocontend %s\n", IOCONTEND_VERSION);
+            app_version_print(stdout);
             return EXIT_OK;
         }
         if (strcmp(a, "--quiet") == 0) {
@@ -211,6 +216,9 @@ int main(int argc, char **argv)
         cmd->help(stdout);
         return EXIT_OK;
     }
+    /* No configuration is read: a broken one still lets the version be told. */
+    if (strcmp(name, "version") == 0)
+        return cmd_version(NULL, argc - i, argv + i);
     if (quiet)
         log_set_level(LOG_ERROR);
     if (level != NULL) {

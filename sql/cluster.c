@@ -261,35 +261,132 @@ static void argv_add(struct argv_buf *a, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Runs the command (as the postgres user when we are root: PostgreSQL refuses
- * root), with its output to log_fd when that is not -1. Returns the exit status, -1
- * when it could not run. */
+/* Cron's PATH is /usr/bin:/bin: every program run here is named by its absolute path
+ * (no execvp, no runuser of /usr/sbin); the server's own binaries by pg_config's. */
+#define PG_CONFIG_PATH "/usr/bin/pg_config"
+#define GROUPADD_PATH  "/usr/sbin/groupadd"
+#define MAX_GROUPS     64
+
+/* Who a child runs as, looked up before fork (getpwnam is not async-signal-safe):
+ * the postgres user when we are root (PostgreSQL refuses root), else nobody changes.
+ * env is the caller's environment with HOME, USER, LOGNAME and SHELL of the new user,
+ * as runuser set them. */
+struct drop {
+    bool on;
+    uid_t uid;
+    gid_t gid;
+    gid_t groups[MAX_GROUPS];
+    int n_groups;
+    char vars[4][PATH_MAX + 16];
+    char **env;
+};
+
+extern char **environ;
+
+/* false when root's child has no postgres user to become. */
+static bool drop_prepare(struct drop *d)
+{
+    memset(d, 0, sizeof *d);
+    if (geteuid() != 0)
+        return true;
+    struct passwd *pw = getpwnam(EMBEDDED_USER);
+    if (pw == NULL)
+        return false;
+    d->on = true;
+    d->uid = pw->pw_uid;
+    d->gid = pw->pw_gid;
+    d->n_groups = MAX_GROUPS;
+    /* Its supplementary groups, as runuser's initgroups gave them (ssl-cert). */
+    if (getgrouplist(pw->pw_name, pw->pw_gid, d->groups, &d->n_groups) < 0) {
+        d->groups[0] = pw->pw_gid;
+        d->n_groups = 1;
+    }
+    snprintf(d->vars[0], sizeof d->vars[0], "HOME=%s", pw->pw_dir);
+    snprintf(d->vars[1], sizeof d->vars[1], "USER=%s", pw->pw_name);
+    snprintf(d->vars[2], sizeof d->vars[2], "LOGNAME=%s", pw->pw_name);
+    snprintf(d->vars[3], sizeof d->vars[3], "SHELL=%s", pw->pw_shell);
+    size_t n = 0;
+    while (environ != NULL && environ[n] != NULL)
+        n++;
+    d->env = calloc(n + 5, sizeof *d->env);
+    if (d->env == NULL)
+        return true; /* the caller's environment unchanged */
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *v = environ[i];
+        if (strncmp(v, "HOME=", 5) != 0 && strncmp(v, "USER=", 5) != 0 &&
+            strncmp(v, "LOGNAME=", 8) != 0 && strncmp(v, "SHELL=", 6) != 0)
+            d->env[k++] = environ[i];
+    }
+    for (size_t i = 0; i < 4; i++)
+        d->env[k++] = d->vars[i];
+    d->env[k] = NULL;
+    return true;
+}
+
+static void drop_free(struct drop *d)
+{
+    free(d->env);
+    d->env = NULL;
+}
+
+/* In the child: async-signal-safe calls only. Groups first, then the group, then the
+ * user: after that nothing more may be changed. setreuid with both IDs (POSIX, no
+ * _GNU_SOURCE for setresuid) sets the saved ID too, since the real one changes: no
+ * way back to root. */
+static bool drop_apply(const struct drop *d)
+{
+    if (!d->on)
+        return true;
+    return setgroups((size_t)d->n_groups, d->groups) == 0 &&
+           setregid(d->gid, d->gid) == 0 && setreuid(d->uid, d->uid) == 0;
+}
+
+static void write_str(int fd, const char *s)
+{
+    ssize_t w = write(fd, s, strlen(s));
+    (void)w;
+}
+
+/* Runs the command, its first word an absolute path (as the postgres user when we are
+ * root: PostgreSQL refuses root), with its output to log_fd when that is not -1.
+ * Returns the exit status (126: the user could not be taken, 127: the program could
+ * not run, both said in the log), -1 when it could not start. */
 static int run_as_owner(const struct argv_buf *cmd, int log_fd)
 {
-    struct argv_buf full = {.n = 0};
+    struct drop d;
     pid_t pid;
     int status;
 
-    if (geteuid() == 0) {
-        argv_add(&full, "runuser");
-        argv_add(&full, "-u");
-        argv_add(&full, EMBEDDED_USER);
-        argv_add(&full, "--");
-    }
-    for (size_t i = 0; i < cmd->n; i++)
-        argv_add(&full, "%s", cmd->store[i]);
-    pid = fork();
-    if (pid < 0)
+    if (cmd->n == 0 || !drop_prepare(&d))
         return -1;
+    pid = fork();
+    if (pid < 0) {
+        drop_free(&d);
+        return -1;
+    }
     if (pid == 0) {
         /* The log was opened safely by the parent; the child only inherits it. */
         if (log_fd >= 0 &&
             (dup2(log_fd, STDOUT_FILENO) < 0 || dup2(log_fd, STDERR_FILENO) < 0))
             _exit(127);
-        if (full.n > 0)
-            execvp(full.store[0], full.ptr);
+        /* A caller's blocked signals (the demo holds SIGINT while the server
+         * starts) are not the server's. */
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        if (!drop_apply(&d)) {
+            write_str(STDERR_FILENO, "iocontend: cannot become the user " EMBEDDED_USER
+                                     " (setgroups, setregid or setreuid refused)\n");
+            _exit(126);
+        }
+        execve(cmd->store[0], cmd->ptr, d.env != NULL ? d.env : environ);
+        write_str(STDERR_FILENO, "iocontend: cannot run ");
+        write_str(STDERR_FILENO, cmd->store[0]);
+        write_str(STDERR_FILENO, "\n");
         _exit(127);
     }
+    drop_free(&d);
     if (waitpid(pid, &status, 0) < 0)
         return -1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -311,7 +408,7 @@ static enum status pg_bindir(char *out, size_t size, struct error *err)
         close(fds[0]);
         if (dup2(fds[1], STDOUT_FILENO) < 0)
             _exit(127);
-        execlp("pg_config", "pg_config", "--bindir", (char *)NULL);
+        execl(PG_CONFIG_PATH, PG_CONFIG_PATH, "--bindir", (char *)NULL);
         _exit(127);
     }
     close(fds[1]);
@@ -321,7 +418,8 @@ static enum status pg_bindir(char *out, size_t size, struct error *err)
         waitpid(pid, &status, 0);
     if (got <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         return error_set(err, STATUS_NOT_FOUND,
-                         "pg_config not found: install postgresql-15 and libpq-dev");
+                         PG_CONFIG_PATH " did not answer: install postgresql-15 and "
+                                        "libpq-dev");
     }
     line[got] = '\0';
     line[strcspn(line, "\n")] = '\0';
@@ -354,12 +452,12 @@ static void ensure_socket_group(void)
 
     if (geteuid() != 0 || getgrnam(SOCKET_GROUP) != NULL)
         return;
-    argv_add(&cmd, "groupadd");
+    argv_add(&cmd, GROUPADD_PATH);
     argv_add(&cmd, "--system");
     argv_add(&cmd, SOCKET_GROUP);
     pid = fork();
     if (pid == 0) {
-        execvp(cmd.store[0], cmd.ptr);
+        execv(cmd.store[0], cmd.ptr);
         _exit(127);
     }
     if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
@@ -658,6 +756,104 @@ static int open_log(int state_fd, const struct db_target *t, const char *name,
     return fd;
 }
 
+/* Whether the postgres user can reach and write the data directory, found in a child
+ * that becomes it (no program run): the exit status is 0, or 126 when it could not
+ * become it, 125 when the data directory is not writable, else k (1..120): the k-th
+ * folder of the path (counting the root) is not searchable. */
+#define REACH_NO_USER   126
+#define REACH_NO_WRITE  125
+#define REACH_MAX_DEPTH 120
+
+static int reach_probe(const char *data_dir)
+{
+    struct drop d;
+    pid_t pid;
+    int status;
+
+    if (!drop_prepare(&d))
+        return REACH_NO_USER;
+    drop_free(&d); /* the child runs no program: no environment */
+    pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        char prefix[PATH_MAX];
+        size_t len = strlen(data_dir);
+        int depth = 0;
+        if (!drop_apply(&d))
+            _exit(REACH_NO_USER);
+        if (len >= sizeof prefix)
+            _exit(REACH_NO_WRITE);
+        for (size_t i = 0; i <= len && depth < REACH_MAX_DEPTH; i++) {
+            if (i != 0 && data_dir[i] != '/' && data_dir[i] != '\0')
+                continue;
+            depth++;
+            memcpy(prefix, data_dir, i == 0 ? 1 : i);
+            prefix[i == 0 ? 1 : i] = '\0';
+            if (access(prefix, X_OK) != 0)
+                _exit(depth);
+        }
+        _exit(access(data_dir, W_OK) == 0 ? 0 : REACH_NO_WRITE);
+    }
+    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+        return -1;
+    return WEXITSTATUS(status);
+}
+
+/* The k-th folder of path (1: "/"), as reach_probe counts them. */
+static void nth_folder(const char *path, int k, char *out, size_t size)
+{
+    size_t len = strlen(path);
+    int depth = 0;
+
+    snprintf(out, size, "%s", path);
+    for (size_t i = 0; i <= len; i++) {
+        if (i != 0 && path[i] != '/' && path[i] != '\0')
+            continue;
+        if (++depth == k) {
+            size_t n = i == 0 ? 1 : i;
+            if (n < size) {
+                memcpy(out, path, n);
+                out[n] = '\0';
+            }
+            return;
+        }
+    }
+}
+
+/* reach_probe's answer as an error naming what failed. */
+static enum status reach_check(const struct db_target *t, struct error *err)
+{
+    int k = reach_probe(t->data_dir);
+    char folder[PATH_MAX];
+    struct stat st;
+
+    if (k == 0)
+        return STATUS_OK;
+    if (k < 0) {
+        return error_at(err, STATUS_INTERNAL, t->state_dir, 0,
+                        "could not check what the %s user can reach: fork or wait failed",
+                        EMBEDDED_USER);
+    }
+    if (k == REACH_NO_USER) {
+        return error_at(err, STATUS_INVALID, t->state_dir, 0,
+                        "cannot become the %s user to check the data directory (no such "
+                        "user, or setreuid refused): install postgresql-15",
+                        EMBEDDED_USER);
+    }
+    if (k == REACH_NO_WRITE) {
+        return error_os(err, STATUS_INVALID, EACCES, t->data_dir,
+                        "the %s user cannot write the data directory", EMBEDDED_USER);
+    }
+    nth_folder(t->data_dir, k, folder, sizeof folder);
+    unsigned mode = stat(folder, &st) == 0 ? (unsigned)(st.st_mode & 07777) : 0;
+    return error_os(
+        err, STATUS_INVALID, EACCES, t->state_dir,
+        "the %s user cannot reach it: %.300s (mode %04o) is not searchable by "
+        "it; make it searchable (chmod o+x) or use --state-dir",
+        EMBEDDED_USER, folder, mode);
+}
+
 /* The cluster's directories, checked and made; returns the state directory's
  * descriptor (-1 with err set). As root postgres must be able to reach it. */
 static int prepare_dirs(struct db_target *t, const struct owner *o, struct error *err)
@@ -670,17 +866,8 @@ static int prepare_dirs(struct db_target *t, const struct owner *o, struct error
         owned_dir(state_fd, "pg", t->data_dir, "data directory", 0700, o->gid, o, err);
     if (rc == STATUS_OK)
         rc = socket_dir_prepare(state_fd, t, o, err);
-    if (rc == STATUS_OK && geteuid() == 0) {
-        struct argv_buf probe = {.n = 0};
-        argv_add(&probe, "test");
-        argv_add(&probe, "-w");
-        argv_add(&probe, "%s", t->data_dir);
-        if (run_as_owner(&probe, -1) != 0) {
-            rc = error_os(err, STATUS_INVALID, EACCES, t->state_dir,
-                          "the postgres user cannot reach it: make every parent "
-                          "directory searchable (chmod o+x) or use --state-dir");
-        }
-    }
+    if (rc == STATUS_OK && geteuid() == 0)
+        rc = reach_check(t, err);
     if (rc != STATUS_OK) {
         close(state_fd);
         return -1;

@@ -54,14 +54,14 @@ enum status db_target_resolve(const char *db_arg, const struct db_state_opts *st
 /* Embedded cluster life. init creates the cluster when absent (no-op otherwise) and
  * writes its pg_hba.conf / pg_ident.conf (peer authentication only); start inits
  * when needed, clears a stale postmaster.pid and starts the server (no-op when
- * running); stop stops it. As root the server runs as the postgres user via
- * runuser. No symbolic link in the state directory is followed and a directory or
- * log another user owns, or a socket directory looser than 0750, is refused
- * (STATUS_INVALID naming it), and so is a state directory under a parent that a
- * user other than root, us or the server's user may write in (sticky folders such
- * as /tmp protect the entries others do not own). A state directory that is
- * read-only, foreign or cannot be made sets err->os_errno (EROFS, EPERM, EACCES, or
- * mkdir's errno); init and start refuse a state or data directory with less than
+ * running); stop stops it. As root the server runs as the postgres user (a child
+ * that drops to it, then runs pg_ctl by its absolute path). No symbolic link in the state
+ * directory is followed and a directory or log another user owns, or a socket directory
+ * looser than 0750, is refused (STATUS_INVALID naming it), and so is a state directory
+ * under a parent that a user other than root, us or the server's user may write in
+ * (sticky folders such as /tmp protect the entries others do not own). A state directory
+ * that is read-only, foreign or cannot be made sets err->os_errno (EROFS, EPERM, EACCES,
+ * or mkdir's errno); init and start refuse a state or data directory with less than
  * DB_MIN_FREE_BYTES free (STATUS_DB, os_errno ENOSPC, naming the folder and the free
  * bytes). STATUS_INVALID for a configured target or a default state
  * directory without a cluster while ./var/pg holds one; STATUS_DB when a PostgreSQL

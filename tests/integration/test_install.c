@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "../../common/common.h"
+#include "../../sql/db.h"
 #include "../support/pgfixture.h"
 #include "../support/server.h"
 #include "../support/testutil.h"
@@ -211,6 +212,16 @@ static void installed_binary_answers_help_and_version(void **state)
     char *built = run(&rc, "'%s' --version", getenv("IOCONTEND_BIN"));
     assert_string_equal(mine, built);
     assert_true(strncmp(mine, "iocontend ", 10) == 0);
+    /* `version` says the same, and the schema this binary migrates to; it reads no
+     * configuration (a broken one still lets it answer). */
+    char *cmd = run(&rc, "'%s' --config /nonexistent/iocontend.conf version", fx.bin);
+    assert_int_equal(rc, 0);
+    assert_string_equal(cmd, mine);
+    char want[64];
+    snprintf(want, sizeof want, "\nschema version %d\n", db_schema_latest());
+    assert_non_null(strstr(mine, want));
+    assert_non_null(strstr(mine, "iocontend " IOCONTEND_VERSION "\n"));
+    free(cmd);
     free(mine);
     free(built);
     char *help = run(&rc, "'%s' --help", fx.bin);
