@@ -109,6 +109,24 @@ void route_predict(struct server *srv, struct MHD_Connection *conn, struct reque
     compute_job_submit(srv, conn, req, job, predict_run);
 }
 
+/* The 400 of a group parameter that names no group, or several: those listed as
+ * "candidates" ({"id","name","jobs"}, as /groups lists them). */
+static void answer_group_unknown(struct request *req, const struct group_match *m,
+                                 const struct error *err)
+{
+    answer_error(req, STATUS_INVALID, "group", "%s", err->msg);
+    json_t *inner = json_object_get(req->json, "error"); /* borrowed */
+    if (inner == NULL || m->n_candidates == 0)
+        return;
+    json_t *list = json_array();
+    for (size_t i = 0; list != NULL && i < m->n_candidates; i++) {
+        const struct db_group *g = &m->candidates[i];
+        json_array_append_new(list, json_pack("{s:s, s:s, s:I}", "id", g->id, "name",
+                                              g->name, "jobs", (json_int_t)g->jobs));
+    }
+    json_object_set_new(inner, "candidates", list);
+}
+
 /* /slowdowns on a thread of the compute pool. */
 static void slowdowns_run(struct compute_job *job)
 {
@@ -122,9 +140,23 @@ static void slowdowns_run(struct compute_job *job)
         answer_failure(req, STATUS_DB, &err, "slowdowns", NULL);
         return;
     }
-    enum status rc =
-        analysis_slowdowns(db, &srv->s->analysis, job->from_s, job->to_s, job->y, job->x,
-                           job->granularity_s, job->limit, &sl, &err);
+    struct group_match m = {0};
+    enum status rc = STATUS_OK;
+    if (job->group_arg[0] != '\0') {
+        rc = analysis_group_resolve(db, job->group_arg, &m, &err);
+        if (rc == STATUS_INVALID || rc == STATUS_NOT_FOUND) {
+            db_release(srv, db, STATUS_OK);
+            answer_group_unknown(req, &m, &err);
+            group_match_clear(&m);
+            return;
+        }
+    }
+    if (rc == STATUS_OK) {
+        rc = analysis_slowdowns(db, &srv->s->analysis, job->from_s, job->to_s,
+                                job->group_arg[0] != '\0' ? m.group.id : NULL, job->y,
+                                job->x, job->granularity_s, job->limit, &sl, &err);
+    }
+    group_match_clear(&m);
     db_release(srv, db, rc);
     if (rc != STATUS_OK) {
         answer_failure(req, rc, &err, "slowdowns", "granularity");
@@ -157,9 +189,15 @@ void route_slowdowns(struct server *srv, struct MHD_Connection *conn, struct req
     if (!query_range(conn, req, &from_s, &to_s) ||
         !query_granularity(conn, req, &granularity_s))
         return;
+    const char *group = query(conn, "group");
+    if (group != NULL && (group[0] == '\0' || strlen(group) >= 160)) {
+        answer_error(req, STATUS_INVALID, "group", "group must be a group's id or name");
+        return;
+    }
     struct compute_job *job = hurt_job(conn, req, "slowdowns");
     if (job == NULL)
         return;
+    snprintf(job->group_arg, sizeof job->group_arg, "%s", group != NULL ? group : "");
     job->from_s = from_s;
     job->to_s = to_s;
     job->granularity_s = granularity_s;

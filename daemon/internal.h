@@ -90,6 +90,7 @@ struct compute_job {
     struct assoc_opts opts; /* opts.space and opts.cancel point into this job */
     double x_value;         /* /predict: where */
     double from_s, to_s;    /* /slowdowns: the period, NAN when open */
+    char group_arg[200];    /* /slowdowns: the group parameter as given, "" when absent */
     size_t limit;           /* /slowdowns: jobs listed of each kind; /points: most shown;
                                /jobs: the page's rows; /coverage: points (0: none) */
     char cursor[80];        /* /jobs: where the page starts, "" for the first */
