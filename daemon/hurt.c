@@ -109,24 +109,6 @@ void route_predict(struct server *srv, struct MHD_Connection *conn, struct reque
     compute_job_submit(srv, conn, req, job, predict_run);
 }
 
-/* The 400 of a group parameter that names no group, or several: those listed as
- * "candidates" ({"id","name","jobs"}, as /groups lists them). */
-static void answer_group_unknown(struct request *req, const struct group_match *m,
-                                 const struct error *err)
-{
-    answer_error(req, STATUS_INVALID, "group", "%s", err->msg);
-    json_t *inner = json_object_get(req->json, "error"); /* borrowed */
-    if (inner == NULL || m->n_candidates == 0)
-        return;
-    json_t *list = json_array();
-    for (size_t i = 0; list != NULL && i < m->n_candidates; i++) {
-        const struct db_group *g = &m->candidates[i];
-        json_array_append_new(list, json_pack("{s:s, s:s, s:I}", "id", g->id, "name",
-                                              g->name, "jobs", (json_int_t)g->jobs));
-    }
-    json_object_set_new(inner, "candidates", list);
-}
-
 /* /slowdowns on a thread of the compute pool. */
 static void slowdowns_run(struct compute_job *job)
 {
@@ -146,7 +128,7 @@ static void slowdowns_run(struct compute_job *job)
         rc = analysis_group_resolve(db, job->group_arg, &m, &err);
         if (rc == STATUS_INVALID || rc == STATUS_NOT_FOUND) {
             db_release(srv, db, STATUS_OK);
-            answer_group_unknown(req, &m, &err);
+            answer_group_refused(req, &m, &err);
             group_match_clear(&m);
             return;
         }
