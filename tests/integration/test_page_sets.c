@@ -275,6 +275,20 @@ static void who_got_hurt_is_ranked_in_the_hand_made_group(void **state)
     assert_string_equal(json_string_value(json_object_get(one, "group")), lab);
     same_ranking(all, cli);
     same_ranking(one, cli);
+
+    /* the night report of the lab's day ranks them the same */
+    char night[300];
+    snprintf(night, sizeof night, "%s/night.json", fx.db.state_dir);
+    rc = pgfixture_cmd(&fx.db,
+                       "--quiet --config '%s' report night --from 2026-11-22T00:00:00Z "
+                       "--to 2026-11-23T00:00:00Z --format json --out '%s'",
+                       fx.conf, night);
+    assert_true(rc == 0 || rc == 1); /* 1: the period's runs or files said something */
+    json_t *report = json_load_file(night, 0, NULL);
+    assert_non_null(report);
+    assert_ranked_in(json_object_get(report, "slowdowns"), lab);
+    same_ranking(json_object_get(report, "slowdowns"), cli);
+    json_decref(report);
     json_decref(cli);
     json_decref(all);
     json_decref(one);
