@@ -446,9 +446,10 @@ static enum status rank_group(struct db *db, struct analysis_ctx *c,
 
     if (rc == STATUS_OK && g.jobs == NULL && !band_only)
         rc = db_jobs_of_group(db, group_id, &g.jobs, err);
-    if (rc == STATUS_OK && (!band_only || g.why == NULL))
+    if (rc == STATUS_OK && (!band_only || g.why == NULL)) {
         rc = place_jobs(&g, group_id, s->seed, from_s, to_s, skip, claim, ranked, apart,
                         jobs, err);
+    }
     group_fit_clear(&g);
     return rc;
 }
