@@ -79,6 +79,22 @@ void group_rule_text(const struct group_rule *r, char *out, size_t size);
  * "hand:NAME" (as a default group's id is of its key). */
 void group_rule_id(const char *name, char out[17]);
 
+/* A group as a person names it (--group, group=), or the groups a name matches. */
+struct group_match {
+    struct db_group group;       /* the group, on STATUS_OK */
+    struct db_group *candidates; /* STATUS_INVALID: the groups of that name; owned */
+    size_t n_candidates;
+};
+
+/* The group whose id is text, else whose name (as db_groups_list shows it: a name
+ * several groups share carries " #" and 8 hex digits of the id) is text, else the one
+ * group whose name without that suffix is text. STATUS_NOT_FOUND: none;
+ * STATUS_INVALID: several share that name, listed in out->candidates (most jobs
+ * first); STATUS_DB; STATUS_NOMEM. Clear out with group_match_clear in every case. */
+enum status analysis_group_resolve(struct db *db, const char *text,
+                                   struct group_match *out, struct error *err) MUST_CHECK;
+void group_match_clear(struct group_match *m);
+
 /* What the analysis takes from the configuration. */
 struct analysis_settings {
     size_t d_min;              /* METHOD.md §5: below it every coefficient is null */
@@ -622,7 +638,8 @@ enum status analysis_predict(struct db *db, const struct analysis_settings *s,
 
 /* One job of a period, ranked or set apart. */
 struct slowdown_job {
-    char job_key[33], jobid[32], group[17];
+    char job_key[33], jobid[32];
+    char group[17];        /* the group it was ranked in (or set apart in) */
     double start_s, end_s; /* epoch seconds */
     double y, x;           /* its metrics, linear units (NAN when excluded) */
     double q05, q50, q95;  /* its group's KDE at its own x */
@@ -636,6 +653,7 @@ struct slowdown_job {
 /* Who got hurt in [from_s, to_s) (README "Who got hurt"). */
 struct slowdowns {
     double from_s, to_s; /* NAN: open */
+    char group[17];      /* the one group asked for; "": every group */
     char y[40], x[40];
     double granularity_s; /* k·Δ */
     size_t limit;
@@ -648,18 +666,23 @@ struct slowdowns {
 };
 
 /* Every job whose [start, end] overlaps [from_s, to_s), ranked by ratio = y / q50(x)
- * with q50 of the KDE analyze stored for its default group (granularity_s: 0 the
- * base Δ, space auto, scope all) at the job's own x, and its percentile F(y | x)
- * (METHOD.md §5 (b)); ties by start time, then key. Set apart, with their reason:
- * jobs whose metric is excluded (hole, no_io, …: stats_exclusion_name), of a group
- * with nothing stored ("not_analyzed"), stored before its jobs or samples changed
- * ("stale"), without a fitted KDE (d_below_min, constant_x, constant_y), and with x
- * outside the KDE's x span ("x_out_of_range"). The first limit of each list are
- * kept; *out is filled (slowdowns_clear). STATUS_INVALID naming y, x or granularity;
- * STATUS_NOT_FOUND: no samples; STATUS_DB; STATUS_NOMEM. */
+ * with q50 of the KDE analyze stored (granularity_s: 0 the base Δ, space auto, scope
+ * all) at the job's own x, and its percentile F(y | x) (METHOD.md §5 (b)); ties by
+ * start time, then key. A job is ranked in the most specific of its groups with a
+ * stored band (a fitted KDE of its jobs as they are): its hand-made groups first,
+ * fewest jobs first (ties by id), then its default group; set apart in its default
+ * group when none has one. group_id (not NULL) ranks only the jobs of that group, in
+ * it. Set apart, with their reason: jobs whose metric is excluded (hole, no_io, …:
+ * stats_exclusion_name), of a group with nothing stored ("not_analyzed"), stored
+ * before its jobs or samples changed ("stale"), without a fitted KDE (d_below_min,
+ * constant_x, constant_y), and with x outside the KDE's x span ("x_out_of_range").
+ * The first limit of each list are kept; *out is filled (slowdowns_clear).
+ * STATUS_INVALID naming y, x or granularity; STATUS_NOT_FOUND: no samples, or no
+ * group group_id; STATUS_DB; STATUS_NOMEM. */
 enum status analysis_slowdowns(struct db *db, const struct analysis_settings *s,
-                               double from_s, double to_s, const char *y, const char *x,
-                               double granularity_s, size_t limit, struct slowdowns *out,
+                               double from_s, double to_s, const char *group_id,
+                               const char *y, const char *x, double granularity_s,
+                               size_t limit, struct slowdowns *out,
                                struct error *err) MUST_CHECK;
 void slowdowns_clear(struct slowdowns *sl);
 

@@ -119,8 +119,8 @@ static enum status gather_slowdowns(struct db *db, const struct analysis_setting
                                     size_t limit, struct night *n, struct error *err)
 {
     struct error own = {0};
-    enum status rc = analysis_slowdowns(db, s, n->from_s, n->to_s, n->y, n->x, 0, limit,
-                                        &n->slowdowns, &own);
+    enum status rc = analysis_slowdowns(db, s, n->from_s, n->to_s, NULL, n->y, n->x, 0,
+                                        limit, &n->slowdowns, &own);
 
     if (rc == STATUS_NOT_FOUND) {
         snprintf(n->slowdowns_note, sizeof n->slowdowns_note, "%s", own.msg);

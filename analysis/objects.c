@@ -1387,6 +1387,8 @@ json_t *analysis_slowdowns_json(const struct slowdowns *sl)
 
     put_time(&b, o, "from", sl->from_s);
     put_time(&b, o, "to", sl->to_s);
+    if (sl->group[0] != '\0')
+        jb_text(&b, o, "group", sl->group);
     jb_text(&b, o, "y", sl->y);
     jb_text(&b, o, "x", sl->x);
     jb_real(&b, o, "granularity_s", sl->granularity_s);

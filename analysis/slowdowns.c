@@ -338,15 +338,60 @@ static int by_start(const void *a, const void *b)
     return strcmp(p->job_key, q->job_key);
 }
 
-/* Files each job of the period in g into ranked or apart. */
-static enum status place_jobs(struct group_fit *g, unsigned long seed, double from_s,
-                              double to_s, struct job_list *ranked,
-                              struct job_list *apart, size_t *jobs, struct error *err)
+/* Job keys, sorted once a group has added its own: the jobs a hand-made group with a
+ * band has ranked, which their default group then leaves out. */
+struct key_set {
+    char (*v)[33];
+    size_t n, cap;
+    size_t sorted; /* the first sorted are in order: those of the groups before */
+};
+
+static int by_key(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+static bool key_set_has(const struct key_set *k, const char *key)
+{
+    return k->sorted > 0 && bsearch(key, k->v, k->sorted, sizeof *k->v, by_key) != NULL;
+}
+
+static bool key_set_add(struct key_set *k, const char *key)
+{
+    if (k->n == k->cap) {
+        size_t cap = k->cap > 0 ? 2 * k->cap : 64;
+        char(*v)[33] = realloc(k->v, cap * sizeof *v);
+        if (v == NULL)
+            return false;
+        k->v = v;
+        k->cap = cap;
+    }
+    snprintf(k->v[k->n++], sizeof *k->v, "%s", key);
+    return true;
+}
+
+static void key_set_sort(struct key_set *k)
+{
+    if (k->n > 1)
+        qsort(k->v, k->n, sizeof *k->v, by_key);
+    k->sorted = k->n;
+}
+
+/* Files each job of the period in g (whose id is group_id) into ranked or apart,
+ * but those of skip; each one filed goes into claim when claim is not NULL. */
+static enum status place_jobs(struct group_fit *g, const char *group_id,
+                              unsigned long seed, double from_s, double to_s,
+                              const struct key_set *skip, struct key_set *claim,
+                              struct job_list *ranked, struct job_list *apart,
+                              size_t *jobs, struct error *err)
 {
     for (size_t i = 0; g->jobs != NULL && i < g->jobs->n; i++) {
         const struct db_job *dj = &g->jobs->jobs[i];
-        if (!in_period(dj, from_s, to_s))
+        if (!in_period(dj, from_s, to_s) ||
+            (skip != NULL && key_set_has(skip, dj->job_key)))
             continue;
+        if (claim != NULL && !key_set_add(claim, dj->job_key))
+            return error_set(err, STATUS_NOMEM, "slowdowns");
         (*jobs)++;
         const char *why = g->why;
         struct stats_kde_point p = {0};
@@ -365,7 +410,7 @@ static enum status place_jobs(struct group_fit *g, unsigned long seed, double fr
             return error_set(err, STATUS_NOMEM, "slowdowns");
         snprintf(j->job_key, sizeof j->job_key, "%s", dj->job_key);
         snprintf(j->jobid, sizeof j->jobid, "%s", dj->jobid);
-        snprintf(j->group, sizeof j->group, "%s", dj->group_id);
+        snprintf(j->group, sizeof j->group, "%s", group_id);
         j->start_s = dj->start_s;
         j->end_s = dj->end_s;
         if (g->excl != NULL && g->excl[i] == EXCL_NONE) {
@@ -386,16 +431,78 @@ static enum status place_jobs(struct group_fit *g, unsigned long seed, double fr
     return STATUS_OK;
 }
 
+/* One group's jobs of the period: fitted, then filed (see place_jobs). With
+ * band_only, nothing is filed unless the group has a band (a fitted KDE). */
+static enum status rank_group(struct db *db, struct analysis_ctx *c,
+                              const struct analysis_settings *s, const char *group_id,
+                              const struct metric_def *my, const struct metric_def *mx,
+                              double from_s, double to_s, bool band_only,
+                              const struct key_set *skip, struct key_set *claim,
+                              struct job_list *ranked, struct job_list *apart,
+                              size_t *jobs, struct error *err)
+{
+    struct group_fit g = {0};
+    enum status rc = load_group(db, c, group_id, my, mx, &g, err);
+
+    if (rc == STATUS_OK && g.jobs == NULL && !band_only)
+        rc = db_jobs_of_group(db, group_id, &g.jobs, err);
+    if (rc == STATUS_OK && (!band_only || g.why == NULL)) {
+        rc = place_jobs(&g, group_id, s->seed, from_s, to_s, skip, claim, ranked, apart,
+                        jobs, err);
+    }
+    group_fit_clear(&g);
+    return rc;
+}
+
+/* Fewest jobs first (the most specific), ties by id. */
+static int by_size(const void *a, const void *b)
+{
+    const struct db_group *p = a, *q = b;
+
+    if (p->jobs != q->jobs)
+        return p->jobs < q->jobs ? -1 : 1;
+    return strcmp(p->id, q->id);
+}
+
+/* The hand-made groups with a band rank their jobs of the period, the most specific
+ * first; each job goes to the first (claimed). */
+static enum status
+rank_hand_groups(struct db *db, struct analysis_ctx *c, const struct analysis_settings *s,
+                 const struct metric_def *my, const struct metric_def *mx, double from_s,
+                 double to_s, struct key_set *claimed, struct job_list *ranked,
+                 struct job_list *apart, size_t *jobs, struct error *err)
+{
+    struct db_group *groups = NULL;
+    size_t n = 0, hand = 0;
+    enum status rc = db_groups_list(db, &groups, &n, err);
+
+    for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
+        if (group_is_hand(&groups[i]) && groups[i].jobs > 0)
+            groups[hand++] = groups[i];
+    }
+    if (hand > 1)
+        qsort(groups, hand, sizeof *groups, by_size);
+    for (size_t i = 0; rc == STATUS_OK && i < hand; i++) {
+        rc = rank_group(db, c, s, groups[i].id, my, mx, from_s, to_s, true, claimed,
+                        claimed, ranked, apart, jobs, err);
+        key_set_sort(claimed);
+    }
+    free(groups);
+    return rc;
+}
+
 enum status analysis_slowdowns(struct db *db, const struct analysis_settings *s,
-                               double from_s, double to_s, const char *y, const char *x,
-                               double granularity_s, size_t limit, struct slowdowns *out,
-                               struct error *err)
+                               double from_s, double to_s, const char *group_id,
+                               const char *y, const char *x, double granularity_s,
+                               size_t limit, struct slowdowns *out, struct error *err)
 {
     const struct metric_def *my, *mx;
     struct analysis_ctx ctx;
     struct db_period_group *groups = NULL;
     size_t n_groups = 0;
     struct job_list ranked = {0}, apart = {0};
+    struct key_set claimed = {0};
+    struct db_group one;
     enum status rc;
 
     memset(out, 0, sizeof *out);
@@ -408,21 +515,31 @@ enum status analysis_slowdowns(struct db *db, const struct analysis_settings *s,
         return rc;
     snprintf(out->y, sizeof out->y, "%s", my->name);
     snprintf(out->x, sizeof out->x, "%s", mx->name);
+    if (group_id != NULL) {
+        rc = db_group_get(db, group_id, &one, err);
+        if (rc != STATUS_OK)
+            return rc;
+        snprintf(out->group, sizeof out->group, "%s", one.id);
+    }
     rc = ctx_prepare(db, s, granularity_s, "all", &ctx, err);
     if (rc != STATUS_OK)
         return rc;
     out->granularity_s = ctx.base_delta_s * ctx.k;
-    rc = db_period_groups(db, from_s, to_s, &groups, &n_groups, err);
-    for (size_t i = 0; rc == STATUS_OK && i < n_groups; i++) {
-        struct group_fit g = {0};
-        rc = load_group(db, &ctx, groups[i].id, my, mx, &g, err);
-        if (rc == STATUS_OK && g.jobs == NULL)
-            rc = db_jobs_of_group(db, groups[i].id, &g.jobs, err);
+    if (group_id != NULL) {
+        rc = rank_group(db, &ctx, s, one.id, my, mx, from_s, to_s, false, NULL, NULL,
+                        &ranked, &apart, &out->jobs, err);
+    } else {
+        rc = rank_hand_groups(db, &ctx, s, my, mx, from_s, to_s, &claimed, &ranked,
+                              &apart, &out->jobs, err);
         if (rc == STATUS_OK)
-            rc = place_jobs(&g, s->seed, from_s, to_s, &ranked, &apart, &out->jobs, err);
-        group_fit_clear(&g);
+            rc = db_period_groups(db, from_s, to_s, &groups, &n_groups, err);
+        for (size_t i = 0; rc == STATUS_OK && i < n_groups; i++) {
+            rc = rank_group(db, &ctx, s, groups[i].id, my, mx, from_s, to_s, false,
+                            &claimed, NULL, &ranked, &apart, &out->jobs, err);
+        }
     }
     free(groups);
+    free(claimed.v);
     ctx_clear(&ctx);
     if (rc != STATUS_OK) {
         free(ranked.v);

@@ -86,6 +86,23 @@ static bool since_parse(const char *s, double *out_s)
     return time_parse_rfc3339(s, out_s);
 }
 
+/* The id of the group --group names into id ("" when none is stored: analyze_run
+ * says so); EXIT_OK, or the exit status of a name several groups share (listed). */
+static int analyze_group_arg(struct db *db, const char *text, char id[17])
+{
+    struct error err = {0};
+    struct group_match m;
+    enum status rc = analysis_group_resolve(db, text, &m, &err);
+
+    id[0] = '\0';
+    group_match_clear(&m);
+    if (rc == STATUS_OK)
+        snprintf(id, 17, "%s", m.group.id);
+    if (rc == STATUS_OK || rc == STATUS_NOT_FOUND)
+        return EXIT_OK;
+    return app_group_arg(db, "analyze", text, &m.group);
+}
+
 int cmd_analyze(struct app_config *cfg, int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -195,6 +212,18 @@ int cmd_analyze(struct app_config *cfg, int argc, char **argv)
     if (code != EXIT_OK) {
         db_close(db);
         return code;
+    }
+    char group_id[17];
+    if (group != NULL) {
+        /* by id or name; one not stored yet is analyze_run's to refuse (a hand-made
+         * group is stored by the run itself) */
+        code = analyze_group_arg(db, group, group_id);
+        if (code != EXIT_OK) {
+            db_close(db);
+            return code;
+        }
+        if (group_id[0] != '\0')
+            group = group_id;
     }
     struct app_progress bar;
     struct progress progress;

@@ -16,22 +16,27 @@ void cmd_slowdowns_help(FILE *fp)
 {
     fprintf(
         fp,
-        "usage: iocontend slowdowns [--from T] [--to T] [--limit N] [--y M] [--x M]\n"
-        "                           [--granularity S] [--json]\n"
+        "usage: iocontend slowdowns [--from T] [--to T] [--group G] [--limit N]\n"
+        "                           [--y M] [--x M] [--granularity S] [--json]\n"
         "Who got hurt: the jobs whose run overlaps [from, to), ranked by\n"
         "ratio = y / q50(x), q50 the median of y at the job's own x from the KDE\n"
         "that analyze stored for its group, with the percentile F(y | x) of the same\n"
-        "KDE (ties by start time). Jobs that cannot be ranked are listed apart with\n"
+        "KDE (ties by start time). A job is ranked in the most specific of its groups\n"
+        "with a stored KDE: a hand-made group ([group NAME], fewest jobs first)\n"
+        "before its default group; the group column says which.\n"
+        "Jobs that cannot be ranked are listed apart with\n"
         "their reason: a metric excluded (hole, no_io, ...), a group analyze did not\n"
         "store (not_analyzed) or stored before its data changed (stale), one below\n"
         "d_min (d_below_min), an x outside the KDE's range (x_out_of_range).\n"
         "  --from T, --to T  RFC 3339 or epoch milliseconds (default: open)\n"
+        "  --group G         only the jobs of group G (its id or name), ranked in it\n"
         "  --limit N         jobs listed of each kind, 1..%d (%d)\n"
         "  --y M, --x M      the pair (default t_d, psi_d_read)\n"
         "  --granularity S   a stored granularity, seconds (default: the base)\n"
         "  --json            the object /api/v1/slowdowns answers\n"
-        "exit status: 0 every job ranked, 1 some listed apart, 64 usage, 66 no\n"
-        "samples loaded, 69 database unavailable, 70 internal error\n",
+        "exit status: 0 every job ranked, 1 some listed apart, 64 usage (or a name\n"
+        "several groups share: listed), 66 no samples loaded or no such group,\n"
+        "69 database unavailable, 70 internal error\n",
         SLOWDOWNS_LIMIT_MAX, SLOWDOWNS_LIMIT_DEFAULT);
 }
 
@@ -44,8 +49,9 @@ static void print_table(const struct slowdowns *sl)
 {
     char start[40];
 
-    printf("who got hurt: %zu jobs, %s against %s at %g s; %zu ranked, %zu apart\n",
-           sl->jobs, sl->y, sl->x, sl->granularity_s, sl->ranked_total, sl->apart_total);
+    printf("who got hurt: %zu jobs%s%s, %s against %s at %g s; %zu ranked, %zu apart\n",
+           sl->jobs, sl->group[0] != '\0' ? " of group " : "", sl->group, sl->y, sl->x,
+           sl->granularity_s, sl->ranked_total, sl->apart_total);
     if (sl->n_ranked > 0) {
         printf("%4s  %-12s %-16s %-20s %12s %12s %8s %10s\n", "rank", "jobid", "group",
                "start", "y", "q50", "ratio", "percentile");
@@ -70,6 +76,7 @@ int cmd_slowdowns(struct app_config *cfg, int argc, char **argv)
     static const struct option longopts[] = {
         {"from", required_argument, NULL, 'f'},
         {"to", required_argument, NULL, 't'},
+        {"group", required_argument, NULL, 'g'},
         {"limit", required_argument, NULL, 'l'},
         {"y", required_argument, NULL, 'y'},
         {"x", required_argument, NULL, 'x'},
@@ -77,7 +84,7 @@ int cmd_slowdowns(struct app_config *cfg, int argc, char **argv)
         {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    const char *y = "t_d", *x = "psi_d_read";
+    const char *y = "t_d", *x = "psi_d_read", *group = NULL;
     double from_s = NAN, to_s = NAN, granularity = 0;
     long limit = SLOWDOWNS_LIMIT_DEFAULT;
     bool json = false;
@@ -108,6 +115,7 @@ int cmd_slowdowns(struct app_config *cfg, int argc, char **argv)
                 return EXIT_USAGE;
             }
             break;
+        case 'g': group = optarg; break;
         case 'y': y = optarg; break;
         case 'x': x = optarg; break;
         case 'k':
@@ -133,9 +141,18 @@ int cmd_slowdowns(struct app_config *cfg, int argc, char **argv)
     int code = app_db_open(cfg, &db);
     if (code != EXIT_OK)
         return code;
+    struct db_group g;
+    if (group != NULL) {
+        code = app_group_arg(db, "slowdowns", group, &g);
+        if (code != EXIT_OK) {
+            db_close(db);
+            return code;
+        }
+    }
     const struct analysis_settings settings = app_analysis_settings(cfg);
-    enum status rc = analysis_slowdowns(db, &settings, from_s, to_s, y, x, granularity,
-                                        (size_t)limit, &sl, &err);
+    enum status rc =
+        analysis_slowdowns(db, &settings, from_s, to_s, group != NULL ? g.id : NULL, y, x,
+                           granularity, (size_t)limit, &sl, &err);
     db_close(db);
     if (rc != STATUS_OK)
         return app_fail("slowdowns", rc, &err);

@@ -122,6 +122,12 @@ int app_run_lock(struct db *db, const char *kind, bool no_wait);
  * returns exit_code_of_error(rc, err). */
 int app_fail(const char *what, enum status rc, const struct error *err);
 
+/* The group a --group argument names (analysis_group_resolve) into *out: EXIT_OK;
+ * else logged as "what: ..." and EXIT_NOINPUT for none, EXIT_USAGE for a name several
+ * groups share (their ids and names listed on stderr), or the database's status. */
+int app_group_arg(struct db *db, const char *what, const char *text,
+                  struct db_group *out);
+
 /* A --from or --to argument: epoch milliseconds (all digits, at most 15) or RFC 3339,
  * as the API takes them, into *out_s (epoch seconds); false when it is neither. */
 bool app_time_arg(const char *s, double *out_s);

@@ -67,14 +67,16 @@ static void sweep_help(FILE *fp)
             "usage: iocontend report sweep --group G [--y M --x M] --out FILE\n"
             "                              [--format html|csv|json]\n"
             "The granularity sweeps 'iocontend analyze --sweep' stored for group G (its\n"
-            "id or its name): every pair it stores, or the one --y and --x name.\n"
+            "id or its name; a name several groups share carries ' #' and 8 digits of\n"
+            "the id): every pair it stores, or the one --y and --x name.\n"
             "html (default): one self-contained page (Vega from Debian's libjs-vega\n"
             "inlined, no network): a curve per stored pair of pearson, spearman,\n"
             "dcor_v or mi_linfoot over the sampling interval k*base, the recommended\n"
             "intervals, the 'falling' verdicts, and the numbers.\n"
             "csv: one row per pair and k. json: the stored sweep objects.\n"
             "FILE is written whole or not at all (a temporary file, then renamed).\n"
-            "Exit: 0 written; 64 usage; 66 no such group or no sweep stored for it;\n"
+            "Exit: 0 written; 64 usage, or a name several groups share (listed); 66 no\n"
+            "such group or no sweep stored for it;\n"
             "69 database unavailable, or (html) the chart's files missing: the page's\n"
             "web/ folder, Debian's libjs-vega and libjs-requirejs; 73 FILE cannot be\n"
             "written.\n");
@@ -88,36 +90,6 @@ void cmd_report_help(FILE *fp)
 }
 
 /* ---- reading -------------------------------------------------------------------- */
-
-/* The group whose id or, failing that, whose name is key. */
-static enum status find_group(struct db *db, const char *key, struct db_group *out,
-                              struct error *err)
-{
-    struct db_group *all = NULL;
-    struct error by_id = {0};
-    size_t n = 0;
-    enum status rc = db_group_get(db, key, out, &by_id);
-
-    if (rc != STATUS_NOT_FOUND) {
-        if (rc != STATUS_OK && err != NULL)
-            *err = by_id;
-        return rc;
-    }
-    rc = db_groups_list(db, &all, &n, err);
-    if (rc != STATUS_OK)
-        return rc;
-    rc = STATUS_NOT_FOUND;
-    for (size_t i = 0; i < n && rc == STATUS_NOT_FOUND; i++) {
-        if (strcmp(all[i].name, key) == 0) {
-            *out = all[i];
-            rc = STATUS_OK;
-        }
-    }
-    free(all);
-    if (rc == STATUS_NOT_FOUND)
-        error_set(err, STATUS_NOT_FOUND, "no group with id or name '%s'", key);
-    return rc;
-}
 
 /* The stored sweeps of a group, as texts and read back. */
 struct sweeps {
@@ -397,9 +369,12 @@ int cmd_report(struct app_config *cfg, int argc, char **argv)
     struct sweeps sweeps = {0};
     struct report_assets assets = {0};
     static const char *const specs[] = {"sweep"};
-    enum status rc = find_group(db, group, &g, &err);
-    if (rc == STATUS_OK)
-        rc = read_sweeps(db, g.id, y, x, &sweeps, &err);
+    code = app_group_arg(db, "report", group, &g);
+    if (code != EXIT_OK) {
+        db_close(db);
+        return code;
+    }
+    enum status rc = read_sweeps(db, g.id, y, x, &sweeps, &err);
     db_close(db);
     if (rc == STATUS_NOT_FOUND) {
         log_error("report: %s", err.msg);

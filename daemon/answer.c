@@ -267,3 +267,21 @@ double monotonic_s(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+/* The 400 of a group parameter that names no group, or several: those listed as
+ * "candidates" ({"id","name","jobs"}, as /groups lists them). */
+void answer_group_refused(struct request *req, const struct group_match *m,
+                          const struct error *err)
+{
+    answer_error(req, STATUS_INVALID, "group", "%s", err->msg);
+    json_t *inner = json_object_get(req->json, "error"); /* borrowed */
+    if (inner == NULL || m->n_candidates == 0)
+        return;
+    json_t *list = json_array();
+    for (size_t i = 0; list != NULL && i < m->n_candidates; i++) {
+        const struct db_group *g = &m->candidates[i];
+        json_array_append_new(list, json_pack("{s:s, s:s, s:I}", "id", g->id, "name",
+                                              g->name, "jobs", (json_int_t)g->jobs));
+    }
+    json_object_set_new(inner, "candidates", list);
+}

@@ -122,9 +122,23 @@ static void slowdowns_run(struct compute_job *job)
         answer_failure(req, STATUS_DB, &err, "slowdowns", NULL);
         return;
     }
-    enum status rc =
-        analysis_slowdowns(db, &srv->s->analysis, job->from_s, job->to_s, job->y, job->x,
-                           job->granularity_s, job->limit, &sl, &err);
+    struct group_match m = {0};
+    enum status rc = STATUS_OK;
+    if (job->group_arg[0] != '\0') {
+        rc = analysis_group_resolve(db, job->group_arg, &m, &err);
+        if (rc == STATUS_INVALID || rc == STATUS_NOT_FOUND) {
+            db_release(srv, db, STATUS_OK);
+            answer_group_refused(req, &m, &err);
+            group_match_clear(&m);
+            return;
+        }
+    }
+    if (rc == STATUS_OK) {
+        rc = analysis_slowdowns(db, &srv->s->analysis, job->from_s, job->to_s,
+                                job->group_arg[0] != '\0' ? m.group.id : NULL, job->y,
+                                job->x, job->granularity_s, job->limit, &sl, &err);
+    }
+    group_match_clear(&m);
     db_release(srv, db, rc);
     if (rc != STATUS_OK) {
         answer_failure(req, rc, &err, "slowdowns", "granularity");
@@ -157,9 +171,15 @@ void route_slowdowns(struct server *srv, struct MHD_Connection *conn, struct req
     if (!query_range(conn, req, &from_s, &to_s) ||
         !query_granularity(conn, req, &granularity_s))
         return;
+    const char *group = query(conn, "group");
+    if (group != NULL && (group[0] == '\0' || strlen(group) >= 160)) {
+        answer_error(req, STATUS_INVALID, "group", "group must be a group's id or name");
+        return;
+    }
     struct compute_job *job = hurt_job(conn, req, "slowdowns");
     if (job == NULL)
         return;
+    snprintf(job->group_arg, sizeof job->group_arg, "%s", group != NULL ? group : "");
     job->from_s = from_s;
     job->to_s = to_s;
     job->granularity_s = granularity_s;

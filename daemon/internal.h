@@ -90,6 +90,7 @@ struct compute_job {
     struct assoc_opts opts; /* opts.space and opts.cancel point into this job */
     double x_value;         /* /predict: where */
     double from_s, to_s;    /* /slowdowns: the period, NAN when open */
+    char group_arg[200];    /* /slowdowns, /jobs: the group parameter, "" when absent */
     size_t limit;           /* /slowdowns: jobs listed of each kind; /points: most shown;
                                /jobs: the page's rows; /coverage: points (0: none) */
     char cursor[80];        /* /jobs: where the page starts, "" for the first */
@@ -153,6 +154,11 @@ void answer_error(struct request *req, enum status s, const char *parameter,
  * mistakes (400, 404), a fixed one for the database (503) and none at all for ours
  * (500); the detail of the last two goes to the log, prefixed with what. A
  * STATUS_INVALID names err->parameter, else parameter. */
+/* The 400 (parameter "group") of a group parameter that names no group (err's
+ * message), or several: m's candidates listed as error.candidates, [{"id","name",
+ * "jobs"}] as /groups lists them. */
+void answer_group_refused(struct request *req, const struct group_match *m,
+                          const struct error *err);
 void answer_failure(struct request *req, enum status rc, const struct error *err,
                     const char *what, const char *parameter);
 /* Answers a stored JSON text (taken) that a read returned with rc: the failure

@@ -197,11 +197,11 @@ static void jobs_run(struct compute_job *job)
 {
     struct server *srv = job->srv;
     struct request *req = job->req;
-    const char *group = job->group_id[0] != '\0' ? job->group_id : NULL;
+    const char *group = NULL;
     const char *scope = job->scope_given ? job->scope : NULL;
+    struct group_match m = {0};
     size_t n = 0;
     struct db_job_row *rows = NULL;
-    struct db_group g;
     char next[80] = "";
     struct error err = {0};
     enum status rc = STATUS_OK;
@@ -212,17 +212,24 @@ static void jobs_run(struct compute_job *job)
         answer_failure(req, STATUS_DB, &err, "jobs", NULL);
         return;
     }
-    /* An unknown group is a mistake in the query, not an empty answer. */
-    if (group != NULL)
-        rc = db_group_get(db, group, &g, &err);
+    /* An unknown group is a mistake in the query, not an empty answer; a name several
+     * groups share is refused with them. */
+    if (job->group_arg[0] != '\0') {
+        rc = analysis_group_resolve(db, job->group_arg, &m, &err);
+        if (rc == STATUS_NOT_FOUND || rc == STATUS_INVALID) {
+            db_release(srv, db, STATUS_OK);
+            if (rc == STATUS_NOT_FOUND) { /* as before names were taken */
+                error_clear(&err);
+                error_set(&err, rc, "no group %s", job->group_arg);
+            }
+            answer_group_refused(req, &m, &err);
+            goto out;
+        }
+        group = m.group.id;
+    }
     if (rc == STATUS_OK) {
         rc = db_jobs_page(db, job->cursor[0] != '\0' ? job->cursor : NULL, job->from_s,
                           job->to_s, group, job->limit, &rows, &n, next, &err);
-    }
-    if (rc == STATUS_NOT_FOUND && group != NULL) {
-        db_release(srv, db, rc);
-        answer_error(req, STATUS_INVALID, "group", "no group %s", group);
-        goto out;
     }
     if (rc != STATUS_OK) {
         db_release(srv, db, rc);
@@ -255,6 +262,7 @@ static void jobs_run(struct compute_job *job)
     }
     answer_json_take(req, 200, doc);
 out:
+    group_match_clear(&m);
     free(rows);
 }
 
@@ -284,7 +292,7 @@ void route_jobs(struct server *srv, struct MHD_Connection *conn, struct request 
     }
     if (!query_range(conn, req, &from_s, &to_s))
         return;
-    if (group != NULL && !group_id_ok(group, strlen(group))) {
+    if (group != NULL && (group[0] == '\0' || strlen(group) >= 160)) {
         answer_error(req, STATUS_INVALID, "group", "no group %s", group);
         return;
     }
@@ -297,7 +305,7 @@ void route_jobs(struct server *srv, struct MHD_Connection *conn, struct request 
     struct compute_job *job = compute_job_new(req, scope != NULL ? scope : "all", "jobs");
     if (job == NULL)
         return;
-    snprintf(job->group_id, sizeof job->group_id, "%s", group != NULL ? group : "");
+    snprintf(job->group_arg, sizeof job->group_arg, "%s", group != NULL ? group : "");
     snprintf(job->cursor, sizeof job->cursor, "%s", cursor != NULL ? cursor : "");
     job->scope_given = scope != NULL;
     job->from_s = from_s;

@@ -11,6 +11,13 @@
     "((SELECT count(*) FROM jobs j WHERE j.group_id = g.group_id) + "                    \
     "(SELECT count(*) FROM group_members m WHERE m.group_id = g.group_id))"
 
+/* A group's name as shown and accepted: a name that several groups share (a program
+ * run with different I/O sizes gives several default groups of one name) carries
+ * " #" and the first 8 hex digits of the group's id, stable across runs as the id
+ * is (analysis_group_resolve reads it back). DUP_SQL says whether g's name is shared. */
+#define GROUP_NAME_SQL(DUP_SQL)                                                          \
+    "CASE WHEN " DUP_SQL " THEN g.name || ' #' || left(g.group_id, 8) ELSE g.name END"
+
 static void fill_group(void *row_out, const PGresult *r, int row)
 {
     struct db_group *g = row_out;
@@ -25,11 +32,13 @@ enum status db_groups_list(struct db *db, struct db_group **out, size_t *n,
                            struct error *err)
 {
     void *rows;
-    enum status rc =
-        fetch_rows(db,
-                   "SELECT g.group_id, g.name, g.key, " GROUP_JOBS_SQL " AS n "
-                   "FROM app_groups g ORDER BY n DESC, g.group_id",
-                   0, NULL, sizeof **out, fill_group, "groups", &rows, n, err);
+    enum status rc = fetch_rows(
+        db,
+        "SELECT g.group_id, " GROUP_NAME_SQL(
+            "count(*) OVER (PARTITION BY g.name) > 1") ", g.key, " GROUP_JOBS_SQL
+                                                       " AS n FROM app_groups g ORDER BY "
+                                                       "n DESC, g.group_id",
+        0, NULL, sizeof **out, fill_group, "groups", &rows, n, err);
     *out = rows;
     return rc;
 }
@@ -39,10 +48,14 @@ enum status db_group_get(struct db *db, const char *id, struct db_group *out,
 {
     PGresult *r;
     const char *vals[1] = {id};
-    enum status rc = exec_params(db,
-                                 "SELECT g.group_id, g.name, g.key, " GROUP_JOBS_SQL
-                                 " FROM app_groups g WHERE g.group_id = $1",
-                                 1, vals, &r, err);
+    enum status rc =
+        exec_params(db,
+                    "SELECT g.group_id, " GROUP_NAME_SQL(
+                        "EXISTS (SELECT 1 FROM app_groups o WHERE o.name = "
+                        "g.name AND o.group_id <> g.group_id)") ", g.key, " GROUP_JOBS_SQL
+                                                                " FROM app_groups g "
+                                                                "WHERE g.group_id = $1",
+                    1, vals, &r, err);
     if (rc != STATUS_OK)
         return rc;
     if (PQntuples(r) == 0) {

@@ -414,6 +414,8 @@ static const char main_cases[] =
     "200\tGET\t/api/v1/slowdowns?limit=3\n"
     "400\tGET\t/api/v1/slowdowns?limit=0\n"
     "400\tGET\t/api/v1/slowdowns?y=t_nope\n"
+    "200\tGET\t/api/v1/slowdowns?limit=3&group=@G\n"
+    "400\tGET\t/api/v1/slowdowns?group=nosuchgroup\n"
     "200\tGET\t/api/v1/groups/@G/points\n"
     "200\tGET\t/api/v1/groups/@G/points?y=t_um&x=psi_o_write&granularity=120"
     "&scope=fs:scratch1&limit=10&seed=7\n"
