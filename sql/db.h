@@ -97,6 +97,12 @@ void db_close(struct db *db);
  * server (SQLSTATE 57014, STATUS_DB). */
 enum status db_statement_timeout_set(struct db *db, unsigned long ms,
                                      struct error *err) MUST_CHECK;
+/* on: a statement that fails because the connection was lost (the server
+ * restarted, PQstatus CONNECTION_BAD) while no transaction was open is sent once more
+ * on a new connection to the same target, with the same session settings; a second
+ * failure stands. Only for sessions that read (serve's): a write whose answer was
+ * lost might have been applied. Off by default. */
+void db_retry_lost_set(struct db *db, bool on);
 /* Asks the server to cancel the query db runs now, from any thread; nothing when it
  * runs none. */
 void db_cancel(struct db *db);
