@@ -34,6 +34,7 @@ enum exit_code {
 struct app_config {
     char config_path[512];    /* "" when no file was read */
     char db_arg[1024];        /* --db, "" when not given */
+    char db_conf[1024];       /* [database] conninfo, "" when not set */
     char state_dir_arg[512];  /* --state-dir, "" when not given */
     char state_dir_conf[512]; /* [database] state_dir, "" when not set */
     char listen[128];         /* [serve] listen, default 127.0.0.1:8080 */

@@ -39,11 +39,13 @@ struct db_target {
 struct db_state_opts {
     const char *arg;         /* --state-dir (beats IOCONTEND_STATE_DIR) */
     const char *config;      /* [database] state_dir (below IOCONTEND_STATE_DIR) */
-    const char *config_path; /* the file that set config, for state_why */
+    const char *config_path; /* the file that set config or conninfo, for the reasons */
+    const char *conninfo;    /* [database] conninfo (below --db and the environment) */
 };
 
 /* Decides the database as INTERFACES.md says: db_arg (--db) or IOCONTEND_DB or any
- * of PGHOST, PGHOSTADDR, PGPORT, PGDATABASE, PGSERVICE → configured; otherwise the
+ * of PGHOST, PGHOSTADDR, PGPORT, PGDATABASE, PGSERVICE or state->conninfo (the
+ * file's) → configured, in that order, the reason naming which; otherwise the
  * embedded cluster under the state directory: state->arg > IOCONTEND_STATE_DIR >
  * state->config > /var/lib/iocontend as root, ${XDG_STATE_HOME:-~/.local/state}/
  * iocontend otherwise (never the working directory). state may be NULL. Creates
