@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static struct pgfixture fx;
 
@@ -436,6 +438,44 @@ static void a_regex_with_modest_repeats_loads(void **state)
     free(out);
 }
 
+/* A global option after the command is refused (64) with where it goes, before
+ * anything runs: the state directory it names is not made. */
+static void a_global_option_after_the_command_says_to_put_it_before(void **state)
+{
+    static const struct {
+        const char *args, *option;
+    } cases[] = {
+        {"analyze --state-dir", "--state-dir"},
+        {"db status --quiet", "--quiet"},
+        {"ingest darshan --db dbname=x /nonexistent", "--db"},
+        {"export jobs --config=/nonexistent.conf", "--config"},
+        {"serve --log-level debug", "--log-level"},
+    };
+    char missing[400], args[600], cmd[1200], want[200];
+
+    (void)state;
+    snprintf(missing, sizeof missing, "%s/not-made", fx.state_dir);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        /* The first one's state directory is one not to be made. */
+        snprintf(args, sizeof args, "%s%s%s%s", cases[i].args, i == 0 ? " '" : "",
+                 i == 0 ? missing : "", i == 0 ? "'" : "");
+        snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", fx.bin, args);
+        FILE *p = popen(cmd, "r");
+        assert_non_null(p);
+        char out[2048] = "";
+        size_t n = fread(out, 1, sizeof out - 1, p);
+        out[n] = '\0';
+        int rc = pclose(p);
+        snprintf(want, sizeof want, "%s is a global option: put it before the command",
+                 cases[i].option);
+        if (strstr(out, want) == NULL)
+            fail_msg("%s said:\n%s", args, out);
+        assert_true(WIFEXITED(rc));
+        assert_int_equal(WEXITSTATUS(rc), 64);
+    }
+    assert_int_equal(access(missing, F_OK), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -455,6 +495,7 @@ int main(void)
         cmocka_unit_test(a_bad_value_is_refused_naming_file_line_and_key),
         cmocka_unit_test(a_regex_whose_repeats_multiply_past_the_limit_is_refused),
         cmocka_unit_test(a_regex_with_modest_repeats_loads),
+        cmocka_unit_test(a_global_option_after_the_command_says_to_put_it_before),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
