@@ -185,14 +185,14 @@ static bool walk(const char *root, enum input_kind kind, struct file_list *out,
         case FTS_SLNONE:
             str_escape(e->fts_path, shown, sizeof shown);
             log_warn("%s: a symbolic link, not followed", shown);
-            s->skipped++;
+            s->not_input++;
             break;
         case FTS_F:
             if (wanted(e->fts_path, kind) ||
                 (kind == INPUT_IOSTAT && is_sa_file(e->fts_path))) {
                 ok = list_add(out, e->fts_path);
             } else {
-                s->skipped++;
+                s->not_input++;
             }
             break;
         default: /* FTS_DEFAULT: a FIFO, a socket, a device */
@@ -203,7 +203,7 @@ static bool walk(const char *root, enum input_kind kind, struct file_list *out,
             } else {
                 str_escape(e->fts_path, shown, sizeof shown);
                 log_info("%s: not a regular file, skipped", shown);
-                s->skipped++;
+                s->not_input++;
             }
             break;
         }
@@ -287,7 +287,9 @@ static enum status load_paths(struct db *db, char *const *paths, size_t n_paths,
                                  &run_id, err);
     }
     s->run_id = run_id;
-    s->files = (long)files.n;
+    /* The named paths missing and everything refused never reached the list, and
+     * are files all the same: the categories add up to files. */
+    const long unlisted = s->missing + s->refused;
     if (rc == STATUS_OK && kind == INPUT_DARSHAN)
         rc = ingest_darshan_files(db, run_id, files.paths, files.n, o, s, err);
     if (rc == STATUS_OK && kind == INPUT_IOSTAT) {
@@ -298,6 +300,8 @@ static enum status load_paths(struct db *db, char *const *paths, size_t n_paths,
                    verdict, sizeof verdict);
         rc = ingest_sample_files(db, run_id, files.paths, files.n, o, verdict, s, err);
     }
+    s->files = (long)files.n + unlisted;
+    s->skipped = s->unchanged + s->not_input;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     s->seconds =
         (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;

@@ -363,6 +363,63 @@ static void rerun_still_says_quarantined_and_exits_1(void **state)
     assert_rel(quarantine_gauge(), 3, 0);
 }
 
+/* loaded + unchanged + quarantined + known_bad + missing + refused + reprocessed +
+ * reread_failed of a summary; they must add up to its files. */
+static long long categories(const struct outcome *o)
+{
+    static const char *const names[] = {"loaded",      "unchanged",    "quarantined",
+                                        "known_bad",   "missing",      "refused",
+                                        "reprocessed", "reread_failed"};
+    long long sum = 0;
+
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        sum += field(o, names[i]);
+    return sum;
+}
+
+/* The summary's categories are disjoint and add up to files (the issue's run said
+ * "files 2, loaded 0, skipped 2, quarantined 1": skipped counted both the file
+ * loaded before and a file that is no input); the walk's other files are
+ * not_input, apart, and skipped stays unchanged + not_input. */
+static void the_summary_counts_add_up_to_files(void **state)
+{
+    char args[2400];
+
+    (void)state;
+    put_bad_logs("sum", 1);
+    put_good_log(0, "sum/good.parser.txt");
+    assert_int_equal(testutil_write_file(at_work("sum/notes.txt"), "notes\n", 6), 0);
+    assert_int_equal(mkfifo(at_work("sum/pipe.parser.txt"), 0644), 0);
+    char folder[1100];
+    snprintf(folder, sizeof folder, "%s", at_work("sum")); /* at_work's is static */
+    snprintf(args, sizeof args, "darshan '%s' '%s'", folder,
+             at_work("sum-missing.parser.txt"));
+
+    struct outcome o = ingest(args);
+    assert_int_equal(o.rc, 66);
+    assert_int_equal(field(&o, "files"), 4);
+    assert_int_equal(field(&o, "loaded") + field(&o, "unchanged"), 1);
+    assert_int_equal(field(&o, "quarantined"), 1);
+    assert_int_equal(field(&o, "refused"), 1);
+    assert_int_equal(field(&o, "missing"), 1);
+    assert_int_equal(field(&o, "not_input"), 1);
+    assert_int_equal(categories(&o), field(&o, "files"));
+    outcome_free(&o);
+
+    /* Again: the log is unchanged, the bad one known bad. */
+    o = ingest(args);
+    assert_int_equal(o.rc, 66);
+    assert_int_equal(field(&o, "files"), 4);
+    assert_int_equal(field(&o, "loaded"), 0);
+    assert_int_equal(field(&o, "unchanged"), 1);
+    assert_int_equal(field(&o, "quarantined"), 0);
+    assert_int_equal(field(&o, "known_bad"), 1);
+    assert_int_equal(field(&o, "not_input"), 1);
+    assert_int_equal(field(&o, "skipped"), 2);
+    assert_int_equal(categories(&o), field(&o, "files"));
+    outcome_free(&o);
+}
+
 /* 1,000 bad logs (2,000 cost 11 s under the shared machine's load, a quarantine
  * being a transaction each): the summary lists the first INGEST_SUMMARY_ERRORS with their
  * reasons and counts the rest (100,000 made a 13 MB summary); the quarantine list
@@ -421,6 +478,7 @@ int main(void)
         cmocka_unit_test(symbolic_links_are_logged_and_not_followed),
         cmocka_unit_test(rerun_still_says_quarantined_and_exits_1),
         cmocka_unit_test(many_bad_files_make_a_bounded_summary),
+        cmocka_unit_test(the_summary_counts_add_up_to_files),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
