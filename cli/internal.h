@@ -109,6 +109,15 @@ int app_db_open(const struct app_config *cfg, struct db **out);
  * the holder; EXIT_OK when held. */
 int app_run_lock(struct db *db, const char *kind, bool no_wait);
 
+/* The form of typed (a path as the user gave it) under which db stores it, escaped
+ * (str_escape) and new (free): typed itself, else its absolute form (path_absolute),
+ * its real path, or, for an absolute one below the working directory, its relative
+ * form (what ingest stored for a relative path before it stored the absolute one),
+ * the first that the quarantine list (quarantine) or the loaded files hold; typed
+ * escaped when none. NULL (STATUS_NOMEM or STATUS_DB in err) on failure. */
+char *app_path_stored(struct db *db, const char *typed, bool quarantine,
+                      struct error *err);
+
 /* Logs err ("what: file:line: message", "out of memory" first for STATUS_NOMEM) and
  * returns exit_code_of_error(rc, err). */
 int app_fail(const char *what, enum status rc, const struct error *err);

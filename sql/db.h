@@ -386,6 +386,11 @@ enum status db_quarantine_forget(struct db *db, const char *const *paths, size_t
                                  struct db_quarantine_change *out,
                                  struct error *err) MUST_CHECK;
 
+/* Whether path (escaped as stored) names an entry of the quarantine list
+ * (quarantine) or a loaded file (else), into *stored. STATUS_DB. */
+enum status db_path_stored(struct db *db, const char *path, bool quarantine, bool *stored,
+                           struct error *err) MUST_CHECK;
+
 /* What db_unload removed (or, dry, would remove). */
 struct db_unload_counts {
     long files;        /* rows of loaded_files */
