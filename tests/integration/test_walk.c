@@ -301,13 +301,15 @@ static double sample_of(const char *text, const char *series)
     return -1;
 }
 
-/* The quarantine gauge of the last darshan run as a real server's /metrics says it,
- * waiting (up to 10 s) for its once-a-second read of the database. */
-static double quarantine_gauge(void)
+/* The quarantine gauge of kind ("darshan", "iostat") as a real server's /metrics
+ * says it, waiting (up to 10 s) for its once-a-second read of the database. */
+static double quarantine_gauge_of(const char *kind)
 {
-    static const char series[] =
-        "iocontend_ingest_last_run_files{kind=\"darshan\",result=\"quarantined\"}";
+    char series[128];
     struct server srv;
+
+    snprintf(series, sizeof series,
+             "iocontend_ingest_last_run_files{kind=\"%s\",result=\"quarantined\"}", kind);
     double v = -1;
 
     assert_int_equal(server_start(&srv, &fx, NULL), 0);
@@ -360,7 +362,40 @@ static void rerun_still_says_quarantined_and_exits_1(void **state)
         &fx, "SELECT quarantined FROM ingest_runs ORDER BY id DESC LIMIT 1", NULL);
     assert_string_equal(got, "3");
     free(got);
-    assert_rel(quarantine_gauge(), 3, 0);
+    assert_rel(quarantine_gauge_of("darshan"), 3, 0);
+}
+
+/* A bad sample file of one file system, then a good run of another: the gauge of
+ * /metrics still says 1 (it said the last run's 0: each file system's run reset
+ * it), the total of every file system the quarantine list holds. */
+static void the_quarantine_gauge_counts_every_file_system(void **state)
+{
+    char args[2400];
+    size_t len = 0;
+
+    (void)state;
+    mkdir_work("fsa");
+    mkdir_work("fsb");
+    assert_int_equal(
+        testutil_write_file(at_work("fsa/bad.txt"), "garbage, not iostat\n", 20), 0);
+    char *good = testutil_read_file(
+        testutil_path(testutil_shared_data(), "iostat/iostat_x_k_t_1s.txt"), &len);
+    assert_non_null(good);
+    assert_int_equal(testutil_write_file(at_work("fsb/good.txt"), good, len), 0);
+    free(good);
+
+    snprintf(args, sizeof args, "iostat --fs fsa '%s'", at_work("fsa"));
+    struct outcome o = ingest(args);
+    assert_int_equal(o.rc, 1);
+    assert_int_equal(field(&o, "quarantined"), 1);
+    outcome_free(&o);
+    snprintf(args, sizeof args, "iostat --fs fsb '%s'", at_work("fsb"));
+    o = ingest(args);
+    assert_int_equal(o.rc, 0);
+    assert_int_equal(field(&o, "loaded"), 1);
+    assert_int_equal(field(&o, "still_quarantined"), 0);
+    outcome_free(&o);
+    assert_rel(quarantine_gauge_of("iostat"), 1, 0);
 }
 
 /* loaded + unchanged + quarantined + known_bad + missing + refused + reprocessed +
@@ -479,6 +514,7 @@ int main(void)
         cmocka_unit_test(rerun_still_says_quarantined_and_exits_1),
         cmocka_unit_test(many_bad_files_make_a_bounded_summary),
         cmocka_unit_test(the_summary_counts_add_up_to_files),
+        cmocka_unit_test(the_quarantine_gauge_counts_every_file_system),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
