@@ -122,7 +122,8 @@ struct db_state_opts app_state_opts(const struct app_config *cfg)
 {
     return (struct db_state_opts){.arg = cfg->state_dir_arg,
                                   .config = cfg->state_dir_conf,
-                                  .config_path = cfg->config_path};
+                                  .config_path = cfg->config_path,
+                                  .conninfo = cfg->db_conf};
 }
 
 struct analysis_settings app_analysis_settings(const struct app_config *cfg)

@@ -82,8 +82,11 @@ static void print_summary(const struct ingest_summary *s, bool json)
         json_object_set_new(o, "files", json_integer(s->files));
         json_object_set_new(o, "loaded", json_integer(s->loaded));
         json_object_set_new(o, "skipped", json_integer(s->skipped));
+        json_object_set_new(o, "unchanged", json_integer(s->unchanged));
+        json_object_set_new(o, "not_input", json_integer(s->not_input));
         json_object_set_new(o, "quarantined", json_integer(s->quarantined));
         json_object_set_new(o, "known_bad", json_integer(s->known_bad));
+        json_object_set_new(o, "missing", json_integer(s->missing));
         json_object_set_new(o, "still_quarantined",
                             json_integer(s->quarantined + s->known_bad));
         json_object_set_new(o, "refused", json_integer(s->refused));
@@ -91,6 +94,7 @@ static void print_summary(const struct ingest_summary *s, bool json)
         json_object_set_new(o, "jobs", json_integer(s->jobs));
         json_object_set_new(o, "samples", json_integer(s->samples));
         json_object_set_new(o, "reprocessed", json_integer(s->reprocessed));
+        json_object_set_new(o, "reread_failed", json_integer(s->reread_failed));
         json_object_set_new(o, "filled", json_integer(s->filled));
         json_object_set_new(o, "seconds", json_real(s->seconds));
         json_object_set_new(o, "errors", errors);
@@ -101,15 +105,21 @@ static void print_summary(const struct ingest_summary *s, bool json)
         json_decref(o);
         return;
     }
-    char refused[40] = "";
+    /* The categories add up to files (ingest.h); the walk's other files are apart. */
+    char refused[40] = "", again[80] = "";
     if (s->refused > 0)
         snprintf(refused, sizeof refused, ", %ld refused", s->refused);
+    if (s->reprocessed > 0 || s->reread_failed > 0) {
+        snprintf(again, sizeof again, ", %ld reprocessed, %ld not read again",
+                 s->reprocessed, s->reread_failed);
+    }
     log_info(
-        "ingest run %lld: %ld files: %ld loaded, %ld skipped, %ld quarantined, %ld known "
-        "bad, %ld missing%s; "
+        "ingest run %lld: %ld files: %ld loaded, %ld unchanged, %ld quarantined, %ld "
+        "known bad, %ld missing%s%s; %ld other files not inputs; "
         "%ld new jobs, %lld new samples in %.1f s",
-        (long long)s->run_id, s->files, s->loaded, s->skipped, s->quarantined,
-        s->known_bad, s->missing, refused, s->jobs, s->samples, s->seconds);
+        (long long)s->run_id, s->files, s->loaded, s->unchanged, s->quarantined,
+        s->known_bad, s->missing, refused, again, s->not_input, s->jobs, s->samples,
+        s->seconds);
     for (size_t i = 0; i < s->n_errors; i++) {
         const struct ingest_failure *f = &s->errors[i];
         if (f->line > 0) {

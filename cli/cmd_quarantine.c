@@ -126,10 +126,12 @@ static int change(struct db *db, bool forget, bool all, char **paths, size_t n)
             return app_fail("quarantine", error_set(&err, STATUS_NOMEM, "%zu paths", n),
                             &err);
         }
+        /* Each as the list holds it: the form given, or its absolute, real or
+         * relative one (a relative path loaded, an absolute one given). */
         for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
-            shown[i] = str_escape_dup(paths[i]);
+            shown[i] = app_path_stored(db, paths[i], true, &err);
             if (shown[i] == NULL)
-                rc = error_set(&err, STATUS_NOMEM, "paths");
+                rc = err.code != STATUS_OK ? err.code : STATUS_NOMEM;
         }
     }
     if (rc == STATUS_OK) {

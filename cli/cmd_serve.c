@@ -1,11 +1,13 @@
 /* cmd_serve.c: `iocontend serve` and `iocontend demo`. */
 #include "internal.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,12 +30,51 @@ void cmd_serve_help(FILE *fp)
         fp);
 }
 
-/* The line a caller waiting for the server reads (tests, scripts). */
+/* Whether address ("127.0.0.1:8080", "[::1]:8080", as serve_run bound it) is a
+ * loopback one: 127.0.0.0/8, ::1 or ::ffff:127.0.0.0/104. A wildcard (0.0.0.0, ::)
+ * or any other address is not. */
+static bool loopback_address(const char *address)
+{
+    char host[INET6_ADDRSTRLEN + 2];
+    const char *end;
+
+    if (address[0] == '[') {
+        address++;
+        end = strchr(address, ']');
+    } else {
+        end = strrchr(address, ':');
+    }
+    if (end == NULL || (size_t)(end - address) >= sizeof host)
+        return false;
+    memcpy(host, address, (size_t)(end - address));
+    host[end - address] = '\0';
+    struct in_addr v4;
+    struct in6_addr v6;
+    if (inet_pton(AF_INET, host, &v4) == 1)
+        return (ntohl(v4.s_addr) >> 24) == 127;
+    if (inet_pton(AF_INET6, host, &v6) != 1)
+        return false;
+    if (IN6_IS_ADDR_LOOPBACK(&v6))
+        return true;
+    return IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127;
+}
+
+/* The line a caller waiting for the server reads (tests, scripts); and, when the
+ * API is open (no token) on an address other hosts can reach, the risk said once
+ * at the start (stderr: the log). arg: the serve_settings. */
 static void print_listening(void *arg, const char *address)
 {
-    (void)arg;
+    const struct serve_settings *s = arg;
+
     printf("listening on %s\n", address);
     fflush(stdout);
+    if (s->token[0] == '\0' && !loopback_address(address)) {
+        log_warn("serving on %s with no token: anyone who can reach it reads the API, "
+                 "/metrics and the page (job ids, users, executables, paths); set "
+                 "[serve] token (or IOCONTEND_TOKEN), or listen on 127.0.0.1 behind a "
+                 "proxy that authenticates",
+                 address);
+    }
 }
 
 /* Serves on listen (NULL: [serve] listen) until a signal, or with check_only until
@@ -46,6 +87,7 @@ static int serve(const struct app_config *cfg, const char *listen, bool check_on
 
     s.check_only = check_only;
     s.on_listening = on_listening;
+    s.arg = &s;
     enum status rc = serve_run(&s, &err);
     if (rc == STATUS_OK)
         return EXIT_OK;
@@ -162,8 +204,7 @@ static int demo_ingest(const struct app_config *cfg, struct db *db, const char *
  * loopback one, which reaches it from this machine). */
 static void print_demo_ready(void *arg, const char *address)
 {
-    (void)arg;
-    print_listening(NULL, address);
+    print_listening(arg, address);
     const char *port = strrchr(address, ':');
     const char *host = strncmp(address, "0.0.0.0:", 8) == 0 ? "127.0.0.1"
                        : strncmp(address, "[::]:", 5) == 0  ? "[::1]"

@@ -5,9 +5,47 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+char *app_path_stored(struct db *db, const char *typed, bool quarantine,
+                      struct error *err)
+{
+    char abs[PATH_MAX], real[PATH_MAX], cwd[PATH_MAX];
+    const char *forms[4] = {typed, NULL, NULL, NULL};
+    size_t n = 1;
+
+    if (path_absolute(typed, abs, sizeof abs))
+        forms[n++] = abs;
+    if (realpath(typed, real) != NULL)
+        forms[n++] = real;
+    size_t cwd_len = getcwd(cwd, sizeof cwd) != NULL ? strlen(cwd) : 0;
+    if (cwd_len > 1 && abs[0] != '\0' && strncmp(abs, cwd, cwd_len) == 0 &&
+        abs[cwd_len] == '/')
+        forms[n++] = abs + cwd_len + 1;
+    for (size_t i = 0; i < n; i++) {
+        char *shown = str_escape_dup(forms[i]);
+        bool stored = false;
+        if (shown == NULL) {
+            error_set(err, STATUS_NOMEM, "the path");
+            return NULL;
+        }
+        if (db_path_stored(db, shown, quarantine, &stored, err) != STATUS_OK) {
+            free(shown);
+            return NULL;
+        }
+        if (stored)
+            return shown;
+        free(shown);
+    }
+    char *shown = str_escape_dup(typed);
+    if (shown == NULL)
+        error_set(err, STATUS_NOMEM, "the path");
+    return shown;
+}
 
 void cmd_unload_help(FILE *fp)
 {
@@ -88,16 +126,20 @@ int cmd_unload(struct app_config *cfg, int argc, char **argv)
                 run_arg);
         return EXIT_USAGE;
     }
-    /* Paths are stored as ingest shows them: escaped where they are not text. */
-    char *shown = path != NULL ? str_escape_dup(path) : NULL;
-    if (path != NULL && shown == NULL)
-        return app_fail("unload", error_set(&err, STATUS_NOMEM, "the path"), &err);
+    char *shown = NULL;
+    int code = app_db_open(cfg, &db);
+    /* Paths are stored as ingest shows them (escaped where they are not text), and
+     * found by the form given or its absolute, real or relative one. */
+    if (code == EXIT_OK && path != NULL) {
+        shown = app_path_stored(db, path, false, &err);
+        if (shown == NULL)
+            code = app_fail("unload", err.code, &err);
+    }
     if (run_id > 0) {
         snprintf(what, sizeof what, "ingest run %" PRId64, run_id);
     } else {
-        snprintf(what, sizeof what, "path %s", shown);
+        snprintf(what, sizeof what, "path %s", shown != NULL ? shown : path);
     }
-    int code = app_db_open(cfg, &db);
     /* An ingest would load beside (or again) what goes: one at a time. */
     if (code == EXIT_OK)
         code = app_run_lock(db, "ingest", no_wait);

@@ -840,7 +840,7 @@ static enum status set_key(struct ini_state *st, const char *section, const char
         return STATUS_OK;
     }
     if (strcmp(section, "database") == 0 && strcmp(key, "conninfo") == 0)
-        return set_text(cfg->db_arg, sizeof cfg->db_arg, section, key, value, st);
+        return set_text(cfg->db_conf, sizeof cfg->db_conf, section, key, value, st);
     if (strcmp(section, "database") == 0 && strcmp(key, "state_dir") == 0) {
         if (value[0] != '/') {
             return error_at(st->err, STATUS_PARSE, st->path, st->line,

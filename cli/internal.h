@@ -34,6 +34,7 @@ enum exit_code {
 struct app_config {
     char config_path[512];    /* "" when no file was read */
     char db_arg[1024];        /* --db, "" when not given */
+    char db_conf[1024];       /* [database] conninfo, "" when not set */
     char state_dir_arg[512];  /* --state-dir, "" when not given */
     char state_dir_conf[512]; /* [database] state_dir, "" when not set */
     char listen[128];         /* [serve] listen, default 127.0.0.1:8080 */
@@ -117,6 +118,15 @@ int app_db_existing(const struct app_config *cfg);
  * for a run of that kind that holds it, or with no_wait returns EXIT_TEMPFAIL naming
  * the holder; EXIT_OK when held. */
 int app_run_lock(struct db *db, const char *kind, bool no_wait);
+
+/* The form of typed (a path as the user gave it) under which db stores it, escaped
+ * (str_escape) and new (free): typed itself, else its absolute form (path_absolute),
+ * its real path, or, for an absolute one below the working directory, its relative
+ * form (what ingest stored for a relative path before it stored the absolute one),
+ * the first that the quarantine list (quarantine) or the loaded files hold; typed
+ * escaped when none. NULL (STATUS_NOMEM or STATUS_DB in err) on failure. */
+char *app_path_stored(struct db *db, const char *typed, bool quarantine,
+                      struct error *err);
 
 /* Logs err ("what: file:line: message", "out of memory" first for STATUS_NOMEM) and
  * returns exit_code_of_error(rc, err). */

@@ -153,6 +153,29 @@ static bool help_asked(int argc, char **argv)
     return false;
 }
 
+/* The first of the global options among a command's words (before a "--"), as
+ * typed ("--state-dir" of "--state-dir=X" too), or NULL. No command has an option
+ * of these names, and getopt's "unrecognized option" says nothing of where they
+ * belong, so they are refused with the place to put them (INTERFACES.md: global
+ * options come before the command). */
+static const char *global_after_command(int argc, char **argv, size_t *len)
+{
+    static const char *const globals[] = {"--config", "--db",        "--state-dir",
+                                          "--quiet",  "--log-level", "--version"};
+
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        for (size_t g = 0; g < sizeof globals / sizeof globals[0]; g++) {
+            size_t n = strlen(globals[g]);
+            if (strncmp(argv[i], globals[g], n) == 0 &&
+                (argv[i][n] == '\0' || argv[i][n] == '=')) {
+                *len = n;
+                return argv[i];
+            }
+        }
+    }
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     struct app_config cfg;
@@ -215,6 +238,15 @@ int main(int argc, char **argv)
     if (help_asked(argc - i, argv + i)) {
         cmd->help(stdout);
         return EXIT_OK;
+    }
+    size_t global_len = 0;
+    const char *global = global_after_command(argc - i, argv + i, &global_len);
+    if (global != NULL) {
+        fprintf(stderr,
+                "iocontend: %.*s is a global option: put it before the command "
+                "(iocontend %.*s ... %s ...)\n",
+                (int)global_len, global, (int)global_len, global, name);
+        return EXIT_USAGE;
     }
     /* No configuration is read: a broken one still lets the version be told. */
     if (strcmp(name, "version") == 0)

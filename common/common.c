@@ -352,6 +352,60 @@ size_t str_escape(const char *s, char *out, size_t size)
     return len;
 }
 
+bool path_absolute(const char *path, char *out, size_t size)
+{
+    char joined[8192];
+    size_t o = 0;
+
+    if (size == 0)
+        return false;
+    out[0] = '\0';
+    if (path[0] == '/') {
+        if (strlen(path) >= sizeof joined)
+            return false;
+        snprintf(joined, sizeof joined, "%s", path);
+    } else {
+        char cwd[4096];
+        if (getcwd(cwd, sizeof cwd) == NULL)
+            return false;
+        int n = snprintf(joined, sizeof joined, "%s/%s", cwd, path);
+        if (n < 0 || (size_t)n >= sizeof joined)
+            return false;
+    }
+    /* Segment by segment into out, which always starts with "/". */
+    for (const char *p = joined; *p != '\0';) {
+        while (*p == '/')
+            p++;
+        size_t len = strcspn(p, "/");
+        if (len == 0)
+            break;
+        if (len == 1 && p[0] == '.') {
+            /* nothing */
+        } else if (len == 2 && p[0] == '.' && p[1] == '.') {
+            while (o > 0 && out[o - 1] != '/')
+                o--;
+            if (o > 0)
+                o--; /* the slash before it */
+        } else {
+            if (o + 1 + len + 1 > size) {
+                out[0] = '\0';
+                return false;
+            }
+            out[o++] = '/';
+            memcpy(out + o, p, len);
+            o += len;
+        }
+        p += len;
+    }
+    if (o == 0) {
+        if (size < 2)
+            return false;
+        out[o++] = '/';
+    }
+    out[o] = '\0';
+    return true;
+}
+
 char *str_escape_dup(const char *s)
 {
     char *d;

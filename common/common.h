@@ -139,6 +139,12 @@ size_t str_escape(const char *s, char *out, size_t size);
 /* str_escape into a new string (caller frees); NULL on NULL or no memory. */
 char *str_escape_dup(const char *s);
 
+/* path made absolute without touching the file system beyond getcwd: a relative
+ * path is taken from the working directory, then "." and empty segments go and ".."
+ * takes the segment before it (lexically: a symbolic link is not followed). false
+ * (out "") when the result would not fit in size bytes or getcwd fails. */
+bool path_absolute(const char *path, char *out, size_t size);
+
 /* ---- a tiny HTTP/1.1 client (common/httpget.c) --------------------------------- */
 
 /* Sends "METHOD path HTTP/1.1" to host:port (a name or a numeric IPv4/IPv6 address)

@@ -373,7 +373,9 @@ static void put_ingest(FILE *f, const struct db_metrics *d)
                    d->ingest, sizeof d->ingest[0], d->n_ingest);
     family(f, "iocontend_ingest_last_run_files", "gauge",
            "Files of that run by result: loaded, skipped (already loaded or not an "
-           "input) or quarantined (newly, or still: known bad and unchanged).");
+           "input); quarantined: the files of that kind the quarantine list holds, "
+           "over every run and file system (newly or still: known bad and unchanged), "
+           "until they load or are retried or forgotten.");
     for (size_t i = 0; i < d->n_ingest; i++) {
         const long n[] = {d->ingest[i].loaded, d->ingest[i].skipped,
                           d->ingest[i].quarantined};

@@ -1,5 +1,6 @@
 /* pool.c: the server's database connections, one lent to each route that needs one
- * and each reconnecting on its own when it was lost. */
+ * and each reconnecting on its own when it was lost: at once, in the statement that
+ * found it lost (db_retry_lost_set), or at the next acquire when that failed. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -60,6 +61,16 @@ static enum status limit_statements(struct server *srv, struct db *db, struct er
     return db_statement_timeout_set(db, ms < 1 ? 1 : (unsigned long)ms, err);
 }
 
+/* Every route only reads: a statement that a restarted server's dropped connection
+ * failed runs once more on a new one, instead of one 503 for each connection of the
+ * pool after each restart (at the first use of each, however late). Set at each
+ * loan, so that the first connection (serve_run's, made before the pool) has it. */
+static struct db *lend(struct db *db)
+{
+    db_retry_lost_set(db, true);
+    return db;
+}
+
 struct db *db_acquire(struct server *srv, struct error *err)
 {
     struct db_slot *slot;
@@ -86,7 +97,7 @@ struct db *db_acquire(struct server *srv, struct error *err)
         slot->limited = true;
     }
     if (slot->db != NULL)
-        return slot->db;
+        return lend(slot->db);
     /* Outside the lock: while the database is down, a connection attempt must not
      * hold up the routes that have a connection. The connection is the slot's only
      * once it is whole, under the lock: db_pool_cancel reads slot->db under it. */
@@ -111,7 +122,7 @@ struct db *db_acquire(struct server *srv, struct error *err)
             log_debug("database connection %zu opened", (size_t)(slot - srv->slots));
         }
         slot->opened = true;
-        return slot->db;
+        return lend(slot->db);
     }
     pthread_mutex_lock(&srv->db_lock);
     slot->db = NULL;

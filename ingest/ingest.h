@@ -506,7 +506,15 @@ struct ingest_failure {
 
 struct ingest_summary {
     int64_t run_id; /* the run's row of ingest_runs (unload --run); 0 when none began */
+    /* files: every input named or found by the walk with an input's name, each in
+     * exactly one of loaded, unchanged, quarantined, known_bad, missing, refused,
+     * reprocessed, reread_failed (they add up to files). not_input: the walk's other
+     * files, no input (not among files). skipped: unchanged + not_input, as
+     * INTERFACES.md's JSON has always said it ("already loaded or not an input"). */
     long files, loaded, skipped, quarantined, missing;
+    long unchanged; /* its content loaded before (or by an earlier file of the run),
+                       or no new complete report: nothing read in */
+    long not_input; /* a file of a walked folder without an input's name, a link */
     long known_bad; /* quarantined before, unchanged: not parsed again */
     long refused;   /* refused before any read: not a regular file, a folder too deep
                        or that cannot be read */

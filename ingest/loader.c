@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <fts.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,7 +165,7 @@ static bool walk(const char *root, enum input_kind kind, struct file_list *out,
         case FTS_D:
             if (e->fts_level >= INGEST_WALK_MAX_DEPTH) {
                 snprintf(why, sizeof why,
-                         "too deep: more than %d levels below %s, not walked",
+                         "too deep: more than %d levels below %.150s, not walked",
                          INGEST_WALK_MAX_DEPTH, root);
                 refuse(s, e->fts_path, why);
                 fts_set(fts, e, FTS_SKIP);
@@ -185,14 +186,14 @@ static bool walk(const char *root, enum input_kind kind, struct file_list *out,
         case FTS_SLNONE:
             str_escape(e->fts_path, shown, sizeof shown);
             log_warn("%s: a symbolic link, not followed", shown);
-            s->skipped++;
+            s->not_input++;
             break;
         case FTS_F:
             if (wanted(e->fts_path, kind) ||
                 (kind == INPUT_IOSTAT && is_sa_file(e->fts_path))) {
                 ok = list_add(out, e->fts_path);
             } else {
-                s->skipped++;
+                s->not_input++;
             }
             break;
         default: /* FTS_DEFAULT: a FIFO, a socket, a device */
@@ -203,7 +204,7 @@ static bool walk(const char *root, enum input_kind kind, struct file_list *out,
             } else {
                 str_escape(e->fts_path, shown, sizeof shown);
                 log_info("%s: not a regular file, skipped", shown);
-                s->skipped++;
+                s->not_input++;
             }
             break;
         }
@@ -242,11 +243,20 @@ static enum status collect(char *const *paths, size_t n_paths, enum input_kind k
                            struct error *err)
 {
     for (size_t i = 0; i < n_paths; i++) {
-        struct stat st;
-        if (stat(paths[i], &st) != 0) {
+        /* A relative path is stored from the working directory, so that quarantine
+         * and unload find the file by either form (they try both); only when the
+         * lexical form is the same file (a ".." after a symbolic link is not). */
+        char abs[PATH_MAX];
+        const char *path = paths[i];
+        struct stat st, typed;
+        if (path[0] != '/' && path_absolute(path, abs, sizeof abs) &&
+            stat(abs, &st) == 0 && stat(path, &typed) == 0 && st.st_dev == typed.st_dev &&
+            st.st_ino == typed.st_ino)
+            path = abs;
+        if (stat(path, &st) != 0) {
             char msg[200], shown[512];
             snprintf(msg, sizeof msg, "cannot read: %s", strerror(errno));
-            str_escape(paths[i], shown, sizeof shown);
+            str_escape(path, shown, sizeof shown);
             add_failure(s, shown, 0, msg);
             s->missing++;
             log_error("%s: %s", shown, msg);
@@ -254,16 +264,16 @@ static enum status collect(char *const *paths, size_t n_paths, enum input_kind k
         }
         if (S_ISDIR(st.st_mode)) {
             size_t before = out->n;
-            if (!walk(paths[i], kind, out, s))
-                return error_set(err, STATUS_NOMEM, "walking %s", paths[i]);
+            if (!walk(path, kind, out, s))
+                return error_set(err, STATUS_NOMEM, "walking %s", path);
             if (out->n > before)
                 qsort(out->paths + before, out->n - before, sizeof *out->paths, cmp_str);
         } else if (!S_ISREG(st.st_mode)) {
             char why[200];
             snprintf(why, sizeof why, "%s, not a regular file: not read",
                      type_name(st.st_mode));
-            refuse(s, paths[i], why);
-        } else if (!list_add(out, paths[i])) {
+            refuse(s, path, why);
+        } else if (!list_add(out, path)) {
             return error_set(err, STATUS_NOMEM, "file list");
         }
     }
@@ -287,7 +297,9 @@ static enum status load_paths(struct db *db, char *const *paths, size_t n_paths,
                                  &run_id, err);
     }
     s->run_id = run_id;
-    s->files = (long)files.n;
+    /* The named paths missing and everything refused never reached the list, and
+     * are files all the same: the categories add up to files. */
+    const long unlisted = s->missing + s->refused;
     if (rc == STATUS_OK && kind == INPUT_DARSHAN)
         rc = ingest_darshan_files(db, run_id, files.paths, files.n, o, s, err);
     if (rc == STATUS_OK && kind == INPUT_IOSTAT) {
@@ -298,6 +310,8 @@ static enum status load_paths(struct db *db, char *const *paths, size_t n_paths,
                    verdict, sizeof verdict);
         rc = ingest_sample_files(db, run_id, files.paths, files.n, o, verdict, s, err);
     }
+    s->files = (long)files.n + unlisted;
+    s->skipped = s->unchanged + s->not_input;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     s->seconds =
         (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;

@@ -331,7 +331,7 @@ static enum status record_outcomes(struct db *db, struct batch *b, const char *v
             log_error("%s: %s", it->path, it->ferr.msg);
             break;
         case ITEM_SEEN:
-            s->skipped++;
+            s->unchanged++;
             log_debug("%s: already loaded", it->path);
             break;
         case ITEM_DUP:
@@ -342,7 +342,7 @@ static enum status record_outcomes(struct db *db, struct batch *b, const char *v
             case ITEM_KNOWN_BAD:
             case ITEM_TOO_LARGE: still_quarantined(s, it->shown); break;
             default:
-                s->skipped++;
+                s->unchanged++;
                 log_debug("%s: already loaded", it->path);
                 break;
             }

@@ -422,7 +422,7 @@ static enum status sfile_check(struct db *db, struct sfile_chunk *c, size_t i,
         return STATUS_OK;
     }
     if (seen) {
-        s->skipped++;
+        s->unchanged++;
         f->recorded = true;
         log_debug("%s: already loaded", f->path);
         return STATUS_OK;
@@ -440,7 +440,7 @@ static enum status sfile_check(struct db *db, struct sfile_chunk *c, size_t i,
         return quarantine(db, s, f->path, f->shown, f->hash, c->verdict, &f->ferr, err);
     }
     if (f->grow.have && (size_t)f->grow.row.length == f->len) {
-        s->skipped++;
+        s->unchanged++;
         log_info("%s: nothing after the part loaded before", f->path);
         return STATUS_OK;
     }
@@ -599,7 +599,7 @@ static enum status sfile_load(struct db *db, int64_t run_id, struct sfile_chunk 
         return quarantine(db, s, f->path, f->shown, f->hash, c->verdict, &f->ferr, err);
     }
     if (f->d->n == 0 && (!f->moved || !g->have)) {
-        s->skipped++;
+        s->unchanged++;
         log_info("%s: no new complete report", f->path);
         return STATUS_OK;
     }
@@ -628,7 +628,7 @@ static enum status sfile_load(struct db *db, int64_t run_id, struct sfile_chunk 
     }
     /* A continuation that added nothing (a report read again) is unchanged. */
     if (g->have && inserted == 0) {
-        s->skipped++;
+        s->unchanged++;
     } else {
         s->loaded++;
     }
@@ -658,7 +658,7 @@ static enum status sfile_dup(struct db *db, int64_t run_id, struct sfile_chunk *
         return STATUS_OK;
     }
     if (first->recorded) {
-        s->skipped++;
+        s->unchanged++;
         log_debug("%s: already loaded", f->path);
         return STATUS_OK;
     }

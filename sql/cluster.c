@@ -223,6 +223,15 @@ enum status db_target_resolve(const char *db_arg, const struct db_state_opts *st
             return STATUS_OK;
         }
     }
+    /* The file's, below the environment (INTERFACES.md: command line > environment >
+     * file). */
+    if (state != NULL && given(state->conninfo)) {
+        snprintf(out->conninfo, sizeof out->conninfo, "%s", state->conninfo);
+        snprintf(out->reason, sizeof out->reason,
+                 "configured: [database] conninfo in %.200s",
+                 given(state->config_path) ? state->config_path : "the configuration");
+        return STATUS_OK;
+    }
     out->embedded = true;
     if (rc != STATUS_OK) {
         if (err != NULL)

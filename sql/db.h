@@ -39,11 +39,13 @@ struct db_target {
 struct db_state_opts {
     const char *arg;         /* --state-dir (beats IOCONTEND_STATE_DIR) */
     const char *config;      /* [database] state_dir (below IOCONTEND_STATE_DIR) */
-    const char *config_path; /* the file that set config, for state_why */
+    const char *config_path; /* the file that set config or conninfo, for the reasons */
+    const char *conninfo;    /* [database] conninfo (below --db and the environment) */
 };
 
 /* Decides the database as INTERFACES.md says: db_arg (--db) or IOCONTEND_DB or any
- * of PGHOST, PGHOSTADDR, PGPORT, PGDATABASE, PGSERVICE → configured; otherwise the
+ * of PGHOST, PGHOSTADDR, PGPORT, PGDATABASE, PGSERVICE or state->conninfo (the
+ * file's) → configured, in that order, the reason naming which; otherwise the
  * embedded cluster under the state directory: state->arg > IOCONTEND_STATE_DIR >
  * state->config > /var/lib/iocontend as root, ${XDG_STATE_HOME:-~/.local/state}/
  * iocontend otherwise (never the working directory). state may be NULL. Creates
@@ -106,6 +108,12 @@ void db_close(struct db *db);
  * server (SQLSTATE 57014, STATUS_DB). */
 enum status db_statement_timeout_set(struct db *db, unsigned long ms,
                                      struct error *err) MUST_CHECK;
+/* on: a statement that fails because the connection was lost (the server
+ * restarted, PQstatus CONNECTION_BAD) while no transaction was open is sent once more
+ * on a new connection to the same target, with the same session settings; a second
+ * failure stands. Only for sessions that read (serve's): a write whose answer was
+ * lost might have been applied. Off by default. */
+void db_retry_lost_set(struct db *db, bool on);
 /* Asks the server to cancel the query db runs now, from any thread; nothing when it
  * runs none. */
 void db_cancel(struct db *db);
@@ -389,6 +397,11 @@ enum status db_quarantine_retry(struct db *db, const char *const *paths, size_t 
 enum status db_quarantine_forget(struct db *db, const char *const *paths, size_t n,
                                  struct db_quarantine_change *out,
                                  struct error *err) MUST_CHECK;
+
+/* Whether path (escaped as stored) names an entry of the quarantine list
+ * (quarantine) or a loaded file (else), into *stored. STATUS_DB. */
+enum status db_path_stored(struct db *db, const char *path, bool quarantine, bool *stored,
+                           struct error *err) MUST_CHECK;
 
 /* What db_unload removed (or, dry, would remove). */
 struct db_unload_counts {

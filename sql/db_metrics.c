@@ -8,12 +8,17 @@
 
 /* The newest run that ended, per kind, and the end of the newest that did not fail;
  * ingest_runs holds a few rows a night. A run before migration 0015 has no seconds:
- * its row's start to its end stands for them. */
+ * its row's start to its end stands for them. The quarantined files are not the last
+ * run's but the quarantine list's of that kind (its verdict names it), content not
+ * loaded since: an iostat run is of one file system, and the next one's run, of
+ * another, would reset the count (ingest_runs keeps no file system). */
 static const char ingest_sql[] =
     "SELECT kind, extract(epoch FROM finished_at)::float8, "
     "coalesce(seconds, extract(epoch FROM finished_at - started_at)::float8), failed, "
     "files, loaded, "
-    "skipped, quarantined, jobs, samples, "
+    "skipped, (SELECT count(*) FROM ingest_errors e WHERE e.verdict LIKE "
+    "'%;kind=' || r.kind || ';%' AND NOT EXISTS (SELECT 1 FROM loaded_files f "
+    "WHERE f.content_hash = e.content_hash)), jobs, samples, "
     "(SELECT extract(epoch FROM max(s.finished_at))::float8 FROM ingest_runs s "
     "WHERE s.kind = r.kind AND s.finished_at IS NOT NULL AND NOT s.failed) "
     "FROM (SELECT DISTINCT ON (kind) * FROM ingest_runs WHERE finished_at IS NOT NULL "

@@ -140,6 +140,25 @@ enum status db_quarantine_forget(struct db *db, const char *const *paths, size_t
             "DELETE FROM loaded_files WHERE " files                                      \
     }
 
+enum status db_path_stored(struct db *db, const char *path, bool quarantine, bool *stored,
+                           struct error *err)
+{
+    const char *vals[1] = {path};
+    PGresult *r = NULL;
+    enum status rc =
+        exec_params(db,
+                    quarantine ? "SELECT 1 FROM ingest_errors WHERE path = $1 LIMIT 1"
+                               : "SELECT 1 FROM loaded_files WHERE path = $1 LIMIT 1",
+                    1, vals, &r, err);
+
+    *stored = false;
+    if (rc != STATUS_OK)
+        return rc;
+    *stored = PQntuples(r) > 0;
+    PQclear(r);
+    return STATUS_OK;
+}
+
 /* Why nothing was found to unload: no such run, or a run that left nothing. */
 static enum status unload_not_found(struct db *db, int64_t run_id, const char *run,
                                     const char *path, struct error *err)

@@ -15,7 +15,19 @@ struct db {
                            a lost connection there on a full disk is a full disk */
     bool temp_tables;   /* the session's staging tables exist */
     bool batch_tables;  /* and those of the job batches */
+    bool retry_lost;    /* a statement the lost connection failed runs once more on a
+                           new one (db_retry_lost_set) */
+    unsigned long timeout_ms; /* statement_timeout set, 0 when none */
+    struct db_target target;  /* where it connected: to reconnect */
 };
+
+/* After statement result r failed on db from before (the transaction status before
+ * it was sent): true when the connection was lost (CONNECTION_BAD, class 08, or the
+ * server ending it: 57P01, 57P02) outside a transaction, db may retry
+ * (db_retry_lost_set), and a new connection to the same server is up with the
+ * session's settings; the caller then sends the statement once more, never twice. */
+bool db_lost_reconnected(struct db *db, PGTransactionStatusType before,
+                         const PGresult *r);
 
 /* The embedded socket directory of t, checked before a connection: a directory (no
  * link) of t's server user or root, writable by no one else. STATUS_DB naming it. */

@@ -50,12 +50,23 @@ enum status db_fail(struct db *db, struct error *err, const char *what)
     return db_fail_result(db, NULL, err, what);
 }
 
+static bool failed(const PGresult *r)
+{
+    ExecStatusType st = PQresultStatus(r);
+    return st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK;
+}
+
 enum status exec_cmd(struct db *db, const char *sql, struct error *err)
 {
+    PGTransactionStatusType before = PQtransactionStatus(db->conn);
     PGresult *r = PQexec(db->conn, sql);
     enum status rc = STATUS_OK;
 
-    if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK)
+    if (failed(r) && db_lost_reconnected(db, before, r)) {
+        PQclear(r);
+        r = PQexec(db->conn, sql);
+    }
+    if (failed(r))
         rc = db_fail_result(db, r, err, sql);
     PQclear(r);
     return rc;
@@ -65,10 +76,14 @@ enum status exec_cmd(struct db *db, const char *sql, struct error *err)
 enum status exec_params(struct db *db, const char *sql, int n, const char *const *vals,
                         PGresult **out, struct error *err)
 {
+    PGTransactionStatusType before = PQtransactionStatus(db->conn);
     PGresult *r = PQexecParams(db->conn, sql, n, NULL, vals, NULL, NULL, 0);
-    ExecStatusType st = PQresultStatus(r);
 
-    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+    if (failed(r) && db_lost_reconnected(db, before, r)) {
+        PQclear(r);
+        r = PQexecParams(db->conn, sql, n, NULL, vals, NULL, NULL, 0);
+    }
+    if (failed(r)) {
         enum status rc = db_fail_result(db, r, err, "query");
         PQclear(r);
         *out = NULL;

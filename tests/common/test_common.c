@@ -9,8 +9,10 @@
 #include "../../common/common.h"
 #include "../support/testutil.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void first_error_recorded_wins(void **state)
 {
@@ -114,6 +116,32 @@ static void bad_utf8_and_controls_are_escaped(void **state)
     assert_null(str_escape_dup(NULL));
 }
 
+/* path_absolute: lexical, from the working directory for a relative path. */
+static void paths_are_made_absolute_lexically(void **state)
+{
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        {"/a/./b/../c", "/a/c"}, {"/a//b/", "/a/b"}, {"/..", "/"}, {"/", "/"},
+        {"/a/b/../../..", "/"},
+    };
+    char out[256], cwd[4096], want[4200];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_true(path_absolute(cases[i].in, out, sizeof out));
+        assert_string_equal(out, cases[i].want);
+    }
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(want, sizeof want, "%s/x.parser.txt", strcmp(cwd, "/") == 0 ? "" : cwd);
+    assert_true(path_absolute("./sub/../x.parser.txt", out, sizeof out) ||
+                strlen(want) >= sizeof out);
+    if (strlen(want) < sizeof out)
+        assert_string_equal(out, want);
+    assert_false(path_absolute("/a/long-name", out, 8)); /* does not fit */
+    assert_string_equal(out, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -124,6 +152,7 @@ int main(void)
         cmocka_unit_test(hash_depends_on_every_byte),
         cmocka_unit_test(log_levels_parse_by_name),
         cmocka_unit_test(bad_utf8_and_controls_are_escaped),
+        cmocka_unit_test(paths_are_made_absolute_lexically),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

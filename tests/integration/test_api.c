@@ -13,6 +13,8 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -587,6 +589,152 @@ static void health_answers_503_while_the_database_is_down(void **state)
     json_decref(j);
 }
 
+/* ---- a database restart ------------------------------------------------------- */
+
+#define RESTART_CLIENTS 4
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* One HTTP client of the restart test: GETs /api/v1/groups (each asks the database)
+ * count times, or until stop is set when count is 0; client 0 asks /jobs, which
+ * runs on the compute pool's connection. It records the first answer other than 200
+ * among those asked at or after back_s. */
+struct restart_client {
+    int port;
+    int id;
+    int count;
+    atomic_bool *stop;
+    const double *back_s; /* 0 until the database is back */
+    pthread_mutex_t *lock;
+    int asked_after; /* requests begun once the database was back */
+    int bad_status;  /* the first answer other than 200 among those, 0 when none */
+    char bad_body[200];
+};
+
+static void *restart_client_run(void *arg)
+{
+    struct restart_client *c = arg;
+
+    for (int i = 0; c->count == 0 ? !atomic_load(c->stop) : i < c->count; i++) {
+        pthread_mutex_lock(c->lock);
+        double back_s = *c->back_s;
+        pthread_mutex_unlock(c->lock);
+        bool after = back_s > 0 && now_s() >= back_s;
+        int status = 0;
+        char *body = NULL;
+        const char *path =
+            c->id == 0 && i % 2 == 1 ? "/api/v1/jobs?limit=3" : "/api/v1/groups";
+        if (http_get(HOST, c->port, path, NULL, &status, &body) != 0)
+            status = -1;
+        if (after) {
+            c->asked_after++;
+            if (status != 200 && c->bad_status == 0) {
+                c->bad_status = status;
+                snprintf(c->bad_body, sizeof c->bad_body, "%s %s", path,
+                         body != NULL ? body : "(no answer)");
+            }
+        }
+        free(body);
+    }
+    return NULL;
+}
+
+/* RESTART_CLIENTS clients at once (count requests each, or until *stop); fails the
+ * test when any request begun after *back_s was not answered 200. Returns the
+ * requests begun after it. */
+static int restart_clients(int port, int count, atomic_bool *stop, double *back_s,
+                           pthread_mutex_t *lock,
+                           void (*meanwhile)(double *, pthread_mutex_t *))
+{
+    struct restart_client c[RESTART_CLIENTS];
+    pthread_t t[RESTART_CLIENTS];
+    int asked = 0;
+
+    for (int i = 0; i < RESTART_CLIENTS; i++) {
+        c[i] = (struct restart_client){.port = port,
+                                       .id = i,
+                                       .count = count,
+                                       .stop = stop,
+                                       .back_s = back_s,
+                                       .lock = lock};
+        assert_int_equal(pthread_create(&t[i], NULL, restart_client_run, &c[i]), 0);
+    }
+    if (meanwhile != NULL)
+        meanwhile(back_s, lock);
+    atomic_store(stop, true);
+    for (int i = 0; i < RESTART_CLIENTS; i++)
+        pthread_join(t[i], NULL);
+    for (int i = 0; i < RESTART_CLIENTS; i++) {
+        if (c[i].bad_status != 0)
+            fail_msg("client %d: %d after the database was back: %s", i, c[i].bad_status,
+                     c[i].bad_body);
+        asked += c[i].asked_after;
+    }
+    return asked;
+}
+
+/* `db stop` then `db start` (pg_ctl -m fast, then -w: it accepts connections when
+ * this returns); *back_s set then. */
+static void restart_database(double *back_s, pthread_mutex_t *lock)
+{
+    assert_int_equal(pgfixture_cmd(&fx.db, "db stop"), 0);
+    assert_int_equal(pgfixture_cmd(&fx.db, "db start"), 0);
+    pthread_mutex_lock(lock);
+    *back_s = now_s();
+    pthread_mutex_unlock(lock);
+}
+
+/* Under load: clients keep asking while it restarts, and one second after. */
+static void restart_under_load(double *back_s, pthread_mutex_t *lock)
+{
+    restart_database(back_s, lock);
+    struct timespec ts = {1, 0};
+    nanosleep(&ts, NULL);
+}
+
+static void a_database_restart_answers_no_503_once_the_database_is_back(void **state)
+{
+    char conf[600];
+    struct server s;
+    FILE *fp;
+    pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    atomic_bool stop = false;
+    double back_s = 0;
+
+    (void)state;
+    if (fx.db.configured)
+        skip(); /* not ours to restart */
+    /* A pool of 4 connections (3 workers, 1 compute thread), each opened by the warm
+     * up: 4 clients at once. */
+    snprintf(conf, sizeof conf, "%s/pool.conf", fx.db.state_dir);
+    fp = fopen(conf, "w");
+    assert_non_null(fp);
+    fprintf(fp, "[serve]\nthreads = 3\ncompute_threads = 1\n");
+    fclose(fp);
+    assert_int_equal(server_start(&s, &fx.db, conf), 0);
+    back_s = now_s(); /* every answer of the warm up must be 200 too */
+    assert_true(restart_clients(s.port, 15, &stop, &back_s, &lock, NULL) == 60);
+
+    /* Idle while it restarts: the pool's connections are all dead, unknown to it,
+     * until each is used (a 503 for the first use of each, however late). */
+    back_s = 0;
+    restart_database(&back_s, &lock);
+    atomic_store(&stop, false);
+    assert_true(restart_clients(s.port, 15, &stop, &back_s, &lock, NULL) == 60);
+
+    /* Asked while it restarts: those begun before it is back may fail; none after. */
+    back_s = 0;
+    atomic_store(&stop, false);
+    int after = restart_clients(s.port, 0, &stop, &back_s, &lock, restart_under_load);
+    assert_true(after >= 2 * RESTART_CLIENTS);
+    assert_int_equal(server_stop(&s), 0);
+}
+
 static void the_server_stops_cleanly_on_sigterm(void **state)
 {
     (void)state;
@@ -614,6 +762,7 @@ int main(void)
         cmocka_unit_test(the_page_is_served_at_the_root_and_under_web),
         cmocka_unit_test(api_needs_the_bearer_token_when_one_is_configured),
         cmocka_unit_test(health_answers_503_while_the_database_is_down),
+        cmocka_unit_test(a_database_restart_answers_no_503_once_the_database_is_back),
         cmocka_unit_test(the_server_stops_cleanly_on_sigterm),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -13,9 +13,13 @@
 #include "../support/pgfixture.h"
 #include "../support/testutil.h"
 
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static struct pgfixture fx;
 
@@ -436,6 +440,113 @@ static void a_regex_with_modest_repeats_loads(void **state)
     free(out);
 }
 
+/* A global option after the command is refused (64) with where it goes, before
+ * anything runs: the state directory it names is not made. */
+static void a_global_option_after_the_command_says_to_put_it_before(void **state)
+{
+    static const struct {
+        const char *args, *option;
+    } cases[] = {
+        {"analyze --state-dir", "--state-dir"},
+        {"db status --quiet", "--quiet"},
+        {"ingest darshan --db dbname=x /nonexistent", "--db"},
+        {"export jobs --config=/nonexistent.conf", "--config"},
+        {"serve --log-level debug", "--log-level"},
+    };
+    char missing[400], args[600], cmd[1200], want[200];
+
+    (void)state;
+    snprintf(missing, sizeof missing, "%s/not-made", fx.state_dir);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        /* The first one's state directory is one not to be made. */
+        snprintf(args, sizeof args, "%s%s%s%s", cases[i].args, i == 0 ? " '" : "",
+                 i == 0 ? missing : "", i == 0 ? "'" : "");
+        snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", fx.bin, args);
+        FILE *p = popen(cmd, "r");
+        assert_non_null(p);
+        char out[2048] = "";
+        size_t n = fread(out, 1, sizeof out - 1, p);
+        out[n] = '\0';
+        int rc = pclose(p);
+        snprintf(want, sizeof want, "%s is a global option: put it before the command",
+                 cases[i].option);
+        if (strstr(out, want) == NULL)
+            fail_msg("%s said:\n%s", args, out);
+        assert_true(WIFEXITED(rc));
+        assert_int_equal(WEXITSTATUS(rc), 64);
+    }
+    assert_int_equal(access(missing, F_OK), -1);
+}
+
+/* `iocontend [--config conf] serve --listen listen` until it logged that it serves
+ * (or 30 s passed), then SIGTERM: what it printed on stdout and stderr, new. */
+static char *serve_start_output(const char *listen, const char *conf)
+{
+    int fds[2];
+    char *out = calloc(1, 16384);
+    size_t len = 0;
+
+    assert_non_null(out);
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        dup2(fds[1], 2);
+        close(fds[0]);
+        if (conf != NULL) {
+            execl(fx.bin, fx.bin, "--config", conf, "serve", "--listen", listen,
+                  (char *)NULL);
+        } else {
+            execl(fx.bin, fx.bin, "serve", "--listen", listen, (char *)NULL);
+        }
+        _exit(127);
+    }
+    close(fds[1]);
+    for (double t0 = testutil_now_s();
+         strstr(out, "serving the API on") == NULL && testutil_now_s() - t0 < 30;) {
+        struct pollfd p = {.fd = fds[0], .events = POLLIN};
+        if (poll(&p, 1, 1000) <= 0)
+            continue;
+        ssize_t n = read(fds[0], out + len, 16383 - len);
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+        out[len] = '\0';
+    }
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+    close(fds[0]);
+    return out;
+}
+
+/* The API open (no token) on an address other hosts reach: serve says so at the
+ * start, naming [serve] token; on loopback, or with a token, it does not. */
+static void an_open_api_on_a_public_address_is_warned_of(void **state)
+{
+    static const char warning[] = "with no token: anyone who can reach it reads the API";
+    char conf[600];
+
+    (void)state;
+    unsetenv("IOCONTEND_TOKEN");
+    char *out = serve_start_output("0.0.0.0:0", NULL);
+    if (strstr(out, warning) == NULL || strstr(out, "set [serve] token") == NULL ||
+        strstr(out, "warn: serving on 0.0.0.0:") == NULL)
+        fail_msg("serve on 0.0.0.0 said:\n%s", out);
+    free(out);
+    out = serve_start_output("127.0.0.1:0", NULL);
+    if (strstr(out, "serving the API on 127.0.0.1:") == NULL ||
+        strstr(out, warning) != NULL)
+        fail_msg("serve on 127.0.0.1 said:\n%s", out);
+    free(out);
+    write_conf("token.conf", "[serve]\ntoken = s3cret-token\n", conf, sizeof conf);
+    out = serve_start_output("0.0.0.0:0", conf);
+    if (strstr(out, "serving the API on 0.0.0.0:") == NULL ||
+        strstr(out, warning) != NULL)
+        fail_msg("serve on 0.0.0.0 with a token said:\n%s", out);
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -455,6 +566,8 @@ int main(void)
         cmocka_unit_test(a_bad_value_is_refused_naming_file_line_and_key),
         cmocka_unit_test(a_regex_whose_repeats_multiply_past_the_limit_is_refused),
         cmocka_unit_test(a_regex_with_modest_repeats_loads),
+        cmocka_unit_test(a_global_option_after_the_command_says_to_put_it_before),
+        cmocka_unit_test(an_open_api_on_a_public_address_is_warned_of),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -122,7 +122,19 @@ static int second_ingest(void)
         return -1;
     int rc = pgfixture_cmd(&fx.db, "--quiet --config '%s' ingest darshan '%s' '%s'",
                            fx.conf, fx.later, FORMULA_NAME);
-    return chdir(cwd) == 0 ? rc : -1;
+    if (chdir(cwd) != 0)
+        return -1;
+    /* ingest now stores a relative path from its working directory (issue 30), so
+     * the entry is made as older versions stored it, by the name given: the path
+     * that starts with '=' which the report must keep from being a formula. */
+    char *done = pgfixture_query(&fx.db,
+                                 "UPDATE ingest_errors SET path = $1 "
+                                 "WHERE right(path, length($1) + 1) = '/' || $1 "
+                                 "RETURNING path",
+                                 FORMULA_NAME);
+    bool made = done != NULL && strcmp(done, FORMULA_NAME) == 0;
+    free(done);
+    return made ? rc : -1;
 }
 
 static int group_setup(void **state)

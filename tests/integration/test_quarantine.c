@@ -430,7 +430,7 @@ static void unload_takes_back_a_run_or_a_path(void **state)
     /* ingested again, the run's files load again */
     snprintf(args, sizeof args, "--config '%s' ingest darshan '%s/darshan/npc'", conf,
              gen);
-    run_expect(args, 0, "20 loaded, 0 skipped");
+    run_expect(args, 0, "20 loaded, 0 unchanged");
     assert_int_equal(query_num("SELECT count(*) FROM jobs", NULL), jobs);
     assert_int_equal(query_num("SELECT count(*) FROM job_windows", NULL), windows);
     assert_int_equal(group_jobs(&srv, "npc", NULL), 20);
@@ -472,11 +472,75 @@ static void unload_takes_back_a_run_or_a_path(void **state)
     server_stop(&srv);
 }
 
+/* `iocontend ARGS` run from folder dir: fails unless it exits want and, unless
+ * needle is NULL, says needle. */
+static void run_in(const char *dir, const char *args, int want, const char *needle)
+{
+    char back[PATH_MAX];
+
+    assert_non_null(getcwd(back, sizeof back));
+    assert_int_equal(chdir(dir), 0);
+    int rc = -1;
+    char *out = run(args, &rc);
+    assert_int_equal(chdir(back), 0);
+    if (rc != want || (needle != NULL && strstr(out, needle) == NULL))
+        fail_msg("`%s` in %s: exit %d (want %d): %s", args, dir, rc, want, out);
+    free(out);
+}
+
+/* A path is found whatever form it was loaded or is given in: loaded relative from
+ * one folder, it is retried, forgotten and unloaded by its absolute path, and by a
+ * relative one from another folder (each answered 66 "no quarantined file" when
+ * only the form typed at the load matched). */
+static void paths_are_found_in_either_form(void **state)
+{
+    char real_bin[PATH_MAX], rel[PATH_MAX * 2], args[PATH_MAX * 4], want[PATH_MAX * 3];
+
+    (void)state;
+    /* The binary is named relative to the starting folder: by its real path here. */
+    assert_non_null(realpath(fx.bin, real_bin));
+    assert_true(strlen(real_bin) < sizeof fx.bin);
+    memcpy(fx.bin, real_bin, strlen(real_bin) + 1);
+    snprintf(rel, sizeof rel, "%s", at_work("forms"));
+    assert_int_equal(mkdir(rel, 0755), 0);
+    write_all(at_work("forms/bad.parser.txt"), "not a log: forms\n", 17);
+    size_t len = 0;
+    char *good = testutil_read_file(
+        testutil_path(testutil_shared_data(), "darshan/ior_hdf5/parser.txt"), &len);
+    assert_non_null(good);
+    write_all(at_work("forms/good.parser.txt"), good, len);
+    free(good);
+
+    /* Loaded as "forms", from work. */
+    run_in(work, "ingest darshan forms", 1, "1 loaded");
+    snprintf(want, sizeof want, "%s/forms/bad.parser.txt", work);
+    json_t *l = list_json();
+    json_t *e = entry_of(l, "/forms/bad.parser.txt");
+    assert_non_null(e);
+    assert_string_equal(json_string_value(json_object_get(e, "path")), want);
+    json_decref(l);
+
+    /* Retried by its absolute path from /, forgotten by a relative one from forms. */
+    snprintf(args, sizeof args, "quarantine retry '%s'", want);
+    run_in("/", args, 0, "retried 1 entry");
+    run_in(rel, "quarantine forget ./bad.parser.txt", 0, "forgot 1 entry");
+    l = list_json();
+    assert_null(entry_of(l, "/forms/bad.parser.txt"));
+    json_decref(l);
+
+    /* Unloaded by a relative path from forms (dry), then by its absolute one. */
+    run_in(rel, "unload --dry-run --path ../forms/good.parser.txt", 0,
+           "would unload path ");
+    snprintf(args, sizeof args, "unload --path '%s/forms/good.parser.txt'", work);
+    run_in("/", args, 0, ": 1 file, 1 job");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(quarantine_lists_retries_and_forgets),
         cmocka_unit_test(unload_takes_back_a_run_or_a_path),
+        cmocka_unit_test(paths_are_found_in_either_form),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);

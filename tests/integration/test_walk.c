@@ -301,13 +301,15 @@ static double sample_of(const char *text, const char *series)
     return -1;
 }
 
-/* The quarantine gauge of the last darshan run as a real server's /metrics says it,
- * waiting (up to 10 s) for its once-a-second read of the database. */
-static double quarantine_gauge(void)
+/* The quarantine gauge of kind ("darshan", "iostat") as a real server's /metrics
+ * says it, waiting (up to 10 s) for its once-a-second read of the database. */
+static double quarantine_gauge_of(const char *kind)
 {
-    static const char series[] =
-        "iocontend_ingest_last_run_files{kind=\"darshan\",result=\"quarantined\"}";
+    char series[128];
     struct server srv;
+
+    snprintf(series, sizeof series,
+             "iocontend_ingest_last_run_files{kind=\"%s\",result=\"quarantined\"}", kind);
     double v = -1;
 
     assert_int_equal(server_start(&srv, &fx, NULL), 0);
@@ -360,7 +362,97 @@ static void rerun_still_says_quarantined_and_exits_1(void **state)
         &fx, "SELECT quarantined FROM ingest_runs ORDER BY id DESC LIMIT 1", NULL);
     assert_string_equal(got, "3");
     free(got);
-    assert_rel(quarantine_gauge(), 3, 0);
+    assert_rel(quarantine_gauge_of("darshan"), 3, 0);
+}
+
+/* A bad sample file of one file system, then a good run of another: the gauge of
+ * /metrics still says 1 (it said the last run's 0: each file system's run reset
+ * it), the total of every file system the quarantine list holds. */
+static void the_quarantine_gauge_counts_every_file_system(void **state)
+{
+    char args[2400];
+    size_t len = 0;
+
+    (void)state;
+    mkdir_work("fsa");
+    mkdir_work("fsb");
+    assert_int_equal(
+        testutil_write_file(at_work("fsa/bad.txt"), "garbage, not iostat\n", 20), 0);
+    char *good = testutil_read_file(
+        testutil_path(testutil_shared_data(), "iostat/iostat_x_k_t_1s.txt"), &len);
+    assert_non_null(good);
+    assert_int_equal(testutil_write_file(at_work("fsb/good.txt"), good, len), 0);
+    free(good);
+
+    snprintf(args, sizeof args, "iostat --fs fsa '%s'", at_work("fsa"));
+    struct outcome o = ingest(args);
+    assert_int_equal(o.rc, 1);
+    assert_int_equal(field(&o, "quarantined"), 1);
+    outcome_free(&o);
+    snprintf(args, sizeof args, "iostat --fs fsb '%s'", at_work("fsb"));
+    o = ingest(args);
+    assert_int_equal(o.rc, 0);
+    assert_int_equal(field(&o, "loaded"), 1);
+    assert_int_equal(field(&o, "still_quarantined"), 0);
+    outcome_free(&o);
+    assert_rel(quarantine_gauge_of("iostat"), 1, 0);
+}
+
+/* loaded + unchanged + quarantined + known_bad + missing + refused + reprocessed +
+ * reread_failed of a summary; they must add up to its files. */
+static long long categories(const struct outcome *o)
+{
+    static const char *const names[] = {"loaded",      "unchanged",    "quarantined",
+                                        "known_bad",   "missing",      "refused",
+                                        "reprocessed", "reread_failed"};
+    long long sum = 0;
+
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        sum += field(o, names[i]);
+    return sum;
+}
+
+/* The summary's categories are disjoint and add up to files (the issue's run said
+ * "files 2, loaded 0, skipped 2, quarantined 1": skipped counted both the file
+ * loaded before and a file that is no input); the walk's other files are
+ * not_input, apart, and skipped stays unchanged + not_input. */
+static void the_summary_counts_add_up_to_files(void **state)
+{
+    char args[2400];
+
+    (void)state;
+    put_bad_logs("sum", 1);
+    put_good_log(0, "sum/good.parser.txt");
+    assert_int_equal(testutil_write_file(at_work("sum/notes.txt"), "notes\n", 6), 0);
+    assert_int_equal(mkfifo(at_work("sum/pipe.parser.txt"), 0644), 0);
+    char folder[1100];
+    snprintf(folder, sizeof folder, "%s", at_work("sum")); /* at_work's is static */
+    snprintf(args, sizeof args, "darshan '%s' '%s'", folder,
+             at_work("sum-missing.parser.txt"));
+
+    struct outcome o = ingest(args);
+    assert_int_equal(o.rc, 66);
+    assert_int_equal(field(&o, "files"), 4);
+    assert_int_equal(field(&o, "loaded") + field(&o, "unchanged"), 1);
+    assert_int_equal(field(&o, "quarantined"), 1);
+    assert_int_equal(field(&o, "refused"), 1);
+    assert_int_equal(field(&o, "missing"), 1);
+    assert_int_equal(field(&o, "not_input"), 1);
+    assert_int_equal(categories(&o), field(&o, "files"));
+    outcome_free(&o);
+
+    /* Again: the log is unchanged, the bad one known bad. */
+    o = ingest(args);
+    assert_int_equal(o.rc, 66);
+    assert_int_equal(field(&o, "files"), 4);
+    assert_int_equal(field(&o, "loaded"), 0);
+    assert_int_equal(field(&o, "unchanged"), 1);
+    assert_int_equal(field(&o, "quarantined"), 0);
+    assert_int_equal(field(&o, "known_bad"), 1);
+    assert_int_equal(field(&o, "not_input"), 1);
+    assert_int_equal(field(&o, "skipped"), 2);
+    assert_int_equal(categories(&o), field(&o, "files"));
+    outcome_free(&o);
 }
 
 /* 1,000 bad logs (2,000 cost 11 s under the shared machine's load, a quarantine
@@ -421,6 +513,8 @@ int main(void)
         cmocka_unit_test(symbolic_links_are_logged_and_not_followed),
         cmocka_unit_test(rerun_still_says_quarantined_and_exits_1),
         cmocka_unit_test(many_bad_files_make_a_bounded_summary),
+        cmocka_unit_test(the_summary_counts_add_up_to_files),
+        cmocka_unit_test(the_quarantine_gauge_counts_every_file_system),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
