@@ -553,12 +553,16 @@ struct db_stored {
 enum status db_stored_list(struct db *db, struct db_stored **out, size_t *n,
                            struct error *err) MUST_CHECK;
 
-/* What a group's results are computed from (provenance): its jobs, the samples
- * within a day of their span, the set of servers of every file system (wherever
- * their samples are: the presence rule counts them all), and the caller's settings
- * text (software version,
- * seed, d_min, θ, granularity...). fingerprint hashes all of it; stored_fingerprint
- * is the one group_inputs holds for (group, kind), "" when none. */
+/* What a group's results are computed from (provenance): its jobs (every value of
+ * them an analysis reads: their metric columns, activity windows and trace windows,
+ * each with its file-system mapping), the samples within a day of their span (their
+ * files and how many carry each queue column), the set of servers of every file
+ * system (wherever their samples are: the presence rule counts them all), a
+ * hand-made group's rule, and the caller's settings text (software version, seed,
+ * d_min, θ, granularity...). fingerprint hashes all of it; stored_fingerprint is the
+ * one group_inputs holds for (group, kind), "" when none. jobs_md5 names the jobs
+ * and their traces only (the provenance stored with each result). One query; on the
+ * demo data (420 jobs, 5040 windows, 69,030 samples a group) about 56 ms. */
 struct db_group_inputs {
     long jobs;
     char jobs_md5[33];
