@@ -246,11 +246,15 @@ struct db_job_batch_item {
 enum status db_jobs_load_batch(struct db *db, int64_t run_id,
                                const struct db_job_batch_item *items, size_t n,
                                bool *inserted, struct error *err) MUST_CHECK;
-/* ingest --reprocess of logs already loaded: the traces of items (their job and
- * loaded_files rows are not touched) go in where the job holds none yet, in one
- * transaction; *added counts them. */
+/* ingest --reprocess of logs already loaded, in one transaction: the traces of items
+ * go in where the job holds none yet (*added counts them); and the jobs (and traces)
+ * loaded from these very contents take the file-system mapping of items (jobs'
+ * eta_mon_read / eta_mon_write and windows, traces' windows, as computed with the
+ * [filesystems] of now) where it differs from the stored one (*remapped counts those
+ * jobs). Nothing else of a job or its loaded_files row changes. */
 enum status db_traces_fill(struct db *db, const struct db_job_batch_item *items, size_t n,
-                           long long *added, struct error *err) MUST_CHECK;
+                           long long *added, long *remapped,
+                           struct error *err) MUST_CHECK;
 
 /* One device's sample to load: rates over the interval that ends at stamp_s. */
 struct db_sample {
