@@ -90,6 +90,9 @@ struct analysis_settings {
     bool all_phases;           /* the sweep: every phase φ at each k */
     const struct group_rule *groups; /* the hand-made groups (borrowed); NULL: none */
     size_t n_groups;
+    /* [filesystems] as "NAME (PREFIX), ...", for analyze's warning of a group whose
+     * jobs touched no monitored file system; "": none configured */
+    char filesystems[256];
 };
 
 /* ---- the association object (METHOD.md §5) ---------------------------------------- */

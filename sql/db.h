@@ -583,6 +583,13 @@ enum status db_group_inputs_read(struct db *db, const char *group_id, const char
 enum status db_group_inputs_store(struct db *db, const char *group_id, const char *kind,
                                   const char *settings, const struct db_group_inputs *in,
                                   struct error *err) MUST_CHECK;
+/* The groups with jobs none of which read or wrote a file on a monitored file system
+ * (no activity window with one, no bytes there): of all groups (group_id NULL) or of
+ * that one, by id. *out malloc'd (caller frees; NULL when none). STATUS_DB,
+ * STATUS_NOMEM. */
+enum status db_groups_unmonitored(struct db *db, const char *group_id,
+                                  struct db_group **out, size_t *n,
+                                  struct error *err) MUST_CHECK;
 /* The groups whose inputs were loaded at or after since_s (epoch seconds): those
  * with a job from a file loaded since, or a job within a day of samples from one.
  * *ids malloc'd (caller frees). */

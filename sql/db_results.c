@@ -328,6 +328,37 @@ enum status db_tables_inputs_store(struct db *db, const char *fingerprint,
                            1, vals, err);
 }
 
+/* Job j read or wrote a file on a monitored file system. */
+#define TOUCHED_MONITORED_SQL                                                            \
+    "(j.eta_mon_read > 0 OR j.eta_mon_write > 0 OR EXISTS (SELECT 1 FROM job_windows w " \
+    "WHERE w.job_key = j.job_key AND w.fs IS NOT NULL))"
+
+enum status db_groups_unmonitored(struct db *db, const char *group_id,
+                                  struct db_group **out, size_t *n, struct error *err)
+{
+    const char *vals[1] = {group_id};
+    void *rows;
+    /* A job touched a monitored file system when a window of it has one (job_windows.fs)
+     * or it moved bytes there (eta_mon_read / eta_mon_write). A default group's jobs
+     * and a hand-made group's members apart, each by its index and stopping at the
+     * first job that touched one: an OR of the two is a plan whose cost sets off
+     * PostgreSQL's JIT (0.3 s on the demo data, against 0.4 ms). */
+    enum status rc = fetch_rows(
+        db,
+        "SELECT g.group_id, g.name, g.key, " GROUP_JOBS_SQL " FROM app_groups g "
+        "WHERE ($1::text IS NULL OR g.group_id = $1) AND (EXISTS (SELECT 1 FROM jobs j "
+        "  WHERE j.group_id = g.group_id) OR EXISTS (SELECT 1 FROM group_members m "
+        "  WHERE m.group_id = g.group_id)) "
+        "AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.group_id = g.group_id "
+        "  AND " TOUCHED_MONITORED_SQL ") "
+        "AND NOT EXISTS (SELECT 1 FROM group_members m JOIN jobs j USING (job_key) "
+        "  WHERE m.group_id = g.group_id AND " TOUCHED_MONITORED_SQL ") "
+        "ORDER BY g.group_id",
+        1, vals, sizeof **out, fill_group, "groups", &rows, n, err);
+    *out = rows;
+    return rc;
+}
+
 static void fill_group_id(void *row_out, const PGresult *r, int row)
 {
     copy_text(row_out, sizeof(char[17]), r, row, 0);
