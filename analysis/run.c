@@ -283,6 +283,37 @@ static enum status tables_refresh(struct db *db, const struct analysis_settings 
     return rc == STATUS_OK ? db_tables_inputs_store(db, current, err) : rc;
 }
 
+/* At most this many groups are named one by one; the rest are counted. */
+#define UNMONITORED_NAMED 10
+
+/* Warns of each group (of the run: group_id, or all) whose jobs read or wrote no file
+ * on a monitored file system: its coverage is 0 and its jobs' server series scoped
+ * to what they touched are empty, which a [filesystems] missing or not matching the
+ * jobs' mounts explains, and nothing else would say. */
+static enum status warn_unmonitored(struct db *db, const struct analysis_settings *s,
+                                    const char *group_id, struct error *err)
+{
+    struct db_group *groups = NULL;
+    size_t n = 0;
+    enum status rc = db_groups_unmonitored(db, group_id, &groups, &n, err);
+
+    for (size_t g = 0; rc == STATUS_OK && g < n && g < UNMONITORED_NAMED; g++) {
+        log_warn("group %s (%s): none of its %ld jobs read or wrote a file on a "
+                 "monitored file system (%s%s); jobs loaded before [filesystems] named "
+                 "their mounts are mapped again by `ingest darshan --reprocess`",
+                 groups[g].id, groups[g].name, groups[g].jobs,
+                 s->filesystems[0] != '\0' ? "[filesystems]: " : "",
+                 s->filesystems[0] != '\0' ? s->filesystems
+                                           : "no [filesystems] configured");
+    }
+    if (rc == STATUS_OK && n > UNMONITORED_NAMED) {
+        log_warn("%zu more groups read or wrote no file on a monitored file system",
+                 n - UNMONITORED_NAMED);
+    }
+    free(groups);
+    return rc;
+}
+
 enum status analyze_run(struct db *db, const struct analysis_settings *s,
                         const char *group_id, double granularity_s,
                         const struct analyze_select *sel, const struct progress *progress,
@@ -319,6 +350,8 @@ enum status analyze_run(struct db *db, const struct analysis_settings *s,
     if (rc != STATUS_OK)
         return rc;
     rc = tables_refresh(db, s, group_id, sum->groups_done > 0, err);
+    if (rc == STATUS_OK)
+        rc = warn_unmonitored(db, s, group_id, err);
     if (rc != STATUS_OK)
         return rc;
     sum->seconds = analysis_seconds_since(&t0);

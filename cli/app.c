@@ -128,16 +128,26 @@ struct db_state_opts app_state_opts(const struct app_config *cfg)
 
 struct analysis_settings app_analysis_settings(const struct app_config *cfg)
 {
-    return (struct analysis_settings){.d_min = cfg->d_min,
-                                      .seed = cfg->seed,
-                                      .theta_s = cfg->sample_offset_s,
-                                      .base_granularity_s = cfg->granularity_s,
-                                      .permutations = cfg->permutations,
-                                      .k_max = cfg->sweep_k_max,
-                                      .all_phases = cfg->sweep_all_phases,
-                                      .groups = cfg->groups,
-                                      .n_groups = cfg->n_groups,
-                                      .config_path = cfg->config_path};
+    struct analysis_settings s = {.d_min = cfg->d_min,
+                                  .seed = cfg->seed,
+                                  .theta_s = cfg->sample_offset_s,
+                                  .base_granularity_s = cfg->granularity_s,
+                                  .permutations = cfg->permutations,
+                                  .k_max = cfg->sweep_k_max,
+                                  .all_phases = cfg->sweep_all_phases,
+                                  .groups = cfg->groups,
+                                  .n_groups = cfg->n_groups,
+                                  .config_path = cfg->config_path};
+    size_t len = 0;
+
+    /* The configured file systems, named in analyze's warnings; cut at the size. */
+    for (size_t i = 0; i < cfg->fs_map.n && len < sizeof s.filesystems; i++) {
+        int k = snprintf(s.filesystems + len, sizeof s.filesystems - len, "%s%s (%s)",
+                         i > 0 ? ", " : "", cfg->fs_map.entries[i].fs_name,
+                         cfg->fs_map.entries[i].prefix);
+        len += k > 0 ? (size_t)k : 0;
+    }
+    return s;
 }
 
 struct serve_settings app_serve_settings(const struct app_config *cfg, const char *listen)

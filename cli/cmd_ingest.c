@@ -55,7 +55,8 @@ void cmd_ingest_help(FILE *fp)
         INGEST_WALK_MAX_DEPTH, INGEST_SUMMARY_ERRORS);
 }
 
-static void print_summary(const struct ingest_summary *s, bool json)
+/* remap: ingest darshan --reprocess, which says how many jobs it re-mapped. */
+static void print_summary(const struct ingest_summary *s, bool json, bool remap)
 {
     /* Every run while any input is quarantined says so (not only the run that
      * quarantined it), so that an alert on it does not clear after one night; on
@@ -95,6 +96,8 @@ static void print_summary(const struct ingest_summary *s, bool json)
         json_object_set_new(o, "samples", json_integer(s->samples));
         json_object_set_new(o, "reprocessed", json_integer(s->reprocessed));
         json_object_set_new(o, "reread_failed", json_integer(s->reread_failed));
+        if (remap)
+            json_object_set_new(o, "remapped", json_integer(s->remapped));
         json_object_set_new(o, "filled", json_integer(s->filled));
         json_object_set_new(o, "seconds", json_real(s->seconds));
         json_object_set_new(o, "errors", errors);
@@ -134,6 +137,11 @@ static void print_summary(const struct ingest_summary *s, bool json)
         log_info("reprocessed %ld files loaded before (%ld no longer read): %lld samples "
                  "gained queue columns or traces were added",
                  s->reprocessed, s->reread_failed, s->filled);
+    }
+    if (remap) {
+        log_info("reprocessed: %ld jobs took the file systems [filesystems] maps their "
+                 "files to now",
+                 s->remapped);
     }
 }
 
@@ -234,11 +242,11 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
         char msg[400];
         error_format(&err, msg, sizeof msg);
         log_error("ingest stopped: %s", msg);
-        print_summary(&s, json);
+        print_summary(&s, json, darshan && reprocess);
         ingest_summary_clear(&s);
         return exit_code_of_error(rc, &err);
     }
-    print_summary(&s, json);
+    print_summary(&s, json, darshan && reprocess);
     code = s.missing > 0 ? EXIT_NOINPUT
            : s.quarantined > 0 || s.known_bad > 0 || s.refused > 0 || s.reread_failed > 0
                ? EXIT_PARTIAL

@@ -477,7 +477,9 @@ struct ingest_opts {
     /* ingest --reprocess: a file whose content was loaded before is read again and
      * what this version extracts that older ones did not is filled in: the queue
      * columns of its samples that have none (db_samples_refill), the DXT trace of a
-     * log whose job has none (db_traces_fill). No other row changes, none is added
+     * log whose job has none (db_traces_fill), and the file-system mapping of its
+     * job ([filesystems] as it is now: monitored bytes, the windows' and trace
+     * windows' file systems) where it changed. No other row changes, none is added
      * twice; files not loaded before load as usual. */
     bool reprocess;
 };
@@ -523,6 +525,7 @@ struct ingest_summary {
     long reprocessed;   /* --reprocess: files loaded before and read again */
     long reread_failed; /* --reprocess: files loaded before that no longer parse */
     long long filled;   /* --reprocess: samples given queue columns, traces added */
+    long remapped;      /* --reprocess: jobs whose file-system mapping changed */
     double seconds;
     struct ingest_failure *errors; /* owned; quarantined, refused and missing inputs,
                                       the first INGEST_SUMMARY_ERRORS of them */

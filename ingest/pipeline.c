@@ -487,13 +487,15 @@ static enum status send_batch(struct db *db, int64_t run_id, struct batch *b,
 }
 
 /* --reprocess: the traces of the batch's logs loaded before, where their jobs have
- * none yet. */
+ * none yet; and their jobs' file-system mapping as [filesystems] says now, where it
+ * changed since they were loaded. */
 static enum status fill_traces(struct db *db, struct batch *b, struct ingest_summary *s,
                                struct error *err)
 {
     struct db_job_batch_item *items = malloc((b->n + 1) * sizeof *items);
     size_t n = 0;
     long long added = 0;
+    long remapped = 0;
     struct error dberr = {0};
     enum status rc;
 
@@ -501,18 +503,17 @@ static enum status fill_traces(struct db *db, struct batch *b, struct ingest_sum
         return error_set(err, STATUS_NOMEM, "batch");
     for (size_t i = 0; i < b->n; i++) {
         const struct item *it = &b->items[i];
-        if (it->again && it->state == ITEM_PARSED && it->has_trace) {
-            items[n] = batch_item(it);
-            items[n++].job = NULL;
-        }
+        if (it->again && it->state == ITEM_PARSED && (it->has_trace || it->has_job))
+            items[n++] = batch_item(it);
     }
-    rc = db_traces_fill(db, items, n, &added, &dberr);
+    rc = db_traces_fill(db, items, n, &added, &remapped, &dberr);
     free(items);
     if (rc != STATUS_OK) {
         *err = dberr;
         return stop_batch(b->items[0].path, err);
     }
     s->filled += added;
+    s->remapped += remapped;
     if (added > 0)
         log_info("%lld DXT traces of logs loaded before were added", added);
     return STATUS_OK;

@@ -96,7 +96,15 @@ static enum status ensure_staging(struct db *db, struct error *err)
                  "job_key text, module text, record_id text, rank bigint, hostname "
                  "text, file_name text, n_ops integer, ops bytea) ON COMMIT DELETE ROWS; "
                  "CREATE TEMP TABLE IF NOT EXISTS staged_x_windows (source_hash text, "
-                 "LIKE job_x_windows) ON COMMIT DELETE ROWS",
+                 "LIKE job_x_windows) ON COMMIT DELETE ROWS; "
+                 /* ingest --reprocess: the mapping of jobs loaded before, as now */
+                 "CREATE TEMP TABLE IF NOT EXISTS staged_maps (source_hash text, "
+                 "job_key text, eta_mon_read bigint, eta_mon_write bigint) "
+                 "ON COMMIT DELETE ROWS; "
+                 "CREATE TEMP TABLE IF NOT EXISTS staged_windows (source_hash text, "
+                 "LIKE job_windows) ON COMMIT DELETE ROWS; "
+                 "CREATE TEMP TABLE IF NOT EXISTS remapped (job_key text, source_hash "
+                 "text, windows boolean, x_windows boolean) ON COMMIT DELETE ROWS",
                  err);
     db->batch_tables = rc == STATUS_OK;
     return rc;
@@ -462,12 +470,142 @@ enum status db_jobs_load_batch(struct db *db, int64_t run_id,
     return rc;
 }
 
+/* The mapping of the items' jobs as computed now (their monitored bytes and windows)
+ * into the staging tables; their traces' windows are staged by copy_traces. */
+static enum status copy_maps(struct db *db, const struct db_job_batch_item *items,
+                             size_t n, struct error *err)
+{
+    struct bincopy c;
+    enum status rc =
+        bincopy_begin(&c, db,
+                      "COPY staged_maps (source_hash, job_key, eta_mon_read, "
+                      "eta_mon_write) FROM STDIN WITH (FORMAT binary)",
+                      err);
+
+    for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
+        const struct db_job_in *j = items[i].job;
+        if (j == NULL)
+            continue;
+        bincopy_row(&c, 4);
+        bincopy_text(&c, items[i].content_hash);
+        bincopy_text(&c, j->job_key);
+        bincopy_int8(&c, j->eta_mon_read);
+        bincopy_int8(&c, j->eta_mon_write);
+    }
+    if (rc == STATUS_OK)
+        rc = bincopy_end(&c);
+    if (rc == STATUS_OK) {
+        rc =
+            bincopy_begin(&c, db,
+                          "COPY staged_windows (source_hash, job_key, is_write, start_s, "
+                          "end_s, bytes, fs) FROM STDIN WITH (FORMAT binary)",
+                          err);
+    }
+    for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
+        const struct db_job_in *j = items[i].job;
+        for (size_t w = 0; j != NULL && w < j->n_windows; w++) {
+            const struct db_window_in *win = &j->windows[w];
+            bincopy_row(&c, 7);
+            bincopy_text(&c, items[i].content_hash);
+            bincopy_text(&c, j->job_key);
+            bincopy_bool(&c, win->is_write);
+            bincopy_float8(&c, win->start_s);
+            bincopy_float8(&c, win->end_s);
+            bincopy_int8(&c, win->bytes);
+            bincopy_text(&c, win->fs);
+        }
+    }
+    if (rc == STATUS_OK)
+        rc = bincopy_end(&c);
+    return rc;
+}
+
+/* A job's windows (alias w) and trace windows (alias x) as one text, in one order:
+ * the same rows give the same text. */
+#define WINDOWS_MD5                                                                      \
+    "md5(string_agg(ROW(w.is_write, w.start_s, w.end_s, w.bytes, w.fs)::text, ',' "      \
+    "ORDER BY w.start_s, w.end_s, w.is_write, w.bytes, w.fs))"
+#define X_WINDOWS_MD5                                                                    \
+    "md5(string_agg(ROW(x.is_write, x.start_s, x.end_s, x.fs)::text, ',' "               \
+    "ORDER BY x.start_s, x.end_s, x.is_write, x.fs))"
+
+/* The staged mapping set against the stored one, for jobs (and traces) loaded from
+ * the very contents reprocessed: where they differ (their [filesystems] changed
+ * since), the monitored bytes are updated and the windows replaced; *remapped counts
+ * the jobs so changed. Windows, bytes and times come from the content and stay; a
+ * trace's windows are merged per file system, so they are replaced whole too. */
+static enum status remap(struct db *db, long *remapped, struct error *err)
+{
+    PGresult *r = NULL;
+    enum status rc = exec_cmd(
+        db,
+        /* The staged windows hashed in one pass (materialized: the staging tables
+         * have no statistics, and a join estimated at one row would aggregate them
+         * again for every job), the stored ones by each job's key
+         * (job_windows_job_idx). */
+        "WITH nw AS MATERIALIZED (SELECT w.job_key, w.source_hash, " WINDOWS_MD5 " AS h "
+        "  FROM staged_windows w GROUP BY w.job_key, w.source_hash) "
+        "INSERT INTO remapped (job_key, source_hash, windows, x_windows) "
+        "SELECT s.job_key, s.source_hash, "
+        "  (j.eta_mon_read, j.eta_mon_write) IS DISTINCT FROM "
+        "  (s.eta_mon_read, s.eta_mon_write) OR nw.h IS DISTINCT FROM ow.h, false "
+        "FROM staged_maps s JOIN jobs j ON j.job_key = s.job_key AND "
+        "  j.source_hash = s.source_hash "
+        "LEFT JOIN nw ON nw.job_key = s.job_key AND nw.source_hash = s.source_hash "
+        "LEFT JOIN LATERAL (SELECT " WINDOWS_MD5 " AS h FROM job_windows w "
+        "  WHERE w.job_key = s.job_key) ow ON true; "
+        "WITH nx AS MATERIALIZED (SELECT x.job_key, x.source_hash, " X_WINDOWS_MD5
+        " AS h FROM staged_x_windows x GROUP BY x.job_key, x.source_hash) "
+        "INSERT INTO remapped (job_key, source_hash, windows, x_windows) "
+        "SELECT DISTINCT ON (s.job_key) s.job_key, s.source_hash, false, "
+        "  nx.h IS DISTINCT FROM ox.h "
+        "FROM staged_traces s JOIN job_traces t ON t.job_key = s.job_key AND "
+        "  t.source_hash = s.source_hash "
+        "LEFT JOIN nx ON nx.job_key = s.job_key AND nx.source_hash = s.source_hash "
+        "LEFT JOIN LATERAL (SELECT " X_WINDOWS_MD5 " AS h FROM job_x_windows x "
+        "  WHERE x.job_key = s.job_key) ox ON true ORDER BY s.job_key; "
+        "DELETE FROM remapped WHERE NOT windows AND NOT x_windows; "
+        /* its size, so that the deletes below probe the windows by job key */
+        "ANALYZE remapped; "
+        "UPDATE jobs j SET eta_mon_read = s.eta_mon_read, eta_mon_write = "
+        "s.eta_mon_write "
+        "FROM staged_maps s, remapped m WHERE m.windows AND m.job_key = j.job_key AND "
+        "  s.job_key = j.job_key AND s.source_hash = j.source_hash AND "
+        "  (j.eta_mon_read, j.eta_mon_write) IS DISTINCT FROM "
+        "  (s.eta_mon_read, s.eta_mon_write); "
+        "DELETE FROM job_windows w USING remapped m "
+        "WHERE m.windows AND w.job_key = m.job_key; "
+        "INSERT INTO job_windows (job_key, is_write, start_s, end_s, bytes, fs) "
+        "SELECT w.job_key, w.is_write, w.start_s, w.end_s, w.bytes, w.fs "
+        "FROM staged_windows w JOIN remapped m USING (job_key, source_hash) "
+        "WHERE m.windows; "
+        "DELETE FROM job_x_windows x USING remapped m "
+        "WHERE m.x_windows AND x.job_key = m.job_key; "
+        "INSERT INTO job_x_windows (job_key, is_write, start_s, end_s, fs) "
+        "SELECT x.job_key, x.is_write, x.start_s, x.end_s, x.fs "
+        "FROM staged_x_windows x JOIN remapped m USING (job_key, source_hash) "
+        "WHERE m.x_windows",
+        err);
+
+    *remapped = 0;
+    if (rc == STATUS_OK) {
+        rc = exec_params(db, "SELECT count(DISTINCT job_key) FROM remapped", 0, NULL, &r,
+                         err);
+    }
+    if (rc == STATUS_OK) {
+        *remapped = (long)get_int64(r, 0, 0);
+        PQclear(r);
+    }
+    return rc;
+}
+
 enum status db_traces_fill(struct db *db, const struct db_job_batch_item *items, size_t n,
-                           long long *added, struct error *err)
+                           long long *added, long *remapped, struct error *err)
 {
     enum status rc;
 
     *added = 0;
+    *remapped = 0;
     if (n == 0)
         return STATUS_OK;
     rc = ensure_staging(db, err);
@@ -477,10 +615,15 @@ enum status db_traces_fill(struct db *db, const struct db_job_batch_item *items,
         return rc;
     rc = copy_traces(db, items, n, added, err);
     if (rc == STATUS_OK)
+        rc = copy_maps(db, items, n, err);
+    if (rc == STATUS_OK)
+        rc = remap(db, remapped, err);
+    if (rc == STATUS_OK)
         rc = exec_cmd(db, "COMMIT", err);
     if (rc != STATUS_OK) {
         rollback(db);
         *added = 0;
+        *remapped = 0;
     }
     return rc;
 }

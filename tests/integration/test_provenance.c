@@ -1,7 +1,11 @@
 /* test_provenance.c: `analyze` as the nightly job over a real PostgreSQL and real
  * HTTP: a second run over unchanged inputs recomputes nothing and changes nothing,
  * late samples bring their groups back, --since and --force select what is
- * recomputed, and every stored result says what it was computed from. The lab run
+ * recomputed, and every stored result says what it was computed from. Results follow
+ * what the jobs hold: [filesystems] added after the ingest (ingest --reprocess maps
+ * the jobs again) gives the results of a fresh load, an edited hand-made rule, a
+ * changed job value or file-system mapping recomputes its group, and analyze says
+ * when a group's jobs touched no monitored file system. The lab run
  * (../shared/data/lab) is small enough to load in seconds. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,7 +30,9 @@ static struct {
     struct pgfixture db;
     struct server srv;
     char lab[512];
-    char group[17]; /* the group with the most jobs */
+    char group[17];  /* the group with the most jobs */
+    char fs[600];    /* a configuration: [filesystems] / = lab */
+    char rules[600]; /* the same and [group lab] */
 } fx;
 
 /* Samples in the provenance after the first part. */
@@ -239,6 +245,216 @@ static void bad_since_is_a_usage_error(void **state)
     assert_int_equal(pgfixture_cmd(&fx.db, "analyze --since 2026-13-01T00:00:00Z"), 64);
 }
 
+/* ---- results follow what the jobs hold ------------------------------------------ */
+
+/* Writes text to the file path. */
+static void write_file(const char *path, const char *text)
+{
+    FILE *fp = fopen(path, "w");
+
+    assert_non_null(fp);
+    assert_true(fputs(text, fp) >= 0);
+    assert_int_equal(fclose(fp), 0);
+}
+
+/* `iocontend --log-level info --config conf analyze --permutations 0`: its whole
+ * output (malloc'd), exit 0 or 1 (the lab's default groups are below d_min). */
+static char *analyze_with(const char *conf)
+{
+    char cmd[1024];
+    int rc = -1;
+
+    snprintf(cmd, sizeof cmd,
+             "--log-level info --config '%s' analyze --permutations 0 2>&1", conf);
+    char *out = pgfixture_run(&fx.db, cmd, &rc);
+    assert_non_null(out);
+    if (rc != 0 && rc != 1)
+        fail_msg("analyze --config %s: exit %d: %s", conf, rc, out);
+    return out;
+}
+
+/* The groups analyze_with computed and kept, from its summary line. */
+static void expect_done(const char *out, long computed, long kept)
+{
+    const char *s = strstr(out, "groups computed");
+
+    while (s != NULL && s > out && s[-1] != '\n')
+        s--;
+    if (s == NULL || count_of(s, "groups computed") != computed ||
+        count_of(s, "unchanged and kept") != kept)
+        fail_msg("want %ld computed, %ld kept: %s", computed, kept, out);
+}
+
+/* How many times what occurs in text. */
+static long occurrences(const char *text, const char *what)
+{
+    long n = 0;
+
+    for (const char *p = strstr(text, what); p != NULL; p = strstr(p + 1, what))
+        n++;
+    return n;
+}
+
+static char *query(const char *sql)
+{
+    char *v = pgfixture_query(&fx.db, sql, NULL);
+
+    assert_non_null(v);
+    return v;
+}
+
+/* What an analysis read and stored, hashed: the jobs' file-system mapping (monitored
+ * bytes, windows, trace windows), every stored association and the coverage, without
+ * load and computation times. */
+static const char *const outcome_sql =
+    "SELECT concat_ws('|', "
+    "(SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) FROM "
+    "  (SELECT job_key, eta_mon_read, eta_mon_write FROM jobs) t), "
+    "(SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) FROM job_windows t), "
+    "(SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) FROM job_x_windows t), "
+    "(SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) FROM "
+    "  (SELECT group_id, y, x, granularity_s, space, scope, result FROM results "
+    "  WHERE kind = 'association') t), "
+    "(SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) FROM "
+    "  (SELECT scope, granularity_s, coverage, sum_d_bytes, sum_s_bytes, intervals, "
+    "  d_total_bytes FROM coverage) t), "
+    "(SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) FROM coverage_intervals t), "
+    "(SELECT count(*) FROM results WHERE kind = 'association'))";
+
+/* Unloads every darshan run with files still loaded, then `ingest darshan` of the lab's
+ * logs again with the configuration conf ("": none). */
+static void load_again(const char *conf)
+{
+    char *runs = query("SELECT string_agg(DISTINCT run_id::text, ' ') FROM "
+                       "loaded_files WHERE kind = 'darshan'");
+
+    for (char *id = strtok(runs, " "); id != NULL; id = strtok(NULL, " "))
+        assert_int_equal(pgfixture_cmd(&fx.db, "--quiet unload --run %s", id), 0);
+    free(runs);
+    char config[700] = "";
+    if (conf[0] != '\0')
+        snprintf(config, sizeof config, "--config '%s'", conf);
+    assert_int_equal(
+        pgfixture_cmd(&fx.db, "--quiet %s ingest darshan '%s/darshan'", config, fx.lab),
+        0);
+}
+
+static void analyze_warns_of_groups_that_touched_no_monitored_file_system(void **state)
+{
+    (void)state;
+    snprintf(fx.fs, sizeof fx.fs, "%s/fs.conf", fx.db.state_dir);
+    write_file(fx.fs, "[filesystems]\n/ = lab\n");
+    /* The jobs were loaded with no [filesystems]: with it now, analyze says so of
+     * every group, naming what is configured; the coverage is 0. */
+    char *out = analyze_with(fx.fs);
+    expect_done(out, LAB_GROUPS, 0);
+    if (occurrences(out, "read or wrote a file on a monitored file system "
+                         "([filesystems]: lab (/))") != LAB_GROUPS)
+        fail_msg("no warning for each of the %d groups: %s", LAB_GROUPS, out);
+    assert_non_null(strstr(out, "coverage: lab 0.00"));
+    free(out);
+}
+
+static void filesystems_added_after_ingest_give_a_fresh_loads_results(void **state)
+{
+    char cmd[2048];
+    int rc = -1;
+
+    (void)state;
+    /* A fresh load with [filesystems]: the jobs unloaded and ingested again with it.
+     * One analyze recomputes every group (their jobs hold other values than those
+     * the stored results came from) and warns of none. */
+    load_again(fx.fs);
+    char *out = analyze_with(fx.fs);
+    expect_done(out, LAB_GROUPS, 0);
+    assert_null(strstr(out, "monitored file system"));
+    assert_null(strstr(out, "coverage: lab 0.00"));
+    free(out);
+    char *fresh = query(outcome_sql);
+
+    /* Loaded again without [filesystems] and analysed: the stale state. */
+    load_again("");
+    out = analyze_with(fx.fs);
+    expect_done(out, LAB_GROUPS, 0);
+    assert_non_null(strstr(out, "coverage: lab 0.00"));
+    free(out);
+
+    /* ingest --reprocess maps the jobs again and says how many changed. */
+    snprintf(cmd, sizeof cmd,
+             "--quiet --config '%s' ingest darshan --reprocess --json '%s/darshan'",
+             fx.fs, fx.lab);
+    out = pgfixture_run(&fx.db, cmd, &rc);
+    assert_non_null(out);
+    assert_int_equal(rc, 0);
+    json_t *sum = json_loads(out, 0, NULL);
+    if (sum == NULL || !json_is_integer(json_object_get(sum, "remapped")))
+        fail_msg("no remapped count: %s", out);
+    assert_int_equal(json_integer_value(json_object_get(sum, "remapped")), 30);
+    assert_int_equal(json_integer_value(json_object_get(sum, "loaded")), 0);
+    json_decref(sum);
+    free(out);
+
+    /* One analyze, no --force: every group again, and the fresh load's results. */
+    out = analyze_with(fx.fs);
+    expect_done(out, LAB_GROUPS, 0);
+    assert_null(strstr(out, "monitored file system"));
+    free(out);
+    char *remapped = query(outcome_sql);
+    assert_string_equal(remapped, fresh);
+    free(remapped);
+    free(fresh);
+
+    /* Reprocessed again: nothing left to map. */
+    out = pgfixture_run(&fx.db, cmd, &rc);
+    assert_non_null(out);
+    assert_non_null(strstr(out, "\"remapped\":0"));
+    free(out);
+}
+
+static void an_edited_rule_recomputes_its_group(void **state)
+{
+    (void)state;
+    snprintf(fx.rules, sizeof fx.rules, "%s/rules.conf", fx.db.state_dir);
+    write_file(fx.rules, "[filesystems]\n/ = lab\n[group lab]\nexecutable = ^labjob\n"
+                         "nprocs = 1-64\n");
+    char *out = analyze_with(fx.rules);
+    expect_done(out, 1, LAB_GROUPS);
+    free(out);
+    /* The same 30 jobs by another rule: the rule alone changed. */
+    write_file(fx.rules, "[filesystems]\n/ = lab\n[group lab]\nexecutable = ^labjob\n"
+                         "nprocs = 1-65\n");
+    out = analyze_with(fx.rules);
+    expect_done(out, 1, LAB_GROUPS);
+    free(out);
+}
+
+/* One job's value, then one window's file system, changed in place (as a load by
+ * another version, or a re-map, would): its default group and [group lab] are
+ * computed again, the rest kept. */
+static void changed_values_and_mappings_recompute_their_groups(void **state)
+{
+    static const char *const edits[] = {
+        "UPDATE jobs SET t_um = t_um + 0.125 WHERE job_key = (SELECT min(job_key) FROM "
+        "jobs)",
+        "UPDATE job_windows SET fs = NULL WHERE ctid = (SELECT min(ctid) FROM "
+        "job_windows WHERE job_key = (SELECT min(job_key) FROM jobs) AND fs IS NOT "
+        "NULL)",
+    };
+    char sql[600];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+        snprintf(sql, sizeof sql, "WITH u AS (%s RETURNING 1) SELECT count(*) FROM u",
+                 edits[i]);
+        char *n = query(sql);
+        assert_string_equal(n, "1");
+        free(n);
+        char *out = analyze_with(fx.rules);
+        expect_done(out, 2, LAB_GROUPS - 1);
+        free(out);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -246,6 +462,10 @@ int main(void)
         cmocka_unit_test(late_samples_bring_groups_back),
         cmocka_unit_test(since_force_and_settings_select_the_groups),
         cmocka_unit_test(bad_since_is_a_usage_error),
+        cmocka_unit_test(analyze_warns_of_groups_that_touched_no_monitored_file_system),
+        cmocka_unit_test(filesystems_added_after_ingest_give_a_fresh_loads_results),
+        cmocka_unit_test(an_edited_rule_recomputes_its_group),
+        cmocka_unit_test(changed_values_and_mappings_recompute_their_groups),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
