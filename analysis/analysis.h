@@ -565,7 +565,8 @@ void analysis_coverage_range(const struct db_coverage_series *s,
  * scope's coverage, and the intervals of those served. */
 
 /* The coverage of one scope downsampled for a chart of n points (README: the coverage
- * object, points=): [start_s, start_s + n·width_s) cut into n equal buckets, each with
+ * object, points=): [start_s, start_s + n·width_s) cut into n equal buckets (at most
+ * the range's whole intervals when it spans one: no bucket shorter than Δ), each with
  * the min and max of D_i / max D and S_i / max S (the raw answer's values) over the
  * intervals whose middle (T_i − Δ/2) falls in it; an interval beyond either end
  * counts in the bucket at that end. NAN where a bucket has no value. */

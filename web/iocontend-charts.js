@@ -85,8 +85,30 @@ define("iocontend-charts", ["iocontend-vega"], function (vega) {
     return {steps: steps, recommended: recommended};
   }
 
+  // Vega's category10, then ten more of other hues and darkness: Vega's ten alone
+  // repeated from the eleventh pair (the lab's tau ~ q_d took t_d ~ psi_d_read's blue).
+  const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+    "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#393b79", "#e7ba52",
+    "#637939", "#843c39", "#7b4173", "#5254a3", "#b5cf6b", "#ad494a", "#de9ed6"];
+  // n colours, no two the same: the palette's first n, and past its 20, hues spread
+  // evenly around the circle at two lightnesses.
+  function palette(n) {
+    if (n <= PALETTE.length) return PALETTE.slice(0, n);
+    const out = [];
+    for (let i = 0; i < n; i++) {
+      out.push("hsl(" + (i * 360 / n).toFixed(2) + ", 70%, " + (i % 2 ? 30 : 50) + "%)");
+    }
+    return out;
+  }
+
   function sweep(parent, key, sweeps, caption) {
-    return draw(parent, key, "sweep", sweepData(sweeps), caption);
+    const data = sweepData(sweeps);
+    const pairs = [...new Set(sweeps.map(s => s.y + " ~ " + s.x))].sort();
+    return draw(parent, key, "sweep", data, caption, s => {
+      const colour = s.scales.find(sc => sc.name === "colour");
+      colour.domain = pairs;
+      colour.range = palette(pairs.length);
+    });
   }
 
   // Fig. 2: td_histogram of GET .../table.
@@ -133,7 +155,11 @@ define("iocontend-charts", ["iocontend-vega"], function (vega) {
     const log = a.kde && a.kde.space === "log";
     const points = p.points.filter(r => usable(r.x, log) && usable(r.y, log)).map(r =>
       ({id: r.id, jobid: r.jobid, x: r.x, y: r.y}));
-    const forest = forestRows(a);
+    /* the forest's fit only where it beats the mean out of bag: at an OOB R² of -0.55
+     * its jagged steps say nothing and hide the band */
+    const r2 = a.rf && typeof a.rf.oob_r2 === "number" ? a.rf.oob_r2 : null;
+    const forest = r2 !== null && r2 > 0 ? forestRows(a) : [];
+    const fitName = "forest's fit (OOB R² " + (r2 !== null ? r2.toFixed(2) : "—") + ")";
     const dropped = p.shown - points.length; /* not positive, on log axes */
     const shown = (p.sampled ? "showing " + p.shown.toLocaleString("en") + " of " +
       p.d.toLocaleString("en") + " jobs (a sample, seed " + p.seed + ")"
@@ -142,8 +168,8 @@ define("iocontend-charts", ["iocontend-vega"], function (vega) {
        "off the log axes)" : "");
     return draw(parent, key, "scatter", {points: points, band: bandRows(a), forest: forest},
       p.y + " against " + p.x + ": " + shown + "; the KDE's median and 90 % band" +
-      (forest.length > 0 ? ", the forest's fit (OOB R² " +
-        (typeof a.rf.oob_r2 === "number" ? a.rf.oob_r2.toFixed(2) : "—") + ")" : "") +
+      (forest.length > 0 ? ", the " + fitName : r2 !== null ? "; the forest's fit not " +
+        "drawn: its OOB R² " + r2.toFixed(2) + " is no better than the mean's 0" : "") +
       (log ? "; log axes" : ""),
       s => {
         s.width = room(parent, s.width);
@@ -154,10 +180,14 @@ define("iocontend-charts", ["iocontend-vega"], function (vega) {
         set("yunit", unitOf(p.y));
         set("xtitle", p.x);
         set("ytitle", p.y);
+        const what = s.scales.find(sc => sc.name === "what");
         if (forest.length === 0) {
-          const what = s.scales.find(sc => sc.name === "what");
           what.domain = what.domain.slice(0, 3);
           what.range = what.range.slice(0, 3);
+        } else { /* the legend says how good the fit is */
+          what.domain[3] = fitName;
+          s.marks.find(m => m.from && m.from.data === "forest").encode.enter.stroke.value =
+            fitName;
         }
       }, points.length > 4000 ? "canvas" : "svg"); /* 20,000 SVG nodes are slow */
   }
@@ -203,5 +233,5 @@ define("iocontend-charts", ["iocontend-vega"], function (vega) {
           histogram: histogram, scatter: scatter, bandRows: bandRows,
           forestRows: forestRows, coverage: coverage, coverageWidth: coverageWidth,
           bucketRows: bucketRows, unitOf: unitOf, human: vega.human, ticks: vega.ticks,
-          COEFS: COEFS};
+          counts: vega.counts, time: vega.time, palette: palette, COEFS: COEFS};
 });

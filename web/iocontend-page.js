@@ -164,8 +164,9 @@ function storedSweeps(g) {
   return null;
 }
 
-async function details(charts, g, assoc) {
-  const sec = el("section", document.getElementById("details"));
+// Group g's charts (assoc its association answer) as a section of parent.
+async function details(charts, g, assoc, parent) {
+  const sec = el("section", parent);
   sec.className = "detail";
   sec.dataset.group = g.id;
   sec.setAttribute("aria-label", "group " + g.name);
@@ -266,9 +267,12 @@ async function coverage(charts, parent) {
     }
     return charts.bucketRows(zf);
   };
+  /* the server cuts no bucket shorter than an interval: fewer than asked, for a short
+   * range */
   const view = await charts.coverage(parent, "coverage", f, "servers' bytes (grey) and " +
     "the jobs' (blue) per " + charts.human(f.granularity_s, "s") + " interval, each scaled " +
-    "to its largest, " + points + " buckets of " + charts.human(f.buckets.width_ms / 1000, "s") +
+    "to its largest, " + f.buckets.n + " buckets of " +
+    charts.human(f.buckets.width_ms / 1000, "s") +
     "; coverage " + cov + ". Drag across the overview to zoom; click it to see all", zoom);
   fig = view.container().parentNode;
   fig.dataset.points = String(points);
@@ -288,11 +292,15 @@ async function hurt(groups) {
   t.id = "slowdowns";
   el("caption", t, d.slowdowns.length + " of " + d.ranked_total + " ranked jobs (of " +
     d.jobs + "; " + d.apart_total + " set apart) by " + d.y + " over the median " +
-    "expected at their " + d.x + "; percentile: where " + d.y + " falls in the band");
+    "expected at their " + d.x + ". F(y|x): the share of the group's KDE at the job's " +
+    d.x + " below its " + d.y + ". percentile: the same F at " + d.y + " moved by a " +
+    "random draw from the job's own kernel (a randomized PIT), which spreads jobs of " +
+    "one tied " + d.y + " apart; uniform over a group whose jobs follow their KDE, so " +
+    "a job above the band's 95 % may read less than 95 %");
   const head = el("tr", el("thead", t));
   for (const [h, c] of [["rank", "num"], ["job"], ["group"], [d.y, "num"],
     ["expected median", "num"], ["expected 95 %", "num"], ["ratio", "num"],
-    ["percentile", "num"]]) {
+    ["percentile", "num"], ["F(y|x)", "num"]]) {
     const th = el("th", head, h);
     th.scope = "col";
     if (c) th.className = c;
@@ -310,6 +318,7 @@ async function hurt(groups) {
     cell(row, typeof j.ratio === "number" ? j.ratio.toFixed(2) : "—", "num", j.ratio);
     cell(row, typeof j.percentile === "number" ? (100 * j.percentile).toFixed(1) + " %" : "—",
       "num", j.percentile);
+    cell(row, typeof j.cdf === "number" ? (100 * j.cdf).toFixed(1) + " %" : "—", "num", j.cdf);
   }
 }
 
@@ -398,12 +407,52 @@ function predictForm(groups, assoc) {
   return predict();
 }
 
+// Whether an association answer says its group has fewer jobs than d_min.
+function belowMin(answer) {
+  return answer.ok && answer.body.reason === "d_below_min";
+}
+
+// The button in row that draws group g's charts below the table of the groups under
+// d_min, once, and then hides and shows them; what it draws settles
+// window.iocontendDone, as the page's first run does.
+function expander(charts, g, assoc, row) {
+  const td = el("td", row);
+  const button = el("button", td, "draw charts");
+  button.type = "button";
+  button.dataset.expand = g.id;
+  button.setAttribute("aria-label", "draw the charts of group " + g.name);
+  if (!charts) {
+    button.disabled = true; /* the plotting library did not load: said above */
+    return;
+  }
+  const box = document.getElementById("details-small");
+  button.addEventListener("click", () => {
+    const drawn = box.querySelector("section.detail[data-group=\"" + g.id + "\"]");
+    if (drawn) {
+      drawn.hidden = !drawn.hidden;
+      button.textContent = drawn.hidden ? "show charts" : "hide charts";
+      return;
+    }
+    button.disabled = true;
+    button.textContent = "drawing…";
+    const done = guarded(box, g.id, () => details(charts, g, assoc, box)).then(() => {
+      button.disabled = false;
+      button.textContent = "hide charts";
+      const sec = box.querySelector("section.detail[data-group=\"" + g.id + "\"]");
+      if (sec) sec.scrollIntoView({block: "nearest"});
+    });
+    window.iocontendDone = Promise.all([window.iocontendDone, done]);
+  });
+}
+
 async function main() {
   const status = document.getElementById("status");
-  for (const id of ["details", "coverage-body", "hurt-body", "predict-body"]) {
+  for (const id of ["details", "details-small", "coverage-body", "hurt-body", "predict-body"]) {
     document.getElementById(id).textContent = "";
   }
   document.querySelector("#groups tbody").textContent = "";
+  document.querySelector("#groups-small tbody").textContent = "";
+  document.getElementById("small").hidden = true;
   // a second run (a token typed) draws anew: no view of the first stays behind
   const views = window.iocontendViews || {};
   for (const k of Object.keys(views)) {
@@ -425,21 +474,32 @@ async function main() {
       return;
     }
     const groups = listed.body.groups;
-    const body = document.querySelector("#groups tbody");
     const assoc = await Promise.all(groups.map(g =>
       json(API + "groups/" + g.id + "/association?y=t_d&x=psi_d_read")));
-    groups.forEach((g, i) => {
-      const row = el("tr", body);
-      row.dataset.group = g.id;
-      cell(row, g.id, "id");
-      cell(row, g.name);
-      cell(row, String(g.jobs), "num", g.jobs);
-      const a = assoc[i].ok ? assoc[i].body : {};
-      cell(row, a.d === undefined ? "—" : String(a.d), "num", a.d);
-      cell(row, coef(a.pearson), a.pearson == null ? "num null" : "num", a.pearson);
-      cell(row, coef(a.spearman), a.spearman == null ? "num null" : "num", a.spearman);
-    });
+    // At or above d_min (or the association failed: its error is shown with the
+    // charts) first, with their charts; the rest one row each, charts on request.
+    const charted = [], small = [];
+    groups.forEach((g, i) => (belowMin(assoc[i]) ? small : charted).push(i));
+    const rows = new Map();
+    for (const [list, id] of [[charted, "groups"], [small, "groups-small"]]) {
+      const body = document.querySelector("#" + id + " tbody");
+      for (const i of list) {
+        const g = groups[i];
+        const row = el("tr", body);
+        row.dataset.group = g.id;
+        cell(row, g.id, "id");
+        cell(row, g.name);
+        cell(row, String(g.jobs), "num", g.jobs);
+        const a = assoc[i].ok ? assoc[i].body : {};
+        cell(row, a.d === undefined ? "—" : String(a.d), "num", a.d);
+        cell(row, coef(a.pearson), a.pearson == null ? "num null" : "num", a.pearson);
+        cell(row, coef(a.spearman), a.spearman == null ? "num null" : "num", a.spearman);
+        rows.set(i, row);
+      }
+    }
     document.getElementById("groups").hidden = false;
+    document.getElementById("small").hidden = small.length === 0;
+    document.getElementById("small-count").textContent = String(small.length);
     let charts = null;
     try {
       charts = await chartsReady;
@@ -453,15 +513,17 @@ async function main() {
     if (charts) {
       side.push(Promise.resolve(predictForm(groups, assoc)).catch(e =>
         failed(document.getElementById("predict-body"), "predict", String(e))));
-      for (let i = 0; i < groups.length; i++) {
+      for (const i of charted) {
         await guarded(document.getElementById("details"), groups[i].id,
-          () => details(charts, groups[i], assoc[i]));
+          () => details(charts, groups[i], assoc[i], document.getElementById("details")));
       }
       await guarded(document.getElementById("coverage-body"), "coverage",
         () => coverage(charts, document.getElementById("coverage-body")));
     }
+    for (const i of small) expander(charts, groups[i], assoc[i], rows.get(i));
     await Promise.all(side);
-    status.textContent = groups.length + " groups";
+    status.textContent = groups.length + " groups" + (small.length > 0 ? ", " +
+      charted.length + " with their charts, " + small.length + " below d_min" : "");
   } catch (e) {
     status.textContent = "the API did not answer: " + e;
   }

@@ -266,15 +266,18 @@ static void check_band(const json_t *rows, const char *key, const json_t *kde, b
                  json_array_size(rows), defined);
 }
 
-/* The forest's rows against rf's x_grid and fit. */
+/* The forest's rows against rf's x_grid and fit: none unless its OOB R² is above 0
+ * (the page draws no fit that does worse than the mean). */
 static void check_forest(const json_t *rows, const char *key, const json_t *rf, bool log,
                          struct pagecheck_counts *c)
 {
     const json_t *xs = json_object_get(rf, "x_grid"), *fit = json_object_get(rf, "fit");
+    const json_t *r2 = json_object_get(rf, "oob_r2");
+    const bool drawn = json_is_number(r2) && json_number_value(r2) > 0;
     size_t used = 0;
     char what[160];
 
-    for (size_t i = 0; i < json_array_size(xs); i++) {
+    for (size_t i = 0; drawn && i < json_array_size(xs); i++) {
         if (!usable(json_array_get(xs, i), log) || !usable(json_array_get(fit, i), log))
             continue;
         snprintf(what, sizeof what, "%s forest point %zu x", key, i);
@@ -438,6 +441,46 @@ size_t pagecheck_sweep(struct webdriver *wd, int port, const char *token, const 
     return c->mismatches + c->missing - before;
 }
 
+/* Whether the page has drawn group id's section of charts: 1 yes, 0 no. */
+static int charts_drawn(struct webdriver *wd, const char *id)
+{
+    json_t *args = json_pack("[s]", id);
+    json_t *n =
+        webdriver_run(wd,
+                      "return document.querySelectorAll('section.detail[data-group=\"'"
+                      " + arguments[0] + '\"]').length;",
+                      args, 0);
+    json_decref(args);
+    const int out = json_integer_value(n) > 0;
+    json_decref(n);
+    return out;
+}
+
+/* Clicks the button that draws group id's charts (a group below d_min) and waits
+ * until the page has drawn them. 0 when it did; -1 when there is no such button or
+ * the drawing failed (said on stderr). */
+static int expand(struct webdriver *wd, const char *id)
+{
+    json_t *args = json_pack("[s]", id);
+    json_t *done =
+        webdriver_run(wd,
+                      "const done = arguments[arguments.length - 1];"
+                      "const b = document.querySelector('button[data-expand=\"' + "
+                      "arguments[0] + '\"]');"
+                      "if (!b) { done('no button'); return; }"
+                      "b.click();"
+                      "Promise.resolve(window.iocontendDone).then(() => done(1),"
+                      " e => done(String(e && e.stack || e)));",
+                      args, 1);
+    json_decref(args);
+    const int rc = json_is_integer(done) && charts_drawn(wd, id) ? 0 : -1;
+    if (rc != 0)
+        fprintf(stderr, "pagecheck: %s: drawing its charts: %s\n", id,
+                json_is_string(done) ? json_string_value(done) : "no section drawn");
+    json_decref(done);
+    return rc;
+}
+
 size_t pagecheck_groups(struct webdriver *wd, int port, const char *token,
                         struct pagecheck_counts *c)
 {
@@ -457,6 +500,21 @@ size_t pagecheck_groups(struct webdriver *wd, int port, const char *token,
         c->groups++;
         snprintf(url, sizeof url, "/api/v1/groups/%s/association?y=t_d&x=psi_d_read", id);
         json_t *a = api(port, token, url, &status);
+        const json_t *reason = json_object_get(a, "reason");
+        const bool below = status == 200 && json_is_string(reason) &&
+                           strcmp(json_string_value(reason), "d_below_min") == 0;
+        const int drawn = charts_drawn(wd, id);
+        if (below && drawn != 0) {
+            mismatch(c, "%s: below d_min, its charts drawn before they were asked for",
+                     id);
+        } else if (below && expand(wd, id) != 0) {
+            fprintf(stderr, "pagecheck: %s: below d_min, no button draws its charts\n",
+                    id);
+            c->missing++;
+        } else if (!below && drawn == 0) {
+            fprintf(stderr, "pagecheck: %s: at or above d_min, no charts drawn\n", id);
+            c->missing++;
+        }
         if (status == 200) {
             check_coefficients(wd, id, a, c);
             check_scatter(wd, port, token, id, a, c);
@@ -550,12 +608,12 @@ size_t pagecheck_slowdowns(struct webdriver *wd, int port, const char *token,
     json_t *s = api(port, token, "/api/v1/slowdowns?limit=20", &status);
     json_t *rows = status == 200 ? table_values(wd, "table#slowdowns") : NULL;
     const json_t *want = json_object_get(s, "slowdowns");
-    /* the table's columns: rank, job, group, y, q50, q95, ratio, percentile */
+    /* the table's columns: rank, job, group, y, q50, q95, ratio, percentile, cdf */
     static const struct {
         size_t cell;
         const char *field;
-    } cols[] = {{0, "rank"}, {3, "y"},     {4, "q50"},
-                {5, "q95"},  {6, "ratio"}, {7, "percentile"}};
+    } cols[] = {{0, "rank"},  {3, "y"},          {4, "q50"}, {5, "q95"},
+                {6, "ratio"}, {7, "percentile"}, {8, "cdf"}};
     char what[160];
 
     if (status == 200 && rows == NULL) {

@@ -34,7 +34,9 @@ int pagecheck_open(struct webdriver *wd, const char *url, size_t *console_errors
 /* The page at http://127.0.0.1:port/path (e.g. "/"), opened in wd with token (NULL:
  * none; put into the page's session storage as its field would) and checked against
  * the API of the same server: each group's coefficient table, T^D histogram,
- * scatter (its points, the KDE's band, the forest), the sweep of every stored pair;
+ * scatter (its points, the KDE's band, the forest where its OOB R² is above 0), the
+ * sweep of every stored pair, drawn at once for a group at or above d_min and, for
+ * one below, only once its button is clicked (pagecheck_groups clicks it);
  * the coverage buckets; the slowdown table; the prediction. counts (may be NULL)
  * receives what was seen. Returns 0 when every chart the API's answers call for was
  * drawn, with no error shown, no console error and no number off; -1 otherwise, each
