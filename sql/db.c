@@ -20,11 +20,13 @@ enum status db_open(const struct db_target *t, struct db **out, struct error *er
     *out = NULL;
     if (db == NULL)
         return error_os(err, STATUS_NOMEM, ENOMEM, NULL, "db connection");
+    pthread_mutex_init(&db->reset_lock, NULL);
     if (t->embedded) {
         /* Before every connection, reconnections too: the socket's folder must
          * still be the server's (requirepeer in the conninfo checks the peer). */
         enum status rc = socket_dir_check(t, err);
         if (rc != STATUS_OK) {
+            pthread_mutex_destroy(&db->reset_lock);
             free(db);
             return rc;
         }
@@ -98,7 +100,9 @@ bool db_lost_reconnected(struct db *db, PGTransactionStatusType before, const PG
     /* The socket's folder is checked again, as before every connection (db_open). */
     if (db->target.embedded && socket_dir_check(&db->target, NULL) != STATUS_OK)
         return false;
+    pthread_mutex_lock(&db->reset_lock);
     PQreset(db->conn);
+    pthread_mutex_unlock(&db->reset_lock);
     if (PQstatus(db->conn) != CONNECTION_OK)
         return false;
     db->temp_tables = false;
@@ -123,7 +127,9 @@ void db_cancel(struct db *db)
         return;
     /* PQcancel is safe while another thread runs a query on the connection; the
      * cancel object is a copy of its key, read here. */
+    pthread_mutex_lock(&db->reset_lock);
     PGcancel *c = PQgetCancel(db->conn);
+    pthread_mutex_unlock(&db->reset_lock);
     if (c == NULL)
         return;
     (void)PQcancel(c, msg, sizeof msg);
@@ -135,6 +141,7 @@ void db_close(struct db *db)
     if (db == NULL)
         return;
     PQfinish(db->conn);
+    pthread_mutex_destroy(&db->reset_lock);
     free(db);
 }
 

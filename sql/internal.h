@@ -5,6 +5,7 @@
 #include "db.h"
 
 #include <libpq-fe.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +20,10 @@ struct db {
                            new one (db_retry_lost_set) */
     unsigned long timeout_ms; /* statement_timeout set, 0 when none */
     struct db_target target;  /* where it connected: to reconnect */
+    /* Held while conn is reset (db_lost_reconnected) and while db_cancel reads its
+     * cancel key: a stop's cancel from another thread must not read a connection
+     * half reset. Nothing else takes it: one thread uses a connection at a time. */
+    pthread_mutex_t reset_lock;
 };
 
 /* After statement result r failed on db from before (the transaction status before
