@@ -18,11 +18,16 @@ char *app_path_stored(struct db *db, const char *typed, bool quarantine,
     const char *forms[4] = {typed, NULL, NULL, NULL};
     size_t n = 1;
 
+    abs[0] = '\0';
     if (path_absolute(typed, abs, sizeof abs))
         forms[n++] = abs;
-    if (realpath(typed, real) != NULL)
+    /* A link's target and the path relative to here (as older versions stored it,
+     * from wherever ingest ran) may name another file's loads: unload takes data
+     * back, so it matches only the path typed and its absolute form. The quarantine
+     * list only clears or drops verdicts: any name of the file is fine there. */
+    if (quarantine && realpath(typed, real) != NULL)
         forms[n++] = real;
-    size_t cwd_len = getcwd(cwd, sizeof cwd) != NULL ? strlen(cwd) : 0;
+    size_t cwd_len = quarantine && getcwd(cwd, sizeof cwd) != NULL ? strlen(cwd) : 0;
     if (cwd_len > 1 && abs[0] != '\0' && strncmp(abs, cwd, cwd_len) == 0 &&
         abs[cwd_len] == '/')
         forms[n++] = abs + cwd_len + 1;
