@@ -365,13 +365,15 @@ enum status analysis_coverage_buckets(struct db *db, const struct db_coverage *c
         return error_set(err, STATUS_INVALID, "coverage buckets: %zu over [%g, %g)", n,
                          start_s, end_s);
     }
-    /* No bucket shorter than an interval: n buckets of Δ/2 alternate filled and
-     * empty (the lab's 1,100 of 0.16 s over 177 s of 1 s samples drew no line), while
-     * buckets of at least Δ each hold the middle of an interval, so that contiguous
-     * samples draw a connected line. A range shorter than Δ keeps n. */
-    const double whole = floor((end_s - start_s) / c->granularity_s);
-    if (c->granularity_s > 0 && whole >= 1 && (double)n > whole)
-        n = (size_t)whole;
+    /* No bucket shorter than an interval: buckets shorter than Δ alternate filled and
+     * empty, so the lab's 1 s samples drew no line, while buckets of at least Δ each
+     * hold the middle of an interval, so that contiguous samples draw a connected
+     * line. A range shorter than Δ keeps n. */
+    if (c->granularity_s > 0) {
+        const double whole = floor((end_s - start_s) / c->granularity_s);
+        if (whole >= 1 && (double)n > whole)
+            n = (size_t)whole;
+    }
     out->d_min = malloc(n * sizeof(double));
     out->d_max = malloc(n * sizeof(double));
     out->s_min = malloc(n * sizeof(double));

@@ -298,17 +298,17 @@ static enum status warn_unmonitored(struct db *db, const struct analysis_setting
     enum status rc = db_groups_unmonitored(db, group_id, &groups, &n, err);
 
     for (size_t g = 0; rc == STATUS_OK && g < n && g < UNMONITORED_NAMED; g++) {
-        log_alert("group %s (%s): none of its %ld jobs read or wrote a file on a "
-                  "monitored file system (%s%s); jobs loaded before [filesystems] named "
-                  "their mounts are mapped again by `ingest darshan --reprocess`",
-                  groups[g].id, groups[g].name, groups[g].jobs,
-                  s->filesystems[0] != '\0' ? "[filesystems]: " : "",
-                  s->filesystems[0] != '\0' ? s->filesystems
-                                            : "no [filesystems] configured");
+        log_warn("group %s (%s): none of its %ld jobs read or wrote a file on a "
+                 "monitored file system (%s%s); jobs loaded before [filesystems] named "
+                 "their mounts are mapped again by `ingest darshan --reprocess`",
+                 groups[g].id, groups[g].name, groups[g].jobs,
+                 s->filesystems[0] != '\0' ? "[filesystems]: " : "",
+                 s->filesystems[0] != '\0' ? s->filesystems
+                                           : "no [filesystems] configured");
     }
     if (rc == STATUS_OK && n > UNMONITORED_NAMED) {
-        log_alert("%zu more groups read or wrote no file on a monitored file system",
-                  n - UNMONITORED_NAMED);
+        log_warn("%zu more groups read or wrote no file on a monitored file system",
+                 n - UNMONITORED_NAMED);
     }
     free(groups);
     return rc;
