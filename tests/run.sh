@@ -17,8 +17,9 @@ for t in "$@"; do
     echo "== $t"
     "$t" > "$log" 2>&1
     rc=$?
-    p=$(sed -n 's/^\[  PASSED  \] \([0-9][0-9]*\) test.*/\1/p' "$log" | tail -n 1)
-    f=$(sed -n 's/^\[  FAILED  \] \([0-9][0-9]*\) test.*/\1/p' "$log" | tail -n 1)
+    # A binary may run several cmocka groups, each with its own summary: all count.
+    p=$(sed -n 's/^\[  PASSED  \] \([0-9][0-9]*\) test.*/\1/p' "$log" | awk '{ s += $1 } END { print s + 0 }')
+    f=$(sed -n 's/^\[  FAILED  \] \([0-9][0-9]*\) test.*/\1/p' "$log" | awk '{ s += $1 } END { print s + 0 }')
     p=${p:-0}
     f=${f:-0}
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
