@@ -182,7 +182,10 @@ test-run: all $(TEST_BIN) $(REPLAY_BIN)
 check:
 	$(MAKE) BUILD=build/san OPT="-O1 -g $(SAN)" LDFLAGS="$(SAN)" test-run
 
-test: test-deps all lint bench-build
+# The packages first, then the build: under -j a compiler would start before the
+# headers it needs are installed.
+test: test-deps
+	@$(MAKE) --no-print-directory all lint bench-build
 	@rm -f build/test-results.txt build/san/test-results.txt; a=0; b=0; \
 	$(MAKE) --no-print-directory test-run || a=$$?; \
 	$(MAKE) --no-print-directory BUILD=build/san OPT="-O1 -g $(SAN)" LDFLAGS="$(SAN)" test-run || b=$$?; \
@@ -196,7 +199,8 @@ test: test-deps all lint bench-build
 # when set, still wins. make demo DEMO_ARGS=--check: the whole path, exiting 0 once
 # the API answers; DEMO_ARGS="--listen 0.0.0.0:8080": served to other machines. Only
 # the runtime's packages (make deps), not the tests' tools.
-demo: deps all
+demo: deps
+	@$(MAKE) --no-print-directory all
 	@state="$(CURDIR)/var"; \
 	if [ -n "$$IOCONTEND_STATE_DIR" ]; then state="$$IOCONTEND_STATE_DIR"; \
 	elif [ "$$(id -u)" -eq 0 ] && \
@@ -233,7 +237,8 @@ BENCH_ONLY ?= assoc kde signif sweep rf ingest
 # make test builds the bench drivers (never runs them) so that they keep compiling.
 bench-build: $(BENCH_BIN) $(BENCH_KDE) $(BENCH_SIGNIF) $(BENCH_RF)
 
-bench: test-deps all bench-build
+bench: test-deps
+	@$(MAKE) --no-print-directory all bench-build
 	@ORACLE_PY=$(ORACLE_PY) BENCH_ONLY="$(BENCH_ONLY)" bash bench/sections.sh $(BUILD)
 
 # libFuzzer over each corpus (fuzz/NAME.seeds), one at a time, FUZZ_SECONDS each
