@@ -110,6 +110,8 @@ struct analysis_settings {
                                 NULL or "": none), recorded with them */
     bool prune; /* analyze --prune: a stored hand-made group the configuration lacks is
                    removed with its results (otherwise kept, and a warning says so) */
+    bool force; /* analyze --force: also a run that read no configuration file where
+                   the last one read one (otherwise refused) */
     /* [filesystems] as "NAME (PREFIX), ...", for analyze's warning of a group whose
      * jobs touched no monitored file system; "": none configured */
     char filesystems[256];

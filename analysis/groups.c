@@ -201,6 +201,23 @@ static enum status settings_record(struct db *db, const struct analysis_settings
                                 &had, before, before_path, err);
     if (rc != STATUS_OK || !had || strcmp(now, before) == 0)
         return rc;
+    /* A run that read no configuration file where the last read one (a crontab line
+     * that lost its --config) would replace every group's results with the
+     * defaults': refused, the record put back, nothing else touched; --force says
+     * the defaults are meant. */
+    const bool unconfigured = s->config_path == NULL || s->config_path[0] == '\0';
+    if (unconfigured && before_path[0] != '\0' && !s->force) {
+        char ignored[512], ignored_path[1024];
+        bool again = false;
+        rc = db_analysis_config_swap(db, before, before_path, &again, ignored,
+                                     ignored_path, err);
+        if (rc != STATUS_OK)
+            return rc;
+        return error_at(err, STATUS_INVALID, before_path, 0,
+                        "the stored results are of its settings and this run read no "
+                        "configuration file: give --config with it, or --force for the "
+                        "defaults; nothing was changed");
+    }
     diff[0] = '\0';
     for (size_t k = 0; k < sizeof keys / sizeof keys[0] && len < sizeof diff; k++) {
         char a[64], b[64];
@@ -239,12 +256,12 @@ enum status analysis_groups_refresh(struct db *db, const struct analysis_setting
         rc = error_set(err, STATUS_NOMEM, "hand-made groups over %zu jobs", n);
         goto out;
     }
+    /* The settings first: a run they refuse changes no group. */
+    rc = settings_record(db, s, err);
     for (size_t g = 0; rc == STATUS_OK && g < s->n_groups; g++)
         rc = refresh_one(db, &s->groups[g], jobs, n, keys, ids[g], err);
     if (rc == STATUS_OK)
         rc = missing_handle(db, s, (const char(*)[17])ids, s->n_groups, err);
-    if (rc == STATUS_OK)
-        rc = settings_record(db, s, err);
 out:
     free(jobs);
     free(keys);

@@ -55,7 +55,9 @@ void cmd_analyze_help(FILE *fp)
         "inputs changes nothing. Each result stores its provenance.\n"
         "The configuration's settings (d_min, seed, sample_offset_s, granularity_s) are\n"
         "recorded; when they differ from the last analyze's, this run uses them and\n"
-        "warns, naming each, that the groups it computes replace their results.\n"
+        "warns, naming each, that the groups it computes replace their results;\n"
+        "a run that read no configuration file where the last one read one is refused\n"
+        "(64: give --config, or --force for the defaults).\n"
         "Then, whatever the inputs, each group's table (METHOD.md 4: features, mean and\n"
         "sd of every time metric, the T^D histogram) and the coverage of every file\n"
         "system and of all together (METHOD.md 7) are recomputed and stored.\n"
@@ -174,7 +176,7 @@ int cmd_analyze(struct app_config *cfg, int argc, char **argv)
             }
             sel.since_set = true;
             break;
-        case 'f': sel.force = true; break;
+        case 'f': sel.force = settings.force = true; break;
         case 'W': no_wait = true; break;
         case 'P': settings.prune = true; break;
         case 'B': {

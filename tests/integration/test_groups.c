@@ -243,13 +243,14 @@ static char *analyze_quiet(bool with_conf, const char *args)
     return out;
 }
 
-/* Issue 30: a run without --config (as a crontab line that forgot it) keeps the
- * hand-made group, its members and its results, and says so under --quiet, with the
- * way to remove it; the settings it analysed with instead (no sample_offset_s) are
- * named too. */
+/* Issue 30: a run without --config (as a crontab line that forgot it) where the
+ * last one read the file is refused (64) and changes nothing, said under --quiet;
+ * with --force it keeps the hand-made group, its members and its results, and says
+ * so under --quiet, with the way to remove it; the settings it analysed with instead
+ * (no sample_offset_s) are named too. */
 static void a_run_without_the_configuration_keeps_the_group_and_says_so(void **state)
 {
-    char id[17], before_at[64], after_at[64], want[200];
+    char id[17], before_at[64], after_at[64], want[1600];
     long jobs = 0, before = 0, after = 0;
 
     (void)state;
@@ -258,7 +259,28 @@ static void a_run_without_the_configuration_keeps_the_group_and_says_so(void **s
     results_of(id, &before, before_at);
     assert_true(before > 0);
 
-    char *out = analyze_quiet(false, "");
+    /* Its settings differ from the file's (no sample_offset_s): refused, so that
+     * the default groups keep their results too, and said under --quiet. */
+    char cmd[800];
+    int rc = -1;
+    snprintf(cmd, sizeof cmd, "--quiet analyze --permutations 0 2>&1");
+    char *out = pgfixture_run(&fx.db, cmd, &rc);
+    assert_non_null(out);
+    assert_int_equal(rc, 64);
+    snprintf(want, sizeof want,
+             "%s: the stored results are of its settings and this run read no "
+             "configuration file: give --config with it",
+             fx.conf);
+    if (strstr(out, want) == NULL || strstr(out, "nothing was changed") == NULL)
+        fail_msg("want '%s' in: %s", want, out);
+    free(out);
+    results_of(id, &after, after_at);
+    assert_int_equal(after, before);
+    assert_string_equal(after_at, before_at);
+    assert_int_equal(jobs_of("hand:lab"), LAB_JOBS);
+
+    /* --force: the defaults are meant; the group is still kept. */
+    out = analyze_quiet(false, "--force");
     snprintf(want, sizeof want, "warn: group %s (hand:lab) is not in the configuration",
              id);
     if (strstr(out, want) == NULL || strstr(out, "'iocontend analyze --prune'") == NULL ||
