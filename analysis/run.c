@@ -36,47 +36,6 @@ bool analyze_summary_partial(const struct analyze_summary *sum)
     return sum->groups_short > 0 || sum->jobs_excluded > 0 || sum->jobs_dropped > 0;
 }
 
-/* Drops from the n groups the hand-made ones the configuration lacks: kept as they
- * were stored, their results are not replaced (groups.c warned of each). */
-static enum status missing_leave_out(struct db *db, struct db_group *groups, size_t *n,
-                                     struct error *err)
-{
-    struct db_hand_group_missing *missing = NULL;
-    size_t n_missing = 0, kept = 0;
-    enum status rc = db_hand_groups_missing(db, &missing, &n_missing, err);
-
-    for (size_t g = 0; rc == STATUS_OK && g < *n; g++) {
-        bool out = false;
-        for (size_t i = 0; i < n_missing && !out; i++)
-            out = strcmp(groups[g].id, missing[i].id) == 0;
-        if (!out)
-            groups[kept++] = groups[g];
-    }
-    if (rc == STATUS_OK)
-        *n = kept;
-    free(missing);
-    return rc;
-}
-
-enum status analysis_groups_select(struct db *db, const char *group_id,
-                                   struct db_group **groups, size_t *n, struct error *err)
-{
-    enum status rc;
-
-    *groups = NULL;
-    *n = 0;
-    if (group_id == NULL) {
-        rc = db_groups_list(db, groups, n, err);
-    } else {
-        *groups = calloc(1, sizeof **groups);
-        if (*groups == NULL)
-            return error_set(err, STATUS_NOMEM, "groups");
-        rc = db_group_get(db, group_id, *groups, err);
-        *n = rc == STATUS_OK ? 1 : 0;
-    }
-    return rc == STATUS_OK ? missing_leave_out(db, *groups, n, err) : rc;
-}
-
 enum status analysis_groups_each(struct db *db, const struct db_group *groups, size_t n,
                                  const struct analyze_select *sel, const char *kind,
                                  const char *settings, const struct progress *progress,

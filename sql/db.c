@@ -9,10 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Quiet NOTICEs ("relation already exists, skipping") stay out of the log. */
-static const char session_sql[] =
-    "SET client_min_messages = warning; SET TIME ZONE 'UTC'";
-
 enum status db_open(const struct db_target *t, struct db **out, struct error *err)
 {
     struct db *db = calloc(1, sizeof *db);
@@ -43,7 +39,7 @@ enum status db_open(const struct db_target *t, struct db **out, struct error *er
         db_close(db);
         return rc;
     }
-    enum status rc = exec_cmd(db, session_sql, err);
+    enum status rc = exec_cmd(db, db_session_sql, err);
     if (rc != STATUS_OK) {
         db_close(db);
         return rc;
@@ -66,57 +62,6 @@ enum status db_statement_timeout_set(struct db *db, unsigned long ms, struct err
 void db_retry_lost_set(struct db *db, bool on)
 {
     db->retry_lost = on;
-}
-
-/* A session setting on the new connection, sent as is (no retry: it is new). */
-static bool session_set(struct db *db, const char *sql)
-{
-    PGresult *r = PQexec(db->conn, sql);
-    bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
-
-    PQclear(r);
-    return ok;
-}
-
-/* Whether r's failure was the connection's end: libpq's own (CONNECTION_BAD, no
- * SQLSTATE), class 08, or the server's FATAL as it shuts down (57P01 on a fast
- * stop, 57P02 on a crash), read before libpq saw the socket close. */
-static bool connection_lost(const struct db *db, const PGresult *r)
-{
-    const char *state = r != NULL ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
-
-    if (PQstatus(db->conn) == CONNECTION_BAD)
-        return true;
-    return state != NULL && (strncmp(state, "08", 2) == 0 ||
-                             strcmp(state, "57P01") == 0 || strcmp(state, "57P02") == 0);
-}
-
-bool db_lost_reconnected(struct db *db, PGTransactionStatusType before, const PGresult *r)
-{
-    /* Inside a transaction the statements before this one are gone with the
-     * connection: running this one alone would not be the same work. */
-    if (!db->retry_lost || before != PQTRANS_IDLE || !connection_lost(db, r))
-        return false;
-    /* The socket's folder is checked again, as before every connection (db_open). */
-    if (db->target.embedded && socket_dir_check(&db->target, NULL) != STATUS_OK)
-        return false;
-    pthread_mutex_lock(&db->reset_lock);
-    PQreset(db->conn);
-    pthread_mutex_unlock(&db->reset_lock);
-    if (PQstatus(db->conn) != CONNECTION_OK)
-        return false;
-    db->temp_tables = false;
-    db->batch_tables = false;
-    if (!session_set(db, session_sql))
-        return false;
-    if (db->timeout_ms > 0) {
-        char sql[64];
-        snprintf(sql, sizeof sql, "SET statement_timeout = %lu", db->timeout_ms);
-        if (!session_set(db, sql))
-            return false;
-    }
-    log_info("database connection lost and re-established: the statement runs again");
-    return true;
 }
 
 void db_cancel(struct db *db)

@@ -34,6 +34,9 @@ struct db {
 bool db_lost_reconnected(struct db *db, PGTransactionStatusType before,
                          const PGresult *r);
 
+/* The settings of every session, sent on each new connection and reconnection. */
+extern const char db_session_sql[];
+
 /* The embedded socket directory of t, checked before a connection: a directory (no
  * link) of t's server user or root, writable by no one else. STATUS_DB naming it. */
 enum status socket_dir_check(const struct db_target *t, struct error *err);
