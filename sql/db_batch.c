@@ -226,6 +226,23 @@ static enum status mark_inserted(const PGresult *r, const struct db_job_batch_it
     return STATUS_OK;
 }
 
+/* One window's row of a COPY: (source_hash,) job_key, is_write, start_s, end_s,
+ * (bytes,) fs; source_hash NULL and bytes false leave their columns out. */
+static void window_row(struct bincopy *c, const char *source_hash, const char *job_key,
+                       const struct db_window_in *win, bool bytes)
+{
+    bincopy_row(c, 5 + (source_hash != NULL) + bytes);
+    if (source_hash != NULL)
+        bincopy_text(c, source_hash);
+    bincopy_text(c, job_key);
+    bincopy_bool(c, win->is_write);
+    bincopy_float8(c, win->start_s);
+    bincopy_float8(c, win->end_s);
+    if (bytes)
+        bincopy_int8(c, win->bytes);
+    bincopy_text(c, win->fs);
+}
+
 static enum status copy_windows(struct db *db, const struct db_job_batch_item *items,
                                 size_t n, const bool *inserted, struct error *err)
 {
@@ -237,16 +254,8 @@ static enum status copy_windows(struct db *db, const struct db_job_batch_item *i
 
     for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
         const struct db_job_in *j = items[i].job;
-        for (size_t w = 0; inserted[i] && w < j->n_windows; w++) {
-            const struct db_window_in *win = &j->windows[w];
-            bincopy_row(&c, 6);
-            bincopy_text(&c, j->job_key);
-            bincopy_bool(&c, win->is_write);
-            bincopy_float8(&c, win->start_s);
-            bincopy_float8(&c, win->end_s);
-            bincopy_int8(&c, win->bytes);
-            bincopy_text(&c, win->fs);
-        }
+        for (size_t w = 0; inserted[i] && w < j->n_windows; w++)
+            window_row(&c, NULL, j->job_key, &j->windows[w], true);
     }
     return bincopy_end(&c);
 }
@@ -323,16 +332,8 @@ static enum status copy_traces(struct db *db, const struct db_job_batch_item *it
     }
     for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
         const struct db_trace_in *t = items[i].trace;
-        for (size_t w = 0; t != NULL && w < t->n_windows; w++) {
-            const struct db_window_in *win = &t->windows[w];
-            bincopy_row(&c, 6);
-            bincopy_text(&c, items[i].content_hash);
-            bincopy_text(&c, t->job_key);
-            bincopy_bool(&c, win->is_write);
-            bincopy_float8(&c, win->start_s);
-            bincopy_float8(&c, win->end_s);
-            bincopy_text(&c, win->fs);
-        }
+        for (size_t w = 0; t != NULL && w < t->n_windows; w++)
+            window_row(&c, items[i].content_hash, t->job_key, &t->windows[w], false);
     }
     if (rc == STATUS_OK)
         rc = bincopy_end(&c);
@@ -503,17 +504,8 @@ static enum status copy_maps(struct db *db, const struct db_job_batch_item *item
     }
     for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
         const struct db_job_in *j = items[i].job;
-        for (size_t w = 0; j != NULL && w < j->n_windows; w++) {
-            const struct db_window_in *win = &j->windows[w];
-            bincopy_row(&c, 7);
-            bincopy_text(&c, items[i].content_hash);
-            bincopy_text(&c, j->job_key);
-            bincopy_bool(&c, win->is_write);
-            bincopy_float8(&c, win->start_s);
-            bincopy_float8(&c, win->end_s);
-            bincopy_int8(&c, win->bytes);
-            bincopy_text(&c, win->fs);
-        }
+        for (size_t w = 0; j != NULL && w < j->n_windows; w++)
+            window_row(&c, items[i].content_hash, j->job_key, &j->windows[w], true);
     }
     if (rc == STATUS_OK)
         rc = bincopy_end(&c);
