@@ -362,7 +362,16 @@ async function predict() {
   cell(row, human(r.q95, r.y), "num", r.q95).dataset.field = "q95";
   cell(row, human(r.width, r.y), "num", r.width).dataset.field = "width";
   const rf = r.rf || {};
-  cell(row, human(rf.fit, r.y), "num", rf.fit).dataset.field = "rf.fit";
+  /* the scatter's rule: the forest's fit only where it beats the mean out of bag */
+  const r2 = typeof rf.oob_r2 === "number" ? rf.oob_r2 : null;
+  if (r2 !== null && r2 <= 0) {
+    const td = cell(row, "—", "num null");
+    td.dataset.field = "rf.fit";
+    td.title = "forest not shown: OOB R² " + r2.toFixed(2) + " ≤ 0";
+    t.caption.textContent += "; forest not shown: OOB R² " + r2.toFixed(2) + " ≤ 0";
+  } else {
+    cell(row, human(rf.fit, r.y), "num", rf.fit).dataset.field = "rf.fit";
+  }
   cell(row, typeof rf.oob_r2 === "number" ? rf.oob_r2.toFixed(3) : "—", "num",
     rf.oob_r2).dataset.field = "rf.oob_r2";
 }
@@ -419,6 +428,7 @@ function expander(charts, g, assoc, row) {
   const td = el("td", row);
   const button = el("button", td, "draw charts");
   button.type = "button";
+  button.style.whiteSpace = "nowrap"; /* one line at 800 px too */
   button.dataset.expand = g.id;
   button.setAttribute("aria-label", "draw the charts of group " + g.name);
   if (!charts) {

@@ -434,7 +434,7 @@ static json_t *id_run(const char *script, const char *id, int async)
  * page 29,000 px tall. On the lab (1 group of 30 jobs, 8 below d_min) at 1,400 ×
  * 1,000 px, with nothing clicked: the lab group's four figures start on the first
  * screen, and no group below d_min has a chart; a click on one's button draws its
- * three. */
+ * three. The button stays on one line at 800 px. */
 static void
 the_first_screen_shows_the_lab_group_and_the_rest_only_when_asked(void **state)
 {
@@ -511,6 +511,22 @@ the_first_screen_shows_the_lab_group_and_the_rest_only_when_asked(void **state)
     assert_true(json_is_integer(drawn));
     assert_int_equal(json_integer_value(drawn), 3);
     json_decref(drawn);
+
+    /* at an 800 px window its button stays on one line (it wrapped onto two) */
+    webdriver_resize(&fx.web, 800, 1000);
+    json_t *size = id_run("const b = document.querySelector('button[data-expand=\"'"
+                          " + arguments[0] + '\"]');"
+                          "return [b.getBoundingClientRect().height,"
+                          " parseFloat(getComputedStyle(b).lineHeight) ||"
+                          " 1.2 * parseFloat(getComputedStyle(b).fontSize)];",
+                          gid, 0);
+    const double height = json_number_value(json_array_get(size, 0));
+    const double line = json_number_value(json_array_get(size, 1));
+    print_message("button at 800 px: %.1f px high, a line %.1f px\n", height, line);
+    assert_true(line > 0 && height < 1.6 * line);
+    json_decref(size);
+    webdriver_resize(&fx.web, 1400, 1000);
+
     json_t *console = webdriver_console(&fx.web);
     assert_int_equal(webdriver_errors(console), 0);
     json_decref(console);
@@ -668,7 +684,8 @@ static void the_lab_axes_tick_at_round_counts_units_and_24_hour_times(void **sta
 
 /* The forest's fit: on the lab's scatter (OOB R² 0.57) drawn and its legend saying
  * so; on the same points with an OOB R² of -0.55 (as two groups of a center had),
- * not drawn and the caption saying why. And the slowdown table says what its
+ * not drawn and the caption saying why, and "what to expect" showing no forest's
+ * number either. And the slowdown table says what its
  * percentile is, beside the plain F(y|x). */
 static void the_forest_is_drawn_only_above_0_and_the_percentile_is_explained(void **state)
 {
@@ -700,6 +717,19 @@ static void the_forest_is_drawn_only_above_0_and_the_percentile_is_explained(voi
         " const t = document.querySelector('table#slowdowns');"
         " out.heads = [...t.tHead.rows[0].cells].map(th => th.textContent);"
         " out.caption = t.caption.textContent;"
+        " const fetch0 = window.fetch;"
+        " window.fetch = async (u, o) => { const r = await fetch0(u, o);"
+        "  if (!/\\/predict\\?/.test(String(u))) return r;"
+        "  const b = await r.json(); b.rf.oob_r2 = -0.55;"
+        "  return new Response(JSON.stringify(b), {status: r.status}); };"
+        " const expect = async () => { document.getElementById('predict-form')"
+        ".requestSubmit(); await window.iocontendDone;"
+        "  const p = document.querySelector('table#prediction');"
+        "  const f = p.querySelector('td[data-field=\"rf.fit\"]');"
+        "  return {text: f.textContent, value: f.dataset.value ?? null,"
+        "   caption: p.caption.textContent}; };"
+        " try { out.bad_predict = await expect(); } finally { window.fetch = fetch0; }"
+        " out.lab_predict = await expect();"
         " return out; })().then(done, e => done(String(e)));",
         id, 1);
     assert_true(json_is_object(seen));
@@ -720,6 +750,15 @@ static void the_forest_is_drawn_only_above_0_and_the_percentile_is_explained(voi
     assert_string_equal(json_string_value(json_array_get(heads, 8)), "F(y|x)");
     assert_non_null(
         strstr(json_string_value(json_object_get(seen, "caption")), "randomized PIT"));
+    /* what to expect: at -0.55 no forest's number, and why; at the lab's 0.57 its fit */
+    const json_t *bad = json_object_get(seen, "bad_predict");
+    const json_t *good = json_object_get(seen, "lab_predict");
+    assert_string_equal(json_string_value(json_object_get(bad, "text")), "\xe2\x80\x94");
+    assert_true(json_is_null(json_object_get(bad, "value")));
+    assert_non_null(strstr(json_string_value(json_object_get(bad, "caption")),
+                           "forest not shown: OOB R\xc2\xb2 -0.55 \xe2\x89\xa4 0"));
+    assert_true(json_is_string(json_object_get(good, "value")));
+    assert_null(strstr(json_string_value(json_object_get(good, "caption")), "forest"));
     json_decref(seen);
 }
 

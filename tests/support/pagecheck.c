@@ -683,8 +683,16 @@ size_t pagecheck_prediction(struct webdriver *wd, int port, const char *token,
                     json_object_get(p, fields[k]), 0);
         }
         const json_t *rf = json_object_get(p, "rf");
-        compare(c, "prediction rf.fit", json_object_get(shown, "rf.fit"),
-                json_object_get(rf, "fit"), 0);
+        const json_t *r2 = json_object_get(rf, "oob_r2");
+        /* no better than the mean out of bag: the fit is not shown, as on the scatter */
+        if (json_is_number(r2) && json_number_value(r2) <= 0) {
+            if (!json_is_null(json_object_get(shown, "rf.fit")))
+                mismatch(c, "prediction rf.fit shown at an OOB R\xc2\xb2 of %g",
+                         json_number_value(r2));
+        } else {
+            compare(c, "prediction rf.fit", json_object_get(shown, "rf.fit"),
+                    json_object_get(rf, "fit"), 0);
+        }
         compare(c, "prediction rf.oob_r2", json_object_get(shown, "rf.oob_r2"),
                 json_object_get(rf, "oob_r2"), 0);
     }
