@@ -91,18 +91,26 @@ out:
     return rc;
 }
 
-enum status db_hand_groups_prune(struct db *db, const char (*keep)[17], size_t n,
-                                 struct error *err)
+/* The n group ids of keep as one text[] literal (malloc'd; NULL when out of memory). */
+static char *ids_array(const char (*keep)[17], size_t n)
 {
     const char **items = calloc(n > 0 ? n : 1, sizeof *items);
     char *ids = NULL;
-    enum status rc;
 
     for (size_t i = 0; items != NULL && i < n; i++)
         items[i] = keep[i];
     if (items != NULL)
         ids = text_array(items, n);
     free(items);
+    return ids;
+}
+
+enum status db_hand_groups_prune(struct db *db, const char (*keep)[17], size_t n,
+                                 struct error *err)
+{
+    char *ids = ids_array(keep, n);
+    enum status rc;
+
     if (ids == NULL)
         return error_set(err, STATUS_NOMEM, "hand-made groups");
     const char *vals[1] = {ids};
@@ -137,18 +145,12 @@ enum status db_hand_groups_mark_missing(struct db *db, const char (*keep)[17], s
                                         struct db_hand_group_missing **out, size_t *n_out,
                                         struct error *err)
 {
-    const char **items = calloc(n > 0 ? n : 1, sizeof *items);
-    char *ids = NULL;
+    char *ids = ids_array(keep, n);
     void *rows = NULL;
     enum status rc;
 
     *out = NULL;
     *n_out = 0;
-    for (size_t i = 0; items != NULL && i < n; i++)
-        items[i] = keep[i];
-    if (items != NULL)
-        ids = text_array(items, n);
-    free(items);
     if (ids == NULL)
         return error_set(err, STATUS_NOMEM, "hand-made groups");
     const char *vals[1] = {ids};
