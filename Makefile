@@ -47,7 +47,7 @@ ALL_H    := $(wildcard common/*.h stats/*.h sql/*.h ingest/*.h analysis/*.h daem
               tests/support/*.h fuzz/*.h)
 
 .SECONDARY:
-.PHONY: all deps test-deps lint fmt test test-run check demo bench bench-build clean \
+.PHONY: all deps test-deps lint fmt test test-run check demo bench bench-build bench-compare clean \
         compile_commands.json fuzz fuzz-build install uninstall
 all: $(LIB) $(PROG) $(if $(GEN_SRC),$(GEN))
 
@@ -240,6 +240,14 @@ bench-build: $(BENCH_BIN) $(BENCH_KDE) $(BENCH_SIGNIF) $(BENCH_RF)
 bench: test-deps
 	@$(MAKE) --no-print-directory all bench-build
 	@ORACLE_PY=$(ORACLE_PY) BENCH_ONLY="$(BENCH_ONLY)" bash bench/sections.sh $(BUILD)
+
+# A refactor's figures beside an earlier commit's (bench/compare.sh): assoc and ingest,
+# BASE built from a git worktree under build/base, five alternating rounds, medians;
+# never part of test. make bench-compare BASE=main~3
+bench-compare: test-deps
+	@test -n "$(BASE)" || { echo "make bench-compare: name the commit, BASE=REV"; exit 2; }
+	@$(MAKE) --no-print-directory all bench-build
+	@ORACLE_PY=$(ORACLE_PY) bash bench/compare.sh $(BUILD) $(BASE)
 
 # libFuzzer over each corpus (fuzz/NAME.seeds), one at a time, FUZZ_SECONDS each
 # (FUZZ_ONLY="darshan config": some of them); never part of test. Debian's clang-14, everything instrumented for coverage under ASan +
