@@ -76,18 +76,18 @@ enum status db_target_resolve(const char *db_arg, const struct db_state_opts *st
  * (16 MiB each) and the night's rows. */
 #define DB_MIN_FREE_BYTES (64ULL << 20)
 
-enum status db_cluster_init(struct db_target *t, struct error *err) MUST_CHECK;
-enum status db_cluster_start(struct db_target *t, struct error *err) MUST_CHECK;
-enum status db_cluster_stop(const struct db_target *t, struct error *err) MUST_CHECK;
+enum status db_embedded_init(struct db_target *t, struct error *err) MUST_CHECK;
+enum status db_embedded_start(struct db_target *t, struct error *err) MUST_CHECK;
+enum status db_embedded_stop(const struct db_target *t, struct error *err) MUST_CHECK;
 /* true when the embedded server answers. */
-bool db_cluster_running(const struct db_target *t);
+bool db_embedded_running(const struct db_target *t);
 /* Whether t names a database that is there, so that a command that only reads or
  * analyses never starts an empty cluster in a mistyped state directory. STATUS_OK for
  * a configured target, an embedded one whose data directory holds a cluster, and
  * one whose data directory cannot be looked into from here (the start says why);
  * STATUS_NOT_FOUND when the state directory, its data directory or the cluster's
  * PG_VERSION is missing (err->file the state directory, err->msg why it was chosen);
- * STATUS_INVALID as db_cluster_start for a default state directory without a cluster
+ * STATUS_INVALID as db_embedded_start for a default state directory without a cluster
  * while ./var/pg holds one. Creates nothing. */
 enum status db_target_existing(const struct db_target *t, struct error *err) MUST_CHECK;
 
@@ -131,8 +131,8 @@ enum db_connect_flags {
  * DB_MIGRATE applies the migrations. *out is new (db_close), NULL on failure.
  * Statuses: db_target_resolve's (STATUS_INVALID, STATUS_INTERNAL); with DB_EXISTING
  * db_target_existing's (STATUS_NOT_FOUND, STATUS_INVALID); a cluster that
- * does not start is STATUS_INVALID when db_cluster_start said so, else STATUS_DB
- * (err keeps db_cluster_start's own code, e.g. STATUS_NOT_FOUND for missing server
+ * does not start is STATUS_INVALID when db_embedded_start said so, else STATUS_DB
+ * (err keeps db_embedded_start's own code, e.g. STATUS_NOT_FOUND for missing server
  * binaries); then db_open's and db_migrate's (STATUS_DB, STATUS_NOMEM). */
 enum status db_connect(const char *db_arg, const struct db_state_opts *state,
                        unsigned flags, struct db **out, struct error *err) MUST_CHECK;

@@ -1080,7 +1080,7 @@ static enum status cluster_ready(struct db_target *t, struct owner *o, int *stat
     return rc == STATUS_OK ? cluster_init(t, o, *state_fd, err) : rc;
 }
 
-enum status db_cluster_init(struct db_target *t, struct error *err)
+enum status db_embedded_init(struct db_target *t, struct error *err)
 {
     struct owner o = {0};
     int state_fd;
@@ -1091,7 +1091,7 @@ enum status db_cluster_init(struct db_target *t, struct error *err)
     return rc;
 }
 
-bool db_cluster_running(const struct db_target *t)
+bool db_embedded_running(const struct db_target *t)
 {
     PGconn *c;
     char conninfo[400];
@@ -1174,7 +1174,7 @@ static void clear_stale_pid(const struct db_target *t)
     }
 }
 
-enum status db_cluster_start(struct db_target *t, struct error *err)
+enum status db_embedded_start(struct db_target *t, struct error *err)
 {
     char bindir[PATH_MAX];
     struct owner o = {0};
@@ -1183,7 +1183,7 @@ enum status db_cluster_start(struct db_target *t, struct error *err)
 
     if (state_fd < 0)
         return rc;
-    if (rc == STATUS_OK && db_cluster_running(t)) {
+    if (rc == STATUS_OK && db_embedded_running(t)) {
         close(state_fd);
         return ensure_database(t, err);
     }
@@ -1222,7 +1222,7 @@ enum status db_cluster_start(struct db_target *t, struct error *err)
     return ensure_database(t, err);
 }
 
-enum status db_cluster_stop(const struct db_target *t, struct error *err)
+enum status db_embedded_stop(const struct db_target *t, struct error *err)
 {
     char bindir[PATH_MAX];
     struct owner o = {0};
@@ -1232,7 +1232,7 @@ enum status db_cluster_stop(const struct db_target *t, struct error *err)
         return error_set(err, STATUS_INVALID,
                          "a configured database is not managed here (%s)", t->reason);
     }
-    if (!cluster_exists(t) || !db_cluster_running(t))
+    if (!cluster_exists(t) || !db_embedded_running(t))
         return STATUS_OK;
     rc = cluster_owner(&o, err);
     if (rc == STATUS_OK)
@@ -1287,7 +1287,7 @@ enum status db_connect(const char *db_arg, const struct db_state_opts *state,
     if (rc != STATUS_OK)
         return rc;
     if (t.embedded && (flags & DB_START_EMBEDDED) != 0) {
-        rc = db_cluster_start(&t, err);
+        rc = db_embedded_start(&t, err);
         /* A server that does not come up is the database's failure, whatever the
          * cause; only a bad target stays the caller's. */
         if (rc != STATUS_OK)
