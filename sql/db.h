@@ -658,10 +658,10 @@ enum status db_health_get(struct db *db, struct db_health *out,
 /* What /metrics says of the database (migration 0015): the last runs, and how new
  * the newest data is. Times are epoch seconds, NAN when there is none. Sizes are
  * fixed, so that a snapshot copies by value; what does not fit is left out. */
-#define DB_METRICS_KINDS   4
-#define DB_METRICS_REASONS 16
-#define DB_METRICS_FS      64
-struct db_metrics_ingest {
+#define DB_TELEMETRY_KINDS   4
+#define DB_TELEMETRY_REASONS 16
+#define DB_TELEMETRY_FS      64
+struct db_telemetry_ingest {
     char kind[16];         /* "darshan" or "iostat" */
     double last_success_s; /* the end of the newest run that did not fail */
     double last_end_s;     /* the end of the newest run that ended: the one below */
@@ -670,7 +670,7 @@ struct db_metrics_ingest {
     long files, loaded, skipped, quarantined, jobs;
     long long samples;
 };
-struct db_metrics_analysis {
+struct db_telemetry_analysis {
     char kind[16];     /* "association" or "sweep" */
     double finished_s; /* the end of the newest run (only runs that succeed end) */
     double seconds;    /* its wall time */
@@ -680,25 +680,25 @@ struct db_metrics_analysis {
     struct {
         char name[32];
         long jobs;
-    } reasons[DB_METRICS_REASONS];
+    } reasons[DB_TELEMETRY_REASONS];
 };
-struct db_metrics_fs {
+struct db_telemetry_fs {
     char fs[64];
     double newest_s; /* the newest sample's stamp */
 };
-struct db_metrics {
+struct db_telemetry {
     size_t n_ingest, n_analysis, n_fs;
-    struct db_metrics_ingest ingest[DB_METRICS_KINDS];     /* by kind */
-    struct db_metrics_analysis analysis[DB_METRICS_KINDS]; /* by kind */
-    double newest_job_end_s;                               /* NAN: no job */
-    struct db_metrics_fs fs[DB_METRICS_FS];                /* by name */
+    struct db_telemetry_ingest ingest[DB_TELEMETRY_KINDS];     /* by kind */
+    struct db_telemetry_analysis analysis[DB_TELEMETRY_KINDS]; /* by kind */
+    double newest_job_end_s;                                   /* NAN: no job */
+    struct db_telemetry_fs fs[DB_TELEMETRY_FS];                /* by name */
 };
 /* A few index probes and reads of the run tables: cheap whatever the data's size.
  * STATUS_DB (also before migration 0015). */
-enum status db_metrics_get(struct db *db, struct db_metrics *out,
-                           struct error *err) MUST_CHECK;
-/* The schema version db_metrics_get needs. */
-#define DB_METRICS_SCHEMA 15
+enum status db_telemetry_get(struct db *db, struct db_telemetry *out,
+                             struct error *err) MUST_CHECK;
+/* The schema version db_telemetry_get needs. */
+#define DB_TELEMETRY_SCHEMA 15
 
 /* The data version (migration 0014): a number every transaction that writes data
  * moves on once it commits, so that an answer read after the version was read is
