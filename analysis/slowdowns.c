@@ -498,7 +498,7 @@ enum status analysis_slowdowns(struct db *db, const struct analysis_settings *s,
 {
     const struct metric_def *my, *mx;
     struct analysis_ctx ctx;
-    struct db_period_group *groups = NULL;
+    struct db_slowdowns_group *groups = NULL;
     size_t n_groups = 0;
     struct job_list ranked = {0}, apart = {0};
     struct key_set claimed = {0};
@@ -532,7 +532,7 @@ enum status analysis_slowdowns(struct db *db, const struct analysis_settings *s,
         rc = rank_hand_groups(db, &ctx, s, my, mx, from_s, to_s, &claimed, &ranked,
                               &apart, &out->jobs, err);
         if (rc == STATUS_OK)
-            rc = db_period_groups(db, from_s, to_s, &groups, &n_groups, err);
+            rc = db_slowdowns_groups(db, from_s, to_s, &groups, &n_groups, err);
         for (size_t i = 0; rc == STATUS_OK && i < n_groups; i++) {
             rc = rank_group(db, &ctx, s, groups[i].id, my, mx, from_s, to_s, false,
                             &claimed, NULL, &ranked, &apart, &out->jobs, err);

@@ -521,7 +521,7 @@ enum status db_group_get(struct db *db, const char *id, struct db_group *out,
                          struct error *err) MUST_CHECK;
 
 /* A default group with jobs in a period, and how many. */
-struct db_period_group {
+struct db_slowdowns_group {
     char id[17];
     int64_t jobs; /* its jobs whose [start, start + t_j] overlaps [from, to) */
 };
@@ -529,9 +529,9 @@ struct db_period_group {
 /* The default groups (jobs.group_id) of the jobs overlapping [from_s, to_s) (NAN:
  * open), by id, as /jobs's overlap. *out is new (free; NULL when none). STATUS_DB;
  * STATUS_NOMEM. */
-enum status db_period_groups(struct db *db, double from_s, double to_s,
-                             struct db_period_group **out, size_t *n,
-                             struct error *err) MUST_CHECK;
+enum status db_slowdowns_groups(struct db *db, double from_s, double to_s,
+                                struct db_slowdowns_group **out, size_t *n,
+                                struct error *err) MUST_CHECK;
 
 /* Stores an association result (JSON text) for (group, y, x, granularity, space,
  * scope), replacing an older one. */
