@@ -1316,9 +1316,9 @@ json_t *analysis_points_json(const struct points_result *p)
     return jb_finish(&b);
 }
 
-/* ---- predict and who got hurt (README: "Who got hurt") ---------------------------- */
+/* ---- the band at an x and the slowdowns (README: "Who got hurt") ----------------- */
 
-json_t *analysis_predict_json(const struct predict_result *p)
+json_t *analysis_band_json(const struct band_result *p)
 {
     struct jb b = jb_object();
     json_t *o = b.root;
