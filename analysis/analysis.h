@@ -15,7 +15,7 @@
 #include "../stats/stats.h"
 
 /* Jansson's object type, declared here so that this header does not pull jansson
- * in (a json_t * is a struct json_t *): only objects.c builds them. */
+ * in (a json_t * is a struct json_t *): only objects*.c build them. */
 struct json_t;
 
 /* The most permutations analyze and the API take (a request is served in line). */
@@ -173,7 +173,7 @@ enum coef_id {
     COEF_COUNT
 };
 
-/* One coefficient: the one place its name is spelled (objects.c's table). */
+/* One coefficient: the one place its name is spelled (objects_assoc.c's table). */
 struct coef_def {
     const char *name; /* in the association object, the sweep, the report, the page */
     size_t at;        /* offsetof its struct stats_coef in struct stats_assoc */
@@ -240,7 +240,7 @@ struct assoc_stored {
 
 /* The association of y with x (INTERFACES.md's association object). Made by
  * analysis_association / analysis_assoc_compute or parsed from a stored text; its one
- * JSON rendering is analysis_assoc_json / analysis_assoc_text (objects.c). Free with
+ * JSON rendering is analysis_assoc_json / analysis_assoc_text (objects_assoc.c). Free with
  * assoc_result_free. */
 struct assoc_result {
     enum assoc_source source;
@@ -325,7 +325,7 @@ enum status analysis_association_stored(struct db *db, const char *group_id,
                                         enum stored_state *state,
                                         struct error *err) MUST_CHECK;
 
-/* ---- rendering and reading results (objects.c, the one JSON of them) ------------- */
+/* ---- rendering and reading results (objects*.c, the one JSON of them) ------------ */
 
 /* The association object of r (INTERFACES.md) as a new JSON object (json_decref), or
  * as compact text (free; reals with 17 digits, as stored); NULL without memory. */
