@@ -1,6 +1,7 @@
-/* embedded.c: the embedded server's life: init (its directories, initdb, the
- * authentication files), start, stop, running, and whether a target's data directory
- * is there. Which server a command talks to is target.c's. */
+/* embedded.c: the embedded server's life: its user and conninfo, init (its
+ * directories, initdb, the authentication files), start, stop, running, and whether
+ * a target's data directory is there. Which server a command talks to is target.c's,
+ * which calls these; nothing here calls back. */
 #include "internal.h"
 
 #include <errno.h>
@@ -20,10 +21,55 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define SOCKET_GROUP "iocontend"
-#define IDENT_MAP    "iocontend"
+#define EMBEDDED_PORT   5432
+#define EMBEDDED_DBNAME "iocontend"
+#define EMBEDDED_USER   "postgres"
+#define SOCKET_GROUP    "iocontend"
+#define IDENT_MAP       "iocontend"
 /* The system user a service runs serve as: mapped to the read-only role only. */
 #define SERVICE_USER "iocontend"
+
+/* The embedded server runs as postgres when we are root (PostgreSQL refuses root),
+ * else as us; a data directory made earlier by the other one keeps its owner. Any
+ * other owner is not accepted: requirepeer then names the expected user and the
+ * connection fails. */
+static void server_user_for(struct db_target *t)
+{
+    struct passwd *pw = getpwnam(EMBEDDED_USER);
+    /* getpwnam and getpwuid share one buffer: the uid is copied out first. */
+    bool pg_known = pw != NULL;
+    uid_t pg_uid = pg_known ? pw->pw_uid : 0;
+    bool as_pg = geteuid() == 0;
+    struct stat st;
+
+    if (lstat(t->data_dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (pg_known && st.st_uid == pg_uid) {
+            as_pg = true;
+        } else if (st.st_uid == geteuid()) {
+            as_pg = false;
+        }
+    }
+    pw = as_pg ? getpwnam(EMBEDDED_USER) : getpwuid(geteuid());
+    /* No such user: a name no peer has, so that nothing connects. */
+    snprintf(t->server_user, sizeof t->server_user, "%s",
+             pw != NULL ? pw->pw_name : EMBEDDED_USER);
+    t->server_uid = pw != NULL ? (unsigned)pw->pw_uid : (unsigned)-1;
+}
+
+/* requirepeer: libpq refuses a socket whose server process is not the embedded
+ * server's user, whoever made the socket file. */
+static void set_conninfo(struct db_target *t)
+{
+    snprintf(t->conninfo, sizeof t->conninfo,
+             "host=%s port=%d dbname=%s user=%s requirepeer=%s", t->socket_dir,
+             EMBEDDED_PORT, EMBEDDED_DBNAME, EMBEDDED_USER, t->server_user);
+}
+
+void embedded_server_user(struct db_target *t)
+{
+    server_user_for(t);
+    set_conninfo(t);
+}
 
 /* An argument vector with its own storage: exec wants char *const[], and string
  * literals are const here. */
@@ -856,7 +902,7 @@ static enum status server_ready(struct db_target *t, struct owner *o, int *state
     if (*state_fd < 0)
         return err != NULL ? err->code : STATUS_INVALID;
     /* The data directory is there now: its owner is the server's user. */
-    target_server_user(t);
+    embedded_server_user(t);
     rc = space_check(t, err);
     return rc == STATUS_OK ? server_initdb(t, o, *state_fd, err) : rc;
 }

@@ -9,8 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
 #include <unistd.h>
 
 /* sun_path holds 107 bytes and a '\0'; the server adds "/.s.PGSQL.5432". */
@@ -40,48 +38,6 @@ static void socket_dir_for(struct db_target *t)
     /* memcpy keeps -Wformat-truncation quiet at -O1. */
     memcpy(t->socket_dir, t->state_dir, len);
     memcpy(t->socket_dir + len, "/run", 5);
-}
-
-/* The embedded server runs as postgres when we are root (PostgreSQL refuses root),
- * else as us; a data directory made earlier by the other one keeps its owner. Any
- * other owner is not accepted: requirepeer then names the expected user and the
- * connection fails. */
-static void server_user_for(struct db_target *t)
-{
-    struct passwd *pw = getpwnam(EMBEDDED_USER);
-    /* getpwnam and getpwuid share one buffer: the uid is copied out first. */
-    bool pg_known = pw != NULL;
-    uid_t pg_uid = pg_known ? pw->pw_uid : 0;
-    bool as_pg = geteuid() == 0;
-    struct stat st;
-
-    if (lstat(t->data_dir, &st) == 0 && S_ISDIR(st.st_mode)) {
-        if (pg_known && st.st_uid == pg_uid) {
-            as_pg = true;
-        } else if (st.st_uid == geteuid()) {
-            as_pg = false;
-        }
-    }
-    pw = as_pg ? getpwnam(EMBEDDED_USER) : getpwuid(geteuid());
-    /* No such user: a name no peer has, so that nothing connects. */
-    snprintf(t->server_user, sizeof t->server_user, "%s",
-             pw != NULL ? pw->pw_name : EMBEDDED_USER);
-    t->server_uid = pw != NULL ? (unsigned)pw->pw_uid : (unsigned)-1;
-}
-
-/* requirepeer: libpq refuses a socket whose server process is not the embedded
- * server's user, whoever made the socket file. */
-static void set_conninfo(struct db_target *t)
-{
-    snprintf(t->conninfo, sizeof t->conninfo,
-             "host=%s port=%d dbname=%s user=%s requirepeer=%s", t->socket_dir,
-             EMBEDDED_PORT, EMBEDDED_DBNAME, EMBEDDED_USER, t->server_user);
-}
-
-void target_server_user(struct db_target *t)
-{
-    server_user_for(t);
-    set_conninfo(t);
 }
 
 /* The default state directory: /var/lib/iocontend as root, else
@@ -233,7 +189,7 @@ enum status db_target_resolve(const char *db_arg, const struct db_state_opts *st
         return rc;
     }
     socket_dir_for(out);
-    target_server_user(out);
+    embedded_server_user(out);
     snprintf(out->reason, sizeof out->reason,
              "embedded: no --db, IOCONTEND_DB or PG* variable is set");
     return STATUS_OK;
