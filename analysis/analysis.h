@@ -15,7 +15,7 @@
 #include "../stats/stats.h"
 
 /* Jansson's object type, declared here so that this header does not pull jansson
- * in (a json_t * is a struct json_t *): only objects.c builds them. */
+ * in (a json_t * is a struct json_t *): only objects*.c build them. */
 struct json_t;
 
 /* The most permutations analyze and the API take (a request is served in line). */
@@ -173,7 +173,7 @@ enum coef_id {
     COEF_COUNT
 };
 
-/* One coefficient: the one place its name is spelled (objects.c's table). */
+/* One coefficient: the one place its name is spelled (objects_assoc.c's table). */
 struct coef_def {
     const char *name; /* in the association object, the sweep, the report, the page */
     size_t at;        /* offsetof its struct stats_coef in struct stats_assoc */
@@ -240,7 +240,7 @@ struct assoc_stored {
 
 /* The association of y with x (INTERFACES.md's association object). Made by
  * analysis_association / analysis_assoc_compute or parsed from a stored text; its one
- * JSON rendering is analysis_assoc_json / analysis_assoc_text (objects.c). Free with
+ * JSON rendering is analysis_assoc_json / analysis_assoc_text (objects_assoc.c). Free with
  * assoc_result_free. */
 struct assoc_result {
     enum assoc_source source;
@@ -325,7 +325,7 @@ enum status analysis_association_stored(struct db *db, const char *group_id,
                                         enum stored_state *state,
                                         struct error *err) MUST_CHECK;
 
-/* ---- rendering and reading results (objects.c, the one JSON of them) ------------- */
+/* ---- rendering and reading results (objects*.c, the one JSON of them) ------------ */
 
 /* The association object of r (INTERFACES.md) as a new JSON object (json_decref), or
  * as compact text (free; reals with 17 digits, as stored); NULL without memory. */
@@ -608,10 +608,10 @@ struct coverage_answer {
  * buckets their min and max per bucket. NULL without memory. */
 struct json_t *analysis_coverage_json(const struct coverage_answer *a);
 
-/* ---- predict and who got hurt (slowdowns.c; README: "Who got hurt") --------------- */
+/* ---- the band at an x and the slowdowns (slowdowns.c; README: "Who got hurt") ---- */
 
 /* The KDE analyze stored for (group, y, x) at one granularity, at x_value. */
-struct predict_result {
+struct band_result {
     char group[17];
     char y[40], x[40];
     double granularity_s;     /* k·Δ of the stored result */
@@ -637,10 +637,10 @@ struct predict_result {
  * STATUS_NOT_FOUND: no such group, nothing stored for that key, or what is stored is
  * not of the group's jobs and samples as they are now (analyze again); STATUS_DB;
  * STATUS_NOMEM. */
-enum status analysis_predict(struct db *db, const struct analysis_settings *s,
+enum status analysis_band_at(struct db *db, const struct analysis_settings *s,
                              const char *group_id, const char *y, const char *x,
                              double granularity_s, double x_value,
-                             struct predict_result *out, struct error *err) MUST_CHECK;
+                             struct band_result *out, struct error *err) MUST_CHECK;
 
 /* One job of a period, ranked or set apart. */
 struct slowdown_job {
@@ -692,12 +692,12 @@ enum status analysis_slowdowns(struct db *db, const struct analysis_settings *s,
                                struct error *err) MUST_CHECK;
 void slowdowns_clear(struct slowdowns *sl);
 
-/* The answers of /predict and /slowdowns (README) as new JSON objects (json_decref);
- * NULL without memory. */
-struct json_t *analysis_predict_json(const struct predict_result *p);
+/* The answers of /predict (the band at an x) and /slowdowns (README) as new JSON objects
+ * (json_decref); NULL without memory. */
+struct json_t *analysis_band_json(const struct band_result *p);
 struct json_t *analysis_slowdowns_json(const struct slowdowns *sl);
 
-/* ---- the jobs behind a scatter (points.c; README: /groups/{id}/points) ------------- */
+/* ---- the jobs behind a scatter (scatter.c; README: /groups/{id}/points) ------------ */
 
 /* One job of a group's scatter. */
 struct job_point {

@@ -289,7 +289,7 @@ enum status coverage_store(struct db *db, const struct analysis_settings *settin
                            const struct stats_series *all_series, double all_delta_s,
                            char *line, size_t line_size, struct error *err) MUST_CHECK;
 
-/* ---- the job export's JSON (objects.c) ---------------------------------------------
+/* ---- the job export's JSON (objects_export.c) --------------------------------------
  */
 
 /* The document of `export jobs --format json` under construction. */

@@ -1,6 +1,7 @@
 /* slowdowns.c: the KDE analyze stored, evaluated away from its 16 points: a group's
- * conditional quantiles at any x (predict), and who got hurt in a period (each job's
- * y against its group's median at the job's own x, and its percentile). */
+ * conditional quantiles at any x (the band at an x, analysis_band_at), and the
+ * slowdowns: who got hurt in a period (each job's y against its group's median at
+ * the job's own x, and its percentile). */
 #include "internal.h"
 
 #include <math.h>
@@ -161,7 +162,7 @@ static enum status check_pair(const char *y, const char *x, const struct metric_
 
 /* The stored forest refitted (its seed and trees) on the fit's pairs, at x_value. */
 static enum status forest_at(const struct group_fit *g, double x_value,
-                             struct predict_result *out, struct error *err)
+                             struct band_result *out, struct error *err)
 {
     const struct stats_rf *st = g->stored->rf;
     struct stats_rf_opts ro = stats_rf_opts_default();
@@ -186,10 +187,10 @@ out:
     return rc;
 }
 
-enum status analysis_predict(struct db *db, const struct analysis_settings *s,
+enum status analysis_band_at(struct db *db, const struct analysis_settings *s,
                              const char *group_id, const char *y, const char *x,
                              double granularity_s, double x_value,
-                             struct predict_result *out, struct error *err)
+                             struct band_result *out, struct error *err)
 {
     const struct metric_def *my, *mx;
     struct db_group group;
@@ -498,7 +499,7 @@ enum status analysis_slowdowns(struct db *db, const struct analysis_settings *s,
 {
     const struct metric_def *my, *mx;
     struct analysis_ctx ctx;
-    struct db_period_group *groups = NULL;
+    struct db_slowdowns_group *groups = NULL;
     size_t n_groups = 0;
     struct job_list ranked = {0}, apart = {0};
     struct key_set claimed = {0};
@@ -532,7 +533,7 @@ enum status analysis_slowdowns(struct db *db, const struct analysis_settings *s,
         rc = rank_hand_groups(db, &ctx, s, my, mx, from_s, to_s, &claimed, &ranked,
                               &apart, &out->jobs, err);
         if (rc == STATUS_OK)
-            rc = db_period_groups(db, from_s, to_s, &groups, &n_groups, err);
+            rc = db_slowdowns_groups(db, from_s, to_s, &groups, &n_groups, err);
         for (size_t i = 0; rc == STATUS_OK && i < n_groups; i++) {
             rc = rank_group(db, &ctx, s, groups[i].id, my, mx, from_s, to_s, false,
                             &claimed, NULL, &ranked, &apart, &out->jobs, err);

@@ -42,7 +42,7 @@ static int db_status(const struct app_config *cfg, const struct db_target *t)
         printf("data directory: %s\n", t->data_dir);
         printf("socket directory: %s\n",
                t->socket_dir[0] != '\0' ? t->socket_dir : "(made at the first start)");
-        if (!db_cluster_running(t)) {
+        if (!db_embedded_running(t)) {
             printf("server: not running (start it with 'iocontend db start')\n");
             return EXIT_UNAVAILABLE;
         }
@@ -88,11 +88,11 @@ int cmd_db(struct app_config *cfg, int argc, char **argv)
             return EXIT_OK;
         }
         if (strcmp(what, "init") == 0) {
-            rc = db_cluster_init(&t, &err);
+            rc = db_embedded_init(&t, &err);
         } else if (strcmp(what, "start") == 0) {
-            rc = db_cluster_start(&t, &err);
+            rc = db_embedded_start(&t, &err);
         } else {
-            rc = db_cluster_stop(&t, &err);
+            rc = db_embedded_stop(&t, &err);
         }
         return report(rc, &err);
     }
@@ -100,7 +100,7 @@ int cmd_db(struct app_config *cfg, int argc, char **argv)
         struct db *db = NULL;
         int applied = 0;
         if (t.embedded)
-            rc = db_cluster_start(&t, &err);
+            rc = db_embedded_start(&t, &err);
         if (rc == STATUS_OK)
             rc = db_open(&t, &db, &err);
         if (rc == STATUS_OK)

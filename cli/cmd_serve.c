@@ -260,9 +260,9 @@ static int stopper_start(const struct db_target *t, pid_t *pid)
         do {
             n = read(fds[0], &c, 1);
         } while (n < 0 && errno == EINTR);
-        if (db_cluster_running(t)) {
+        if (db_embedded_running(t)) {
             struct error err = {0};
-            if (db_cluster_stop(t, &err) == STATUS_OK) {
+            if (db_embedded_stop(t, &err) == STATUS_OK) {
                 log_info("demo: stopped the embedded server of %s", t->state_dir);
             } else {
                 log_error("demo: could not stop the embedded server (%s); stop it with: "
@@ -336,7 +336,7 @@ int cmd_demo(struct app_config *cfg, int argc, char **argv)
     /* The embedded cluster's checks make the state directory safely; a configured
      * server's demo only needs the folder. */
     if (t.embedded) {
-        resolved = db_cluster_init(&t, &err);
+        resolved = db_embedded_init(&t, &err);
         if (resolved != STATUS_OK)
             return app_fail("demo", resolved, &err);
     } else if (mkdir(t.state_dir, 0755) != 0 && errno != EEXIST) {
@@ -347,7 +347,7 @@ int cmd_demo(struct app_config *cfg, int argc, char **argv)
      * not the demo's to stop. */
     pid_t stopper = -1;
     int stopper_fd = -1;
-    bool ours = t.embedded && !db_cluster_running(&t);
+    bool ours = t.embedded && !db_embedded_running(&t);
     if (ours) {
         stopper_fd = stopper_start(&t, &stopper);
         if (stopper_fd < 0) {

@@ -43,7 +43,7 @@ struct answer_cache {
     bool reachable;          /* the last read succeeded */
     struct db_health health; /* read when the version or the schema moved */
     bool health_ok;
-    struct db_metrics metrics; /* read with health, from DB_METRICS_SCHEMA on */
+    struct db_telemetry metrics; /* read with health, from DB_TELEMETRY_SCHEMA on */
     bool metrics_ok;
     /* The poller: */
     pthread_t thread;
@@ -341,7 +341,7 @@ bool cache_health(struct server *srv, struct db_health *out, double *age_s)
     return ok;
 }
 
-bool cache_metrics(struct server *srv, struct db_metrics *out)
+bool cache_metrics(struct server *srv, struct db_telemetry *out)
 {
     struct answer_cache *c = srv->cache;
     bool ok;
@@ -366,7 +366,7 @@ static void poll_once(struct answer_cache *c)
     long long version = 0;
     int schema = 0;
     struct db_health h = {0};
-    struct db_metrics *m = NULL;
+    struct db_telemetry *m = NULL;
     bool metrics_ok = false;
     const double t0 = monotonic_s();
     enum status rc = STATUS_OK;
@@ -384,7 +384,7 @@ static void poll_once(struct answer_cache *c)
     pthread_mutex_lock(&c->lock);
     const bool moved =
         rc == STATUS_OK && (version != c->version || schema != c->schema_version);
-    const bool want_metrics = rc == STATUS_OK && schema >= DB_METRICS_SCHEMA;
+    const bool want_metrics = rc == STATUS_OK && schema >= DB_TELEMETRY_SCHEMA;
     const bool need_health =
         rc == STATUS_OK && (moved || !c->health_ok || (want_metrics && !c->metrics_ok));
     const bool metrics_were_ok = c->metrics_ok || c->read_s == 0;
@@ -396,7 +396,7 @@ static void poll_once(struct answer_cache *c)
     if (need_health && rc == STATUS_OK && want_metrics &&
         (m = malloc(sizeof *m)) != NULL) {
         struct error merr = {0};
-        metrics_ok = db_metrics_get(c->db, m, &merr) == STATUS_OK;
+        metrics_ok = db_telemetry_get(c->db, m, &merr) == STATUS_OK;
         if (!metrics_ok && metrics_were_ok) {
             char detail[512];
             error_format(&merr, detail, sizeof detail);

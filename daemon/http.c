@@ -560,9 +560,9 @@ static void connect_first(struct server *srv, const struct serve_settings *s)
      * fallback for a long state directory) in the target that reconnections use. */
     if (rc == STATUS_OK && db_open(&srv->target, &db, &db_err) != STATUS_OK) {
         db = NULL;
-        if (srv->target.embedded && !db_cluster_running(&srv->target)) {
+        if (srv->target.embedded && !db_embedded_running(&srv->target)) {
             error_clear(&db_err);
-            rc = db_cluster_start(&srv->target, &db_err);
+            rc = db_embedded_start(&srv->target, &db_err);
             if (rc == STATUS_OK && db_open(&srv->target, &db, &db_err) != STATUS_OK)
                 db = NULL;
         }

@@ -59,14 +59,14 @@ static void predict_run(struct compute_job *job)
     struct server *srv = job->srv;
     struct request *req = job->req;
     struct error err = {0};
-    struct predict_result p;
+    struct band_result p;
     struct db *db = db_acquire(srv, &err);
 
     if (db == NULL) {
         answer_failure(req, STATUS_DB, &err, "predict", NULL);
         return;
     }
-    enum status rc = analysis_predict(db, &srv->s->analysis, job->group_id, job->y,
+    enum status rc = analysis_band_at(db, &srv->s->analysis, job->group_id, job->y,
                                       job->x, job->granularity_s, job->x_value, &p, &err);
     if (rc != STATUS_OK) {
         answer_failure(req, rc, &err, "predict", "granularity");
@@ -77,7 +77,7 @@ static void predict_run(struct compute_job *job)
         return;
     }
     db_release(srv, db, rc);
-    answer_json_take(req, 200, analysis_predict_json(&p));
+    answer_json_take(req, 200, analysis_band_json(&p));
 }
 
 /* q05, q50, q95 of y at x_value from the KDE analyze stored, and the forest's fit:

@@ -242,10 +242,10 @@ void cache_keep(struct server *srv, struct MHD_Connection *conn, struct request 
  * database was unreachable at the last read. */
 bool cache_health(struct server *srv, struct db_health *out, double *age_s);
 
-/* The snapshot of db_metrics the poller read with health (at most a second old);
+/* The snapshot of db_telemetry the poller read with health (at most a second old);
  * false when it has none (the database unreachable, or its schema before
- * DB_METRICS_SCHEMA). */
-bool cache_metrics(struct server *srv, struct db_metrics *out);
+ * DB_TELEMETRY_SCHEMA). */
+bool cache_metrics(struct server *srv, struct db_telemetry *out);
 
 /* ---- the connection gate (gate.c) -------------------------------------------------- */
 

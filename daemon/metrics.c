@@ -293,7 +293,7 @@ static void put_compute(FILE *f, const struct server *srv)
 enum field_type { FIELD_DOUBLE, FIELD_LONG, FIELD_LLONG, FIELD_BOOL };
 struct run_gauge {
     const char *name, *help;
-    size_t offset; /* of the field in db_metrics_ingest or db_metrics_analysis */
+    size_t offset; /* of the field in db_telemetry_ingest or db_telemetry_analysis */
     enum field_type type;
 };
 
@@ -325,11 +325,11 @@ static void put_run_gauges(FILE *f, const struct run_gauge *gauges, size_t n_gau
     }
 }
 
-_Static_assert(offsetof(struct db_metrics_ingest, kind) == 0 &&
-                   offsetof(struct db_metrics_analysis, kind) == 0,
+_Static_assert(offsetof(struct db_telemetry_ingest, kind) == 0 &&
+                   offsetof(struct db_telemetry_analysis, kind) == 0,
                "put_run_gauges reads a run's kind at its start");
 
-#define INGEST_FIELD(field, type) offsetof(struct db_metrics_ingest, field), type
+#define INGEST_FIELD(field, type) offsetof(struct db_telemetry_ingest, field), type
 static const struct run_gauge ingest_gauges[] = {
     {"iocontend_ingest_last_success_timestamp_seconds",
      "When the newest ingest run of the kind that did not fail ended, unix time.",
@@ -348,7 +348,7 @@ static const struct run_gauge ingest_gauges[] = {
      INGEST_FIELD(samples, FIELD_LLONG)},
 };
 
-#define ANALYSIS_FIELD(field, type) offsetof(struct db_metrics_analysis, field), type
+#define ANALYSIS_FIELD(field, type) offsetof(struct db_telemetry_analysis, field), type
 static const struct run_gauge analysis_gauges[] = {
     {"iocontend_analyze_last_success_timestamp_seconds",
      "When the newest analyze run of the kind (association: analyze; sweep: analyze "
@@ -365,7 +365,7 @@ static const struct run_gauge analysis_gauges[] = {
      ANALYSIS_FIELD(jobs, FIELD_LONG)},
 };
 
-static void put_ingest(FILE *f, const struct db_metrics *d)
+static void put_ingest(FILE *f, const struct db_telemetry *d)
 {
     static const char *const results[] = {"loaded", "skipped", "quarantined"};
 
@@ -387,7 +387,7 @@ static void put_ingest(FILE *f, const struct db_metrics *d)
     }
 }
 
-static void put_analysis(FILE *f, const struct db_metrics *d)
+static void put_analysis(FILE *f, const struct db_telemetry *d)
 {
     put_run_gauges(f, analysis_gauges, sizeof analysis_gauges / sizeof analysis_gauges[0],
                    d->analysis, sizeof d->analysis[0], d->n_analysis);
@@ -397,7 +397,7 @@ static void put_analysis(FILE *f, const struct db_metrics *d)
            "record them by reason (a sweep, whose total includes the jobs dropped as "
            "not valid at every k).");
     for (size_t i = 0; i < d->n_analysis; i++) {
-        const struct db_metrics_analysis *a = &d->analysis[i];
+        const struct db_telemetry_analysis *a = &d->analysis[i];
         if (!a->by_reason) {
             const char *labels[] = {"kind", a->kind, "reason", "unrecorded", NULL};
             sample(f, "iocontend_analyze_last_run_jobs_excluded", labels,
@@ -416,7 +416,7 @@ static void put_database(FILE *f, struct server *srv)
     struct db_health h;
     double age_s = -1;
     bool up = cache_health(srv, &h, &age_s);
-    struct db_metrics *d = up ? malloc(sizeof *d) : NULL;
+    struct db_telemetry *d = up ? malloc(sizeof *d) : NULL;
 
     single(f, "iocontend_database_up", "gauge",
            "1 when the server's last read of the database (once a second) succeeded; "

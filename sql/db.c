@@ -1,4 +1,4 @@
-/* db.c: connections, migrations and the schema version (db_connect is in cluster.c). */
+/* db.c: connections, migrations and the schema version (db_connect is in target.c). */
 #include "internal.h"
 
 #include "migrations.h"

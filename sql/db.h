@@ -1,5 +1,5 @@
 /* db.h: the one data-access module. Every SQL string of iocontend lives in sql/:
- * the migrations and this module. Also the life of the embedded cluster. */
+ * the migrations and this module. Also the life of the embedded server. */
 #ifndef IOCONTEND_DB_H
 #define IOCONTEND_DB_H
 
@@ -9,10 +9,10 @@
 
 #include "../common/common.h"
 
-/* ---- which database, and the embedded cluster ---------------------------------- */
+/* ---- which database, and the embedded server ----------------------------------- */
 
 struct db_target {
-    bool embedded;        /* true: iocontend's own cluster under state_dir */
+    bool embedded;        /* true: iocontend's own server under state_dir */
     char conninfo[1024];  /* what libpq is given ("" = libpq's PG* defaults) */
     char state_dir[512];  /* the state directory (INTERFACES.md), absolute */
     char state_why[256];  /* why that one: "--state-dir given", "the default …" */
@@ -30,8 +30,8 @@ struct db_target {
 };
 
 /* The read-only role db_migrate makes (SELECT on every table of the schema, present
- * and future) and serve connects as; the embedded cluster's pg_ident.conf maps root,
- * the cluster's user and the system user "iocontend" to it. */
+ * and future) and serve connects as; the embedded server's pg_ident.conf maps root,
+ * the embedded server's user and the system user "iocontend" to it. */
 #define DB_READER_ROLE "iocontend_reader"
 
 /* Where the state directory was chosen, besides IOCONTEND_STATE_DIR. Strings are
@@ -46,14 +46,14 @@ struct db_state_opts {
 /* Decides the database as INTERFACES.md says: db_arg (--db) or IOCONTEND_DB or any
  * of PGHOST, PGHOSTADDR, PGPORT, PGDATABASE, PGSERVICE or state->conninfo (the
  * file's) → configured, in that order, the reason naming which; otherwise the
- * embedded cluster under the state directory: state->arg > IOCONTEND_STATE_DIR >
+ * embedded server under the state directory: state->arg > IOCONTEND_STATE_DIR >
  * state->config > /var/lib/iocontend as root, ${XDG_STATE_HOME:-~/.local/state}/
  * iocontend otherwise (never the working directory). state may be NULL. Creates
  * nothing. STATUS_INVALID for a path that is too long or a relative configured one. */
 enum status db_target_resolve(const char *db_arg, const struct db_state_opts *state,
                               struct db_target *out, struct error *err) MUST_CHECK;
 
-/* Embedded cluster life. init creates the cluster when absent (no-op otherwise) and
+/* Embedded server life. init creates its data directory when absent (no-op otherwise) and
  * writes its pg_hba.conf / pg_ident.conf (peer authentication only); start inits
  * when needed, clears a stale postmaster.pid and starts the server (no-op when
  * running); stop stops it. As root the server runs as the postgres user (a child
@@ -66,7 +66,7 @@ enum status db_target_resolve(const char *db_arg, const struct db_state_opts *st
  * or mkdir's errno); init and start refuse a state or data directory with less than
  * DB_MIN_FREE_BYTES free (STATUS_DB, os_errno ENOSPC, naming the folder and the free
  * bytes). STATUS_INVALID for a configured target or a default state
- * directory without a cluster while ./var/pg holds one; STATUS_DB when a PostgreSQL
+ * directory without a database while ./var/pg holds one; STATUS_DB when a PostgreSQL
  * program fails (err names it); STATUS_NOT_FOUND when the server binaries are
  * missing. */
 /* The longest state directory the embedded server's socket path fits under:
@@ -76,18 +76,18 @@ enum status db_target_resolve(const char *db_arg, const struct db_state_opts *st
  * (16 MiB each) and the night's rows. */
 #define DB_MIN_FREE_BYTES (64ULL << 20)
 
-enum status db_cluster_init(struct db_target *t, struct error *err) MUST_CHECK;
-enum status db_cluster_start(struct db_target *t, struct error *err) MUST_CHECK;
-enum status db_cluster_stop(const struct db_target *t, struct error *err) MUST_CHECK;
+enum status db_embedded_init(struct db_target *t, struct error *err) MUST_CHECK;
+enum status db_embedded_start(struct db_target *t, struct error *err) MUST_CHECK;
+enum status db_embedded_stop(const struct db_target *t, struct error *err) MUST_CHECK;
 /* true when the embedded server answers. */
-bool db_cluster_running(const struct db_target *t);
+bool db_embedded_running(const struct db_target *t);
 /* Whether t names a database that is there, so that a command that only reads or
- * analyses never starts an empty cluster in a mistyped state directory. STATUS_OK for
- * a configured target, an embedded one whose data directory holds a cluster, and
- * one whose data directory cannot be looked into from here (the start says why);
- * STATUS_NOT_FOUND when the state directory, its data directory or the cluster's
+ * analyses never starts an empty embedded server in a mistyped state directory. STATUS_OK
+ * for a configured target, an embedded one whose data directory holds a database, and one
+ * whose data directory cannot be looked into from here (the start says why);
+ * STATUS_NOT_FOUND when the state directory, its data directory or the embedded server's
  * PG_VERSION is missing (err->file the state directory, err->msg why it was chosen);
- * STATUS_INVALID as db_cluster_start for a default state directory without a cluster
+ * STATUS_INVALID as db_embedded_start for a default state directory without a database
  * while ./var/pg holds one. Creates nothing. */
 enum status db_target_existing(const struct db_target *t, struct error *err) MUST_CHECK;
 
@@ -95,7 +95,7 @@ enum status db_target_existing(const struct db_target *t, struct error *err) MUS
 
 struct db;
 
-/* Connects to t (for an embedded target the cluster must be running). STATUS_DB
+/* Connects to t (for an embedded target the embedded server must be running). STATUS_DB
  * with libpq's message when it cannot. The embedded server is reached only through
  * a socket directory of its user (or root) that no one else may write in, and only
  * when the peer at the socket is that user (libpq's requirepeer): checked at every
@@ -120,19 +120,19 @@ void db_cancel(struct db *db);
 
 /* What db_connect does before it returns the connection. */
 enum db_connect_flags {
-    DB_START_EMBEDDED = 1 << 0, /* start the embedded cluster when it is the target */
+    DB_START_EMBEDDED = 1 << 0, /* start the embedded server when it is the target */
     DB_MIGRATE = 1 << 1,        /* apply the migrations not yet applied */
-    DB_EXISTING = 1 << 2        /* refuse a target with no cluster (db_target_existing)
+    DB_EXISTING = 1 << 2        /* refuse a target with no database (db_target_existing)
                                    before anything is made */
 };
 
-/* Resolves the target db_arg and state name (db_target_resolve), starts the embedded
- * cluster when that is the target and flags has DB_START_EMBEDDED, connects, and with
- * DB_MIGRATE applies the migrations. *out is new (db_close), NULL on failure.
+/* Resolves the target db_arg and state name (db_target_resolve), starts the
+ * embedded server when that is the target and flags has DB_START_EMBEDDED, connects, and
+ * with DB_MIGRATE applies the migrations. *out is new (db_close), NULL on failure.
  * Statuses: db_target_resolve's (STATUS_INVALID, STATUS_INTERNAL); with DB_EXISTING
- * db_target_existing's (STATUS_NOT_FOUND, STATUS_INVALID); a cluster that
- * does not start is STATUS_INVALID when db_cluster_start said so, else STATUS_DB
- * (err keeps db_cluster_start's own code, e.g. STATUS_NOT_FOUND for missing server
+ * db_target_existing's (STATUS_NOT_FOUND, STATUS_INVALID); an embedded server that
+ * does not start is STATUS_INVALID when db_embedded_start said so, else STATUS_DB
+ * (err keeps db_embedded_start's own code, e.g. STATUS_NOT_FOUND for missing server
  * binaries); then db_open's and db_migrate's (STATUS_DB, STATUS_NOMEM). */
 enum status db_connect(const char *db_arg, const struct db_state_opts *state,
                        unsigned flags, struct db **out, struct error *err) MUST_CHECK;
@@ -521,7 +521,7 @@ enum status db_group_get(struct db *db, const char *id, struct db_group *out,
                          struct error *err) MUST_CHECK;
 
 /* A default group with jobs in a period, and how many. */
-struct db_period_group {
+struct db_slowdowns_group {
     char id[17];
     int64_t jobs; /* its jobs whose [start, start + t_j] overlaps [from, to) */
 };
@@ -529,9 +529,9 @@ struct db_period_group {
 /* The default groups (jobs.group_id) of the jobs overlapping [from_s, to_s) (NAN:
  * open), by id, as /jobs's overlap. *out is new (free; NULL when none). STATUS_DB;
  * STATUS_NOMEM. */
-enum status db_period_groups(struct db *db, double from_s, double to_s,
-                             struct db_period_group **out, size_t *n,
-                             struct error *err) MUST_CHECK;
+enum status db_slowdowns_groups(struct db *db, double from_s, double to_s,
+                                struct db_slowdowns_group **out, size_t *n,
+                                struct error *err) MUST_CHECK;
 
 /* Stores an association result (JSON text) for (group, y, x, granularity, space,
  * scope), replacing an older one. */
@@ -658,10 +658,10 @@ enum status db_health_get(struct db *db, struct db_health *out,
 /* What /metrics says of the database (migration 0015): the last runs, and how new
  * the newest data is. Times are epoch seconds, NAN when there is none. Sizes are
  * fixed, so that a snapshot copies by value; what does not fit is left out. */
-#define DB_METRICS_KINDS   4
-#define DB_METRICS_REASONS 16
-#define DB_METRICS_FS      64
-struct db_metrics_ingest {
+#define DB_TELEMETRY_KINDS   4
+#define DB_TELEMETRY_REASONS 16
+#define DB_TELEMETRY_FS      64
+struct db_telemetry_ingest {
     char kind[16];         /* "darshan" or "iostat" */
     double last_success_s; /* the end of the newest run that did not fail */
     double last_end_s;     /* the end of the newest run that ended: the one below */
@@ -670,7 +670,7 @@ struct db_metrics_ingest {
     long files, loaded, skipped, quarantined, jobs;
     long long samples;
 };
-struct db_metrics_analysis {
+struct db_telemetry_analysis {
     char kind[16];     /* "association" or "sweep" */
     double finished_s; /* the end of the newest run (only runs that succeed end) */
     double seconds;    /* its wall time */
@@ -680,25 +680,25 @@ struct db_metrics_analysis {
     struct {
         char name[32];
         long jobs;
-    } reasons[DB_METRICS_REASONS];
+    } reasons[DB_TELEMETRY_REASONS];
 };
-struct db_metrics_fs {
+struct db_telemetry_fs {
     char fs[64];
     double newest_s; /* the newest sample's stamp */
 };
-struct db_metrics {
+struct db_telemetry {
     size_t n_ingest, n_analysis, n_fs;
-    struct db_metrics_ingest ingest[DB_METRICS_KINDS];     /* by kind */
-    struct db_metrics_analysis analysis[DB_METRICS_KINDS]; /* by kind */
-    double newest_job_end_s;                               /* NAN: no job */
-    struct db_metrics_fs fs[DB_METRICS_FS];                /* by name */
+    struct db_telemetry_ingest ingest[DB_TELEMETRY_KINDS];     /* by kind */
+    struct db_telemetry_analysis analysis[DB_TELEMETRY_KINDS]; /* by kind */
+    double newest_job_end_s;                                   /* NAN: no job */
+    struct db_telemetry_fs fs[DB_TELEMETRY_FS];                /* by name */
 };
 /* A few index probes and reads of the run tables: cheap whatever the data's size.
  * STATUS_DB (also before migration 0015). */
-enum status db_metrics_get(struct db *db, struct db_metrics *out,
-                           struct error *err) MUST_CHECK;
-/* The schema version db_metrics_get needs. */
-#define DB_METRICS_SCHEMA 15
+enum status db_telemetry_get(struct db *db, struct db_telemetry *out,
+                             struct error *err) MUST_CHECK;
+/* The schema version db_telemetry_get needs. */
+#define DB_TELEMETRY_SCHEMA 15
 
 /* The data version (migration 0014): a number every transaction that writes data
  * moves on once it commits, so that an answer read after the version was read is

@@ -1,7 +1,7 @@
 /* guard.c: the checks on the embedded server's folders that every connection and
  * every run makes before it starts: the socket folder is the server's (nobody else
- * can put a PostgreSQL behind it), and the disk has room. Apart from cluster.c so
- * that db.c and pq.c, which cluster.c calls, need nothing back from it. */
+ * can put a PostgreSQL behind it), and the disk has room. Apart from embedded.c so
+ * that db.c and pq.c, which embedded.c calls, need nothing back from it. */
 #include "internal.h"
 
 #include <errno.h>

@@ -37,6 +37,11 @@ bool db_lost_reconnected(struct db *db, PGTransactionStatusType before,
 /* The settings of every session, sent on each new connection and reconnection. */
 extern const char db_session_sql[];
 
+/* t's server user (postgres as root, else us; a data directory's owner when it is
+ * one of these) and its conninfo: at resolution (target.c), and again once the data
+ * directory is made (embedded.c). */
+void embedded_server_user(struct db_target *t);
+
 /* The embedded socket directory of t, checked before a connection: a directory (no
  * link) of t's server user or root, writable by no one else. STATUS_DB naming it. */
 enum status socket_dir_check(const struct db_target *t, struct error *err);

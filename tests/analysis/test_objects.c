@@ -1,4 +1,4 @@
-/* test_objects.c: the coefficient table, and the JSON of analysis/objects.c read
+/* test_objects.c: the coefficient table, and the JSON of analysis/objects*.c read
  * back: stored association and sweep objects (the recorded answers of
  * tests/cases/) parse into their structs and render as the same values; the page's
  * list of curves is the table's. */

@@ -3,12 +3,12 @@
  * IOCONTEND_STATE_DIR, which beats [database] state_dir, which beats the default;
  * the default for a user is ${XDG_STATE_HOME:-~/.local/state}/iocontend, and a
  * ./var/pg left by the old default stops the program with both paths instead of an
- * empty cluster, and a state directory without a database is refused by every command
- * but db, ingest and demo. As root the user's runs are replayed as nobody, so that
- * nothing touches root's default /var/lib/iocontend. On a fresh install into a prefix,
- * the README's crontab lines and the nightly unit's command run as root's cron runs
- * them (issue 30: runuser and the program were not on cron's PATH), and the demo stops
- * its server on SIGINT. */
+ * empty embedded server, and a state directory without a database is refused by every
+ * command but db, ingest and demo. As root the user's runs are replayed as nobody, so
+ * that nothing touches root's default /var/lib/iocontend. On a fresh install into a
+ * prefix, the README's crontab lines and the nightly unit's command run as root's cron
+ * runs them (issue 30: runuser and the program were not on cron's PATH), and the demo
+ * stops its server on SIGINT. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -249,7 +249,7 @@ static void a_state_directory_without_a_database_is_refused(void **state)
 }
 
 /* The old default's cluster in ./var/pg and none in the new default: the program
- * stops, naming both and how to move, and makes no empty cluster. */
+ * stops, naming both and how to move, and makes no empty embedded server. */
 static void a_cluster_left_in_var_pg_is_not_replaced_silently(void **state)
 {
     char cmd[3000], want[600];
@@ -264,7 +264,7 @@ static void a_cluster_left_in_var_pg_is_not_replaced_silently(void **state)
              scratch, scratch, scratch, scratch, bin_abs);
     char *out = as_user(cmd, &rc);
     assert_int_not_equal(rc, 0);
-    snprintf(want, sizeof want, "%s/old/var/pg holds a cluster", scratch);
+    snprintf(want, sizeof want, "%s/old/var/pg holds an embedded server", scratch);
     assert_non_null(strstr(out, want));
     snprintf(want, sizeof want, "the state directory is now %s/new/iocontend", scratch);
     assert_non_null(strstr(out, want));

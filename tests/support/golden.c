@@ -213,7 +213,7 @@ static char *mask_paths(const struct golden_env *env, char *s)
     }
     /* The embedded cluster's socket folder is <STATE>/run, masked above, unless that
      * path is too long for a socket: then a mkdtemp /tmp/iocontend-XXXXXX
-     * (sql/cluster.c); older recordings had $TMPDIR/iocontend-<12 hex>. */
+     * (sql/target.c); older recordings had $TMPDIR/iocontend-<12 hex>. */
     s = replace_re(s, "/tmp/iocontend-[0-9A-Za-z]{6}", "<SOCKET>");
     return replace_re(s, "[^[:space:]'\"]*/iocontend-[0-9a-f]{12}", "<SOCKET>");
 }

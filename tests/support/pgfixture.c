@@ -126,8 +126,8 @@ int pgfixture_start(struct pgfixture *f)
         f->state_dir[0] = '\0';
         return -1;
     }
-    /* mkdtemp makes it 0700; as root the cluster runs as postgres, who must enter.
-     * The cluster is made as every embedded one is (sql/cluster.c): socket in
+    /* mkdtemp makes it 0700; as root the server runs as postgres, who must enter.
+     * The server is made as every embedded one is (sql/embedded.c): socket in
      * STATE/run, peer authentication, logs 0600. */
     if (chmod(f->state_dir, 0755) != 0)
         return -1;

@@ -1,4 +1,4 @@
-/* points.c: the jobs behind a group's scatter (Fig. 5-7): each job's (x, y) of the
+/* scatter.c: the jobs behind a group's scatter (Fig. 5-7): each job's (x, y) of the
  * association's job set at a granularity and scope, all of them up to a limit, a
  * seeded uniform sample above it. */
 #include "internal.h"

@@ -1,4 +1,4 @@
-/* tables.c: what `analyze` stores beside the associations: each group's table
+/* group_table.c: what `analyze` stores beside the associations: each group's table
  * (METHOD.md §4: the paper's Tables I, II and Fig. 2), then the coverage
  * (coverage.c). */
 #include "internal.h"

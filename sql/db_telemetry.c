@@ -1,5 +1,5 @@
-/* db_metrics.c: what the server's /metrics reads of the database: the last ingest and
- * analysis runs, and the newest job and sample. */
+/* db_telemetry.c: what the server's /metrics (its exposition) reads of the database: the
+ * last ingest and analysis runs, and the newest job and sample. */
 #include "internal.h"
 
 #include <math.h>
@@ -47,15 +47,15 @@ static const char fs_sql[] =
     "AS stamp_s FROM samples s WHERE s.fs = dev.fs AND s.server = dev.server "
     "AND s.device = dev.device) last GROUP BY dev.fs ORDER BY dev.fs";
 
-static enum status read_ingest(struct db *db, struct db_metrics *out, struct error *err)
+static enum status read_ingest(struct db *db, struct db_telemetry *out, struct error *err)
 {
     PGresult *r;
     enum status rc = exec_params(db, ingest_sql, 0, NULL, &r, err);
 
     if (rc != STATUS_OK)
         return rc;
-    for (int i = 0; i < PQntuples(r) && out->n_ingest < DB_METRICS_KINDS; i++) {
-        struct db_metrics_ingest *k = &out->ingest[out->n_ingest++];
+    for (int i = 0; i < PQntuples(r) && out->n_ingest < DB_TELEMETRY_KINDS; i++) {
+        struct db_telemetry_ingest *k = &out->ingest[out->n_ingest++];
         copy_text(k->kind, sizeof k->kind, r, i, 0);
         k->last_end_s = get_double(r, i, 1);
         k->seconds = get_double(r, i, 2);
@@ -73,7 +73,7 @@ static enum status read_ingest(struct db *db, struct db_metrics *out, struct err
 }
 
 static enum status read_reasons(struct db *db, const char *run_id,
-                                struct db_metrics_analysis *a, struct error *err)
+                                struct db_telemetry_analysis *a, struct error *err)
 {
     PGresult *r;
     const char *vals[1] = {run_id};
@@ -81,7 +81,7 @@ static enum status read_reasons(struct db *db, const char *run_id,
 
     if (rc != STATUS_OK)
         return rc;
-    for (int i = 0; i < PQntuples(r) && a->n_reasons < DB_METRICS_REASONS; i++) {
+    for (int i = 0; i < PQntuples(r) && a->n_reasons < DB_TELEMETRY_REASONS; i++) {
         copy_text(a->reasons[a->n_reasons].name, sizeof a->reasons[0].name, r, i, 0);
         a->reasons[a->n_reasons++].jobs = (long)get_int64(r, i, 1);
     }
@@ -89,7 +89,8 @@ static enum status read_reasons(struct db *db, const char *run_id,
     return STATUS_OK;
 }
 
-static enum status read_analysis(struct db *db, struct db_metrics *out, struct error *err)
+static enum status read_analysis(struct db *db, struct db_telemetry *out,
+                                 struct error *err)
 {
     PGresult *r;
     enum status rc = exec_params(db, analysis_sql, 0, NULL, &r, err);
@@ -97,8 +98,9 @@ static enum status read_analysis(struct db *db, struct db_metrics *out, struct e
     if (rc != STATUS_OK)
         return rc;
     for (int i = 0;
-         rc == STATUS_OK && i < PQntuples(r) && out->n_analysis < DB_METRICS_KINDS; i++) {
-        struct db_metrics_analysis *a = &out->analysis[out->n_analysis++];
+         rc == STATUS_OK && i < PQntuples(r) && out->n_analysis < DB_TELEMETRY_KINDS;
+         i++) {
+        struct db_telemetry_analysis *a = &out->analysis[out->n_analysis++];
         copy_text(a->kind, sizeof a->kind, r, i, 0);
         a->finished_s = get_double(r, i, 1);
         a->seconds = get_double(r, i, 2);
@@ -113,7 +115,7 @@ static enum status read_analysis(struct db *db, struct db_metrics *out, struct e
     return rc;
 }
 
-static enum status read_newest(struct db *db, struct db_metrics *out, struct error *err)
+static enum status read_newest(struct db *db, struct db_telemetry *out, struct error *err)
 {
     PGresult *r;
     enum status rc =
@@ -126,8 +128,8 @@ static enum status read_newest(struct db *db, struct db_metrics *out, struct err
     rc = exec_params(db, fs_sql, 0, NULL, &r, err);
     if (rc != STATUS_OK)
         return rc;
-    for (int i = 0; i < PQntuples(r) && out->n_fs < DB_METRICS_FS; i++) {
-        struct db_metrics_fs *f = &out->fs[out->n_fs++];
+    for (int i = 0; i < PQntuples(r) && out->n_fs < DB_TELEMETRY_FS; i++) {
+        struct db_telemetry_fs *f = &out->fs[out->n_fs++];
         copy_text(f->fs, sizeof f->fs, r, i, 0);
         f->newest_s = get_double(r, i, 1);
     }
@@ -135,7 +137,7 @@ static enum status read_newest(struct db *db, struct db_metrics *out, struct err
     return STATUS_OK;
 }
 
-enum status db_metrics_get(struct db *db, struct db_metrics *out, struct error *err)
+enum status db_telemetry_get(struct db *db, struct db_telemetry *out, struct error *err)
 {
     enum status rc;
 

@@ -1,5 +1,5 @@
-/* db_groups.c: hand-made groups (METHOD.md §4): the jobs' features their rules match,
- * and the membership analyze stores. */
+/* db_hand_groups.c: hand-made groups (METHOD.md §4): the jobs' features their rules
+ * match, and the membership analyze stores. */
 #include "internal.h"
 
 #include <stdio.h>

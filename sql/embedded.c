@@ -1,4 +1,7 @@
-/* cluster.c: which database to use, the embedded cluster's life, and db_connect. */
+/* embedded.c: the embedded server's life: its user and conninfo, init (its
+ * directories, initdb, the authentication files), start, stop, running, and whether
+ * a target's data directory is there. Which server a command talks to is target.c's,
+ * which calls these; nothing here calls back. */
 #include "internal.h"
 
 #include <errno.h>
@@ -25,34 +28,6 @@
 #define IDENT_MAP       "iocontend"
 /* The system user a service runs serve as: mapped to the read-only role only. */
 #define SERVICE_USER "iocontend"
-/* sun_path holds 107 bytes and a '\0'; the server adds "/.s.PGSQL.5432". */
-#define SOCKET_PATH_MAX 107
-#define SOCKET_FILE     "/.s.PGSQL.5432"
-_Static_assert(DB_STATE_DIR_MAX + sizeof "/run" SOCKET_FILE - 1 == SOCKET_PATH_MAX,
-               "DB_STATE_DIR_MAX is what fits in sun_path");
-
-static const char *const pg_env_vars[] = {"PGHOST", "PGHOSTADDR", "PGPORT", "PGDATABASE",
-                                          "PGSERVICE"};
-
-static bool env_set(const char *name)
-{
-    const char *v = getenv(name);
-    return v != NULL && v[0] != '\0';
-}
-
-static bool given(const char *s)
-{
-    return s != NULL && s[0] != '\0';
-}
-
-/* STATE/run: the state directory's length was checked (DB_STATE_DIR_MAX). */
-static void socket_dir_for(struct db_target *t)
-{
-    size_t len = strlen(t->state_dir);
-    /* memcpy keeps -Wformat-truncation quiet at -O1. */
-    memcpy(t->socket_dir, t->state_dir, len);
-    memcpy(t->socket_dir + len, "/run", 5);
-}
 
 /* The embedded server runs as postgres when we are root (PostgreSQL refuses root),
  * else as us; a data directory made earlier by the other one keeps its owner. Any
@@ -81,8 +56,8 @@ static void server_user_for(struct db_target *t)
     t->server_uid = pw != NULL ? (unsigned)pw->pw_uid : (unsigned)-1;
 }
 
-/* requirepeer: libpq refuses a socket whose server process is not the cluster's
- * user, whoever made the socket file. */
+/* requirepeer: libpq refuses a socket whose server process is not the embedded
+ * server's user, whoever made the socket file. */
 static void set_conninfo(struct db_target *t)
 {
     snprintf(t->conninfo, sizeof t->conninfo,
@@ -90,160 +65,10 @@ static void set_conninfo(struct db_target *t)
              EMBEDDED_PORT, EMBEDDED_DBNAME, EMBEDDED_USER, t->server_user);
 }
 
-/* The default state directory: /var/lib/iocontend as root, else
- * ${XDG_STATE_HOME:-~/.local/state}/iocontend; never the working directory, so that
- * cron and a login shell find the same database. */
-static enum status default_state(char *out, size_t size, char *why, size_t why_size,
-                                 struct error *err)
+void embedded_server_user(struct db_target *t)
 {
-    const char *xdg = getenv("XDG_STATE_HOME");
-    const char *home = getenv("HOME");
-
-    if (geteuid() == 0) {
-        snprintf(out, size, "/var/lib/iocontend");
-        snprintf(why, why_size, "the default for root");
-        return STATUS_OK;
-    }
-    /* XDG: a relative XDG_STATE_HOME is invalid and ignored. */
-    if (xdg != NULL && xdg[0] == '/') {
-        snprintf(out, size, "%s/iocontend", xdg);
-        snprintf(why, why_size, "the default: $XDG_STATE_HOME/iocontend");
-        return STATUS_OK;
-    }
-    if (home == NULL || home[0] != '/') {
-        struct passwd *pw = getpwuid(geteuid());
-        home = pw != NULL ? pw->pw_dir : NULL;
-    }
-    if (home == NULL || home[0] != '/') {
-        return error_set(err, STATUS_INVALID,
-                         "no state directory: HOME is not set and the user has no home "
-                         "directory; give --state-dir or set IOCONTEND_STATE_DIR");
-    }
-    snprintf(out, size, "%s/.local/state/iocontend", home);
-    snprintf(why, why_size,
-             "the default: ~/.local/state/iocontend (XDG_STATE_HOME unset)");
-    return STATUS_OK;
-}
-
-/* The state directory, absolute, and why it was chosen. */
-static enum status choose_state(const struct db_state_opts *opts, struct db_target *out,
-                                char *abs_state, size_t size, struct error *err)
-{
-    const char *env = getenv("IOCONTEND_STATE_DIR");
-    const char *state = NULL;
-
-    if (opts != NULL && given(opts->arg)) {
-        state = opts->arg;
-        snprintf(out->state_why, sizeof out->state_why, "--state-dir given");
-    } else if (given(env)) {
-        state = env;
-        snprintf(out->state_why, sizeof out->state_why, "IOCONTEND_STATE_DIR is set");
-    } else if (opts != NULL && given(opts->config)) {
-        state = opts->config;
-        snprintf(out->state_why, sizeof out->state_why, "[database] state_dir in %.200s",
-                 given(opts->config_path) ? opts->config_path : "the configuration");
-        if (state[0] != '/') {
-            return error_set(
-                err, STATUS_INVALID,
-                "[database] state_dir must be an absolute path, got '%.200s'", state);
-        }
-    } else {
-        out->state_default = true;
-        return default_state(abs_state, size, out->state_why, sizeof out->state_why, err);
-    }
-    if (state[0] == '/') {
-        snprintf(abs_state, size, "%s", state);
-        return STATUS_OK;
-    }
-    /* A relative path someone typed means where they stand now. */
-    char cwd[PATH_MAX];
-    if (getcwd(cwd, sizeof cwd) == NULL)
-        return error_set(err, STATUS_INTERNAL, "getcwd: %s", strerror(errno));
-    const char *rel = strncmp(state, "./", 2) == 0 ? state + 2 : state;
-    if (snprintf(abs_state, size, "%s/%s", cwd, rel) >= (int)size)
-        return error_set(err, STATUS_INVALID, "state directory path is too long");
-    return STATUS_OK;
-}
-
-/* out's state_dir, state_why, state_default and data_dir. */
-static enum status state_dir_resolve(const struct db_state_opts *state,
-                                     struct db_target *out, struct error *err)
-{
-    char abs_state[PATH_MAX];
-    enum status rc = choose_state(state, out, abs_state, sizeof abs_state, err);
-
-    if (rc != STATUS_OK)
-        return rc;
-    /* Trailing slashes would make two names for one directory. */
-    for (size_t n = strlen(abs_state); n > 1 && abs_state[n - 1] == '/'; n--)
-        abs_state[n - 1] = '\0';
-    /* Too long for the socket: refused rather than a socket directory elsewhere
-     * (a folder in the shared /tmp can be made by anyone once it is gone). */
-    if (strlen(abs_state) > DB_STATE_DIR_MAX) {
-        log_error("state directory %s: %zu characters", abs_state, strlen(abs_state));
-        return error_os(err, STATUS_INVALID, ENAMETOOLONG, abs_state,
-                        "state directory path too long for the server's socket: %zu "
-                        "characters, at most %d; choose a shorter --state-dir",
-                        strlen(abs_state), DB_STATE_DIR_MAX);
-    }
-    /* Lengths checked above; memcpy keeps -Wformat-truncation quiet at -O1. */
-    size_t len = strlen(abs_state);
-    memcpy(out->state_dir, abs_state, len + 1);
-    memcpy(out->data_dir, abs_state, len);
-    memcpy(out->data_dir + len, "/pg", 4);
-    return STATUS_OK;
-}
-
-enum status db_target_resolve(const char *db_arg, const struct db_state_opts *state,
-                              struct db_target *out, struct error *err)
-{
-    const char *env_db = getenv("IOCONTEND_DB");
-    enum status rc;
-
-    memset(out, 0, sizeof *out);
-    /* The state directory is named even for a configured server: the demo keeps its
-     * sample data there. */
-    struct error state_err = {0};
-    rc = state_dir_resolve(state, out, &state_err);
-    if (db_arg != NULL && db_arg[0] != '\0') {
-        snprintf(out->conninfo, sizeof out->conninfo, "%s", db_arg);
-        snprintf(out->reason, sizeof out->reason, "configured: --db given");
-        return STATUS_OK;
-    }
-    if (env_db != NULL && env_db[0] != '\0') {
-        snprintf(out->conninfo, sizeof out->conninfo, "%s", env_db);
-        snprintf(out->reason, sizeof out->reason, "configured: IOCONTEND_DB is set");
-        return STATUS_OK;
-    }
-    for (size_t i = 0; i < sizeof pg_env_vars / sizeof pg_env_vars[0]; i++) {
-        if (env_set(pg_env_vars[i])) {
-            out->conninfo[0] = '\0'; /* libpq reads the PG* variables itself */
-            snprintf(out->reason, sizeof out->reason, "configured: %s is set",
-                     pg_env_vars[i]);
-            return STATUS_OK;
-        }
-    }
-    /* The file's, below the environment (INTERFACES.md: command line > environment >
-     * file). */
-    if (state != NULL && given(state->conninfo)) {
-        snprintf(out->conninfo, sizeof out->conninfo, "%s", state->conninfo);
-        snprintf(out->reason, sizeof out->reason,
-                 "configured: [database] conninfo in %.200s",
-                 given(state->config_path) ? state->config_path : "the configuration");
-        return STATUS_OK;
-    }
-    out->embedded = true;
-    if (rc != STATUS_OK) {
-        if (err != NULL)
-            *err = state_err;
-        return rc;
-    }
-    socket_dir_for(out);
-    server_user_for(out);
-    set_conninfo(out);
-    snprintf(out->reason, sizeof out->reason,
-             "embedded: no --db, IOCONTEND_DB or PG* variable is set");
-    return STATUS_OK;
+    server_user_for(t);
+    set_conninfo(t);
 }
 
 /* An argument vector with its own storage: exec wants char *const[], and string
@@ -443,8 +268,8 @@ static enum status pg_bindir(char *out, size_t size, struct error *err)
     return STATUS_OK;
 }
 
-/* Who the cluster belongs to: postgres as root (PostgreSQL refuses root), else us;
- * the socket directory's group is iocontend when there is one we may use. */
+/* Who the embedded server belongs to: postgres as root (PostgreSQL refuses root), else
+ * us; the socket directory's group is iocontend when there is one we may use. */
 struct owner {
     uid_t uid;
     gid_t gid;
@@ -477,7 +302,7 @@ static void ensure_socket_group(void)
     }
 }
 
-static enum status cluster_owner(struct owner *o, struct error *err)
+static enum status server_owner(struct owner *o, struct error *err)
 {
     struct passwd *pw;
     struct group *gr;
@@ -671,7 +496,7 @@ static int open_state_dir(const struct db_target *t, const struct owner *o,
     return fd;
 }
 
-/* A directory that the cluster's user must own: made (and given to that user)
+/* A directory that the embedded server's user must own: made (and given to that user)
  * when missing, else refused when someone else owns it or its mode is looser than
  * mode. Never follows a link. */
 static enum status owned_dir(int at, const char *name, const char *path, const char *what,
@@ -721,7 +546,7 @@ static enum status owned_dir(int at, const char *name, const char *path, const c
     return rc;
 }
 
-/* The socket directory, STATE/run: the cluster's, 0750, group iocontend. It stays
+/* The socket directory, STATE/run: the embedded server's, 0750, group iocontend. It stays
  * where it is across restarts, so a running serve finds the server again. */
 static enum status socket_dir_prepare(int state_fd, struct db_target *t,
                                       const struct owner *o, struct error *err)
@@ -731,9 +556,9 @@ static enum status socket_dir_prepare(int state_fd, struct db_target *t,
 }
 
 /* A log file in the state directory, opened for appending without following a
- * link, mode 0600, refused when it is not a plain file of ours (or of the cluster's
- * user) with one name. give: hand it to the cluster's user (the server writes it
- * itself). Returns the descriptor, -1 with err set. */
+ * link, mode 0600, refused when it is not a plain file of ours (or of the embedded
+ * server's user) with one name. give: hand it to the embedded server's user (the server
+ * writes it itself). Returns the descriptor, -1 with err set. */
 static int open_log(int state_fd, const struct db_target *t, const char *name,
                     const struct owner *o, bool give, struct error *err)
 {
@@ -863,7 +688,7 @@ static enum status reach_check(const struct db_target *t, struct error *err)
         EMBEDDED_USER, folder, mode);
 }
 
-/* The cluster's directories, checked and made; returns the state directory's
+/* The embedded server's directories, checked and made; returns the state directory's
  * descriptor (-1 with err set). As root postgres must be able to reach it. */
 static int prepare_dirs(struct db_target *t, const struct owner *o, struct error *err)
 {
@@ -894,7 +719,8 @@ static void pg_ctl_args(struct argv_buf *cmd, const char *bindir, const char *ac
     argv_add(cmd, "--pgdata=%s", t->data_dir);
 }
 
-/* Runs a pg_ctl command as the cluster's owner, its output in state_dir/pg_ctl.log. */
+/* Runs a pg_ctl command as the embedded server's owner, its output in
+ * state_dir/pg_ctl.log. */
 static enum status run_pg_ctl(const struct argv_buf *cmd, const struct db_target *t,
                               const struct owner *o, int *exit_status, struct error *err)
 {
@@ -914,20 +740,20 @@ static enum status run_pg_ctl(const struct argv_buf *cmd, const struct db_target
     return STATUS_OK;
 }
 
-static bool cluster_exists(const struct db_target *t)
+static bool data_dir_exists(const struct db_target *t)
 {
     char path[700];
     snprintf(path, sizeof path, "%s/PG_VERSION", t->data_dir);
     return access(path, F_OK) == 0;
 }
 
-/* The default state directory holds no cluster but ./var/pg (the old default) does:
- * starting an empty one would lose the database silently. */
+/* The default state directory holds no embedded server but ./var/pg (the old default)
+ * does: starting an empty one would lose the database silently. */
 static enum status old_default_check(const struct db_target *t, struct error *err)
 {
     char cwd[PATH_MAX], old[PATH_MAX + 32];
 
-    if (!t->state_default || cluster_exists(t) || getcwd(cwd, sizeof cwd) == NULL)
+    if (!t->state_default || data_dir_exists(t) || getcwd(cwd, sizeof cwd) == NULL)
         return STATUS_OK;
     snprintf(old, sizeof old, "%s/var/pg/PG_VERSION", cwd);
     if (access(old, F_OK) != 0)
@@ -935,19 +761,21 @@ static enum status old_default_check(const struct db_target *t, struct error *er
     old[strlen(old) - strlen("/pg/PG_VERSION")] = '\0';
     /* Too long for one struct error: the paths and the way out are logged whole. */
     /* The error below points here: shown under --quiet too. */
-    log_alert("%s/pg holds a cluster, but the state directory is now %s (%s), which "
-              "holds none.",
-              old, t->state_dir, t->state_why);
+    log_alert(
+        "%s/pg holds an embedded server, but the state directory is now %s (%s), which "
+        "holds none.",
+        old, t->state_dir, t->state_why);
     log_alert("To keep using it, pass --state-dir %s (or set IOCONTEND_STATE_DIR=%s), or "
               "move it: iocontend --state-dir %s db stop; mv %s %s",
               old, old, old, old, t->state_dir);
-    return error_set(err, STATUS_INVALID,
-                     "not starting an empty cluster while ./var/pg holds one: see the "
-                     "warnings above");
+    return error_set(
+        err, STATUS_INVALID,
+        "not starting an empty embedded server while ./var/pg holds one: see the "
+        "warnings above");
 }
 
 /* Writes a file initdb made in the data directory, refusing anything but a plain
- * file of the cluster's user with one name (as root: never through a link). */
+ * file of the embedded server's user with one name (as root: never through a link). */
 static enum status write_conf(const struct db_target *t, const char *name,
                               const struct owner *o, const char *text, struct error *err)
 {
@@ -971,7 +799,7 @@ static enum status write_conf(const struct db_target *t, const char *name,
                           strerror(errno));
 }
 
-/* Local connections by peer authentication only: root and the cluster's user are
+/* Local connections by peer authentication only: root and the embedded server's user are
  * mapped to the superuser role, and they and the service's system user (SERVICE_USER)
  * to the read-only role serve connects as; everyone else, and TCP, is rejected. */
 static enum status write_auth(const struct db_target *t, const struct owner *o,
@@ -998,13 +826,13 @@ static enum status write_auth(const struct db_target *t, const struct owner *o,
 }
 
 /* init's work once the owner is known and the directories checked. */
-static enum status cluster_init(struct db_target *t, const struct owner *o, int state_fd,
-                                struct error *err)
+static enum status server_initdb(struct db_target *t, const struct owner *o, int state_fd,
+                                 struct error *err)
 {
     char bindir[PATH_MAX];
     enum status rc;
 
-    if (cluster_exists(t))
+    if (data_dir_exists(t))
         return write_auth(t, o, err);
     rc = pg_bindir(bindir, sizeof bindir, err);
     if (rc != STATUS_OK)
@@ -1025,7 +853,7 @@ static enum status cluster_init(struct db_target *t, const struct owner *o, int 
     close(log_fd);
     if (code != 0)
         return error_at(err, STATUS_DB, t->state_dir, 0, "initdb failed: see initdb.log");
-    log_info("created the embedded cluster in %s", t->data_dir);
+    log_info("created the embedded server in %s", t->data_dir);
     return write_auth(t, o, err);
 }
 
@@ -1054,9 +882,9 @@ static enum status space_check(const struct db_target *t, struct error *err)
 
 /* What init and start share: the embedded target's owner, its directories made or
  * checked (*state_fd: the state directory, open, the caller's to close; -1 on a
- * failure before it) and the cluster created when absent. */
-static enum status cluster_ready(struct db_target *t, struct owner *o, int *state_fd,
-                                 struct error *err)
+ * failure before it) and the data directory created when absent. */
+static enum status server_ready(struct db_target *t, struct owner *o, int *state_fd,
+                                struct error *err)
 {
     enum status rc;
 
@@ -1067,31 +895,30 @@ static enum status cluster_ready(struct db_target *t, struct owner *o, int *stat
     }
     rc = old_default_check(t, err);
     if (rc == STATUS_OK)
-        rc = cluster_owner(o, err);
+        rc = server_owner(o, err);
     if (rc != STATUS_OK)
         return rc;
     *state_fd = prepare_dirs(t, o, err);
     if (*state_fd < 0)
         return err != NULL ? err->code : STATUS_INVALID;
     /* The data directory is there now: its owner is the server's user. */
-    server_user_for(t);
-    set_conninfo(t);
+    embedded_server_user(t);
     rc = space_check(t, err);
-    return rc == STATUS_OK ? cluster_init(t, o, *state_fd, err) : rc;
+    return rc == STATUS_OK ? server_initdb(t, o, *state_fd, err) : rc;
 }
 
-enum status db_cluster_init(struct db_target *t, struct error *err)
+enum status db_embedded_init(struct db_target *t, struct error *err)
 {
     struct owner o = {0};
     int state_fd;
-    enum status rc = cluster_ready(t, &o, &state_fd, err);
+    enum status rc = server_ready(t, &o, &state_fd, err);
 
     if (state_fd >= 0)
         close(state_fd);
     return rc;
 }
 
-bool db_cluster_running(const struct db_target *t)
+bool db_embedded_running(const struct db_target *t)
 {
     PGconn *c;
     char conninfo[400];
@@ -1174,16 +1001,16 @@ static void clear_stale_pid(const struct db_target *t)
     }
 }
 
-enum status db_cluster_start(struct db_target *t, struct error *err)
+enum status db_embedded_start(struct db_target *t, struct error *err)
 {
     char bindir[PATH_MAX];
     struct owner o = {0};
     int state_fd;
-    enum status rc = cluster_ready(t, &o, &state_fd, err);
+    enum status rc = server_ready(t, &o, &state_fd, err);
 
     if (state_fd < 0)
         return rc;
-    if (rc == STATUS_OK && db_cluster_running(t)) {
+    if (rc == STATUS_OK && db_embedded_running(t)) {
         close(state_fd);
         return ensure_database(t, err);
     }
@@ -1222,7 +1049,7 @@ enum status db_cluster_start(struct db_target *t, struct error *err)
     return ensure_database(t, err);
 }
 
-enum status db_cluster_stop(const struct db_target *t, struct error *err)
+enum status db_embedded_stop(const struct db_target *t, struct error *err)
 {
     char bindir[PATH_MAX];
     struct owner o = {0};
@@ -1232,9 +1059,9 @@ enum status db_cluster_stop(const struct db_target *t, struct error *err)
         return error_set(err, STATUS_INVALID,
                          "a configured database is not managed here (%s)", t->reason);
     }
-    if (!cluster_exists(t) || !db_cluster_running(t))
+    if (!data_dir_exists(t) || !db_embedded_running(t))
         return STATUS_OK;
-    rc = cluster_owner(&o, err);
+    rc = server_owner(&o, err);
     if (rc == STATUS_OK)
         rc = pg_bindir(bindir, sizeof bindir, err);
     if (rc != STATUS_OK)
@@ -1264,42 +1091,11 @@ enum status db_target_existing(const struct db_target *t, struct error *err)
     enum status rc = old_default_check(t, err);
     if (rc != STATUS_OK)
         return rc;
-    /* Only a name that is not there says "no cluster": a data directory closed to
+    /* Only a name that is not there says "no embedded server": a data directory closed to
      * this user (the service's, under root's state directory) may well hold one. */
     snprintf(path, sizeof path, "%s/PG_VERSION", t->data_dir);
     if (stat(path, &st) == 0 || (errno != ENOENT && errno != ENOTDIR))
         return STATUS_OK;
     return error_at(err, STATUS_NOT_FOUND, t->state_dir, 0, "no database here (%s)",
                     t->state_why);
-}
-
-enum status db_connect(const char *db_arg, const struct db_state_opts *state,
-                       unsigned flags, struct db **out, struct error *err)
-{
-    struct db_target t;
-    enum status rc;
-    int applied = 0;
-
-    *out = NULL;
-    rc = db_target_resolve(db_arg, state, &t, err);
-    if (rc == STATUS_OK && (flags & DB_EXISTING) != 0)
-        rc = db_target_existing(&t, err);
-    if (rc != STATUS_OK)
-        return rc;
-    if (t.embedded && (flags & DB_START_EMBEDDED) != 0) {
-        rc = db_cluster_start(&t, err);
-        /* A server that does not come up is the database's failure, whatever the
-         * cause; only a bad target stays the caller's. */
-        if (rc != STATUS_OK)
-            return rc == STATUS_INVALID ? STATUS_INVALID : STATUS_DB;
-    }
-    rc = db_open(&t, out, err);
-    if (rc != STATUS_OK || (flags & DB_MIGRATE) == 0)
-        return rc;
-    rc = db_migrate(*out, &applied, err);
-    if (rc != STATUS_OK) {
-        db_close(*out);
-        *out = NULL;
-    }
-    return rc;
 }
