@@ -1,4 +1,4 @@
-/* metrics.c: GET /metrics, Prometheus's text exposition (format 0.0.4): what the HTTP
+/* exposition.c: GET /metrics, Prometheus's text exposition (format 0.0.4): what the HTTP
  * workers and the compute pool count, and what the poller last read of the runs. */
 #include "internal.h"
 

@@ -25,7 +25,7 @@
 /* Threading and the database. libmicrohttpd runs its callbacks on a pool of
  * limits.threads workers (MHD_OPTION_THREAD_POOL_SIZE), each connection on one of
  * them. A route borrows one database connection from a pool of threads +
- * compute_threads of them (db_acquire), so that no worker waits for another's query;
+ * compute_threads of them (pool_acquire), so that no worker waits for another's query;
  * each reconnects when it was lost. What takes long, an association computed on
  * request, never runs on a worker: the route hands it to the compute pool
  * (compute.c: compute_threads threads at a lower priority) and suspends the
@@ -72,8 +72,8 @@ struct server {
 /* An answer computed on request (an association, /predict, /slowdowns), as the
  * compute pool runs it: made by the route, owned by its request (freed with it,
  * after the pool resumed the connection). */
-struct compute_job {
-    void (*run)(struct compute_job *job); /* computes and answers req */
+struct compute_task {
+    void (*run)(struct compute_task *job); /* computes and answers req */
     struct server *srv;
     struct MHD_Connection *conn; /* suspended while the pool has the job */
     struct request *req;         /* where run answers */
@@ -130,7 +130,7 @@ struct request {
     bool queued;              /* the answer went to libmicrohttpd */
     double started_s;         /* CLOCK_MONOTONIC at the first callback */
     const char *route;        /* the route's label in /metrics (a literal) */
-    struct compute_job *job;  /* owned; not NULL once handed to the compute pool */
+    struct compute_task *job; /* owned; not NULL once handed to the compute pool */
 };
 
 /* ---- answers (answer.c) ------------------------------------------------------------ */
@@ -168,21 +168,22 @@ void answer_stored(struct request *req, enum status rc, char *text,
                    const struct error *err, const char *what, const char *group_id);
 void request_free(struct request *req);
 
-/* ---- the database connections (pool.c) -------------------------------------------- */
+/* ---- the database connections (db_pool.c) --------------------------------------------
+ */
 
 /* n connections, none open yet; false without memory. */
 bool db_pool_init(struct server *srv, size_t n);
 /* Closes every connection; none may be lent. */
 void db_pool_close(struct server *srv);
-/* A connection of the pool, lent to the caller until db_release, reconnecting first
+/* A connection of the pool, lent to the caller until pool_release, reconnecting first
  * when it was lost (waits while all are lent); NULL (err says why) when the
  * database is unreachable. */
-struct db *db_acquire(struct server *srv, struct error *err);
+struct db *pool_acquire(struct server *srv, struct error *err);
 /* Cancels the query each lent connection runs (PQcancel): on stop. */
 void db_pool_cancel(struct server *srv);
 /* Gives db back; after STATUS_DB it may be dead, so it is dropped and the next
  * borrower reconnects rather than failing forever on a broken socket. */
-void db_release(struct server *srv, struct db *db, enum status rc);
+void pool_release(struct server *srv, struct db *db, enum status rc);
 
 /* ---- the schema (schema.c) --------------------------------------------------------- */
 
@@ -205,7 +206,7 @@ struct compute_pool *compute_pool_new(unsigned n);
  * busy) or the pool stops. Suspends job->conn before a thread can see the job; the
  * thread runs job->run, answers 503 deadline in its place when the deadline
  * cancelled it, and resumes the connection. */
-bool compute_submit(struct compute_pool *p, struct compute_job *job);
+bool compute_submit(struct compute_pool *p, struct compute_task *job);
 /* Cancels every job (JOB_SHUTDOWN), waits until each resumed its connection and
  * joins the threads; compute_submit refuses from then on. Before MHD_stop_daemon,
  * which must find no connection suspended. */
@@ -296,7 +297,8 @@ void gate_address_key(const struct sockaddr *sa, unsigned char key[16]);
 enum gate_verdict gate_check(const char *buf, size_t len, unsigned *code,
                              const char **why, bool *health);
 
-/* ---- Prometheus metrics (metrics.c) ------------------------------------------------ */
+/* ---- Prometheus metrics (exposition.c) ------------------------------------------------
+ */
 
 /* What the compute pool counts. */
 enum metrics_compute {
@@ -359,14 +361,14 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
 /* Adds to req's 404 the granularities stored for (group, y, x) (routes.c). */
 /* A job for the compute pool over scope (copied into it); NULL when answered (400 for
  * a bad scope, naming it; no memory), what naming the route in the log. */
-struct compute_job *compute_job_new(struct request *req, const char *scope,
-                                    const char *what);
+struct compute_task *compute_task_new(struct request *req, const char *scope,
+                                      const char *what);
 /* Hands job (calloc'd, its parameters filled; taken) to the compute pool to be
  * answered by run, and suspends the connection; 503 busy when every computing thread
  * has one already. */
-void compute_job_submit(struct server *srv, struct MHD_Connection *conn,
-                        struct request *req, struct compute_job *job,
-                        void (*run)(struct compute_job *job));
+void compute_task_submit(struct server *srv, struct MHD_Connection *conn,
+                         struct request *req, struct compute_task *job,
+                         void (*run)(struct compute_task *job));
 /* granularity of the query in seconds into *out (unchanged when absent); false when
  * answered (400). */
 bool query_granularity(struct MHD_Connection *conn, struct request *req, double *out);
@@ -376,12 +378,12 @@ bool metric_pair(struct MHD_Connection *conn, struct request *req, const char **
                  const char **x);
 void add_stored_granularities(struct request *req, struct db *db, const char *group_id,
                               const char *y, const char *x);
-/* hurt.c: /groups/{id}/predict and /slowdowns (README "Who got hurt"). */
+/* slowdowns.c: /groups/{id}/predict and /slowdowns (README "Who got hurt"). */
 void route_predict(struct server *srv, struct MHD_Connection *conn, struct request *req,
                    const char *group_id);
 void route_slowdowns(struct server *srv, struct MHD_Connection *conn,
                      struct request *req);
-/* points.c: /groups/{id}/points (README). */
+/* scatter.c: /groups/{id}/points (README). */
 void route_points(struct server *srv, struct MHD_Connection *conn, struct request *req,
                   const char *group_id);
 /* rel is the path under the page's folder, already percent-decoded. */

@@ -1,4 +1,4 @@
-/* points.c: the jobs behind a group's scatter (/groups/{id}/points): each job's x and
+/* scatter.c: the jobs behind a group's scatter (/groups/{id}/points): each job's x and
  * y of the association's job set, computed on the compute pool and kept in the
  * cache by the data version. */
 #include "internal.h"
@@ -15,13 +15,13 @@
 #define POINTS_SEED_MAX 4294967295UL
 
 /* /points on a thread of the compute pool. */
-static void points_run(struct compute_job *job)
+static void points_run(struct compute_task *job)
 {
     struct server *srv = job->srv;
     struct request *req = job->req;
     struct error err = {0};
     struct points_result p;
-    struct db *db = db_acquire(srv, &err);
+    struct db *db = pool_acquire(srv, &err);
 
     if (db == NULL) {
         answer_failure(req, STATUS_DB, &err, "points", NULL);
@@ -30,7 +30,7 @@ static void points_run(struct compute_job *job)
     enum status rc =
         analysis_points(db, &srv->s->analysis, job->group_id, job->y, job->x,
                         job->granularity_s, job->scope, job->limit, job->seed, &p, &err);
-    db_release(srv, db, rc);
+    pool_release(srv, db, rc);
     if (rc != STATUS_OK) {
         answer_failure(req, rc, &err, "points", "granularity");
         return;
@@ -59,7 +59,7 @@ void route_points(struct server *srv, struct MHD_Connection *conn, struct reques
         !query_integer(conn, req, "limit", 1, POINTS_LIMIT_MAX, &limit) ||
         !query_integer(conn, req, "seed", 1, POINTS_SEED_MAX, &seed))
         return;
-    struct compute_job *job = compute_job_new(req, scope, "points");
+    struct compute_task *job = compute_task_new(req, scope, "points");
     if (job == NULL)
         return;
     snprintf(job->group_id, sizeof job->group_id, "%s", group_id);
@@ -77,5 +77,5 @@ void route_points(struct server *srv, struct MHD_Connection *conn, struct reques
         free(job);
         return;
     }
-    compute_job_submit(srv, conn, req, job, points_run);
+    compute_task_submit(srv, conn, req, job, points_run);
 }

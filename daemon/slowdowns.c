@@ -1,4 +1,4 @@
-/* hurt.c: the routes of the stored KDE away from its 16 points: a group's predicted
+/* slowdowns.c: the routes of the stored KDE away from its 16 points: a group's predicted
  * band at one x (/groups/{id}/predict) and who got hurt in a period (/slowdowns). */
 #include "internal.h"
 
@@ -34,15 +34,15 @@ static bool query_number(struct MHD_Connection *conn, struct request *req,
 /* A job for the compute pool with the pair of the query (default t_d, psi_d_read);
  * NULL when answered (400 for an unknown metric, before a computing thread is taken;
  * no memory). */
-static struct compute_job *hurt_job(struct MHD_Connection *conn, struct request *req,
-                                    const char *what)
+static struct compute_task *hurt_job(struct MHD_Connection *conn, struct request *req,
+                                     const char *what)
 {
     const char *y, *x;
     struct error err = {0};
 
     if (!metric_pair(conn, req, &y, &x))
         return NULL;
-    struct compute_job *job = calloc(1, sizeof *job);
+    struct compute_task *job = calloc(1, sizeof *job);
     if (job == NULL) {
         answer_failure(req, STATUS_NOMEM, &err, what, NULL);
         return NULL;
@@ -54,13 +54,13 @@ static struct compute_job *hurt_job(struct MHD_Connection *conn, struct request 
 }
 
 /* /predict on a thread of the compute pool. */
-static void predict_run(struct compute_job *job)
+static void predict_run(struct compute_task *job)
 {
     struct server *srv = job->srv;
     struct request *req = job->req;
     struct error err = {0};
     struct predict_result p;
-    struct db *db = db_acquire(srv, &err);
+    struct db *db = pool_acquire(srv, &err);
 
     if (db == NULL) {
         answer_failure(req, STATUS_DB, &err, "predict", NULL);
@@ -73,10 +73,10 @@ static void predict_run(struct compute_job *job)
         /* INTERFACES.md: a granularity never stored names those that are */
         if (rc == STATUS_NOT_FOUND && job->granularity_given)
             add_stored_granularities(req, db, job->group_id, job->y, job->x);
-        db_release(srv, db, rc);
+        pool_release(srv, db, rc);
         return;
     }
-    db_release(srv, db, rc);
+    pool_release(srv, db, rc);
     answer_json_take(req, 200, analysis_predict_json(&p));
 }
 
@@ -99,24 +99,24 @@ void route_predict(struct server *srv, struct MHD_Connection *conn, struct reque
     if (!query_number(conn, req, "x_value", &x_value) ||
         !query_granularity(conn, req, &granularity_s))
         return;
-    struct compute_job *job = hurt_job(conn, req, "predict");
+    struct compute_task *job = hurt_job(conn, req, "predict");
     if (job == NULL)
         return;
     snprintf(job->group_id, sizeof job->group_id, "%s", group_id);
     job->granularity_s = granularity_s;
     job->granularity_given = query(conn, "granularity") != NULL;
     job->x_value = x_value;
-    compute_job_submit(srv, conn, req, job, predict_run);
+    compute_task_submit(srv, conn, req, job, predict_run);
 }
 
 /* /slowdowns on a thread of the compute pool. */
-static void slowdowns_run(struct compute_job *job)
+static void slowdowns_run(struct compute_task *job)
 {
     struct server *srv = job->srv;
     struct request *req = job->req;
     struct error err = {0};
     struct slowdowns sl;
-    struct db *db = db_acquire(srv, &err);
+    struct db *db = pool_acquire(srv, &err);
 
     if (db == NULL) {
         answer_failure(req, STATUS_DB, &err, "slowdowns", NULL);
@@ -127,7 +127,7 @@ static void slowdowns_run(struct compute_job *job)
     if (job->group_arg[0] != '\0') {
         rc = analysis_group_resolve(db, job->group_arg, &m, &err);
         if (rc == STATUS_INVALID || rc == STATUS_NOT_FOUND) {
-            db_release(srv, db, STATUS_OK);
+            pool_release(srv, db, STATUS_OK);
             answer_group_refused(req, &m, &err);
             group_match_clear(&m);
             return;
@@ -139,7 +139,7 @@ static void slowdowns_run(struct compute_job *job)
                                 job->x, job->granularity_s, job->limit, &sl, &err);
     }
     group_match_clear(&m);
-    db_release(srv, db, rc);
+    pool_release(srv, db, rc);
     if (rc != STATUS_OK) {
         answer_failure(req, rc, &err, "slowdowns", "granularity");
         return;
@@ -176,7 +176,7 @@ void route_slowdowns(struct server *srv, struct MHD_Connection *conn, struct req
         answer_error(req, STATUS_INVALID, "group", "group must be a group's id or name");
         return;
     }
-    struct compute_job *job = hurt_job(conn, req, "slowdowns");
+    struct compute_task *job = hurt_job(conn, req, "slowdowns");
     if (job == NULL)
         return;
     snprintf(job->group_arg, sizeof job->group_arg, "%s", group != NULL ? group : "");
@@ -184,5 +184,5 @@ void route_slowdowns(struct server *srv, struct MHD_Connection *conn, struct req
     job->to_s = to_s;
     job->granularity_s = granularity_s;
     job->limit = limit;
-    compute_job_submit(srv, conn, req, job, slowdowns_run);
+    compute_task_submit(srv, conn, req, job, slowdowns_run);
 }
