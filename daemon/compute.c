@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* A computing thread's nice value: the HTTP workers (0) keep the processors they
+/* A computing thread's nice value: the HTTP threads (0) keep the processors they
  * need, the computations share what is left. */
 #define COMPUTE_NICE 10
 /* How often the watcher looks at the running jobs: a client that leaves frees its
@@ -146,7 +146,7 @@ static void *thread_main(void *arg)
 {
     struct compute_pool *p = arg;
 
-    /* Linux's nice is per thread: this one alone yields to the HTTP workers. */
+    /* Linux's nice is per thread: this one alone yields to the HTTP threads. */
     if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), COMPUTE_NICE) != 0)
         log_warn("compute thread: cannot lower its priority");
     pthread_mutex_lock(&p->lock);

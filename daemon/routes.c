@@ -36,8 +36,9 @@ static json_t *text_or_null(const char *s)
 
 /* ---- routes -------------------------------------------------------------------- */
 
-void route_health(struct server *srv, struct request *req)
+void route_health(struct server *srv, struct request *req, const struct route_args *a)
 {
+    (void)a;
     struct db_health h = {0};
     double age_s = 0;
 
@@ -54,6 +55,7 @@ void route_health(struct server *srv, struct request *req)
                   text_or_null(h.last_analysis), "jobs", (json_int_t)h.jobs, "samples",
                   (json_int_t)h.samples, "version", IOCONTEND_VERSION, "snapshot_age_s",
                   round(age_s * 1000) / 1000));
+    schema_health_add(srv, req); /* the schema's version beside the data's */
 }
 
 static json_t *job_json(const struct db_job_row *r)
@@ -192,7 +194,7 @@ static enum status jobs_metrics(struct server *srv, struct db *db, struct reques
 }
 
 /* /jobs on a thread of the compute pool: a page of 1000 jobs with their metrics
- * takes a while, and must hold up no HTTP worker (nor /health). */
+ * takes a while, and must hold up no HTTP thread (nor /health). */
 static void jobs_run(struct compute_task *job)
 {
     struct server *srv = job->srv;
@@ -266,8 +268,9 @@ out:
     free(rows);
 }
 
-void route_jobs(struct server *srv, struct MHD_Connection *conn, struct request *req)
+void route_jobs(struct server *srv, struct request *req, const struct route_args *a)
 {
+    struct MHD_Connection *conn = a->conn;
     const char *limit_s = query(conn, "limit"), *cursor = query(conn, "cursor");
     const char *group = query(conn, "group"), *scope = query(conn, "scope");
     double from_s = NAN, to_s = NAN, granularity_s = 0;
@@ -402,8 +405,9 @@ static json_t *stored_json(const char *g, const struct stored_ref *refs, size_t 
     return json_pack("{s:b, s:o}", "table", table, "sweeps", sweeps);
 }
 
-void route_groups(struct server *srv, struct request *req)
+void route_groups(struct server *srv, struct request *req, const struct route_args *a)
 {
+    (void)a;
     struct error err = {0};
     struct db_group *groups = NULL;
     struct db_stored *stored = NULL;
@@ -594,7 +598,7 @@ static struct db *group_db(struct server *srv, struct request *req, const char *
     struct db_group g;
 
     if (group_id == NULL) {
-        answer_error(req, STATUS_NOT_FOUND, NULL, "no such group");
+        answer_no_such(req, "group");
         return NULL;
     }
     struct db *db = pool_acquire(srv, &err);
@@ -735,9 +739,11 @@ void compute_task_submit(struct server *srv, struct MHD_Connection *conn,
 
 /* A group's association object: the one analyze stored while it is current, else
  * computed now, on the compute pool (INTERFACES.md). */
-void route_association(struct server *srv, struct MHD_Connection *conn,
-                       struct request *req, const char *group_id)
+void route_association(struct server *srv, struct request *req,
+                       const struct route_args *a)
 {
+    struct MHD_Connection *conn = a->conn;
+    const char *group_id = a->id;
     const char *y, *x;
     const char *gran = query(conn, "granularity");
     const char *scope = query(conn, "scope");
@@ -810,9 +816,10 @@ void route_association(struct server *srv, struct MHD_Connection *conn,
 
 /* The stored granularity sweep of (group, y, x) (METHOD.md §6), as `analyze --sweep`
  * stored it: never computed here. */
-void route_sweep(struct server *srv, struct MHD_Connection *conn, struct request *req,
-                 const char *group_id)
+void route_sweep(struct server *srv, struct request *req, const struct route_args *a)
 {
+    struct MHD_Connection *conn = a->conn;
+    const char *group_id = a->id;
     const char *y, *x;
     struct error err = {0};
     char *text = NULL;
@@ -841,9 +848,10 @@ void route_sweep(struct server *srv, struct MHD_Connection *conn, struct request
 }
 
 /* A group's table (METHOD.md §4), as `analyze` stored it: never computed here. */
-void route_table(struct server *srv, struct MHD_Connection *conn, struct request *req,
-                 const char *group_id)
+void route_table(struct server *srv, struct request *req, const struct route_args *a)
 {
+    struct MHD_Connection *conn = a->conn;
+    const char *group_id = a->id;
     struct error err = {0};
     char *text = NULL;
     const long long version = cache_version(srv);
@@ -876,7 +884,7 @@ void route_table(struct server *srv, struct MHD_Connection *conn, struct request
  * S_i / max S over the intervals that overlap [from, to); with points=N, instead of
  * those, their min and max in N buckets of the range, whatever its length. */
 /* /coverage on a thread of the compute pool: a long range read or bucketed in the
- * database takes a while (14 M intervals took 40 s on a worker). */
+ * database takes a while (14 M intervals took 40 s on an HTTP thread). */
 static void coverage_run(struct compute_task *job)
 {
     struct server *srv = job->srv;
@@ -968,8 +976,9 @@ out:
  * S_i / max S over the intervals that overlap [from, to); with points=N, instead of
  * those, their min and max in N buckets of the range, whatever its length. Served
  * from the cache, else read on the compute pool. */
-void route_coverage(struct server *srv, struct MHD_Connection *conn, struct request *req)
+void route_coverage(struct server *srv, struct request *req, const struct route_args *a)
 {
+    struct MHD_Connection *conn = a->conn;
     const char *fs = query(conn, "fs");
     double from_s = NAN, to_s = NAN;
     unsigned long points = 0;

@@ -42,15 +42,16 @@ static void points_run(struct compute_task *job)
 /* The jobs of a group's scatter: every job of the association's job set (all up to
  * limit, else a seeded sample), computed on the compute pool, kept by the data
  * version. */
-void route_points(struct server *srv, struct MHD_Connection *conn, struct request *req,
-                  const char *group_id)
+void route_points(struct server *srv, struct request *req, const struct route_args *a)
 {
+    struct MHD_Connection *conn = a->conn;
+    const char *group_id = a->id;
     const char *y, *x, *scope = query(conn, "scope");
     double granularity_s = 0;
     unsigned long limit = POINTS_LIMIT_DEFAULT, seed = POINTS_SEED_DEFAULT;
 
     if (group_id == NULL) {
-        answer_error(req, STATUS_NOT_FOUND, NULL, "no such group");
+        answer_no_such(req, "group");
         return;
     }
     scope = scope != NULL ? scope : "all";

@@ -17,7 +17,7 @@ void schema_health_add(struct server *srv, struct request *req)
                                   latest, "behind", version < latest));
 }
 
-/* Reads the schema's version, at most once a second and by one worker at a time (the
+/* Reads the schema's version, at most once a second and by one HTTP thread at a time (the
  * others go on with the last one read); a database that does not answer leaves it
  * as it was. */
 static void schema_read(struct server *srv)

@@ -81,15 +81,16 @@ static void predict_run(struct compute_task *job)
 }
 
 /* q05, q50, q95 of y at x_value from the KDE analyze stored, and the forest's fit:
- * computed on the compute pool (it loads the group's jobs and samples), never on a
- * worker. */
-void route_predict(struct server *srv, struct MHD_Connection *conn, struct request *req,
-                   const char *group_id)
+ * computed on the compute pool (it loads the group's jobs and samples), never on an
+ * HTTP thread. */
+void route_predict(struct server *srv, struct request *req, const struct route_args *a)
 {
+    struct MHD_Connection *conn = a->conn;
+    const char *group_id = a->id;
     double granularity_s = 0, x_value = NAN;
 
     if (group_id == NULL) {
-        answer_error(req, STATUS_NOT_FOUND, NULL, "no such group");
+        answer_no_such(req, "group");
         return;
     }
     if (query(conn, "x_value") == NULL) {
@@ -150,8 +151,9 @@ static void slowdowns_run(struct compute_task *job)
 
 /* Who got hurt in [from, to): the jobs ranked by y / q50(x) of their group, computed
  * on the compute pool. */
-void route_slowdowns(struct server *srv, struct MHD_Connection *conn, struct request *req)
+void route_slowdowns(struct server *srv, struct request *req, const struct route_args *a)
 {
+    struct MHD_Connection *conn = a->conn;
     const char *limit_s = query(conn, "limit");
     double from_s = NAN, to_s = NAN, granularity_s = 0;
     size_t limit = SLOWDOWNS_LIMIT_DEFAULT;
