@@ -40,11 +40,11 @@ struct route {
     const char *method;     /* GET (HEAD too); another method answers 405 */
     const char *path;       /* as web/openapi.json writes it: "{id}" is one segment
                                of kind id, "{path}" the rest of the url */
-    enum serve_id_kind id;  /* the kind of "{id}" */
     const char *file;       /* the page's file a fixed path serves, else NULL */
     route_handler *handler; /* answers req */
     const char *label;      /* in /metrics: a bounded set, never the url */
     const char *operation;  /* its operationId in web/openapi.json */
+    enum serve_id_kind id;  /* the kind of "{id}" */
     bool auth;              /* the token guards it (the API, and /metrics: Prometheus
                                sends it with its scrape's authorization) */
     bool schema;            /* waits for `db migrate` (schema_ready) */
@@ -53,12 +53,13 @@ struct route {
 
 #define API(path_, id_, handler_, label_, op_, schema_)                                  \
     {                                                                                    \
-        "GET", (path_), (id_), NULL, (handler_), (label_), (op_), true, (schema_), false \
+        .method = "GET", .path = (path_), .handler = (handler_), .label = (label_),      \
+        .operation = (op_), .id = (id_), .auth = true, .schema = (schema_)               \
     }
 #define PAGE(path_, file_, handler_, label_, op_)                                        \
     {                                                                                    \
-        "GET", (path_), SERVE_ID_NONE, (file_), (handler_), (label_), (op_), false,      \
-            false, true                                                                  \
+        .method = "GET", .path = (path_), .file = (file_), .handler = (handler_),        \
+        .label = (label_), .operation = (op_), .page = true                              \
     }
 
 /* Every route, tried in order (the first that matches answers). /api/v1/health has
@@ -72,8 +73,13 @@ static const struct route routes[] = {
         true),
     API("/api/v1/slowdowns", SERVE_ID_NONE, route_slowdowns, "slowdowns", "slowdowns",
         true),
-    {"GET", "/api/v1/openapi.json", SERVE_ID_NONE, "openapi.json", route_static,
-     "openapi", "getOpenApi", true, false, false},
+    {.method = "GET",
+     .path = "/api/v1/openapi.json",
+     .file = "openapi.json",
+     .handler = route_static,
+     .label = "openapi",
+     .operation = "getOpenApi",
+     .auth = true},
     API("/api/v1/groups/{id}/association", SERVE_ID_GROUP, route_association,
         "association", "getAssociation", true),
     API("/api/v1/groups/{id}/predict", SERVE_ID_GROUP, route_predict, "predict",
@@ -84,15 +90,22 @@ static const struct route routes[] = {
         true),
     API("/api/v1/groups/{id}/points", SERVE_ID_GROUP, route_points, "points", "getPoints",
         true),
-    {"GET", "/metrics", SERVE_ID_NONE, NULL, route_metrics, "metrics", "getMetrics", true,
-     false, false},
+    {.method = "GET",
+     .path = "/metrics",
+     .handler = route_metrics,
+     .label = "metrics",
+     .operation = "getMetrics",
+     .auth = true},
     PAGE("/", "index.html", route_static, "page", "getPage"),
     PAGE("/index.html", "index.html", route_static, "page", "getPageIndex"),
     PAGE("/iocontend-page.js", "iocontend-page.js", route_static, "page",
          "getPageScript"), /* the page's script, beside "/" */
     PAGE("/web/{path}", NULL, route_static, "page", "getPageFile"),
-    {"GET", "/lib/{path}", SERVE_ID_NONE, NULL, route_lib, "lib", "getLibraryFile", false,
-     false, false},
+    {.method = "GET",
+     .path = "/lib/{path}",
+     .handler = route_lib,
+     .label = "lib",
+     .operation = "getLibraryFile"},
 };
 
 #define N_ROUTES (sizeof routes / sizeof routes[0])
