@@ -51,16 +51,17 @@ struct route {
     bool page;              /* the page's CSP (PAGE_CSP) rather than the API's */
 };
 
-#define API(path_, id_, handler_, label_, op_, schema_)                                  \
-    {                                                                                    \
-        .method = "GET", .path = (path_), .handler = (handler_), .label = (label_),      \
-        .operation = (op_), .id = (id_), .auth = true, .schema = (schema_)               \
-    }
-#define PAGE(path_, file_, handler_, label_, op_)                                        \
+/* A GET row; API and PAGE are its two common shapes. */
+#define ROW(path_, file_, handler_, label_, op_, id_, auth_, schema_, page_)             \
     {                                                                                    \
         .method = "GET", .path = (path_), .file = (file_), .handler = (handler_),        \
-        .label = (label_), .operation = (op_), .page = true                              \
+        .label = (label_), .operation = (op_), .id = (id_), .auth = (auth_),             \
+        .schema = (schema_), .page = (page_)                                             \
     }
+#define API(path_, id_, handler_, label_, op_, schema_)                                  \
+    ROW(path_, NULL, handler_, label_, op_, id_, true, schema_, false)
+#define PAGE(path_, file_, handler_, label_, op_)                                        \
+    ROW(path_, file_, handler_, label_, op_, SERVE_ID_NONE, false, false, true)
 
 /* Every route, tried in order (the first that matches answers). /api/v1/health has
  * its own daemon (the gate sends it there) and adds the schema to its answer;
@@ -73,13 +74,8 @@ static const struct route routes[] = {
         true),
     API("/api/v1/slowdowns", SERVE_ID_NONE, route_slowdowns, "slowdowns", "slowdowns",
         true),
-    {.method = "GET",
-     .path = "/api/v1/openapi.json",
-     .file = "openapi.json",
-     .handler = route_static,
-     .label = "openapi",
-     .operation = "getOpenApi",
-     .auth = true},
+    ROW("/api/v1/openapi.json", "openapi.json", route_static, "openapi", "getOpenApi",
+        SERVE_ID_NONE, true, false, false),
     API("/api/v1/groups/{id}/association", SERVE_ID_GROUP, route_association,
         "association", "getAssociation", true),
     API("/api/v1/groups/{id}/predict", SERVE_ID_GROUP, route_predict, "predict",
@@ -90,22 +86,15 @@ static const struct route routes[] = {
         true),
     API("/api/v1/groups/{id}/points", SERVE_ID_GROUP, route_points, "points", "getPoints",
         true),
-    {.method = "GET",
-     .path = "/metrics",
-     .handler = route_metrics,
-     .label = "metrics",
-     .operation = "getMetrics",
-     .auth = true},
+    ROW("/metrics", NULL, route_metrics, "metrics", "getMetrics", SERVE_ID_NONE, true,
+        false, false),
     PAGE("/", "index.html", route_static, "page", "getPage"),
     PAGE("/index.html", "index.html", route_static, "page", "getPageIndex"),
     PAGE("/iocontend-page.js", "iocontend-page.js", route_static, "page",
          "getPageScript"), /* the page's script, beside "/" */
     PAGE("/web/{path}", NULL, route_static, "page", "getPageFile"),
-    {.method = "GET",
-     .path = "/lib/{path}",
-     .handler = route_lib,
-     .label = "lib",
-     .operation = "getLibraryFile"},
+    ROW("/lib/{path}", NULL, route_lib, "lib", "getLibraryFile", SERVE_ID_NONE, false,
+        false, false),
 };
 
 #define N_ROUTES (sizeof routes / sizeof routes[0])
