@@ -236,6 +236,11 @@ bool group_id_ok(const char *id, size_t len)
     return true;
 }
 
+void answer_no_such(struct request *req, const char *noun)
+{
+    answer_error(req, STATUS_NOT_FOUND, NULL, "no such %s", noun);
+}
+
 /* Compares in time independent of where the strings differ, so that the answer
  * time does not leak how much of a guessed token was right. */
 static bool same_secret(const char *given, const char *secret)

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* A computing thread's nice value: the HTTP workers (0) keep the processors they
+/* A computing thread's nice value: the HTTP threads (0) keep the processors they
  * need, the computations share what is left. */
 #define COMPUTE_NICE 10
 /* How often the watcher looks at the running jobs: a client that leaves frees its
@@ -34,12 +34,12 @@ static struct timespec one_period_on(void)
 
 struct compute_pool {
     pthread_mutex_t lock;
-    pthread_cond_t work;       /* a job came, or the pool stops */
-    pthread_cond_t watch;      /* the watcher's: a job came, or the pool stops */
-    pthread_cond_t done;       /* a job resumed its connection */
-    struct compute_job **jobs; /* n slots, NULL when free: queued and running jobs */
-    unsigned n;                /* threads (and slots) */
-    unsigned started;          /* threads that started */
+    pthread_cond_t work;        /* a job came, or the pool stops */
+    pthread_cond_t watch;       /* the watcher's: a job came, or the pool stops */
+    pthread_cond_t done;        /* a job resumed its connection */
+    struct compute_task **jobs; /* n slots, NULL when free: queued and running jobs */
+    unsigned n;                 /* threads (and slots) */
+    unsigned started;           /* threads that started */
     bool watcher_started;
     bool stopping;
     pthread_t *threads;
@@ -59,7 +59,7 @@ static bool client_gone(int fd)
     return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
-static void stop_job(struct compute_job *job, enum job_stop why)
+static void stop_job(struct compute_task *job, enum job_stop why)
 {
     int running = JOB_RUNNING;
 
@@ -91,7 +91,7 @@ static void *watcher_main(void *arg)
         pthread_cond_timedwait(&p->watch, &p->lock, &until);
         const double now = monotonic_s();
         for (unsigned i = 0; i < p->n; i++) {
-            struct compute_job *job = p->jobs[i];
+            struct compute_task *job = p->jobs[i];
             if (job == NULL || atomic_load(&job->cancel))
                 continue;
             if (now >= job->deadline_s) {
@@ -106,7 +106,7 @@ static void *watcher_main(void *arg)
 }
 
 /* Runs job and answers in its place when it was stopped. */
-static void run_job(struct compute_job *job)
+static void run_job(struct compute_task *job)
 {
     const double deadline = job->srv->s->limits.deadline_s;
 
@@ -146,12 +146,12 @@ static void *thread_main(void *arg)
 {
     struct compute_pool *p = arg;
 
-    /* Linux's nice is per thread: this one alone yields to the HTTP workers. */
+    /* Linux's nice is per thread: this one alone yields to the HTTP threads. */
     if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), COMPUTE_NICE) != 0)
         log_warn("compute thread: cannot lower its priority");
     pthread_mutex_lock(&p->lock);
     for (;;) {
-        struct compute_job *job = NULL;
+        struct compute_task *job = NULL;
         unsigned slot = 0;
         for (unsigned i = 0; job == NULL && i < p->n; i++) {
             if (p->jobs[i] != NULL && !p->jobs[i]->started) {
@@ -193,7 +193,7 @@ struct compute_pool *compute_pool_new(unsigned n)
     pthread_cond_init(&p->watch, NULL);
     pthread_cond_init(&p->done, NULL);
     p->n = n;
-    p->jobs = calloc(n, sizeof(struct compute_job *));
+    p->jobs = calloc(n, sizeof(struct compute_task *));
     p->threads = calloc(n, sizeof *p->threads);
     if (p->jobs == NULL || p->threads == NULL)
         goto fail;
@@ -211,7 +211,7 @@ fail:
     return NULL;
 }
 
-bool compute_submit(struct compute_pool *p, struct compute_job *job)
+bool compute_submit(struct compute_pool *p, struct compute_task *job)
 {
     bool taken = false;
 

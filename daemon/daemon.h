@@ -13,7 +13,7 @@
 
 /* How much the server does at once ([serve] keys; README.md "The HTTP API"). */
 struct serve_limits {
-    unsigned threads;             /* threads: HTTP workers, each with its database
+    unsigned threads;             /* threads: HTTP threads, each with its database
                                      connection (4) */
     unsigned compute_threads;     /* compute_threads: associations computed at once, at
                                      a lower priority; one more answers 503 busy (4) */
@@ -69,10 +69,20 @@ struct serve_settings {
 enum status serve_listen_parse(const char *listen, char *host, size_t host_size,
                                int *port, struct error *err) MUST_CHECK;
 
-/* The path of the server's i-th route as web/openapi.json writes it ("{id}": a group
- * id, "{path}": a file of the page), NULL past the last one: the OpenAPI test checks
- * that the document describes every route. */
-const char *serve_route_path(size_t i);
+/* The path of the server's i-th route (a row of http.c's table) as web/openapi.json
+ * writes it ("{id}": a group or a job id, "{path}": a file of the page), and in
+ * *operation (when not NULL) its operationId there; NULL past the last one: the
+ * OpenAPI test checks that the document and the table describe the same routes. */
+const char *serve_route_path(size_t i, const char **operation);
+
+/* The kinds of a route's {id}: a group id as the database makes them (up to 16 of
+ * [A-Za-z0-9_-]); a job id, the 32 hex digits of the "id" /api/v1/jobs returns (never
+ * Darshan's jobid, which is not unique). */
+enum serve_id_kind { SERVE_ID_NONE, SERVE_ID_GROUP, SERVE_ID_JOB };
+
+/* Whether the len bytes at seg are an id of kind: the router's test of an {id}
+ * segment; one that is not answers 404 "no such group" ("no such job"). */
+bool serve_id_ok(enum serve_id_kind kind, const char *seg, size_t len);
 
 /* Where Debian's libjs-* packages install their browser files; $IOCONTEND_JS_DIR,
  * when set, replaces it. The page loads Vega from there through /lib/{path}. */

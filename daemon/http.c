@@ -34,118 +34,128 @@ static char internal_body[] =
 
 /* ---- dispatch ------------------------------------------------------------------ */
 
-enum route {
-    ROUTE_NONE,
-    ROUTE_HEALTH,
-    ROUTE_JOBS,
-    ROUTE_GROUPS,
-    ROUTE_ASSOCIATION,
-    ROUTE_PREDICT,
-    ROUTE_SWEEP,
-    ROUTE_TABLE,
-    ROUTE_COVERAGE,
-    ROUTE_OPENAPI,
-    ROUTE_SLOWDOWNS,
-    ROUTE_POINTS,
-    ROUTE_STATIC,
-    ROUTE_METRICS,
-    ROUTE_LIB
+/* A route, one row: a new route is a row here, its handler (internal.h) and its
+ * operation in web/openapi.json (test_openapi compares the two both ways). */
+struct route {
+    const char *method;     /* GET (HEAD too); another method answers 405 */
+    const char *path;       /* as web/openapi.json writes it: "{id}" is one segment
+                               of kind id, "{path}" the rest of the url */
+    const char *file;       /* the page's file a fixed path serves, else NULL */
+    route_handler *handler; /* answers req */
+    const char *label;      /* in /metrics: a bounded set, never the url */
+    const char *operation;  /* its operationId in web/openapi.json */
+    enum serve_id_kind id;  /* the kind of "{id}" */
+    bool auth;              /* the token guards it (the API, and /metrics: Prometheus
+                               sends it with its scrape's authorization) */
+    bool schema;            /* waits for `db migrate` (schema_ready) */
+    bool page;              /* the page's CSP (PAGE_CSP) rather than the API's */
 };
 
-/* Every route, as web/openapi.json writes its path: "{id}" is a group id (the
- * segment up to the next '/'), "{path}" a file of the page (the rest of the url). */
-static const struct {
-    const char *path;
-    enum route route;
-} routes[] = {
-    {"/api/v1/health", ROUTE_HEALTH},
-    {"/api/v1/jobs", ROUTE_JOBS},
-    {"/api/v1/groups", ROUTE_GROUPS},
-    {"/api/v1/coverage", ROUTE_COVERAGE},
-    {"/api/v1/slowdowns", ROUTE_SLOWDOWNS},
-    {"/api/v1/openapi.json", ROUTE_OPENAPI},
-    {"/api/v1/groups/{id}/association", ROUTE_ASSOCIATION},
-    {"/api/v1/groups/{id}/predict", ROUTE_PREDICT},
-    {"/api/v1/groups/{id}/sweep", ROUTE_SWEEP},
-    {"/api/v1/groups/{id}/table", ROUTE_TABLE},
-    {"/api/v1/groups/{id}/points", ROUTE_POINTS},
-    {"/metrics", ROUTE_METRICS},
-    {"/", ROUTE_STATIC},
-    {"/index.html", ROUTE_STATIC},
-    {"/iocontend-page.js", ROUTE_STATIC}, /* the page's script, beside "/" */
-    {"/web/{path}", ROUTE_STATIC},
-    {"/lib/{path}", ROUTE_LIB},
+/* A GET row; API and PAGE are its two common shapes. */
+#define ROW(path_, file_, handler_, label_, op_, id_, auth_, schema_, page_)             \
+    {                                                                                    \
+        .method = "GET", .path = (path_), .file = (file_), .handler = (handler_),        \
+        .label = (label_), .operation = (op_), .id = (id_), .auth = (auth_),             \
+        .schema = (schema_), .page = (page_)                                             \
+    }
+#define API(path_, id_, handler_, label_, op_, schema_)                                  \
+    ROW(path_, NULL, handler_, label_, op_, id_, true, schema_, false)
+#define PAGE(path_, file_, handler_, label_, op_)                                        \
+    ROW(path_, file_, handler_, label_, op_, SERVE_ID_NONE, false, false, true)
+
+/* Every route, tried in order (the first that matches answers). /api/v1/health has
+ * its own daemon (the gate sends it there) and adds the schema to its answer;
+ * /metrics and the page need no schema. */
+static const struct route routes[] = {
+    API("/api/v1/health", SERVE_ID_NONE, route_health, "health", "getHealth", false),
+    API("/api/v1/jobs", SERVE_ID_NONE, route_jobs, "jobs", "listJobs", true),
+    API("/api/v1/groups", SERVE_ID_NONE, route_groups, "groups", "listGroups", true),
+    API("/api/v1/coverage", SERVE_ID_NONE, route_coverage, "coverage", "getCoverage",
+        true),
+    API("/api/v1/slowdowns", SERVE_ID_NONE, route_slowdowns, "slowdowns", "slowdowns",
+        true),
+    ROW("/api/v1/openapi.json", "openapi.json", route_static, "openapi", "getOpenApi",
+        SERVE_ID_NONE, true, false, false),
+    API("/api/v1/groups/{id}/association", SERVE_ID_GROUP, route_association,
+        "association", "getAssociation", true),
+    API("/api/v1/groups/{id}/predict", SERVE_ID_GROUP, route_predict, "predict",
+        "predict", true),
+    API("/api/v1/groups/{id}/sweep", SERVE_ID_GROUP, route_sweep, "sweep", "getSweep",
+        true),
+    API("/api/v1/groups/{id}/table", SERVE_ID_GROUP, route_table, "table", "getTable",
+        true),
+    API("/api/v1/groups/{id}/points", SERVE_ID_GROUP, route_points, "points", "getPoints",
+        true),
+    ROW("/metrics", NULL, route_metrics, "metrics", "getMetrics", SERVE_ID_NONE, true,
+        false, false),
+    PAGE("/", "index.html", route_static, "page", "getPage"),
+    PAGE("/index.html", "index.html", route_static, "page", "getPageIndex"),
+    PAGE("/iocontend-page.js", "iocontend-page.js", route_static, "page",
+         "getPageScript"), /* the page's script, beside "/" */
+    PAGE("/web/{path}", NULL, route_static, "page", "getPageFile"),
+    ROW("/lib/{path}", NULL, route_lib, "lib", "getLibraryFile", SERVE_ID_NONE, false,
+        false, false),
 };
 
-const char *serve_route_path(size_t i)
+#define N_ROUTES (sizeof routes / sizeof routes[0])
+
+const char *serve_route_path(size_t i, const char **operation)
 {
-    return i < sizeof routes / sizeof routes[0] ? routes[i].path : NULL;
+    if (operation != NULL)
+        *operation = i < N_ROUTES ? routes[i].operation : NULL;
+    return i < N_ROUTES ? routes[i].path : NULL;
 }
 
-/* A route's label in /metrics: a bounded set, never the URL. A route left out here
- * is counted as "other". */
-static const char *const route_labels[] = {[ROUTE_NONE] = "none",
-                                           [ROUTE_HEALTH] = "health",
-                                           [ROUTE_JOBS] = "jobs",
-                                           [ROUTE_GROUPS] = "groups",
-                                           [ROUTE_ASSOCIATION] = "association",
-                                           [ROUTE_PREDICT] = "predict",
-                                           [ROUTE_SWEEP] = "sweep",
-                                           [ROUTE_TABLE] = "table",
-                                           [ROUTE_COVERAGE] = "coverage",
-                                           [ROUTE_OPENAPI] = "openapi",
-                                           [ROUTE_SLOWDOWNS] = "slowdowns",
-                                           [ROUTE_POINTS] = "points",
-                                           [ROUTE_STATIC] = "page",
-                                           [ROUTE_METRICS] = "metrics",
-                                           [ROUTE_LIB] = "lib"};
-
-static const char *route_label(enum route r)
+static bool job_id_ok(const char *seg, size_t len)
 {
-    const size_t n = sizeof route_labels / sizeof route_labels[0];
-
-    return (size_t)r < n && route_labels[r] != NULL ? route_labels[r] : "other";
+    return len == 32 && strspn(seg, "0123456789abcdef") >= len;
 }
 
-/* The route of url. For the group routes *group is the id (into id), NULL when the
- * path segment cannot be a group id; for static files *rel is the file. */
-static enum route route_of(const char *url, char id[17], const char **group,
-                           const char **rel)
+bool serve_id_ok(enum serve_id_kind kind, const char *seg, size_t len)
 {
-    *group = NULL;
-    *rel = NULL;
-    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
-        const char *path = routes[i].path;
-        const enum route r = routes[i].route;
-        const char *brace = strchr(path, '{');
+    switch (kind) {
+    case SERVE_ID_GROUP: return group_id_ok(seg, len);
+    case SERVE_ID_JOB: return job_id_ok(seg, len);
+    case SERVE_ID_NONE: break;
+    }
+    return false;
+}
+
+/* The row of url, NULL when none matches. Its {id} (into id) is a->id, NULL when the
+ * segment is not an id of the row's kind; a->rest the file of a page's row. */
+static const struct route *route_of(const char *url, char id[33], struct route_args *a)
+{
+    a->id = NULL;
+    a->rest = NULL;
+    for (size_t i = 0; i < N_ROUTES; i++) {
+        const struct route *r = &routes[i];
+        const char *brace = strchr(r->path, '{');
         if (brace == NULL) {
-            if (strcmp(url, path) != 0)
+            if (strcmp(url, r->path) != 0)
                 continue;
-            *rel = r != ROUTE_STATIC        ? NULL
-                   : strcmp(path, "/") == 0 ? "index.html"
-                                            : path + 1;
+            a->rest = r->file;
             return r;
         }
-        size_t prefix = (size_t)(brace - path);
-        if (strncmp(url, path, prefix) != 0)
+        size_t prefix = (size_t)(brace - r->path);
+        if (strncmp(url, r->path, prefix) != 0)
             continue;
         const char *seg = url + prefix;
-        if (r == ROUTE_STATIC || r == ROUTE_LIB) {
-            *rel = seg;
+        if (r->id == SERVE_ID_NONE) { /* "{path}": the rest of the url */
+            a->rest = seg;
             return r;
         }
         const char *slash = strchr(seg, '/');
         if (slash == NULL || strcmp(slash, strchr(brace, '}') + 1) != 0)
             continue;
         size_t len = (size_t)(slash - seg);
-        if (group_id_ok(seg, len)) {
+        if (serve_id_ok(r->id, seg, len)) {
             memcpy(id, seg, len);
             id[len] = '\0';
-            *group = id;
+            a->id = id;
         }
         return r;
     }
-    return ROUTE_NONE;
+    return NULL;
 }
 
 /* The API's token, or the admin token, which may do all the API's token does. */
@@ -161,13 +171,12 @@ static void dispatch(struct server *srv, struct MHD_Connection *conn, const char
                      const char *method, struct request *req)
 {
     bool api = strncmp(url, "/api/", 5) == 0 || strcmp(url, "/api") == 0;
-    bool get = strcmp(method, MHD_HTTP_METHOD_GET) == 0 ||
-               strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
-    char id[17];
-    const char *group = NULL, *rel = NULL;
-    enum route r = route_of(url, id, &group, &rel);
+    char id[33];
+    struct route_args a = {.conn = conn};
+    const struct route *r = route_of(url, id, &a);
 
-    req->route = route_label(r);
+    req->route = r != NULL ? r->label : "none";
+    req->page = r != NULL && r->page;
     /* A browser asks before sending Authorization cross-origin, without it. */
     if (api && srv->s->cors_origin[0] != '\0' &&
         strcmp(method, MHD_HTTP_METHOD_OPTIONS) == 0) {
@@ -176,53 +185,26 @@ static void dispatch(struct server *srv, struct MHD_Connection *conn, const char
         req->allow = true;
         return;
     }
-    /* The token guards /metrics as it guards the API (Prometheus sends it with its
-     * scrape's authorization: credentials). */
-    if ((api || r == ROUTE_METRICS) && !authorized(srv, conn)) {
+    if ((api || (r != NULL && r->auth)) && !authorized(srv, conn)) {
         req->www_authenticate = true;
         answer_error_code(req, 401, "unauthorized", NULL,
                           "this server needs Authorization: Bearer <token>");
         return;
     }
-    if (r == ROUTE_NONE) {
+    if (r == NULL) {
         answer_error(req, STATUS_NOT_FOUND, NULL, "no route %s %.200s", method, url);
         return;
     }
-    if (!get) {
+    if (strcmp(method, r->method) != 0 && !(strcmp(r->method, MHD_HTTP_METHOD_GET) == 0 &&
+                                            strcmp(method, MHD_HTTP_METHOD_HEAD) == 0)) {
         req->allow = true;
         answer_error_code(req, 405, "method_not_allowed", NULL,
                           "%s is not allowed on %.200s", method, url);
         return;
     }
-    if (r == ROUTE_HEALTH) {
-        route_health(srv, req);
-        schema_health_add(srv, req);
+    if (r->schema && !schema_ready(srv, req))
         return;
-    }
-    if (r == ROUTE_METRICS) { /* the process's counters need no schema */
-        route_metrics(srv, req);
-        return;
-    }
-    if (r != ROUTE_STATIC && r != ROUTE_LIB && r != ROUTE_OPENAPI &&
-        !schema_ready(srv, req))
-        return;
-    switch (r) {
-    case ROUTE_HEALTH: route_health(srv, req); return;
-    case ROUTE_JOBS: route_jobs(srv, conn, req); return;
-    case ROUTE_GROUPS: route_groups(srv, req); return;
-    case ROUTE_ASSOCIATION: route_association(srv, conn, req, group); return;
-    case ROUTE_PREDICT: route_predict(srv, conn, req, group); return;
-    case ROUTE_SWEEP: route_sweep(srv, conn, req, group); return;
-    case ROUTE_TABLE: route_table(srv, conn, req, group); return;
-    case ROUTE_COVERAGE: route_coverage(srv, conn, req); return;
-    case ROUTE_OPENAPI: route_static(srv, req, "openapi.json"); return;
-    case ROUTE_SLOWDOWNS: route_slowdowns(srv, conn, req); return;
-    case ROUTE_POINTS: route_points(srv, conn, req, group); return;
-    case ROUTE_STATIC: route_static(srv, req, rel); return;
-    case ROUTE_METRICS: route_metrics(srv, req); return;
-    case ROUTE_LIB: route_lib(req, rel); return;
-    case ROUTE_NONE: return;
-    }
+    r->handler(srv, req, &a);
 }
 
 static enum MHD_Result send_answer(const struct server *srv, struct MHD_Connection *conn,
@@ -265,9 +247,8 @@ static enum MHD_Result send_answer(const struct server *srv, struct MHD_Connecti
     MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
     MHD_add_response_header(resp, "X-Frame-Options", "DENY");
     MHD_add_response_header(resp, "Content-Security-Policy",
-                            req->route != NULL && strcmp(req->route, "page") == 0
-                                ? PAGE_CSP
-                                : "default-src 'none'; frame-ancestors 'none'");
+                            req->page ? PAGE_CSP
+                                      : "default-src 'none'; frame-ancestors 'none'");
     /* One request per connection: the next one passes the gate again (gate.c), which
      * alone checks a request's framing and its headers' deadline. */
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
@@ -606,7 +587,7 @@ enum status serve_run(const struct serve_settings *s, struct error *err)
                          "header_timeout_s must be > 0");
     }
     serve_web_dir_find(srv.web_dir);
-    /* One connection for each HTTP worker and each computing thread: no route waits
+    /* One connection for each HTTP thread and each computing thread: no route waits
      * for another's. */
     if (!db_pool_init(&srv, (size_t)lim->threads + lim->compute_threads))
         return error_set(err, STATUS_NOMEM, "database connection pool");
@@ -634,7 +615,7 @@ enum status serve_run(const struct serve_settings *s, struct error *err)
                        lim->compute_threads);
         goto out;
     }
-    /* libmicrohttpd shares the connection limit among its workers: each needs one.
+    /* libmicrohttpd shares the connection limit among its HTTP threads: each needs one.
      * The gate enforces the limits (gate.c); libmicrohttpd's own are a backstop
      * above them, since a connection handed on is counted by both for a moment.
      * Neither daemon listens: the gate hands them the connections it checked. */
@@ -650,7 +631,7 @@ enum status serve_run(const struct serve_settings *s, struct error *err)
         MHD_OPTION_THREAD_POOL_SIZE, lim->threads, MHD_OPTION_CONNECTION_LIMIT,
         max_connections + lim->threads, MHD_OPTION_CONNECTION_TIMEOUT,
         lim->idle_timeout_s, MHD_OPTION_STRICT_FOR_CLIENT, 1, MHD_OPTION_END);
-    /* /health on a thread of its own: never queued behind a worker's slow work. */
+    /* /health on a thread of its own: never queued behind an HTTP thread's slow work. */
     health = daemon == NULL
                  ? NULL
                  : MHD_start_daemon(mhd_flags, 0, NULL, NULL, on_request, &srv,
@@ -688,7 +669,7 @@ enum status serve_run(const struct serve_settings *s, struct error *err)
              bound_port);
     if (s->on_listening != NULL)
         s->on_listening(s->arg, address);
-    log_info("serving the API on %s:%d (%u workers, %u computing); page: %s", bound,
+    log_info("serving the API on %s:%d (%u HTTP threads, %u computing); page: %s", bound,
              bound_port, lim->threads, lim->compute_threads,
              srv.web_dir[0] != '\0' ? srv.web_dir : "none found");
 
@@ -708,7 +689,7 @@ enum status serve_run(const struct serve_settings *s, struct error *err)
     pthread_cond_broadcast(&srv.db_free);
     pthread_mutex_unlock(&srv.db_lock);
     compute_pool_stop(srv.compute);
-    db_pool_cancel(&srv); /* what the workers run: they take no new connection */
+    db_pool_cancel(&srv); /* what the HTTP threads run: they take no new connection */
     MHD_stop_daemon(health);
     MHD_stop_daemon(daemon); /* waits for the requests in progress */
     pthread_sigmask(SIG_SETMASK, &old_mask, NULL);

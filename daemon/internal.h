@@ -23,21 +23,21 @@
 #define ANSWER_JSON_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(15))
 
 /* Threading and the database. libmicrohttpd runs its callbacks on a pool of
- * limits.threads workers (MHD_OPTION_THREAD_POOL_SIZE), each connection on one of
+ * limits.threads HTTP threads (MHD_OPTION_THREAD_POOL_SIZE), each connection on one of
  * them. A route borrows one database connection from a pool of threads +
- * compute_threads of them (db_acquire), so that no worker waits for another's query;
- * each reconnects when it was lost. What takes long, an association computed on
- * request, never runs on a worker: the route hands it to the compute pool
+ * compute_threads of them (pool_acquire), so that no HTTP thread waits for another's
+ * query; each reconnects when it was lost. What takes long, an association computed on
+ * request, never runs on an HTTP thread: the route hands it to the compute pool
  * (compute.c: compute_threads threads at a lower priority) and suspends the
  * connection (MHD_ALLOW_SUSPEND_RESUME), the pool answers and resumes it, and the
- * worker goes on serving /health, stored answers and the page meanwhile. The pool
+ * HTTP thread goes on serving /health, stored answers and the page meanwhile. The pool
  * takes no more than it has threads (else 503 busy, Retry-After); a watcher thread
  * sets a job's cancel flag at its deadline and when its client's socket closes
  * (libmicrohttpd does not watch a suspended connection), and stats/'s loops stop
  * on it; /jobs and /coverage go there too. Connections are accepted by the gate
  * (gate.c), which bounds them overall and per client address and hands a
  * connection to libmicrohttpd only once its request's headers are in, so that
- * no slow client holds a worker's slot; /health goes to a daemon of its own. */
+ * no slow client holds an HTTP thread's slot; /health goes to a daemon of its own. */
 
 /* One database connection of the pool. */
 struct db_slot {
@@ -72,8 +72,8 @@ struct server {
 /* An answer computed on request (an association, /predict, /slowdowns), as the
  * compute pool runs it: made by the route, owned by its request (freed with it,
  * after the pool resumed the connection). */
-struct compute_job {
-    void (*run)(struct compute_job *job); /* computes and answers req */
+struct compute_task {
+    void (*run)(struct compute_task *job); /* computes and answers req */
     struct server *srv;
     struct MHD_Connection *conn; /* suspended while the pool has the job */
     struct request *req;         /* where run answers */
@@ -130,7 +130,8 @@ struct request {
     bool queued;              /* the answer went to libmicrohttpd */
     double started_s;         /* CLOCK_MONOTONIC at the first callback */
     const char *route;        /* the route's label in /metrics (a literal) */
-    struct compute_job *job;  /* owned; not NULL once handed to the compute pool */
+    bool page;                /* a page's route: the page's CSP */
+    struct compute_task *job; /* owned; not NULL once handed to the compute pool */
 };
 
 /* ---- answers (answer.c) ------------------------------------------------------------ */
@@ -168,21 +169,22 @@ void answer_stored(struct request *req, enum status rc, char *text,
                    const struct error *err, const char *what, const char *group_id);
 void request_free(struct request *req);
 
-/* ---- the database connections (pool.c) -------------------------------------------- */
+/* ---- the database connections (db_pool.c) --------------------------------------------
+ */
 
 /* n connections, none open yet; false without memory. */
 bool db_pool_init(struct server *srv, size_t n);
 /* Closes every connection; none may be lent. */
 void db_pool_close(struct server *srv);
-/* A connection of the pool, lent to the caller until db_release, reconnecting first
+/* A connection of the pool, lent to the caller until pool_release, reconnecting first
  * when it was lost (waits while all are lent); NULL (err says why) when the
  * database is unreachable. */
-struct db *db_acquire(struct server *srv, struct error *err);
+struct db *pool_acquire(struct server *srv, struct error *err);
 /* Cancels the query each lent connection runs (PQcancel): on stop. */
 void db_pool_cancel(struct server *srv);
 /* Gives db back; after STATUS_DB it may be dead, so it is dropped and the next
  * borrower reconnects rather than failing forever on a broken socket. */
-void db_release(struct server *srv, struct db *db, enum status rc);
+void pool_release(struct server *srv, struct db *db, enum status rc);
 
 /* ---- the schema (schema.c) --------------------------------------------------------- */
 
@@ -205,7 +207,7 @@ struct compute_pool *compute_pool_new(unsigned n);
  * busy) or the pool stops. Suspends job->conn before a thread can see the job; the
  * thread runs job->run, answers 503 deadline in its place when the deadline
  * cancelled it, and resumes the connection. */
-bool compute_submit(struct compute_pool *p, struct compute_job *job);
+bool compute_submit(struct compute_pool *p, struct compute_task *job);
 /* Cancels every job (JOB_SHUTDOWN), waits until each resumed its connection and
  * joins the threads; compute_submit refuses from then on. Before MHD_stop_daemon,
  * which must find no connection suspended. */
@@ -296,7 +298,8 @@ void gate_address_key(const struct sockaddr *sa, unsigned char key[16]);
 enum gate_verdict gate_check(const char *buf, size_t len, unsigned *code,
                              const char **why, bool *health);
 
-/* ---- Prometheus metrics (metrics.c) ------------------------------------------------ */
+/* ---- Prometheus metrics (exposition.c) ------------------------------------------------
+ */
 
 /* What the compute pool counts. */
 enum metrics_compute {
@@ -321,8 +324,6 @@ void metrics_connection(void *cls, struct MHD_Connection *conn, void **socket_co
 void metrics_compute(enum metrics_compute what);
 /* A connection the gate answered itself with code (400, 408, 431, 503). */
 void metrics_gate(unsigned code);
-/* GET /metrics: the text exposition (README "Metrics"). */
-void route_metrics(struct server *srv, struct request *req);
 
 /* ---- query parameters and the bearer token (answer.c) ------------------------------ */
 
@@ -346,27 +347,17 @@ bool bearer_is(struct MHD_Connection *conn, const char *secret);
 
 /* ---- routes (routes.c, static.c) --------------------------------------------------- */
 
-void route_health(struct server *srv, struct request *req);
-void route_jobs(struct server *srv, struct MHD_Connection *conn, struct request *req);
-void route_groups(struct server *srv, struct request *req);
-void route_association(struct server *srv, struct MHD_Connection *conn,
-                       struct request *req, const char *group_id);
-void route_sweep(struct server *srv, struct MHD_Connection *conn, struct request *req,
-                 const char *group_id);
-void route_table(struct server *srv, struct MHD_Connection *conn, struct request *req,
-                 const char *group_id);
-void route_coverage(struct server *srv, struct MHD_Connection *conn, struct request *req);
 /* Adds to req's 404 the granularities stored for (group, y, x) (routes.c). */
 /* A job for the compute pool over scope (copied into it); NULL when answered (400 for
  * a bad scope, naming it; no memory), what naming the route in the log. */
-struct compute_job *compute_job_new(struct request *req, const char *scope,
-                                    const char *what);
+struct compute_task *compute_task_new(struct request *req, const char *scope,
+                                      const char *what);
 /* Hands job (calloc'd, its parameters filled; taken) to the compute pool to be
  * answered by run, and suspends the connection; 503 busy when every computing thread
  * has one already. */
-void compute_job_submit(struct server *srv, struct MHD_Connection *conn,
-                        struct request *req, struct compute_job *job,
-                        void (*run)(struct compute_job *job));
+void compute_task_submit(struct server *srv, struct MHD_Connection *conn,
+                         struct request *req, struct compute_task *job,
+                         void (*run)(struct compute_task *job));
 /* granularity of the query in seconds into *out (unchanged when absent); false when
  * answered (400). */
 bool query_granularity(struct MHD_Connection *conn, struct request *req, double *out);
@@ -376,17 +367,36 @@ bool metric_pair(struct MHD_Connection *conn, struct request *req, const char **
                  const char **x);
 void add_stored_granularities(struct request *req, struct db *db, const char *group_id,
                               const char *y, const char *x);
-/* hurt.c: /groups/{id}/predict and /slowdowns (README "Who got hurt"). */
-void route_predict(struct server *srv, struct MHD_Connection *conn, struct request *req,
-                   const char *group_id);
-void route_slowdowns(struct server *srv, struct MHD_Connection *conn,
-                     struct request *req);
-/* points.c: /groups/{id}/points (README). */
-void route_points(struct server *srv, struct MHD_Connection *conn, struct request *req,
-                  const char *group_id);
-/* rel is the path under the page's folder, already percent-decoded. */
-void route_static(const struct server *srv, struct request *req, const char *rel);
-/* rel is a file of a JavaScript library under serve_js_dir() (serve_js_open). */
-void route_lib(struct request *req, const char *rel);
+
+/* ---- routes: one row each in http.c's table, one handler signature ---------------- */
+
+/* What the router parsed out of a request for its route's handler. */
+struct route_args {
+    struct MHD_Connection *conn; /* the query parameters, suspending */
+    /* The {id} segment when it is one of the row's kind (a group id, a job id),
+     * NUL-terminated; NULL when the segment cannot be one (the handler answers 404,
+     * answer_no_such) or the route has no {id}. */
+    const char *id;
+    /* A page's file: the rest of the url for "{path}", the row's file otherwise. */
+    const char *rest;
+};
+
+typedef void route_handler(struct server *srv, struct request *req,
+                           const struct route_args *a);
+
+/* The handlers, in the order of the table (README "The HTTP API"). routes.c: */
+route_handler route_health, route_jobs, route_groups, route_association, route_sweep,
+    route_table, route_coverage;
+/* slowdowns.c: /groups/{id}/predict and /slowdowns (README "Who got hurt"); scatter.c:
+ * /groups/{id}/points; exposition.c: GET /metrics, the text exposition (README
+ * "Metrics"); static.c: the page's files (rest under its folder, percent-decoded) and
+ * a JavaScript library's under serve_js_dir() (serve_js_open). */
+route_handler route_predict, route_slowdowns, route_points, route_metrics, route_static,
+    route_lib;
+
+/* The 404 of an {id} segment that is not an id of kind noun ("group", "job"), the
+ * same whatever the route: {"error":{"status":"not_found","message":"no such
+ * group"}}. */
+void answer_no_such(struct request *req, const char *noun);
 
 #endif

@@ -36,8 +36,9 @@ static json_t *text_or_null(const char *s)
 
 /* ---- routes -------------------------------------------------------------------- */
 
-void route_health(struct server *srv, struct request *req)
+void route_health(struct server *srv, struct request *req, const struct route_args *a)
 {
+    (void)a;
     struct db_health h = {0};
     double age_s = 0;
 
@@ -54,6 +55,7 @@ void route_health(struct server *srv, struct request *req)
                   text_or_null(h.last_analysis), "jobs", (json_int_t)h.jobs, "samples",
                   (json_int_t)h.samples, "version", IOCONTEND_VERSION, "snapshot_age_s",
                   round(age_s * 1000) / 1000));
+    schema_health_add(srv, req); /* the schema's version beside the data's */
 }
 
 static json_t *job_json(const struct db_job_row *r)
@@ -192,8 +194,8 @@ static enum status jobs_metrics(struct server *srv, struct db *db, struct reques
 }
 
 /* /jobs on a thread of the compute pool: a page of 1000 jobs with their metrics
- * takes a while, and must hold up no HTTP worker (nor /health). */
-static void jobs_run(struct compute_job *job)
+ * takes a while, and must hold up no HTTP thread (nor /health). */
+static void jobs_run(struct compute_task *job)
 {
     struct server *srv = job->srv;
     struct request *req = job->req;
@@ -207,7 +209,7 @@ static void jobs_run(struct compute_job *job)
     enum status rc = STATUS_OK;
     json_t *doc = NULL;
 
-    struct db *db = db_acquire(srv, &err);
+    struct db *db = pool_acquire(srv, &err);
     if (db == NULL) {
         answer_failure(req, STATUS_DB, &err, "jobs", NULL);
         return;
@@ -217,7 +219,7 @@ static void jobs_run(struct compute_job *job)
     if (job->group_arg[0] != '\0') {
         rc = analysis_group_resolve(db, job->group_arg, &m, &err);
         if (rc == STATUS_NOT_FOUND || rc == STATUS_INVALID) {
-            db_release(srv, db, STATUS_OK);
+            pool_release(srv, db, STATUS_OK);
             if (rc == STATUS_NOT_FOUND) { /* as before names were taken */
                 error_clear(&err);
                 error_set(&err, rc, "no group %s", job->group_arg);
@@ -232,13 +234,13 @@ static void jobs_run(struct compute_job *job)
                           job->to_s, group, job->limit, &rows, &n, next, &err);
     }
     if (rc != STATUS_OK) {
-        db_release(srv, db, rc);
+        pool_release(srv, db, rc);
         answer_failure(req, rc, &err, "jobs", "cursor");
         goto out;
     }
     rc = jobs_metrics(srv, db, req, rows, n, job->granularity_s, scope, job->csv, &doc,
                       &err);
-    db_release(srv, db, rc);
+    pool_release(srv, db, rc);
     /* Without samples the jobs are still listed, with the metrics of their logs,
      * unless the query asked for a granularity, a scope or CSV. */
     if (rc == STATUS_NOT_FOUND && !job->csv && !job->granularity_given && scope == NULL) {
@@ -266,8 +268,9 @@ out:
     free(rows);
 }
 
-void route_jobs(struct server *srv, struct MHD_Connection *conn, struct request *req)
+void route_jobs(struct server *srv, struct request *req, const struct route_args *a)
 {
+    struct MHD_Connection *conn = a->conn;
     const char *limit_s = query(conn, "limit"), *cursor = query(conn, "cursor");
     const char *group = query(conn, "group"), *scope = query(conn, "scope");
     double from_s = NAN, to_s = NAN, granularity_s = 0;
@@ -285,7 +288,7 @@ void route_jobs(struct server *srv, struct MHD_Connection *conn, struct request 
         }
         limit = (size_t)strtol(limit_s, NULL, 10);
     }
-    if (cursor != NULL && strlen(cursor) >= sizeof((struct compute_job *)NULL)->cursor) {
+    if (cursor != NULL && strlen(cursor) >= sizeof((struct compute_task *)NULL)->cursor) {
         answer_error(req, STATUS_INVALID, "cursor",
                      "cursor is not one this server gave out");
         return;
@@ -302,7 +305,8 @@ void route_jobs(struct server *srv, struct MHD_Connection *conn, struct request 
         answer_failure(req, STATUS_INVALID, &err, "jobs", "scope");
         return;
     }
-    struct compute_job *job = compute_job_new(req, scope != NULL ? scope : "all", "jobs");
+    struct compute_task *job =
+        compute_task_new(req, scope != NULL ? scope : "all", "jobs");
     if (job == NULL)
         return;
     snprintf(job->group_arg, sizeof job->group_arg, "%s", group != NULL ? group : "");
@@ -314,7 +318,7 @@ void route_jobs(struct server *srv, struct MHD_Connection *conn, struct request 
     job->csv = csv;
     job->granularity_s = granularity_s;
     job->granularity_given = query(conn, "granularity") != NULL;
-    compute_job_submit(srv, conn, req, job, jobs_run);
+    compute_task_submit(srv, conn, req, job, jobs_run);
 }
 
 /* The index of pair (y, x) in analysis/sweep.c's order; sweep_pair_count() for a pair
@@ -401,14 +405,15 @@ static json_t *stored_json(const char *g, const struct stored_ref *refs, size_t 
     return json_pack("{s:b, s:o}", "table", table, "sweeps", sweeps);
 }
 
-void route_groups(struct server *srv, struct request *req)
+void route_groups(struct server *srv, struct request *req, const struct route_args *a)
 {
+    (void)a;
     struct error err = {0};
     struct db_group *groups = NULL;
     struct db_stored *stored = NULL;
     struct stored_ref *refs = NULL;
     size_t n = 0, n_stored = 0;
-    struct db *db = db_acquire(srv, &err);
+    struct db *db = pool_acquire(srv, &err);
 
     if (db == NULL) {
         answer_failure(req, STATUS_DB, &err, "groups", NULL);
@@ -417,7 +422,7 @@ void route_groups(struct server *srv, struct request *req)
     enum status rc = db_groups_list(db, &groups, &n, &err);
     if (rc == STATUS_OK)
         rc = db_stored_list(db, &stored, &n_stored, &err);
-    db_release(srv, db, rc);
+    pool_release(srv, db, rc);
     if (rc != STATUS_OK) {
         answer_failure(req, rc, &err, "groups", NULL);
         goto out;
@@ -585,7 +590,7 @@ bool metric_pair(struct MHD_Connection *conn, struct request *req, const char **
 }
 
 /* The database, held, for a route about group_id once that group exists; NULL when
- * answered (404 for no such group, or the failure). The caller db_release's. */
+ * answered (404 for no such group, or the failure). The caller pool_release's. */
 static struct db *group_db(struct server *srv, struct request *req, const char *group_id,
                            const char *what)
 {
@@ -593,10 +598,10 @@ static struct db *group_db(struct server *srv, struct request *req, const char *
     struct db_group g;
 
     if (group_id == NULL) {
-        answer_error(req, STATUS_NOT_FOUND, NULL, "no such group");
+        answer_no_such(req, "group");
         return NULL;
     }
-    struct db *db = db_acquire(srv, &err);
+    struct db *db = pool_acquire(srv, &err);
     if (db == NULL) {
         answer_failure(req, STATUS_DB, &err, what, NULL);
         return NULL;
@@ -604,7 +609,7 @@ static struct db *group_db(struct server *srv, struct request *req, const char *
     enum status rc = db_group_get(db, group_id, &g, &err);
     if (rc == STATUS_OK)
         return db;
-    db_release(srv, db, rc);
+    pool_release(srv, db, rc);
     if (rc == STATUS_NOT_FOUND) {
         answer_error(req, rc, NULL, "no group %s", group_id);
     } else {
@@ -615,13 +620,13 @@ static struct db *group_db(struct server *srv, struct request *req, const char *
 
 /* Computes the association job asks, on a thread of the compute pool, and answers
  * (compute.c answers a stopped one in its place). */
-static void association_run(struct compute_job *job)
+static void association_run(struct compute_task *job)
 {
     struct server *srv = job->srv;
     struct request *req = job->req;
     struct error err = {0};
     struct assoc_result *out = NULL;
-    struct db *db = db_acquire(srv, &err);
+    struct db *db = pool_acquire(srv, &err);
 
     if (db == NULL) {
         answer_failure(req, STATUS_DB, &err, "association", NULL);
@@ -634,10 +639,10 @@ static void association_run(struct compute_job *job)
         answer_failure(req, rc, &err, "association", NULL);
         if (job->granularity_given)
             add_stored_granularities(req, db, job->group_id, job->y, job->x);
-        db_release(srv, db, rc);
+        pool_release(srv, db, rc);
         return;
     }
-    db_release(srv, db, rc);
+    pool_release(srv, db, rc);
     if (rc != STATUS_OK) {
         answer_failure(req, rc, &err, "association", "granularity");
         return;
@@ -682,8 +687,8 @@ static bool counts_allowed(const struct server *srv, struct MHD_Connection *conn
     return false;
 }
 
-struct compute_job *compute_job_new(struct request *req, const char *scope,
-                                    const char *what)
+struct compute_task *compute_task_new(struct request *req, const char *scope,
+                                      const char *what)
 {
     struct error err = {0};
 
@@ -691,7 +696,7 @@ struct compute_job *compute_job_new(struct request *req, const char *scope,
         answer_failure(req, STATUS_INVALID, &err, what, "scope");
         return NULL;
     }
-    struct compute_job *job = calloc(1, sizeof *job);
+    struct compute_task *job = calloc(1, sizeof *job);
     if (job == NULL) {
         answer_failure(req, STATUS_NOMEM, &err, what, NULL);
         return NULL;
@@ -704,9 +709,9 @@ struct compute_job *compute_job_new(struct request *req, const char *scope,
     return job;
 }
 
-void compute_job_submit(struct server *srv, struct MHD_Connection *conn,
-                        struct request *req, struct compute_job *job,
-                        void (*run)(struct compute_job *job))
+void compute_task_submit(struct server *srv, struct MHD_Connection *conn,
+                         struct request *req, struct compute_task *job,
+                         void (*run)(struct compute_task *job))
 {
     const union MHD_ConnectionInfo *info =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -734,9 +739,11 @@ void compute_job_submit(struct server *srv, struct MHD_Connection *conn,
 
 /* A group's association object: the one analyze stored while it is current, else
  * computed now, on the compute pool (INTERFACES.md). */
-void route_association(struct server *srv, struct MHD_Connection *conn,
-                       struct request *req, const char *group_id)
+void route_association(struct server *srv, struct request *req,
+                       const struct route_args *a)
 {
+    struct MHD_Connection *conn = a->conn;
+    const char *group_id = a->id;
     const char *y, *x;
     const char *gran = query(conn, "granularity");
     const char *scope = query(conn, "scope");
@@ -754,7 +761,7 @@ void route_association(struct server *srv, struct MHD_Connection *conn,
         return;
     if (!counts_allowed(srv, conn, req, &opts))
         return;
-    struct compute_job *job = compute_job_new(req, scope, "association");
+    struct compute_task *job = compute_task_new(req, scope, "association");
     if (job == NULL)
         return;
     snprintf(job->y, sizeof job->y, "%s", y); /* known metrics: short */
@@ -792,7 +799,7 @@ void route_association(struct server *srv, struct MHD_Connection *conn,
         enum stored_state state;
         rc = analysis_association_stored(db, group_id, y, x, &out, &state, &err);
         if (rc == STATUS_OK && state == STORED_CURRENT) {
-            db_release(srv, db, rc);
+            pool_release(srv, db, rc);
             free(job);
             answer_json_take(req, 200, analysis_assoc_json(out));
             assoc_result_free(out);
@@ -803,15 +810,16 @@ void route_association(struct server *srv, struct MHD_Connection *conn,
         if (rc != STATUS_OK)
             log_warn("stored association of %s %s~%s: %s", group_id, y, x, err.msg);
     }
-    db_release(srv, db, rc);
-    compute_job_submit(srv, conn, req, job, association_run);
+    pool_release(srv, db, rc);
+    compute_task_submit(srv, conn, req, job, association_run);
 }
 
 /* The stored granularity sweep of (group, y, x) (METHOD.md §6), as `analyze --sweep`
  * stored it: never computed here. */
-void route_sweep(struct server *srv, struct MHD_Connection *conn, struct request *req,
-                 const char *group_id)
+void route_sweep(struct server *srv, struct request *req, const struct route_args *a)
 {
+    struct MHD_Connection *conn = a->conn;
+    const char *group_id = a->id;
     const char *y, *x;
     struct error err = {0};
     char *text = NULL;
@@ -827,7 +835,7 @@ void route_sweep(struct server *srv, struct MHD_Connection *conn, struct request
     if (db == NULL)
         return;
     enum status rc = db_sweep_get(db, group_id, y, x, "all", &text, &err);
-    db_release(srv, db, rc);
+    pool_release(srv, db, rc);
     if (rc == STATUS_NOT_FOUND) {
         error_clear(&err);
         error_set(&err, rc,
@@ -840,9 +848,10 @@ void route_sweep(struct server *srv, struct MHD_Connection *conn, struct request
 }
 
 /* A group's table (METHOD.md §4), as `analyze` stored it: never computed here. */
-void route_table(struct server *srv, struct MHD_Connection *conn, struct request *req,
-                 const char *group_id)
+void route_table(struct server *srv, struct request *req, const struct route_args *a)
 {
+    struct MHD_Connection *conn = a->conn;
+    const char *group_id = a->id;
     struct error err = {0};
     char *text = NULL;
     const long long version = cache_version(srv);
@@ -855,7 +864,7 @@ void route_table(struct server *srv, struct MHD_Connection *conn, struct request
     if (db == NULL)
         return;
     enum status rc = db_group_table_get(db, group_id, &text, &err);
-    db_release(srv, db, rc);
+    pool_release(srv, db, rc);
     if (rc == STATUS_NOT_FOUND) {
         error_clear(&err);
         error_set(&err, rc, "no table stored for group %s (iocontend analyze stores it)",
@@ -875,8 +884,8 @@ void route_table(struct server *srv, struct MHD_Connection *conn, struct request
  * S_i / max S over the intervals that overlap [from, to); with points=N, instead of
  * those, their min and max in N buckets of the range, whatever its length. */
 /* /coverage on a thread of the compute pool: a long range read or bucketed in the
- * database takes a while (14 M intervals took 40 s on a worker). */
-static void coverage_run(struct compute_job *job)
+ * database takes a while (14 M intervals took 40 s on an HTTP thread). */
+static void coverage_run(struct compute_task *job)
 {
     struct server *srv = job->srv;
     struct request *req = job->req;
@@ -886,7 +895,7 @@ static void coverage_run(struct compute_job *job)
     struct db_coverage *list = NULL;
     size_t n = 0;
     struct error err = {0};
-    struct db *db = db_acquire(srv, &err);
+    struct db *db = pool_acquire(srv, &err);
 
     if (db == NULL) {
         answer_failure(req, STATUS_DB, &err, "coverage", NULL);
@@ -894,7 +903,7 @@ static void coverage_run(struct compute_job *job)
     }
     enum status rc = db_coverage_list(db, &list, &n, &err);
     if (rc == STATUS_OK && n == 0) {
-        db_release(srv, db, rc);
+        pool_release(srv, db, rc);
         answer_error(req, STATUS_NOT_FOUND, NULL,
                      "no coverage stored (iocontend analyze stores it)");
         return;
@@ -904,7 +913,7 @@ static void coverage_run(struct compute_job *job)
     bool *served = calloc(n + 1, sizeof *served);
     bool found = fs == NULL;
     if (series == NULL || served == NULL || (points > 0 && bk == NULL)) {
-        db_release(srv, db, rc);
+        pool_release(srv, db, rc);
         answer_failure(req, STATUS_NOMEM, &err, "coverage", NULL);
         goto out;
     }
@@ -929,7 +938,7 @@ static void coverage_run(struct compute_job *job)
                                    &series[i], &truncated, &err);
         served[i] = rc == STATUS_OK;
         if (rc == STATUS_OK && truncated) {
-            db_release(srv, db, rc);
+            pool_release(srv, db, rc);
             answer_error(req, STATUS_INVALID, isfinite(from_s) ? "to" : "from",
                          "%s has more than %d intervals in that range: narrow from and "
                          "to, or ask for points=N",
@@ -937,7 +946,7 @@ static void coverage_run(struct compute_job *job)
             goto out;
         }
     }
-    db_release(srv, db, rc);
+    pool_release(srv, db, rc);
     if (rc != STATUS_OK) {
         answer_failure(req, rc, &err, "coverage", NULL);
         goto out;
@@ -967,8 +976,9 @@ out:
  * S_i / max S over the intervals that overlap [from, to); with points=N, instead of
  * those, their min and max in N buckets of the range, whatever its length. Served
  * from the cache, else read on the compute pool. */
-void route_coverage(struct server *srv, struct MHD_Connection *conn, struct request *req)
+void route_coverage(struct server *srv, struct request *req, const struct route_args *a)
 {
+    struct MHD_Connection *conn = a->conn;
     const char *fs = query(conn, "fs");
     double from_s = NAN, to_s = NAN;
     unsigned long points = 0;
@@ -985,7 +995,7 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
             return;
         }
     }
-    struct compute_job *job = compute_job_new(req, "all", "coverage");
+    struct compute_task *job = compute_task_new(req, "all", "coverage");
     if (job == NULL)
         return;
     snprintf(job->fs, sizeof job->fs, "%s", fs != NULL ? fs : "");
@@ -1007,5 +1017,5 @@ void route_coverage(struct server *srv, struct MHD_Connection *conn, struct requ
         free(job);
         return;
     }
-    compute_job_submit(srv, conn, req, job, coverage_run);
+    compute_task_submit(srv, conn, req, job, coverage_run);
 }

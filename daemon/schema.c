@@ -17,7 +17,7 @@ void schema_health_add(struct server *srv, struct request *req)
                                   latest, "behind", version < latest));
 }
 
-/* Reads the schema's version, at most once a second and by one worker at a time (the
+/* Reads the schema's version, at most once a second and by one HTTP thread at a time (the
  * others go on with the last one read); a database that does not answer leaves it
  * as it was. */
 static void schema_read(struct server *srv)
@@ -30,10 +30,10 @@ static void schema_read(struct server *srv)
     double now = monotonic_s();
     if (srv->schema_read_s == 0 || now - srv->schema_read_s >= 1.0) {
         srv->schema_read_s = now;
-        struct db *db = db_acquire(srv, &err);
+        struct db *db = pool_acquire(srv, &err);
         if (db != NULL) {
             enum status rc = db_schema_version(db, &version, &err);
-            db_release(srv, db, rc);
+            pool_release(srv, db, rc);
             if (rc == STATUS_OK)
                 atomic_store(&srv->schema_version, version);
         }

@@ -62,8 +62,9 @@ static int open_regular(const char *path, int flags, off_t *size)
 }
 
 /* rel is the path under the page's folder, already percent-decoded. */
-void route_static(const struct server *srv, struct request *req, const char *rel)
+void route_static(struct server *srv, struct request *req, const struct route_args *a)
 {
+    const char *rel = a->rest;
     char path[PATH_MAX + 256];
     off_t size = 0;
     int fd = -1;
@@ -120,8 +121,11 @@ int serve_js_open(const char *rel, off_t *size, struct error *err)
     return fd;
 }
 
-void route_lib(struct request *req, const char *rel)
+void route_lib(struct server *srv, struct request *req, const struct route_args *a)
 {
+    const char *rel = a->rest;
+
+    (void)srv;
     struct error err = {0};
     off_t size = 0;
     int fd = serve_js_open(rel, &size, &err);

@@ -242,9 +242,11 @@ static void the_document_describes_every_route_of_the_server(void **state)
     size_t n = 0;
 
     (void)state;
-    for (const char *r; (r = serve_route_path(n)) != NULL; n++) {
-        strncat(routes, r, sizeof routes - strlen(routes) - 2);
-        strcat(routes, "\n");
+    /* "PATH<TAB>operationId": the rows of the server's one route table. */
+    const char *op = NULL;
+    for (const char *r; (r = serve_route_path(n, &op)) != NULL; n++) {
+        size_t len = strlen(routes);
+        snprintf(routes + len, sizeof routes - len, "%s\t%s\n", r, op);
     }
     assert_true(n >= 10);
     write_text("routes.txt", routes);
@@ -255,13 +257,35 @@ static void the_document_describes_every_route_of_the_server(void **state)
     assert_int_equal(validate(args), 0);
 }
 
+/* The router's {id} kinds: a job id is the 32 hex digits /api/v1/jobs returns; what
+ * is not one answers 404 "no such job" as a malformed group id answers "no such
+ * group" (test_api). */
+static void a_job_id_is_32_hex_digits(void **state)
+{
+    const char *hex32 = "0123456789abcdef0123456789abcdef";
+
+    (void)state;
+    assert_true(serve_id_ok(SERVE_ID_JOB, hex32, 32));
+    assert_false(serve_id_ok(SERVE_ID_JOB, hex32, 31));
+    assert_false(serve_id_ok(SERVE_ID_JOB, "0123456789abcdef0123456789abcdef0", 33));
+    assert_false(serve_id_ok(SERVE_ID_JOB, "0123456789abcdef0123456789abcdeg", 32));
+    assert_false(serve_id_ok(SERVE_ID_JOB, "0123456789ABCDEF0123456789ABCDEF", 32));
+    assert_false(serve_id_ok(SERVE_ID_JOB, "12345", 5)); /* a Darshan jobid */
+    /* A group id is what it was: up to 16 of [A-Za-z0-9_-]. */
+    assert_true(serve_id_ok(SERVE_ID_GROUP, "nosuchgroup", 11));
+    assert_false(serve_id_ok(SERVE_ID_GROUP, hex32, 32));
+    assert_false(serve_id_ok(SERVE_ID_GROUP, "a.b", 3));
+    assert_false(serve_id_ok(SERVE_ID_NONE, "a", 1));
+}
+
 static void the_validator_finds_a_route_missing_from_the_document(void **state)
 {
     char args[3072], *out = NULL;
 
     (void)state;
     /* A route the document lacks, and many it has that this list does not. */
-    write_text("routes-more.txt", "/api/v1/health\n/api/v1/nowhere\n");
+    write_text("routes-more.txt", "/api/v1/health\tgetHealth\n/api/v1/nowhere\tnowhere\n"
+                                  "/api/v1/groups\tgetGroups\n");
     write_text("pending-none.txt", "");
     snprintf(args, sizeof args, "doc '%s' '%s' ", fx.doc, work_file("routes-more.txt"));
     snprintf(args + strlen(args), sizeof args - strlen(args), "'%s'",
@@ -271,6 +295,8 @@ static void the_validator_finds_a_route_missing_from_the_document(void **state)
     assert_non_null(
         strstr(out, "route /api/v1/nowhere of the server is not in the document"));
     assert_non_null(strstr(out, "path /api/v1/jobs is not a route of the server"));
+    assert_non_null(strstr(out, "GET /api/v1/groups is listGroups in the document, "
+                                "getGroups in the server's table"));
     free(out);
 }
 
@@ -673,6 +699,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_document_describes_every_route_of_the_server),
+        cmocka_unit_test(a_job_id_is_32_hex_digits),
         cmocka_unit_test(the_validator_finds_a_route_missing_from_the_document),
         cmocka_unit_test(the_validator_finds_an_answer_the_document_does_not_describe),
         cmocka_unit_test(served_document_is_the_one_in_the_repository),

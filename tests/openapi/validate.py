@@ -7,7 +7,9 @@ Run with Debian's interpreter (python3-jsonschema). Three commands:
       The document's structure: OpenAPI 3.1, every $ref resolves, every path
       parameter is declared, every schema is a valid JSON Schema 2020-12, every
       example validates against its schema, and its paths are exactly the server's
-      routes (ROUTES, one path a line, from serve_route_path) but those in PENDING
+      routes (ROUTES, one "PATH<TAB>operationId" a line, from serve_route_path: the
+      document's GET of each path has that operationId, and it has no other
+      operation) but those in PENDING
       (routes whose entries are written elsewhere; one a line, may be empty).
 
   validate.py answers DOC BASE_URL CASES COVERED
@@ -174,9 +176,18 @@ def check_doc(doc, routes, pending):
                     ex = deref(doc, ex)
                     check_value(doc, schema, ex.get("value"), "%s %s %s example %s" % (where, status, ctype, name))
     paths = set(doc.get("paths", {}))
-    for r in routes:
+    for r, oid in routes.items():
         if r not in paths and r not in pending:
             problem("route %s of the server is not in the document" % r)
+        elif r in paths and oid is not None:
+            got = doc["paths"][r].get("get", {}).get("operationId")
+            if got != oid:
+                problem("GET %s is %s in the document, %s in the server's table" % (r, got, oid))
+    for path, method, op in operations(doc):
+        if path not in routes:
+            continue
+        if method != "get" or (routes[path] is not None and op.get("operationId") != routes[path]):
+            problem("the document's %s %s (%s) is not a row of the server's table" % (method.upper(), path, op.get("operationId")))
     for p in paths:
         if p not in routes:
             problem("the document's path %s is not a route of the server" % p)
@@ -324,7 +335,9 @@ def main(argv):
     if len(argv) == 5 and argv[1] == "doc":
         doc = load(argv[2])
         with open(argv[3], encoding="utf-8") as f:
-            routes = {l.strip() for l in f if l.strip()}
+            # PATH, or PATH<TAB>operationId: a row of the server's route table.
+            rows = [l.strip().split("\t") for l in f if l.strip()]
+            routes = {r[0]: (r[1] if len(r) > 1 else None) for r in rows}
         with open(argv[4], encoding="utf-8") as f:
             pending = {l.strip() for l in f if l.strip() and not l.startswith("#")}
         check_doc(doc, routes, pending)

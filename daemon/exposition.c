@@ -1,5 +1,5 @@
-/* metrics.c: GET /metrics, Prometheus's text exposition (format 0.0.4): what the HTTP
- * workers and the compute pool count, and what the poller last read of the runs. */
+/* exposition.c: GET /metrics, Prometheus's text exposition (format 0.0.4): what the HTTP
+ * threads and the compute pool count, and what the poller last read of the runs. */
 #include "internal.h"
 
 #include <math.h>
@@ -35,7 +35,7 @@ struct route_stats {
 };
 
 /* Process-wide, as the counters of a Prometheus client library are: updated by every
- * worker without a lock, read by a scrape while they move (each value is atomic). */
+ * HTTP thread without a lock, read by a scrape while they move (each value is atomic). */
 static struct {
     struct route_stats routes[ROUTES_MAX];
     atomic_ullong routes_overflow; /* requests of a route past ROUTES_MAX */
@@ -54,7 +54,7 @@ void metrics_started(void)
 }
 
 /* The slot of name, claimed when it has none; NULL when every slot is another's. The
- * slots fill in order and are never given back, so two workers claiming the same
+ * slots fill in order and are never given back, so two HTTP threads claiming the same
  * name meet at the same slot. */
 static struct route_stats *route_slot(const char *name)
 {
@@ -454,8 +454,9 @@ static void put_database(FILE *f, struct server *srv)
     free(d);
 }
 
-void route_metrics(struct server *srv, struct request *req)
+void route_metrics(struct server *srv, struct request *req, const struct route_args *a)
 {
+    (void)a;
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);

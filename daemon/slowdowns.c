@@ -1,4 +1,4 @@
-/* hurt.c: the routes of the stored KDE away from its 16 points: a group's predicted
+/* slowdowns.c: the routes of the stored KDE away from its 16 points: a group's predicted
  * band at one x (/groups/{id}/predict) and who got hurt in a period (/slowdowns). */
 #include "internal.h"
 
@@ -34,15 +34,15 @@ static bool query_number(struct MHD_Connection *conn, struct request *req,
 /* A job for the compute pool with the pair of the query (default t_d, psi_d_read);
  * NULL when answered (400 for an unknown metric, before a computing thread is taken;
  * no memory). */
-static struct compute_job *hurt_job(struct MHD_Connection *conn, struct request *req,
-                                    const char *what)
+static struct compute_task *hurt_job(struct MHD_Connection *conn, struct request *req,
+                                     const char *what)
 {
     const char *y, *x;
     struct error err = {0};
 
     if (!metric_pair(conn, req, &y, &x))
         return NULL;
-    struct compute_job *job = calloc(1, sizeof *job);
+    struct compute_task *job = calloc(1, sizeof *job);
     if (job == NULL) {
         answer_failure(req, STATUS_NOMEM, &err, what, NULL);
         return NULL;
@@ -54,13 +54,13 @@ static struct compute_job *hurt_job(struct MHD_Connection *conn, struct request 
 }
 
 /* /predict on a thread of the compute pool. */
-static void predict_run(struct compute_job *job)
+static void predict_run(struct compute_task *job)
 {
     struct server *srv = job->srv;
     struct request *req = job->req;
     struct error err = {0};
     struct band_result p;
-    struct db *db = db_acquire(srv, &err);
+    struct db *db = pool_acquire(srv, &err);
 
     if (db == NULL) {
         answer_failure(req, STATUS_DB, &err, "predict", NULL);
@@ -73,23 +73,24 @@ static void predict_run(struct compute_job *job)
         /* INTERFACES.md: a granularity never stored names those that are */
         if (rc == STATUS_NOT_FOUND && job->granularity_given)
             add_stored_granularities(req, db, job->group_id, job->y, job->x);
-        db_release(srv, db, rc);
+        pool_release(srv, db, rc);
         return;
     }
-    db_release(srv, db, rc);
+    pool_release(srv, db, rc);
     answer_json_take(req, 200, analysis_band_json(&p));
 }
 
 /* q05, q50, q95 of y at x_value from the KDE analyze stored, and the forest's fit:
- * computed on the compute pool (it loads the group's jobs and samples), never on a
- * worker. */
-void route_predict(struct server *srv, struct MHD_Connection *conn, struct request *req,
-                   const char *group_id)
+ * computed on the compute pool (it loads the group's jobs and samples), never on an
+ * HTTP thread. */
+void route_predict(struct server *srv, struct request *req, const struct route_args *a)
 {
+    struct MHD_Connection *conn = a->conn;
+    const char *group_id = a->id;
     double granularity_s = 0, x_value = NAN;
 
     if (group_id == NULL) {
-        answer_error(req, STATUS_NOT_FOUND, NULL, "no such group");
+        answer_no_such(req, "group");
         return;
     }
     if (query(conn, "x_value") == NULL) {
@@ -99,24 +100,24 @@ void route_predict(struct server *srv, struct MHD_Connection *conn, struct reque
     if (!query_number(conn, req, "x_value", &x_value) ||
         !query_granularity(conn, req, &granularity_s))
         return;
-    struct compute_job *job = hurt_job(conn, req, "predict");
+    struct compute_task *job = hurt_job(conn, req, "predict");
     if (job == NULL)
         return;
     snprintf(job->group_id, sizeof job->group_id, "%s", group_id);
     job->granularity_s = granularity_s;
     job->granularity_given = query(conn, "granularity") != NULL;
     job->x_value = x_value;
-    compute_job_submit(srv, conn, req, job, predict_run);
+    compute_task_submit(srv, conn, req, job, predict_run);
 }
 
 /* /slowdowns on a thread of the compute pool. */
-static void slowdowns_run(struct compute_job *job)
+static void slowdowns_run(struct compute_task *job)
 {
     struct server *srv = job->srv;
     struct request *req = job->req;
     struct error err = {0};
     struct slowdowns sl;
-    struct db *db = db_acquire(srv, &err);
+    struct db *db = pool_acquire(srv, &err);
 
     if (db == NULL) {
         answer_failure(req, STATUS_DB, &err, "slowdowns", NULL);
@@ -127,7 +128,7 @@ static void slowdowns_run(struct compute_job *job)
     if (job->group_arg[0] != '\0') {
         rc = analysis_group_resolve(db, job->group_arg, &m, &err);
         if (rc == STATUS_INVALID || rc == STATUS_NOT_FOUND) {
-            db_release(srv, db, STATUS_OK);
+            pool_release(srv, db, STATUS_OK);
             answer_group_refused(req, &m, &err);
             group_match_clear(&m);
             return;
@@ -139,7 +140,7 @@ static void slowdowns_run(struct compute_job *job)
                                 job->x, job->granularity_s, job->limit, &sl, &err);
     }
     group_match_clear(&m);
-    db_release(srv, db, rc);
+    pool_release(srv, db, rc);
     if (rc != STATUS_OK) {
         answer_failure(req, rc, &err, "slowdowns", "granularity");
         return;
@@ -150,8 +151,9 @@ static void slowdowns_run(struct compute_job *job)
 
 /* Who got hurt in [from, to): the jobs ranked by y / q50(x) of their group, computed
  * on the compute pool. */
-void route_slowdowns(struct server *srv, struct MHD_Connection *conn, struct request *req)
+void route_slowdowns(struct server *srv, struct request *req, const struct route_args *a)
 {
+    struct MHD_Connection *conn = a->conn;
     const char *limit_s = query(conn, "limit");
     double from_s = NAN, to_s = NAN, granularity_s = 0;
     size_t limit = SLOWDOWNS_LIMIT_DEFAULT;
@@ -176,7 +178,7 @@ void route_slowdowns(struct server *srv, struct MHD_Connection *conn, struct req
         answer_error(req, STATUS_INVALID, "group", "group must be a group's id or name");
         return;
     }
-    struct compute_job *job = hurt_job(conn, req, "slowdowns");
+    struct compute_task *job = hurt_job(conn, req, "slowdowns");
     if (job == NULL)
         return;
     snprintf(job->group_arg, sizeof job->group_arg, "%s", group != NULL ? group : "");
@@ -184,5 +186,5 @@ void route_slowdowns(struct server *srv, struct MHD_Connection *conn, struct req
     job->to_s = to_s;
     job->granularity_s = granularity_s;
     job->limit = limit;
-    compute_job_submit(srv, conn, req, job, slowdowns_run);
+    compute_task_submit(srv, conn, req, job, slowdowns_run);
 }

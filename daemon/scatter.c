@@ -1,4 +1,4 @@
-/* points.c: the jobs behind a group's scatter (/groups/{id}/points): each job's x and
+/* scatter.c: the jobs behind a group's scatter (/groups/{id}/points): each job's x and
  * y of the association's job set, computed on the compute pool and kept in the
  * cache by the data version. */
 #include "internal.h"
@@ -15,13 +15,13 @@
 #define POINTS_SEED_MAX 4294967295UL
 
 /* /points on a thread of the compute pool. */
-static void points_run(struct compute_job *job)
+static void points_run(struct compute_task *job)
 {
     struct server *srv = job->srv;
     struct request *req = job->req;
     struct error err = {0};
     struct points_result p;
-    struct db *db = db_acquire(srv, &err);
+    struct db *db = pool_acquire(srv, &err);
 
     if (db == NULL) {
         answer_failure(req, STATUS_DB, &err, "points", NULL);
@@ -30,7 +30,7 @@ static void points_run(struct compute_job *job)
     enum status rc =
         analysis_points(db, &srv->s->analysis, job->group_id, job->y, job->x,
                         job->granularity_s, job->scope, job->limit, job->seed, &p, &err);
-    db_release(srv, db, rc);
+    pool_release(srv, db, rc);
     if (rc != STATUS_OK) {
         answer_failure(req, rc, &err, "points", "granularity");
         return;
@@ -42,15 +42,16 @@ static void points_run(struct compute_job *job)
 /* The jobs of a group's scatter: every job of the association's job set (all up to
  * limit, else a seeded sample), computed on the compute pool, kept by the data
  * version. */
-void route_points(struct server *srv, struct MHD_Connection *conn, struct request *req,
-                  const char *group_id)
+void route_points(struct server *srv, struct request *req, const struct route_args *a)
 {
+    struct MHD_Connection *conn = a->conn;
+    const char *group_id = a->id;
     const char *y, *x, *scope = query(conn, "scope");
     double granularity_s = 0;
     unsigned long limit = POINTS_LIMIT_DEFAULT, seed = POINTS_SEED_DEFAULT;
 
     if (group_id == NULL) {
-        answer_error(req, STATUS_NOT_FOUND, NULL, "no such group");
+        answer_no_such(req, "group");
         return;
     }
     scope = scope != NULL ? scope : "all";
@@ -59,7 +60,7 @@ void route_points(struct server *srv, struct MHD_Connection *conn, struct reques
         !query_integer(conn, req, "limit", 1, POINTS_LIMIT_MAX, &limit) ||
         !query_integer(conn, req, "seed", 1, POINTS_SEED_MAX, &seed))
         return;
-    struct compute_job *job = compute_job_new(req, scope, "points");
+    struct compute_task *job = compute_task_new(req, scope, "points");
     if (job == NULL)
         return;
     snprintf(job->group_id, sizeof job->group_id, "%s", group_id);
@@ -77,5 +78,5 @@ void route_points(struct server *srv, struct MHD_Connection *conn, struct reques
         free(job);
         return;
     }
-    compute_job_submit(srv, conn, req, job, points_run);
+    compute_task_submit(srv, conn, req, job, points_run);
 }

@@ -1,4 +1,4 @@
-/* pool.c: the server's database connections, one lent to each route that needs one
+/* db_pool.c: the server's database connections, one lent to each route that needs one
  * and each reconnecting on its own when it was lost: at once, in the statement that
  * found it lost (db_retry_lost_set), or at the next acquire when that failed. */
 #include "internal.h"
@@ -71,7 +71,7 @@ static struct db *lend(struct db *db)
     return db;
 }
 
-struct db *db_acquire(struct server *srv, struct error *err)
+struct db *pool_acquire(struct server *srv, struct error *err)
 {
     struct db_slot *slot;
 
@@ -91,7 +91,7 @@ struct db *db_acquire(struct server *srv, struct error *err)
     pthread_mutex_unlock(&srv->db_lock);
     if (slot->db != NULL && !slot->limited) {
         if (limit_statements(srv, slot->db, err) != STATUS_OK) {
-            db_release(srv, slot->db, STATUS_DB);
+            pool_release(srv, slot->db, STATUS_DB);
             return NULL;
         }
         slot->limited = true;
@@ -132,7 +132,7 @@ struct db *db_acquire(struct server *srv, struct error *err)
     return NULL;
 }
 
-void db_release(struct server *srv, struct db *db, enum status rc)
+void pool_release(struct server *srv, struct db *db, enum status rc)
 {
     struct db *dead = NULL;
 
