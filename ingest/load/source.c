@@ -2,7 +2,7 @@
  * bzip2 or xz file (recognised by its magic bytes, whatever its name) decompressed in
  * memory as it is read, never unpacked to disk. The size cap holds for the
  * decompressed bytes too: a stream that inflates past it stops there. */
-#include "internal.h"
+#include "../internal.h"
 
 #include <bzlib.h>
 #include <errno.h>

@@ -5,7 +5,7 @@
  * behaviour of darshan-parser 3.5.0), not from darshan's code. */
 #include "darshan_bin.h"
 
-#include "ingest.h"
+#include "../ingest.h"
 
 #include <bzlib.h>
 #include <ctype.h>

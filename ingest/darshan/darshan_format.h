@@ -17,7 +17,7 @@
 #ifndef IOCONTEND_INGEST_DARSHAN_FORMAT_H
 #define IOCONTEND_INGEST_DARSHAN_FORMAT_H
 
-#include "ingest.h"
+#include "../ingest.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /* iostat.c: server samples (METHOD.md §1) from iostat text / JSON and sadf -d / -j. */
-#include "ingest.h"
+#include "../ingest.h"
 
 #include <errno.h>
 #include <jansson.h>
