@@ -4,6 +4,7 @@
  * decoder. Written from the format's description (darshan-log-format.h and the
  * behaviour of darshan-parser 3.5.0), not from darshan's code. */
 #include "darshan_bin.h"
+#include "darshan_mod_fixed.h"
 
 #include "../ingest.h"
 
@@ -763,9 +764,8 @@ static enum status read_job(struct reader *r, struct dbin_job *job, struct error
     return STATUS_OK;
 }
 
-/* The decoder of r's module. */
-static enum status decode_region(const struct dbin_region *r,
-                                 const struct dbin_sink *sink, struct error *err)
+enum status dbin_region_decode(const struct dbin_region *r, const struct dbin_sink *sink,
+                               struct error *err)
 {
     switch (r->module) {
     case DBIN_POSIX:
@@ -773,7 +773,23 @@ static enum status decode_region(const struct dbin_region *r,
     case DBIN_STDIO: return dbin_module_decode(r, sink, err);
     case DBIN_DXT_POSIX:
     case DBIN_DXT_MPIIO: return dmod_decode_dxt(r, sink, err);
-    default: return dbin_module_decode_more(r, sink, err);
+    default: break;
+    }
+    if (r->len > 0 && r->data == NULL)
+        return error_set(err, STATUS_INVALID, "%s: region without data", r->path);
+    switch (r->module) {
+    case DBIN_H5F: return dmod_decode_fixed(r, &dmod_h5f, sink, err);
+    case DBIN_H5D: return dmod_decode_fixed(r, &dmod_h5d, sink, err);
+    case DBIN_PNETCDF_FILE: return dmod_decode_fixed(r, &dmod_pnetcdf_file, sink, err);
+    case DBIN_PNETCDF_VAR: return dmod_decode_fixed(r, &dmod_pnetcdf_var, sink, err);
+    case DBIN_BGQ: return dmod_decode_fixed(r, &dmod_bgq, sink, err);
+    case DBIN_DFS: return dmod_decode_fixed(r, &dmod_dfs, sink, err);
+    case DBIN_DAOS: return dmod_decode_fixed(r, &dmod_daos, sink, err);
+    case DBIN_LUSTRE: return dmod_decode_lustre(r, sink, err);
+    case DBIN_HEATMAP: return dmod_decode_heatmap(r, sink, err);
+    default:
+        return error_at(err, STATUS_NOT_FOUND, r->path, 0, "no decoder reads %s records",
+                        dbin_module_name(r->module));
     }
 }
 
@@ -933,7 +949,7 @@ enum status dbin_read_max(const char *path, const unsigned char *data, size_t le
             reg.names = &r.names;
             reg.names_lookup = names_lookup;
             memset(&derr, 0, sizeof derr);
-            rc = decode_region(&reg, sink, &derr);
+            rc = dbin_region_decode(&reg, sink, &derr);
             if (rc == STATUS_NOT_FOUND) {
                 log_debug("%s: %s", path, derr.msg);
             } else if (rc != STATUS_OK) {
