@@ -34,7 +34,7 @@ static enum status parse_any(struct parser *p, FILE *fp)
     }
     /* Only the first non-blank character is needed to choose: ungetc keeps the
      * stream usable for pipes. */
-    while ((c = getc(fp)) != EOF && is_space((char)c)) {
+    while ((c = getc(fp)) != EOF && ios_is_space((char)c)) {
         skipped++;
         if (c == '\n')
             lines_before++;

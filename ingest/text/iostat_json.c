@@ -202,7 +202,7 @@ static bool json_cut_point(const char *s, size_t len, size_t *keep, char *closin
             i = j;
             continue;
         }
-        if (is_space(c))
+        if (ios_is_space(c))
             continue;
         if (c == ':') {
             after_key = key_len == 10 && memcmp(s + key, "statistics", 10) == 0;

@@ -106,7 +106,7 @@ struct sadf_text {
 
 /* ---- iostat_row.c ---- */
 
-static inline bool is_space(char c)
+static inline bool ios_is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }

@@ -88,13 +88,13 @@ bool ios_split_ws(char *s, struct tokens *t)
 {
     t->n = 0;
     for (;;) {
-        while (is_space(*s))
+        while (ios_is_space(*s))
             s++;
         if (*s == '\0')
             return true;
         if (!ios_tokens_push(t, s))
             return false;
-        while (*s != '\0' && !is_space(*s))
+        while (*s != '\0' && !ios_is_space(*s))
             s++;
         if (*s == '\0')
             return true;
@@ -123,10 +123,10 @@ char *ios_trim(char *s)
 {
     size_t len;
 
-    while (is_space(*s))
+    while (ios_is_space(*s))
         s++;
     len = strlen(s);
-    while (len > 0 && is_space(s[len - 1]))
+    while (len > 0 && ios_is_space(s[len - 1]))
         s[--len] = '\0';
     return s;
 }

@@ -29,7 +29,7 @@ enum status ios_sadf_header_line(struct parser *p, struct sadf_text *t, char *s,
     t->header_text = text;
     snprintf(shown, sizeof shown, "%s", s);
     s++; /* the '#' */
-    while (is_space(*s))
+    while (ios_is_space(*s))
         s++;
     if (!ios_split_char(s, ';', &p->fields))
         return error_set(p->err, STATUS_NOMEM, "fields of %s", p->path);

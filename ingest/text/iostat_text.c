@@ -37,7 +37,7 @@ static bool banner_host(const char *s, const char **host, size_t *len)
 {
     const char *open, *close;
 
-    if (strncmp(s, "Linux", 5) != 0 || !is_space(s[5]))
+    if (strncmp(s, "Linux", 5) != 0 || !ios_is_space(s[5]))
         return false;
     open = strchr(s, '(');
     close = open != NULL ? strchr(open, ')') : NULL;
@@ -57,7 +57,7 @@ static bool banner_day(const char *s, int64_t *day_s)
 
     if (c == NULL)
         return false;
-    for (c++; is_space(*c); c++)
+    for (c++; ios_is_space(*c); c++)
         ;
     if (ios_read_digits(&c, 4, &year)) {
         if (*c++ != '-' || !ios_read_digits(&c, 2, &mon) || *c++ != '-' ||
@@ -75,7 +75,8 @@ static bool banner_day(const char *s, int64_t *day_s)
             return false;
         }
     }
-    return (*c == '\0' || is_space(*c)) && ios_civil_of(year, mon, day, 0, 0, 0, day_s);
+    return (*c == '\0' || ios_is_space(*c)) &&
+           ios_civil_of(year, mon, day, 0, 0, 0, day_s);
 }
 
 static bool is_device_header(const struct tokens *t)
