@@ -15,7 +15,8 @@ CFLAGS   = $(CSTD) $(WARN) $(OPT) -pthread -MMD -MP $(shell pkg-config --cflags 
 LDLIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lbz2 -lm -pthread
 LDFLAGS ?=
 
-LIB_SRC  := $(wildcard common/*.c stats/*.c sql/*.c ingest/*.c analysis/*.c daemon/*.c)
+LIB_SRC  := $(wildcard common/*.c stats/*.c sql/*.c ingest/*.c ingest/*/*.c analysis/*.c \
+              daemon/*.c)
 PROG_SRC := $(wildcard cli/*.c)
 GEN_SRC  := $(wildcard data/*.c)
 TEST_SRC := $(wildcard tests/*/test_*.c)
@@ -43,7 +44,8 @@ CLI_OBJ    := $(filter-out $(BUILD)/cli/main.o,$(PROG_OBJ))
 # System headers as -isystem: the HeaderFilterRegex's "sql/" would match postgresql/.
 TIDY_INC  = $(patsubst -I%,-isystem %,$(shell pkg-config --cflags $(PKGS)))
 ALL_C    := $(LIB_SRC) $(PROG_SRC) $(GEN_SRC) $(TEST_SRC) $(TEST_SUPPORT) $(FUZZ_SRC)
-ALL_H    := $(wildcard common/*.h stats/*.h sql/*.h ingest/*.h analysis/*.h daemon/*.h cli/*.h \
+ALL_H    := $(wildcard common/*.h stats/*.h sql/*.h ingest/*.h ingest/*/*.h analysis/*.h \
+              daemon/*.h cli/*.h \
               tests/support/*.h fuzz/*.h)
 
 .SECONDARY:

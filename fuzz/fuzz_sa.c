@@ -1,4 +1,4 @@
-/* fuzz_sa.c: libFuzzer target of what an sa file becomes after sadf (ingest/sadf.c):
+/* fuzz_sa.c: libFuzzer target of what an sa file becomes after sadf (ingest/load/sadf.c):
  * sadf -j output through the sadf -j parser (sa_samples_after), whole and after a
  * ledger's last record, as a grown sa file loads. Running sadf itself per input
  * would be a fork and exec each: the seeds are sadf's own output of real sa files. */

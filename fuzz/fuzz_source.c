@@ -1,5 +1,5 @@
 /* fuzz_source.c: libFuzzer target of the decompressing front end of every input
- * (ingest/source.c: gzip, bzip2, xz or plain, recognised by magic bytes): whatever
+ * (ingest/load/source.c: gzip, bzip2, xz or plain, recognised by magic bytes): whatever
  * the bytes, a bounded read that says what it found; decoded under the cap of its
  * own decompressed length it gives the same bytes, one byte under it is too large. */
 #include "../common/common.h"

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "../../ingest/darshan_bin.h"
+#include "../../ingest/darshan/darshan_bin.h"
 #include "../../ingest/ingest.h"
 #include "../support/testutil.h"
 

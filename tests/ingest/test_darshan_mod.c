@@ -1,4 +1,4 @@
-/* test_darshan_mod.c: the binary decoders of darshan_mod_more.c and darshan_mod_dxt.c
+/* test_darshan_mod.c: the binary decoders of darshan_mod_fixed.h and darshan_mod_dxt.c
  * against darshan-parser's and darshan-dxt-parser's text of the real logs, and on
  * hostile regions. */
 #include <setjmp.h>
@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "../../ingest/darshan_bin.h"
+#include "../../ingest/darshan/darshan_bin.h"
 #include "../support/testutil.h"
 
 #include <dirent.h>
@@ -348,7 +348,7 @@ static enum status decode(const struct bytes *x, enum dbin_module m, uint32_t v,
     sink.dxt = keep_dxt;
     if (m == DBIN_DXT_POSIX || m == DBIN_DXT_MPIIO)
         return dmod_decode_dxt(&r, &sink, err);
-    return dbin_module_decode_more(&r, &sink, err);
+    return dbin_region_decode(&r, &sink, err);
 }
 
 /* A LUSTRE version 2 record: 2 components (the second unused), 3 OST slots. */

@@ -1,6 +1,6 @@
-/* test_dxt_rows.c: what a DXT trace loads (ingest/dxt.c): the job key from the trace's
- * own header, METHOD.md §10's layer rule, the merged windows worked by hand, and the
- * packed operations read back. */
+/* test_dxt_rows.c: what a DXT trace loads (ingest/load/dxt.c): the job key from the
+ * trace's own header, METHOD.md §10's layer rule, the merged windows worked by hand, and
+ * the packed operations read back. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
-/* test_source.c: inputs as the parsers see them (ingest/source.c): gzip, bzip2 and xz
- * files made by Debian's own gzip, bzip2 and xz decompress to the plain bytes; a cut
+/* test_source.c: inputs as the parsers see them (ingest/load/source.c): gzip, bzip2 and
+ * xz files made by Debian's own gzip, bzip2 and xz decompress to the plain bytes; a cut
  * or corrupt stream and a decompression bomb are refused with what was wrong; sa
- * files through Debian's sadf (ingest/sadf.c) give the samples of the sadf -d CSV
+ * files through Debian's sadf (ingest/load/sadf.c) give the samples of the sadf -d CSV
  * made from the same file, and sadf's absence or too old a sadf say what is needed. */
 #include <setjmp.h>
 #include <stdarg.h>

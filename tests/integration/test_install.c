@@ -193,8 +193,8 @@ static void install_puts_every_file_under_destdir(void **state)
                         "ExecStart=" PREFIX "/bin/iocontend serve\n"
                         "ExecStart=" PREFIX "/libexec/iocontend/iocontend-nightly\n");
     free(exec);
-    /* RestrictNamespaces keeps ingest from hiding /sys from sadf (ingest/sadf.c): the
-     * unit hides /sys/dev itself, or sa devices take the ingesting host's names. */
+    /* RestrictNamespaces keeps ingest from hiding /sys from sadf (ingest/load/sadf.c):
+     * the unit hides /sys/dev itself, or sa devices take the ingesting host's names. */
     char *hidden =
         run(&rc, "grep -h '^TemporaryFileSystem=' '%s%s/iocontend-nightly.service'",
             fx.dest, UNITDIR);

@@ -4,10 +4,12 @@
 # Run from the repository root (make lint does).
 status=0
 
-# forbid FOLDER PATTERN WHY: every include line of FOLDER's files that matches.
+# forbid FOLDER PATTERN WHY: every include line of FOLDER's files (its sub-folders'
+# too: ingest/darshan/ includes "../../common/", hence the leading "../"s) that
+# matches.
 forbid() {
-    hits=$(grep -n -E "^[[:space:]]*#[[:space:]]*include[[:space:]]*[<\"]($2)" \
-        "$1"/*.c "$1"/*.h 2>/dev/null)
+    hits=$(grep -n -E "^[[:space:]]*#[[:space:]]*include[[:space:]]*[<\"](\.\./)*($2)" \
+        "$1"/*.c "$1"/*.h "$1"/*/*.c "$1"/*/*.h 2>/dev/null)
     if [ -n "$hits" ]; then
         echo "$hits" | sed "s|\$|   <- $3|"
         status=1
@@ -34,9 +36,12 @@ if [ -n "$hits" ]; then
 fi
 forbid daemon '\.\./(cli|stats|ingest)/' \
     "daemon/ never reaches cli/, and stats/ only through analysis/"
-for parser in ingest/darshan.c ingest/iostat.c ingest/metrics.c ingest/fsmap.c; do
-    if grep -n -E '#[[:space:]]*include[[:space:]]*"\.\./sql/' "$parser"; then
-        echo "   <- $parser: the parsers never see the database (only the loaders: loader.c, pipeline.c, samples.c, outcome.c)"
+# The Darshan reader (ingest/darshan/), the text parsers (ingest/text/) and the log's
+# metrics never see the database, nor internal.h, which brings sql/db.h: only the
+# loaders (ingest/load/, outcome.c) do.
+for parser in ingest/darshan/*.[ch] ingest/text/*.[ch] ingest/metrics.c ingest/fsmap.c; do
+    if grep -n -E '#[[:space:]]*include[[:space:]]*"(\.\./)*(sql/|internal\.h)' "$parser"; then
+        echo "   <- $parser: the parsers never see the database (only the loaders: ingest/load/, outcome.c)"
         status=1
     fi
 done
@@ -44,7 +49,8 @@ done
 # Only cli/ sees argv, exits the process, uses sysexits or writes to stdout.
 for dir in common stats sql ingest analysis daemon; do
     hits=$(grep -n -E '\<(argv|argc)\>|[^_a-z]exit\(|sysexits|\<stdout\>|(^|[^a-z_])(printf|puts|putchar)\(' \
-        "$dir"/*.c "$dir"/*.h 2>/dev/null | grep -v -E '^\S+:[0-9]+:\s*(/\*|\*)')
+        "$dir"/*.c "$dir"/*.h "$dir"/*/*.c "$dir"/*/*.h 2>/dev/null |
+        grep -v -E '^\S+:[0-9]+:\s*(/\*|\*)')
     if [ -n "$hits" ]; then
         echo "$hits" | sed "s|\$|   <- only cli/ has argv, exit, sysexits and stdout|"
         status=1
@@ -53,7 +59,7 @@ done
 
 # Below cli/ a message goes through log_* (common/'s logger is the one writer).
 for dir in stats sql ingest analysis daemon; do
-    hits=$(grep -n -E '\<stderr\>' "$dir"/*.c "$dir"/*.h 2>/dev/null |
+    hits=$(grep -n -E '\<stderr\>' "$dir"/*.c "$dir"/*.h "$dir"/*/*.c "$dir"/*/*.h 2>/dev/null |
         grep -v -E '^\S+:[0-9]+:\s*(/\*|\*)')
     if [ -n "$hits" ]; then
         echo "$hits" | sed "s|\$|   <- below cli/, messages go through log_*|"

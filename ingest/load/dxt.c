@@ -2,7 +2,7 @@
  * rows it loads (0012_dxt.sql): job_traces, dxt_ops (every operation, packed and
  * zlib-compressed, for replay) and job_x_windows (the merged operation windows the
  * _x metrics of METHOD.md §10 need). */
-#include "internal.h"
+#include "../internal.h"
 
 #include <stdlib.h>
 #include <string.h>

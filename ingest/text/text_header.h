@@ -4,7 +4,7 @@
 #ifndef IOCONTEND_INGEST_TEXT_HEADER_H
 #define IOCONTEND_INGEST_TEXT_HEADER_H
 
-#include "../common/common.h"
+#include "../../common/common.h"
 
 #include <stdbool.h>
 #include <stdint.h>

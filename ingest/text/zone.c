@@ -1,6 +1,6 @@
 /* zone.c: the UTC offsets of an IANA time zone, read from its TZif file (RFC 8536), so
  * that stamps printed in local time are converted without the process's TZ. */
-#include "ingest.h"
+#include "../ingest.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -5,7 +5,7 @@
  * of iostat.c. An sa file of an older sysstat is converted by `sadf -c` first, in
  * memory too. sadf runs by fork and exec (no shell), with a time limit, its output
  * bounded by the size cap and its stderr kept for the message. */
-#include "internal.h"
+#include "../internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

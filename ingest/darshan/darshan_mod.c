@@ -1,8 +1,8 @@
 /* darshan_mod.c: records of the POSIX, MPI-IO and STDIO modules at every record
  * version of log formats 3.00 to 3.41, turned into the current counters in
  * darshan-parser's order (the integers, then the floating ones); the other modules go
- * to darshan_mod_more.c. Counters an older version lacks come out as darshan-parser
- * prints them: -1 (POSIX_RENAMED_FROM: 0). */
+ * to the decoders of darshan_mod_fixed.h. Counters an older version lacks come out as
+ * darshan-parser prints them: -1 (POSIX_RENAMED_FROM: 0). */
 #include "darshan_format.h"
 
 #include <inttypes.h>

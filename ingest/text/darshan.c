@@ -1,6 +1,6 @@
 /* darshan.c: darshan-parser default text (Darshan 3.x) into a struct darshan_log. */
-#include "darshan_bin.h"
-#include "ingest.h"
+#include "../darshan/darshan_bin.h"
+#include "../ingest.h"
 #include "text_header.h"
 
 #include <errno.h>

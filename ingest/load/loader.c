@@ -1,7 +1,7 @@
 /* loader.c: the nightly loader: walks the inputs into a sorted file list, opens an
  * ingest run, hands the files to the darshan pipeline (pipeline.c) or the sample
  * files' (samples.c), and closes the run with its counts. */
-#include "internal.h"
+#include "../internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /* dxt_text.c: darshan-dxt-parser text (Darshan 3.1 to 3.5) into a struct dxt_trace. */
-#include "ingest.h"
+#include "../ingest.h"
 #include "text_header.h"
 
 #include <errno.h>

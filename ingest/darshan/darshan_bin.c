@@ -4,18 +4,17 @@
  * decoder. Written from the format's description (darshan-log-format.h and the
  * behaviour of darshan-parser 3.5.0), not from darshan's code. */
 #include "darshan_bin.h"
+#include "darshan_mod_fixed.h"
 
-#include "ingest.h"
+#include "../inflate.h"
+#include "../ingest.h"
 
-#include <bzlib.h>
 #include <ctype.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#define ZLIB_CONST
-#include <zlib.h>
 
 #define MAGIC_NR       6567223
 #define HEADER_LEN_341 1328 /* 64 module slots */
@@ -108,22 +107,28 @@ static enum status out_grow(struct outbuf *o, size_t limit, const char *path,
     return STATUS_OK;
 }
 
-/* zlib, one stream after another as darshan writes them (one per flush). */
-static enum status inflate_zlib(const unsigned char *in, size_t in_len, size_t limit,
-                                bool truncate, struct outbuf *o, const char *path,
-                                const char *what, struct error *err)
+/* The region's streams one after another, as darshan writes them (zlib: one per
+ * flush), into o, which grows to limit (with truncate, the bytes stop there; without,
+ * a region that needs more is refused). Steps of at most INFLATE_STEP_MAX out, each
+ * followed by the next while the last filled its step (one call with the whole room
+ * would have gone on). */
+static enum status inflate_region(enum inflate_codec kind, const unsigned char *in,
+                                  size_t in_len, size_t limit, bool truncate,
+                                  struct outbuf *o, const char *path, const char *what,
+                                  struct error *err)
 {
-    z_stream z;
+    const char *name = kind == INFLATE_ZLIB ? "zlib" : "bzip2";
+    struct inflater c;
     enum status rc = STATUS_OK;
-    int zr = Z_OK;
+    bool ended = false, step_full = false;
 
-    memset(&z, 0, sizeof z);
-    if (inflateInit(&z) != Z_OK)
-        return error_set(err, STATUS_NOMEM, "%s: %s: zlib init", path, what);
-    z.next_in = in;
-    z.avail_in = (uInt)(in_len > UINT_MAX ? UINT_MAX : in_len);
-    size_t in_left = in_len - z.avail_in;
-    while (z.avail_in > 0 || in_left > 0) {
+    if (kind == INFLATE_BZIP2 && in_len > UINT_MAX) {
+        return error_at(err, STATUS_PARSE, path, 0, "%s: region of %zu bytes too large",
+                        what, in_len);
+    }
+    if (!inflater_init(&c, kind))
+        return error_set(err, STATUS_NOMEM, "%s: %s: %s init", path, what, name);
+    while (in_len > 0 || step_full) {
         if (o->len == o->cap) {
             if (truncate && o->len >= limit)
                 break;
@@ -131,97 +136,46 @@ static enum status inflate_zlib(const unsigned char *in, size_t in_len, size_t l
             if (rc != STATUS_OK)
                 goto out;
         }
-        if (z.avail_in == 0) {
-            z.avail_in = (uInt)(in_left > UINT_MAX ? UINT_MAX : in_left);
-            in_left -= z.avail_in;
-        }
-        z.next_out = o->p + o->len;
-        z.avail_out = (uInt)(o->cap - o->len > UINT_MAX ? UINT_MAX : o->cap - o->len);
-        uInt before = z.avail_out;
-        zr = inflate(&z, Z_NO_FLUSH);
-        o->len += before - z.avail_out;
-        if (zr == Z_STREAM_END) {
-            if (inflateReset(&z) != Z_OK) {
-                rc = error_at(err, STATUS_PARSE, path, 0, "%s: zlib reset", what);
+        size_t room = o->cap - o->len, made = 0;
+        const bool cut = room > INFLATE_STEP_MAX;
+        if (cut)
+            room = INFLATE_STEP_MAX;
+        enum inflate_step st =
+            inflater_step(&c, &in, &in_len, (char *)(o->p + o->len), room, &made, false);
+        o->len += made;
+        step_full = cut && made == room;
+        ended = st == INFLATE_END;
+        if (ended) {
+            step_full = false;
+            if (in_len == 0)
+                break;
+            inflater_end(&c);
+            if (!inflater_init(&c, kind)) {
+                rc = kind == INFLATE_ZLIB
+                         ? error_at(err, STATUS_PARSE, path, 0, "%s: zlib reset", what)
+                         : error_set(err, STATUS_NOMEM, "%s: %s: bzip2 init", path, what);
                 goto out;
             }
             continue;
         }
-        if (zr == Z_BUF_ERROR && z.avail_out > 0)
+        if (st != INFLATE_MORE) {
+            rc = kind == INFLATE_ZLIB
+                     ? error_at(err, STATUS_PARSE, path, 0,
+                                "%s: expected zlib data, got an error (%s)", what,
+                                c.msg != NULL ? c.msg : "corrupt")
+                     : error_at(err, STATUS_PARSE, path, 0,
+                                "%s: expected bzip2 data, got error %d", what, c.code);
+            goto out;
+        }
+        if (in_len == 0 && made < room)
             break; /* input ends inside a stream */
-        if (zr != Z_OK && zr != Z_BUF_ERROR) {
-            rc = error_at(err, STATUS_PARSE, path, 0,
-                          "%s: expected zlib data, got an error (%s)", what,
-                          z.msg != NULL ? z.msg : "corrupt");
-            goto out;
-        }
     }
-    if (zr != Z_STREAM_END && !(truncate && o->len >= limit)) {
+    if (!ended && !(truncate && o->len >= limit)) {
         rc = error_at(err, STATUS_PARSE, path, 0,
-                      "%s: compressed data end inside a zlib stream", what);
+                      "%s: compressed data end inside a %s stream", what, name);
     }
 out:
-    inflateEnd(&z);
-    return rc;
-}
-
-static enum status inflate_bzip2(const unsigned char *in, size_t in_len, size_t limit,
-                                 bool truncate, struct outbuf *o, const char *path,
-                                 const char *what, struct error *err)
-{
-    bz_stream b;
-    enum status rc = STATUS_OK;
-    int br = BZ_OK;
-    bool open = false;
-
-    if (in_len > UINT_MAX) {
-        return error_at(err, STATUS_PARSE, path, 0, "%s: region of %zu bytes too large",
-                        what, in_len);
-    }
-    memset(&b, 0, sizeof b);
-    /* bzlib's next_in is not const; it only reads */
-    char *in_chars = NULL;
-    memcpy(&in_chars, &in, sizeof in_chars);
-    b.next_in = in_chars;
-    b.avail_in = (unsigned)in_len;
-    while (b.avail_in > 0) {
-        if (!open) {
-            if (BZ2_bzDecompressInit(&b, 0, 0) != BZ_OK)
-                return error_set(err, STATUS_NOMEM, "%s: %s: bzip2 init", path, what);
-            open = true;
-        }
-        if (o->len == o->cap) {
-            if (truncate && o->len >= limit)
-                break;
-            rc = out_grow(o, limit, path, what, err);
-            if (rc != STATUS_OK)
-                goto out;
-        }
-        b.next_out = (char *)(o->p + o->len);
-        b.avail_out = (unsigned)(o->cap - o->len > UINT_MAX ? UINT_MAX : o->cap - o->len);
-        unsigned before = b.avail_out;
-        br = BZ2_bzDecompress(&b);
-        o->len += before - b.avail_out;
-        if (br == BZ_STREAM_END) {
-            BZ2_bzDecompressEnd(&b);
-            open = false;
-            continue;
-        }
-        if (br != BZ_OK) {
-            rc = error_at(err, STATUS_PARSE, path, 0,
-                          "%s: expected bzip2 data, got error %d", what, br);
-            goto out;
-        }
-        if (b.avail_in == 0 && b.avail_out > 0)
-            break;
-    }
-    if (br != BZ_STREAM_END && !(truncate && o->len >= limit)) {
-        rc = error_at(err, STATUS_PARSE, path, 0,
-                      "%s: compressed data end inside a bzip2 stream", what);
-    }
-out:
-    if (open)
-        BZ2_bzDecompressEnd(&b);
+    inflater_end(&c);
     return rc;
 }
 
@@ -281,10 +235,12 @@ static enum status region_bytes(enum dbin_compression comp, const unsigned char 
         *out_len = o.len;
         return STATUS_OK;
     case DBIN_ZLIB:
-        rc = inflate_zlib(in, in_len, limit_len, truncate, &o, path, what, err);
+        rc = inflate_region(INFLATE_ZLIB, in, in_len, limit_len, truncate, &o, path, what,
+                            err);
         break;
     case DBIN_BZIP2:
-        rc = inflate_bzip2(in, in_len, limit_len, truncate, &o, path, what, err);
+        rc = inflate_region(INFLATE_BZIP2, in, in_len, limit_len, truncate, &o, path,
+                            what, err);
         break;
     default: return error_at(err, STATUS_PARSE, path, 0, "%s: unknown compression", what);
     }
@@ -763,9 +719,8 @@ static enum status read_job(struct reader *r, struct dbin_job *job, struct error
     return STATUS_OK;
 }
 
-/* The decoder of r's module. */
-static enum status decode_region(const struct dbin_region *r,
-                                 const struct dbin_sink *sink, struct error *err)
+enum status dbin_region_decode(const struct dbin_region *r, const struct dbin_sink *sink,
+                               struct error *err)
 {
     switch (r->module) {
     case DBIN_POSIX:
@@ -773,7 +728,23 @@ static enum status decode_region(const struct dbin_region *r,
     case DBIN_STDIO: return dbin_module_decode(r, sink, err);
     case DBIN_DXT_POSIX:
     case DBIN_DXT_MPIIO: return dmod_decode_dxt(r, sink, err);
-    default: return dbin_module_decode_more(r, sink, err);
+    default: break;
+    }
+    if (r->len > 0 && r->data == NULL)
+        return error_set(err, STATUS_INVALID, "%s: region without data", r->path);
+    switch (r->module) {
+    case DBIN_H5F: return dmod_decode_fixed(r, &dmod_h5f, sink, err);
+    case DBIN_H5D: return dmod_decode_fixed(r, &dmod_h5d, sink, err);
+    case DBIN_PNETCDF_FILE: return dmod_decode_fixed(r, &dmod_pnetcdf_file, sink, err);
+    case DBIN_PNETCDF_VAR: return dmod_decode_fixed(r, &dmod_pnetcdf_var, sink, err);
+    case DBIN_BGQ: return dmod_decode_fixed(r, &dmod_bgq, sink, err);
+    case DBIN_DFS: return dmod_decode_fixed(r, &dmod_dfs, sink, err);
+    case DBIN_DAOS: return dmod_decode_fixed(r, &dmod_daos, sink, err);
+    case DBIN_LUSTRE: return dmod_decode_lustre(r, sink, err);
+    case DBIN_HEATMAP: return dmod_decode_heatmap(r, sink, err);
+    default:
+        return error_at(err, STATUS_NOT_FOUND, r->path, 0, "no decoder reads %s records",
+                        dbin_module_name(r->module));
     }
 }
 
@@ -933,7 +904,7 @@ enum status dbin_read_max(const char *path, const unsigned char *data, size_t le
             reg.names = &r.names;
             reg.names_lookup = names_lookup;
             memset(&derr, 0, sizeof derr);
-            rc = decode_region(&reg, sink, &derr);
+            rc = dbin_region_decode(&reg, sink, &derr);
             if (rc == STATUS_NOT_FOUND) {
                 log_debug("%s: %s", path, derr.msg);
             } else if (rc != STATUS_OK) {

@@ -2,19 +2,16 @@
  * bzip2 or xz file (recognised by its magic bytes, whatever its name) decompressed in
  * memory as it is read, never unpacked to disk. The size cap holds for the
  * decompressed bytes too: a stream that inflates past it stops there. */
-#include "internal.h"
+#include "../inflate.h"
+#include "../internal.h"
 
-#include <bzlib.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <lzma.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#define ZLIB_CONST
-#include <zlib.h>
 
 #define CHUNK ((size_t)65536)
 
@@ -118,160 +115,19 @@ const char *source_codec_name(enum source_codec c)
     return "plain";
 }
 
-/* What a decoder step found. */
-enum step { STEP_MORE, STEP_END, STEP_BAD, STEP_NOMEM };
-
-/* What the xz decoder may take for one stream (its dictionary, mostly). */
-#define XZ_MEMLIMIT_BYTES ((uint64_t)256 << 20)
-
-static const char why_memlimit[] =
-    "needs more than 256 MiB to decode (a dictionary past xz -9's): decompress it with "
-    "xz -d";
-
-/* One codec behind a common face: init, a step over in/out, end. */
-struct codec {
-    z_stream z;
-    bz_stream bz;
-    lzma_stream xz;
-    enum source_codec kind;
-    bool open;
-    const char *why; /* STEP_BAD: what was wrong */
-};
-
-static bool codec_init(struct codec *c)
-{
-    c->why = NULL;
-    switch (c->kind) {
-    case SOURCE_GZIP:
-        memset(&c->z, 0, sizeof c->z);
-        c->open = inflateInit2(&c->z, 15 + 16) == Z_OK; /* gzip wrapper only */
-        break;
-    case SOURCE_BZIP2:
-        memset(&c->bz, 0, sizeof c->bz);
-        c->open = BZ2_bzDecompressInit(&c->bz, 0, 0) == BZ_OK;
-        break;
-    case SOURCE_XZ:
-        c->xz = (lzma_stream)LZMA_STREAM_INIT;
-        /* Concatenated streams as xz -d reads them. The memory limit: a header may ask
-         * for a 1.5 GiB dictionary per file, in every reading thread; xz -9 needs
-         * 65 MiB. */
-        c->open =
-            lzma_stream_decoder(&c->xz, XZ_MEMLIMIT_BYTES, LZMA_CONCATENATED) == LZMA_OK;
-        break;
-    case SOURCE_PLAIN: c->open = false; break;
-    }
-    return c->open;
-}
-
-static void codec_end(struct codec *c)
-{
-    if (!c->open)
-        return;
-    switch (c->kind) {
-    case SOURCE_GZIP: inflateEnd(&c->z); break;
-    case SOURCE_BZIP2: BZ2_bzDecompressEnd(&c->bz); break;
-    case SOURCE_XZ: lzma_end(&c->xz); break;
-    case SOURCE_PLAIN: break;
-    }
-    c->open = false;
-}
-
-/* Decodes from *in (n bytes; advanced past what was consumed) into out[0, room)
- * (*made: bytes written); finishing tells the decoder no input follows (xz). */
-static enum step codec_step(struct codec *c, const unsigned char **in, size_t *n,
-                            char *out, size_t room, size_t *made, bool finishing)
-{
-    enum step st = STEP_MORE;
-
-    switch (c->kind) {
-    case SOURCE_GZIP: {
-        /* zlib counts in uInt: at most CHUNK bytes a step. */
-        uInt in_n = (uInt)(*n < CHUNK ? *n : CHUNK),
-             out_n = (uInt)(room < CHUNK ? room : CHUNK);
-        c->z.next_in = *in;
-        c->z.avail_in = in_n;
-        c->z.next_out = (Bytef *)out;
-        c->z.avail_out = out_n;
-        int zr = inflate(&c->z, Z_NO_FLUSH);
-        *made = out_n - c->z.avail_out;
-        *n -= in_n - c->z.avail_in;
-        *in += in_n - c->z.avail_in;
-        if (zr == Z_STREAM_END) {
-            st = STEP_END;
-        } else if (zr == Z_MEM_ERROR) {
-            st = STEP_NOMEM;
-        } else if (zr == Z_DATA_ERROR || zr == Z_NEED_DICT || zr == Z_STREAM_ERROR) {
-            c->why = c->z.msg != NULL ? c->z.msg : "invalid data";
-            st = STEP_BAD;
-        }
-        break;
-    }
-    case SOURCE_BZIP2: {
-        unsigned in_n = (unsigned)(*n < CHUNK ? *n : CHUNK);
-        unsigned out_n = (unsigned)(room < CHUNK ? room : CHUNK);
-        /* bzlib's next_in is not const; it only reads */
-        char *in_chars = NULL;
-        memcpy(&in_chars, in, sizeof in_chars);
-        c->bz.next_in = in_chars;
-        c->bz.avail_in = in_n;
-        c->bz.next_out = out;
-        c->bz.avail_out = out_n;
-        int br = BZ2_bzDecompress(&c->bz);
-        *made = out_n - c->bz.avail_out;
-        *n -= in_n - c->bz.avail_in;
-        *in += in_n - c->bz.avail_in;
-        if (br == BZ_STREAM_END) {
-            st = STEP_END;
-        } else if (br == BZ_MEM_ERROR) {
-            st = STEP_NOMEM;
-        } else if (br != BZ_OK) {
-            c->why = br == BZ_DATA_ERROR_MAGIC ? "not a bzip2 stream" : "invalid data";
-            st = STEP_BAD;
-        }
-        break;
-    }
-    case SOURCE_XZ: {
-        c->xz.next_in = *in;
-        c->xz.avail_in = *n;
-        c->xz.next_out = (uint8_t *)out;
-        c->xz.avail_out = room;
-        lzma_ret xr = lzma_code(&c->xz, finishing ? LZMA_FINISH : LZMA_RUN);
-        *made = room - c->xz.avail_out;
-        *in = c->xz.next_in;
-        *n = c->xz.avail_in;
-        if (xr == LZMA_STREAM_END) {
-            st = STEP_END;
-        } else if (xr == LZMA_MEM_ERROR) {
-            st = STEP_NOMEM;
-        } else if (xr == LZMA_MEMLIMIT_ERROR) {
-            c->why = why_memlimit;
-            st = STEP_BAD;
-        } else if (xr != LZMA_OK && xr != LZMA_BUF_ERROR) {
-            c->why = xr == LZMA_FORMAT_ERROR    ? "not an xz stream"
-                     : xr == LZMA_OPTIONS_ERROR ? "unsupported options"
-                                                : "invalid data";
-            st = STEP_BAD;
-        } else if (xr == LZMA_BUF_ERROR && finishing) {
-            st = STEP_BAD;
-            c->why = NULL; /* cut short: told by the caller */
-        }
-        break;
-    }
-    case SOURCE_PLAIN: break;
-    }
-    return st;
-}
-
 /* Decodes the stream of r (its first chunk at hand) into o. STATUS_OK, or
  * STATUS_PARSE with what was wrong (a cut or corrupt stream, trailing bytes),
  * STATUS_NOMEM. o->too_large stops it early. */
-static enum status decode(struct codec *c, struct raw *r, struct out *o,
-                          struct error *err)
+static enum status decode(enum source_codec kind, struct inflater *c, struct raw *r,
+                          struct out *o, struct error *err)
 {
-    const char *name = source_codec_name(c->kind);
+    const char *name = source_codec_name(kind);
+    const enum inflate_codec ic = kind == SOURCE_GZIP    ? INFLATE_GZIP
+                                  : kind == SOURCE_BZIP2 ? INFLATE_BZIP2
+                                                         : INFLATE_XZ;
     bool ended = false;
 
-    if (!codec_init(c))
+    if (!inflater_init(c, ic))
         return error_set(err, STATUS_NOMEM, "%s decoder", name);
     for (;;) {
         bool have = ended ? raw_more(r, 10) : raw_fill(r);
@@ -281,12 +137,12 @@ static enum status decode(struct codec *c, struct raw *r, struct out *o,
             break;
         if (have && ended) {
             /* Another member (gzip -c a >> b, pbzip2): decoded as the tools do. */
-            if (source_codec_of(r->buf + r->at, r->len - r->at) != c->kind) {
+            if (source_codec_of(r->buf + r->at, r->len - r->at) != kind) {
                 return error_set(err, STATUS_PARSE,
                                  "corrupt %s stream: other bytes after its end", name);
             }
-            codec_end(c);
-            if (!codec_init(c))
+            inflater_end(c);
+            if (!inflater_init(c, ic))
                 return error_set(err, STATUS_NOMEM, "%s decoder", name);
             ended = false;
         }
@@ -294,23 +150,23 @@ static enum status decode(struct codec *c, struct raw *r, struct out *o,
             return error_set(err, STATUS_NOMEM, "decompressing");
         const unsigned char *in = r->buf + r->at;
         size_t n = r->len - r->at, made = 0;
-        enum step st =
-            codec_step(c, &in, &n, o->data + o->len, o->cap - o->len, &made, !have);
+        enum inflate_step st =
+            inflater_step(c, &in, &n, o->data + o->len, o->cap - o->len, &made, !have);
         r->at = r->len - n;
         o->len += made;
         if (o->len > o->max) {
             o->too_large = true;
             return STATUS_OK;
         }
-        if (st == STEP_NOMEM)
+        if (st == INFLATE_NOMEM)
             return error_set(err, STATUS_NOMEM, "decompressing");
-        if (st == STEP_BAD && c->why != NULL) {
+        if (st == INFLATE_BAD && c->why != NULL) {
             return error_set(err, STATUS_PARSE, "%s%s stream: %s",
-                             c->why == why_memlimit ? "" : "corrupt ", name, c->why);
+                             c->memlimit ? "" : "corrupt ", name, c->why);
         }
-        if (st == STEP_END) {
+        if (st == INFLATE_END) {
             ended = true;
-        } else if (!have && (made == 0 || st == STEP_BAD)) {
+        } else if (!have && (made == 0 || st == INFLATE_BAD)) {
             break; /* no input left and nothing more came out: cut short */
         }
     }
@@ -329,7 +185,8 @@ enum status source_decode(FILE *fp, const char *path, size_t max, struct source 
 {
     struct raw *r = malloc(sizeof *r);
     struct out o = {.max = max};
-    struct codec c = {0};
+    struct inflater c = {0};
+    enum source_codec kind;
     enum status rc = STATUS_OK;
 
     memset(out, 0, sizeof *out);
@@ -340,9 +197,9 @@ enum status source_decode(FILE *fp, const char *path, size_t max, struct source 
     r->max = max;
     hash128_init(&r->h);
     (void)raw_fill(r);
-    c.kind = r->error ? SOURCE_PLAIN : source_codec_of(r->buf, r->len);
-    out->codec = c.kind;
-    if (c.kind == SOURCE_PLAIN) {
+    kind = r->error ? SOURCE_PLAIN : source_codec_of(r->buf, r->len);
+    out->codec = kind;
+    if (kind == SOURCE_PLAIN) {
         /* As it is: chunks appended until the end or past the cap. */
         while (!r->error && !r->too_large && r->at < r->len) {
             size_t n = r->len - r->at;
@@ -360,8 +217,8 @@ enum status source_decode(FILE *fp, const char *path, size_t max, struct source 
             (void)raw_fill(r);
         }
     } else {
-        rc = decode(&c, r, &o, err);
-        codec_end(&c);
+        rc = decode(kind, &c, r, &o, err);
+        inflater_end(&c);
         if (rc == STATUS_PARSE) {
             /* The rest of the raw bytes complete the stand-in key: a broken file
              * quarantined once is known bad the next time. */

@@ -4,7 +4,8 @@
  *
  * darshan_bin.c reads the container (header, region map, compressed regions, job
  * record, mount table, name records) and hands each module's region, decompressed, to
- * its decoder (darshan_mod.c: POSIX, MPI-IO, STDIO; darshan_mod_more.c: the others;
+ * its decoder (darshan_mod.c: POSIX, MPI-IO, STDIO; darshan_mod_fixed.c and the
+ * files of darshan_mod_fixed.h: the others;
  * darshan_mod_dxt.c: DXT). Decoders turn records of any record version into the
  * counters of the current version, named and ordered as darshan-parser prints them,
  * and pass them to a sink. Two sinks exist: the darshan_log builder of darshan.c
@@ -17,7 +18,7 @@
 #ifndef IOCONTEND_INGEST_DARSHAN_FORMAT_H
 #define IOCONTEND_INGEST_DARSHAN_FORMAT_H
 
-#include "ingest.h"
+#include "../ingest.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -200,14 +201,16 @@ struct dbin_region {
 /* darshan_mod.c: POSIX, MPI-IO, STDIO. */
 enum status dbin_module_decode(const struct dbin_region *r, const struct dbin_sink *sink,
                                struct error *err) MUST_CHECK;
-/* darshan_mod_more.c: H5F, H5D, PNETCDF_FILE, PNETCDF_VAR, BG/Q, LUSTRE, HEATMAP, DFS,
- * DAOS. */
-enum status dbin_module_decode_more(const struct dbin_region *r,
-                                    const struct dbin_sink *sink,
-                                    struct error *err) MUST_CHECK;
 /* darshan_mod_dxt.c: DXT_POSIX and DXT_MPIIO. */
 enum status dmod_decode_dxt(const struct dbin_region *r, const struct dbin_sink *sink,
                             struct error *err) MUST_CHECK;
+/* The others (darshan_mod_fixed.h): one decoder a module, one file a module or a pair
+ * of them (darshan_mod_hdf5.c, darshan_mod_pnetcdf.c, darshan_mod_bgq.c,
+ * darshan_mod_daos.c, darshan_mod_lustre.c, darshan_mod_heatmap.c). */
+/* The decoder of r's module (darshan_bin.c: the one list of them): STATUS_INVALID for
+ * a region without data, STATUS_NOT_FOUND for a module no decoder reads. */
+enum status dbin_region_decode(const struct dbin_region *r, const struct dbin_sink *sink,
+                               struct error *err) MUST_CHECK;
 
 /* ---- helpers of the decoders (darshan_format.c) ----------------------------------- */
 

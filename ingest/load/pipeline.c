@@ -3,7 +3,7 @@
  * several threads, a batch of them sent in one transaction
  * (binary COPY), every outcome recorded in the order of the paths, so that one thread
  * and many give the same rows, the same quarantine list and the same summary. */
-#include "internal.h"
+#include "../internal.h"
 
 #include <inttypes.h>
 #include <stdatomic.h>

@@ -5,7 +5,7 @@
  * fixed majors, from sysstat's own table (SCSI sdX, Xen xvdX: the same on every
  * host). The others (virtio-blk, NVMe's blkext 259: majors given out at boot) come as
  * sysstat's "devMAJ-MIN" and are named here from `[devices] names`. */
-#include "internal.h"
+#include "../ingest.h"
 
 #include <ctype.h>
 #include <stdio.h>

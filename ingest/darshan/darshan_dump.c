@@ -1,7 +1,7 @@
 /* darshan_dump.c: the darshan-parser text of a binary Darshan log (`iocontend darshan
  * dump`, and the tests' check of the binary reader against darshan-parser). */
+#include "../ingest.h"
 #include "darshan_bin.h"
-#include "ingest.h"
 
 #include <errno.h>
 #include <inttypes.h>

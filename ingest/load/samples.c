@@ -2,7 +2,7 @@
  * gzip'd, bzip2'd or xz'd) and parsed on threads, sa files through sadf, checked and
  * loaded one file at a time in path order, a grown file from where its ledger row
  * says the last ingest stopped. */
-#include "internal.h"
+#include "../internal.h"
 
 #include <stdint.h>
 #include <stdio.h>
