@@ -34,19 +34,7 @@ enum family {
 extern const char *const family_names[FAM_COUNT];
 
 enum metric_id {
-    M_T_J,
-    M_T_UM,
-    M_T_URW,
-    M_T_S,
-    M_T_S_SPAN,
-    M_T_S_SLOWEST,
-    M_T,
-    M_T_FR,
-    M_T_FW,
-    M_ETA_READ,
-    M_ETA_WRITE,
-    M_ETA_MON_READ,
-    M_ETA_MON_WRITE,
+    M_LOG, /* a value of the log family: the job's log[col] */
     M_PSI_READ,
     M_PSI_WRITE,
     M_PSI_O_READ,
@@ -80,11 +68,20 @@ enum metric_id {
     M_AWAIT_D
 };
 
+/* A metric's flags. */
+enum {
+    NEEDS_RECORDS = 1u << 0,   /* an incomplete log lacks it (all but t_j, Ψ and Ψ^O) */
+    IN_TABLE = 1u << 1,        /* a time of the group table (METHOD.md §4), seconds */
+    NONE_IF_NEGATIVE = 1u << 2 /* a negative stored value means none (t_fr -1) */
+};
+
 struct metric_def {
     const char *name;
     enum metric_id id;
     enum family fam;
     unsigned negative; /* its NEGATIVE_* bit when it may be negative, else 0 */
+    unsigned flags;    /* NEEDS_RECORDS, IN_TABLE, NONE_IF_NEGATIVE */
+    int col;           /* M_LOG: its index into db_job's log[] (common/log_family.h) */
 };
 
 /* Every job metric of METHOD.md §2, §3, §10 and §11, in METHOD.md's order (export's

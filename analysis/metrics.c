@@ -12,50 +12,50 @@ const char *const family_names[FAM_COUNT] = {"log", "psi", "d",   "i", "b_d",
  * columns).
  * ν and ν^D share Ψ's and Ψ^D's exclusions (stats_job_derived's contract). */
 const struct metric_def metrics[] = {
-    {"t_j", M_T_J, FAM_LOG, 0},
-    {"t_um", M_T_UM, FAM_LOG, 0},
-    {"t_urw", M_T_URW, FAM_LOG, 0},
-    {"t_s", M_T_S, FAM_LOG, 0},
-    {"t_s_span", M_T_S_SPAN, FAM_LOG, 0},
-    {"t_s_slowest", M_T_S_SLOWEST, FAM_LOG, 0},
-    {"t", M_T, FAM_LOG, 0},
-    {"t_fr", M_T_FR, FAM_LOG, 0},
-    {"t_fw", M_T_FW, FAM_LOG, 0},
-    {"eta_read", M_ETA_READ, FAM_LOG, 0},
-    {"eta_write", M_ETA_WRITE, FAM_LOG, 0},
-    {"eta_mon_read", M_ETA_MON_READ, FAM_LOG, 0},
-    {"eta_mon_write", M_ETA_MON_WRITE, FAM_LOG, 0},
-    {"psi_read", M_PSI_READ, FAM_PSI, 0},
-    {"psi_write", M_PSI_WRITE, FAM_PSI, 0},
-    {"psi_o_read", M_PSI_O_READ, FAM_PSI, 0},
-    {"psi_o_write", M_PSI_O_WRITE, FAM_PSI, 0},
-    {"m", M_M, FAM_D, 0},
-    {"t_d", M_T_D, FAM_D, 0},
-    {"psi_d_read", M_PSI_D_READ, FAM_D, 0},
-    {"psi_d_write", M_PSI_D_WRITE, FAM_D, 0},
-    {"m_i", M_M_I, FAM_I, 0},
-    {"t_i", M_T_I, FAM_I, 0},
-    {"psi_i_read", M_PSI_I_READ, FAM_I, 0},
-    {"psi_i_write", M_PSI_I_WRITE, FAM_I, 0},
-    {"psi_do_read", M_PSI_DO_READ, FAM_D, 0},
-    {"psi_do_write", M_PSI_DO_WRITE, FAM_D, 0},
-    {"nu_read", M_NU_READ, FAM_PSI, NEGATIVE_NU_READ},
-    {"nu_write", M_NU_WRITE, FAM_PSI, NEGATIVE_NU_WRITE},
-    {"nu_d_read", M_NU_D_READ, FAM_D, NEGATIVE_NU_D_READ},
-    {"nu_d_write", M_NU_D_WRITE, FAM_D, NEGATIVE_NU_D_WRITE},
-    {"b_d", M_B_D, FAM_B_D, NEGATIVE_B_D},
-    {"tau", M_TAU, FAM_TAU, 0},
-    {"t_x", M_T_X, FAM_X, 0},
-    {"t_x_read", M_T_X_READ, FAM_X, 0},
-    {"t_x_write", M_T_X_WRITE, FAM_X, 0},
-    {"m_x", M_M_X, FAM_X, 0},
-    {"t_dx", M_T_DX, FAM_X, 0},
-    {"psi_x_read", M_PSI_X_READ, FAM_X, 0},
-    {"psi_x_write", M_PSI_X_WRITE, FAM_X, 0},
-    {"b_x", M_B_X, FAM_B_X, NEGATIVE_B_X},
-    {"q_d", M_Q_D, FAM_Q, 0},
-    {"u_d", M_U_D, FAM_Q, 0},
-    {"await_d", M_AWAIT_D, FAM_Q, 0},
+    {"t_j", M_LOG, FAM_LOG, 0, IN_TABLE, LOG_T_J},
+    {"t_um", M_LOG, FAM_LOG, 0, NEEDS_RECORDS | IN_TABLE, LOG_T_UM},
+    {"t_urw", M_LOG, FAM_LOG, 0, NEEDS_RECORDS | IN_TABLE, LOG_T_URW},
+    {"t_s", M_LOG, FAM_LOG, 0, NEEDS_RECORDS | IN_TABLE, LOG_T_S},
+    {"t_s_span", M_LOG, FAM_LOG, 0, NEEDS_RECORDS | IN_TABLE, LOG_T_S_SPAN},
+    {"t_s_slowest", M_LOG, FAM_LOG, 0, NEEDS_RECORDS | IN_TABLE, LOG_T_S_SLOWEST},
+    {"t", M_LOG, FAM_LOG, 0, NEEDS_RECORDS | IN_TABLE, LOG_T},
+    {"t_fr", M_LOG, FAM_LOG, 0, NEEDS_RECORDS | IN_TABLE | NONE_IF_NEGATIVE, LOG_T_FR},
+    {"t_fw", M_LOG, FAM_LOG, 0, NEEDS_RECORDS | IN_TABLE | NONE_IF_NEGATIVE, LOG_T_FW},
+    {"eta_read", M_LOG, FAM_LOG, 0, NEEDS_RECORDS, LOG_ETA_READ},
+    {"eta_write", M_LOG, FAM_LOG, 0, NEEDS_RECORDS, LOG_ETA_WRITE},
+    {"eta_mon_read", M_LOG, FAM_LOG, 0, NEEDS_RECORDS, LOG_ETA_MON_READ},
+    {"eta_mon_write", M_LOG, FAM_LOG, 0, NEEDS_RECORDS, LOG_ETA_MON_WRITE},
+    {"psi_read", M_PSI_READ, FAM_PSI, 0, 0, 0},
+    {"psi_write", M_PSI_WRITE, FAM_PSI, 0, 0, 0},
+    {"psi_o_read", M_PSI_O_READ, FAM_PSI, 0, 0, 0},
+    {"psi_o_write", M_PSI_O_WRITE, FAM_PSI, 0, 0, 0},
+    {"m", M_M, FAM_D, 0, NEEDS_RECORDS, 0},
+    {"t_d", M_T_D, FAM_D, 0, NEEDS_RECORDS | IN_TABLE, 0},
+    {"psi_d_read", M_PSI_D_READ, FAM_D, 0, NEEDS_RECORDS, 0},
+    {"psi_d_write", M_PSI_D_WRITE, FAM_D, 0, NEEDS_RECORDS, 0},
+    {"m_i", M_M_I, FAM_I, 0, NEEDS_RECORDS, 0},
+    {"t_i", M_T_I, FAM_I, 0, NEEDS_RECORDS | IN_TABLE, 0},
+    {"psi_i_read", M_PSI_I_READ, FAM_I, 0, NEEDS_RECORDS, 0},
+    {"psi_i_write", M_PSI_I_WRITE, FAM_I, 0, NEEDS_RECORDS, 0},
+    {"psi_do_read", M_PSI_DO_READ, FAM_D, 0, NEEDS_RECORDS, 0},
+    {"psi_do_write", M_PSI_DO_WRITE, FAM_D, 0, NEEDS_RECORDS, 0},
+    {"nu_read", M_NU_READ, FAM_PSI, NEGATIVE_NU_READ, NEEDS_RECORDS, 0},
+    {"nu_write", M_NU_WRITE, FAM_PSI, NEGATIVE_NU_WRITE, NEEDS_RECORDS, 0},
+    {"nu_d_read", M_NU_D_READ, FAM_D, NEGATIVE_NU_D_READ, NEEDS_RECORDS, 0},
+    {"nu_d_write", M_NU_D_WRITE, FAM_D, NEGATIVE_NU_D_WRITE, NEEDS_RECORDS, 0},
+    {"b_d", M_B_D, FAM_B_D, NEGATIVE_B_D, NEEDS_RECORDS, 0},
+    {"tau", M_TAU, FAM_TAU, 0, NEEDS_RECORDS, 0},
+    {"t_x", M_T_X, FAM_X, 0, NEEDS_RECORDS, 0},
+    {"t_x_read", M_T_X_READ, FAM_X, 0, NEEDS_RECORDS, 0},
+    {"t_x_write", M_T_X_WRITE, FAM_X, 0, NEEDS_RECORDS, 0},
+    {"m_x", M_M_X, FAM_X, 0, NEEDS_RECORDS, 0},
+    {"t_dx", M_T_DX, FAM_X, 0, NEEDS_RECORDS, 0},
+    {"psi_x_read", M_PSI_X_READ, FAM_X, 0, NEEDS_RECORDS, 0},
+    {"psi_x_write", M_PSI_X_WRITE, FAM_X, 0, NEEDS_RECORDS, 0},
+    {"b_x", M_B_X, FAM_B_X, NEGATIVE_B_X, NEEDS_RECORDS, 0},
+    {"q_d", M_Q_D, FAM_Q, 0, NEEDS_RECORDS, 0},
+    {"u_d", M_U_D, FAM_Q, 0, NEEDS_RECORDS, 0},
+    {"await_d", M_AWAIT_D, FAM_Q, 0, NEEDS_RECORDS, 0},
 };
 
 const size_t n_metrics = sizeof metrics / sizeof metrics[0];
@@ -87,19 +87,10 @@ double metric_value(const struct metric_def *md, const struct db_job *j,
     const struct stats_job_derived *dv = &ev->dv;
 
     switch (md->id) {
-    case M_T_J: return j->t_j;
-    case M_T_UM: return j->t_um;
-    case M_T_URW: return j->t_urw;
-    case M_T_S: return j->t_s;
-    case M_T_S_SPAN: return j->t_s_span;
-    case M_T_S_SLOWEST: return j->t_s_slowest;
-    case M_T: return j->t;
-    case M_T_FR: return j->t_fr >= 0 ? j->t_fr : (double)NAN; /* -1: never read */
-    case M_T_FW: return j->t_fw >= 0 ? j->t_fw : (double)NAN;
-    case M_ETA_READ: return (double)j->eta_read;
-    case M_ETA_WRITE: return (double)j->eta_write;
-    case M_ETA_MON_READ: return (double)j->eta_mon_read;
-    case M_ETA_MON_WRITE: return (double)j->eta_mon_write;
+    case M_LOG: {
+        double x = j->log[md->col];
+        return (md->flags & NONE_IF_NEGATIVE) && x < 0 ? (double)NAN : x;
+    }
     case M_PSI_READ: return v->psi_read;
     case M_PSI_WRITE: return v->psi_write;
     case M_PSI_O_READ: return v->psi_o_read;
@@ -154,14 +145,7 @@ enum stats_exclusion family_excl(enum family f, const struct job_eval *ev)
 
 bool metric_needs_records(const struct metric_def *md)
 {
-    switch (md->id) {
-    case M_T_J:
-    case M_PSI_READ:
-    case M_PSI_WRITE:
-    case M_PSI_O_READ:
-    case M_PSI_O_WRITE: return false;
-    default: return true;
-    }
+    return (md->flags & NEEDS_RECORDS) != 0;
 }
 
 /* A metric's value, NAN when its family is excluded for the job or it needs the
@@ -189,7 +173,7 @@ enum stats_exclusion pair_values(const struct metric_def *my, const struct metri
         e = EXCL_INCOMPLETE_LOG;
     *yv = metric_value(my, j, ev);
     *xv = metric_value(mx, j, ev);
-    if (e == EXCL_NONE && !(j->t_j > 0))
+    if (e == EXCL_NONE && !(j->log[LOG_T_J] > 0))
         e = EXCL_NO_IO; /* METHOD.md §2: T_J = 0 is excluded from time analyses */
     if (e == EXCL_NONE && (!isfinite(*yv) || !isfinite(*xv)))
         e = EXCL_NONFINITE;
