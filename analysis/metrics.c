@@ -1,61 +1,78 @@
 /* metrics.c: the job-metric catalogue of METHOD.md §2–§3: names, families (whose
- * exclusion a metric carries), values of one evaluated job. */
+ * exclusion a metric carries), where each value of one evaluated job is. */
 #include "internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
-const char *const family_names[FAM_COUNT] = {"log", "psi", "d",   "i", "b_d",
-                                             "tau", "x",   "b_x", "q"};
+/* Where a value or an exclusion reason is in a job's evaluation. */
+#define EV(field) offsetof(struct job_eval, field)
+#define NO_EXCL   SIZE_MAX
+
+/* Whose exclusion reason a metric carries: none (the log), a family of
+ * stats_job_volume, one of stats_job_derived's own, or the DXT trace's (METHOD.md
+ * §10: the _x family, and B^X beside it as B^D beside the d family), or the queue's
+ * (§11, over the d family's A). */
+static const struct family fam_log = {"log", NO_EXCL}, fam_psi = {"psi", EV(v.psi_excl)},
+                           fam_d = {"d", EV(v.d_excl)}, fam_i = {"i", EV(v.i_excl)},
+                           fam_b_d = {"b_d", EV(dv.b_d_excl)},
+                           fam_tau = {"tau", EV(dv.tau_excl)}, fam_x = {"x", EV(x_excl)},
+                           fam_b_x = {"b_x", EV(b_x_excl)}, fam_q = {"q", EV(v.q_excl)};
+
+/* Every family, in export's order of its excluded_NAME columns. */
+const struct family *const families[] = {&fam_log, &fam_psi, &fam_d,   &fam_i, &fam_b_d,
+                                         &fam_tau, &fam_x,   &fam_b_x, &fam_q};
+const size_t n_families = sizeof families / sizeof families[0];
 
 /* Every job metric of METHOD.md §2, §3, §10 and §11, in METHOD.md's order (export's
  * columns).
  * ν and ν^D share Ψ's and Ψ^D's exclusions (stats_job_derived's contract). */
 const struct metric_def metrics[] = {
-    {"t_j", M_LOG, FAM_LOG, 0, IN_TABLE, LOG_T_J},
-    {"t_um", M_LOG, FAM_LOG, 0, NEEDS_RECORDS | IN_TABLE, LOG_T_UM},
-    {"t_urw", M_LOG, FAM_LOG, 0, NEEDS_RECORDS | IN_TABLE, LOG_T_URW},
-    {"t_s", M_LOG, FAM_LOG, 0, NEEDS_RECORDS | IN_TABLE, LOG_T_S},
-    {"t_s_span", M_LOG, FAM_LOG, 0, NEEDS_RECORDS | IN_TABLE, LOG_T_S_SPAN},
-    {"t_s_slowest", M_LOG, FAM_LOG, 0, NEEDS_RECORDS | IN_TABLE, LOG_T_S_SLOWEST},
-    {"t", M_LOG, FAM_LOG, 0, NEEDS_RECORDS | IN_TABLE, LOG_T},
-    {"t_fr", M_LOG, FAM_LOG, 0, NEEDS_RECORDS | IN_TABLE | NONE_IF_NEGATIVE, LOG_T_FR},
-    {"t_fw", M_LOG, FAM_LOG, 0, NEEDS_RECORDS | IN_TABLE | NONE_IF_NEGATIVE, LOG_T_FW},
-    {"eta_read", M_LOG, FAM_LOG, 0, NEEDS_RECORDS, LOG_ETA_READ},
-    {"eta_write", M_LOG, FAM_LOG, 0, NEEDS_RECORDS, LOG_ETA_WRITE},
-    {"eta_mon_read", M_LOG, FAM_LOG, 0, NEEDS_RECORDS, LOG_ETA_MON_READ},
-    {"eta_mon_write", M_LOG, FAM_LOG, 0, NEEDS_RECORDS, LOG_ETA_MON_WRITE},
-    {"psi_read", M_PSI_READ, FAM_PSI, 0, 0, 0},
-    {"psi_write", M_PSI_WRITE, FAM_PSI, 0, 0, 0},
-    {"psi_o_read", M_PSI_O_READ, FAM_PSI, 0, 0, 0},
-    {"psi_o_write", M_PSI_O_WRITE, FAM_PSI, 0, 0, 0},
-    {"m", M_M, FAM_D, 0, NEEDS_RECORDS, 0},
-    {"t_d", M_T_D, FAM_D, 0, NEEDS_RECORDS | IN_TABLE, 0},
-    {"psi_d_read", M_PSI_D_READ, FAM_D, 0, NEEDS_RECORDS, 0},
-    {"psi_d_write", M_PSI_D_WRITE, FAM_D, 0, NEEDS_RECORDS, 0},
-    {"m_i", M_M_I, FAM_I, 0, NEEDS_RECORDS, 0},
-    {"t_i", M_T_I, FAM_I, 0, NEEDS_RECORDS | IN_TABLE, 0},
-    {"psi_i_read", M_PSI_I_READ, FAM_I, 0, NEEDS_RECORDS, 0},
-    {"psi_i_write", M_PSI_I_WRITE, FAM_I, 0, NEEDS_RECORDS, 0},
-    {"psi_do_read", M_PSI_DO_READ, FAM_D, 0, NEEDS_RECORDS, 0},
-    {"psi_do_write", M_PSI_DO_WRITE, FAM_D, 0, NEEDS_RECORDS, 0},
-    {"nu_read", M_NU_READ, FAM_PSI, NEGATIVE_NU_READ, NEEDS_RECORDS, 0},
-    {"nu_write", M_NU_WRITE, FAM_PSI, NEGATIVE_NU_WRITE, NEEDS_RECORDS, 0},
-    {"nu_d_read", M_NU_D_READ, FAM_D, NEGATIVE_NU_D_READ, NEEDS_RECORDS, 0},
-    {"nu_d_write", M_NU_D_WRITE, FAM_D, NEGATIVE_NU_D_WRITE, NEEDS_RECORDS, 0},
-    {"b_d", M_B_D, FAM_B_D, NEGATIVE_B_D, NEEDS_RECORDS, 0},
-    {"tau", M_TAU, FAM_TAU, 0, NEEDS_RECORDS, 0},
-    {"t_x", M_T_X, FAM_X, 0, NEEDS_RECORDS, 0},
-    {"t_x_read", M_T_X_READ, FAM_X, 0, NEEDS_RECORDS, 0},
-    {"t_x_write", M_T_X_WRITE, FAM_X, 0, NEEDS_RECORDS, 0},
-    {"m_x", M_M_X, FAM_X, 0, NEEDS_RECORDS, 0},
-    {"t_dx", M_T_DX, FAM_X, 0, NEEDS_RECORDS, 0},
-    {"psi_x_read", M_PSI_X_READ, FAM_X, 0, NEEDS_RECORDS, 0},
-    {"psi_x_write", M_PSI_X_WRITE, FAM_X, 0, NEEDS_RECORDS, 0},
-    {"b_x", M_B_X, FAM_B_X, NEGATIVE_B_X, NEEDS_RECORDS, 0},
-    {"q_d", M_Q_D, FAM_Q, 0, NEEDS_RECORDS, 0},
-    {"u_d", M_U_D, FAM_Q, 0, NEEDS_RECORDS, 0},
-    {"await_d", M_AWAIT_D, FAM_Q, 0, NEEDS_RECORDS, 0},
+    {"t_j", &fam_log, 0, IN_TABLE, LOG_T_J},
+    {"t_um", &fam_log, 0, NEEDS_RECORDS | IN_TABLE, LOG_T_UM},
+    {"t_urw", &fam_log, 0, NEEDS_RECORDS | IN_TABLE, LOG_T_URW},
+    {"t_s", &fam_log, 0, NEEDS_RECORDS | IN_TABLE, LOG_T_S},
+    {"t_s_span", &fam_log, 0, NEEDS_RECORDS | IN_TABLE, LOG_T_S_SPAN},
+    {"t_s_slowest", &fam_log, 0, NEEDS_RECORDS | IN_TABLE, LOG_T_S_SLOWEST},
+    {"t", &fam_log, 0, NEEDS_RECORDS | IN_TABLE, LOG_T},
+    {"t_fr", &fam_log, 0, NEEDS_RECORDS | IN_TABLE | NONE_IF_NEGATIVE, LOG_T_FR},
+    {"t_fw", &fam_log, 0, NEEDS_RECORDS | IN_TABLE | NONE_IF_NEGATIVE, LOG_T_FW},
+    {"eta_read", &fam_log, 0, NEEDS_RECORDS, LOG_ETA_READ},
+    {"eta_write", &fam_log, 0, NEEDS_RECORDS, LOG_ETA_WRITE},
+    {"eta_mon_read", &fam_log, 0, NEEDS_RECORDS, LOG_ETA_MON_READ},
+    {"eta_mon_write", &fam_log, 0, NEEDS_RECORDS, LOG_ETA_MON_WRITE},
+    {"psi_read", &fam_psi, 0, 0, EV(v.psi_read)},
+    {"psi_write", &fam_psi, 0, 0, EV(v.psi_write)},
+    {"psi_o_read", &fam_psi, 0, 0, EV(v.psi_o_read)},
+    {"psi_o_write", &fam_psi, 0, 0, EV(v.psi_o_write)},
+    {"m", &fam_d, 0, NEEDS_RECORDS | COUNT, EV(v.m)},
+    {"t_d", &fam_d, 0, NEEDS_RECORDS | IN_TABLE, EV(v.t_d)},
+    {"psi_d_read", &fam_d, 0, NEEDS_RECORDS, EV(v.psi_d_read)},
+    {"psi_d_write", &fam_d, 0, NEEDS_RECORDS, EV(v.psi_d_write)},
+    {"m_i", &fam_i, 0, NEEDS_RECORDS | COUNT, EV(v.m_i)},
+    {"t_i", &fam_i, 0, NEEDS_RECORDS | IN_TABLE, EV(v.t_i)},
+    {"psi_i_read", &fam_i, 0, NEEDS_RECORDS, EV(v.psi_i_read)},
+    {"psi_i_write", &fam_i, 0, NEEDS_RECORDS, EV(v.psi_i_write)},
+    {"psi_do_read", &fam_d, 0, NEEDS_RECORDS, EV(v.psi_do_read)},
+    {"psi_do_write", &fam_d, 0, NEEDS_RECORDS, EV(v.psi_do_write)},
+    {"nu_read", &fam_psi, NEGATIVE_NU_READ, NEEDS_RECORDS, EV(dv.nu_read)},
+    {"nu_write", &fam_psi, NEGATIVE_NU_WRITE, NEEDS_RECORDS, EV(dv.nu_write)},
+    {"nu_d_read", &fam_d, NEGATIVE_NU_D_READ, NEEDS_RECORDS, EV(dv.nu_d_read)},
+    {"nu_d_write", &fam_d, NEGATIVE_NU_D_WRITE, NEEDS_RECORDS, EV(dv.nu_d_write)},
+    {"b_d", &fam_b_d, NEGATIVE_B_D, NEEDS_RECORDS, EV(dv.b_d)},
+    {"tau", &fam_tau, 0, NEEDS_RECORDS, EV(dv.tau)},
+    {"t_x", &fam_x, 0, NEEDS_RECORDS, EV(t_x)},
+    {"t_x_read", &fam_x, 0, NEEDS_RECORDS, EV(t_x_read)},
+    {"t_x_write", &fam_x, 0, NEEDS_RECORDS, EV(t_x_write)},
+    {"m_x", &fam_x, 0, NEEDS_RECORDS | COUNT, EV(xv.m)},
+    {"t_dx", &fam_x, 0, NEEDS_RECORDS, EV(xv.t_d)},
+    {"psi_x_read", &fam_x, 0, NEEDS_RECORDS, EV(xv.psi_d_read)},
+    {"psi_x_write", &fam_x, 0, NEEDS_RECORDS, EV(xv.psi_d_write)},
+    {"b_x", &fam_b_x, NEGATIVE_B_X, NEEDS_RECORDS, EV(xdv.b_d)},
+    {"q_d", &fam_q, 0, NEEDS_RECORDS, EV(v.q_d)},
+    {"u_d", &fam_q, 0, NEEDS_RECORDS, EV(v.u_d)},
+    {"await_d", &fam_q, 0, NEEDS_RECORDS, EV(v.await_d)},
 };
 
 const size_t n_metrics = sizeof metrics / sizeof metrics[0];
@@ -79,68 +96,34 @@ bool analysis_metric_known(const char *name)
     return name != NULL && metric_find(name) != NULL;
 }
 
+const struct family *family_find(const char *name)
+{
+    for (size_t i = 0; i < n_families; i++) {
+        if (strcmp(families[i]->name, name) == 0)
+            return families[i];
+    }
+    return NULL;
+}
+
 /* The value of a metric for one job; NAN when it does not exist for that job. */
 double metric_value(const struct metric_def *md, const struct db_job *j,
                     const struct job_eval *ev)
 {
-    const struct stats_job_volume *v = &ev->v;
-    const struct stats_job_derived *dv = &ev->dv;
-
-    switch (md->id) {
-    case M_LOG: {
-        double x = j->log[md->col];
+    if (md->fam == &fam_log) {
+        double x = j->log[md->at];
         return (md->flags & NONE_IF_NEGATIVE) && x < 0 ? (double)NAN : x;
     }
-    case M_PSI_READ: return v->psi_read;
-    case M_PSI_WRITE: return v->psi_write;
-    case M_PSI_O_READ: return v->psi_o_read;
-    case M_PSI_O_WRITE: return v->psi_o_write;
-    case M_M: return (double)v->m;
-    case M_T_D: return v->t_d;
-    case M_PSI_D_READ: return v->psi_d_read;
-    case M_PSI_D_WRITE: return v->psi_d_write;
-    case M_M_I: return (double)v->m_i;
-    case M_T_I: return v->t_i;
-    case M_PSI_I_READ: return v->psi_i_read;
-    case M_PSI_I_WRITE: return v->psi_i_write;
-    case M_PSI_DO_READ: return v->psi_do_read;
-    case M_PSI_DO_WRITE: return v->psi_do_write;
-    case M_NU_READ: return dv->nu_read;
-    case M_NU_WRITE: return dv->nu_write;
-    case M_NU_D_READ: return dv->nu_d_read;
-    case M_NU_D_WRITE: return dv->nu_d_write;
-    case M_B_D: return dv->b_d;
-    case M_TAU: return dv->tau;
-    case M_T_X: return ev->t_x;
-    case M_T_X_READ: return ev->t_x_read;
-    case M_T_X_WRITE: return ev->t_x_write;
-    case M_M_X: return (double)ev->xv.m;
-    case M_T_DX: return ev->xv.t_d;
-    case M_PSI_X_READ: return ev->xv.psi_d_read;
-    case M_PSI_X_WRITE: return ev->xv.psi_d_write;
-    case M_B_X: return ev->xdv.b_d;
-    case M_Q_D: return v->q_d;
-    case M_U_D: return v->u_d;
-    case M_AWAIT_D: return v->await_d;
-    }
-    return NAN;
+    const char *at = (const char *)ev + md->at;
+    if (md->flags & COUNT)
+        return (double)*(const size_t *)(const void *)at;
+    return *(const double *)(const void *)at;
 }
 
-enum stats_exclusion family_excl(enum family f, const struct job_eval *ev)
+enum stats_exclusion family_excl(const struct family *f, const struct job_eval *ev)
 {
-    switch (f) {
-    case FAM_LOG: return EXCL_NONE;
-    case FAM_PSI: return ev->v.psi_excl;
-    case FAM_D: return ev->v.d_excl;
-    case FAM_I: return ev->v.i_excl;
-    case FAM_B_D: return ev->dv.b_d_excl;
-    case FAM_TAU: return ev->dv.tau_excl;
-    case FAM_X: return ev->x_excl;
-    case FAM_B_X: return ev->b_x_excl;
-    case FAM_Q: return ev->v.q_excl;
-    case FAM_COUNT: break;
-    }
-    return EXCL_NONE;
+    if (f->excl == NO_EXCL)
+        return EXCL_NONE;
+    return *(const enum stats_exclusion *)(const void *)((const char *)ev + f->excl);
 }
 
 bool metric_needs_records(const struct metric_def *md)
