@@ -1,4 +1,4 @@
-/* metrics.c: the job-metric catalogue of METHOD.md §2–§3: names, families (whose
+/* catalogue.c: the job-metric catalogue of METHOD.md §2–§3: names, families (whose
  * exclusion a metric carries), where each value of one evaluated job is. */
 #include "internal.h"
 

@@ -10,11 +10,10 @@
 #include <stdio.h>
 #include <time.h>
 
-/* ---- the job metrics (metrics.c) -----------------------------------------------------
- */
+/* ---- the job metrics (catalogue.c) ------------------------------------------------ */
 
 /* A family of job metrics: the ones one computation gives and one exclusion reason
- * covers (metrics.c). */
+ * covers (catalogue.c). */
 struct family {
     const char *name; /* export's excluded_NAME, the per-job JSON's "excluded" key */
     size_t excl;      /* offsetof its reason in struct job_eval; SIZE_MAX: never */

@@ -2,7 +2,7 @@
  * Darshan log alone gives. Every floor sees common/, and each uses the list its own way:
  * ingest/ declares them as fields of struct job_metrics and computes them
  * (ingest/metrics.c), sql/ stores them as the columns of jobs named so
- * (sql/db_family.c), analysis/ names each in its catalogue (analysis/metrics.c). A
+ * (sql/db_family.c), analysis/ names each in its catalogue (analysis/catalogue.c). A
  * new log value is a line here, its computation, its catalogue row and a migration. */
 #ifndef IOCONTEND_LOG_FAMILY_H
 #define IOCONTEND_LOG_FAMILY_H

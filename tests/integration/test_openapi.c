@@ -1,7 +1,7 @@
 /* test_openapi.c: web/openapi.json against the server's own route table and its live
  * answers over real HTTP on a real PostgreSQL (tests/openapi/validate.py, with
  * Debian's python3-jsonschema), /api/v1/jobs against `export jobs`, and the document's
- * metric and family names against the catalogue (analysis/metrics.c). */
+ * metric and family names against the catalogue (analysis/catalogue.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
