@@ -133,17 +133,19 @@ static enum status tables_store(struct db *db, const struct db_jobs *jobs,
     for (size_t i = 0; i < n_metrics; i++) {
         if (!(metrics[i].flags & IN_TABLE))
             continue;
-        if (np == N_TABLE_METRICS)
+        if (np == N_TABLE_METRICS) {
             return error_set(err, STATUS_INTERNAL, "more IN_TABLE metrics than %d",
                              N_TABLE_METRICS);
+        }
         t.pairs[np] = (struct analysis_pair){i, i};
         if (strcmp(metrics[i].name, "t_d") == 0)
             t.td = np;
         np++;
     }
-    if (np != N_TABLE_METRICS)
+    if (np != N_TABLE_METRICS) {
         return error_set(err, STATUS_INTERNAL, "%zu IN_TABLE metrics, not %d", np,
                          N_TABLE_METRICS);
+    }
     if (rc == STATUS_OK)
         rc = analysis_scratch_init(&t.scratch, jobs, err);
     t.values = malloc((N_TABLE_METRICS * jobs->n + 1) * sizeof *t.values);

@@ -18,10 +18,11 @@ const size_t db_n_job_tables = sizeof db_job_tables / sizeof db_job_tables[0];
 void db_family_copy(struct bincopy *c, const struct db_family *f, const double *vals)
 {
     for (size_t i = 0; i < f->n_cols; i++) {
-        if (f->cols[i].type == DB_COLUMN_I8)
+        if (f->cols[i].type == DB_COLUMN_I8) {
             bincopy_int8(c, (int64_t)vals[i]);
-        else
+        } else {
             bincopy_float8(c, vals[i]);
+        }
     }
 }
 
