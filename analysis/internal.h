@@ -168,15 +168,6 @@ enum status analysis_scratch_init(struct analysis_scratch *s, const struct db_jo
                                   struct error *err) MUST_CHECK;
 void analysis_scratch_clear(struct analysis_scratch *s);
 
-/* Every value of a volume family NAN, each family excluded for reason e. */
-void volume_excluded(struct stats_job_volume *v, enum stats_exclusion e);
-/* The _x family of j into ev's x_excl, b_x_excl, t_x*, xv and xdv (fam_x.c), over the
- * series its volume families used (NULL: none), with its log values. Fails only when
- * an internal call does. */
-enum status fam_x_eval(const struct stats_series *series, const struct db_job *j,
-                       const struct stats_job_log *log, struct analysis_scratch *s,
-                       struct job_eval *ev, struct error *err) MUST_CHECK;
-
 /* Computes every metric of one job (METHOD.md §3) over series (NULL: the job touched
  * no monitored file system of its scope). A job whose own data are unusable (a
  * reversed or non-finite window, bytes that do not add up) is a fact about that log,

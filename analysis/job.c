@@ -1,6 +1,4 @@
-/* job.c: one job's metrics (METHOD.md §2–§3) over the series of its scope: the volume
- * families (Ψ, D, I, the queue, and ν, B^D, τ beside them), then the _x family's
- * (fam_x.c). */
+/* job.c: one job's metrics (METHOD.md §2–§3) over the series of its scope. */
 #include "internal.h"
 
 #include <math.h>
@@ -8,7 +6,7 @@
 #include <string.h>
 
 /* Every value of a volume family NAN, each family excluded for reason e. */
-void volume_excluded(struct stats_job_volume *v, enum stats_exclusion e)
+static void volume_excluded(struct stats_job_volume *v, enum stats_exclusion e)
 {
     *v = (struct stats_job_volume){.psi_excl = e,
                                    .psi_read = NAN,
@@ -56,6 +54,87 @@ void analysis_scratch_clear(struct analysis_scratch *s)
     free(s->idx);
 }
 
+/* Copies into win the trace's windows of the directions asked; returns their count. */
+static size_t x_windows_of(const struct db_job *j, bool with_read, bool with_write,
+                           struct stats_window *win)
+{
+    size_t n = 0;
+
+    for (size_t w = 0; w < j->n_x_windows; w++) {
+        const struct db_window *dw = &j->x_windows[w];
+        if (dw->is_write ? with_write : with_read) {
+            win[n++] = (struct stats_window){
+                .start_s = dw->start_s, .end_s = dw->end_s, .monitored = dw->monitored};
+        }
+    }
+    return n;
+}
+
+/* The _x family (METHOD.md §10): §3's A, T^D, Ψ^D and B^D over the trace's operation
+ * windows instead of the counters' (stats_job_volume's D family on them), and the
+ * measure of their union. Like job_eval_on, a trace whose windows are unusable
+ * excludes the family as nonfinite; fails only when an internal call does. */
+static enum status x_eval(const struct stats_series *series, const struct db_job *j,
+                          const struct stats_job_log *log, struct analysis_scratch *s,
+                          struct job_eval *ev, struct error *err)
+{
+    struct error job_err = {0};
+    enum status rc;
+
+    ev->t_x = ev->t_x_read = ev->t_x_write = NAN;
+    volume_excluded(&ev->xv, EXCL_NO_TRACE);
+    ev->xdv = (struct stats_job_derived){.nu_excl = EXCL_NO_TRACE,
+                                         .nu_read = NAN,
+                                         .nu_write = NAN,
+                                         .nu_d_excl = EXCL_NO_TRACE,
+                                         .nu_d_read = NAN,
+                                         .nu_d_write = NAN,
+                                         .b_d_excl = EXCL_NO_TRACE,
+                                         .b_d = NAN,
+                                         .tau_excl = EXCL_NO_TRACE,
+                                         .tau = NAN};
+    if (j->trace != DB_TRACE_WHOLE) {
+        ev->x_excl = j->trace == DB_TRACE_NONE ? EXCL_NO_TRACE : EXCL_INCOMPLETE_DXT;
+        ev->b_x_excl = ev->x_excl;
+        return STATUS_OK;
+    }
+    if (series == NULL) {
+        /* scope=touched, and the job's counters touched no monitored file system. */
+        ev->x_excl = j->n_x_windows > 0 ? EXCL_NO_MONITORED_IO : EXCL_NO_IO;
+        ev->b_x_excl = ev->x_excl;
+    } else {
+        size_t n = x_windows_of(j, true, true, s->win);
+        struct stats_job sj = {
+            .start_s = j->start_s, .end_s = j->end_s, .windows = s->win, .n_windows = n};
+        rc = stats_job_volume(series, &sj, s->idx, &ev->xv, &job_err);
+        if (rc == STATUS_INVALID) {
+            log_debug("job %s trace: %s", j->job_key, job_err.msg);
+            volume_excluded(&ev->xv, EXCL_NONFINITE);
+        } else if (rc != STATUS_OK) {
+            return error_set(err, rc, "job %s trace: %s", j->job_key, job_err.msg);
+        }
+        ev->x_excl = ev->xv.d_excl;
+        /* B^X = (Ψ^X_R + Ψ^X_W − η^mon_R − η^mon_W) / |S^X|: B^D's formula on A^X. */
+        if (stats_job_derived(&ev->xv, log, &ev->xdv, &job_err) != STATUS_OK)
+            log_debug("job %s trace: %s", j->job_key, job_err.msg);
+        ev->b_x_excl = ev->xdv.b_d_excl;
+        if (ev->b_x_excl == EXCL_NONE && ev->xdv.b_d < 0)
+            ev->dv.negative |= NEGATIVE_B_X;
+    }
+    /* The traced I/O time needs no series: the union's measure, after the volume
+     * (stats_union_measure reorders s->win). */
+    double *const out[3] = {&ev->t_x, &ev->t_x_read, &ev->t_x_write};
+    const bool with_read[3] = {true, true, false}, with_write[3] = {true, false, true};
+    for (size_t k = 0; k < 3; k++) {
+        size_t n = x_windows_of(j, with_read[k], with_write[k], s->win);
+        if (stats_union_measure(s->win, n, out[k], &job_err) != STATUS_OK) {
+            log_debug("job %s trace: %s", j->job_key, job_err.msg);
+            ev->x_excl = ev->b_x_excl = EXCL_NONFINITE;
+        }
+    }
+    return STATUS_OK;
+}
+
 /* Computes every metric of one job (METHOD.md §3) over series (NULL: the job touched
  * no monitored file system of its scope). A job whose own data are unusable (a
  * reversed or non-finite window, bytes that do not add up) is a fact about that log,
@@ -100,7 +179,7 @@ enum status job_eval_on(const struct stats_series *series, const struct db_job *
         log_debug("job %s: %s", j->job_key, job_err.msg);
         volume_excluded(&ev->v, EXCL_NONFINITE);
     }
-    rc = fam_x_eval(series, j, &log, s, ev, err);
+    rc = x_eval(series, j, &log, s, ev, err);
     if (rc != STATUS_OK)
         return rc;
     if (j->incomplete_log && j->trace == DB_TRACE_WHOLE) {
