@@ -35,7 +35,7 @@ struct table_ctx {
     const struct stats_series *series; /* scope all at Δ */
     double delta_s;
     struct analysis_pair pairs[N_TABLE_METRICS]; /* (metric, metric): its value alone */
-    size_t td;                                   /* index of t_d in table_metrics */
+    size_t td;                                   /* index of t_d in pairs */
     struct analysis_scratch scratch;
     double *values; /* N_TABLE_METRICS × jobs->n: each metric's counted values */
     size_t *counts; /* STATS_HIST_BINS_MAX */
