@@ -33,11 +33,13 @@ enum {
 
 struct metric_def {
     const char *name;
+    const char *unit; /* "s", "B", "ops", "B/s", "s/GiB", "intervals", "requests", "1" */
     const struct family *fam;
     unsigned negative; /* its NEGATIVE_* bit when it may be negative, else 0 */
     unsigned flags;    /* NEEDS_RECORDS, IN_TABLE, NONE_IF_NEGATIVE, COUNT */
     size_t at;         /* the log family: index into db_job's log[] (common/log_family.h);
                         * else offsetof the value in struct job_eval */
+    const char *meaning; /* one line, METHOD.md's words */
 };
 
 /* Every job metric of METHOD.md §2, §3, §10 and §11, in METHOD.md's order (export's

@@ -698,6 +698,12 @@ static void the_document_names_the_catalogue_both_ways(void **state)
     assert_int_equal(json_array_size(names), n_metrics);
     for (size_t i = 0; i < n_metrics; i++)
         assert_string_equal(json_string_value(json_array_get(names, i)), metrics[i].name);
+    for (size_t i = 0; i < n_metrics; i++) {
+        /* every row says its unit and meaning; the group table's are times */
+        assert_true(metrics[i].unit[0] != '\0' && metrics[i].meaning[0] != '\0');
+        if (metrics[i].flags & IN_TABLE)
+            assert_string_equal(metrics[i].unit, "s");
+    }
     const json_t *props = doc_at(doc, job_props, 4);
     for (size_t i = 0; i < n_metrics; i++) {
         if (json_object_get(props, metrics[i].name) == NULL)
