@@ -2,6 +2,7 @@
 #include "internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -21,8 +22,10 @@ static void put_csv_header(FILE *fp)
     fputs("id,jobid,group,start_time,granularity_s", fp);
     for (size_t m = 0; m < n_metrics; m++)
         fprintf(fp, ",%s", metrics[m].name);
-    for (int f = FAM_LOG + 1; f < FAM_COUNT; f++)
-        fprintf(fp, ",excluded_%s", family_names[f]);
+    for (size_t f = 0; f < n_families; f++) {
+        if (families[f]->excl != SIZE_MAX) /* the log family is never excluded */
+            fprintf(fp, ",excluded_%s", families[f]->name);
+    }
     fputs(",negative,scope_fs\n", fp);
 }
 
@@ -36,8 +39,10 @@ static void put_csv_row(FILE *fp, const struct analysis_ctx *c, const struct db_
     put_csv_value(fp, c->base_delta_s * c->k);
     for (size_t m = 0; m < n_metrics; m++)
         put_csv_value(fp, metric_reported(&metrics[m], j, ev));
-    for (int f = FAM_LOG + 1; f < FAM_COUNT; f++)
-        fprintf(fp, ",%s", stats_exclusion_name(family_excl((enum family)f, ev)));
+    for (size_t f = 0; f < n_families; f++) {
+        if (families[f]->excl != SIZE_MAX)
+            fprintf(fp, ",%s", stats_exclusion_name(family_excl(families[f], ev)));
+    }
     fputc(',', fp);
     for (size_t b = 0; b < n_negative_bits; b++) {
         if (ev->dv.negative & negative_bits[b]) {

@@ -8,11 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The time metrics of a group's table (METHOD.md §2, §3), all in seconds. */
-static const char *const table_metrics[GROUP_TABLE_METRICS] = {
-    "t_j", "t_um", "t_urw", "t_s", "t_s_span", "t_s_slowest",
-    "t",   "t_fr", "t_fw",  "t_d", "t_i"};
-
+/* The time metrics of a group's table (METHOD.md §2, §3), all in seconds: the
+ * catalogue's IN_TABLE rows, in its order. */
 #define N_TABLE_METRICS GROUP_TABLE_METRICS
 
 /* ---- the group table (METHOD.md §4) --------------------------------------------- */
@@ -38,7 +35,7 @@ struct table_ctx {
     const struct stats_series *series; /* scope all at Δ */
     double delta_s;
     struct analysis_pair pairs[N_TABLE_METRICS]; /* (metric, metric): its value alone */
-    size_t td;                                   /* index of t_d in table_metrics */
+    size_t td;                                   /* index of t_d in pairs */
     struct analysis_scratch scratch;
     double *values; /* N_TABLE_METRICS × jobs->n: each metric's counted values */
     size_t *counts; /* STATS_HIST_BINS_MAX */
@@ -107,7 +104,7 @@ static enum status group_table(struct db *db, struct table_ctx *t,
 
     for (size_t p = 0; rc == STATUS_OK && p < N_TABLE_METRICS; p++) {
         struct group_table_metric *m = &out->metrics[p];
-        m->name = table_metrics[p];
+        m->name = metrics[t->pairs[p].y].name;
         rc = stats_summary_compute(t->values + p * stride, n[p], &m->sum, err);
         m->excluded = (size_t)out->jobs - m->sum.n;
     }
@@ -132,10 +129,22 @@ static enum status tables_store(struct db *db, const struct db_jobs *jobs,
     enum status rc = STATUS_OK;
 
     *stored = 0;
-    for (size_t p = 0; rc == STATUS_OK && p < N_TABLE_METRICS; p++) {
-        rc = analysis_pair_resolve(table_metrics[p], table_metrics[p], &t.pairs[p], err);
-        if (strcmp(table_metrics[p], "t_d") == 0)
-            t.td = p;
+    size_t np = 0;
+    for (size_t i = 0; i < n_metrics; i++) {
+        if (!(metrics[i].flags & IN_TABLE))
+            continue;
+        if (np == N_TABLE_METRICS) {
+            return error_set(err, STATUS_INTERNAL, "more IN_TABLE metrics than %d",
+                             N_TABLE_METRICS);
+        }
+        t.pairs[np] = (struct analysis_pair){i, i};
+        if (strcmp(metrics[i].name, "t_d") == 0)
+            t.td = np;
+        np++;
+    }
+    if (np != N_TABLE_METRICS) {
+        return error_set(err, STATUS_INTERNAL, "%zu IN_TABLE metrics, not %d", np,
+                         N_TABLE_METRICS);
     }
     if (rc == STATUS_OK)
         rc = analysis_scratch_init(&t.scratch, jobs, err);

@@ -10,81 +10,36 @@
 #include <stdio.h>
 #include <time.h>
 
-/* ---- the job metrics (metrics.c) -----------------------------------------------------
- */
+/* ---- the job metrics (catalogue.c) ------------------------------------------------ */
 
-/* Whose exclusion reason a metric carries: none (the log), a family of
- * stats_job_volume, one of stats_job_derived's own, or the DXT trace's (METHOD.md
- * §10: the _x family, and B^X beside it as B^D beside the d family), or the queue's
- * (§11, over the d family's A). */
-enum family {
-    FAM_LOG,
-    FAM_PSI,
-    FAM_D,
-    FAM_I,
-    FAM_B_D,
-    FAM_TAU,
-    FAM_X,
-    FAM_B_X,
-    FAM_Q, /* the queue over A (METHOD.md §11): q_d, u_d, await_d */
-    FAM_COUNT
+/* A family of job metrics: the ones one computation gives and one exclusion reason
+ * covers (catalogue.c). */
+struct family {
+    const char *name; /* export's excluded_NAME, the per-job JSON's "excluded" key */
+    size_t excl;      /* offsetof its reason in struct job_eval; SIZE_MAX: never */
 };
 
-/* Export's name of each family's exclusion column (excluded_NAME). */
-extern const char *const family_names[FAM_COUNT];
+/* Every family, in export's order (the log first: it is never excluded). */
+extern const struct family *const families[];
+extern const size_t n_families;
 
-enum metric_id {
-    M_T_J,
-    M_T_UM,
-    M_T_URW,
-    M_T_S,
-    M_T_S_SPAN,
-    M_T_S_SLOWEST,
-    M_T,
-    M_T_FR,
-    M_T_FW,
-    M_ETA_READ,
-    M_ETA_WRITE,
-    M_ETA_MON_READ,
-    M_ETA_MON_WRITE,
-    M_PSI_READ,
-    M_PSI_WRITE,
-    M_PSI_O_READ,
-    M_PSI_O_WRITE,
-    M_M,
-    M_T_D,
-    M_PSI_D_READ,
-    M_PSI_D_WRITE,
-    M_M_I,
-    M_T_I,
-    M_PSI_I_READ,
-    M_PSI_I_WRITE,
-    M_PSI_DO_READ,
-    M_PSI_DO_WRITE,
-    M_NU_READ,
-    M_NU_WRITE,
-    M_NU_D_READ,
-    M_NU_D_WRITE,
-    M_B_D,
-    M_TAU,
-    M_T_X,
-    M_T_X_READ,
-    M_T_X_WRITE,
-    M_M_X,
-    M_T_DX,
-    M_PSI_X_READ,
-    M_PSI_X_WRITE,
-    M_B_X,
-    M_Q_D,
-    M_U_D,
-    M_AWAIT_D
+/* A metric's flags. */
+enum {
+    NEEDS_RECORDS = 1u << 0, /* an incomplete log lacks it (all but t_j, Ψ and Ψ^O) */
+    IN_TABLE = 1u << 1,      /* a time of the group table (METHOD.md §4), seconds */
+    NONE_IF_NEGATIVE = 1u << 2, /* a negative stored value means none (t_fr -1) */
+    COUNT = 1u << 3             /* a size_t count (m, m_i, m_x), else a double */
 };
 
 struct metric_def {
     const char *name;
-    enum metric_id id;
-    enum family fam;
+    const char *unit; /* "s", "B", "ops", "B/s", "s/GiB", "intervals", "requests", "1" */
+    const struct family *fam;
     unsigned negative; /* its NEGATIVE_* bit when it may be negative, else 0 */
+    unsigned flags;    /* NEEDS_RECORDS, IN_TABLE, NONE_IF_NEGATIVE, COUNT */
+    size_t at;         /* the log family: index into db_job's log[] (common/log_family.h);
+                        * else offsetof the value in struct job_eval */
+    const char *meaning; /* one line, METHOD.md's words */
 };
 
 /* Every job metric of METHOD.md §2, §3, §10 and §11, in METHOD.md's order (export's
@@ -115,11 +70,13 @@ struct job_eval {
 
 /* The metric called name, NULL when there is none. */
 const struct metric_def *metric_find(const char *name);
+/* The family called name, NULL when there is none. */
+const struct family *family_find(const char *name);
 /* The value of a metric for one job; NAN when it does not exist for that job. */
 double metric_value(const struct metric_def *md, const struct db_job *j,
                     const struct job_eval *ev);
 /* Why a family's values are missing for the job, EXCL_NONE when they are not. */
-enum stats_exclusion family_excl(enum family f, const struct job_eval *ev);
+enum stats_exclusion family_excl(const struct family *f, const struct job_eval *ev);
 /* False for the metrics an incomplete log still has: t_j (the header) and Ψ, Ψ^O (the
  * job's span and the servers' samples). */
 bool metric_needs_records(const struct metric_def *md);

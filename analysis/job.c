@@ -169,11 +169,11 @@ enum status job_eval_on(const struct stats_series *series, const struct db_job *
             return error_set(err, rc, "job %s: %s", j->job_key, job_err.msg);
         }
     }
-    struct stats_job_log log = {.t = j->t,
-                                .eta_read = j->eta_read,
-                                .eta_write = j->eta_write,
-                                .eta_mon_read = j->eta_mon_read,
-                                .eta_mon_write = j->eta_mon_write};
+    struct stats_job_log log = {.t = j->log[LOG_T],
+                                .eta_read = (int64_t)j->log[LOG_ETA_READ],
+                                .eta_write = (int64_t)j->log[LOG_ETA_WRITE],
+                                .eta_mon_read = (int64_t)j->log[LOG_ETA_MON_READ],
+                                .eta_mon_write = (int64_t)j->log[LOG_ETA_MON_WRITE]};
     if (stats_job_derived(&ev->v, &log, &ev->dv, &job_err) != STATUS_OK) {
         /* stats_job_derived left every derived value NAN and nonfinite. */
         log_debug("job %s: %s", j->job_key, job_err.msg);

@@ -39,10 +39,10 @@ void export_json_row(struct export_json *e, const struct analysis_ctx *c,
     for (size_t m = 0; m < n_metrics; m++)
         jb_real(b, o, metrics[m].name, metric_reported(&metrics[m], j, ev));
     json_t *ex = jb_child(b, o, "excluded", json_object());
-    for (int f = FAM_LOG + 1; f < FAM_COUNT; f++) {
-        enum stats_exclusion why = family_excl((enum family)f, ev);
+    for (size_t f = 0; f < n_families; f++) {
+        enum stats_exclusion why = family_excl(families[f], ev);
         if (why != EXCL_NONE)
-            jb_text(b, ex, family_names[f], stats_exclusion_name(why));
+            jb_text(b, ex, families[f]->name, stats_exclusion_name(why));
     }
     json_t *neg = jb_child(b, o, "negative", json_array());
     for (size_t k = 0; k < n_negative_bits; k++) {

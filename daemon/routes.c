@@ -61,22 +61,29 @@ void route_health(struct server *srv, struct request *req, const struct route_ar
 static json_t *job_json(const struct db_job_row *r)
 {
     char start[40], end[40];
+    const struct db_family *f = &db_family_log;
 
     time_format_rfc3339(r->start_time, start);
     time_format_rfc3339(r->end_time, end);
-    return json_pack(
-        "{s:o, s:o, s:o, s:I, s:o, s:I, s:s, s:s, s:I, s:I,"
-        " s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I}",
-        "id", analysis_json_text(r->job_key), "jobid", analysis_json_text(r->jobid),
-        "group", analysis_json_text(r->group_id), "uid", (json_int_t)r->uid, "exe",
+    json_t *o = json_pack(
+        "{s:o, s:o, s:o, s:I, s:o, s:I, s:s, s:s, s:I, s:I}", "id",
+        analysis_json_text(r->job_key), "jobid", analysis_json_text(r->jobid), "group",
+        analysis_json_text(r->group_id), "uid", (json_int_t)r->uid, "exe",
         analysis_json_text(r->exe), "nprocs", (json_int_t)r->nprocs, "start", start,
         "end", end, "start_ms", (json_int_t)r->start_time * 1000, "end_ms",
-        (json_int_t)r->end_time * 1000, "t_j", metric_or_null(r->t_j), "t_um",
-        metric_or_null(r->t_um), "t_urw", metric_or_null(r->t_urw), "t_s",
-        metric_or_null(r->t_s), "t", metric_or_null(r->t), "t_fr",
-        metric_or_null(r->t_fr), "t_fw", metric_or_null(r->t_fw), "eta_read",
-        (json_int_t)r->eta_read, "eta_write", (json_int_t)r->eta_write, "eta_mon_read",
-        (json_int_t)r->eta_mon_read, "eta_mon_write", (json_int_t)r->eta_mon_write);
+        (json_int_t)r->end_time * 1000);
+    /* the log family's listed values, in its order: bytes as integers */
+    for (size_t i = 0; o != NULL && i < f->n_cols; i++) {
+        if (!f->cols[i].listed)
+            continue;
+        json_t *v = f->cols[i].type == DB_COLUMN_I8 ? json_integer((json_int_t)r->log[i])
+                                                    : metric_or_null(r->log[i]);
+        if (json_object_set_new(o, f->cols[i].name, v) != 0) {
+            json_decref(o);
+            o = NULL;
+        }
+    }
+    return o;
 }
 
 bool query_granularity(struct MHD_Connection *conn, struct request *req, double *out)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "../common/common.h"
+#include "../common/log_family.h"
 
 /* ---- file-system map ([filesystems] in the configuration) ------------------- */
 
@@ -254,17 +255,14 @@ struct job_window {
     const char *fs; /* monitored fs name (borrowed from the fs map) or NULL */
 };
 
+#define INGEST_LOG_FIELD(NAME, name, type, listed) LOG_CTYPE_##type name;
+
 /* Metrics of METHOD.md §2 that need only the log. Times in seconds, bytes. */
 struct job_metrics {
     char job_key[33];     /* hash of (jobid, uid, start, end, nprocs, exe) */
     char executable[128]; /* basename of the first token of exe */
-    double t_j;           /* run time: header for format >= 3.41, else end - start */
-    double t_um, t_urw;   /* slowest rank's unique-file meta and read+write time */
-    double t_s, t_s_span, t_s_slowest;
-    double t;          /* t_um + t_urw + t_s */
-    double t_fr, t_fw; /* read / write window spans; -1 when the job never read / wrote */
-    int64_t eta_read, eta_write;         /* all file systems, one layer per file */
-    int64_t eta_mon_read, eta_mon_write; /* monitored file systems only */
+    /* the log family: one field per value of common/log_family.h, named as there */
+    LOG_VALUES(INGEST_LOG_FIELD)
     int64_t n_unique_files, n_shared_files;
     char group_key[256]; /* "uid|executable|nprocs|b(read)|b(write)|b(unique)|b(shared)"*/
     char group_id[17];   /* stable 64-bit hash of group_key, 16 hex digits */

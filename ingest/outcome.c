@@ -188,19 +188,6 @@ enum status job_rows(const char *path, const struct darshan_log *log,
                               .log_version = log->log_version,
                               .group_id = m->group_id,
                               .group_key = text->group_key,
-                              .t_j = m->t_j,
-                              .t_um = m->t_um,
-                              .t_urw = m->t_urw,
-                              .t_s = m->t_s,
-                              .t_s_span = m->t_s_span,
-                              .t_s_slowest = m->t_s_slowest,
-                              .t = m->t,
-                              .t_fr = m->t_fr,
-                              .t_fw = m->t_fw,
-                              .eta_read = m->eta_read,
-                              .eta_write = m->eta_write,
-                              .eta_mon_read = m->eta_mon_read,
-                              .eta_mon_write = m->eta_mon_write,
                               .n_unique_files = m->n_unique_files,
                               .n_shared_files = m->n_shared_files,
                               .negative_time = log->negative_time,
@@ -208,6 +195,10 @@ enum status job_rows(const char *path, const struct darshan_log *log,
                               .incomplete_log = log->incomplete_records,
                               .windows = w,
                               .n_windows = m->n_windows};
+    /* the log family, by the list that declared job_metrics' fields */
+#define LOG_COPY(NAME, name, type, listed) job->log[LOG_##NAME] = (double)m->name;
+    LOG_VALUES(LOG_COPY)
+#undef LOG_COPY
     *windows = w;
     return STATUS_OK;
 }

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "db_family.h"
+
 #include "../common/common.h"
 
 /* ---- which database, and the embedded server ----------------------------------- */
@@ -206,8 +208,7 @@ struct db_job_in {
     double log_version;               /* 3.41 */
     const char *group_id;             /* 16 hex digits, a hash of group_key */
     const char *group_key;            /* what defines the group (METHOD.md §4) */
-    double t_j, t_um, t_urw, t_s, t_s_span, t_s_slowest, t, t_fr, t_fw; /* seconds */
-    int64_t eta_read, eta_write, eta_mon_read, eta_mon_write;           /* bytes */
+    double log[LOG_N];                /* the log family's values (common/log_family.h) */
     int64_t n_unique_files, n_shared_files;
     bool negative_time; /* a time counter below 0 was read as absent (METHOD.md §9) */
     const char *incomplete_modules; /* "POSIX,MPI-IO": marked incomplete; NULL: whole */
@@ -443,9 +444,8 @@ struct db_job {
     char job_key[33];
     char jobid[32];
     char group_id[17];
-    double start_s, end_s; /* T_start, T_end: start_time and start_time + t_j */
-    double t_j, t_um, t_urw, t_s, t_s_span, t_s_slowest, t, t_fr, t_fw;
-    int64_t eta_read, eta_write, eta_mon_read, eta_mon_write;
+    double start_s, end_s;     /* T_start, T_end: start_time and start_time + t_j */
+    double log[LOG_N];         /* the log family's values (common/log_family.h) */
     bool incomplete_log;       /* a POSIX, MPI-IO or STDIO module is incomplete */
     struct db_window *windows; /* owned by the db_jobs array */
     size_t n_windows;
@@ -713,8 +713,7 @@ enum status db_data_version(struct db *db, long long *version,
 struct db_job_row {
     char job_key[33], jobid[32], group_id[17], exe[128];
     int64_t uid, nprocs, start_time, end_time;
-    double t_j, t_um, t_urw, t_s, t, t_fr, t_fw;
-    int64_t eta_read, eta_write, eta_mon_read, eta_mon_write;
+    double log[LOG_N]; /* the log family's values (common/log_family.h) */
 };
 enum status db_jobs_page(struct db *db, const char *cursor, double from_s, double to_s,
                          const char *group_id, size_t limit, struct db_job_row **rows,

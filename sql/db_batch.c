@@ -135,9 +135,8 @@ static enum status copy_groups(struct db *db, const struct db_job_batch_item *it
 /* The columns of a job, after staged_jobs' seq. */
 #define JOB_COLUMNS                                                                      \
     "job_key, jobid, uid, exe, executable, nprocs, start_time, end_time, run_time, "     \
-    "log_version, group_id, source_hash, source_path, t_j, t_um, t_urw, t_s, t_s_span, " \
-    "t_s_slowest, t, t_fr, t_fw, eta_read, eta_write, eta_mon_read, eta_mon_write, "     \
-    "n_unique_files, n_shared_files, negative_time, incomplete_modules, incomplete_log"
+    "log_version, group_id, source_hash, source_path, n_unique_files, "                  \
+    "n_shared_files, negative_time, incomplete_modules, incomplete_log" DB_LOG_COLUMNS
 
 static enum status copy_jobs(struct db *db, const struct db_job_batch_item *items,
                              size_t n, struct error *err)
@@ -151,7 +150,7 @@ static enum status copy_jobs(struct db *db, const struct db_job_batch_item *item
         const struct db_job_in *j = items[i].job;
         if (j == NULL)
             continue;
-        bincopy_row(&c, 32);
+        bincopy_row(&c, 19 + (int)db_family_log.n_cols);
         bincopy_int4(&c, (int32_t)i);
         bincopy_text(&c, j->job_key);
         bincopy_text(&c, j->jobid);
@@ -166,24 +165,12 @@ static enum status copy_jobs(struct db *db, const struct db_job_batch_item *item
         bincopy_text(&c, j->group_id);
         bincopy_text(&c, items[i].content_hash);
         bincopy_text(&c, items[i].path);
-        bincopy_float8(&c, j->t_j);
-        bincopy_float8(&c, j->t_um);
-        bincopy_float8(&c, j->t_urw);
-        bincopy_float8(&c, j->t_s);
-        bincopy_float8(&c, j->t_s_span);
-        bincopy_float8(&c, j->t_s_slowest);
-        bincopy_float8(&c, j->t);
-        bincopy_float8(&c, j->t_fr);
-        bincopy_float8(&c, j->t_fw);
-        bincopy_int8(&c, j->eta_read);
-        bincopy_int8(&c, j->eta_write);
-        bincopy_int8(&c, j->eta_mon_read);
-        bincopy_int8(&c, j->eta_mon_write);
         bincopy_int8(&c, j->n_unique_files);
         bincopy_int8(&c, j->n_shared_files);
         bincopy_bool(&c, j->negative_time);
         bincopy_text(&c, j->incomplete_modules);
         bincopy_bool(&c, j->incomplete_log);
+        db_family_copy(&c, &db_family_log, j->log);
     }
     return bincopy_end(&c);
 }
@@ -490,8 +477,8 @@ static enum status copy_maps(struct db *db, const struct db_job_batch_item *item
         bincopy_row(&c, 4);
         bincopy_text(&c, items[i].content_hash);
         bincopy_text(&c, j->job_key);
-        bincopy_int8(&c, j->eta_mon_read);
-        bincopy_int8(&c, j->eta_mon_write);
+        bincopy_int8(&c, (int64_t)j->log[LOG_ETA_MON_READ]);
+        bincopy_int8(&c, (int64_t)j->log[LOG_ETA_MON_WRITE]);
     }
     if (rc == STATUS_OK)
         rc = bincopy_end(&c);

@@ -24,13 +24,14 @@ struct jobs_sql {
     const char *jobs, *windows, *x_windows;
 };
 
+/* The log family's columns last, from JOBS_LOG_COL on. */
 #define JOBS_Q(where)                                                                    \
-    "SELECT j.job_key, j.jobid, j.group_id, j.start_time, j.t_j, j.t_um, j.t_urw, "      \
-    "j.t_s, j.t, j.t_fr, j.t_fw, j.eta_read, j.eta_write, j.eta_mon_read, "              \
-    "j.eta_mon_write, j.t_s_span, j.t_s_slowest, j.incomplete_log, "                     \
-    "CASE WHEN t.job_key IS NULL THEN 0 WHEN t.incomplete THEN 2 ELSE 1 END "            \
-    "FROM jobs j LEFT JOIN job_traces t ON t.job_key = j.job_key "                       \
+    "SELECT j.job_key, j.jobid, j.group_id, j.start_time, j.incomplete_log, "            \
+    "CASE WHEN t.job_key IS NULL THEN 0 WHEN t.incomplete THEN 2 ELSE 1 "                \
+    "END" DB_LOG_COLUMNS_J                                                               \
+    " FROM jobs j LEFT JOIN job_traces t ON t.job_key = j.job_key "                      \
     "WHERE " where " ORDER BY j.start_time, j.job_key"
+#define JOBS_LOG_COL 6
 #define WINDOWS_Q(where)                                                                 \
     "SELECT w.job_key, w.is_write, w.start_s, w.end_s, w.fs, w.bytes "                   \
     "FROM job_windows w JOIN jobs j USING (job_key) "                                    \
@@ -86,21 +87,9 @@ static enum status jobs_load(struct db *db, const struct jobs_sql *sql, const ch
         copy_text(j->jobid, sizeof j->jobid, r, row, 1);
         copy_text(j->group_id, sizeof j->group_id, r, row, 2);
         j->start_s = (double)get_int64(r, row, 3);
-        j->t_j = get_double(r, row, 4);
-        j->end_s = j->start_s + j->t_j;
-        j->t_um = get_double(r, row, 5);
-        j->t_urw = get_double(r, row, 6);
-        j->t_s = get_double(r, row, 7);
-        j->t = get_double(r, row, 8);
-        j->t_fr = get_double(r, row, 9);
-        j->t_fw = get_double(r, row, 10);
-        j->eta_read = get_int64(r, row, 11);
-        j->eta_write = get_int64(r, row, 12);
-        j->eta_mon_read = get_int64(r, row, 13);
-        j->eta_mon_write = get_int64(r, row, 14);
-        j->t_s_span = get_double(r, row, 15);
-        j->t_s_slowest = get_double(r, row, 16);
-        j->incomplete_log = PQgetvalue(r, row, 17)[0] == 't';
+        db_family_load(&db_family_log, r, row, JOBS_LOG_COL, j->log);
+        j->end_s = j->start_s + j->log[LOG_T_J];
+        j->incomplete_log = PQgetvalue(r, row, 4)[0] == 't';
         j->windows = jobs->all_windows + k;
         while (k < nw && strcmp(PQgetvalue(w, (int)k, 0), j->job_key) == 0) {
             struct db_window *dw = &jobs->all_windows[k];
@@ -113,7 +102,7 @@ static enum status jobs_load(struct db *db, const struct jobs_sql *sql, const ch
             j->n_windows++;
             k++;
         }
-        const char *trace = PQgetvalue(r, row, 18);
+        const char *trace = PQgetvalue(r, row, 5);
         j->trace = trace[0] == '1'   ? DB_TRACE_WHOLE
                    : trace[0] == '2' ? DB_TRACE_INCOMPLETE
                                      : DB_TRACE_NONE;
@@ -344,17 +333,7 @@ static void fill_job_row(void *row_out, const PGresult *r, int row)
     j->nprocs = get_int64(r, row, 5);
     j->start_time = get_int64(r, row, 6);
     j->end_time = get_int64(r, row, 7);
-    j->t_j = get_double(r, row, 8);
-    j->t_um = get_double(r, row, 9);
-    j->t_urw = get_double(r, row, 10);
-    j->t_s = get_double(r, row, 11);
-    j->t = get_double(r, row, 12);
-    j->t_fr = get_double(r, row, 13);
-    j->t_fw = get_double(r, row, 14);
-    j->eta_read = get_int64(r, row, 15);
-    j->eta_write = get_int64(r, row, 16);
-    j->eta_mon_read = get_int64(r, row, 17);
-    j->eta_mon_write = get_int64(r, row, 18);
+    db_family_load(&db_family_log, r, row, 8, j->log);
 }
 
 enum status db_jobs_page(struct db *db, const char *cursor, double from_s, double to_s,
@@ -396,9 +375,8 @@ enum status db_jobs_page(struct db *db, const char *cursor, double from_s, doubl
     /* One row more than the page says whether there is a next one. */
     rc = fetch_rows(
         db,
-        "SELECT job_key, jobid, group_id, exe, uid, nprocs, start_time, end_time, "
-        "t_j, t_um, t_urw, t_s, t, t_fr, t_fw, eta_read, eta_write, eta_mon_read, "
-        "eta_mon_write FROM jobs WHERE "
+        "SELECT job_key, jobid, group_id, exe, uid, nprocs, start_time, "
+        "end_time" DB_LOG_COLUMNS " FROM jobs WHERE "
         "($1::bigint IS NULL OR (start_time, job_key) > ($1::bigint, $2::text)) "
         "AND ($3::float8 IS NULL OR start_time + t_j >= $3::float8) "
         "AND ($4::float8 IS NULL OR start_time < $4::float8) "

@@ -229,10 +229,9 @@ enum status db_group_inputs_read(struct db *db, const char *group_id, const char
         "j AS (SELECT count(*) AS n, "
         "  coalesce(md5(string_agg(job_key || coalesce(':' || t.source_hash, ''), ',' "
         "  ORDER BY job_key)), '') AS h, "
-        "  coalesce(sum(hashtextextended(ROW(job_key, jobid, start_time, t_j, t_um, "
-        "  t_urw, t_s, t, t_fr, t_fw, eta_read, eta_write, eta_mon_read, "
-        "  eta_mon_write, t_s_span, t_s_slowest, incomplete_log, t.incomplete)::text, "
-        "  0)), 0) AS v, "
+        /* the log family in common/log_family.h's order: the hash's value stays */
+        "  coalesce(sum(hashtextextended(ROW(job_key, jobid, start_time" DB_LOG_COLUMNS
+        ", incomplete_log, t.incomplete)::text, 0)), 0) AS v, "
         "  min(start_time) AS s, max(end_time) AS e FROM jobs "
         "  LEFT JOIN job_traces t USING (job_key) WHERE " IN_GROUP_1 "), "
         /* the activity windows with their file system (NULL: not monitored), by the

@@ -147,4 +147,12 @@ void bincopy_bool(struct bincopy *c, bool v);
  * or the server's verdict on the rows. */
 enum status bincopy_end(struct bincopy *c) MUST_CHECK;
 
+/* A family's values (vals[f->n_cols], in its columns' order) as fields of the COPY
+ * row begun (db_family.c): the one COPY of every stored family. */
+void db_family_copy(struct bincopy *c, const struct db_family *f, const double *vals);
+/* The family's values from row of r, whose columns col.. are f's columns in order:
+ * the one load of every stored family. */
+void db_family_load(const struct db_family *f, const PGresult *r, int row, int col,
+                    double *vals);
+
 #endif

@@ -58,12 +58,12 @@ static struct db_job job_new(enum db_trace trace, struct db_window *xw, size_t n
 {
     struct db_job j = {.start_s = B + 5.0,
                        .end_s = B + 230.0,
-                       .t_j = 225.0,
-                       .t = 41.5,
-                       .eta_read = 1500000000,
-                       .eta_write = 725000000,
-                       .eta_mon_read = 1500000000,
-                       .eta_mon_write = 725000000,
+                       .log = {[LOG_T_J] = 225.0,
+                               [LOG_T] = 41.5,
+                               [LOG_ETA_READ] = 1500000000,
+                               [LOG_ETA_WRITE] = 725000000,
+                               [LOG_ETA_MON_READ] = 1500000000,
+                               [LOG_ETA_MON_WRITE] = 725000000},
                        .windows = d_worked,
                        .n_windows = 1,
                        .trace = trace,
@@ -121,8 +121,8 @@ static void worked_job_with_overlaps_an_instant_and_a_gap(void **state)
 
     (void)state;
     eval(s, &j, &ev);
-    assert_int_equal(family_excl(FAM_X, &ev), EXCL_NONE);
-    assert_int_equal(family_excl(FAM_B_X, &ev), EXCL_NONE);
+    assert_int_equal(family_excl(family_find("x"), &ev), EXCL_NONE);
+    assert_int_equal(family_excl(family_find("b_x"), &ev), EXCL_NONE);
     assert_rel(reported("t_x", &j, &ev), 25.0, 1e-6);
     assert_rel(reported("t_x_read", &j, &ev), 10.5, 1e-6);
     assert_rel(reported("t_x_write", &j, &ev), 19.75, 1e-6);
@@ -155,7 +155,7 @@ static void coarser_granularity_recomputes_the_x_family(void **state)
     (void)state;
     assert_int_equal(stats_series_coarsen(s, 2, 1, &c, NULL), STATUS_OK);
     eval(c, &j, &ev);
-    assert_int_equal(family_excl(FAM_X, &ev), EXCL_NONE);
+    assert_int_equal(family_excl(family_find("x"), &ev), EXCL_NONE);
     assert_rel(reported("m_x", &j, &ev), 2.0, 0.0);
     assert_rel(reported("t_dx", &j, &ev), 240.0, 0.0);
     double want = 109.75 * (s->r[0] + s->r[1]) / 2 + 80.625 * (s->r[2] + s->r[3]) / 2;
@@ -175,11 +175,12 @@ static void no_trace_and_incomplete_trace_are_their_own_reasons(void **state)
 
     (void)state;
     eval(s, &none, &ev);
-    assert_int_equal(family_excl(FAM_X, &ev), EXCL_NO_TRACE);
-    assert_int_equal(family_excl(FAM_B_X, &ev), EXCL_NO_TRACE);
+    assert_int_equal(family_excl(family_find("x"), &ev), EXCL_NO_TRACE);
+    assert_int_equal(family_excl(family_find("b_x"), &ev), EXCL_NO_TRACE);
     assert_true(isnan(reported("t_x", &none, &ev)));
     assert_true(isnan(reported("b_x", &none, &ev)));
-    assert_int_equal(family_excl(FAM_D, &ev), EXCL_NONE); /* the d family stays */
+    assert_int_equal(family_excl(family_find("d"), &ev),
+                     EXCL_NONE); /* the d family stays */
     assert_int_equal(pair_values(metric_find("t_x"), metric_find("psi_x_read"), &none,
                                  &ev, false, &y, &x),
                      EXCL_NO_TRACE);
@@ -187,8 +188,8 @@ static void no_trace_and_incomplete_trace_are_their_own_reasons(void **state)
                                  &ev, false, &y, &x),
                      EXCL_NONE);
     eval(s, &cut, &ev);
-    assert_int_equal(family_excl(FAM_X, &ev), EXCL_INCOMPLETE_DXT);
-    assert_int_equal(family_excl(FAM_B_X, &ev), EXCL_INCOMPLETE_DXT);
+    assert_int_equal(family_excl(family_find("x"), &ev), EXCL_INCOMPLETE_DXT);
+    assert_int_equal(family_excl(family_find("b_x"), &ev), EXCL_INCOMPLETE_DXT);
     assert_true(isnan(reported("psi_x_write", &cut, &ev)));
     stats_series_free(s);
 }
@@ -202,8 +203,8 @@ static void incomplete_log_excludes_a_whole_trace(void **state)
     (void)state;
     j.incomplete_log = true;
     eval(s, &j, &ev);
-    assert_int_equal(family_excl(FAM_X, &ev), EXCL_INCOMPLETE_LOG);
-    assert_int_equal(family_excl(FAM_B_X, &ev), EXCL_INCOMPLETE_LOG);
+    assert_int_equal(family_excl(family_find("x"), &ev), EXCL_INCOMPLETE_LOG);
+    assert_int_equal(family_excl(family_find("b_x"), &ev), EXCL_INCOMPLETE_LOG);
     assert_true(isnan(reported("t_x", &j, &ev)));
     stats_series_free(s);
 }
@@ -218,12 +219,12 @@ static void hole_and_empty_trace_exclude_as_the_d_family(void **state)
     (void)state;
     s->present[1] = 0; /* interval 2: only the trace's instant makes it active */
     eval(s, &j, &ev);
-    assert_int_equal(family_excl(FAM_X, &ev), EXCL_HOLE);
-    assert_int_equal(family_excl(FAM_B_X, &ev), EXCL_HOLE);
-    assert_int_equal(family_excl(FAM_D, &ev), EXCL_NONE);
+    assert_int_equal(family_excl(family_find("x"), &ev), EXCL_HOLE);
+    assert_int_equal(family_excl(family_find("b_x"), &ev), EXCL_HOLE);
+    assert_int_equal(family_excl(family_find("d"), &ev), EXCL_NONE);
     assert_true(isnan(reported("t_x", &j, &ev)));
     eval(s, &empty, &ev);
-    assert_int_equal(family_excl(FAM_X, &ev), EXCL_NO_IO);
+    assert_int_equal(family_excl(family_find("x"), &ev), EXCL_NO_IO);
     stats_series_free(s);
 }
 
@@ -241,8 +242,8 @@ static void instants_alone_measure_zero_but_span_s_x(void **state)
 
     (void)state;
     eval(s, &j, &ev);
-    assert_int_equal(family_excl(FAM_X, &ev), EXCL_NONE);
-    assert_int_equal(family_excl(FAM_B_X, &ev), EXCL_NONE);
+    assert_int_equal(family_excl(family_find("x"), &ev), EXCL_NONE);
+    assert_int_equal(family_excl(family_find("b_x"), &ev), EXCL_NONE);
     assert_rel(reported("m_x", &j, &ev), 1.0, 0.0);
     assert_rel(reported("t_dx", &j, &ev), 60.0, 0.0);
     assert_rel(reported("t_x", &j, &ev), 0.0, 0.0);
@@ -251,8 +252,8 @@ static void instants_alone_measure_zero_but_span_s_x(void **state)
     assert_rel(reported("psi_x_read", &j, &ev), 25.125 * s->r[1], 1e-6 * s->r[1]);
     j.n_x_windows = 1;
     eval(s, &j, &ev);
-    assert_int_equal(family_excl(FAM_X, &ev), EXCL_NONE);
-    assert_int_equal(family_excl(FAM_B_X, &ev), EXCL_NONFINITE);
+    assert_int_equal(family_excl(family_find("x"), &ev), EXCL_NONE);
+    assert_int_equal(family_excl(family_find("b_x"), &ev), EXCL_NONFINITE);
     assert_rel(reported("psi_x_read", &j, &ev), 0.0, 0.0);
     assert_true(isnan(reported("b_x", &j, &ev)));
     stats_series_free(s);
@@ -266,7 +267,7 @@ static void negative_background_is_kept_and_flagged(void **state)
     struct job_eval ev;
 
     (void)state;
-    j.eta_read = j.eta_mon_read = INT64_C(900000000000);
+    j.log[LOG_ETA_READ] = j.log[LOG_ETA_MON_READ] = 900000000000.0;
     eval(s, &j, &ev);
     double b = reported("b_x", &j, &ev);
     assert_true(b < 0);

@@ -1,6 +1,7 @@
 /* test_openapi.c: web/openapi.json against the server's own route table and its live
  * answers over real HTTP on a real PostgreSQL (tests/openapi/validate.py, with
- * Debian's python3-jsonschema), and /api/v1/jobs against `export jobs`. */
+ * Debian's python3-jsonschema), /api/v1/jobs against `export jobs`, and the document's
+ * metric and family names against the catalogue (analysis/catalogue.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "../../analysis/internal.h"
 #include "../../common/common.h"
 #include "../../daemon/daemon.h"
 #include "../support/pgfixture.h"
@@ -695,6 +697,57 @@ static void jobs_json_metrics_are_export_jobs(void **state)
     json_decref(want);
 }
 
+/* The document at the JSON pointer-like path of object keys, borrowed from doc. */
+static const json_t *doc_at(const json_t *doc, const char *const *keys, size_t n)
+{
+    for (size_t i = 0; doc != NULL && i < n; i++)
+        doc = json_object_get(doc, keys[i]);
+    assert_non_null(doc);
+    return doc;
+}
+
+/* The document names exactly the catalogue's metrics (MetricName: y=, x=, the group
+ * table's and export's names) in the catalogue's order, and exactly its excludable
+ * families, and a Job has a property for every metric. */
+static void the_document_names_the_catalogue_both_ways(void **state)
+{
+    json_error_t jerr;
+    json_t *doc = json_load_file(testutil_repo_file("web/openapi.json"), 0, &jerr);
+    static const char *const metric_enum[] = {"components", "schemas", "MetricName",
+                                              "enum"};
+    static const char *const job_props[] = {"components", "schemas", "Job", "properties"};
+    static const char *const excl_enum[] = {"excluded", "propertyNames", "enum"};
+
+    (void)state;
+    assert_non_null(doc);
+    const json_t *names = doc_at(doc, metric_enum, 4);
+    assert_int_equal(json_array_size(names), n_metrics);
+    for (size_t i = 0; i < n_metrics; i++)
+        assert_string_equal(json_string_value(json_array_get(names, i)), metrics[i].name);
+    for (size_t i = 0; i < n_metrics; i++) {
+        /* every row says its unit and meaning; the group table's are times */
+        assert_true(metrics[i].unit[0] != '\0' && metrics[i].meaning[0] != '\0');
+        if (metrics[i].flags & IN_TABLE)
+            assert_string_equal(metrics[i].unit, "s");
+    }
+    const json_t *props = doc_at(doc, job_props, 4);
+    for (size_t i = 0; i < n_metrics; i++) {
+        if (json_object_get(props, metrics[i].name) == NULL)
+            fail_msg("Job has no property %s", metrics[i].name);
+    }
+    const json_t *fams = doc_at(props, excl_enum, 3);
+    size_t k = 0;
+    for (size_t f = 0; f < n_families; f++) {
+        if (families[f]->excl == SIZE_MAX)
+            continue; /* the log family is never excluded */
+        assert_string_equal(json_string_value(json_array_get(fams, k)),
+                            families[f]->name);
+        k++;
+    }
+    assert_int_equal(json_array_size(fams), k);
+    json_decref(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -708,6 +761,7 @@ int main(void)
         cmocka_unit_test(every_answer_of_a_loaded_database_is_documented),
         cmocka_unit_test(jobs_csv_pages_together_are_export_jobs),
         cmocka_unit_test(jobs_json_metrics_are_export_jobs),
+        cmocka_unit_test(the_document_names_the_catalogue_both_ways),
         /* Stops the database: after the tests that need it. */
         cmocka_unit_test(a_database_that_is_down_answers_as_documented),
         cmocka_unit_test(every_documented_status_was_provoked),
