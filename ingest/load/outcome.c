@@ -1,7 +1,7 @@
 /* outcome.c: what the loaders share: reading a file whole, its content hash, the
  * verdict key, what a database failure means, the quarantine, the summary's list,
  * and the rows of a job. */
-#include "internal.h"
+#include "../internal.h"
 
 #include <fnmatch.h>
 #include <stdio.h>
