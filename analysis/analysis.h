@@ -240,8 +240,8 @@ struct assoc_stored {
 
 /* The association of y with x (INTERFACES.md's association object). Made by
  * analysis_association / analysis_assoc_compute or parsed from a stored text; its one
- * JSON rendering is analysis_assoc_json / analysis_assoc_text (objects_assoc.c). Free with
- * assoc_result_free. */
+ * JSON rendering is analysis_assoc_json / analysis_assoc_text (objects_assoc.c). Free
+ * with assoc_result_free. */
 struct assoc_result {
     enum assoc_source source;
     char *group;                 /* ASSOC_GROUP: the group's id; owned */
