@@ -170,10 +170,10 @@ enum status job_eval_on(const struct stats_series *series, const struct db_job *
         }
     }
     struct stats_job_log log = {.t = j->log[LOG_T],
-                                .eta_read = (int64_t)j->log[LOG_ETA_READ],
-                                .eta_write = (int64_t)j->log[LOG_ETA_WRITE],
-                                .eta_mon_read = (int64_t)j->log[LOG_ETA_MON_READ],
-                                .eta_mon_write = (int64_t)j->log[LOG_ETA_MON_WRITE]};
+                                .eta_read = log_bytes(j->log[LOG_ETA_READ]),
+                                .eta_write = log_bytes(j->log[LOG_ETA_WRITE]),
+                                .eta_mon_read = log_bytes(j->log[LOG_ETA_MON_READ]),
+                                .eta_mon_write = log_bytes(j->log[LOG_ETA_MON_WRITE])};
     if (stats_job_derived(&ev->v, &log, &ev->dv, &job_err) != STATUS_OK) {
         /* stats_job_derived left every derived value NAN and nonfinite. */
         log_debug("job %s: %s", j->job_key, job_err.msg);

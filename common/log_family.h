@@ -7,6 +7,7 @@
 #ifndef IOCONTEND_LOG_FAMILY_H
 #define IOCONTEND_LOG_FAMILY_H
 
+#include <math.h>
 #include <stdint.h>
 
 /* X(NAME, name, type, listed): type F8 (seconds, a double; NaN: SQL NULL) or I8 (bytes,
@@ -39,5 +40,19 @@
 #define LOG_ENUM_ITEM(NAME, name, type, listed) LOG_##NAME,
 enum log_value { LOG_VALUES(LOG_ENUM_ITEM) LOG_N };
 #undef LOG_ENUM_ITEM
+
+/* A byte value of a row's log[] (a double) back as the int64_t it was: saturated, as
+ * ingest's sums are (INT64_MAX, which as a double is 2^63, one past the largest
+ * int64_t: the plain cast would be undefined). NaN is 0. Exact up to 2^53 bytes. */
+static inline int64_t log_bytes(double v)
+{
+    if (isnan(v))
+        return 0;
+    if (v >= 0x1p63)
+        return INT64_MAX;
+    if (v < -0x1p63)
+        return INT64_MIN;
+    return (int64_t)v;
+}
 
 #endif

@@ -76,8 +76,9 @@ static json_t *job_json(const struct db_job_row *r)
     for (size_t i = 0; o != NULL && i < f->n_cols; i++) {
         if (!f->cols[i].listed)
             continue;
-        json_t *v = f->cols[i].type == DB_COLUMN_I8 ? json_integer((json_int_t)r->log[i])
-                                                    : metric_or_null(r->log[i]);
+        json_t *v = f->cols[i].type == DB_COLUMN_I8
+                        ? json_integer((json_int_t)log_bytes(r->log[i]))
+                        : metric_or_null(r->log[i]);
         if (json_object_set_new(o, f->cols[i].name, v) != 0) {
             json_decref(o);
             o = NULL;

@@ -19,7 +19,7 @@ void db_family_copy(struct bincopy *c, const struct db_family *f, const double *
 {
     for (size_t i = 0; i < f->n_cols; i++) {
         if (f->cols[i].type == DB_COLUMN_I8) {
-            bincopy_int8(c, (int64_t)vals[i]);
+            bincopy_int8(c, log_bytes(vals[i]));
         } else {
             bincopy_float8(c, vals[i]);
         }

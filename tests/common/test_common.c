@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "../../common/common.h"
+#include "../../common/log_family.h"
 #include "../support/testutil.h"
 
 #include <stdio.h>
@@ -142,6 +143,22 @@ static void paths_are_made_absolute_lexically(void **state)
     assert_string_equal(out, "");
 }
 
+/* A byte count rides in a row's log[] as a double: back as int64_t it saturates at
+ * ingest's cap (INT64_MAX is 2^63 as a double, where a plain cast is undefined), and
+ * is exact up to 2^53. */
+static void byte_values_come_back_exact_or_saturated(void **state)
+{
+    (void)state;
+    assert_true(log_bytes((double)INT64_MAX) == INT64_MAX);
+    assert_true(log_bytes(0x1p64) == INT64_MAX);
+    assert_true(log_bytes((double)INT64_MIN) == INT64_MIN);
+    assert_true(log_bytes(-0x1p64) == INT64_MIN);
+    assert_true(log_bytes(NAN) == 0);
+    assert_true(log_bytes((double)(INT64_C(1) << 53)) == INT64_C(1) << 53);
+    assert_true(log_bytes(123456789.0) == 123456789);
+    assert_true(log_bytes(-1.0) == -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -153,6 +170,7 @@ int main(void)
         cmocka_unit_test(log_levels_parse_by_name),
         cmocka_unit_test(bad_utf8_and_controls_are_escaped),
         cmocka_unit_test(paths_are_made_absolute_lexically),
+        cmocka_unit_test(byte_values_come_back_exact_or_saturated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
