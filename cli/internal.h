@@ -79,6 +79,10 @@ void app_config_defaults(struct app_config *cfg);
  * reads memory): fp is read and rewound (to quote a bad line), never closed. */
 enum status app_config_read_stream(struct app_config *cfg, FILE *fp, const char *path,
                                    struct error *err) MUST_CHECK;
+/* The i-th key of the configuration's table (config.c): its section, name and what
+ * follows "name = " on its line of iocontend.conf(5); false past the last. */
+bool app_config_key_at(size_t i, const char **section, const char **key,
+                       const char **man);
 /* Prints the effective configuration as INI. */
 void app_config_print(const struct app_config *cfg, FILE *fp);
 /* Where the state directory was chosen (--state-dir, [database] state_dir); borrows
@@ -100,13 +104,13 @@ int exit_code_of(enum status s);
  * EXIT_CANTCREAT. */
 int exit_code_of_error(enum status rc, const struct error *err);
 
-/* Opens the database of cfg (--db, the environment, or the embedded cluster, started
+/* Opens the database of cfg (--db, the environment, or the embedded server, started
  * and migrated); logs why not and returns the exit status, EXIT_OK on success. A
- * state directory that holds no cluster is refused with EXIT_UNAVAILABLE, naming it
- * and how to make one, and nothing is created (a mistyped --state-dir must not give
- * an empty database that analyze or report then reads as "nothing"). */
+ * state directory that holds no embedded server is refused with EXIT_UNAVAILABLE, naming
+ * it and how to make one, and nothing is created (a mistyped --state-dir must not give an
+ * empty database that analyze or report then reads as "nothing"). */
 int app_db_open(const struct app_config *cfg, struct db **out);
-/* app_db_open that creates the embedded cluster when it is missing: for the commands
+/* app_db_open that creates the embedded server when it is missing: for the commands
  * that put data in (ingest, demo). */
 int app_db_create(const struct app_config *cfg, struct db **out);
 /* app_db_open's refusal alone, for serve (whose daemon connects by itself): EXIT_OK
