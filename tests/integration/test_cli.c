@@ -3,7 +3,8 @@
  * loads back, the README's example configuration loads, and a bad value, an unknown
  * key or section, a line libinih would split and an indented line stop at the
  * configuration naming file, line and key; iocontend.conf(5) and the example file
- * name the keys of config.c's table, no more, no fewer. */
+ * name the keys of config.c's table, no more, no fewer; ingest takes --threads and
+ * its older name --jobs. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,11 +16,13 @@
 #include "../support/pgfixture.h"
 #include "../support/testutil.h"
 
+#include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -549,6 +552,37 @@ static void an_open_api_on_a_public_address_is_warned_of(void **state)
     free(out);
 }
 
+/* ingest's thread count is --threads, and --jobs, its older name, still works: each
+ * takes its value (a bad one is refused naming the option typed), each loads. */
+static void ingest_takes_threads_and_its_older_name_jobs(void **state)
+{
+    static const char *const names[] = {"threads", "jobs"};
+    char dir[512], args[800], want[160];
+    int rc = -1;
+
+    (void)state;
+    snprintf(dir, sizeof dir, "%s/no-logs", fx.state_dir);
+    assert_int_equal(mkdir(dir, 0700) == 0 || errno == EEXIST, 1);
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(args, sizeof args, "ingest darshan --%s 0 '%s' 2>&1", names[i], dir);
+        char *out = pgfixture_run(&fx, args, &rc);
+        assert_non_null(out);
+        snprintf(want, sizeof want,
+                 "iocontend ingest: --%s takes a number of threads from 1 to 1024, got "
+                 "'0'",
+                 names[i]);
+        if (rc != 64 || strstr(out, want) == NULL)
+            fail_msg("%s: want 64 and '%s', got %d: %s", args, want, rc, out);
+        free(out);
+        snprintf(args, sizeof args, "ingest darshan --%s 2 --json '%s'", names[i], dir);
+        out = pgfixture_run(&fx, args, &rc);
+        assert_non_null(out);
+        if (rc != 0 || out[0] != '{')
+            fail_msg("%s: want 0 and a summary, got %d: %s", args, rc, out);
+        free(out);
+    }
+}
+
 /* ---- the key table, the man page and the example file ---------------------------- */
 
 #define NAMED_MAX 64
@@ -687,6 +721,7 @@ int main(void)
         cmocka_unit_test(a_global_option_after_the_command_says_to_put_it_before),
         cmocka_unit_test(an_open_api_on_a_public_address_is_warned_of),
         cmocka_unit_test(the_man_page_and_the_example_name_the_tables_keys),
+        cmocka_unit_test(ingest_takes_threads_and_its_older_name_jobs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
