@@ -491,7 +491,7 @@ int cmd_assoc(struct app_config *cfg, int argc, char **argv)
                                : assoc_result_name(r, NULL, ycol, xcol, NULL, &err);
     if (rc == STATUS_OK)
         rc = read_columns(input, xcol, ycol, strcmp(opts.space, "log") == 0, &c, &err);
-    if (rc == STATUS_OK) {
+    if (rc == STATUS_OK && r != NULL) {
         r->excluded[EXCL_NONFINITE] = c.nonfinite;
         r->excluded[EXCL_NONPOSITIVE_IN_LOG_SPACE] = c.nonpositive;
         r->seed = opts.seed;

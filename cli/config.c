@@ -1036,10 +1036,11 @@ void app_config_defaults(struct app_config *cfg)
     cfg->serve_limits = serve_limits_default();
     for (size_t i = 0; i < N_KEYS; i++) {
         const struct conf_key *k = &keys[i];
-        if (k->type == KEY_TEXT && k->def != NULL)
+        if (k->type == KEY_TEXT && k->def != NULL) {
             snprintf(field_of(cfg, k), k->size, "%s", k->def);
-        else if (k->type != KEY_TEXT && k->type != KEY_PHASES && !isnan(k->def_n))
+        } else if (k->type != KEY_TEXT && k->type != KEY_PHASES && !isnan(k->def_n)) {
             store_number(cfg, k, k->def_n);
+        }
     }
 }
 
@@ -1126,10 +1127,11 @@ static void print_value(FILE *fp, const struct app_config *cfg, const struct con
             (k->print == PRINT_IF_SET || k->print == PRINT_SECRET_IF_SET))
             return;
         if (text[0] != '\0' &&
-            (k->print == PRINT_SECRET || k->print == PRINT_SECRET_IF_SET))
+            (k->print == PRINT_SECRET || k->print == PRINT_SECRET_IF_SET)) {
             fprintf(fp, "# %s: (set, not shown)\n", k->key);
-        else
+        } else {
             print_key(fp, k->key, text);
+        }
         return;
     case KEY_PHASES:
         fprintf(fp, "%s = %s\n", k->key, *(const bool *)f ? "all" : "0");
@@ -1179,9 +1181,10 @@ void app_config_print(const struct app_config *cfg, FILE *fp)
         if (strcmp(sections[s], "database") == 0)
             print_database(fp, cfg);
         if (strcmp(sections[s], "filesystems") == 0) {
-            for (size_t i = 0; i < cfg->fs_map.n; i++)
+            for (size_t i = 0; i < cfg->fs_map.n; i++) {
                 print_key(fp, cfg->fs_map.entries[i].prefix,
                           cfg->fs_map.entries[i].fs_name);
+            }
         }
         for (size_t i = 0; i < N_KEYS; i++) {
             if (strcmp(keys[i].section, sections[s]) == 0)

@@ -316,7 +316,6 @@ int cmd_report(struct app_config *cfg, int argc, char **argv)
     struct db *db = NULL;
     struct db_group g;
     struct error err = {0};
-    int c;
 
     if (argc < 2 || strcmp(argv[1], "--help") == 0) {
         cmd_report_help(argc < 2 ? stderr : stdout);
@@ -330,7 +329,7 @@ int cmd_report(struct app_config *cfg, int argc, char **argv)
         return EXIT_USAGE;
     }
     app_options_init(&p, "report", opts, sweep_help, argc - 1, argv + 1);
-    while ((c = app_options_next(&p)) == 'f') {
+    while (app_options_next(&p) == 'f') {
         if (strcmp(p.arg, "html") == 0) {
             format = REPORT_HTML;
         } else if (strcmp(p.arg, "csv") == 0) {
