@@ -43,9 +43,7 @@ int cmd_darshan(struct app_config *cfg, int argc, char **argv)
     argc--;
     argv++;
     app_options_init(&p, "darshan", opts, cmd_darshan_help, argc, argv);
-    while (app_options_next(&p) != 0)
-        continue;
-    if (p.status >= 0)
+    if (app_options_all(&p) >= 0)
         return p.status;
     int log = app_options_rest(&p);
     if (argc - log != 1) {

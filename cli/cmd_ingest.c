@@ -174,9 +174,7 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
         return EXIT_USAGE;
     }
     app_options_init(&p, "ingest", opts, cmd_ingest_help, argc - 1, argv + 1);
-    while (app_options_next(&p) != 0)
-        continue;
-    if (p.status >= 0)
+    if (app_options_all(&p) >= 0)
         return p.status;
     int first = app_options_rest(&p) + 1;
     if (first >= argc) {

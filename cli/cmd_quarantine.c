@@ -190,9 +190,7 @@ int cmd_quarantine(struct app_config *cfg, int argc, char **argv)
         return EXIT_USAGE;
     }
     app_options_init(&p, "quarantine", opts, cmd_quarantine_help, argc - 1, argv + 1);
-    while (app_options_next(&p) != 0)
-        continue;
-    if (p.status >= 0)
+    if (app_options_all(&p) >= 0)
         return p.status;
     int first = app_options_rest(&p) + 1;
     size_t n_paths = (size_t)(argc - first);

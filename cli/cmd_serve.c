@@ -105,9 +105,7 @@ int cmd_serve(struct app_config *cfg, int argc, char **argv)
 
     app_options_init(&p, "serve", opts, cmd_serve_help, argc, argv);
     p.quiet_usage = true;
-    while (app_options_next(&p) != 0)
-        continue;
-    if (p.status >= 0)
+    if (app_options_all(&p) >= 0)
         return p.status;
     int code = app_db_existing(cfg);
     return code == EXIT_OK ? serve(cfg, listen, false, print_listening) : code;
@@ -315,9 +313,7 @@ int cmd_demo(struct app_config *cfg, int argc, char **argv)
 
     app_options_init(&p, "demo", opts, cmd_demo_help, argc, argv);
     p.quiet_usage = true;
-    while (app_options_next(&p) != 0)
-        continue;
-    if (p.status >= 0)
+    if (app_options_all(&p) >= 0)
         return p.status;
     const struct db_state_opts state = app_state_opts(cfg);
     enum status resolved = db_target_resolve(cfg->db_arg, &state, &t, &err);

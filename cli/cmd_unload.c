@@ -109,9 +109,7 @@ int cmd_unload(struct app_config *cfg, int argc, char **argv)
     char what[4200];
 
     app_options_init(&p, "unload", opts, cmd_unload_help, argc, argv);
-    while (app_options_next(&p) != 0)
-        continue;
-    if (p.status >= 0)
+    if (app_options_all(&p) >= 0)
         return p.status;
     if ((run_arg == NULL) == (path == NULL) || app_options_rest(&p) < argc) {
         fprintf(stderr, "iocontend unload: give one of --run ID or --path PATH\n");

@@ -237,6 +237,9 @@ void app_options_init(struct app_options *p, const char *cmd,
 /* The id of the next option the command parses itself (OPT_OWN or a row with an
  * id), 0 at the end or on a failure (p->status says which). */
 int app_options_next(struct app_options *p);
+/* Every option, for a table whose rows the parser alone handles (no id): p->status,
+ * the exit status to return when >= 0. */
+int app_options_all(struct app_options *p);
 /* The index in argv of the first word that is not an option. */
 int app_options_rest(const struct app_options *p);
 

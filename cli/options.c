@@ -84,6 +84,13 @@ int app_options_next(struct app_options *p)
     return 0;
 }
 
+int app_options_all(struct app_options *p)
+{
+    while (app_options_next(p) != 0)
+        continue;
+    return p->status;
+}
+
 /* The index in argv of the first word that is not an option, once app_options_next
  * has returned 0. */
 int app_options_rest(const struct app_options *p)
