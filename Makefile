@@ -82,6 +82,10 @@ $(GEN): $(GEN_OBJ) $(LIB)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(SUP_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+# test_cli reads the configuration's key table (cli/config.c), as fuzz_config does.
+$(BUILD)/tests/integration/test_cli: $(BUILD)/tests/integration/test_cli.o $(SUP_OBJ) \
+    $(CLI_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
 # Static pattern rules: a plain $(BUILD)/fuzz/fuzz_% would also match the objects.
 $(REPLAY_BIN): $(BUILD)/fuzz/replay_%: $(BUILD)/fuzz/replay.o $(BUILD)/fuzz/fuzz_%.o \

@@ -80,7 +80,7 @@ static int db_open_with(const struct app_config *cfg, unsigned flags, struct db 
         return EXIT_OK;
     if (rc == STATUS_NOT_FOUND)
         return no_database(&err);
-    /* A target or cluster that cannot be set up is a usage error only when the
+    /* A target or embedded server that cannot be set up is a usage error only when the
      * arguments are wrong; everything else is the database being unavailable. */
     return app_fail(NULL, rc == STATUS_INVALID ? STATUS_INVALID : STATUS_DB, &err);
 }

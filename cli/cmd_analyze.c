@@ -3,7 +3,6 @@
 #include "internal.h"
 
 #include <ctype.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,96 +106,77 @@ static int analyze_group_arg(struct db *db, const char *text, char id[17])
 
 int cmd_analyze(struct app_config *cfg, int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"group", required_argument, NULL, 'g'},
-        {"granularity", required_argument, NULL, 'k'},
-        {"sweep", no_argument, NULL, 'w'},
-        {"k-max", required_argument, NULL, 'K'},
-        {"phases", required_argument, NULL, 'p'},
-        {"since", required_argument, NULL, 's'},
-        {"force", no_argument, NULL, 'f'},
-        {"no-wait", no_argument, NULL, 'W'},
-        {"prune", no_argument, NULL, 'P'},
-        {"permutations", required_argument, NULL, 'B'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
     const char *group = NULL;
     double granularity = 0;
     bool sweep = false, sweep_option = false, no_wait = false;
     struct analysis_settings settings = app_analysis_settings(cfg);
     struct analyze_select sel = {0};
+    long k_max = 0, permutations = 0;
+    const struct app_option opts[] = {
+        {"group", OPT_TEXT, &group, 0, 0, NULL, 0},
+        {"granularity", OPT_OWN, NULL, 0, 0, NULL, 'k'},
+        {"sweep", OPT_FLAG, &sweep, 0, 0, NULL, 0},
+        {"k-max", OPT_WHOLE, &k_max, 1, SWEEP_K_LIMIT, "", 'K'},
+        {"phases", OPT_OWN, NULL, 0, 0, NULL, 'p'},
+        {"since", OPT_OWN, NULL, 0, 0, NULL, 's'},
+        {"force", OPT_FLAG, &sel.force, 0, 0, NULL, 'f'},
+        {"no-wait", OPT_FLAG, &no_wait, 0, 0, NULL, 0},
+        {"prune", OPT_FLAG, &settings.prune, 0, 0, NULL, 0},
+        {"permutations", OPT_WHOLE, &permutations, 0, ANALYZE_PERMUTATIONS_MAX, "", 'B'},
+        {NULL, OPT_FLAG, NULL, 0, 0, NULL, 0}};
+    struct app_options p;
     struct db *db = NULL;
     int c;
 
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    app_options_init(&p, "analyze", opts, cmd_analyze_help, argc, argv);
+    while ((c = app_options_next(&p)) != 0) {
+        const char *arg = p.arg;
         switch (c) {
-        case 'g': group = optarg; break;
         case 'k': {
             char *end;
-            granularity = strtod(optarg, &end);
+            granularity = strtod(arg, &end);
             if (*end != '\0' || !(granularity > 0) || !isfinite(granularity)) {
                 fprintf(stderr,
                         "iocontend analyze: --granularity takes seconds > 0, got '%s'\n",
-                        optarg);
+                        arg);
                 return EXIT_USAGE;
             }
             break;
         }
-        case 'w': sweep = true; break;
-        case 'K': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end != '\0' || end == optarg || v < 1 || v > SWEEP_K_LIMIT) {
-                fprintf(stderr, "iocontend analyze: --k-max takes 1 to %d, got '%s'\n",
-                        SWEEP_K_LIMIT, optarg);
-                return EXIT_USAGE;
-            }
-            settings.k_max = (unsigned)v;
+        case 'K':
+            settings.k_max = (unsigned)k_max;
             sweep_option = true;
             break;
-        }
         case 'p':
-            if (strcmp(optarg, "all") != 0 && strcmp(optarg, "0") != 0) {
+            if (strcmp(arg, "all") != 0 && strcmp(arg, "0") != 0) {
                 fprintf(stderr, "iocontend analyze: --phases takes 0 or all, got '%s'\n",
-                        optarg);
+                        arg);
                 return EXIT_USAGE;
             }
-            settings.all_phases = strcmp(optarg, "all") == 0;
+            settings.all_phases = strcmp(arg, "all") == 0;
             sweep_option = true;
             break;
         case 's':
-            if (!since_parse(optarg, &sel.since_s)) {
+            if (!since_parse(arg, &sel.since_s)) {
                 fprintf(stderr,
                         "iocontend analyze: --since takes an RFC 3339 time "
                         "(2026-11-21T00:00:00Z) or a duration such as 36h or 7d, got "
                         "'%s'\n",
-                        optarg);
+                        arg);
                 return EXIT_USAGE;
             }
             sel.since_set = true;
             break;
-        case 'f': sel.force = settings.force = true; break;
-        case 'W': no_wait = true; break;
-        case 'P': settings.prune = true; break;
-        case 'B': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end != '\0' || end == optarg || v < 0 || v > ANALYZE_PERMUTATIONS_MAX) {
-                fprintf(stderr,
-                        "iocontend analyze: --permutations takes 0 to %d, got '%s'\n",
-                        ANALYZE_PERMUTATIONS_MAX, optarg);
-                return EXIT_USAGE;
-            }
-            settings.permutations = (size_t)v;
-            break;
-        }
-        case 'h': cmd_analyze_help(stdout); return EXIT_OK;
-        default: cmd_analyze_help(stderr); return EXIT_USAGE;
+        case 'f': settings.force = true; break;
+        case 'B': settings.permutations = (size_t)permutations; break;
+        default: break;
         }
     }
-    if (optind < argc) {
-        fprintf(stderr, "iocontend analyze: unexpected argument '%s'\n", argv[optind]);
+    if (p.status >= 0)
+        return p.status;
+    int rest = app_options_rest(&p);
+    if (rest < argc) {
+        fprintf(stderr, "iocontend analyze: unexpected argument '%s'\n", argv[rest]);
         return EXIT_USAGE;
     }
     if (sweep && granularity > 0) {

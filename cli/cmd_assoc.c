@@ -2,7 +2,6 @@
 #include "internal.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -373,23 +372,6 @@ static bool one_of(const char *s, const char *a, const char *b, const char *c)
 
 int cmd_assoc(struct app_config *cfg, int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"input", required_argument, NULL, 'i'},
-        {"x", required_argument, NULL, 'x'},
-        {"y", required_argument, NULL, 'y'},
-        {"methods", required_argument, NULL, 'm'},
-        {"space", required_argument, NULL, 's'},
-        {"kernel", required_argument, NULL, 'K'},
-        {"bandwidth", required_argument, NULL, 'W'},
-        {"density", no_argument, NULL, 'D'},
-        {"significance", no_argument, NULL, 'P'},
-        {"permutations", required_argument, NULL, 'B'},
-        {"resamples", required_argument, NULL, 'R'},
-        {"seed", required_argument, NULL, 'S'},
-        {"mi-jitter", required_argument, NULL, 'J'},
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
     const char *input = NULL, *xcol = NULL, *ycol = NULL;
     const struct analysis_settings settings = app_analysis_settings(cfg);
     struct assoc_opts opts = assoc_opts_default(&settings);
@@ -398,90 +380,103 @@ int cmd_assoc(struct app_config *cfg, int argc, char **argv)
     char *end;
     struct columns c = {0};
     struct error err = {0};
+    const struct app_option rows[] = {
+        {"input", OPT_TEXT, &input, 0, 0, NULL, 0},
+        {"x", OPT_TEXT, &xcol, 0, 0, NULL, 0},
+        {"y", OPT_TEXT, &ycol, 0, 0, NULL, 0},
+        {"methods", OPT_OWN, NULL, 0, 0, NULL, 'm'},
+        {"space", OPT_OWN, NULL, 0, 0, NULL, 's'},
+        {"kernel", OPT_OWN, NULL, 0, 0, NULL, 'K'},
+        {"bandwidth", OPT_OWN, NULL, 0, 0, NULL, 'W'},
+        {"density", OPT_FLAG, &opts.density, 0, 0, NULL, 0},
+        {"significance", OPT_FLAG, &opts.significance, 0, 0, NULL, 0},
+        {"permutations", OPT_OWN, NULL, 0, 0, NULL, 'B'},
+        {"resamples", OPT_OWN, NULL, 0, 0, NULL, 'R'},
+        {"seed", OPT_OWN, NULL, 0, 0, NULL, 'S'},
+        {"mi-jitter", OPT_OWN, NULL, 0, 0, NULL, 'J'},
+        {"json", OPT_FLAG, &json, 0, 0, NULL, 0},
+        {NULL, OPT_FLAG, NULL, 0, 0, NULL, 0}};
+    struct app_options p;
     int c_opt, code = EXIT_OK;
 
-    optind = 1;
-    while ((c_opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    app_options_init(&p, "assoc", rows, cmd_assoc_help, argc, argv);
+    while ((c_opt = app_options_next(&p)) != 0) {
+        const char *arg = p.arg;
         switch (c_opt) {
-        case 'i': input = optarg; break;
-        case 'x': xcol = optarg; break;
-        case 'y': ycol = optarg; break;
         case 'm': {
-            enum status mrc = parse_methods(optarg, &opts.methods, &opts.kde, &opts.rf);
+            enum status mrc = parse_methods(arg, &opts.methods, &opts.kde, &opts.rf);
             if (mrc == STATUS_NOT_FOUND) {
                 fprintf(stderr, "iocontend assoc: --methods '%s': not in this build\n",
-                        optarg);
+                        arg);
                 return EXIT_USAGE;
             }
             if (mrc != STATUS_OK) {
                 fprintf(stderr,
                         "iocontend assoc: --methods takes a comma-separated list of "
                         "pearson, spearman, dcor, mi, kde, rf, all; got '%s'\n",
-                        optarg);
+                        arg);
                 return EXIT_USAGE;
             }
             break;
         }
         case 'J':
-            if (!one_of(optarg, "0", "1", NULL)) {
+            if (!one_of(arg, "0", "1", NULL)) {
                 fprintf(stderr, "iocontend assoc: --mi-jitter takes 0 or 1, got '%s'\n",
-                        optarg);
+                        arg);
                 return EXIT_USAGE;
             }
-            opts.mi_jitter = optarg[0] == '1';
+            opts.mi_jitter = arg[0] == '1';
             break;
         case 's': {
             enum stats_kde_space space;
-            if (analysis_space_parse(optarg, &space, NULL) != STATUS_OK) {
+            if (analysis_space_parse(arg, &space, NULL) != STATUS_OK) {
                 fprintf(stderr, "iocontend assoc: --space takes auto, log or linear\n");
                 return EXIT_USAGE;
             }
-            opts.space = optarg;
+            opts.space = arg;
             break;
         }
         case 'K':
-            if (!one_of(optarg, "product", "full", NULL)) {
+            if (!one_of(arg, "product", "full", NULL)) {
                 fprintf(stderr, "iocontend assoc: --kernel takes product or full\n");
                 return EXIT_USAGE;
             }
-            opts.kernel_full = strcmp(optarg, "full") == 0;
+            opts.kernel_full = strcmp(arg, "full") == 0;
             break;
         case 'W':
-            if (!one_of(optarg, "normal", "plugin", NULL)) {
+            if (!one_of(arg, "normal", "plugin", NULL)) {
                 fprintf(stderr, "iocontend assoc: --bandwidth takes normal or plugin\n");
                 return EXIT_USAGE;
             }
-            opts.bw_plugin = strcmp(optarg, "plugin") == 0;
+            opts.bw_plugin = strcmp(arg, "plugin") == 0;
             break;
-        case 'D': opts.density = true; break;
-        case 'P': opts.significance = true; break;
         case 'B':
         case 'R':
-            if (!parse_b(optarg, c_opt == 'B' ? &opts.n_perm : &opts.n_boot)) {
+            if (!parse_b(arg, c_opt == 'B' ? &opts.n_perm : &opts.n_boot)) {
                 fprintf(stderr, "iocontend assoc: --%s takes 0 to %u, got '%s'\n",
                         c_opt == 'B' ? "permutations" : "resamples", STATS_SIGNIF_B_MAX,
-                        optarg);
+                        arg);
                 return EXIT_USAGE;
             }
             opts.significance = true;
             break;
         case 'S':
             errno = 0;
-            cfg->seed = strtoul(optarg, &end, 10);
-            if (errno != 0 || end == optarg || *end != '\0' || optarg[0] == '-') {
+            cfg->seed = strtoul(arg, &end, 10);
+            if (errno != 0 || end == arg || *end != '\0' || arg[0] == '-') {
                 fprintf(
                     stderr,
                     "iocontend assoc: --seed takes a non-negative integer, got '%s'\n",
-                    optarg);
+                    arg);
                 return EXIT_USAGE;
             }
             opts.seed = cfg->seed;
             break;
-        case 'j': json = true; break;
-        case 'h': cmd_assoc_help(stdout); return EXIT_OK;
-        default: cmd_assoc_help(stderr); return EXIT_USAGE;
+        default: break;
         }
     }
+    if (p.status >= 0)
+        return p.status;
     if (input == NULL || xcol == NULL || ycol == NULL) {
         fprintf(stderr, "iocontend assoc: --input, --x and --y are required\n");
         cmd_assoc_help(stderr);
@@ -496,7 +491,7 @@ int cmd_assoc(struct app_config *cfg, int argc, char **argv)
                                : assoc_result_name(r, NULL, ycol, xcol, NULL, &err);
     if (rc == STATUS_OK)
         rc = read_columns(input, xcol, ycol, strcmp(opts.space, "log") == 0, &c, &err);
-    if (rc == STATUS_OK) {
+    if (rc == STATUS_OK && r != NULL) {
         r->excluded[EXCL_NONFINITE] = c.nonfinite;
         r->excluded[EXCL_NONPOSITIVE_IN_LOG_SPACE] = c.nonpositive;
         r->seed = opts.seed;

@@ -3,7 +3,6 @@
  */
 #include "internal.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,14 +25,14 @@ void cmd_darshan_help(FILE *fp)
 
 int cmd_darshan(struct app_config *cfg, int argc, char **argv)
 {
-    static const struct option longopts[] = {{"show-incomplete", no_argument, NULL, 's'},
-                                             {"dxt", no_argument, NULL, 'x'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
     bool show_incomplete = false, dxt = false;
+    const struct app_option opts[] = {
+        {"show-incomplete", OPT_FLAG, &show_incomplete, 0, 0, NULL, 0},
+        {"dxt", OPT_FLAG, &dxt, 0, 0, NULL, 0},
+        {NULL, OPT_FLAG, NULL, 0, 0, NULL, 0}};
+    struct app_options p;
     struct error err = {0};
     enum status rc;
-    int c;
     (void)cfg;
 
     if (argc < 2 || strcmp(argv[1], "dump") != 0) {
@@ -43,16 +42,11 @@ int cmd_darshan(struct app_config *cfg, int argc, char **argv)
     }
     argc--;
     argv++;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case 's': show_incomplete = true; break;
-        case 'x': dxt = true; break;
-        case 'h': cmd_darshan_help(stdout); return EXIT_OK;
-        default: cmd_darshan_help(stderr); return EXIT_USAGE;
-        }
-    }
-    if (argc - optind != 1) {
+    app_options_init(&p, "darshan", opts, cmd_darshan_help, argc, argv);
+    if (app_options_all(&p) >= 0)
+        return p.status;
+    int log = app_options_rest(&p);
+    if (argc - log != 1) {
         fprintf(stderr, "iocontend darshan dump: expected one LOG\n");
         cmd_darshan_help(stderr);
         return EXIT_USAGE;
@@ -63,9 +57,9 @@ int cmd_darshan(struct app_config *cfg, int argc, char **argv)
         return EXIT_USAGE;
     }
     if (dxt) {
-        rc = ingest_darshan_dump_dxt(stdout, argv[optind], &err);
+        rc = ingest_darshan_dump_dxt(stdout, argv[log], &err);
     } else {
-        rc = ingest_darshan_dump(stdout, argv[optind], show_incomplete, &err);
+        rc = ingest_darshan_dump(stdout, argv[log], show_incomplete, &err);
     }
     if (fflush(stdout) != 0 && rc == STATUS_OK)
         rc = error_set(&err, STATUS_INTERNAL, "stdout: write error");

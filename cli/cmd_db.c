@@ -9,7 +9,7 @@ void cmd_db_help(FILE *fp)
     fprintf(
         fp,
         "usage: iocontend db init|start|stop|status|migrate\n"
-        "  init     create the embedded cluster (in the state directory: --state-dir,\n"
+        "  init     create the embedded server (in the state directory: --state-dir,\n"
         "           $IOCONTEND_STATE_DIR, [database] state_dir, or the default)\n"
         "  start    start it (creating it when needed; clears a stale postmaster.pid)\n"
         "  stop     stop it\n"

@@ -2,7 +2,6 @@
 #include "internal.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,17 +31,16 @@ void cmd_export_help(FILE *fp)
 
 int cmd_export(struct app_config *cfg, int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"granularity", required_argument, NULL, 'k'},
-        {"group", required_argument, NULL, 'g'},
-        {"scope", required_argument, NULL, 's'},
-        {"format", required_argument, NULL, 'f'},
-        {"out", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
     const char *group = NULL, *scope = "all", *out_path = NULL;
     double granularity = 0;
     bool json = false;
+    const struct app_option opts[] = {{"granularity", OPT_OWN, NULL, 0, 0, NULL, 'k'},
+                                      {"group", OPT_TEXT, &group, 0, 0, NULL, 0},
+                                      {"scope", OPT_TEXT, &scope, 0, 0, NULL, 0},
+                                      {"format", OPT_OWN, NULL, 0, 0, NULL, 'f'},
+                                      {"out", OPT_TEXT, &out_path, 0, 0, NULL, 0},
+                                      {NULL, OPT_FLAG, NULL, 0, 0, NULL, 0}};
+    struct app_options p;
     struct db *db = NULL;
     struct error err = {0};
     int c;
@@ -55,32 +53,31 @@ int cmd_export(struct app_config *cfg, int argc, char **argv)
         fprintf(stderr, "iocontend export: expected 'jobs', got '%s'\n", argv[1]);
         return EXIT_USAGE;
     }
-    optind = 1;
-    while ((c = getopt_long(argc - 1, argv + 1, "", longopts, NULL)) != -1) {
+    app_options_init(&p, "export", opts, cmd_export_help, argc - 1, argv + 1);
+    while ((c = app_options_next(&p)) != 0) {
+        const char *arg = p.arg;
         switch (c) {
         case 'k': {
             char *end;
-            granularity = strtod(optarg, &end);
+            granularity = strtod(arg, &end);
             if (*end != '\0' || !(granularity > 0) || !isfinite(granularity)) {
                 fprintf(stderr, "iocontend export: --granularity takes seconds > 0\n");
                 return EXIT_USAGE;
             }
             break;
         }
-        case 'g': group = optarg; break;
-        case 's': scope = optarg; break;
         case 'f':
-            if (strcmp(optarg, "json") != 0 && strcmp(optarg, "csv") != 0) {
+            if (strcmp(arg, "json") != 0 && strcmp(arg, "csv") != 0) {
                 fprintf(stderr, "iocontend export: --format takes csv or json\n");
                 return EXIT_USAGE;
             }
-            json = strcmp(optarg, "json") == 0;
+            json = strcmp(arg, "json") == 0;
             break;
-        case 'o': out_path = optarg; break;
-        case 'h': cmd_export_help(stdout); return EXIT_OK;
-        default: cmd_export_help(stderr); return EXIT_USAGE;
+        default: break;
         }
     }
+    if (p.status >= 0)
+        return p.status;
     int code = app_db_open(cfg, &db);
     if (code != EXIT_OK)
         return code;

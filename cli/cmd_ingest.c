@@ -1,7 +1,6 @@
 /* cmd_ingest.c: `iocontend ingest darshan|iostat`: the nightly loader's front end. */
 #include "internal.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,10 +10,9 @@ void cmd_ingest_help(FILE *fp)
 {
     fprintf(
         fp,
-        "usage: iocontend ingest darshan [--jobs N] [--reprocess] [--json] PATH...\n"
-        "       iocontend ingest iostat --fs NAME [--server HOST] [--jobs N] "
-        "[--reprocess]\n"
-        "                               [--json] PATH...\n"
+        "usage: iocontend ingest darshan [--threads N] [--reprocess] [--json] PATH...\n"
+        "       iocontend ingest iostat --fs NAME [--server HOST] [--threads N]\n"
+        "                               [--reprocess] [--json] PATH...\n"
         "\n"
         "darshan: binary Darshan logs (*.darshan), darshan-parser text (parser.txt,\n"
         "         *.parser.txt) and darshan-dxt-parser text (dxt.txt, *.dxt.txt); a\n"
@@ -29,12 +27,12 @@ void cmd_ingest_help(FILE *fp)
         "shaped the verdict or iocontend's version change.\n"
         "Loading the same content again changes nothing.\n"
         "One ingest runs at a time (darshan and iostat alike): a second one waits.\n"
-        "Files are read and parsed on N threads (--jobs; default one per processor).\n"
+        "Files are read and parsed on N threads (--threads; default one per processor).\n"
         "darshan logs go in batches of [ingest] batch_files (1000), one transaction\n"
         "each; a batch the database refuses is sent again file by file. Sample files\n"
         "load one transaction each, in order. Any N gives the same rows, quarantine\n"
         "list, summary and log lines.\n"
-        "  --jobs N      threads reading and parsing (1-1024)\n"
+        "  --threads N   threads reading and parsing (1-1024); --jobs N is an alias\n"
         "  --reprocess   read files loaded before again and fill in what this version\n"
         "                extracts that older ones did not (the queue columns of their\n"
         "                samples, the DXT traces of their logs); no other row changes\n"
@@ -147,18 +145,22 @@ static void print_summary(const struct ingest_summary *s, bool json, bool remap)
 
 int cmd_ingest(struct app_config *cfg, int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'},         {"fs", required_argument, NULL, 'f'},
-        {"server", required_argument, NULL, 's'}, {"jobs", required_argument, NULL, 'n'},
-        {"no-wait", no_argument, NULL, 'W'},      {"reprocess", no_argument, NULL, 'R'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
     bool json = false, no_wait = false, reprocess = false;
-    unsigned jobs = 0;
+    long threads = 0;
     const char *fs = NULL, *server = NULL;
+    const struct app_option opts[] = {
+        {"json", OPT_FLAG, &json, 0, 0, NULL, 0},
+        {"fs", OPT_TEXT, &fs, 0, 0, NULL, 0},
+        {"server", OPT_TEXT, &server, 0, 0, NULL, 0},
+        {"threads", OPT_WHOLE, &threads, 1, 1024, "a number of threads from ", 0},
+        {"jobs", OPT_WHOLE, &threads, 1, 1024, "a number of threads from ", 0},
+        {"no-wait", OPT_FLAG, &no_wait, 0, 0, NULL, 0},
+        {"reprocess", OPT_FLAG, &reprocess, 0, 0, NULL, 0},
+        {NULL, OPT_FLAG, NULL, 0, 0, NULL, 0}};
+    struct app_options p;
     struct db *db = NULL;
     struct error err = {0};
     struct ingest_summary s;
-    int c;
 
     memset(&s, 0, sizeof s);
     if (argc < 2 || strcmp(argv[1], "--help") == 0) {
@@ -171,32 +173,10 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
         cmd_ingest_help(stderr);
         return EXIT_USAGE;
     }
-    optind = 1;
-    while ((c = getopt_long(argc - 1, argv + 1, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'j': json = true; break;
-        case 'f': fs = optarg; break;
-        case 's': server = optarg; break;
-        case 'W': no_wait = true; break;
-        case 'R': reprocess = true; break;
-        case 'n': {
-            char *end = NULL;
-            long v = strtol(optarg, &end, 10);
-            if (end == optarg || *end != '\0' || v < 1 || v > 1024) {
-                fprintf(stderr,
-                        "iocontend ingest: --jobs takes a number of threads from 1 to "
-                        "1024, got '%s'\n",
-                        optarg);
-                return EXIT_USAGE;
-            }
-            jobs = (unsigned)v;
-            break;
-        }
-        case 'h': cmd_ingest_help(stdout); return EXIT_OK;
-        default: cmd_ingest_help(stderr); return EXIT_USAGE;
-        }
-    }
-    int first = optind + 1;
+    app_options_init(&p, "ingest", opts, cmd_ingest_help, argc - 1, argv + 1);
+    if (app_options_all(&p) >= 0)
+        return p.status;
+    int first = app_options_rest(&p) + 1;
     if (first >= argc) {
         fprintf(stderr, "iocontend ingest %s: no PATH given\n", kind);
         return EXIT_USAGE;
@@ -228,7 +208,7 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
         .progress = app_progress_of(&bar, &progress),
         .max_file_bytes = cfg->max_file_bytes,
         .max_job_records = cfg->max_job_records,
-        .jobs = jobs,
+        .jobs = (unsigned)threads,
         .batch_files = cfg->batch_files,
         .reprocess = reprocess,
     };

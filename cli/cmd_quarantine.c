@@ -2,7 +2,6 @@
  * not load (table ingest_errors), read, tried again or forgotten. */
 #include "internal.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,13 +170,12 @@ static int change(struct db *db, bool forget, bool all, char **paths, size_t n)
 
 int cmd_quarantine(struct app_config *cfg, int argc, char **argv)
 {
-    static const struct option longopts[] = {{"json", no_argument, NULL, 'j'},
-                                             {"all", no_argument, NULL, 'a'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
     bool json = false, all = false;
+    const struct app_option opts[] = {{"json", OPT_FLAG, &json, 0, 0, NULL, 0},
+                                      {"all", OPT_FLAG, &all, 0, 0, NULL, 0},
+                                      {NULL, OPT_FLAG, NULL, 0, 0, NULL, 0}};
+    struct app_options p;
     struct db *db = NULL;
-    int c;
 
     if (argc < 2 || strcmp(argv[1], "--help") == 0) {
         cmd_quarantine_help(argc < 2 ? stderr : stdout);
@@ -191,16 +189,10 @@ int cmd_quarantine(struct app_config *cfg, int argc, char **argv)
         cmd_quarantine_help(stderr);
         return EXIT_USAGE;
     }
-    optind = 1;
-    while ((c = getopt_long(argc - 1, argv + 1, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'j': json = true; break;
-        case 'a': all = true; break;
-        case 'h': cmd_quarantine_help(stdout); return EXIT_OK;
-        default: cmd_quarantine_help(stderr); return EXIT_USAGE;
-        }
-    }
-    int first = optind + 1;
+    app_options_init(&p, "quarantine", opts, cmd_quarantine_help, argc - 1, argv + 1);
+    if (app_options_all(&p) >= 0)
+        return p.status;
+    int first = app_options_rest(&p) + 1;
     size_t n_paths = (size_t)(argc - first);
     if (list && (all || n_paths > 0)) {
         fprintf(stderr, "iocontend quarantine list: takes only --json\n");

@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -99,20 +98,15 @@ static int serve(const struct app_config *cfg, const char *listen, bool check_on
 
 int cmd_serve(struct app_config *cfg, int argc, char **argv)
 {
-    static const struct option longopts[] = {{"listen", required_argument, NULL, 'l'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
     const char *listen = cfg->listen;
-    int c;
+    const struct app_option opts[] = {{"listen", OPT_TEXT, &listen, 0, 0, NULL, 0},
+                                      {NULL, OPT_FLAG, NULL, 0, 0, NULL, 0}};
+    struct app_options p;
 
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'l': listen = optarg; break;
-        case 'h': cmd_serve_help(stdout); return EXIT_OK;
-        default: return EXIT_USAGE;
-        }
-    }
+    app_options_init(&p, "serve", opts, cmd_serve_help, argc, argv);
+    p.quiet_usage = true;
+    if (app_options_all(&p) >= 0)
+        return p.status;
     int code = app_db_existing(cfg);
     return code == EXIT_OK ? serve(cfg, listen, false, print_listening) : code;
 }
@@ -308,32 +302,26 @@ static int demo_run(struct app_config *cfg, struct db_target *t, bool check,
 
 int cmd_demo(struct app_config *cfg, int argc, char **argv)
 {
-    static const struct option longopts[] = {{"check", no_argument, NULL, 'c'},
-                                             {"listen", required_argument, NULL, 'l'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
     bool check = false;
     const char *listen = NULL;
+    const struct app_option opts[] = {{"check", OPT_FLAG, &check, 0, 0, NULL, 0},
+                                      {"listen", OPT_TEXT, &listen, 0, 0, NULL, 0},
+                                      {NULL, OPT_FLAG, NULL, 0, 0, NULL, 0}};
+    struct app_options p;
     struct db_target t;
     struct error err = {0};
-    int c;
 
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'c': check = true; break;
-        case 'l': listen = optarg; break;
-        case 'h': cmd_demo_help(stdout); return EXIT_OK;
-        default: return EXIT_USAGE;
-        }
-    }
+    app_options_init(&p, "demo", opts, cmd_demo_help, argc, argv);
+    p.quiet_usage = true;
+    if (app_options_all(&p) >= 0)
+        return p.status;
     const struct db_state_opts state = app_state_opts(cfg);
     enum status resolved = db_target_resolve(cfg->db_arg, &state, &t, &err);
     if (resolved == STATUS_OK && t.state_dir[0] == '\0')
         resolved = error_set(&err, STATUS_INVALID, "no state directory for the sample");
     if (resolved != STATUS_OK)
         return app_fail("demo", resolved, &err);
-    /* The embedded cluster's checks make the state directory safely; a configured
+    /* The embedded server's checks make the state directory safely; a configured
      * server's demo only needs the folder. */
     if (t.embedded) {
         resolved = db_embedded_init(&t, &err);

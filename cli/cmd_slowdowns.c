@@ -1,8 +1,7 @@
-/* cmd_slowdowns.c: `iocontend slowdowns`: who got hurt in a period (README "Who got
- * hurt"), as a table or as /api/v1/slowdowns's JSON. */
+/* cmd_slowdowns.c: `iocontend slowdowns`: the slowdowns of a period (README "Who
+ * got hurt"), as a table or as /api/v1/slowdowns's JSON. */
 #include "internal.h"
 
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -73,65 +72,63 @@ static void print_table(const struct slowdowns *sl)
 
 int cmd_slowdowns(struct app_config *cfg, int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"from", required_argument, NULL, 'f'},
-        {"to", required_argument, NULL, 't'},
-        {"group", required_argument, NULL, 'g'},
-        {"limit", required_argument, NULL, 'l'},
-        {"y", required_argument, NULL, 'y'},
-        {"x", required_argument, NULL, 'x'},
-        {"granularity", required_argument, NULL, 'k'},
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
     const char *y = "t_d", *x = "psi_d_read", *group = NULL;
     double from_s = NAN, to_s = NAN, granularity = 0;
     long limit = SLOWDOWNS_LIMIT_DEFAULT;
     bool json = false;
+    const struct app_option opts[] = {{"from", OPT_OWN, NULL, 0, 0, NULL, 'f'},
+                                      {"to", OPT_OWN, NULL, 0, 0, NULL, 't'},
+                                      {"group", OPT_TEXT, &group, 0, 0, NULL, 0},
+                                      {"limit", OPT_OWN, NULL, 0, 0, NULL, 'l'},
+                                      {"y", OPT_TEXT, &y, 0, 0, NULL, 0},
+                                      {"x", OPT_TEXT, &x, 0, 0, NULL, 0},
+                                      {"granularity", OPT_OWN, NULL, 0, 0, NULL, 'k'},
+                                      {"json", OPT_FLAG, &json, 0, 0, NULL, 0},
+                                      {NULL, OPT_FLAG, NULL, 0, 0, NULL, 0}};
+    struct app_options p;
     struct db *db = NULL;
     struct error err = {0};
     struct slowdowns sl;
     char *end;
     int c;
 
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    app_options_init(&p, "slowdowns", opts, cmd_slowdowns_help, argc, argv);
+    while ((c = app_options_next(&p)) != 0) {
+        const char *arg = p.arg;
         switch (c) {
         case 'f':
         case 't':
-            if (!app_time_arg(optarg, c == 'f' ? &from_s : &to_s)) {
+            if (!app_time_arg(arg, c == 'f' ? &from_s : &to_s)) {
                 fprintf(stderr,
                         "iocontend slowdowns: --%s takes RFC 3339 or epoch "
                         "milliseconds, got '%s'\n",
-                        c == 'f' ? "from" : "to", optarg);
+                        c == 'f' ? "from" : "to", arg);
                 return EXIT_USAGE;
             }
             break;
         case 'l':
-            limit = strtol(optarg, &end, 10);
+            limit = strtol(arg, &end, 10);
             if (*end != '\0' || limit < 1 || limit > SLOWDOWNS_LIMIT_MAX) {
                 fprintf(stderr, "iocontend slowdowns: --limit takes 1 to %d\n",
                         SLOWDOWNS_LIMIT_MAX);
                 return EXIT_USAGE;
             }
             break;
-        case 'g': group = optarg; break;
-        case 'y': y = optarg; break;
-        case 'x': x = optarg; break;
         case 'k':
-            granularity = strtod(optarg, &end);
+            granularity = strtod(arg, &end);
             if (*end != '\0' || !(granularity > 0) || !isfinite(granularity)) {
                 fprintf(stderr, "iocontend slowdowns: --granularity takes seconds > 0\n");
                 return EXIT_USAGE;
             }
             break;
-        case 'j': json = true; break;
-        case 'h': cmd_slowdowns_help(stdout); return EXIT_OK;
-        default: cmd_slowdowns_help(stderr); return EXIT_USAGE;
+        default: break;
         }
     }
-    if (optind < argc) {
-        fprintf(stderr, "iocontend slowdowns: unexpected '%s'\n", argv[optind]);
+    if (p.status >= 0)
+        return p.status;
+    int rest = app_options_rest(&p);
+    if (rest < argc) {
+        fprintf(stderr, "iocontend slowdowns: unexpected '%s'\n", argv[rest]);
         return EXIT_USAGE;
     }
     if (!isnan(from_s) && !isnan(to_s) && !(to_s > from_s)) {

@@ -3,7 +3,6 @@
 #include "internal.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -95,31 +94,24 @@ static bool parse_run(const char *s, int64_t *out)
 
 int cmd_unload(struct app_config *cfg, int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"run", required_argument, NULL, 'r'}, {"path", required_argument, NULL, 'p'},
-        {"dry-run", no_argument, NULL, 'n'},   {"no-wait", no_argument, NULL, 'W'},
-        {"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0}};
     const char *run_arg = NULL, *path = NULL;
     bool dry = false, no_wait = false;
+    const struct app_option opts[] = {{"run", OPT_TEXT, &run_arg, 0, 0, NULL, 0},
+                                      {"path", OPT_TEXT, &path, 0, 0, NULL, 0},
+                                      {"dry-run", OPT_FLAG, &dry, 0, 0, NULL, 0},
+                                      {"no-wait", OPT_FLAG, &no_wait, 0, 0, NULL, 0},
+                                      {NULL, OPT_FLAG, NULL, 0, 0, NULL, 0}};
+    struct app_options p;
     int64_t run_id = 0;
     struct db *db = NULL;
     struct error err = {0};
     struct db_unload_counts n;
     char what[4200];
-    int c;
 
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'r': run_arg = optarg; break;
-        case 'p': path = optarg; break;
-        case 'n': dry = true; break;
-        case 'W': no_wait = true; break;
-        case 'h': cmd_unload_help(stdout); return EXIT_OK;
-        default: cmd_unload_help(stderr); return EXIT_USAGE;
-        }
-    }
-    if ((run_arg == NULL) == (path == NULL) || optind < argc) {
+    app_options_init(&p, "unload", opts, cmd_unload_help, argc, argv);
+    if (app_options_all(&p) >= 0)
+        return p.status;
+    if ((run_arg == NULL) == (path == NULL) || app_options_rest(&p) < argc) {
         fprintf(stderr, "iocontend unload: give one of --run ID or --path PATH\n");
         cmd_unload_help(stderr);
         return EXIT_USAGE;
@@ -140,7 +132,7 @@ int cmd_unload(struct app_config *cfg, int argc, char **argv)
         if (shown == NULL)
             code = app_fail("unload", err.code, &err);
     }
-    if (run_id > 0) {
+    if (run_id > 0 || path == NULL) {
         snprintf(what, sizeof what, "ingest run %" PRId64, run_id);
     } else {
         snprintf(what, sizeof what, "path %s", shown != NULL ? shown : path);

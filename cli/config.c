@@ -405,158 +405,6 @@ static enum status check_regex(const char *section, const char *key, const char 
     return STATUS_OK;
 }
 
-/* A [serve] limit: its key, where it goes, its range. */
-struct serve_limit_key {
-    const char *key;
-    double min, max;
-    unsigned *u; /* one of u, z, s is set */
-    size_t *z;
-    double *s;
-};
-
-static enum status set_serve_limit(struct app_config *cfg, const char *key,
-                                   const char *value, const struct ini_state *st,
-                                   bool *known)
-{
-    struct serve_limits *l = &cfg->serve_limits;
-    const struct serve_limit_key keys[] = {
-        {"threads", 1, SERVE_THREADS_MAX, &l->threads, NULL, NULL},
-        {"compute_threads", 1, SERVE_COMPUTE_MAX, &l->compute_threads, NULL, NULL},
-        {"deadline_s", 0.001, SERVE_DEADLINE_MAX_S, NULL, NULL, &l->deadline_s},
-        {"max_free_permutations", 0, ANALYZE_PERMUTATIONS_MAX, NULL,
-         &l->max_free_permutations, NULL},
-        {"max_connections", 1, SERVE_CONNECTIONS_MAX, &l->max_connections, NULL, NULL},
-        {"max_connections_per_address", 1, SERVE_CONNECTIONS_MAX,
-         &l->max_connections_per_address, NULL, NULL},
-        {"idle_timeout_s", 1, 86400, &l->idle_timeout_s, NULL, NULL},
-        {"header_timeout_s", 0.001, 86400, NULL, NULL, &l->header_timeout_s},
-        {"cache_bytes", 0, SERVE_CACHE_BYTES_MAX, NULL, &l->cache_bytes, NULL}};
-    char what[64];
-    double v = 0;
-
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        const struct serve_limit_key *k = &keys[i];
-        if (strcmp(key, k->key) != 0)
-            continue;
-        *known = true;
-        snprintf(what, sizeof what, "[serve] %s", key);
-        enum status rc = parse_double(value, &v, what, st->path, st->line, st->err);
-        if (rc != STATUS_OK)
-            return rc;
-        if (v < k->min || v > k->max || (k->s == NULL && v != floor(v))) {
-            return error_at(st->err, STATUS_PARSE, st->path, st->line,
-                            "[serve] %s: expected %s from %g to %g, got '%.40s'", key,
-                            k->s == NULL ? "a whole number" : "seconds", k->min, k->max,
-                            value);
-        }
-        if (k->u != NULL)
-            *k->u = (unsigned)v;
-        if (k->z != NULL)
-            *k->z = (size_t)v;
-        if (k->s != NULL)
-            *k->s = v;
-        return STATUS_OK;
-    }
-    return STATUS_OK;
-}
-
-static enum status set_serve(struct app_config *cfg, const char *key, const char *value,
-                             const struct ini_state *st)
-{
-    bool known = false;
-    enum status rc = set_serve_limit(cfg, key, value, st, &known);
-
-    if (known)
-        return rc;
-    if (strcmp(key, "admin_token") == 0) {
-        return set_text(cfg->admin_token, sizeof cfg->admin_token, "serve", key, value,
-                        st);
-    }
-    if (strcmp(key, "listen") == 0) {
-        char host[256];
-        int port = 0;
-        struct error why = {0};
-        if (serve_listen_parse(value, host, sizeof host, &port, &why) != STATUS_OK) {
-            return error_at(st->err, STATUS_PARSE, st->path, st->line,
-                            "[serve] listen: %s", why.msg);
-        }
-        return set_text(cfg->listen, sizeof cfg->listen, "serve", key, value, st);
-    }
-    if (strcmp(key, "token") == 0)
-        return set_text(cfg->token, sizeof cfg->token, "serve", key, value, st);
-    if (strcmp(key, "db_user") == 0) {
-        if (value[0] == '\0') {
-            return error_at(st->err, STATUS_PARSE, st->path, st->line,
-                            "[serve] db_user: expected a role name, got nothing");
-        }
-        return set_text(cfg->db_user, sizeof cfg->db_user, "serve", key, value, st);
-    }
-    if (strcmp(key, "cors_origin") == 0) {
-        return set_text(cfg->cors_origin, sizeof cfg->cors_origin, "serve", key, value,
-                        st);
-    }
-    return error_at(st->err, STATUS_PARSE, st->path, st->line,
-                    "[serve] %.40s: unknown key; expected listen, token, admin_token, "
-                    "cors_origin, db_user, threads, compute_threads, deadline_s, "
-                    "max_free_permutations, max_connections, "
-                    "max_connections_per_address, idle_timeout_s, header_timeout_s or "
-                    "cache_bytes",
-                    key);
-}
-
-static enum status set_analysis(struct app_config *cfg, const char *key,
-                                const char *value, const struct ini_state *st)
-{
-    static const char *const keys[] = {"d_min",       "seed",         "granularity_s",
-                                       "sweep_k_max", "permutations", "sweep_phases"};
-    bool known = false;
-    double v = 0;
-
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        known = known || strcmp(key, keys[i]) == 0;
-    if (!known) {
-        return error_at(st->err, STATUS_PARSE, st->path, st->line,
-                        "[analysis] %.40s: unknown key; expected d_min, seed, "
-                        "granularity_s, sweep_k_max, sweep_phases or permutations",
-                        key);
-    }
-    if (strcmp(key, "sweep_phases") == 0) {
-        if (strcmp(value, "all") != 0 && strcmp(value, "0") != 0) {
-            return error_at(st->err, STATUS_PARSE, st->path, st->line,
-                            "[analysis] sweep_phases: expected 0 or all, got '%.40s'",
-                            value);
-        }
-        cfg->sweep_all_phases = strcmp(value, "all") == 0;
-        return STATUS_OK;
-    }
-    char what[64];
-    snprintf(what, sizeof what, "[analysis] %s", key);
-    enum status rc = parse_double(value, &v, what, st->path, st->line, st->err);
-    if (rc != STATUS_OK)
-        return rc;
-    if (strcmp(key, "d_min") == 0 && v >= 2 && v == floor(v) && v < 1e9) {
-        cfg->d_min = (size_t)v;
-    } else if (strcmp(key, "seed") == 0 && v >= 0 && v == floor(v) &&
-               v < 9007199254740992.0) {
-        /* Below 2^53 every whole number is exact in the double it was read as. */
-        cfg->seed = (unsigned long)v;
-    } else if (strcmp(key, "granularity_s") == 0 && v >= 0 && isfinite(v)) {
-        cfg->granularity_s = v;
-    } else if (strcmp(key, "sweep_k_max") == 0 && v >= 1 && v <= SWEEP_K_LIMIT &&
-               v == floor(v)) {
-        cfg->sweep_k_max = (unsigned)v;
-    } else if (strcmp(key, "permutations") == 0 && v >= 0 &&
-               v <= ANALYZE_PERMUTATIONS_MAX && v == floor(v)) {
-        cfg->permutations = (size_t)v;
-    } else {
-        return error_at(st->err, STATUS_PARSE, st->path, st->line,
-                        "[analysis] %s: out of range: %.40s (d_min >= 2, sweep_k_max 1 "
-                        "to %d, permutations 0 to %d, seed and granularity_s >= 0)",
-                        key, value, SWEEP_K_LIMIT, ANALYZE_PERMUTATIONS_MAX);
-    }
-    return STATUS_OK;
-}
-
 /* ---- [group NAME] (METHOD.md §4) -------------------------------------------------- */
 
 /* An unsigned decimal integer of [s, end) (white space around it allowed) times mult. */
@@ -724,103 +572,341 @@ static enum status set_group_key(struct group_rule *g, const char *key, const ch
     return STATUS_OK;
 }
 
-/* [ingest] max_file_bytes: a whole number of bytes, from 1 to 1 TiB: the readers add
- * to the cap (one byte past it tells a file was larger), so it must stay far from
- * SIZE_MAX. */
+/* ---- the keys: one row each --------------------------------------------------- */
+
+/* How a key's value is read. */
+enum key_type {
+    KEY_TEXT,   /* char[size]: as written (after its check), a longer one refused */
+    KEY_NUMBER, /* a finite number (strtod), from min to max */
+    KEY_WHOLE,  /* a whole number read as a number (strtod: "1e3" too), min to max */
+    KEY_COUNT,  /* a whole number in digits alone, from min to max */
+    KEY_PHASES  /* bool: "0", or "all" (every phase) */
+};
+
+/* Where a number goes: the C type of its field. */
+enum key_store { STORE_NONE, STORE_DOUBLE, STORE_UNSIGNED, STORE_SIZE, STORE_ULONG };
+
+/* How config show prints it. */
+enum key_print {
+    PRINT_VALUE,        /* key = value */
+    PRINT_IF_SET,       /* key = value, nothing when empty */
+    PRINT_NEVER,        /* only in comments ([database] conninfo may hold a password) */
+    PRINT_SECRET,       /* "# key: (set, not shown)" when set, "key =" when not */
+    PRINT_SECRET_IF_SET /* the comment when set, nothing when not */
+};
+
+/* One configuration key: the parse, the range, the default, the printing and its
+ * line in iocontend.conf(5) (".BI \"key = \" man"). A new key is a row here, its
+ * field in struct app_config, its entry in the man page and in the example file
+ * (test_cli checks that those three name the same keys). */
+struct conf_key {
+    const char *section, *key;
+    enum key_type type;
+    enum key_store store;
+    size_t offset, size; /* the field in struct app_config */
+    double min, max;     /* numbers */
+    const char *what;    /* numbers: "expected <what> from <min> to <max><note>";
+                            NULL: the section's "out of range" message */
+    const char *note;
+    /* text: its check beyond its length, the whole error in st when it refuses;
+     * NULL when any text of its size will do */
+    enum status (*check)(const struct conf_key *k, const char *value,
+                         const struct ini_state *st);
+    const char *def; /* text: its default, NULL for "" */
+    double def_n;    /* numbers: its default; NAN: its owner's (serve_limits) */
+    enum key_print print;
+    const char *man;
+};
+
+#define FIELD(f) offsetof(struct app_config, f), sizeof(((struct app_config *)NULL)->f)
+
+/* [ingest] max_file_bytes: from 1 to 1 TiB: the readers add to the cap (one byte
+ * past it tells a file was larger), so it must stay far from SIZE_MAX. */
 #define MAX_FILE_BYTES_LIMIT (1ULL << 40)
-static enum status set_max_file_bytes(struct app_config *cfg, const char *value,
+/* seed: below 2^53 every whole number is exact in the double it was read as. */
+#define SEED_MAX 9007199254740991.0
+
+/* "[section] key: why", with why's status when it ran out of memory. */
+static enum status refuse(const struct conf_key *k, enum status rc,
+                          const struct error *why, const struct ini_state *st)
+{
+    return error_at(st->err, rc == STATUS_NOMEM ? rc : STATUS_PARSE, st->path, st->line,
+                    "[%s] %s: %s", k->section, k->key, why->msg);
+}
+
+static enum status check_absolute(const struct conf_key *k, const char *value,
+                                  const struct ini_state *st)
+{
+    if (value[0] == '/')
+        return STATUS_OK;
+    return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                    "[%s] %s: expected an absolute path, got '%.60s'", k->section, k->key,
+                    value);
+}
+
+static enum status check_listen(const struct conf_key *k, const char *value,
+                                const struct ini_state *st)
+{
+    char host[256];
+    int port = 0;
+    struct error why = {0};
+    enum status rc = serve_listen_parse(value, host, sizeof host, &port, &why);
+
+    return rc == STATUS_OK ? rc : refuse(k, STATUS_PARSE, &why, st);
+}
+
+static enum status check_role(const struct conf_key *k, const char *value,
+                              const struct ini_state *st)
+{
+    if (value[0] != '\0')
+        return STATUS_OK;
+    return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                    "[%s] %s: expected a role name, got nothing", k->section, k->key);
+}
+
+static enum status check_key_regex(const struct conf_key *k, const char *value,
+                                   const struct ini_state *st)
+{
+    return check_regex(k->section, k->key, value, st);
+}
+
+/* The names of devices an sa file knows by number only. */
+static enum status check_device_names(const struct conf_key *k, const char *value,
                                       const struct ini_state *st)
+{
+    struct error why = {0};
+    enum status rc = device_names_check(value, &why);
+
+    return rc == STATUS_OK ? rc : refuse(k, STATUS_PARSE, &why, st);
+}
+
+/* An IANA zone that tzdata has, read now so that a wrong name stops the program
+ * here rather than at the first sample file. */
+static enum status check_timezone(const struct conf_key *k, const char *value,
+                                  const struct ini_state *st)
+{
+    const struct ingest_zone *zone;
+    struct error why = {0};
+    enum status rc = ingest_zone_get(value, &zone, &why);
+
+    return rc == STATUS_OK ? rc : refuse(k, rc, &why, st);
+}
+
+/* The rows, as PgBouncer's CF_ABS: a text, a number (its type, C type, range, the
+ * words of its range message, default) or [analysis]'s out-of-range message (say
+ * NULL). A default of NAN is serve_limits_default()'s, the daemon's. */
+#define TEXT(sec, key, f, check, def, print, man)                                        \
+    {                                                                                    \
+        sec, key, KEY_TEXT, STORE_NONE, FIELD(f), 0, 0, NULL, NULL, check, def, 0,       \
+            print, man                                                                   \
+    }
+#define NUM(sec, key, type, store, f, min, max, say, note, def, man)                     \
+    {                                                                                    \
+        sec, key, type, store, FIELD(f), min, max, say, note, NULL, NULL, def,           \
+            PRINT_VALUE, man                                                             \
+    }
+#define LIMIT(key, type, store, f, min, max, man)                                        \
+    NUM("serve", key, type, store, serve_limits.f, min, max,                             \
+        (type) == KEY_WHOLE ? "a whole number" : "seconds", "", NAN, man)
+
+static const struct conf_key keys[] = {
+    TEXT("database", "conninfo", db_conf, NULL, NULL, PRINT_NEVER, "CONNINFO"),
+    TEXT("database", "state_dir", state_dir_conf, check_absolute, NULL, PRINT_IF_SET,
+         "DIR"),
+
+    TEXT("serve", "listen", listen, check_listen, "127.0.0.1:8080", PRINT_VALUE,
+         "ADDR : PORT"),
+    TEXT("serve", "token", token, NULL, NULL, PRINT_SECRET, "TOKEN"),
+    TEXT("serve", "cors_origin", cors_origin, NULL, NULL, PRINT_VALUE, "ORIGIN"),
+    TEXT("serve", "admin_token", admin_token, NULL, NULL, PRINT_SECRET_IF_SET, "TOKEN"),
+    TEXT("serve", "db_user", db_user, check_role, DB_READER_ROLE, PRINT_VALUE, "ROLE"),
+    LIMIT("threads", KEY_WHOLE, STORE_UNSIGNED, threads, 1, SERVE_THREADS_MAX, "N"),
+    LIMIT("compute_threads", KEY_WHOLE, STORE_UNSIGNED, compute_threads, 1,
+          SERVE_COMPUTE_MAX, "N"),
+    LIMIT("deadline_s", KEY_NUMBER, STORE_DOUBLE, deadline_s, 0.001, SERVE_DEADLINE_MAX_S,
+          "SECONDS"),
+    LIMIT("max_free_permutations", KEY_WHOLE, STORE_SIZE, max_free_permutations, 0,
+          ANALYZE_PERMUTATIONS_MAX, "B"),
+    LIMIT("max_connections", KEY_WHOLE, STORE_UNSIGNED, max_connections, 1,
+          SERVE_CONNECTIONS_MAX, "N"),
+    LIMIT("max_connections_per_address", KEY_WHOLE, STORE_UNSIGNED,
+          max_connections_per_address, 1, SERVE_CONNECTIONS_MAX, "N"),
+    LIMIT("idle_timeout_s", KEY_WHOLE, STORE_UNSIGNED, idle_timeout_s, 1, 86400,
+          "SECONDS"),
+    LIMIT("header_timeout_s", KEY_NUMBER, STORE_DOUBLE, header_timeout_s, 0.001, 86400,
+          "SECONDS"),
+    LIMIT("cache_bytes", KEY_WHOLE, STORE_SIZE, cache_bytes, 0, SERVE_CACHE_BYTES_MAX,
+          "BYTES"),
+
+    TEXT("devices", "include", device_include, check_key_regex,
+         INGEST_DEFAULT_DEVICE_INCLUDE, PRINT_VALUE, "REGEX"),
+    TEXT("devices", "names", device_names, check_device_names, NULL, PRINT_VALUE,
+         "MAJ:MIN=NAME ..."),
+
+    NUM("samples", "sample_offset_s", KEY_NUMBER, STORE_DOUBLE, sample_offset_s,
+        -INFINITY, INFINITY, "a number", "", 0, "SECONDS"),
+    TEXT("samples", "timezone", timezone, check_timezone, "UTC", PRINT_VALUE, "ZONE"),
+
+    NUM("analysis", "d_min", KEY_WHOLE, STORE_SIZE, d_min, 2, 999999999, NULL, NULL, 10,
+        "N"),
+    NUM("analysis", "seed", KEY_WHOLE, STORE_ULONG, seed, 0, SEED_MAX, NULL, NULL,
+        20240601, "N"),
+    NUM("analysis", "granularity_s", KEY_NUMBER, STORE_DOUBLE, granularity_s, 0, INFINITY,
+        NULL, NULL, 0, "SECONDS"),
+    NUM("analysis", "sweep_k_max", KEY_WHOLE, STORE_UNSIGNED, sweep_k_max, 1,
+        SWEEP_K_LIMIT, NULL, NULL, 20, "N"),
+    NUM("analysis", "sweep_phases", KEY_PHASES, STORE_NONE, sweep_all_phases, 0, 0, NULL,
+        NULL, 0, "\"0|all\""),
+    NUM("analysis", "permutations", KEY_WHOLE, STORE_SIZE, permutations, 0,
+        ANALYZE_PERMUTATIONS_MAX, NULL, NULL, 999, "B"),
+
+    NUM("ingest", "max_file_bytes", KEY_COUNT, STORE_SIZE, max_file_bytes, 1,
+        (double)MAX_FILE_BYTES_LIMIT, "a whole number of bytes", " (1 TiB)",
+        (double)INGEST_DEFAULT_MAX_FILE_BYTES, "BYTES"),
+    NUM("ingest", "batch_files", KEY_COUNT, STORE_SIZE, batch_files, 1, 100000,
+        "a number of files", "", (double)INGEST_DEFAULT_BATCH_FILES, "N"),
+    NUM("ingest", "max_job_records", KEY_COUNT, STORE_SIZE, max_job_records, 1, 10000000,
+        "a number of records", "", (double)INGEST_DEFAULT_MAX_JOB_RECORDS, "N"),
+};
+
+#define N_KEYS (sizeof keys / sizeof keys[0])
+
+bool app_config_key_at(size_t i, const char **section, const char **key, const char **man)
+{
+    if (i >= N_KEYS)
+        return false;
+    *section = keys[i].section;
+    *key = keys[i].key;
+    *man = keys[i].man;
+    return true;
+}
+
+static void *field_of(struct app_config *cfg, const struct conf_key *k)
+{
+    return (char *)cfg + k->offset;
+}
+
+static const void *field_in(const struct app_config *cfg, const struct conf_key *k)
+{
+    return (const char *)cfg + k->offset;
+}
+
+static void store_number(struct app_config *cfg, const struct conf_key *k, double v)
+{
+    void *f = field_of(cfg, k);
+
+    switch (k->store) {
+    case STORE_DOUBLE: *(double *)f = v; break;
+    case STORE_UNSIGNED: *(unsigned *)f = (unsigned)v; break;
+    case STORE_SIZE: *(size_t *)f = (size_t)v; break;
+    case STORE_ULONG: *(unsigned long *)f = (unsigned long)v; break;
+    case STORE_NONE:
+    default: break;
+    }
+}
+
+/* Digits alone ("0x10", "-1", " 1" refused), exactly, into *out. */
+static bool digits(const char *value, double *out)
 {
     char *end;
     unsigned long long v;
 
     errno = 0;
     v = strtoull(value, &end, 10);
-    if (value[0] < '0' || value[0] > '9' || *end != '\0' || errno != 0 || v == 0 ||
-        v > MAX_FILE_BYTES_LIMIT || v > SIZE_MAX / 4) {
-        return error_at(
-            st->err, STATUS_PARSE, st->path, st->line,
-            "[ingest] max_file_bytes: expected a whole number of bytes from 1 "
-            "to %llu (1 TiB), got '%.40s'",
-            MAX_FILE_BYTES_LIMIT, value);
+    if (value[0] < '0' || value[0] > '9' || *end != '\0' || errno != 0)
+        return false;
+    *out = (double)v;
+    return true;
+}
+
+/* A number key's value: read as its type, then its range. */
+static enum status set_number(struct app_config *cfg, const struct conf_key *k,
+                              const char *value, const struct ini_state *st)
+{
+    double v = 0;
+    bool ok;
+
+    if (k->type == KEY_COUNT) {
+        ok = digits(value, &v) && v >= k->min && v <= k->max;
+    } else {
+        char what[64];
+        snprintf(what, sizeof what, "[%s] %s", k->section, k->key);
+        enum status rc = parse_double(value, &v, what, st->path, st->line, st->err);
+        if (rc != STATUS_OK)
+            return rc;
+        ok = v >= k->min && v <= k->max && (k->type != KEY_WHOLE || v == floor(v));
     }
-    cfg->max_file_bytes = (size_t)v;
-    return STATUS_OK;
-}
-
-/* Whether value is a whole number written in digits alone, from lo to hi (*out). */
-static bool whole_in(const char *value, long lo, long hi, long *out)
-{
-    char *end;
-
-    errno = 0;
-    *out = strtol(value, &end, 10);
-    return value[0] >= '0' && value[0] <= '9' && *end == '\0' && errno == 0 &&
-           *out >= lo && *out <= hi;
-}
-
-/* [ingest] batch_files: darshan logs per transaction, 1 to 100000. */
-static enum status set_batch_files(struct app_config *cfg, const char *value,
-                                   const struct ini_state *st)
-{
-    long v;
-
-    if (!whole_in(value, 1, 100000, &v)) {
+    if (ok) {
+        store_number(cfg, k, v);
+        return STATUS_OK;
+    }
+    if (k->what == NULL) {
         return error_at(st->err, STATUS_PARSE, st->path, st->line,
-                        "[ingest] batch_files: expected a number of files from 1 to "
-                        "100000, got '%.40s'",
-                        value);
+                        "[%s] %s: out of range: %.40s (d_min >= 2, sweep_k_max 1 "
+                        "to %d, permutations 0 to %d, seed and granularity_s >= 0)",
+                        k->section, k->key, value, SWEEP_K_LIMIT,
+                        ANALYZE_PERMUTATIONS_MAX);
     }
-    cfg->batch_files = (size_t)v;
-    return STATUS_OK;
-}
-
-/* [ingest] max_job_records: records one darshan log may hold, 1 to 10^7 (about 500
- * bytes each while parsed: 5 GB at the top). */
-static enum status set_max_job_records(struct app_config *cfg, const char *value,
-                                       const struct ini_state *st)
-{
-    long v;
-
-    if (!whole_in(value, 1, 10000000, &v)) {
+    if (k->type == KEY_COUNT) {
         return error_at(st->err, STATUS_PARSE, st->path, st->line,
-                        "[ingest] max_job_records: expected a number of records from 1 "
-                        "to 10000000, got '%.40s'",
-                        value);
+                        "[%s] %s: expected %s from %.0f to %.0f%s, got '%.40s'",
+                        k->section, k->key, k->what, k->min, k->max, k->note, value);
     }
-    cfg->max_job_records = (size_t)v;
-    return STATUS_OK;
+    return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                    "[%s] %s: expected %s from %g to %g, got '%.40s'", k->section, k->key,
+                    k->what, k->min, k->max, value);
 }
 
-/* [samples] timezone: an IANA zone that tzdata has, read now so that a wrong name
- * stops the program here rather than at the first sample file. */
-static enum status set_timezone(struct app_config *cfg, const char *value,
-                                struct ini_state *st)
+static enum status set_value(struct app_config *cfg, const struct conf_key *k,
+                             const char *value, const struct ini_state *st)
 {
-    const struct ingest_zone *zone;
-    struct error why = {0};
-    enum status rc = ingest_zone_get(value, &zone, &why);
-
-    if (rc != STATUS_OK) {
-        return error_at(st->err, rc == STATUS_NOMEM ? rc : STATUS_PARSE, st->path,
-                        st->line, "[samples] timezone: %s", why.msg);
+    switch (k->type) {
+    case KEY_TEXT: {
+        if (k->check != NULL) {
+            enum status rc = k->check(k, value, st);
+            if (rc != STATUS_OK)
+                return rc;
+        }
+        return set_text(field_of(cfg, k), k->size, k->section, k->key, value, st);
     }
-    return set_text(cfg->timezone, sizeof cfg->timezone, "samples", "timezone", value,
-                    st);
+    case KEY_PHASES:
+        if (strcmp(value, "all") != 0 && strcmp(value, "0") != 0) {
+            return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                            "[%s] %s: expected 0 or all, got '%.40s'", k->section, k->key,
+                            value);
+        }
+        *(bool *)field_of(cfg, k) = strcmp(value, "all") == 0;
+        return STATUS_OK;
+    case KEY_NUMBER:
+    case KEY_WHOLE:
+    case KEY_COUNT:
+    default: return set_number(cfg, k, value, st);
+    }
 }
 
-/* [devices] names: the names of devices an sa file knows by number only. */
-static enum status set_device_names(struct app_config *cfg, const char *value,
-                                    struct ini_state *st)
+/* "[section] key: unknown key; expected a, b or c": the section's keys in order. */
+static enum status unknown_key(const char *section, const char *key,
+                               const struct ini_state *st)
 {
-    struct error why = {0};
+    char list[512];
+    size_t used = 0, n = 0, left = 0;
 
-    if (device_names_check(value, &why) != STATUS_OK) {
-        return error_at(st->err, STATUS_PARSE, st->path, st->line, "[devices] names: %s",
-                        why.msg);
+    for (size_t i = 0; i < N_KEYS; i++)
+        n += strcmp(keys[i].section, section) == 0;
+    list[0] = '\0';
+    for (size_t i = 0; i < N_KEYS && used < sizeof list; i++) {
+        if (strcmp(keys[i].section, section) != 0)
+            continue;
+        int w = snprintf(list + used, sizeof list - used, "%s%s",
+                         left == 0       ? "; expected "
+                         : left + 1 == n ? " or "
+                                         : ", ",
+                         keys[i].key);
+        used += w > 0 ? (size_t)w : 0;
+        left++;
     }
-    return set_text(cfg->device_names, sizeof cfg->device_names, "devices", "names",
-                    value, st);
+    return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                    "[%.40s] %.40s: unknown key%s", section, key, list);
 }
 
 static enum status set_key(struct ini_state *st, const char *section, const char *key,
@@ -839,56 +925,15 @@ static enum status set_key(struct ini_state *st, const char *section, const char
         }
         return STATUS_OK;
     }
-    if (strcmp(section, "database") == 0 && strcmp(key, "conninfo") == 0)
-        return set_text(cfg->db_conf, sizeof cfg->db_conf, section, key, value, st);
-    if (strcmp(section, "database") == 0 && strcmp(key, "state_dir") == 0) {
-        if (value[0] != '/') {
-            return error_at(st->err, STATUS_PARSE, st->path, st->line,
-                            "[database] state_dir: expected an absolute path, got "
-                            "'%.60s'",
-                            value);
-        }
-        return set_text(cfg->state_dir_conf, sizeof cfg->state_dir_conf, section, key,
-                        value, st);
+    for (size_t i = 0; i < N_KEYS; i++) {
+        if (strcmp(keys[i].section, section) == 0 && strcmp(keys[i].key, key) == 0)
+            return set_value(cfg, &keys[i], value, st);
     }
-    if (strcmp(section, "serve") == 0)
-        return set_serve(cfg, key, value, st);
-    if (strcmp(section, "devices") == 0 && strcmp(key, "include") == 0) {
-        enum status rc = check_regex(section, key, value, st);
-        if (rc != STATUS_OK)
-            return rc;
-        return set_text(cfg->device_include, sizeof cfg->device_include, section, key,
-                        value, st);
-    }
-    if (strcmp(section, "devices") == 0 && strcmp(key, "names") == 0)
-        return set_device_names(cfg, value, st);
-    if (strcmp(section, "samples") == 0 && strcmp(key, "sample_offset_s") == 0) {
-        return parse_double(value, &cfg->sample_offset_s, "[samples] sample_offset_s",
-                            st->path, st->line, st->err);
-    }
-    if (strcmp(section, "samples") == 0 && strcmp(key, "timezone") == 0)
-        return set_timezone(cfg, value, st);
-    if (strcmp(section, "analysis") == 0)
-        return set_analysis(cfg, key, value, st);
-    if (strcmp(section, "ingest") == 0 && strcmp(key, "max_file_bytes") == 0)
-        return set_max_file_bytes(cfg, value, st);
-    if (strcmp(section, "ingest") == 0 && strcmp(key, "batch_files") == 0)
-        return set_batch_files(cfg, value, st);
-    if (strcmp(section, "ingest") == 0 && strcmp(key, "max_job_records") == 0)
-        return set_max_job_records(cfg, value, st);
     if (section[0] == '\0') {
         return error_at(st->err, STATUS_PARSE, st->path, st->line,
                         "%.40s: a key before any [section]", key);
     }
-    return error_at(st->err, STATUS_PARSE, st->path, st->line,
-                    "[%.40s] %.40s: unknown key%s", section, key,
-                    strcmp(section, "database") == 0  ? "; expected conninfo or state_dir"
-                    : strcmp(section, "devices") == 0 ? "; expected include or names"
-                    : strcmp(section, "samples") == 0
-                        ? "; expected sample_offset_s or timezone"
-                    : strcmp(section, "ingest") == 0
-                        ? "; expected max_file_bytes, batch_files or max_job_records"
-                        : "");
+    return unknown_key(section, key, st);
 }
 
 static int ini_key(void *user, const char *section, const char *key, const char *value)
@@ -987,19 +1032,16 @@ static enum status read_file(struct app_config *cfg, const char *path, struct er
 void app_config_defaults(struct app_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
-    snprintf(cfg->listen, sizeof cfg->listen, "127.0.0.1:8080");
-    snprintf(cfg->device_include, sizeof cfg->device_include, "%s",
-             INGEST_DEFAULT_DEVICE_INCLUDE);
-    snprintf(cfg->timezone, sizeof cfg->timezone, "UTC");
-    cfg->d_min = 10;
-    cfg->seed = 20240601UL;
-    cfg->sweep_k_max = 20;
-    cfg->permutations = 999;
-    cfg->max_file_bytes = INGEST_DEFAULT_MAX_FILE_BYTES;
-    cfg->batch_files = INGEST_DEFAULT_BATCH_FILES;
-    cfg->max_job_records = INGEST_DEFAULT_MAX_JOB_RECORDS;
+    /* The daemon owns its limits' defaults: the rows of [serve]'s limits say NAN. */
     cfg->serve_limits = serve_limits_default();
-    snprintf(cfg->db_user, sizeof cfg->db_user, "%s", DB_READER_ROLE);
+    for (size_t i = 0; i < N_KEYS; i++) {
+        const struct conf_key *k = &keys[i];
+        if (k->type == KEY_TEXT && k->def != NULL) {
+            snprintf(field_of(cfg, k), k->size, "%s", k->def);
+        } else if (k->type != KEY_TEXT && k->type != KEY_PHASES && !isnan(k->def_n)) {
+            store_number(cfg, k, k->def_n);
+        }
+    }
 }
 
 enum status app_config_load(struct app_config *cfg, const char *path, struct error *err)
@@ -1071,64 +1113,84 @@ static void print_key(FILE *fp, const char *key, const char *value)
     }
 }
 
-void app_config_print(const struct app_config *cfg, FILE *fp)
+/* One key of cfg as its row says. */
+static void print_value(FILE *fp, const struct app_config *cfg, const struct conf_key *k)
+{
+    const void *f = field_in(cfg, k);
+    const char *text = f;
+
+    switch (k->type) {
+    case KEY_TEXT:
+        if (k->print == PRINT_NEVER)
+            return;
+        if (text[0] == '\0' &&
+            (k->print == PRINT_IF_SET || k->print == PRINT_SECRET_IF_SET))
+            return;
+        if (text[0] != '\0' &&
+            (k->print == PRINT_SECRET || k->print == PRINT_SECRET_IF_SET)) {
+            fprintf(fp, "# %s: (set, not shown)\n", k->key);
+        } else {
+            print_key(fp, k->key, text);
+        }
+        return;
+    case KEY_PHASES:
+        fprintf(fp, "%s = %s\n", k->key, *(const bool *)f ? "all" : "0");
+        return;
+    case KEY_NUMBER:
+    case KEY_WHOLE:
+    case KEY_COUNT:
+    default: break;
+    }
+    switch (k->store) {
+    case STORE_DOUBLE: fprintf(fp, "%s = %.17g\n", k->key, *(const double *)f); break;
+    case STORE_UNSIGNED: fprintf(fp, "%s = %u\n", k->key, *(const unsigned *)f); break;
+    case STORE_SIZE: fprintf(fp, "%s = %zu\n", k->key, *(const size_t *)f); break;
+    case STORE_ULONG: fprintf(fp, "%s = %lu\n", k->key, *(const unsigned long *)f); break;
+    case STORE_NONE:
+    default: break;
+    }
+}
+
+/* What [database] decided, as comments: not keys to read back. */
+static void print_database(FILE *fp, const struct app_config *cfg)
 {
     struct db_target t;
     struct error err = {0};
+    const struct db_state_opts state = app_state_opts(cfg);
 
+    if (db_target_resolve(cfg->db_arg, &state, &t, &err) != STATUS_OK)
+        return;
+    fprintf(fp, "# %s\n", t.reason);
+    /* A conninfo may hold a password, so only whether it is set is shown. */
+    if (t.embedded) {
+        fprintf(fp, "# state_dir: %.180s (%.120s)\n# socket_dir: %.120s\n", t.state_dir,
+                t.state_why,
+                t.socket_dir[0] != '\0' ? t.socket_dir : "(made at the first start)");
+    } else {
+        fprintf(fp, "# conninfo: %s\n",
+                t.conninfo[0] != '\0' ? "(set, not shown)" : "(PG* variables)");
+    }
+}
+
+void app_config_print(const struct app_config *cfg, FILE *fp)
+{
     fprintf(fp, "# effective configuration (file: %.150s)\n",
             cfg->config_path[0] != '\0' ? cfg->config_path : "none");
-    fprintf(fp, "[database]\n");
-    const struct db_state_opts state = app_state_opts(cfg);
-    if (db_target_resolve(cfg->db_arg, &state, &t, &err) == STATUS_OK) {
-        fprintf(fp, "# %s\n", t.reason);
-        /* Comments: what was decided, not keys to read back; a conninfo may hold a
-         * password, so only whether it is set is shown. */
-        if (t.embedded) {
-            fprintf(fp, "# state_dir: %.180s (%.120s)\n# socket_dir: %.120s\n",
-                    t.state_dir, t.state_why,
-                    t.socket_dir[0] != '\0' ? t.socket_dir : "(made at the first start)");
-        } else {
-            fprintf(fp, "# conninfo: %s\n",
-                    t.conninfo[0] != '\0' ? "(set, not shown)" : "(PG* variables)");
+    for (size_t s = 0; s < sizeof sections / sizeof sections[0]; s++) {
+        fprintf(fp, "%s[%s]\n", s == 0 ? "" : "\n", sections[s]);
+        if (strcmp(sections[s], "database") == 0)
+            print_database(fp, cfg);
+        if (strcmp(sections[s], "filesystems") == 0) {
+            for (size_t i = 0; i < cfg->fs_map.n; i++) {
+                print_key(fp, cfg->fs_map.entries[i].prefix,
+                          cfg->fs_map.entries[i].fs_name);
+            }
+        }
+        for (size_t i = 0; i < N_KEYS; i++) {
+            if (strcmp(keys[i].section, sections[s]) == 0)
+                print_value(fp, cfg, &keys[i]);
         }
     }
-    if (cfg->state_dir_conf[0] != '\0')
-        print_key(fp, "state_dir", cfg->state_dir_conf);
-    fprintf(fp, "\n[serve]\nlisten = %s\n", cfg->listen);
-    if (cfg->token[0] != '\0') {
-        fprintf(fp, "# token: (set, not shown)\n");
-    } else {
-        fprintf(fp, "token =\n");
-    }
-    print_key(fp, "cors_origin", cfg->cors_origin);
-    if (cfg->admin_token[0] != '\0')
-        fprintf(fp, "# admin_token: (set, not shown)\n");
-    print_key(fp, "db_user", cfg->db_user);
-    const struct serve_limits *l = &cfg->serve_limits;
-    fprintf(fp, "threads = %u\ncompute_threads = %u\ndeadline_s = %.17g\n", l->threads,
-            l->compute_threads, l->deadline_s);
-    fprintf(fp, "max_free_permutations = %zu\nmax_connections = %u\n",
-            l->max_free_permutations, l->max_connections);
-    fprintf(fp, "max_connections_per_address = %u\nidle_timeout_s = %u\n",
-            l->max_connections_per_address, l->idle_timeout_s);
-    fprintf(fp, "header_timeout_s = %.17g\ncache_bytes = %zu\n", l->header_timeout_s,
-            l->cache_bytes);
-    fprintf(fp, "\n[filesystems]\n");
-    for (size_t i = 0; i < cfg->fs_map.n; i++)
-        print_key(fp, cfg->fs_map.entries[i].prefix, cfg->fs_map.entries[i].fs_name);
-    fprintf(fp, "\n[devices]\n");
-    print_key(fp, "include", cfg->device_include);
-    print_key(fp, "names", cfg->device_names);
-    fprintf(fp, "\n[samples]\nsample_offset_s = %.17g\n", cfg->sample_offset_s);
-    print_key(fp, "timezone", cfg->timezone);
-    fprintf(fp, "\n[analysis]\nd_min = %zu\nseed = %lu\ngranularity_s = %.17g\n",
-            cfg->d_min, cfg->seed, cfg->granularity_s);
-    fprintf(fp, "sweep_k_max = %u\nsweep_phases = %s\npermutations = %zu\n",
-            cfg->sweep_k_max, cfg->sweep_all_phases ? "all" : "0", cfg->permutations);
-    fprintf(fp, "\n[ingest]\nmax_file_bytes = %zu\nbatch_files = %zu\n",
-            cfg->max_file_bytes, cfg->batch_files);
-    fprintf(fp, "max_job_records = %zu\n", cfg->max_job_records);
     for (size_t i = 0; i < cfg->n_groups; i++) {
         fprintf(fp, "\n[group %s]\n", cfg->groups[i].name);
         for (int k = 0; k < GROUP_KEYS; k++) {

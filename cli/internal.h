@@ -3,6 +3,7 @@
 #ifndef IOCONTEND_CLI_INTERNAL_H
 #define IOCONTEND_CLI_INTERNAL_H
 
+#include <getopt.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -79,6 +80,10 @@ void app_config_defaults(struct app_config *cfg);
  * reads memory): fp is read and rewound (to quote a bad line), never closed. */
 enum status app_config_read_stream(struct app_config *cfg, FILE *fp, const char *path,
                                    struct error *err) MUST_CHECK;
+/* The i-th key of the configuration's table (config.c): its section, name and what
+ * follows "name = " on its line of iocontend.conf(5); false past the last. */
+bool app_config_key_at(size_t i, const char **section, const char **key,
+                       const char **man);
 /* Prints the effective configuration as INI. */
 void app_config_print(const struct app_config *cfg, FILE *fp);
 /* Where the state directory was chosen (--state-dir, [database] state_dir); borrows
@@ -100,13 +105,13 @@ int exit_code_of(enum status s);
  * EXIT_CANTCREAT. */
 int exit_code_of_error(enum status rc, const struct error *err);
 
-/* Opens the database of cfg (--db, the environment, or the embedded cluster, started
+/* Opens the database of cfg (--db, the environment, or the embedded server, started
  * and migrated); logs why not and returns the exit status, EXIT_OK on success. A
- * state directory that holds no cluster is refused with EXIT_UNAVAILABLE, naming it
- * and how to make one, and nothing is created (a mistyped --state-dir must not give
- * an empty database that analyze or report then reads as "nothing"). */
+ * state directory that holds no embedded server is refused with EXIT_UNAVAILABLE, naming
+ * it and how to make one, and nothing is created (a mistyped --state-dir must not give an
+ * empty database that analyze or report then reads as "nothing"). */
 int app_db_open(const struct app_config *cfg, struct db **out);
-/* app_db_open that creates the embedded cluster when it is missing: for the commands
+/* app_db_open that creates the embedded server when it is missing: for the commands
  * that put data in (ingest, demo). */
 int app_db_create(const struct app_config *cfg, struct db **out);
 /* app_db_open's refusal alone, for serve (whose daemon connects by itself): EXIT_OK
@@ -186,6 +191,57 @@ void cmd_quarantine_help(FILE *fp);
 void cmd_unload_help(FILE *fp);
 void cmd_darshan_help(FILE *fp);
 void cmd_slowdowns_help(FILE *fp);
+
+/* ---- a command's options (options.c) ---- */
+
+enum app_option_kind {
+    OPT_FLAG,  /* no argument: *(bool *)field = true */
+    OPT_TEXT,  /* *(const char **)field = the argument */
+    OPT_WHOLE, /* *(long *)field = a whole number from min to max, else "iocontend CMD:
+                  --NAME takes <what>MIN to MAX, got 'ARG'" and exit 64 */
+    OPT_OWN    /* an argument, the command's own parse: app_options_next returns id */
+};
+
+/* One option of a command: a row of the command's table, which ends with a row of
+ * name NULL. --help is every command's, added by the parser. */
+struct app_option {
+    const char *name; /* the long name, without "--" */
+    enum app_option_kind kind;
+    void *field;      /* where OPT_FLAG, OPT_TEXT and OPT_WHOLE put it */
+    long min, max;    /* OPT_WHOLE */
+    const char *what; /* OPT_WHOLE: what the message says it takes before MIN */
+    int id;           /* returned by app_options_next: always for OPT_OWN; for the
+                         others when not 0, after the field is set */
+};
+
+#define APP_OPTIONS_MAX 32
+
+/* getopt_long over argv as the rows say (options anywhere, the rest permuted to the
+ * end, as getopt_long does). */
+struct app_options {
+    const char *cmd; /* "ingest": its messages' prefix, "iocontend CMD: " */
+    const struct app_option *opts;
+    void (*help)(FILE *fp);
+    int argc;
+    char **argv;
+    struct option longopts[APP_OPTIONS_MAX + 2]; /* the rows', then --help's */
+    bool quiet_usage; /* a bad option: exit 64 without the help on stderr */
+    const char *arg;  /* the argument of the option app_options_next returned */
+    int status;       /* when app_options_next returns 0: -1 at the end of the options,
+                         else the exit status (EXIT_OK after --help, EXIT_USAGE) */
+};
+
+void app_options_init(struct app_options *p, const char *cmd,
+                      const struct app_option *opts, void (*help)(FILE *fp), int argc,
+                      char **argv);
+/* The id of the next option the command parses itself (OPT_OWN or a row with an
+ * id), 0 at the end or on a failure (p->status says which). */
+int app_options_next(struct app_options *p);
+/* Every option, for a table whose rows the parser alone handles (no id): p->status,
+ * the exit status to return when >= 0. */
+int app_options_all(struct app_options *p);
+/* The index in argv of the first word that is not an option. */
+int app_options_rest(const struct app_options *p);
 
 /* ---- the reports (report.c; report_night.c) ---- */
 

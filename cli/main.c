@@ -13,7 +13,7 @@ static const struct command commands[] = {
      cmd_db,
      cmd_db_help,
      {{"db init|start|stop|status|migrate",
-       "the database (embedded cluster by default)"}}},
+       "the database (embedded server by default)"}}},
     {"ingest",
      cmd_ingest,
      cmd_ingest_help,
@@ -115,8 +115,8 @@ static void usage(FILE *fp)
           "options:\n"
           "  --config PATH       INI file (default /etc/iocontend/iocontend.conf if present)\n"
           "  --db CONNINFO       a configured PostgreSQL server (else IOCONTEND_DB, PG*,\n"
-          "                      or the embedded cluster under the state directory)\n"
-          "  --state-dir DIR     the embedded cluster's state directory (else\n"
+          "                      or the embedded server under the state directory)\n"
+          "  --state-dir DIR     the embedded server's state directory (else\n"
           "                      $IOCONTEND_STATE_DIR, [database] state_dir, then\n"
           "                      /var/lib/iocontend as root, else\n"
           "                      ${XDG_STATE_HOME:-~/.local/state}/iocontend)\n"

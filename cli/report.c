@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
@@ -305,19 +304,18 @@ static enum status write_sweep_report(FILE *fp, const void *ctx, struct error *e
 
 int cmd_report(struct app_config *cfg, int argc, char **argv)
 {
-    static const struct option longopts[] = {{"group", required_argument, NULL, 'g'},
-                                             {"y", required_argument, NULL, 'y'},
-                                             {"x", required_argument, NULL, 'x'},
-                                             {"out", required_argument, NULL, 'o'},
-                                             {"format", required_argument, NULL, 'f'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
     const char *group = NULL, *y = NULL, *x = NULL, *out_path = NULL;
+    const struct app_option opts[] = {{"group", OPT_TEXT, &group, 0, 0, NULL, 0},
+                                      {"y", OPT_TEXT, &y, 0, 0, NULL, 0},
+                                      {"x", OPT_TEXT, &x, 0, 0, NULL, 0},
+                                      {"out", OPT_TEXT, &out_path, 0, 0, NULL, 0},
+                                      {"format", OPT_OWN, NULL, 0, 0, NULL, 'f'},
+                                      {NULL, OPT_FLAG, NULL, 0, 0, NULL, 0}};
+    struct app_options p;
     enum report_format format = REPORT_HTML;
     struct db *db = NULL;
     struct db_group g;
     struct error err = {0};
-    int c;
 
     if (argc < 2 || strcmp(argv[1], "--help") == 0) {
         cmd_report_help(argc < 2 ? stderr : stdout);
@@ -330,31 +328,24 @@ int cmd_report(struct app_config *cfg, int argc, char **argv)
                 argv[1]);
         return EXIT_USAGE;
     }
-    optind = 1;
-    while ((c = getopt_long(argc - 1, argv + 1, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'g': group = optarg; break;
-        case 'y': y = optarg; break;
-        case 'x': x = optarg; break;
-        case 'o': out_path = optarg; break;
-        case 'f':
-            if (strcmp(optarg, "html") == 0) {
-                format = REPORT_HTML;
-            } else if (strcmp(optarg, "csv") == 0) {
-                format = REPORT_CSV;
-            } else if (strcmp(optarg, "json") == 0) {
-                format = REPORT_JSON;
-            } else {
-                fprintf(stderr, "iocontend report: --format takes html, csv or json\n");
-                return EXIT_USAGE;
-            }
-            break;
-        case 'h': sweep_help(stdout); return EXIT_OK;
-        default: sweep_help(stderr); return EXIT_USAGE;
+    app_options_init(&p, "report", opts, sweep_help, argc - 1, argv + 1);
+    while (app_options_next(&p) == 'f') {
+        if (strcmp(p.arg, "html") == 0) {
+            format = REPORT_HTML;
+        } else if (strcmp(p.arg, "csv") == 0) {
+            format = REPORT_CSV;
+        } else if (strcmp(p.arg, "json") == 0) {
+            format = REPORT_JSON;
+        } else {
+            fprintf(stderr, "iocontend report: --format takes html, csv or json\n");
+            return EXIT_USAGE;
         }
     }
-    if (optind + 1 < argc) {
-        fprintf(stderr, "iocontend report: unexpected argument '%s'\n", argv[optind + 1]);
+    if (p.status >= 0)
+        return p.status;
+    int rest = app_options_rest(&p) + 1;
+    if (rest < argc) {
+        fprintf(stderr, "iocontend report: unexpected argument '%s'\n", argv[rest]);
         return EXIT_USAGE;
     }
     if (group == NULL || out_path == NULL || (y == NULL) != (x == NULL)) {

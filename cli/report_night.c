@@ -6,7 +6,6 @@
 #include "internal.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -610,46 +609,47 @@ struct night_args {
 
 static int parse_args(int argc, char **argv, struct night_args *a)
 {
-    static const struct option longopts[] = {{"from", required_argument, NULL, 'f'},
-                                             {"to", required_argument, NULL, 't'},
-                                             {"out", required_argument, NULL, 'o'},
-                                             {"format", required_argument, NULL, 'F'},
-                                             {"limit", required_argument, NULL, 'l'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
     char *end;
     int c;
 
     *a = (struct night_args){NAN, NAN, NULL, REPORT_HTML, NIGHT_LIMIT_DEFAULT, false};
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    const struct app_option opts[] = {{"from", OPT_OWN, NULL, 0, 0, NULL, 'f'},
+                                      {"to", OPT_OWN, NULL, 0, 0, NULL, 't'},
+                                      {"out", OPT_TEXT, &a->out, 0, 0, NULL, 0},
+                                      {"format", OPT_OWN, NULL, 0, 0, NULL, 'F'},
+                                      {"limit", OPT_OWN, NULL, 0, 0, NULL, 'l'},
+                                      {NULL, OPT_FLAG, NULL, 0, 0, NULL, 0}};
+    struct app_options p;
+
+    app_options_init(&p, "report night", opts, cmd_report_night_help, argc, argv);
+    while ((c = app_options_next(&p)) != 0) {
+        const char *arg = p.arg;
         switch (c) {
         case 'f':
         case 't': {
             double *at = c == 'f' ? &a->from_s : &a->to_s;
-            if (!app_time_arg(optarg, at)) {
+            if (!app_time_arg(arg, at)) {
                 fprintf(stderr,
                         "iocontend report night: --%s takes RFC 3339 or epoch "
                         "milliseconds, got '%s'\n",
-                        c == 'f' ? "from" : "to", optarg);
+                        c == 'f' ? "from" : "to", arg);
                 return EXIT_USAGE;
             }
             if (*at >= NIGHT_TIME_END_S) {
                 fprintf(stderr,
                         "iocontend report night: --%s takes a time before the year "
                         "10000 (epoch milliseconds below %.0f), got '%s'\n",
-                        c == 'f' ? "from" : "to", NIGHT_TIME_END_S * 1000, optarg);
+                        c == 'f' ? "from" : "to", NIGHT_TIME_END_S * 1000, arg);
                 return EXIT_USAGE;
             }
             break;
         }
-        case 'o': a->out = optarg; break;
         case 'F':
-            if (strcmp(optarg, "html") == 0) {
+            if (strcmp(arg, "html") == 0) {
                 a->format = REPORT_HTML;
-            } else if (strcmp(optarg, "json") == 0) {
+            } else if (strcmp(arg, "json") == 0) {
                 a->format = REPORT_JSON;
-            } else if (strcmp(optarg, "csv") == 0) {
+            } else if (strcmp(arg, "csv") == 0) {
                 a->format = REPORT_CSV;
             } else {
                 fprintf(stderr,
@@ -658,23 +658,23 @@ static int parse_args(int argc, char **argv, struct night_args *a)
             }
             break;
         case 'l':
-            a->limit = strtol(optarg, &end, 10);
+            a->limit = strtol(arg, &end, 10);
             if (*end != '\0' || a->limit < 1 || a->limit > NIGHT_LIMIT_MAX) {
                 fprintf(stderr, "iocontend report night: --limit takes 1 to %d\n",
                         NIGHT_LIMIT_MAX);
                 return EXIT_USAGE;
             }
             break;
-        case 'h':
-            cmd_report_night_help(stdout);
-            a->help = true;
-            return EXIT_OK;
-        default: cmd_report_night_help(stderr); return EXIT_USAGE;
+        default: break;
         }
     }
-    if (optind < argc) {
-        fprintf(stderr, "iocontend report night: unexpected argument '%s'\n",
-                argv[optind]);
+    if (p.status >= 0) {
+        a->help = p.status == EXIT_OK; /* --help: printed */
+        return p.status;
+    }
+    int rest = app_options_rest(&p);
+    if (rest < argc) {
+        fprintf(stderr, "iocontend report night: unexpected argument '%s'\n", argv[rest]);
         return EXIT_USAGE;
     }
     if (a->out == NULL || a->out[0] == '\0') {

@@ -2,7 +2,9 @@
  * never acts and never reads the configuration, config show prints a file that
  * loads back, the README's example configuration loads, and a bad value, an unknown
  * key or section, a line libinih would split and an indented line stop at the
- * configuration naming file, line and key. */
+ * configuration naming file, line and key; iocontend.conf(5) and the example file
+ * name the keys of config.c's table, no more, no fewer; ingest takes --threads and
+ * its older name --jobs. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,14 +12,17 @@
 
 #include <cmocka.h>
 
+#include "../../cli/internal.h"
 #include "../support/pgfixture.h"
 #include "../support/testutil.h"
 
+#include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -547,6 +552,153 @@ static void an_open_api_on_a_public_address_is_warned_of(void **state)
     free(out);
 }
 
+/* ingest's thread count is --threads, and --jobs, its older name, still works: each
+ * takes its value (a bad one is refused naming the option typed), each loads. */
+static void ingest_takes_threads_and_its_older_name_jobs(void **state)
+{
+    static const char *const names[] = {"threads", "jobs"};
+    char dir[512], args[800], want[160];
+    int rc = -1;
+
+    (void)state;
+    snprintf(dir, sizeof dir, "%s/no-logs", fx.state_dir);
+    assert_int_equal(mkdir(dir, 0700) == 0 || errno == EEXIST, 1);
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(args, sizeof args, "ingest darshan --%s 0 '%s' 2>&1", names[i], dir);
+        char *out = pgfixture_run(&fx, args, &rc);
+        assert_non_null(out);
+        snprintf(want, sizeof want,
+                 "iocontend ingest: --%s takes a number of threads from 1 to 1024, got "
+                 "'0'",
+                 names[i]);
+        if (rc != 64 || strstr(out, want) == NULL)
+            fail_msg("%s: want 64 and '%s', got %d: %s", args, want, rc, out);
+        free(out);
+        snprintf(args, sizeof args, "ingest darshan --%s 2 --json '%s'", names[i], dir);
+        out = pgfixture_run(&fx, args, &rc);
+        assert_non_null(out);
+        if (rc != 0 || out[0] != '{')
+            fail_msg("%s: want 0 and a summary, got %d: %s", args, rc, out);
+        free(out);
+    }
+}
+
+/* ---- the key table, the man page and the example file ---------------------------- */
+
+#define NAMED_MAX 64
+
+/* The keys a document names: "section key" each, and what follows "key = ". */
+struct named {
+    char key[NAMED_MAX][96];
+    char arg[NAMED_MAX][64];
+    size_t n;
+};
+
+static void named_add(struct named *d, const char *section, const char *key,
+                      const char *arg)
+{
+    assert_true(d->n < NAMED_MAX);
+    snprintf(d->key[d->n], sizeof d->key[d->n], "%s %s", section, key);
+    snprintf(d->arg[d->n], sizeof d->arg[d->n], "%s", arg);
+    d->n++;
+}
+
+static const char *named_find(const struct named *d, const char *section_key)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        if (strcmp(d->key[i], section_key) == 0)
+            return d->arg[i];
+    }
+    return NULL;
+}
+
+/* The sections whose keys are fixed: [filesystems]' keys are mount prefixes. */
+static bool fixed_section(const char *section)
+{
+    return section[0] != '\0' && strcmp(section, "filesystems") != 0;
+}
+
+/* iocontend.conf(5): each '.BI "key = " ARG' under its '.SH "[section]"'. */
+static void man_keys(struct named *d)
+{
+    size_t len;
+    char *src = testutil_read_file(testutil_repo_file("man/iocontend.conf.5"), &len);
+    char section[64] = "";
+
+    assert_non_null(src);
+    for (char *line = strtok(src, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+        char key[64];
+        int at = 0;
+        if (sscanf(line, ".SH \"[%63[^]]]\"", section) == 1)
+            continue;
+        if (strncmp(line, ".SH ", 4) == 0)
+            section[0] = '\0';
+        else if (fixed_section(section) &&
+                 sscanf(line, ".BI \"%63[a-z_] = \" %n", key, &at) == 1 && at > 0)
+            named_add(d, section, key, line + at);
+    }
+    free(src);
+}
+
+/* dist/iocontend.conf.example: each "key =" or ";key =" under its "[section]" (or
+ * ";[group NAME]"). */
+static void example_keys(struct named *d)
+{
+    size_t len;
+    char *src =
+        testutil_read_file(testutil_repo_file("dist/iocontend.conf.example"), &len);
+    char section[64] = "";
+
+    assert_non_null(src);
+    for (char *line = strtok(src, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+        char key[64];
+        const char *s = line[0] == ';' ? line + 1 : line;
+        if (sscanf(s, "[%63[^]]]", section) == 1) {
+            if (strncmp(section, "group ", 6) == 0)
+                snprintf(section, sizeof section, "group NAME");
+            continue;
+        }
+        int at = 0;
+        if (fixed_section(section) && sscanf(s, "%63[a-z_] =%n", key, &at) == 1 && at > 0)
+            named_add(d, section, key, "");
+    }
+    free(src);
+}
+
+/* The table's keys and [group NAME]'s (group_key_name), each named once in each
+ * document, with the table's argument in the man page; and no key the table lacks. */
+static void the_man_page_and_the_example_name_the_tables_keys(void **state)
+{
+    struct named table = {0}, man = {0}, example = {0};
+    const char *section, *key, *arg;
+
+    (void)state;
+    for (size_t i = 0; app_config_key_at(i, &section, &key, &arg); i++)
+        named_add(&table, section, key, arg);
+    for (int k = 0; k < GROUP_KEYS; k++)
+        named_add(&table, "group NAME", group_key_name((enum group_key)k), "");
+    assert_true(table.n >= 30);
+    man_keys(&man);
+    example_keys(&example);
+    for (size_t i = 0; i < table.n; i++) {
+        const char *in_man = named_find(&man, table.key[i]);
+        if (in_man == NULL || named_find(&example, table.key[i]) == NULL)
+            fail_msg("[%s] is in the table but not in %s", table.key[i],
+                     in_man == NULL ? "iocontend.conf(5)" : "iocontend.conf.example");
+        if (table.arg[i][0] != '\0' && strcmp(in_man, table.arg[i]) != 0)
+            fail_msg("iocontend.conf(5) gives [%s] '%s', the table '%s'", table.key[i],
+                     in_man, table.arg[i]);
+    }
+    const struct named *docs[] = {&man, &example};
+    for (size_t d = 0; d < 2; d++) {
+        for (size_t i = 0; i < docs[d]->n; i++) {
+            if (named_find(&table, docs[d]->key[i]) == NULL)
+                fail_msg("[%s] is in %s but not in the table", docs[d]->key[i],
+                         d == 0 ? "iocontend.conf(5)" : "iocontend.conf.example");
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -568,6 +720,8 @@ int main(void)
         cmocka_unit_test(a_regex_with_modest_repeats_loads),
         cmocka_unit_test(a_global_option_after_the_command_says_to_put_it_before),
         cmocka_unit_test(an_open_api_on_a_public_address_is_warned_of),
+        cmocka_unit_test(the_man_page_and_the_example_name_the_tables_keys),
+        cmocka_unit_test(ingest_takes_threads_and_its_older_name_jobs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
