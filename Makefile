@@ -48,7 +48,11 @@ ALL_H    := $(wildcard common/*.h stats/*.h sql/*.h ingest/*.h ingest/*/*.h anal
               daemon/*.h cli/*.h \
               tests/support/*.h fuzz/*.h)
 
-.SECONDARY:
+# The objects and the generated migrations are kept after a link (make would delete
+# them as intermediates). Named, not a bare .SECONDARY:, which would make every target
+# secondary, FORCE included, so that a changed object list never reached the archive.
+ALL_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(ALL_C) $(wildcard bench/*.c))
+.SECONDARY: $(ALL_OBJ) $(BUILD)/gen/migrations.c $(BUILD)/gen/migrations.o
 .PHONY: all deps test-deps lint fmt test test-run check demo bench bench-build bench-compare clean \
         compile_commands.json fuzz fuzz-build install uninstall
 all: $(LIB) $(PROG) $(if $(GEN_SRC),$(GEN))
@@ -70,9 +74,18 @@ $(BUILD)/gen/migrations.c: $(MIG_SQL) sql/embed.sh
 $(BUILD)/gen/migrations.o: $(BUILD)/gen/migrations.c
 	$(CC) $(CFLAGS) -Wno-overlength-strings -I. -c $< -o $@
 
-$(LIB): $(LIB_OBJ)
+# The archive follows its list of objects as well as their times: after a file is
+# renamed or removed, no object is newer than the archive, which would otherwise keep
+# the old member and miss nothing make can see.
+LIB_LIST := $(BUILD)/libiocontend.list
+FORCE:
+$(LIB_LIST): FORCE
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	@echo '$(LIB_OBJ)' | cmp -s - $@ || echo '$(LIB_OBJ)' > $@
+
+$(LIB): $(LIB_OBJ) $(LIB_LIST)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $(LIB_OBJ)
 
 $(PROG): $(PROG_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -282,4 +295,7 @@ clean:
 	rm -rf build
 
 SHELL := /bin/bash
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# Only this build's own dependency files: a find under $(BUILD) would also read those
+# of build/san, build/cc and the base tree of make bench-compare (build/base/src),
+# whose rules name other objects and headers that may no longer exist here.
+-include $(wildcard $(ALL_OBJ:.o=.d))

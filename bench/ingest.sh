@@ -25,7 +25,8 @@
 #   BENCH_INGEST_DXT_OPS   iocontend-gen --dxt-ops: at most this many reads and writes
 #                      per file record (32)
 #   INGEST_ARGS        more arguments for every `ingest darshan|iostat` (none); when
-#                      `iocontend ingest --help` lists --jobs, `--jobs $(nproc)` is added
+#                      `iocontend ingest --help` lists --threads (or, before issue 31,
+#                      --jobs), that option with $(nproc) is added
 #
 # The database that already holds the jobs is made once: another seed's logs ingested
 # (untimed) into a cluster kept under BUILD/bench/ingest/state-SEED-JPG (about 1 GB
@@ -85,13 +86,16 @@ t_start=$(date +%s)
 
 # The pipeline's parallelism, when this binary has it; else one process, one thread.
 ingest_args=${INGEST_ARGS:-}
-threads="one (this iocontend ingest has no --jobs)"
+threads="one (this iocontend ingest has no --threads)"
 # (nproc counts OMP_NUM_THREADS, which lib.sh pins to 1 for the references.)
 cores=$(env -u OMP_NUM_THREADS nproc)
-if "$bin" ingest --help 2>&1 | grep -q -e '--jobs'; then
-    ingest_args="--jobs $cores $ingest_args"
-    threads="ingest --jobs $cores"
-fi
+for opt in --threads --jobs; do
+    if "$bin" ingest --help 2>&1 | grep -q -e "$opt"; then
+        ingest_args="$opt $cores $ingest_args"
+        threads="ingest $opt $cores"
+        break
+    fi
+done
 section_header "iocontend ingest (ours) beside a plain binary COPY of the same rows (the ceiling)" \
     "$threads"
 echo "ingest arguments: ${ingest_args:-(none)}"

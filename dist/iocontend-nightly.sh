@@ -9,7 +9,7 @@
 #                      jobs that ended after the last run); another is walked whole.
 #   IOCONTEND_IOSTAT   FS=PATH pairs: iostat / sadf / sa files or directories of the
 #                      file system FS (a grown file loads only its new reports).
-#   IOCONTEND_JOBS     files ingest reads at a time (--jobs; default 4, so that
+#   IOCONTEND_JOBS     files ingest reads at a time (--threads; default 4, so that
 #                      the unit's MemoryMax holds whatever the processor count).
 #   IOCONTEND_STEP_TIMEOUT  how long one step may take (timeout(1): 2h by default,
 #                      0 for no limit): a step over it is stopped (status 124), so
@@ -98,7 +98,7 @@ for dir in ${IOCONTEND_DARSHAN:-}; do
     # shellcheck disable=SC2086
     set -- $paths
     unset IFS
-    run ingest darshan --jobs "$jobs" "$@"
+    run ingest darshan --threads "$jobs" "$@"
 done
 
 for pair in ${IOCONTEND_IOSTAT:-}; do
@@ -109,7 +109,7 @@ for pair in ${IOCONTEND_IOSTAT:-}; do
         note 64
         continue
     fi
-    run ingest iostat --fs "$fs" --jobs "$jobs" "$path"
+    run ingest iostat --fs "$fs" --threads "$jobs" "$path"
 done
 
 run analyze
