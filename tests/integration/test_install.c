@@ -612,10 +612,10 @@ static void nightly_runs_every_step_and_keeps_the_first_failure(void **state)
                      "'%s/logs/'$(date +%%Y/%%-m/%%-d)",
                      dir, dir);
     snprintf(want, sizeof want,
-             "--config /c ingest darshan --jobs 4 %s\n"
-             "--config /c ingest darshan --jobs 4 %s/flat\n"
-             "--config /c ingest iostat --fs a --jobs 4 /x\n"
-             "--config /c ingest iostat --fs b --jobs 4 /y\n"
+             "--config /c ingest darshan --threads 4 %s\n"
+             "--config /c ingest darshan --threads 4 %s/flat\n"
+             "--config /c ingest iostat --fs a --threads 4 /x\n"
+             "--config /c ingest iostat --fs b --threads 4 /y\n"
              "--config /c analyze\n--config /c analyze --sweep\n",
              days, dir);
     assert_string_equal(calls, want);
@@ -662,8 +662,8 @@ static void nightly_stops_a_step_that_hangs_and_runs_the_next(void **state)
     assert_int_equal(rc, 124);
     assert_true(took_s < 30.0);
     char *calls = run(&rc, "cat '%s/calls'", dir);
-    assert_string_equal(calls, "ingest iostat --fs a --jobs 4 /x\n"
-                               "ingest iostat --fs b --jobs 4 /y\nanalyze\n");
+    assert_string_equal(calls, "ingest iostat --fs a --threads 4 /x\n"
+                               "ingest iostat --fs b --threads 4 /y\nanalyze\n");
     free(calls);
     free(run(&rc, "rm -rf '%s'", dir));
 }
