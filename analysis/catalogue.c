@@ -148,7 +148,7 @@ double metric_value(const struct metric_def *md, const struct db_job *j,
                     const struct job_eval *ev)
 {
     if (md->fam == &fam_log) {
-        double x = j->log[md->at];
+        double x = log_double(j->log, (enum log_value)md->at);
         return (md->flags & NONE_IF_NEGATIVE) && x < 0 ? (double)NAN : x;
     }
     const char *at = (const char *)ev + md->at;
@@ -194,7 +194,7 @@ enum stats_exclusion pair_values(const struct metric_def *my, const struct metri
         e = EXCL_INCOMPLETE_LOG;
     *yv = metric_value(my, j, ev);
     *xv = metric_value(mx, j, ev);
-    if (e == EXCL_NONE && !(j->log[LOG_T_J] > 0))
+    if (e == EXCL_NONE && !(j->log[LOG_T_J].f8 > 0))
         e = EXCL_NO_IO; /* METHOD.md §2: T_J = 0 is excluded from time analyses */
     if (e == EXCL_NONE && (!isfinite(*yv) || !isfinite(*xv)))
         e = EXCL_NONFINITE;

@@ -169,11 +169,11 @@ enum status job_eval_on(const struct stats_series *series, const struct db_job *
             return error_set(err, rc, "job %s: %s", j->job_key, job_err.msg);
         }
     }
-    struct stats_job_log log = {.t = j->log[LOG_T],
-                                .eta_read = log_bytes(j->log[LOG_ETA_READ]),
-                                .eta_write = log_bytes(j->log[LOG_ETA_WRITE]),
-                                .eta_mon_read = log_bytes(j->log[LOG_ETA_MON_READ]),
-                                .eta_mon_write = log_bytes(j->log[LOG_ETA_MON_WRITE])};
+    struct stats_job_log log = {.t = j->log[LOG_T].f8,
+                                .eta_read = j->log[LOG_ETA_READ].i8,
+                                .eta_write = j->log[LOG_ETA_WRITE].i8,
+                                .eta_mon_read = j->log[LOG_ETA_MON_READ].i8,
+                                .eta_mon_write = j->log[LOG_ETA_MON_WRITE].i8};
     if (stats_job_derived(&ev->v, &log, &ev->dv, &job_err) != STATUS_OK) {
         /* stats_job_derived left every derived value NAN and nonfinite. */
         log_debug("job %s: %s", j->job_key, job_err.msg);

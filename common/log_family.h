@@ -7,12 +7,11 @@
 #ifndef IOCONTEND_LOG_FAMILY_H
 #define IOCONTEND_LOG_FAMILY_H
 
-#include <math.h>
 #include <stdint.h>
 
 /* X(NAME, name, type, listed): type F8 (seconds, a double; NaN: SQL NULL) or I8 (bytes,
- * an int64_t); listed: 1 when GET /jobs shows it. The order is the jobs fingerprint's
- * (sql/db_results.c) and the /jobs rows': do not reorder. */
+ * an int64_t, carried exactly); listed: 1 when GET /jobs shows it. The order is the
+ * jobs fingerprint's (sql/db_results.c) and the /jobs rows': do not reorder. */
 #define LOG_VALUES(X)                                                                    \
     /* run time: header for format >= 3.41, else end - start */                          \
     X(T_J, t_j, F8, 1)                                                                   \
@@ -36,23 +35,43 @@
 #define LOG_CTYPE_F8 double
 #define LOG_CTYPE_I8 int64_t
 
+/* One stored value of a family: .f8 for an F8 value, .i8 for an I8 one. A byte count
+ * stays an int64_t from ingest to the database and back (a double would round it
+ * above 2^53). LOG_CELL_F8 / LOG_CELL_I8 name the member of a type. */
+union family_value {
+    double f8;
+    int64_t i8;
+};
+#define LOG_CELL_F8 f8
+#define LOG_CELL_I8 i8
+
 /* LOG_T_J, ...: a value's index into a row's log[LOG_N]. */
 #define LOG_ENUM_ITEM(NAME, name, type, listed) LOG_##NAME,
 enum log_value { LOG_VALUES(LOG_ENUM_ITEM) LOG_N };
 #undef LOG_ENUM_ITEM
 
-/* A byte value of a row's log[] (a double) back as the int64_t it was: saturated, as
- * ingest's sums are (INT64_MAX, which as a double is 2^63, one past the largest
- * int64_t: the plain cast would be undefined). NaN is 0. Exact up to 2^53 bytes. */
-static inline int64_t log_bytes(double v)
+/* Whether value v is an I8 (else an F8). */
+static inline int log_is_i8(enum log_value v)
 {
-    if (isnan(v))
-        return 0;
-    if (v >= 0x1p63)
-        return INT64_MAX;
-    if (v < -0x1p63)
-        return INT64_MIN;
-    return (int64_t)v;
+#define LOG_IS_I8_F8 0
+#define LOG_IS_I8_I8 1
+#define LOG_IS_I8(NAME, name, type, listed)                                              \
+    case LOG_##NAME: return LOG_IS_I8_##type;
+    switch (v) {
+        LOG_VALUES(LOG_IS_I8)
+    case LOG_N: break;
+    }
+    return 0;
+#undef LOG_IS_I8
+#undef LOG_IS_I8_F8
+#undef LOG_IS_I8_I8
+}
+
+/* Value v of a row's log[] as a double, whatever its type (a byte count above 2^53
+ * rounds, as every metric does on its way into a statistic). */
+static inline double log_double(const union family_value *log, enum log_value v)
+{
+    return log_is_i8(v) ? (double)log[v].i8 : log[v].f8;
 }
 
 #endif

@@ -77,8 +77,8 @@ static json_t *job_json(const struct db_job_row *r)
         if (!f->cols[i].listed)
             continue;
         json_t *v = f->cols[i].type == DB_COLUMN_I8
-                        ? json_integer((json_int_t)log_bytes(r->log[i]))
-                        : metric_or_null(r->log[i]);
+                        ? json_integer((json_int_t)r->log[i].i8)
+                        : metric_or_null(r->log[i].f8);
         if (json_object_set_new(o, f->cols[i].name, v) != 0) {
             json_decref(o);
             o = NULL;

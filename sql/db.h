@@ -208,7 +208,7 @@ struct db_job_in {
     double log_version;               /* 3.41 */
     const char *group_id;             /* 16 hex digits, a hash of group_key */
     const char *group_key;            /* what defines the group (METHOD.md §4) */
-    double log[LOG_N];                /* the log family's values (common/log_family.h) */
+    union family_value log[LOG_N];    /* the log family's values (common/log_family.h) */
     int64_t n_unique_files, n_shared_files;
     bool negative_time; /* a time counter below 0 was read as absent (METHOD.md §9) */
     const char *incomplete_modules; /* "POSIX,MPI-IO": marked incomplete; NULL: whole */
@@ -444,10 +444,10 @@ struct db_job {
     char job_key[33];
     char jobid[32];
     char group_id[17];
-    double start_s, end_s;     /* T_start, T_end: start_time and start_time + t_j */
-    double log[LOG_N];         /* the log family's values (common/log_family.h) */
-    bool incomplete_log;       /* a POSIX, MPI-IO or STDIO module is incomplete */
-    struct db_window *windows; /* owned by the db_jobs array */
+    double start_s, end_s;         /* T_start, T_end: start_time and start_time + t_j */
+    union family_value log[LOG_N]; /* the log family's values (common/log_family.h) */
+    bool incomplete_log;           /* a POSIX, MPI-IO or STDIO module is incomplete */
+    struct db_window *windows;     /* owned by the db_jobs array */
     size_t n_windows;
     enum db_trace trace; /* job_traces: none, whole, incomplete (METHOD.md §10) */
     /* job_x_windows: the trace's merged operation windows (bytes 0), owned by the
@@ -713,7 +713,7 @@ enum status db_data_version(struct db *db, long long *version,
 struct db_job_row {
     char job_key[33], jobid[32], group_id[17], exe[128];
     int64_t uid, nprocs, start_time, end_time;
-    double log[LOG_N]; /* the log family's values (common/log_family.h) */
+    union family_value log[LOG_N]; /* the log family's values (common/log_family.h) */
 };
 enum status db_jobs_page(struct db *db, const char *cursor, double from_s, double to_s,
                          const char *group_id, size_t limit, struct db_job_row **rows,

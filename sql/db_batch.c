@@ -477,8 +477,8 @@ static enum status copy_maps(struct db *db, const struct db_job_batch_item *item
         bincopy_row(&c, 4);
         bincopy_text(&c, items[i].content_hash);
         bincopy_text(&c, j->job_key);
-        bincopy_int8(&c, log_bytes(j->log[LOG_ETA_MON_READ]));
-        bincopy_int8(&c, log_bytes(j->log[LOG_ETA_MON_WRITE]));
+        bincopy_int8(&c, j->log[LOG_ETA_MON_READ].i8);
+        bincopy_int8(&c, j->log[LOG_ETA_MON_WRITE].i8);
     }
     if (rc == STATUS_OK)
         rc = bincopy_end(&c);

@@ -14,13 +14,12 @@ enum db_column_type { DB_COLUMN_F8, DB_COLUMN_I8 };
 /* A stored value of a family: a column named as METHOD.md names the value. */
 struct db_column {
     const char *name;
-    enum db_column_type type; /* F8: NaN is SQL NULL; I8: an integer held as a double */
+    enum db_column_type type; /* F8: a double, NaN is SQL NULL; I8: an int64_t */
     bool listed;              /* GET /jobs shows it */
 };
 
 /* A stored family: its values are columns of table, in one row per job (job_key). A
- * row carries them as double vals[n_cols], in cols' order; an I8 value is exact up
- * to 2^53 (9 PB per job and direction). */
+ * row carries them as union family_value vals[n_cols], in cols' order. */
 struct db_family {
     const char *name;  /* the catalogue's family name */
     const char *table; /* "jobs" */

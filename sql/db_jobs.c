@@ -88,7 +88,7 @@ static enum status jobs_load(struct db *db, const struct jobs_sql *sql, const ch
         copy_text(j->group_id, sizeof j->group_id, r, row, 2);
         j->start_s = (double)get_int64(r, row, 3);
         db_family_load(&db_family_log, r, row, JOBS_LOG_COL, j->log);
-        j->end_s = j->start_s + j->log[LOG_T_J];
+        j->end_s = j->start_s + j->log[LOG_T_J].f8;
         j->incomplete_log = PQgetvalue(r, row, 4)[0] == 't';
         j->windows = jobs->all_windows + k;
         while (k < nw && strcmp(PQgetvalue(w, (int)k, 0), j->job_key) == 0) {

@@ -149,10 +149,11 @@ enum status bincopy_end(struct bincopy *c) MUST_CHECK;
 
 /* A family's values (vals[f->n_cols], in its columns' order) as fields of the COPY
  * row begun (db_family.c): the one COPY of every stored family. */
-void db_family_copy(struct bincopy *c, const struct db_family *f, const double *vals);
+void db_family_copy(struct bincopy *c, const struct db_family *f,
+                    const union family_value *vals);
 /* The family's values from row of r, whose columns col.. are f's columns in order:
  * the one load of every stored family. */
 void db_family_load(const struct db_family *f, const PGresult *r, int row, int col,
-                    double *vals);
+                    union family_value *vals);
 
 #endif

@@ -196,7 +196,7 @@ enum status job_rows(const char *path, const struct darshan_log *log,
                               .windows = w,
                               .n_windows = m->n_windows};
     /* the log family, by the list that declared job_metrics' fields */
-#define LOG_COPY(NAME, name, type, listed) job->log[LOG_##NAME] = (double)m->name;
+#define LOG_COPY(NAME, name, type, listed) job->log[LOG_##NAME].LOG_CELL_##type = m->name;
     LOG_VALUES(LOG_COPY)
 #undef LOG_COPY
     *windows = w;

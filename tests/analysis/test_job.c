@@ -58,12 +58,12 @@ static struct db_job job_new(enum db_trace trace, struct db_window *xw, size_t n
 {
     struct db_job j = {.start_s = B + 5.0,
                        .end_s = B + 230.0,
-                       .log = {[LOG_T_J] = 225.0,
-                               [LOG_T] = 41.5,
-                               [LOG_ETA_READ] = 1500000000,
-                               [LOG_ETA_WRITE] = 725000000,
-                               [LOG_ETA_MON_READ] = 1500000000,
-                               [LOG_ETA_MON_WRITE] = 725000000},
+                       .log = {[LOG_T_J] = {.f8 = 225.0},
+                               [LOG_T] = {.f8 = 41.5},
+                               [LOG_ETA_READ] = {.i8 = 1500000000},
+                               [LOG_ETA_WRITE] = {.i8 = 725000000},
+                               [LOG_ETA_MON_READ] = {.i8 = 1500000000},
+                               [LOG_ETA_MON_WRITE] = {.i8 = 725000000}},
                        .windows = d_worked,
                        .n_windows = 1,
                        .trace = trace,
@@ -267,7 +267,7 @@ static void negative_background_is_kept_and_flagged(void **state)
     struct job_eval ev;
 
     (void)state;
-    j.log[LOG_ETA_READ] = j.log[LOG_ETA_MON_READ] = 900000000000.0;
+    j.log[LOG_ETA_READ].i8 = j.log[LOG_ETA_MON_READ].i8 = 900000000000;
     eval(s, &j, &ev);
     double b = reported("b_x", &j, &ev);
     assert_true(b < 0);

@@ -143,20 +143,19 @@ static void paths_are_made_absolute_lexically(void **state)
     assert_string_equal(out, "");
 }
 
-/* A byte count rides in a row's log[] as a double: back as int64_t it saturates at
- * ingest's cap (INT64_MAX is 2^63 as a double, where a plain cast is undefined), and
- * is exact up to 2^53. */
-static void byte_values_come_back_exact_or_saturated(void **state)
+/* A byte count rides in a row's log[] as an int64_t, exactly (2^53 + 1 would round as
+ * a double), and log_double reads either type. */
+static void byte_values_ride_exact(void **state)
 {
+    union family_value log[LOG_N] = {0};
+
     (void)state;
-    assert_true(log_bytes((double)INT64_MAX) == INT64_MAX);
-    assert_true(log_bytes(0x1p64) == INT64_MAX);
-    assert_true(log_bytes((double)INT64_MIN) == INT64_MIN);
-    assert_true(log_bytes(-0x1p64) == INT64_MIN);
-    assert_true(log_bytes(NAN) == 0);
-    assert_true(log_bytes((double)(INT64_C(1) << 53)) == INT64_C(1) << 53);
-    assert_true(log_bytes(123456789.0) == 123456789);
-    assert_true(log_bytes(-1.0) == -1);
+    assert_true(log_is_i8(LOG_ETA_MON_WRITE) && !log_is_i8(LOG_T_J) && !log_is_i8(LOG_T));
+    log[LOG_ETA_READ].i8 = (INT64_C(1) << 53) + 1;
+    log[LOG_T_FR].f8 = 2.5;
+    assert_true(log[LOG_ETA_READ].i8 == (INT64_C(1) << 53) + 1);
+    assert_true(log_double(log, LOG_ETA_READ) == 0x1p53);
+    assert_true(log_double(log, LOG_T_FR) == 2.5);
 }
 
 int main(void)
@@ -170,7 +169,7 @@ int main(void)
         cmocka_unit_test(log_levels_parse_by_name),
         cmocka_unit_test(bad_utf8_and_controls_are_escaped),
         cmocka_unit_test(paths_are_made_absolute_lexically),
-        cmocka_unit_test(byte_values_come_back_exact_or_saturated),
+        cmocka_unit_test(byte_values_ride_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -577,6 +577,31 @@ static void implausible_logs_are_quarantined_with_their_line(void **state)
     free(log.p);
 }
 
+/* A byte count above 2^53 (where a double steps by 2) and within the plausible ceiling
+ * is stored exactly: 2^53 + 1 bytes read through MPI-IO, the layer η counts of the
+ * file's two (POSIX's 64 MiB beneath it are not added). */
+static void a_byte_count_past_two_to_the_53_is_stored_exactly(void **state)
+{
+    long line;
+    char *text = text_variant(
+        "MPI-IO\t-1\t9347516096890457488\tMPIIO_BYTES_READ\t67108864",
+        "MPI-IO\t-1\t9347516096890457488\tMPIIO_BYTES_READ\t9007199254740993", &line);
+
+    (void)state;
+    write_in("exact", "exact.parser.txt", text, strlen(text));
+    struct run r = ingest("exact", NULL, 0);
+    assert_int_equal(r.rc, 0);
+    assert_int_equal(field(r.summary, "loaded"), 1);
+    json_decref(r.summary);
+    char *got = pgfixture_query(
+        &fx, "SELECT eta_read::text FROM jobs WHERE source_path LIKE '%/' || $1",
+        "exact/exact.parser.txt");
+    assert_non_null(got);
+    assert_string_equal(got, "9007199254740993");
+    free(got);
+    free(text);
+}
+
 static int setup(void **state)
 {
     const char *tmp = getenv("TMPDIR");
@@ -610,6 +635,7 @@ int main(void)
         cmocka_unit_test(a_job_of_too_many_records_is_quarantined),
         cmocka_unit_test(out_of_memory_quarantines_the_log_not_the_batch),
         cmocka_unit_test(implausible_logs_are_quarantined_with_their_line),
+        cmocka_unit_test(a_byte_count_past_two_to_the_53_is_stored_exactly),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
