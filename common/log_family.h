@@ -50,22 +50,15 @@ union family_value {
 enum log_value { LOG_VALUES(LOG_ENUM_ITEM) LOG_N };
 #undef LOG_ENUM_ITEM
 
-/* Whether value v is an I8 (else an F8). */
+/* Whether value v is an I8 (else an F8): its bit in a mask the list builds. */
+#define LOG_I8_BIT_F8                        0u
+#define LOG_I8_BIT_I8                        1u
+#define LOG_I8_BIT(NAME, name, type, listed) | (LOG_I8_BIT_##type << LOG_##NAME)
 static inline int log_is_i8(enum log_value v)
 {
-#define LOG_IS_I8_F8 0
-#define LOG_IS_I8_I8 1
-#define LOG_IS_I8(NAME, name, type, listed)                                              \
-    case LOG_##NAME: return LOG_IS_I8_##type;
-    switch (v) {
-        LOG_VALUES(LOG_IS_I8)
-    case LOG_N: break;
-    }
-    return 0;
-#undef LOG_IS_I8
-#undef LOG_IS_I8_F8
-#undef LOG_IS_I8_I8
+    return v < LOG_N && (((0u LOG_VALUES(LOG_I8_BIT)) >> v) & 1u) != 0;
 }
+#undef LOG_I8_BIT
 
 /* Value v of a row's log[] as a double, whatever its type (a byte count above 2^53
  * rounds, as every metric does on its way into a statistic). */
