@@ -12,12 +12,53 @@
 
 /* ---- the job metrics (catalogue.c) ------------------------------------------------ */
 
-/* A family of job metrics: the ones one computation gives and one exclusion reason
- * covers (catalogue.c). */
-struct family {
-    const char *name; /* export's excluded_NAME, the per-job JSON's "excluded" key */
-    size_t excl;      /* offsetof its reason in struct job_eval; SIZE_MAX: never */
+struct family;
+struct job_eval;
+struct analysis_scratch;
+
+/* Where a family is computed. */
+enum family_where {
+    FAMILY_AT_INGEST,  /* from the log alone, stored with the job (ingest/metrics.c) */
+    FAMILY_IN_ANALYSIS /* against the servers' series, at each analysis' scope and
+                        * granularity, and not stored */
 };
+
+/* What a job's incomplete log (METHOD.md §2: its POSIX, MPI-IO or STDIO records are
+ * incomplete) does to a family. */
+enum family_incomplete {
+    INCOMPLETE_KEEPS,               /* it needs only the span and the servers' samples */
+    INCOMPLETE_EXCLUDES,            /* it needs the job's windows or bytes: excluded */
+    INCOMPLETE_EXCLUDES_WHOLE_TRACE /* excluded when the trace is whole; without a
+                                     * whole trace no_trace or incomplete_dxt say more
+                                     * and stay */
+};
+
+/* Computes, for one job over series (NULL: the job touched no monitored file system
+ * of its scope), the values and the exclusion reasons of the families that share the
+ * function, into ev; the families before it in families[] are computed. Data of the
+ * job's own that are unusable exclude the families (nonfinite) and the call
+ * succeeds: it fails only for lack of memory or when an internal call does. */
+typedef enum status (*family_compute_fn)(const struct stats_series *series,
+                                         const struct db_job *j,
+                                         struct analysis_scratch *s, struct job_eval *ev,
+                                         struct error *err);
+
+/* A family of job metrics: the ones one exclusion reason covers (catalogue.c). Its
+ * metrics are the rows of metrics[] that name it. */
+struct family {
+    const char *name;    /* export's excluded_NAME, the per-job JSON's "excluded" key */
+    const char *section; /* the METHOD.md section that defines it */
+    enum family_where where;
+    const struct db_family *stored; /* its table and columns; NULL: not stored */
+    size_t excl;      /* offsetof its reason in struct job_eval; SIZE_MAX: never */
+    unsigned reasons; /* FAMILY_REASON(e) of each enum stats_exclusion it can carry */
+    enum family_incomplete incomplete;
+    /* In analysis: the function that computes it, one call per job for all the
+     * families that share it; NULL at ingest. */
+    family_compute_fn compute;
+};
+
+#define FAMILY_REASON(e) (1u << (e))
 
 /* Every family, in export's order (the log first: it is never excluded). */
 extern const struct family *const families[];
@@ -178,6 +219,26 @@ void analysis_scratch_clear(struct analysis_scratch *s);
 enum status job_eval_on(const struct stats_series *series, const struct db_job *j,
                         struct analysis_scratch *s, struct job_eval *ev,
                         struct error *err) MUST_CHECK;
+/* The analysis families' compute functions, named by their rows in catalogue.c; only
+ * these files (fam_*.c) call stats/'s per-job computations. */
+/* psi, d, i and q (METHOD.md §3, §11): one stats_job_volume over the job's windows
+ * (fam_volume.c). */
+enum status compute_volume(const struct stats_series *series, const struct db_job *j,
+                           struct analysis_scratch *s, struct job_eval *ev,
+                           struct error *err) MUST_CHECK;
+/* b_d and tau, and the ν and ν^D values of psi and d (METHOD.md §3): one
+ * stats_job_derived (fam_derived.c). */
+enum status compute_derived(const struct stats_series *series, const struct db_job *j,
+                            struct analysis_scratch *s, struct job_eval *ev,
+                            struct error *err) MUST_CHECK;
+/* x and b_x (METHOD.md §10): the volume and derived computations over the DXT
+ * operation windows, and the measure of their union (fam_x.c). */
+enum status compute_x(const struct stats_series *series, const struct db_job *j,
+                      struct analysis_scratch *s, struct job_eval *ev,
+                      struct error *err) MUST_CHECK;
+/* What the derived metrics need of job j's log (fam_derived.c). */
+struct stats_job_log family_job_log(const struct db_job *j);
+
 /* job_eval_on over the series of the job's scope (METHOD.md §1), which ev->ss names.
  * Fails also when that series cannot be built. */
 enum status job_eval(struct analysis_ctx *c, const struct db_job *j,

@@ -35,22 +35,27 @@ static bool log_valid(const struct stats_job_log *log)
            log->eta_mon_write <= log->eta_write;
 }
 
+void stats_job_derived_none(struct stats_job_derived *d, enum stats_exclusion e)
+{
+    *d = (struct stats_job_derived){.nu_excl = e,
+                                    .nu_read = NAN,
+                                    .nu_write = NAN,
+                                    .nu_d_excl = e,
+                                    .nu_d_read = NAN,
+                                    .nu_d_write = NAN,
+                                    .b_d_excl = e,
+                                    .b_d = NAN,
+                                    .tau_excl = e,
+                                    .tau = NAN};
+}
+
 enum status stats_job_derived(const struct stats_job_volume *v,
                               const struct stats_job_log *log,
                               struct stats_job_derived *out, struct error *err)
 {
     if (out == NULL)
         return error_set(err, STATUS_INVALID, "missing output");
-    *out = (struct stats_job_derived){.nu_excl = EXCL_NONFINITE,
-                                      .nu_read = NAN,
-                                      .nu_write = NAN,
-                                      .nu_d_excl = EXCL_NONFINITE,
-                                      .nu_d_read = NAN,
-                                      .nu_d_write = NAN,
-                                      .b_d_excl = EXCL_NONFINITE,
-                                      .b_d = NAN,
-                                      .tau_excl = EXCL_NONFINITE,
-                                      .tau = NAN};
+    stats_job_derived_none(out, EXCL_NONFINITE);
     if (v == NULL || log == NULL)
         return error_set(err, STATUS_INVALID, "missing volume or log metrics");
     if (!log_valid(log)) {

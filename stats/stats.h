@@ -151,6 +151,10 @@ enum status stats_job_volume(const struct stats_series *s, const struct stats_jo
                              size_t *scratch, struct stats_job_volume *out,
                              struct error *err) MUST_CHECK;
 
+/* Every value of v NAN (m, m_i 0), each family excluded for reason e (EXCL_NONE: as
+ * stats_job_volume starts); for a job that has no volume metrics. */
+void stats_job_volume_none(struct stats_job_volume *v, enum stats_exclusion e);
+
 /* The measure of the union of n windows, seconds: the time covered by at least one
  * [start_s, end_s] (METHOD.md §10's t_x, t_x_read, t_x_write). Overlapping and
  * nested windows count once; a zero-length window adds nothing. Sorts windows in
@@ -195,6 +199,9 @@ struct stats_job_derived {
     double tau;                     /* τ = T / (η / 2^30), seconds per GiB */
     unsigned negative;              /* NEGATIVE_* bits of the values below zero */
 };
+
+/* Every derived value NAN, each excluded for reason e. */
+void stats_job_derived_none(struct stats_job_derived *d, enum stats_exclusion e);
 
 /* ν, ν^D, B^D and τ of one job (METHOD.md §3) from its volume metrics v (over the
  * series of the analysis' scope) and its log metrics: ν = Ψ − η^mon per direction,

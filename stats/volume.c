@@ -312,6 +312,30 @@ static enum status check_job(const struct stats_series *s, const struct stats_jo
     return STATUS_OK;
 }
 
+void stats_job_volume_none(struct stats_job_volume *v, enum stats_exclusion e)
+{
+    *v = (struct stats_job_volume){.psi_excl = e,
+                                   .psi_read = NAN,
+                                   .psi_write = NAN,
+                                   .psi_o_read = NAN,
+                                   .psi_o_write = NAN,
+                                   .d_excl = e,
+                                   .t_d = NAN,
+                                   .psi_d_read = NAN,
+                                   .psi_d_write = NAN,
+                                   .psi_do_read = NAN,
+                                   .psi_do_write = NAN,
+                                   .s_d = NAN,
+                                   .i_excl = e,
+                                   .t_i = NAN,
+                                   .psi_i_read = NAN,
+                                   .psi_i_write = NAN,
+                                   .q_excl = e,
+                                   .q_d = NAN,
+                                   .u_d = NAN,
+                                   .await_d = NAN};
+}
+
 enum status stats_job_volume(const struct stats_series *s, const struct stats_job *job,
                              size_t *scratch, struct stats_job_volume *out,
                              struct error *err)
@@ -321,22 +345,7 @@ enum status stats_job_volume(const struct stats_series *s, const struct stats_jo
 
     if (s == NULL || job == NULL || out == NULL)
         return error_set(err, STATUS_INVALID, "missing series, job or output");
-    *out = (struct stats_job_volume){.psi_read = NAN,
-                                     .psi_write = NAN,
-                                     .psi_o_read = NAN,
-                                     .psi_o_write = NAN,
-                                     .t_d = NAN,
-                                     .psi_d_read = NAN,
-                                     .psi_d_write = NAN,
-                                     .psi_do_read = NAN,
-                                     .psi_do_write = NAN,
-                                     .s_d = NAN,
-                                     .t_i = NAN,
-                                     .psi_i_read = NAN,
-                                     .psi_i_write = NAN,
-                                     .q_d = NAN,
-                                     .u_d = NAN,
-                                     .await_d = NAN};
+    stats_job_volume_none(out, EXCL_NONE);
     rc = check_job(s, job, scratch, err);
     if (rc != STATUS_OK)
         return rc;

@@ -636,6 +636,34 @@ static void jobs_csv_pages_together_are_export_jobs(void **state)
 }
 
 /* The metrics of the JSON pages are those of `export jobs --format json`. */
+/* The enum stats_exclusion called name; EXCL_COUNT when none is. */
+static enum stats_exclusion exclusion_named(const char *name)
+{
+    for (int e = 0; e < EXCL_COUNT; e++) {
+        if (strcmp(stats_exclusion_name((enum stats_exclusion)e), name) == 0)
+            return (enum stats_exclusion)e;
+    }
+    return EXCL_COUNT;
+}
+
+/* Every reason of a job's "excluded" object is one its family declares it can carry
+ * (the catalogue's reasons). */
+static void family_reasons_are_declared(json_t *excluded)
+{
+    const char *name;
+    json_t *why;
+
+    json_object_foreach(excluded, name, why)
+    {
+        const struct family *f = family_find(name);
+        assert_non_null(f);
+        enum stats_exclusion e = exclusion_named(json_string_value(why));
+        if (e == EXCL_COUNT || !(f->reasons & FAMILY_REASON(e)))
+            fail_msg("family %s excluded as %s, which it does not declare", name,
+                     json_string_value(why));
+    }
+}
+
 static void jobs_json_metrics_are_export_jobs(void **state)
 {
     char cmd[1024], path[512], next[128] = "";
@@ -686,6 +714,7 @@ static void jobs_json_metrics_are_export_jobs(void **state)
                     assert_true(json_equal(g, v));
                 }
             }
+            family_reasons_are_declared(json_object_get(w, "excluded"));
         }
         const json_t *nc = json_object_get(page, "next_cursor");
         snprintf(next, sizeof next, "%s",
@@ -745,6 +774,21 @@ static void the_document_names_the_catalogue_both_ways(void **state)
         k++;
     }
     assert_int_equal(json_array_size(fams), k);
+    /* The reasons a job's family can carry are the families' declared ones; a pair's
+     * own (nonpositive_in_log_space) none carries. */
+    static const char *const reason_enum[] = {"excluded", "additionalProperties", "enum"};
+    const json_t *reasons = doc_at(props, reason_enum, 3);
+    unsigned declared = 0, documented = 0;
+    for (size_t f = 0; f < n_families; f++)
+        declared |= families[f]->reasons;
+    for (size_t r = 0; r < json_array_size(reasons); r++) {
+        enum stats_exclusion e =
+            exclusion_named(json_string_value(json_array_get(reasons, r)));
+        assert_int_not_equal(e, EXCL_COUNT);
+        documented |= FAMILY_REASON(e);
+    }
+    assert_int_equal(declared,
+                     documented & ~FAMILY_REASON(EXCL_NONPOSITIVE_IN_LOG_SPACE));
     json_decref(doc);
 }
 

@@ -34,6 +34,14 @@ if [ -n "$hits" ]; then
     echo "$hits" | sed "s|\$|   <- within analysis/, only objects*.c includes jansson|"
     status=1
 fi
+# Within analysis/, only fam_*.c compute a job's families (their compute functions,
+# named by the catalogue's rows): the other files read what they computed.
+hits=$(grep -n -E '\<stats_(job_volume|job_derived|union_measure)[[:space:]]*\(' \
+    analysis/*.c 2>/dev/null | grep -v -E '^analysis/fam_[a-z]+\.c:|^\S+:[0-9]+:\s*(/\*|\*)')
+if [ -n "$hits" ]; then
+    echo "$hits" | sed "s|\$|   <- within analysis/, only fam_*.c compute families|"
+    status=1
+fi
 forbid daemon '\.\./(cli|stats|ingest)/' \
     "daemon/ never reaches cli/, and stats/ only through analysis/"
 # The Darshan reader (ingest/darshan/), the text parsers (ingest/text/) and the log's
