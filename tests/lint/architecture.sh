@@ -61,4 +61,8 @@ part == "@named" {
         bad = 1
     }
 }
-END { exit bad }'
+END {
+    if (!bad)
+        print "architecture: " doc " names every source file and folder"
+    exit bad
+}'
