@@ -180,6 +180,7 @@ lint:
 	@mkdir -p $(BUILD)
 	sh tests/lint/boundaries.sh
 	sh tests/lint/migrations.sh
+	sh tests/lint/architecture.sh
 	clang-format --dry-run --Werror $(ALL_C) $(ALL_H)
 	@# One file per clang-tidy run: clang-tidy 14's valist checker misfires on the
 	@# second and later files of a multi-file run.

@@ -1,7 +1,7 @@
 /* test_cli.c: what the command line promises beyond the golden outputs: --help
  * never acts and never reads the configuration, config show prints a file that
- * loads back, the README's example configuration loads, and a bad value, an unknown
- * key or section, a line libinih would split and an indented line stop at the
+ * loads back, docs/configuration.md's example configuration loads, and a bad value, an
+ * unknown key or section, a line libinih would split and an indented line stop at the
  * configuration naming file, line and key; iocontend.conf(5) and the example file
  * name the keys of config.c's table, no more, no fewer; ingest takes --threads and
  * its older name --jobs. */
@@ -171,10 +171,10 @@ static void a_bad_device_regex_stops_at_the_configuration_naming_its_line(void *
     free(out);
 }
 
-/* The ```ini block under "## Configuration" in README.md, as it stands. */
+/* The ```ini block under "# Configuration" in docs/configuration.md, as it stands. */
 static void readme_example(char *out, size_t size)
 {
-    const char *readme = testutil_repo_file("README.md");
+    const char *readme = testutil_repo_file("docs/configuration.md");
     assert_non_null(readme);
     FILE *in = fopen(readme, "r");
     assert_non_null(in);
@@ -182,7 +182,7 @@ static void readme_example(char *out, size_t size)
     size_t len = 0;
     int part = 0; /* 0 before the section, 1 in it, 2 in its block, 3 after */
     while (part < 3 && fgets(line, sizeof line, in) != NULL) {
-        if (part == 0 && strcmp(line, "## Configuration\n") == 0) {
+        if (part == 0 && strcmp(line, "# Configuration\n") == 0) {
             part = 1;
         } else if (part == 1 && strcmp(line, "```ini\n") == 0) {
             part = 2;

@@ -6,9 +6,9 @@
  * empty embedded server, and a state directory without a database is refused by every
  * command but db, ingest and demo. As root the user's runs are replayed as nobody, so
  * that nothing touches root's default /var/lib/iocontend. On a fresh install into a
- * prefix, the README's crontab lines and the nightly unit's command run as root's cron
- * runs them (issue 30: runuser and the program were not on cron's PATH), and the demo
- * stops its server on SIGINT. */
+ * prefix, the crontab lines of docs/operations.md and the nightly unit's command run as
+ * root's cron runs them (issue 30: runuser and the program were not on cron's PATH), and
+ * the demo stops its server on SIGINT. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -359,11 +359,11 @@ static void as_root_the_default_is_var_lib(void **state)
     }
 }
 
-/* The crontab lines of README.md, as cron runs them: the command after the five time
- * fields, with cron's "\%" made "%". Returns how many (at most max). */
+/* The crontab lines of docs/operations.md, as cron runs them: the command after the
+ * five time fields, with cron's "\%" made "%". Returns how many (at most max). */
 static size_t readme_crontab(char lines[][1024], size_t max)
 {
-    const char *readme = testutil_repo_file("README.md");
+    const char *readme = testutil_repo_file("docs/operations.md");
     char buf[2048];
     bool in = false, block = false;
     size_t n = 0;
@@ -520,12 +520,12 @@ static void lab_logs(const char *logs)
     copy_lab("iostat", "iostat_dxt.txt", dir);
 }
 
-/* README's crontab and the nightly unit's command, read from the files, run on a fresh
- * install into a prefix of this run's (its /usr/local) as root's cron runs them: from
- * /, with cron's environment and nothing else but IOCONTEND_STATE_DIR (so that root's
- * own /var/lib/iocontend is left alone). Every step exits 0, as from a login shell;
- * with PATH=/usr/bin:/bin the program (in /usr/local/bin) and the server's helpers (in
- * /usr/sbin) are not on PATH. */
+/* docs/operations.md's crontab and the nightly unit's command, read from the files, run
+ * on a fresh install into a prefix of this run's (its /usr/local) as root's cron runs
+ * them: from /, with cron's environment and nothing else but IOCONTEND_STATE_DIR (so
+ * that root's own /var/lib/iocontend is left alone). Every step exits 0, as from a
+ * login shell; with PATH=/usr/bin:/bin the program (in /usr/local/bin) and the
+ * server's helpers (in /usr/sbin) are not on PATH. */
 static void the_readme_crontab_and_the_nightly_unit_run_from_roots_cron(void **state)
 {
     char lines[8][1024], prefix[400], logs[600], st[600], extra[700], conf[700];
@@ -590,9 +590,9 @@ static void the_readme_crontab_and_the_nightly_unit_run_from_roots_cron(void **s
     cron_runs("db stop", cmd, false, "/root", extra, false);
 }
 
-/* README's crontab as a user's, its paths pointed at test folders and run from / in
- * cron's environment (HOME, LOGNAME, SHELL and PATH=/usr/bin:/bin, nothing else) as
- * nobody, loads and analyzes into the database that a run from the checkout then
+/* docs/operations.md's crontab as a user's, its paths pointed at test folders and run
+ * from / in cron's environment (HOME, LOGNAME, SHELL and PATH=/usr/bin:/bin, nothing
+ * else) as nobody, loads and analyzes into the database that a run from the checkout then
  * finds. */
 static void the_readme_crontab_from_a_users_cron_uses_the_checkouts_database(void **state)
 {
