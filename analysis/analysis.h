@@ -1,5 +1,5 @@
 /* analysis.h: what `analyze`, the sweep, the group tables, the coverage and the job
- * export mean over the database (METHOD.md §2–§7), for both front ends (cli/ and
+ * export mean over the database (docs/method.md §2–§7), for both front ends (cli/ and
  * daemon/). Returns enum status and C structs; never prints (only log_*), never
  * returns an exit code, never sees the command line or its configuration. */
 #ifndef IOCONTEND_ANALYSIS_H
@@ -21,15 +21,17 @@ struct json_t;
 /* The most permutations analyze and the API take (a request is served in line). */
 #define ANALYZE_PERMUTATIONS_MAX 99999
 
-/* The default pairs analyze computes and stores (METHOD.md §8, and §11's queue). */
+/* The default pairs analyze computes and stores (docs/method.md §8, and §11's queue). */
 #define ANALYZE_DEFAULT_PAIRS 6
-/* The pairs analyze computes besides for a group with a DXT trace (METHOD.md §10). */
+/* The pairs analyze computes besides for a group with a DXT trace (docs/method.md §10).
+ */
 #define ANALYZE_TRACE_PAIRS 2
 
 /* The largest k a sweep may reach: with every phase it takes k(k + 1)/2 series. */
 #define SWEEP_K_LIMIT 1000
 
-/* ---- hand-made groups (METHOD.md §4) -------------------------------------------------
+/* ---- hand-made groups (docs/method.md §4)
+ * -------------------------------------------------
  */
 
 /* The keys of a [group NAME] section, in the order of their rule text. */
@@ -97,13 +99,13 @@ void group_match_clear(struct group_match *m);
 
 /* What the analysis takes from the configuration. */
 struct analysis_settings {
-    size_t d_min;              /* METHOD.md §5: below it every coefficient is null */
-    unsigned long seed;        /* KSG jitter, permutations, resamples, forest */
-    double theta_s;            /* θ, the samplers' clock offset (METHOD.md §1), s */
-    double base_granularity_s; /* Δ when configured; 0: from the samples */
-    size_t permutations;       /* B of analyze's stored significance; 0: none */
-    unsigned k_max;            /* the sweep's largest k */
-    bool all_phases;           /* the sweep: every phase φ at each k */
+    size_t d_min;       /* docs/method.md §5: below it every coefficient is null */
+    unsigned long seed; /* KSG jitter, permutations, resamples, forest */
+    double theta_s;     /* θ, the samplers' clock offset (docs/method.md §1), s */
+    double base_granularity_s;       /* Δ when configured; 0: from the samples */
+    size_t permutations;             /* B of analyze's stored significance; 0: none */
+    unsigned k_max;                  /* the sweep's largest k */
+    bool all_phases;                 /* the sweep: every phase φ at each k */
     const struct group_rule *groups; /* the hand-made groups (borrowed); NULL: none */
     size_t n_groups;
     const char *config_path; /* the configuration file these came from (borrowed;
@@ -117,9 +119,10 @@ struct analysis_settings {
     char filesystems[256];
 };
 
-/* ---- the association object (METHOD.md §5) ---------------------------------------- */
+/* ---- the association object (docs/method.md §5)
+ * ---------------------------------------- */
 
-/* What an association object holds beyond the core coefficients (METHOD.md §5) and
+/* What an association object holds beyond the core coefficients (docs/method.md §5) and
  * how it is computed. Each further method (the KDE, the forest) is a flag here and
  * a part of the object. */
 struct assoc_opts {
@@ -135,11 +138,11 @@ struct assoc_opts {
     bool significance;  /* "significance": p-values, noise floors, BCa CIs */
     size_t n_perm;      /* permutations of y (999) */
     size_t n_boot;      /* pair resamples of the BCa CIs (2000) */
-    bool rf;            /* the random forest, "rf" (METHOD.md §5) */
+    bool rf;            /* the random forest, "rf" (docs/method.md §5) */
     size_t rf_trees;    /* its trees (100) */
     /* analysis_association only: */
     bool significance_base_only; /* significance and forest only at the base
-                                    granularity (METHOD.md §5) */
+                                    granularity (docs/method.md §5) */
     bool stored_significance;    /* without significance (forest), a stored result's,
                                     when it was computed on the same jobs and values */
     const atomic_bool *cancel;   /* borrowed, NULL: never; stops the permutations,
@@ -156,11 +159,12 @@ struct assoc_opts assoc_opts_default(const struct analysis_settings *s);
 enum status analysis_space_parse(const char *name, enum stats_kde_space *out,
                                  struct error *err) MUST_CHECK;
 
-/* "all", "touched" or "fs:NAME" (METHOD.md §1); STATUS_INVALID naming the parameter
+/* "all", "touched" or "fs:NAME" (docs/method.md §1); STATUS_INVALID naming the parameter
  * "scope" for anything else. */
 enum status analysis_scope_check(const char *scope, struct error *err) MUST_CHECK;
 
-/* ---- the coefficients (METHOD.md §5) -------------------------------------------- */
+/* ---- the coefficients (docs/method.md §5) --------------------------------------------
+ */
 
 /* The coefficients of a struct stats_assoc, in the association object's order. */
 enum coef_id {
@@ -181,7 +185,7 @@ struct coef_def {
     unsigned method;  /* the METHOD_* bit that computes it */
     bool ci;          /* its significance entry has the BCa CI (ci_low, ci_high) */
     bool watched;     /* the sweep's recommendation watches it and the charts draw it
-                         (METHOD.md §6) */
+                         (docs/method.md §6) */
 };
 
 /* Every coefficient, indexed by enum coef_id. */
@@ -195,9 +199,10 @@ const struct stats_signif_coef *analysis_coef_signif(const struct stats_signif *
 /* true when a's coefficient c is a number (defined and finite). */
 bool analysis_coef_defined(const struct stats_assoc *a, enum coef_id c);
 
-/* ---- the association result (INTERFACES.md's association object) ---------------- */
+/* ---- the association result (docs/interfaces.md's association object) ----------------
+ */
 
-/* The credible bands of a KDE fit (METHOD.md §5 `kde`, (b)–(d)) as the association
+/* The credible bands of a KDE fit (docs/method.md §5 `kde`, (b)–(d)) as the association
  * object and the sweep's steps both render them. */
 struct kde_bands {
     enum stats_kde_space space;            /* the fitting space */
@@ -218,7 +223,7 @@ void kde_bands_of(const struct stats_kde *k, struct kde_bands *out);
  * API) or two CSV columns (`assoc --input`); the object's identity keys differ. */
 enum assoc_source { ASSOC_GROUP, ASSOC_COLUMNS };
 
-/* What a stored result was computed from (README: "stored", "provenance"). */
+/* What a stored result was computed from (docs/api.md: "stored", "provenance"). */
 struct assoc_provenance {
     long jobs;            /* the group's jobs */
     char jobs_md5[33];    /* md5 of their sorted keys */
@@ -238,7 +243,7 @@ struct assoc_stored {
     struct assoc_provenance provenance;
 };
 
-/* The association of y with x (INTERFACES.md's association object). Made by
+/* The association of y with x (docs/interfaces.md's association object). Made by
  * analysis_association / analysis_assoc_compute or parsed from a stored text; its one
  * JSON rendering is analysis_assoc_json / analysis_assoc_text (objects_assoc.c). Free
  * with assoc_result_free. */
@@ -292,12 +297,12 @@ enum status analysis_assoc_compute(const double *x, const double *y, size_t d,
                                    struct error *err) MUST_CHECK;
 
 /* The association of (group, y, x) at granularity_s (0: the base Δ) and scope
- * (METHOD.md §1: "all", "touched" — per job, the monitored file systems it read or
+ * (docs/method.md §1: "all", "touched" — per job, the monitored file systems it read or
  * wrote — or "fs:NAME"), as opts asks (analysis_assoc_compute): loads jobs and
  * samples, computes the volume metrics and the association. With space=log, jobs
- * with a value <= 0 are excluded as nonpositive_in_log_space (METHOD.md §3). A metric
- * that may be negative (ν, ν^D, B^D) has its count of values below zero. *out is new
- * (assoc_result_free). STATUS_INVALID for an unknown metric name, scope or space or a
+ * with a value <= 0 are excluded as nonpositive_in_log_space (docs/method.md §3). A
+ * metric that may be negative (ν, ν^D, B^D) has its count of values below zero. *out is
+ * new (assoc_result_free). STATUS_INVALID for an unknown metric name, scope or space or a
  * granularity that is not k·Δ (err->parameter names the parameter); STATUS_NOT_FOUND
  * for an unknown group or no samples; STATUS_DB; STATUS_CANCELLED once *opts->cancel
  * is set. */
@@ -327,7 +332,7 @@ enum status analysis_association_stored(struct db *db, const char *group_id,
 
 /* ---- rendering and reading results (objects*.c, the one JSON of them) ------------ */
 
-/* The association object of r (INTERFACES.md) as a new JSON object (json_decref), or
+/* The association object of r (docs/interfaces.md) as a new JSON object (json_decref), or
  * as compact text (free; reals with 17 digits, as stored); NULL without memory. */
 struct json_t *analysis_assoc_json(const struct assoc_result *r);
 char *analysis_assoc_text(const struct assoc_result *r);
@@ -377,7 +382,7 @@ enum status analyze_run(struct db *db, const struct analysis_settings *s,
                         const struct analyze_select *sel, const struct progress *progress,
                         struct analyze_summary *sum, struct error *err) MUST_CHECK;
 
-/* The granularity sweep (METHOD.md §6), k = 1 … s->k_max at phase 0 or every phase
+/* The granularity sweep (docs/method.md §6), k = 1 … s->k_max at phase 0 or every phase
  * (s->all_phases), of every group (group_id NULL) or one, over the pairs of
  * sweep_pair, each stored as a sweep result; groups selected as analyze_run's.
  * Statuses as analyze_run's. */
@@ -386,9 +391,10 @@ enum status analyze_sweep_run(struct db *db, const struct analysis_settings *s,
                               const struct progress *progress,
                               struct analyze_summary *sum, struct error *err) MUST_CHECK;
 
-/* ---- the sweep result (README: "The sweep object") ------------------------------ */
+/* ---- the sweep result (docs/api.md: "The sweep object") ------------------------------
+ */
 
-/* The KDE of one k of a sweep (METHOD.md §5 `kde`, (b)–(d)): the two ratios combined
+/* The KDE of one k of a sweep (docs/method.md §5 `kde`, (b)–(d)): the two ratios combined
  * over the phases as the coefficients are; the bands of the first phase fitted (their
  * x values move with φ, so a mean over φ is no band). */
 struct sweep_kde {
@@ -416,7 +422,7 @@ struct sweep_point {
     struct sweep_kde kde;
 };
 
-/* METHOD.md §6's verdicts over the curves c(k). */
+/* docs/method.md §6's verdicts over the curves c(k). */
 struct sweep_verdicts {
     double drop, rho_max, tolerance; /* the criteria's constants */
     int falling[COEF_COUNT];         /* 1 falling, 0 not, -1 undefined at k = 1 */
@@ -448,7 +454,7 @@ struct sweep_result {
 
 void sweep_result_clear(struct sweep_result *r);
 
-/* The sweep object of r (README) as compact text (free), NULL without memory. */
+/* The sweep object of r (docs/api.md) as compact text (free), NULL without memory. */
 char *analysis_sweep_text(const struct sweep_result *r);
 /* A stored sweep object back into *out (cleared first; sweep_result_clear): its
  * identity, every step's k, granularity, d, m_mean, coefficients and KDE ratios, and
@@ -467,13 +473,15 @@ enum status analysis_sweep_report_json(FILE *fp, const struct db_group *g,
 /* The most pairs a sweep stores per group (sweep_pair_count() is at most this). */
 #define SWEEP_PAIRS_MAX 16
 
-/* The (y, x) pairs the sweep stores (METHOD.md §6), i < sweep_pair_count(). */
+/* The (y, x) pairs the sweep stores (docs/method.md §6), i < sweep_pair_count(). */
 size_t sweep_pair_count(void);
 void sweep_pair(size_t i, const char **y, const char **x);
 
-/* ---- the group table (README: "The group table"; METHOD.md §4) ------------------ */
+/* ---- the group table (docs/api.md: "The group table"; docs/method.md §4)
+ * ------------------
+ */
 
-/* The time metrics of a group's table (METHOD.md §2, §3), all in seconds. */
+/* The time metrics of a group's table (docs/method.md §2, §3), all in seconds. */
 #define GROUP_TABLE_METRICS 11
 
 /* One time metric of the table: its mean and sd over the jobs counted. */
@@ -499,31 +507,31 @@ struct group_table {
 char *analysis_group_table_text(const struct group_table *t);
 
 /* Computes and stores, at the base Δ, the table of every group (group_id NULL) or one
- * (METHOD.md §4) and the coverage of every file system with samples and of all
+ * (docs/method.md §4) and the coverage of every file system with samples and of all
  * together (§7), and logs "analyze: N group tables; coverage: scratch1 0.87, …".
  * STATUS_OK without storing anything when no samples are loaded. */
 enum status analyze_tables_run(struct db *db, const struct analysis_settings *s,
                                const char *group_id, struct error *err) MUST_CHECK;
 
 /* Evaluates every hand-made group of s against every job and stores the membership
- * (METHOD.md §4), each group under its id with its rule text. A group that matches
+ * (docs/method.md §4), each group under its id with its rule text. A group that matches
  * no job is kept with 0 jobs and a warning is logged. A stored hand-made group that
  * s lacks is kept as it is (members and results, not recomputed: the run's groups
  * leave it out) and marked missing, with a warning at every level (log_alert) naming
  * it and how to remove it; with s->prune it is removed with its results instead.
  * Then records s's settings as the configuration's (analysis_config) and, when they
  * differ from those of the last analyze, warns at every level naming each one: the
- * groups this run recomputes replace their results with these settings' (README:
- * "Nothing is removed by omission"). Run at the start of analyze_run and
- * analyze_sweep_run. STATUS_INVALID for a regex that does not compile; STATUS_DB;
- * STATUS_NOMEM. */
+ * groups this run recomputes replace their results with these settings'
+ * (docs/configuration.md: "Nothing is removed by omission"). Run at the start of
+ * analyze_run and analyze_sweep_run. STATUS_INVALID for a regex that does not compile;
+ * STATUS_DB; STATUS_NOMEM. */
 enum status analysis_groups_refresh(struct db *db, const struct analysis_settings *s,
                                     struct error *err) MUST_CHECK;
 
 /* ---- the job export ------------------------------------------------------------------
  */
 
-/* Writes every job metric of METHOD.md §2–3 (one row per job; CSV with canonical
+/* Writes every job metric of docs/method.md §2–3 (one row per job; CSV with canonical
  * column names, or JSON) of a group (NULL: all) at granularity_s (0: base) and scope
  * (as analysis_association) to fp. Beside the metrics: excluded_psi, _d, _i, _b_d,
  * _tau (the reason a family is missing, "" when present), negative (the metrics kept
@@ -549,7 +557,8 @@ enum status analysis_jobs_metrics(struct db *db, const struct analysis_settings 
 enum status analysis_json_write(struct json_t *doc, FILE *fp,
                                 struct error *err) MUST_CHECK;
 
-/* ---- the coverage (METHOD.md §7) -----------------------------------------------------
+/* ---- the coverage (docs/method.md §7)
+ * -----------------------------------------------------
  */
 
 /* The sums of one stored scope over the intervals served. */
@@ -559,17 +568,17 @@ struct coverage_range {
     double max_d_bytes, max_s_bytes; /* the largest D_i and S_i served, 0 when none */
 };
 
-/* The sums and maxima of s (METHOD.md §7, Fig. 13). */
+/* The sums and maxima of s (docs/method.md §7, Fig. 13). */
 void analysis_coverage_range(const struct db_coverage_series *s,
                              struct coverage_range *out);
 
-/* The coverage answer of the API (README: "The coverage object"): every stored
+/* The coverage answer of the API (docs/api.md: "The coverage object"): every stored
  * scope's coverage, and the intervals of those served. */
 
-/* The coverage of one scope downsampled for a chart of n points (README: the coverage
- * object, points=): [start_s, start_s + n·width_s) cut into n equal buckets (at most
- * the range's whole intervals when it spans one: no bucket shorter than Δ), each with
- * the min and max of D_i / max D and S_i / max S (the raw answer's values) over the
+/* The coverage of one scope downsampled for a chart of n points (docs/api.md: the
+ * coverage object, points=): [start_s, start_s + n·width_s) cut into n equal buckets (at
+ * most the range's whole intervals when it spans one: no bucket shorter than Δ), each
+ * with the min and max of D_i / max D and S_i / max S (the raw answer's values) over the
  * intervals whose middle (T_i − Δ/2) falls in it; an interval beyond either end
  * counts in the bucket at that end. NAN where a bucket has no value. */
 struct coverage_buckets {
@@ -591,7 +600,7 @@ enum status analysis_coverage_buckets(struct db *db, const struct db_coverage *c
                                       struct error *err) MUST_CHECK;
 void coverage_buckets_clear(struct coverage_buckets *b);
 
-/* The coverage answer of the API (README: "The coverage object"): every stored
+/* The coverage answer of the API (docs/api.md: "The coverage object"): every stored
  * scope's coverage, and the intervals of those served, or their buckets. */
 struct coverage_answer {
     double from_s, to_s;                     /* the range asked; NAN: open */
@@ -608,7 +617,8 @@ struct coverage_answer {
  * buckets their min and max per bucket. NULL without memory. */
 struct json_t *analysis_coverage_json(const struct coverage_answer *a);
 
-/* ---- the band at an x and the slowdowns (slowdowns.c; README: "Who got hurt") ---- */
+/* ---- the band at an x and the slowdowns (slowdowns.c; docs/operations.md: "Who got
+ * hurt") ---- */
 
 /* The KDE analyze stored for (group, y, x) at one granularity, at x_value. */
 struct band_result {
@@ -628,7 +638,7 @@ struct band_result {
 };
 
 /* q05, q50, q95 of y at x = x_value from the KDE analyze stored for (group, y, x) at
- * granularity_s (0: the base Δ), space auto, scope all (METHOD.md §5 (b), through
+ * granularity_s (0: the base Δ), space auto, scope all (docs/method.md §5 (b), through
  * stats_kde_at on the group's jobs as they are, refitted with the stored options),
  * and the stored forest's fit there (refitted with its seed and trees). A stored
  * KDE without a fit (below d_min, a constant series) is STATUS_OK with its reason.
@@ -650,13 +660,13 @@ struct slowdown_job {
     double y, x;           /* its metrics, linear units (NAN when excluded) */
     double q05, q50, q95;  /* its group's KDE at its own x */
     double ratio;          /* y / q50 */
-    double cdf;            /* F(y | x) of its group's KDE (METHOD.md §5 (b)) */
+    double cdf;            /* F(y | x) of its group's KDE (docs/method.md §5 (b)) */
     double percentile;     /* F(y + σ·z | x): cdf with y drawn in its own kernel
                               (z a standard normal seeded by the job's key) */
     char reason[32];       /* "" when ranked, else why it is apart */
 };
 
-/* Who got hurt in [from_s, to_s) (README "Who got hurt"). */
+/* Who got hurt in [from_s, to_s) (docs/operations.md "Who got hurt"). */
 struct slowdowns {
     double from_s, to_s; /* NAN: open */
     char group[17];      /* the one group asked for; "": every group */
@@ -673,7 +683,7 @@ struct slowdowns {
 
 /* Every job whose [start, end] overlaps [from_s, to_s), ranked by ratio = y / q50(x)
  * with q50 of the KDE analyze stored (granularity_s: 0 the base Δ, space auto, scope
- * all) at the job's own x, and its percentile F(y | x) (METHOD.md §5 (b)); ties by
+ * all) at the job's own x, and its percentile F(y | x) (docs/method.md §5 (b)); ties by
  * start time, then key. A job is ranked in the most specific of its groups with a
  * stored band (a fitted KDE of its jobs as they are): its hand-made groups first,
  * fewest jobs first (ties by id), then its default group; set apart in its default
@@ -692,12 +702,13 @@ enum status analysis_slowdowns(struct db *db, const struct analysis_settings *s,
                                struct error *err) MUST_CHECK;
 void slowdowns_clear(struct slowdowns *sl);
 
-/* The answers of /predict (the band at an x) and /slowdowns (README) as new JSON objects
- * (json_decref); NULL without memory. */
+/* The answers of /predict (the band at an x) and /slowdowns (docs/operations.md) as new
+ * JSON objects (json_decref); NULL without memory. */
 struct json_t *analysis_band_json(const struct band_result *p);
 struct json_t *analysis_slowdowns_json(const struct slowdowns *sl);
 
-/* ---- the jobs behind a scatter (scatter.c; README: /groups/{id}/points) ------------ */
+/* ---- the jobs behind a scatter (scatter.c; docs/api.md: /groups/{id}/points)
+ * ------------ */
 
 /* One job of a group's scatter. */
 struct job_point {
@@ -720,7 +731,7 @@ struct points_result {
 
 /* Every job of group_id whose y and x are both defined at granularity_s (0: Δ) over
  * scope ("all", "touched", "fs:NAME"): the job set of analysis_association with
- * space auto, so that d equals its d (METHOD.md §5). Above limit (>= 1) a uniform
+ * space auto, so that d equals its d (docs/method.md §5). Above limit (>= 1) a uniform
  * sample of limit of them without replacement, drawn from seed (the same seed and
  * data give the same sample). *out is filled (points_clear). STATUS_INVALID naming
  * y, x, limit, scope or granularity; STATUS_NOT_FOUND: no such group, or no samples;
@@ -731,11 +742,12 @@ enum status analysis_points(struct db *db, const struct analysis_settings *s,
                             unsigned long seed, struct points_result *out,
                             struct error *err) MUST_CHECK;
 void points_clear(struct points_result *p);
-/* The answer of /groups/{id}/points (README) as a new JSON object (json_decref); NULL
- * without memory. */
+/* The answer of /groups/{id}/points (docs/api.md) as a new JSON object (json_decref);
+ * NULL without memory. */
 struct json_t *analysis_points_json(const struct points_result *p);
 
-/* ---- the night report (night.c; README "report night") -------------------------- */
+/* ---- the night report (night.c; docs/operations.md "The night report")
+ * -------------------------- */
 
 /* A stored association of the night's pair, changed in the period. */
 struct night_assoc {
@@ -754,8 +766,8 @@ struct night_group {
     size_t n_assoc;
 };
 
-/* What an administrator reads in the morning of [from_s, to_s) (README "report
- * night"). The period is read on two clocks: the database's for what iocontend did
+/* What an administrator reads in the morning of [from_s, to_s) (docs/operations.md "The
+ * night night"). The period is read on two clocks: the database's for what iocontend did
  * (runs, quarantine, jobs loaded, associations stored) and the jobs' and samples'
  * for what the cluster did (the slowdowns and the coverage). */
 struct night {
@@ -805,8 +817,8 @@ void night_clear(struct night *n);
 enum status analysis_night_buckets(struct db *db, struct night *n, size_t points,
                                    struct error *err) MUST_CHECK;
 
-/* The night report as one new JSON object (json_decref; README "The night report"):
- * report, from, to, generated_at, the sections ingest, quarantined, groups,
+/* The night report as one new JSON object (json_decref; docs/operations.md "The night
+ * report"): report, from, to, generated_at, the sections ingest, quarantined, groups,
  * slowdowns (as /api/v1/slowdowns), coverage (as /api/v1/coverage: the raw
  * intervals, or, once analysis_night_buckets cut them, the buckets as points= answers
  * them) and notes. NULL without memory. */

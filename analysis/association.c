@@ -1,4 +1,4 @@
-/* association.c: the association of two series (METHOD.md §5: the coefficients, the
+/* association.c: the association of two series (docs/method.md §5: the coefficients, the
  * KDE credible bands, their significance, the random forest) into a struct
  * assoc_result; that of a group from the jobs and samples in the database, and the
  * one analyze stored. */
@@ -85,7 +85,7 @@ enum status analysis_space_parse(const char *name, enum stats_kde_space *out,
     return STATUS_OK;
 }
 
-/* METHOD.md §5: log when every value is positive (auto), else as asked. */
+/* docs/method.md §5: log when every value is positive (auto), else as asked. */
 static enum stats_kde_space space_resolved(enum stats_kde_space s, const double *x,
                                            const double *y, size_t d)
 {
@@ -181,7 +181,7 @@ static enum status test_significance(const double *x, const double *y, size_t d,
     return rc;
 }
 
-/* The forest on raw x and y (METHOD.md §5 rf), also at the KDE's x points. */
+/* The forest on raw x and y (docs/method.md §5 rf), also at the KDE's x points. */
 static enum status fit_rf(const double *x, const double *y, size_t d,
                           const struct assoc_opts *opts, struct assoc_work *w,
                           struct assoc_result *r, struct error *err)
@@ -231,7 +231,7 @@ enum status analysis_assoc_compute(const double *x, const double *y, size_t d,
         rc = test_significance(x, y, d, opts, &w, r, err);
     if (rc == STATUS_OK && opts->rf)
         rc = fit_rf(x, y, d, opts, &w, r, err);
-    /* The object's space is the KDE's fitting space (METHOD.md §5). */
+    /* The object's space is the KDE's fitting space (docs/method.md §5). */
     r->space = r->kde != NULL ? r->kde->space : space_resolved(space, x, y, d);
 out:
     work_clear(&w);
@@ -279,7 +279,7 @@ static bool same_options(const struct assoc_result *stored,
 /* What analyze stored under the same key, beside the result computed now: "stored"
  * says when it was computed, from what (its provenance) and whether it is of the
  * same data ("current"). Its significance (analyze computes it at the base
- * granularity: METHOD.md §5) is taken when with_significance and current, and so is
+ * granularity: docs/method.md §5) is taken when with_significance and current, and so is
  * its forest when with_rf. A result that cannot be read is skipped, logged. */
 static void attach_stored(struct db *db, const char *group_id, const char *space,
                           bool with_significance, bool with_rf, struct assoc_result *r)
@@ -402,7 +402,8 @@ enum status analysis_association(struct db *db, const struct analysis_settings *
     rc = db_jobs_of_group(db, group_id, &jobs, err);
     if (rc != STATUS_OK)
         goto out;
-    /* An explicit log space excludes the jobs it cannot fit, counted (METHOD.md §3). */
+    /* An explicit log space excludes the jobs it cannot fit, counted (docs/method.md §3).
+     */
     rc = collect_pairs(&ctx, jobs, my, mx, strcmp(space, "log") == 0, &p, err);
     if (rc != STATUS_OK)
         goto out;

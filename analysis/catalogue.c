@@ -1,4 +1,4 @@
-/* catalogue.c: the job-metric catalogue of METHOD.md §2–§3: names, families (whose
+/* catalogue.c: the job-metric catalogue of docs/method.md §2–§3: names, families (whose
  * exclusion a metric carries), where each value of one evaluated job is. */
 #include "internal.h"
 
@@ -22,7 +22,7 @@
 #define DROPS       INCOMPLETE_EXCLUDES
 #define DROPS_WHOLE INCOMPLETE_EXCLUDES_WHOLE_TRACE
 
-/* Every family: name, METHOD.md section, where computed and stored, whose exclusion
+/* Every family: name, docs/method.md section, where computed and stored, whose exclusion
  * reason it carries, the reasons it can carry, what an incomplete log does to it (keeps
  * it, drops it, drops it with a whole trace), its compute function. The log's is
  * ingest's (ingest/metrics.c); psi, d, i and q are stats_job_volume's families, ν and
@@ -46,9 +46,9 @@ const struct family *const families[] = {&fam_log, &fam_psi, &fam_d,   &fam_i, &
                                          &fam_tau, &fam_x,   &fam_b_x, &fam_q};
 const size_t n_families = sizeof families / sizeof families[0];
 
-/* Every job metric of METHOD.md §2, §3, §10 and §11, in METHOD.md's order (export's
- * columns): name, unit, family, NEGATIVE_ bit, flags, where its value is, meaning.
- * Any metric may be y or x of a pair (analysis_pair_resolve takes both alike).
+/* Every job metric of docs/method.md §2, §3, §10 and §11, in docs/method.md's order
+ * (export's columns): name, unit, family, NEGATIVE_ bit, flags, where its value is,
+ * meaning. Any metric may be y or x of a pair (analysis_pair_resolve takes both alike).
  * ν and ν^D share Ψ's and Ψ^D's exclusions (stats_job_derived's contract). */
 const struct metric_def metrics[] = {
     {"t_j", "s", &fam_log, 0, IN_TABLE, LOG_T_J, "run time (header, else end - start)"},
@@ -216,7 +216,7 @@ enum stats_exclusion pair_values(const struct metric_def *my, const struct metri
     *yv = metric_value(my, j, ev);
     *xv = metric_value(mx, j, ev);
     if (e == EXCL_NONE && !(j->log[LOG_T_J].f8 > 0))
-        e = EXCL_NO_IO; /* METHOD.md §2: T_J = 0 is excluded from time analyses */
+        e = EXCL_NO_IO; /* docs/method.md §2: T_J = 0 is excluded from time analyses */
     if (e == EXCL_NONE && (!isfinite(*yv) || !isfinite(*xv)))
         e = EXCL_NONFINITE;
     if (e == EXCL_NONE && log_space && (*yv <= 0 || *xv <= 0))

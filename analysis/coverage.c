@@ -1,4 +1,4 @@
-/* coverage.c: the coverage of the monitored file systems (METHOD.md §7, Fig. 13):
+/* coverage.c: the coverage of the monitored file systems (docs/method.md §7, Fig. 13):
  * how much of what the servers saw the jobs' logs account for, per interval. */
 #include "internal.h"
 
@@ -26,7 +26,7 @@ static bool fs_in_scope(const char *fs, const char *scope, const struct db_fs *a
     return false;
 }
 
-/* The monitored windows of jobs on the file systems of scope (METHOD.md §7: files on
+/* The monitored windows of jobs on the file systems of scope (docs/method.md §7: files on
  * monitored file systems; only those with samples can be set against S). A window
  * stats would refuse is a fact about one log: skipped and counted, not fatal. */
 static void collect_windows(const struct db_jobs *jobs, const char *scope,

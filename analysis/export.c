@@ -1,4 +1,4 @@
-/* export.c: `export jobs`: every job metric of METHOD.md §2–§3, one row per job. */
+/* export.c: `export jobs`: every job metric of docs/method.md §2–§3, one row per job. */
 #include "internal.h"
 
 #include <math.h>

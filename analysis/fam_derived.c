@@ -1,4 +1,4 @@
-/* fam_derived.c: the derived families b_d and tau (METHOD.md §3) of one job, and the
+/* fam_derived.c: the derived families b_d and tau (docs/method.md §3) of one job, and the
  * ν and ν^D values that share psi's and d's exclusions: the volume families set
  * against the job's own bytes and time, from one stats_job_derived. */
 #include "internal.h"

@@ -1,4 +1,4 @@
-/* fam_volume.c: the volume families psi, d, i and q (METHOD.md §3, §11) of one job:
+/* fam_volume.c: the volume families psi, d, i and q (docs/method.md §3, §11) of one job:
  * the servers' bytes and operations over its span, its active intervals and those of
  * its monitored files, and the queue over them, from one stats_job_volume. */
 #include "internal.h"

@@ -1,5 +1,5 @@
-/* fam_x.c: the traced families x and b_x (METHOD.md §10) of one job: §3's A, T^D, Ψ^D
- * and B^D over the DXT trace's operation windows instead of the counters' windows,
+/* fam_x.c: the traced families x and b_x (docs/method.md §10) of one job: §3's A, T^D,
+ * Ψ^D and B^D over the DXT trace's operation windows instead of the counters' windows,
  * and the measure of their union. */
 #include "internal.h"
 

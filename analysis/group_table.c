@@ -1,5 +1,5 @@
 /* group_table.c: what `analyze` stores beside the associations: each group's table
- * (METHOD.md §4: the paper's Tables I, II and Fig. 2), then the coverage
+ * (docs/method.md §4: the paper's Tables I, II and Fig. 2), then the coverage
  * (coverage.c). */
 #include "internal.h"
 
@@ -8,11 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The time metrics of a group's table (METHOD.md §2, §3), all in seconds: the
+/* The time metrics of a group's table (docs/method.md §2, §3), all in seconds: the
  * catalogue's IN_TABLE rows, in its order. */
 #define N_TABLE_METRICS GROUP_TABLE_METRICS
 
-/* ---- the group table (METHOD.md §4) --------------------------------------------- */
+/* ---- the group table (docs/method.md §4) ---------------------------------------------
+ */
 
 /* A job of the list by its group: sorted, a group's jobs are one run. */
 struct job_ref {
@@ -54,7 +55,7 @@ static enum status table_count_job(struct table_ctx *t, const struct db_job *j, 
     if (rc != STATUS_OK)
         return rc;
     /* A job counts for a metric as it would for an association of it: its family not
-     * excluded, T_J > 0 (METHOD.md §2), the value finite. */
+     * excluded, T_J > 0 (docs/method.md §2), the value finite. */
     for (size_t p = 0; p < N_TABLE_METRICS; p++) {
         if (t->excl[p] == EXCL_NONE)
             t->values[p * stride + n[p]++] = t->y[p];

@@ -1,5 +1,5 @@
-/* groups.c: hand-made groups (METHOD.md §4): which jobs each [group NAME] rule of the
- * configuration matches, evaluated at analyze and stored as the group's members; the
+/* groups.c: hand-made groups (docs/method.md §4): which jobs each [group NAME] rule of
+ * the configuration matches, evaluated at analyze and stored as the group's members; the
  * stored groups and settings a configuration leaves out, kept and warned of. */
 #include "internal.h"
 

@@ -23,7 +23,7 @@ enum family_where {
                         * granularity, and not stored */
 };
 
-/* What a job's incomplete log (METHOD.md §2: its POSIX, MPI-IO or STDIO records are
+/* What a job's incomplete log (docs/method.md §2: its POSIX, MPI-IO or STDIO records are
  * incomplete) does to a family. */
 enum family_incomplete {
     INCOMPLETE_KEEPS,               /* it needs only the span and the servers' samples */
@@ -47,7 +47,7 @@ typedef enum status (*family_compute_fn)(const struct stats_series *series,
  * metrics are the rows of metrics[] that name it. */
 struct family {
     const char *name;    /* export's excluded_NAME, the per-job JSON's "excluded" key */
-    const char *section; /* the METHOD.md section that defines it */
+    const char *section; /* the docs/method.md section that defines it */
     enum family_where where;
     const struct db_family *stored; /* its table and columns; NULL: not stored */
     size_t excl;      /* offsetof its reason in struct job_eval; SIZE_MAX: never */
@@ -67,7 +67,7 @@ extern const size_t n_families;
 /* A metric's flags. */
 enum {
     NEEDS_RECORDS = 1u << 0, /* an incomplete log lacks it (all but t_j, Ψ and Ψ^O) */
-    IN_TABLE = 1u << 1,      /* a time of the group table (METHOD.md §4), seconds */
+    IN_TABLE = 1u << 1,      /* a time of the group table (docs/method.md §4), seconds */
     NONE_IF_NEGATIVE = 1u << 2, /* a negative stored value means none (t_fr -1) */
     COUNT = 1u << 3             /* a size_t count (m, m_i, m_x), else a double */
 };
@@ -80,11 +80,11 @@ struct metric_def {
     unsigned flags;    /* NEEDS_RECORDS, IN_TABLE, NONE_IF_NEGATIVE, COUNT */
     size_t at;         /* the log family: index into db_job's log[] (common/log_family.h);
                         * else offsetof the value in struct job_eval */
-    const char *meaning; /* one line, METHOD.md's words */
+    const char *meaning; /* one line, docs/method.md's words */
 };
 
-/* Every job metric of METHOD.md §2, §3, §10 and §11, in METHOD.md's order (export's
- * columns). */
+/* Every job metric of docs/method.md §2, §3, §10 and §11, in docs/method.md's order
+ * (export's columns). */
 extern const struct metric_def metrics[];
 extern const size_t n_metrics;
 
@@ -96,11 +96,11 @@ struct scope_series;
 
 /* Everything computed for one job at one granularity and scope. */
 struct job_eval {
-    struct stats_job_volume v;     /* METHOD.md §3 volume metrics */
+    struct stats_job_volume v;     /* docs/method.md §3 volume metrics */
     struct stats_job_derived dv;   /* ν, ν^D, B^D, τ */
     const struct scope_series *ss; /* the series used; NULL when there was none */
     bool incomplete_log; /* the job's POSIX, MPI-IO or STDIO records are incomplete */
-    /* The _x family (METHOD.md §10): the DXT operation windows over the same series.
+    /* The _x family (docs/method.md §10): the DXT operation windows over the same series.
      * xv's D family is A^X (m_x, T^{DX}, Ψ^X, |S^X|); xdv's B^D is B^X. */
     enum stats_exclusion x_excl;     /* for t_x*, m_x, t_dx, psi_x_* */
     enum stats_exclusion b_x_excl;   /* for b_x */
@@ -211,7 +211,7 @@ enum status analysis_scratch_init(struct analysis_scratch *s, const struct db_jo
                                   struct error *err) MUST_CHECK;
 void analysis_scratch_clear(struct analysis_scratch *s);
 
-/* Computes every metric of one job (METHOD.md §3) over series (NULL: the job touched
+/* Computes every metric of one job (docs/method.md §3) over series (NULL: the job touched
  * no monitored file system of its scope). A job whose own data are unusable (a
  * reversed or non-finite window, bytes that do not add up) is a fact about that log,
  * not a reason to stop: its volume families are excluded as nonfinite and the call
@@ -221,17 +221,17 @@ enum status job_eval_on(const struct stats_series *series, const struct db_job *
                         struct error *err) MUST_CHECK;
 /* The analysis families' compute functions, named by their rows in catalogue.c; only
  * these files (fam_*.c) call stats/'s per-job computations. */
-/* psi, d, i and q (METHOD.md §3, §11): one stats_job_volume over the job's windows
+/* psi, d, i and q (docs/method.md §3, §11): one stats_job_volume over the job's windows
  * (fam_volume.c). */
 enum status compute_volume(const struct stats_series *series, const struct db_job *j,
                            struct analysis_scratch *s, struct job_eval *ev,
                            struct error *err) MUST_CHECK;
-/* b_d and tau, and the ν and ν^D values of psi and d (METHOD.md §3): one
+/* b_d and tau, and the ν and ν^D values of psi and d (docs/method.md §3): one
  * stats_job_derived (fam_derived.c). */
 enum status compute_derived(const struct stats_series *series, const struct db_job *j,
                             struct analysis_scratch *s, struct job_eval *ev,
                             struct error *err) MUST_CHECK;
-/* x and b_x (METHOD.md §10): the volume and derived computations over the DXT
+/* x and b_x (docs/method.md §10): the volume and derived computations over the DXT
  * operation windows, and the measure of their union (fam_x.c). */
 enum status compute_x(const struct stats_series *series, const struct db_job *j,
                       struct analysis_scratch *s, struct job_eval *ev,
@@ -239,20 +239,20 @@ enum status compute_x(const struct stats_series *series, const struct db_job *j,
 /* What the derived metrics need of job j's log (fam_derived.c). */
 struct stats_job_log family_job_log(const struct db_job *j);
 
-/* job_eval_on over the series of the job's scope (METHOD.md §1), which ev->ss names.
+/* job_eval_on over the series of the job's scope (docs/method.md §1), which ev->ss names.
  * Fails also when that series cannot be built. */
 enum status job_eval(struct analysis_ctx *c, const struct db_job *j,
                      struct analysis_scratch *s, struct job_eval *ev,
                      struct error *err) MUST_CHECK;
 
-/* true when a job of the list has a DXT trace, whole or incomplete (METHOD.md §10):
+/* true when a job of the list has a DXT trace, whole or incomplete (docs/method.md §10):
  * analyze and the sweep then add the _x pairs. */
 bool analysis_jobs_have_trace(const struct db_jobs *jobs);
 
 /* One job of the list s was made for, over series (scope "all", any granularity),
  * for each of n_pairs pairs as analysis_association collects them: y[p] and x[p],
  * and excl[p] the enum stats_exclusion for which the job does not count for pair p
- * (EXCL_NONE when it does). *m is |A| at the series' granularity (METHOD.md §3), NAN
+ * (EXCL_NONE when it does). *m is |A| at the series' granularity (docs/method.md §3), NAN
  * when A is unknown (its family excluded for other than a hole). No allocation;
  * STATUS_OK unless an internal call fails. */
 enum status analysis_job_pairs(const struct stats_series *series, const struct db_job *j,
@@ -300,7 +300,7 @@ double analysis_seconds_since(const struct timespec *t0);
  */
 
 /* Computes and stores the coverage of every file system with samples and of all of
- * them together (METHOD.md §7) over jobs, all_series at all_delta_s being the series
+ * them together (docs/method.md §7) over jobs, all_series at all_delta_s being the series
  * of every file system; its summary line ("scratch1 0.87, all 0.89") into line. */
 enum status coverage_store(struct db *db, const struct analysis_settings *settings,
                            const struct db_jobs *jobs,

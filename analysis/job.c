@@ -1,4 +1,4 @@
-/* job.c: one job's metrics (METHOD.md §2–§3) over the series of its scope: every
+/* job.c: one job's metrics (docs/method.md §2–§3) over the series of its scope: every
  * family's computation, as the catalogue lists them. */
 #include "internal.h"
 
@@ -30,7 +30,7 @@ void analysis_scratch_clear(struct analysis_scratch *s)
     free(s->idx);
 }
 
-/* Whether job j's incomplete log excludes family f (METHOD.md §2). */
+/* Whether job j's incomplete log excludes family f (docs/method.md §2). */
 static bool incomplete_excludes(const struct family *f, const struct db_job *j)
 {
     switch (f->incomplete) {
@@ -71,7 +71,7 @@ enum status job_eval_on(const struct stats_series *series, const struct db_job *
     return STATUS_OK;
 }
 
-/* job_eval_on over the series of the job's scope (METHOD.md §1), which ev->ss names.
+/* job_eval_on over the series of the job's scope (docs/method.md §1), which ev->ss names.
  * Fails also when that series cannot be built. */
 enum status job_eval(struct analysis_ctx *c, const struct db_job *j,
                      struct analysis_scratch *s, struct job_eval *ev, struct error *err)

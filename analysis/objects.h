@@ -31,7 +31,7 @@ void jb_append(struct jb *b, json_t *a, json_t *v);
 json_t *jb_item(struct jb *b, json_t *a, json_t *child);
 /* A new object or array set as key of o; borrowed, NULL when that failed. */
 json_t *jb_child(struct jb *b, json_t *o, const char *key, json_t *child);
-/* A JSON real, or null when v is not finite (INTERFACES.md: non-finite is null). */
+/* A JSON real, or null when v is not finite (docs/interfaces.md: non-finite is null). */
 json_t *jb_number_or_null(double v);
 void jb_real(struct jb *b, json_t *o, const char *key, double v);
 void jb_int(struct jb *b, json_t *o, const char *key, long long v);

@@ -188,7 +188,7 @@ static void get_excluded(const json_t *o, size_t counts[EXCL_COUNT])
 }
 
 /* Each coefficient computed: its value, or null with its reason in "reasons"; and
- * "reason", the first of them (INTERFACES.md: one reason for the whole object). */
+ * "reason", the first of them (docs/interfaces.md: one reason for the whole object). */
 static void put_coefficients(struct jb *b, json_t *o, const struct stats_assoc *a)
 {
     json_t *reasons = json_object();
@@ -253,7 +253,7 @@ static json_t *density_json(struct jb *b, const struct stats_kde *k)
     return o;
 }
 
-/* "kde" (METHOD.md §5 (a)–(d)): quantiles, bands and ratios in linear units, hx and
+/* "kde" (docs/method.md §5 (a)–(d)): quantiles, bands and ratios in linear units, hx and
  * hy in fitting space; null with "reason" when nothing was fitted. */
 static void put_kde(struct jb *b, json_t *parent, const struct stats_kde *k, bool density)
 {
@@ -462,14 +462,14 @@ json_t *analysis_assoc_json(const struct assoc_result *r)
     put_excluded(&b, o, "excluded", r->excluded, group);
     if (r->negative_y || r->negative_x) {
         /* "negative": {"nu_d_read": n}: how many of the d values of a metric that may
-         * be negative (ν, ν^D, B^D: METHOD.md keeps and flags them) are. */
+         * be negative (ν, ν^D, B^D: docs/method.md keeps and flags them) are. */
         json_t *neg = jb_child(&b, o, "negative", json_object());
         if (r->negative_y)
             jb_int(&b, neg, r->y, (long long)r->n_negative_y);
         if (r->negative_x)
             jb_int(&b, neg, r->x, (long long)r->n_negative_x);
     }
-    /* The top-level space is the KDE's fitting space (METHOD.md §5). */
+    /* The top-level space is the KDE's fitting space (docs/method.md §5). */
     jb_text(&b, o, "space", stats_kde_space_name(r->space));
     jb_int(&b, o, "d", (long long)r->coefs.d);
     put_coefficients(&b, o, &r->coefs);

@@ -29,7 +29,7 @@ static json_t *edges_ms(struct jb *jb, const struct coverage_buckets *b, size_t 
     return a;
 }
 
-/* The downsampled form of a scope's intervals (README: points=). */
+/* The downsampled form of a scope's intervals (docs/api.md: points=). */
 static void put_buckets(struct jb *jb, json_t *o, const struct coverage_buckets *b)
 {
     json_t *bo = jb_child(jb, o, "buckets", json_object());

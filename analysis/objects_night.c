@@ -1,11 +1,12 @@
-/* objects_night.c: the night report's JSON (README "The night report"). */
+/* objects_night.c: the night report's JSON (docs/operations.md "The night report"). */
 #include "objects.h"
 
 #include <jansson.h>
 #include <math.h>
 #include <stdint.h>
 
-/* ---- the night report (README "The night report") ------------------------------- */
+/* ---- the night report (docs/operations.md "The night report")
+ * ------------------------------- */
 
 /* What the stored associations are not: the earlier coefficients, which results
  * does not keep (one row per key, replaced when it changes). */

@@ -4,7 +4,8 @@
 
 #include <jansson.h>
 
-/* ---- the band at an x and the slowdowns (README: "Who got hurt") ----------------- */
+/* ---- the band at an x and the slowdowns (docs/operations.md: "Who got hurt")
+ * ----------------- */
 
 json_t *analysis_band_json(const struct band_result *p)
 {

@@ -29,7 +29,7 @@ static json_t *pair_of(struct jb *b, double lo, double hi)
     return a;
 }
 
-/* A step's "kde": the bands of METHOD.md §5 `kde` (b)–(d) in linear units, hx and hy
+/* A step's "kde": the bands of docs/method.md §5 `kde` (b)–(d) in linear units, hx and hy
  * in the fitting space, as the association object's; width_ratio and
  * paper_width_ratio null with a reason when no phase was fitted. With every phase the
  * two ratios are the mean over the phases fitted, with their range, and the bands are

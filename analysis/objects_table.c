@@ -1,4 +1,4 @@
-/* objects_table.c: a group table's stored text (METHOD.md §4). */
+/* objects_table.c: a group table's stored text (docs/method.md §4). */
 #include "objects.h"
 
 #include <jansson.h>

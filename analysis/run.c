@@ -1,6 +1,6 @@
 /* run.c: `analyze` over the groups: which groups a run computes (one, all, those with
  * inputs loaded since a time, those whose inputs changed), and the associations of
- * the default pairs (METHOD.md §8) stored with their provenance. */
+ * the default pairs (docs/method.md §8) stored with their provenance. */
 #include "internal.h"
 
 #include <math.h>
@@ -9,14 +9,14 @@
 #include <string.h>
 #include <time.h>
 
-/* The pairs of METHOD.md §8 that analyze computes by default, then §11's: I/O time
+/* The pairs of docs/method.md §8 that analyze computes by default, then §11's: I/O time
  * against the servers' queue over the job's I/O. */
 static const char *const default_pairs[ANALYZE_DEFAULT_PAIRS][2] = {
     {"t_d", "psi_d_read"},   {"t_d", "psi_d_write"}, {"t_um", "psi_o_read"},
     {"t_um", "psi_o_write"}, {"t_d", "q_d"},         {"tau", "q_d"},
 };
 
-/* The pairs of METHOD.md §10 that analyze computes besides, for a group one of whose
+/* The pairs of docs/method.md §10 that analyze computes besides, for a group one of whose
  * jobs has a DXT trace: a group without any keeps exactly the default pairs. */
 static const char *const trace_pairs[ANALYZE_TRACE_PAIRS][2] = {
     {"t_x", "psi_x_read"},
@@ -288,7 +288,7 @@ enum status analyze_run(struct db *db, const struct analysis_settings *s,
     memset(sum, 0, sizeof *sum);
     settings_text(s, granularity_s, settings, sizeof settings);
     w.settings = settings;
-    /* METHOD.md §5: significance and the forest at the base granularity, seeded and
+    /* docs/method.md §5: significance and the forest at the base granularity, seeded and
      * stored. */
     w.opts = assoc_opts_default(s);
     w.opts.significance = s->permutations > 0;

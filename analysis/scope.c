@@ -1,4 +1,4 @@
-/* scope.c: the system-wide series of a scope (METHOD.md §1: all, fs:NAME, or per job
+/* scope.c: the system-wide series of a scope (docs/method.md §1: all, fs:NAME, or per job
  * the file systems it touched) at k·Δ, from the streams in the database. */
 #include "internal.h"
 
@@ -25,7 +25,7 @@ static double base_delta(const struct analysis_settings *s, const struct db_stre
 
 /* The system-wide series summed over the streams of the file systems in member
  * (stream_fs[i] is stream i's file system), at granularity k·Δ. Servers of file
- * systems left out are left out of the presence rule too (METHOD.md §1: present when
+ * systems left out are left out of the presence rule too (docs/method.md §1: present when
  * every server of the series reported). */
 static enum status build_series(const struct db_streams *st, const size_t *stream_fs,
                                 const unsigned char *member, double delta_s, unsigned k,

@@ -1,6 +1,7 @@
-/* sweep.c: `analyze --sweep`, the granularity sweep of METHOD.md §6: every coefficient
- * of the default pairs at k·Δ for k = 1 … k_max over one job set per pair, the
- * verdicts (falling, recommended sampling interval), one stored JSON object per pair. */
+/* sweep.c: `analyze --sweep`, the granularity sweep of docs/method.md §6: every
+ * coefficient of the default pairs at k·Δ for k = 1 … k_max over one job set per pair,
+ * the verdicts (falling, recommended sampling interval), one stored JSON object per pair.
+ */
 #include "internal.h"
 
 #include <math.h>
@@ -9,14 +10,15 @@
 #include <string.h>
 #include <time.h>
 
-/* METHOD.md §6: falling is c(k_max) < c(1) − DROP with Spearman(k, c_k) <= RHO_MAX;
+/* docs/method.md §6: falling is c(k_max) < c(1) − DROP with Spearman(k, c_k) <= RHO_MAX;
  * the recommended interval keeps every |c(k') − c(1)| <= TOLERANCE. */
 #define SWEEP_DROP      0.1
 #define SWEEP_RHO_MAX   (-0.7)
 #define SWEEP_TOLERANCE 0.05
 
-/* The pairs of METHOD.md §6 (Fig. 10–12) and §11, then those of §10, swept only for a
- * group one of whose jobs has a DXT trace (the first N_UNTRACED_PAIRS are every group's).
+/* The pairs of docs/method.md §6 (Fig. 10–12) and §11, then those of §10, swept only for
+ * a group one of whose jobs has a DXT trace (the first N_UNTRACED_PAIRS are every
+ * group's).
  */
 static const char *const sweep_pairs[][2] = {
     {"t_d", "psi_d_read"},   {"t_d", "psi_d_write"}, {"t_um", "psi_o_read"},
@@ -153,7 +155,7 @@ static enum status group_eval(struct sweep_run *r, const struct db_jobs *jobs,
     return rc;
 }
 
-/* What the job set of one pair is: jobs counting at every step (METHOD.md §6). */
+/* What the job set of one pair is: jobs counting at every step (docs/method.md §6). */
 struct job_set {
     size_t d;                    /* jobs in the set */
     size_t valid_at_base;        /* jobs counting at k = 1 */
@@ -321,7 +323,7 @@ static bool coef_computed(const struct sweep_run *r, size_t c)
     return (r->methods & analysis_coefs[c].method) != 0;
 }
 
-/* The verdicts of METHOD.md §6 over the curves c(k) (the phase mean with every
+/* The verdicts of docs/method.md §6 over the curves c(k) (the phase mean with every
  * phase): falling per coefficient (undefined when c(1) is) and the recommended
  * sampling interval over the watched coefficients computed. */
 static enum status verdicts_compute(const struct sweep_run *r, struct sweep_verdicts *v,
@@ -372,7 +374,7 @@ out:
     return rc;
 }
 
-/* The sweep result of one pair (README: "The sweep object") into r->res, beside the
+/* The sweep result of one pair (docs/api.md: "The sweep object") into r->res, beside the
  * points pair_compute made. */
 static enum status result_fill(struct sweep_run *r, const struct db_group *g, size_t pair,
                                size_t n_jobs, const struct job_set *set,

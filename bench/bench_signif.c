@@ -1,5 +1,5 @@
 /* bench_signif.c: the C side of make bench's "signif" section: stats_signif_compute
- * (METHOD.md §5 "Significance") timed on the bench data, the p-values printed. */
+ * (docs/method.md §5 "Significance") timed on the bench data, the p-values printed. */
 #include "../stats/stats.h"
 
 #include <gsl/gsl_errno.h>

@@ -137,7 +137,7 @@ echo "bands: ours is exact up to d = 5000 and binned (512 y bins) above; statsmo
 echo "  exact. Both: 16 x 3 conditional quantiles and the marginal's Q05, Q95."
 
 echo
-echo "== same values on both sides (tolerances of METHOD.md §5 \"Accuracy\")"
+echo "== same values on both sides (tolerances of docs/method.md §5 \"Accuracy\")"
 for d in $grid_ds; do
     v=$(field "$dir/ref_grid_$d.txt" diff grid_full)
     [ "$v" = - ] && continue

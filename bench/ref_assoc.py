@@ -6,7 +6,7 @@ Subcommands (every output line is "key value ..." for bench/run.sh to read):
                       u, v = rng.standard_normal(D), rng.standard_normal(D)
                       x = exp(27 + 2 u)                 (bytes, about 5e11, heavy tail)
                       y = 100 exp(0.3 u + 0.8 v)        (a monotone link plus noise)
-                    tie-free, so KSG's jitter changes no neighbour (METHOD.md §5).
+                    tie-free, so KSG's jitter changes no neighbour (docs/method.md §5).
   selfcheck         the O(d log d) numpy distance correlation against the direct
                     O(d^2) formula at d = 500 (with and without ties).
   time FILE D SET.. each method set timed as bench_assoc does: the first call is
@@ -111,7 +111,7 @@ def _below_before_sum(p, xs, ys):
 
 
 def dcor_fast(x, y):
-    """dCor_V and dCor^2_U (METHOD.md §5) in O(d log d) (Huo & Szekely 2016;
+    """dCor_V and dCor^2_U (docs/method.md §5) in O(d log d) (Huo & Szekely 2016;
     Chaudhuri & Hu 2019): row sums from one sort each; the cross term
     sum_ij |dx||dy| as 2 sum over pairs j before i in x order of
     s_ij (x_i - x_j)(y_i - y_j), s = +1 when y_j ranks below y_i, else -1,

@@ -8,7 +8,7 @@ value is positive, so the KDE's auto space is log).
                           each axis: (128 / STEP)^2 points. Prints "time grid S samples
                           calls", "points N", and "diff grid_full X": max |ours - ref|
                           over those points / the largest ref value.
-  cond FILE D OURS        the bands (METHOD.md §5 (b), (d)) with statsmodels:
+  cond FILE D OURS        the bands (docs/method.md §5 (b), (d)) with statsmodels:
                           KDEMultivariateConditional(bw=[h_y, h_x]).cdf solved for
                           0.05, 0.5, 0.95 at the 16 x values by scipy's brentq, and the
                           marginal's Q05, Q95 by KDEMultivariate(bw=[h_y]).cdf; the

@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ref_assoc  # noqa: E402  (its dCor and its KSG seed)
 
 NAMES = ["pearson", "spearman", "dcor_v", "dcor2_u", "mi_ksg_nats"]
-# METHOD.md §5's, but KSG's: t_d is a multiple of Δ, so its ties are many and both
+# docs/method.md §5's, but KSG's: t_d is a multiple of Δ, so its ties are many and both
 # sides' jitter (GSL's mt19937 here, numpy's there) moves neighbours: the two are
 # estimates of the same I, not the same number.
 TOL = {"pearson": 1e-12, "spearman": 1e-12, "dcor_v": 1e-9, "dcor2_u": 1e-9,

@@ -59,7 +59,7 @@ done
 echo "oob: out-of-bag R²; leaves: per tree, mean over the 100 (fully grown trees have"
 echo "  about 0.632 d, one per distinct x drawn)."
 
-# The two forests differ in their random draws only: OOB R² within METHOD.md's 0.02
+# The two forests differ in their random draws only: OOB R² within docs/method.md's 0.02
 # (there against sklearn's mean over 5 seeds; here one seed a side), and the curves
 # apart by the forests' own Monte Carlo noise.
 echo

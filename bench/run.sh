@@ -168,7 +168,7 @@ for d in $ds; do
 done
 
 # The two sides must compute the same numbers, or the times compare different work.
-# Tolerances of METHOD.md §5 "Accuracy", except KSG's: its 1e-9 holds where the
+# Tolerances of docs/method.md §5 "Accuracy", except KSG's: its 1e-9 holds where the
 # jitter moves no neighbour, which these tie-free data give only up to about d = 10^3;
 # above, the 1e-10 jitter reorders near-tied neighbours and sklearn's own value moves
 # by about 3e-7 from one random_state to another (d = 10^4, 10^5), and our jitter

@@ -5,13 +5,13 @@
 # Usage: bash bench/signif.sh BUILD. Environment:
 #   ORACLE_PY        the interpreter with numpy, scipy, sklearn, statsmodels
 #   BENCH_SIGNIF_D   the size (10000)
-#   BENCH_SIGNIF_B   the permutations (999, METHOD.md's B)
+#   BENCH_SIGNIF_B   the permutations (999, docs/method.md's B)
 #
 # Data: ref_assoc.py gen at d (the assoc section's). Ours, one stats_signif_compute
 # call each: "ps" Pearson + Spearman; "four" the four core coefficients (pearson,
 # spearman, dcor_v, mi_linfoot: one stats_assoc_compute per permutation); "five" the
 # four and the KDE's width_ratio (stats_kde_width_ratio_stat as an extra statistic):
-# METHOD.md's "every coefficient (pearson, spearman, dcor_v, mi_linfoot,
+# docs/method.md's "every coefficient (pearson, spearman, dcor_v, mi_linfoot,
 # width_ratio)", the target. "boot" (2000 BCa resamples of Pearson and Spearman) and
 # "jackknife" are printed beside, without a reference. The reference measures Pearson
 # and Spearman by scipy.stats.permutation_test; dCor, KSG MI and width_ratio are one

@@ -1,5 +1,5 @@
 #!/bin/bash
-# sweep.sh: make bench, section "sweep": the full 20-step granularity sweep (METHOD.md
+# sweep.sh: make bench, section "sweep": the full 20-step granularity sweep (docs/method.md
 # §6: the seven default pairs, the core associations and the KDE bands at every k; no
 # forest, no significance) over 10^5 jobs, through the real path: iocontend-gen,
 # ingest into a throwaway embedded cluster, `iocontend analyze --sweep`.

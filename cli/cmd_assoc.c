@@ -18,7 +18,7 @@ void cmd_assoc_help(FILE *fp)
         "                       [--permutations B] [--resamples B] [--seed N]\n"
         "                       [--mi-jitter 0|1] [--json]\n"
         "The association of column y with column x of a CSV file with a header line\n"
-        "(METHOD.md §5), without a database. Rows whose x or y is empty or not a finite\n"
+        "(method §5), without a database. Rows whose x or y is empty or not a finite\n"
         "number are dropped and counted (and, with --space log, rows with a value <= "
         "0).\n"
         "  --methods LIST    comma-separated from pearson,spearman,dcor,mi,kde,rf, or\n"
@@ -40,7 +40,7 @@ void cmd_assoc_help(FILE *fp)
         "  --seed N          seed of KSG's jitter, the permutations and the resamples\n"
         "                    (default 20240601 or the config)\n"
         "  --mi-jitter B     0 switches off KSG's tie-breaking jitter (default 1)\n"
-        "  --json            print the association object of INTERFACES.md\n"
+        "  --json            print the association object of docs/interfaces.md\n"
         "Exit status: 0 every row used, 1 rows dropped, 64 bad usage or a malformed\n"
         "file (named with its line), 66 no such file.\n");
 }

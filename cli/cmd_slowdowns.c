@@ -1,5 +1,5 @@
-/* cmd_slowdowns.c: `iocontend slowdowns`: the slowdowns of a period (README "Who
- * got hurt"), as a table or as /api/v1/slowdowns's JSON. */
+/* cmd_slowdowns.c: `iocontend slowdowns`: the slowdowns of a period (docs/operations.md
+ * "Who got hurt"), as a table or as /api/v1/slowdowns's JSON. */
 #include "internal.h"
 
 #include <jansson.h>

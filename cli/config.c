@@ -405,7 +405,8 @@ static enum status check_regex(const char *section, const char *key, const char 
     return STATUS_OK;
 }
 
-/* ---- [group NAME] (METHOD.md §4) -------------------------------------------------- */
+/* ---- [group NAME] (docs/method.md §4)
+ * -------------------------------------------------- */
 
 /* An unsigned decimal integer of [s, end) (white space around it allowed) times mult. */
 static bool parse_count(const char *s, const char *end, uint64_t mult, int64_t *out)

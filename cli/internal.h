@@ -16,7 +16,7 @@
 #include "../ingest/ingest.h"
 #include "../sql/db.h"
 
-/* Exit statuses of INTERFACES.md. */
+/* Exit statuses of docs/interfaces.md. */
 enum exit_code {
     EXIT_OK = 0,
     EXIT_PARTIAL = 1, /* finished, some inputs quarantined or excluded */
@@ -46,10 +46,10 @@ struct app_config {
     struct serve_limits serve_limits; /* [serve] threads, deadline_s, ... */
     char device_include[256];
     char device_names[256]; /* [devices] names: "MAJ:MIN=NAME, ..."; "": none */
-    double sample_offset_s; /* θ of every source (METHOD.md §1) */
+    double sample_offset_s; /* θ of every source (docs/method.md §1) */
     char timezone[128];     /* [samples] timezone: of stamps printed without a zone */
     double granularity_s;   /* base Δ when the samples do not say; 0 = from samples */
-    size_t d_min;           /* METHOD.md §5, default 10 */
+    size_t d_min;           /* docs/method.md §5, default 10 */
     unsigned long seed;     /* default 20240601 */
     unsigned sweep_k_max;   /* [analysis] sweep_k_max: the sweep's largest k (20) */
     bool sweep_all_phases;  /* [analysis] sweep_phases = all: every phase φ at each k */

@@ -1,5 +1,5 @@
 /* report.c: `iocontend report sweep`: the granularity sweeps `analyze --sweep` stored
- * for a group (METHOD.md §6), as the admins' report: a self-contained HTML page with
+ * for a group (docs/method.md §6), as the admins' report: a self-contained HTML page with
  * the coefficients' curves over the sampling interval, drawn by Vega from the page's
  * own chart (web/sweep.vg.json) with the library and the data inlined, and the
  * verdicts; or the same numbers as CSV (one row per pair and k) or JSON (the stored
@@ -273,7 +273,7 @@ static void write_html(FILE *fp, const struct db_group *g, const struct sweeps *
     report_html_text(fp, g->id);
     fprintf(fp,
             "</code>, %ld jobs; report written %s from the sweeps "
-            "<code>iocontend analyze --sweep</code> stored (METHOD.md &#167;6).</p>\n"
+            "<code>iocontend analyze --sweep</code> stored (method &#167;6).</p>\n"
             "<div id=\"chart\"></div>\n",
             g->jobs, when);
     for (size_t i = 0; i < sweeps->n; i++)

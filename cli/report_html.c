@@ -1,6 +1,6 @@
-/* report_html.c: what both reports' HTML needs (README "The night report", "report
- * sweep"): Debian's Vega files, the glue, the chart module and the specs read once
- * and inlined as scripts, text escaped for HTML and for a script, and a report
+/* report_html.c: what both reports' HTML needs (docs/operations.md "The night report",
+ * "report sweep"): Debian's Vega files, the glue, the chart module and the specs read
+ * once and inlined as scripts, text escaped for HTML and for a script, and a report
  * written whole or not at all. */
 #include "internal.h"
 

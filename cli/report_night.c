@@ -469,7 +469,7 @@ static void html_coverage(FILE *fp, const json_t *doc)
         return;
     }
     fputs("<p>How much of what the servers moved the jobs' logs account for "
-          "(METHOD.md &#167;7): <i>coverage</i> over everything analyze stored, "
+          "(method &#167;7): <i>coverage</i> over everything analyze stored, "
           "<i>range_coverage</i> over the intervals of the period.</p>\n",
           fp);
     html_table(fp, "coverage", cols, N_OF(cols), json_object_get(cov, "filesystems"));

@@ -1,4 +1,4 @@
-/* log_family.h: the log family (METHOD.md §2), the one list of the per-job values a
+/* log_family.h: the log family (docs/method.md §2), the one list of the per-job values a
  * Darshan log alone gives. Every floor sees common/, and each uses the list its own way:
  * ingest/ declares them as fields of struct job_metrics and computes them
  * (ingest/metrics.c), sql/ stores them as the columns of jobs named so

@@ -1,4 +1,4 @@
-/* daemon.h: the HTTP JSON API (v1) of INTERFACES.md and the dashboard page, on
+/* daemon.h: the HTTP JSON API (v1) of docs/interfaces.md and the dashboard page, on
  * libmicrohttpd. */
 #ifndef IOCONTEND_DAEMON_H
 #define IOCONTEND_DAEMON_H
@@ -11,7 +11,7 @@
 #include "../analysis/analysis.h"
 #include "../common/common.h"
 
-/* How much the server does at once ([serve] keys; README.md "The HTTP API"). */
+/* How much the server does at once ([serve] keys; docs/api.md). */
 struct serve_limits {
     unsigned threads;             /* threads: HTTP threads, each with its database
                                      connection (4) */

@@ -392,7 +392,7 @@ static void put_analysis(FILE *f, const struct db_telemetry *d)
     put_run_gauges(f, analysis_gauges, sizeof analysis_gauges / sizeof analysis_gauges[0],
                    d->analysis, sizeof d->analysis[0], d->n_analysis);
     family(f, "iocontend_analyze_last_run_jobs_excluded", "gauge",
-           "Jobs that run's groups left out of their first pair, by reason (METHOD.md "
+           "Jobs that run's groups left out of their first pair, by reason (the method's "
            "exclusions); reason=\"unrecorded\" holds the total of a run that did not "
            "record them by reason (a sweep, whose total includes the jobs dropped as "
            "not valid at every k).");

@@ -251,7 +251,7 @@ bool cache_metrics(struct server *srv, struct db_telemetry *out);
 
 /* ---- the connection gate (gate.c) -------------------------------------------------- */
 
-/* What a request's head may hold (README "The HTTP API": limits): more is 431. */
+/* What a request's head may hold (docs/api.md: limits): more is 431. */
 #define GATE_HEADERS_MAX       16384 /* bytes of the request line and headers */
 #define GATE_HEADERS_COUNT_MAX 64    /* header fields */
 #define GATE_QUERY_PARAMS_MAX  64    /* query parameters */
@@ -384,13 +384,13 @@ struct route_args {
 typedef void route_handler(struct server *srv, struct request *req,
                            const struct route_args *a);
 
-/* The handlers, in the order of the table (README "The HTTP API"). routes.c: */
+/* The handlers, in the order of the table (docs/api.md). routes.c: */
 route_handler route_health, route_jobs, route_groups, route_association, route_sweep,
     route_table, route_coverage;
-/* slowdowns.c: /groups/{id}/predict and /slowdowns (README "Who got hurt"); scatter.c:
- * /groups/{id}/points; exposition.c: GET /metrics, the text exposition (README
- * "Metrics"); static.c: the page's files (rest under its folder, percent-decoded) and
- * a JavaScript library's under serve_js_dir() (serve_js_open). */
+/* slowdowns.c: /groups/{id}/predict and /slowdowns (docs/operations.md "Who got hurt");
+ * scatter.c: /groups/{id}/points; exposition.c: GET /metrics, the text exposition
+ * (docs/api.md "Metrics"); static.c: the page's files (rest under its folder,
+ * percent-decoded) and a JavaScript library's under serve_js_dir() (serve_js_open). */
 route_handler route_predict, route_slowdowns, route_points, route_metrics, route_static,
     route_lib;
 

@@ -1,4 +1,4 @@
-/* routes.c: the routes of INTERFACES.md's HTTP API (v1): health, jobs, groups, a
+/* routes.c: the routes of docs/interfaces.md's HTTP API (v1): health, jobs, groups, a
  * group's association, sweep and table, and the coverage. */
 #include "internal.h"
 
@@ -21,7 +21,7 @@ static json_t *number_or_null(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-/* A job metric: negative means "not applicable" (METHOD.md: t_fr -1 never read). */
+/* A job metric: negative means "not applicable" (docs/method.md: t_fr -1 never read). */
 static json_t *metric_or_null(double v)
 {
     return isfinite(v) && v >= 0 ? json_real(v) : json_null();
@@ -456,7 +456,7 @@ out:
 }
 
 /* The 404 for a granularity never stored names those that are
- * (INTERFACES.md: "answers 404 with stored_granularities_s"). */
+ * (docs/interfaces.md: "answers 404 with stored_granularities_s"). */
 void add_stored_granularities(struct request *req, struct db *db, const char *group_id,
                               const char *y, const char *x)
 {
@@ -746,7 +746,7 @@ void compute_task_submit(struct server *srv, struct MHD_Connection *conn,
 }
 
 /* A group's association object: the one analyze stored while it is current, else
- * computed now, on the compute pool (INTERFACES.md). */
+ * computed now, on the compute pool (docs/interfaces.md). */
 void route_association(struct server *srv, struct request *req,
                        const struct route_args *a)
 {
@@ -822,7 +822,7 @@ void route_association(struct server *srv, struct request *req,
     compute_task_submit(srv, conn, req, job, association_run);
 }
 
-/* The stored granularity sweep of (group, y, x) (METHOD.md §6), as `analyze --sweep`
+/* The stored granularity sweep of (group, y, x) (docs/method.md §6), as `analyze --sweep`
  * stored it: never computed here. */
 void route_sweep(struct server *srv, struct request *req, const struct route_args *a)
 {
@@ -855,7 +855,7 @@ void route_sweep(struct server *srv, struct request *req, const struct route_arg
     cache_keep(srv, conn, req, key, version);
 }
 
-/* A group's table (METHOD.md §4), as `analyze` stored it: never computed here. */
+/* A group's table (docs/method.md §4), as `analyze` stored it: never computed here. */
 void route_table(struct server *srv, struct request *req, const struct route_args *a)
 {
     struct MHD_Connection *conn = a->conn;
@@ -887,7 +887,7 @@ void route_table(struct server *srv, struct request *req, const struct route_arg
 /* Buckets a points= answer may ask for: more than the widest screen's pixels. */
 #define COVERAGE_BUCKETS_MAX 10000
 
-/* The coverage of METHOD.md §7 (Fig. 13) as `analyze` stored it: per file system
+/* The coverage of docs/method.md §7 (Fig. 13) as `analyze` stored it: per file system
  * (fs=NAME), all together (fs=all) or every one (no fs), with D_i / max D and
  * S_i / max S over the intervals that overlap [from, to); with points=N, instead of
  * those, their min and max in N buckets of the range, whatever its length. */
@@ -979,7 +979,7 @@ out:
     free(list);
 }
 
-/* The coverage of METHOD.md §7 (Fig. 13) as `analyze` stored it: per file system
+/* The coverage of docs/method.md §7 (Fig. 13) as `analyze` stored it: per file system
  * (fs=NAME), all together (fs=all) or every one (no fs), with D_i / max D and
  * S_i / max S over the intervals that overlap [from, to); with points=N, instead of
  * those, their min and max in N buckets of the range, whatever its length. Served

@@ -70,7 +70,7 @@ static void predict_run(struct compute_task *job)
                                       job->x, job->granularity_s, job->x_value, &p, &err);
     if (rc != STATUS_OK) {
         answer_failure(req, rc, &err, "predict", "granularity");
-        /* INTERFACES.md: a granularity never stored names those that are */
+        /* docs/interfaces.md: a granularity never stored names those that are */
         if (rc == STATUS_NOT_FOUND && job->granularity_given)
             add_stored_granularities(req, db, job->group_id, job->y, job->x);
         pool_release(srv, db, rc);

@@ -12,7 +12,7 @@
 #include <time.h>
 
 /* s2-ds04's iostat started this many minutes late: the first intervals have a hole
- * (METHOD.md §1: a partial sum is a hole) that consumers must respect. */
+ * (docs/method.md §1: a partial sum is a hole) that consumers must respect. */
 #define LATE_FS      1
 #define LATE_SERVER  3
 #define LATE_REPORTS 45

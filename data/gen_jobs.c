@@ -19,7 +19,7 @@
  * system, eps log-normal with mean 1. */
 #define IO_SIGMA 0.7
 /* Metadata slows with the background operation rate O in the same way, so T^U_M
- * against Psi^O is moderate for all three groups (METHOD.md §8). */
+ * against Psi^O is moderate for all three groups (docs/method.md §8). */
 #define META_COUPLING 0.8
 #define META_SIGMA    1.1
 #define META_CAP      6.0  /* keeps open + close + compute under Δ (see ESB_GAP_S) */
@@ -107,7 +107,7 @@ struct access {
 };
 
 /* Contention comes from the job's own file system: its servers are the ones shared.
- * The other file system's load then reaches the system-wide series (METHOD.md §1) as
+ * The other file system's load then reaches the system-wide series (docs/method.md §1) as
  * noise, as it did on Intrepid. */
 static double load_ratio_at(const struct plan *pl, double rel_s)
 {
@@ -399,7 +399,7 @@ static void round_times(struct data_job *job)
 }
 
 /* Truth for checks: the stretch from the first read/write to the last (the windows
- * of METHOD.md §2) and the mean planted load over it. */
+ * of docs/method.md §2) and the mean planted load over it. */
 static void fill_truth(const struct plan *pl)
 {
     struct data_job *job = pl->job;

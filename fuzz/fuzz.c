@@ -146,7 +146,7 @@ static bool has_posix_ops(const struct dxt_trace *t, uint64_t record_id)
 
 /* The windows: sorted by (direction, fs, start), positive ones of a kind apart (a gap
  * between them, else merge_windows would have joined them), no point strictly inside
- * a positive one of its kind, and every operation that counts (METHOD.md §10's layer
+ * a positive one of its kind, and every operation that counts (docs/method.md §10's layer
  * rule) inside one of its kind. */
 static void check_windows(const struct dxt_trace *t, const struct ingest_fs_map *map,
                           const struct trace_rows *r)

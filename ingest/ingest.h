@@ -1,5 +1,5 @@
 /* ingest.h: parsers (darshan-parser text, iostat / sadf) into plain records, the
- * log-only job metrics of METHOD.md §2, and the loader that writes them to the
+ * log-only job metrics of docs/method.md §2, and the loader that writes them to the
  * database. Parsers never see the database: files alone test them. */
 #ifndef IOCONTEND_INGEST_H
 #define IOCONTEND_INGEST_H
@@ -246,7 +246,7 @@ enum status ingest_dxt_parse(FILE *fp, const char *path, struct dxt_trace **out,
                              struct error *err) MUST_CHECK;
 void dxt_trace_free(struct dxt_trace *t);
 
-/* An activity window (METHOD.md §2), absolute epoch seconds. */
+/* An activity window (docs/method.md §2), absolute epoch seconds. */
 struct job_window {
     double start_s, end_s;
     bool is_write;
@@ -257,7 +257,7 @@ struct job_window {
 
 #define INGEST_LOG_FIELD(NAME, name, type, listed) LOG_CTYPE_##type name;
 
-/* Metrics of METHOD.md §2 that need only the log. Times in seconds, bytes. */
+/* Metrics of docs/method.md §2 that need only the log. Times in seconds, bytes. */
 struct job_metrics {
     char job_key[33];     /* hash of (jobid, uid, start, end, nprocs, exe) */
     char executable[128]; /* basename of the first token of exe */
@@ -270,7 +270,7 @@ struct job_metrics {
     size_t n_windows;
 };
 
-/* A job's key (INTERFACES.md "Identity"): a hash of (jobid, uid, start, end, nprocs,
+/* A job's key (docs/interfaces.md "Identity"): a hash of (jobid, uid, start, end, nprocs,
  * exe) as decimal text; the same for a log, its text and its DXT trace. */
 void ingest_job_key(const char *jobid, uint64_t uid, int64_t start_time_s,
                     int64_t end_time_s, int64_t nprocs, const char *exe, char out[33]);
@@ -286,7 +286,7 @@ enum status ingest_job_metrics(const struct darshan_log *log,
                                struct error *err) MUST_CHECK;
 void job_metrics_clear(struct job_metrics *m);
 
-/* b(v) of METHOD.md §4: 0 for v = 0, else 1 + floor(ln v / ln 1.2). */
+/* b(v) of docs/method.md §4: 0 for v = 0, else 1 + floor(ln v / ln 1.2). */
 int ingest_size_bin(double v);
 
 /* ---- server samples ---------------------------------------------------------- */
@@ -301,7 +301,7 @@ struct iostat_sample {
     double r_bps, w_bps; /* bytes per second (kB = 1024) */
     double ro_ps, wo_ps; /* operations per second; NAN when unavailable (tps-only) */
     double ops_total_ps; /* r/s + w/s, or tps where that is all there is */
-    /* The queue (METHOD.md §11) as printed; NAN when the source lacks the column. */
+    /* The queue (docs/method.md §11) as printed; NAN when the source lacks the column. */
     double aqu_sz;                 /* aqu-sz (avgqu-sz): mean queue length */
     double util_pct;               /* %util, percent */
     double r_await_ms, w_await_ms; /* ms per read / write request */
@@ -350,9 +350,9 @@ struct iostat_data {
 
 /* What a parse of samples needs besides the bytes. */
 struct iostat_parse_opts {
-    const char
-        *device_include;  /* POSIX extended regex; NULL: the default of INTERFACES.md */
-    const char *timezone; /* IANA zone of stamps printed without one; NULL: UTC */
+    const char *device_include; /* POSIX extended regex; NULL: the default of
+                                   docs/interfaces.md */
+    const char *timezone;       /* IANA zone of stamps printed without one; NULL: UTC */
     /* names of devices known by number only (sysstat's devMAJ-MIN, as in an sa file):
      * "MAJ:MIN=NAME, ..." (device_names_check); NULL: the fixed majors only */
     const char *device_names;
@@ -363,7 +363,7 @@ struct iostat_parse_opts {
 /* Parses iostat text (-d -x [-k|-m] -t, with or without avg-cpu blocks, ISO or
  * locale stamps), iostat JSON (-o JSON), sadf -d (CSV) and sadf -j. The format is
  * recognised from the contents. device_include is a POSIX extended regex (NULL: the
- * default of INTERFACES.md). The first report of an iostat stream is dropped, never
+ * default of docs/interfaces.md). The first report of an iostat stream is dropped, never
  * sadf's. Columns are mapped by name. Errors name the line and what was expected.
  * Stamps printed with a zone (ISO with an offset or Z, sadf's UTC) keep it; stamps
  * without one (MM/DD/YY locale stamps) are read in UTC here, in opts->timezone with
@@ -510,7 +510,7 @@ struct ingest_summary {
      * exactly one of loaded, unchanged, quarantined, known_bad, missing, refused,
      * reprocessed, reread_failed (they add up to files). not_input: the walk's other
      * files, no input (not among files). skipped: unchanged + not_input, as
-     * INTERFACES.md's JSON has always said it ("already loaded or not an input"). */
+     * docs/interfaces.md's JSON has always said it ("already loaded or not an input"). */
     long files, loaded, skipped, quarantined, missing;
     long unchanged; /* its content loaded before (or by an earlier file of the run),
                        or no new complete report: nothing read in */

@@ -1,4 +1,5 @@
-/* metrics.c: log-only job metrics, activity windows and size bins (METHOD.md §2, §4). */
+/* metrics.c: log-only job metrics, activity windows and size bins (docs/method.md §2,
+ * §4). */
 #include "ingest.h"
 
 #include <inttypes.h>
@@ -167,7 +168,7 @@ static bool window_of(int64_t count, double start, double end, double *a, double
     return true;
 }
 
-/* basename of the first whitespace-separated token of exe (METHOD.md §4), as
+/* basename of the first whitespace-separated token of exe (docs/method.md §4), as
  * basename(1): trailing slashes do not count, "/" stays "/". */
 static void executable_of(const char *exe, char *out, size_t size)
 {
@@ -201,7 +202,7 @@ static void hash_field(struct hash128 *h, const char *s, bool last)
         hash128_update(h, "\x1f", 1);
 }
 
-/* Identity of a job (INTERFACES.md "Ingest"): (jobid, uid, start, end, nprocs, exe)
+/* Identity of a job (docs/interfaces.md "Ingest"): (jobid, uid, start, end, nprocs, exe)
  * as decimal text joined by the unit separator 0x1f. */
 void ingest_job_key(const char *jobid, uint64_t uid, int64_t start_time_s,
                     int64_t end_time_s, int64_t nprocs, const char *exe, char out[33])
@@ -384,7 +385,7 @@ enum status ingest_job_metrics(const struct darshan_log *log,
     if (n > 1)
         qsort(refs, n, sizeof *refs, cmp_file_ref);
 
-    /* One file (record id) at a time: the layer rule of METHOD.md §2 needs to know
+    /* One file (record id) at a time: the layer rule of docs/method.md §2 needs to know
      * which layers recorded it. */
     for (size_t i = 0; i < n;) {
         bool has[LAYER_COUNT] = {false, false, false};

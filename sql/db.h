@@ -16,7 +16,7 @@
 struct db_target {
     bool embedded;        /* true: iocontend's own server under state_dir */
     char conninfo[1024];  /* what libpq is given ("" = libpq's PG* defaults) */
-    char state_dir[512];  /* the state directory (INTERFACES.md), absolute */
+    char state_dir[512];  /* the state directory (docs/interfaces.md), absolute */
     char state_why[256];  /* why that one: "--state-dir given", "the default …" */
     bool state_default;   /* state_dir is the default, not chosen */
     char data_dir[600];   /* state_dir/pg */
@@ -45,7 +45,7 @@ struct db_state_opts {
     const char *conninfo;    /* [database] conninfo (below --db and the environment) */
 };
 
-/* Decides the database as INTERFACES.md says: db_arg (--db) or IOCONTEND_DB or any
+/* Decides the database as docs/interfaces.md says: db_arg (--db) or IOCONTEND_DB or any
  * of PGHOST, PGHOSTADDR, PGPORT, PGDATABASE, PGSERVICE or state->conninfo (the
  * file's) → configured, in that order, the reason naming which; otherwise the
  * embedded server under the state directory: state->arg > IOCONTEND_STATE_DIR >
@@ -158,7 +158,7 @@ int db_schema_latest(void);
 /* ---- one run of a kind at a time ------------------------------------------------ */
 
 /* Takes the lock of one kind of run ("ingest" or "analyze") for as long as db is
- * open, so that two runs of a kind never overlap (INTERFACES.md: exit 75). The
+ * open, so that two runs of a kind never overlap (docs/interfaces.md: exit 75). The
  * connection is named after this run (host, pid, start) for the next one to read.
  * When another run holds it: with wait, logs who and waits; else STATUS_BUSY naming
  * the holder. STATUS_DB; STATUS_INTERNAL for another kind. Once an ingest holds it,
@@ -185,7 +185,7 @@ enum status db_ingest_run_end(struct db *db, int64_t run_id,
 enum status db_file_seen(struct db *db, const char *content_hash, bool *seen,
                          struct error *err) MUST_CHECK;
 
-/* One activity window of a job to load (METHOD.md §2): a row of job_windows. */
+/* One activity window of a job to load (docs/method.md §2): a row of job_windows. */
 struct db_window_in {
     double start_s, end_s; /* absolute epoch seconds */
     bool is_write;
@@ -207,10 +207,11 @@ struct db_job_in {
     double run_time_s;                /* the header's run time */
     double log_version;               /* 3.41 */
     const char *group_id;             /* 16 hex digits, a hash of group_key */
-    const char *group_key;            /* what defines the group (METHOD.md §4) */
+    const char *group_key;            /* what defines the group (docs/method.md §4) */
     union family_value log[LOG_N];    /* the log family's values (common/log_family.h) */
     int64_t n_unique_files, n_shared_files;
-    bool negative_time; /* a time counter below 0 was read as absent (METHOD.md §9) */
+    bool
+        negative_time; /* a time counter below 0 was read as absent (docs/method.md §9) */
     const char *incomplete_modules; /* "POSIX,MPI-IO": marked incomplete; NULL: whole */
     bool incomplete_log;            /* one of them is POSIX, MPI-IO or STDIO */
     const struct db_window_in *windows;
@@ -235,7 +236,7 @@ struct db_trace_file_in {
     size_t ops_len;
 };
 
-/* A job's DXT trace (METHOD.md §10): a row of job_traces, its dxt_ops rows and its
+/* A job's DXT trace (docs/method.md §10): a row of job_traces, its dxt_ops rows and its
  * merged operation windows (job_x_windows; their bytes are not stored). */
 struct db_trace_in {
     const char *job_key;
@@ -284,7 +285,7 @@ struct db_sample {
     double r_bps, w_bps; /* bytes per second */
     double ro_ps, wo_ps; /* operations per second */
     double ops_total_ps; /* any rate not finite (NAN: unavailable) is SQL NULL */
-    /* The queue (METHOD.md §11, migration 0013); likewise NULL when not finite. */
+    /* The queue (docs/method.md §11, migration 0013); likewise NULL when not finite. */
     double aqu_sz, util_pct;       /* requests; percent */
     double r_await_ms, w_await_ms; /* ms per read / write request */
     double await_ms;               /* ms per request, where only that is given */
@@ -449,7 +450,7 @@ struct db_job {
     bool incomplete_log;           /* a POSIX, MPI-IO or STDIO module is incomplete */
     struct db_window *windows;     /* owned by the db_jobs array */
     size_t n_windows;
-    enum db_trace trace; /* job_traces: none, whole, incomplete (METHOD.md §10) */
+    enum db_trace trace; /* job_traces: none, whole, incomplete (docs/method.md §10) */
     /* job_x_windows: the trace's merged operation windows (bytes 0), owned by the
      * db_jobs array; none unless trace is DB_TRACE_WHOLE */
     struct db_window *x_windows;
@@ -557,7 +558,7 @@ enum status db_result_granularities(struct db *db, const char *group_id, const c
                                     const char *x, double **out, size_t *n,
                                     struct error *err) MUST_CHECK;
 
-/* Stores a granularity sweep (METHOD.md §6; JSON text) of (group, y, x, scope) at
+/* Stores a granularity sweep (docs/method.md §6; JSON text) of (group, y, x, scope) at
  * base_granularity_s (its Δ), replacing any sweep stored for them, in one
  * transaction. */
 enum status db_sweep_store(struct db *db, const char *group_id, const char *y,
@@ -719,7 +720,8 @@ enum status db_jobs_page(struct db *db, const char *cursor, double from_s, doubl
                          const char *group_id, size_t limit, struct db_job_row **rows,
                          size_t *n, char next_cursor[80], struct error *err) MUST_CHECK;
 
-/* ---- hand-made groups (METHOD.md §4) -------------------------------------------- */
+/* ---- hand-made groups (docs/method.md §4) --------------------------------------------
+ */
 
 /* What a hand-made group's rule looks at in one job. */
 struct db_job_features {
@@ -780,7 +782,8 @@ enum status db_analysis_config_swap(struct db *db, const char *settings, const c
                                     bool *had, char prev_settings[512],
                                     char prev_path[1024], struct error *err) MUST_CHECK;
 
-/* ---- group tables and coverage (METHOD.md §4, §7) ------------------------------ */
+/* ---- group tables and coverage (docs/method.md §4, §7) ------------------------------
+ */
 
 /* A file system name as the samples spell it. */
 struct db_fs {
@@ -792,7 +795,7 @@ struct db_fs {
 enum status db_sample_filesystems(struct db *db, struct db_fs **out, size_t *n,
                                   struct error *err) MUST_CHECK;
 
-/* The features that define a group (METHOD.md §4). */
+/* The features that define a group (docs/method.md §4). */
 #define DB_N_FEATURES 6
 
 struct db_feature {
@@ -820,7 +823,7 @@ enum status db_group_table_delete(struct db *db, const char *group_id,
 enum status db_group_table_get(struct db *db, const char *group_id, char **json,
                                struct error *err) MUST_CHECK;
 
-/* The coverage of one scope (METHOD.md §7). */
+/* The coverage of one scope (docs/method.md §7). */
 struct db_coverage {
     char scope[80];                  /* "all" or "fs:NAME" */
     double granularity_s;            /* Δ of its grid */
@@ -873,7 +876,7 @@ struct db_coverage_span {
 enum status db_coverage_span(struct db *db, const char *scope, double from_s, double to_s,
                              struct db_coverage_span *out, struct error *err) MUST_CHECK;
 /* The min and max of the present D_i and S_i of those intervals per bucket k < n of
- * width width_s from start_s (README: the coverage object, points=): the interval
+ * width width_s from start_s (docs/api.md: the coverage object, points=): the interval
  * (T_i − Δ, T_i] in the bucket of its middle, clamped to the first and last; every
  * interval in bucket 0 when width_s is 0. d_min … s_max are the caller's n each; NAN
  * where a bucket has no value. STATUS_INVALID when n is 0 or start_s or width_s is

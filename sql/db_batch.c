@@ -371,7 +371,8 @@ static enum status copy_files(struct db *db, int64_t run_id,
 }
 
 /* Warns, in the batch's order, of each job loaded before from other content with
- * values that differ by more than 1 % (INTERFACES.md "Identity": the first stays). */
+ * values that differ by more than 1 % (docs/interfaces.md "Identity": the first stays).
+ */
 static enum status warn_differing(struct db *db, const struct db_job_batch_item *items,
                                   size_t n, struct error *err)
 {

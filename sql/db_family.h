@@ -11,7 +11,7 @@
 
 enum db_column_type { DB_COLUMN_F8, DB_COLUMN_I8 };
 
-/* A stored value of a family: a column named as METHOD.md names the value. */
+/* A stored value of a family: a column named as docs/method.md names the value. */
 struct db_column {
     const char *name;
     enum db_column_type type; /* F8: a double, NaN is SQL NULL; I8: an int64_t */

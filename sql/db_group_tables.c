@@ -1,4 +1,4 @@
-/* db_group_tables.c: group tables and coverage (METHOD.md §4, §7). */
+/* db_group_tables.c: group tables and coverage (docs/method.md §4, §7). */
 #include "internal.h"
 
 #include <math.h>

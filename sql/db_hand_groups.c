@@ -1,4 +1,4 @@
-/* db_hand_groups.c: hand-made groups (METHOD.md §4): the jobs' features their rules
+/* db_hand_groups.c: hand-made groups (docs/method.md §4): the jobs' features their rules
  * match, and the membership analyze stores. */
 #include "internal.h"
 

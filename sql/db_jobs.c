@@ -61,7 +61,7 @@ static enum status jobs_load(struct db *db, const struct jobs_sql *sql, const ch
     rc = exec_params(db, sql->windows, 1, vals, &w, err);
     if (rc != STATUS_OK)
         goto out;
-    /* The operation windows of whole traces only (METHOD.md §10: an incomplete
+    /* The operation windows of whole traces only (docs/method.md §10: an incomplete
      * trace gives no _x metric), in the jobs' order. */
     rc = exec_params(db, sql->x_windows, 1, vals, &xw, err);
     if (rc != STATUS_OK)

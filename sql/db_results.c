@@ -251,7 +251,7 @@ enum status db_group_inputs_read(struct db *db, const char *group_id, const char
         "  WHERE samples.stamp_s BETWEEN j.s - " INPUT_MARGIN_S
         " AND j.e + " INPUT_MARGIN_S "), "
         /* Every server of every file system, wherever its samples are: a series is
-         * present only where all of them reported (METHOD.md §1), so a server whose
+         * present only where all of them reported (docs/method.md §1), so a server whose
          * samples are all far from the group's jobs still changes its results. The
          * distinct (fs, server) pairs by a walk down the primary key, one index probe
          * per pair, never a scan of the samples. A group without jobs has nothing

@@ -173,7 +173,7 @@ enum status db_target_resolve(const char *db_arg, const struct db_state_opts *st
             return STATUS_OK;
         }
     }
-    /* The file's, below the environment (INTERFACES.md: command line > environment >
+    /* The file's, below the environment (docs/interfaces.md: command line > environment >
      * file). */
     if (state != NULL && given(state->conninfo)) {
         snprintf(out->conninfo, sizeof out->conninfo, "%s", state->conninfo);

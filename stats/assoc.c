@@ -1,4 +1,5 @@
-/* assoc.c: Pearson and Spearman associations over the jobs of a group (METHOD.md §5). */
+/* assoc.c: Pearson and Spearman associations over the jobs of a group (docs/method.md
+ * §5). */
 #include "internal.h"
 
 #include <math.h>
@@ -45,7 +46,7 @@ static struct stats_ws *ws_alloc(size_t d_max)
     for (size_t i = 0; i < STATS_WS_DTMP && ws->dblock != NULL; i++)
         ws->dtmp[i] = ws->dblock + i * cap;
     if (ws->dblock != NULL) {
-        /* Memory is the limit at d = 10^6 (METHOD.md targets 100 MB for all four
+        /* Memory is the limit at d = 10^6 (docs/method.md targets 100 MB for all four
          * methods), so ranks and sort keys borrow scratch arrays no method holds
          * while they are in use (internal.h). calloc'd memory has no declared type:
          * holding uint64_t keys there is defined. */
@@ -111,7 +112,7 @@ const char *stats_reason_name(enum stats_reason r)
 /* Pearson's r by sums centred on mx, my with the correction term of the "corrected
  * two-pass" algorithm (Chan, Golub & LeVeque 1983): Sxx = Σdx² − (Σdx)²/d, Sxy
  * likewise, which removes what rounding of the means left. The one-pass
- * Σxy − d·x̄·ȳ loses every digit for x ≈ 1e15 (METHOD.md §5). Needs d >= 2 finite
+ * Σxy − d·x̄·ȳ loses every digit for x ≈ 1e15 (docs/method.md §5). Needs d >= 2 finite
  * values. */
 static enum stats_reason pearson_about(const double *x, const double *y, size_t d,
                                        double mx, double my, double *r)
@@ -262,7 +263,7 @@ enum status stats_assoc_compute(const double *x, const double *y, size_t d,
         return error_set(err, STATUS_INVALID, "unknown methods 0x%x", methods & ~known);
 
     /* Undefined cases are facts about the group, not errors: the coefficient is null
-     * with its reason and a sweep continues (METHOD.md §5). A method not asked for
+     * with its reason and a sweep continues (docs/method.md §5). A method not asked for
      * stays not_computed whatever d is. */
     if (d < opts->d_min || d < 2) {
         undefined = REASON_D_BELOW_MIN;
@@ -350,7 +351,8 @@ enum status stats_assoc_compute(const double *x, const double *y, size_t d,
         } else {
             r = stats_mi_finish(&ksg);
             out->mi_ksg_nats = coef_of(REASON_NONE, r);
-            /* Linfoot's informational coefficient sqrt(1 − exp(−2I)) (METHOD.md §5) */
+            /* Linfoot's informational coefficient sqrt(1 − exp(−2I)) (docs/method.md §5)
+             */
             out->mi_linfoot = coef_of(REASON_NONE, sqrt(-expm1(-2.0 * r)));
         }
     }

@@ -1,4 +1,4 @@
-/* bandwidth.c: the KDE's plug-in bandwidth selector (METHOD.md §5 `kde`), Sheather &
+/* bandwidth.c: the KDE's plug-in bandwidth selector (docs/method.md §5 `kde`), Sheather &
  * Jones's (1991) "solve-the-equation" rule for a Gaussian kernel, as R's
  * bw.SJ(method = "ste") computes it:
  *

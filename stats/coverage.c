@@ -1,4 +1,5 @@
-/* coverage.c: the share of server volume the logged jobs account for (METHOD.md §7). */
+/* coverage.c: the share of server volume the logged jobs account for (docs/method.md §7).
+ */
 #include "internal.h"
 
 #include <math.h>

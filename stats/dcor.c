@@ -1,5 +1,5 @@
 /* dcor.c: Székely's distance correlation of two univariate series in O(d log d)
- * (Huo & Székely 2016; Chaudhuri & Hu 2019), METHOD.md §5 `dcor_v`, `dcor2_u`.
+ * (Huo & Székely 2016; Chaudhuri & Hu 2019), docs/method.md §5 `dcor_v`, `dcor2_u`.
  *
  * Every dCov form needs three sums over the distance matrices a_ij = |x_i − x_j|,
  * b_ij = |y_i − y_j|: Σ_ij a_ij·b_ij, Σ_i a_i.·b_i. and a..·b.. (a_i. the row sums).
@@ -21,7 +21,7 @@
  * values, added a million times, round the same way each time, and the errors add up
  * instead of cancelling. The merge's short sums stay plain: compensating them too
  * would be slower, and what they leave (about 1e-12, internal.h) is far inside
- * METHOD.md's 1e-9. test_dcor checks the result against the exact value on T^D-like
+ * docs/method.md's 1e-9. test_dcor checks the result against the exact value on T^D-like
  * ties near independence and on x one value but for two far outliers (whose variance
  * is then a 1/d-sized difference). */
 #include "internal.h"

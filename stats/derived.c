@@ -1,4 +1,5 @@
-/* derived.c: metrics derived from the volume and the log: ν, ν^D, B^D, τ (METHOD.md §3).
+/* derived.c: metrics derived from the volume and the log: ν, ν^D, B^D, τ (docs/method.md
+ * §3).
  */
 #include "stats.h"
 
@@ -84,7 +85,7 @@ enum status stats_job_derived(const struct stats_job_volume *v,
         out->nu_d_write =
             flagged(v->psi_d_write - mon_w, NEGATIVE_NU_D_WRITE, &out->negative);
         /* Sum the two directions before subtracting: one rounding of the background
-         * volume, as in METHOD.md's formula. */
+         * volume, as in docs/method.md's formula. */
         double background = (v->psi_d_read + v->psi_d_write) - (mon_r + mon_w);
         if (v->s_d > 0 && isfinite(v->s_d)) {
             out->b_d = flagged(background / v->s_d, NEGATIVE_B_D, &out->negative);
@@ -94,7 +95,7 @@ enum status stats_job_derived(const struct stats_job_volume *v,
         }
     }
 
-    /* τ over every file system (METHOD.md: η = 0 → no τ). */
+    /* τ over every file system (docs/method.md: η = 0 → no τ). */
     double eta = (double)log->eta_read + (double)log->eta_write;
     if (!(eta > 0)) {
         out->tau_excl = EXCL_NO_IO;

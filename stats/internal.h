@@ -76,7 +76,7 @@ void stats_sort_values(struct stats_ws *ws, const double *v, size_t d, uint64_t 
 void stats_average_ranks(const uint64_t *sorted_keys, const size_t *order, size_t d,
                          double *rank);
 
-/* Distance correlation (METHOD.md §5): dCor_V into *dcor_v and the bias-corrected
+/* Distance correlation (docs/method.md §5): dCor_V into *dcor_v and the bias-corrected
  * dCor²_U into *dcor2_u (NAN for d < 4), in O(d log d). Needs x, y finite and not
  * constant, 2 <= d <= ws->d_max, ws->order / ws->order_y the sort orders of x and
  * y, and their means (stats_mean; the values are centred on them first). Uses
@@ -88,7 +88,7 @@ void stats_dcor_sorted(const double *x, const double *y, size_t d, double mean_x
                        double mean_y, struct stats_ws *ws, double *dcor_v,
                        double *dcor2_u);
 
-/* KSG mutual information in nats (METHOD.md §5 mi_ksg_nats), k = 3, max-norm, as
+/* KSG mutual information in nats (docs/method.md §5 mi_ksg_nats), k = 3, max-norm, as
  * scikit-learn's mutual_info_regression: each variable divided by its sd (d in the
  * denominator, correctly rounded), jitter v += 1e-10·max(1, mean|v|)·z with z
  * standard normal (GSL's ziggurat) from taus2 seeded with seed (skipped when
@@ -138,7 +138,7 @@ double stats_grid_end(const struct stats_series *s, int64_t j);
 bool stats_grid_holds(const struct stats_series *s, double t);
 
 /* The interval j with T_{j−1} <= t < T_j: a time on a boundary belongs to the
- * interval that starts there (METHOD.md §3). t must be stats_grid_holds. */
+ * interval that starts there (docs/method.md §3). t must be stats_grid_holds. */
 int64_t stats_grid_interval_from(const struct stats_series *s, double t);
 
 /* The interval j with T_{j−1} < t <= T_j: the last interval a span ending at t

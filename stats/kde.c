@@ -1,4 +1,4 @@
-/* kde.c: the KDE credible bands of METHOD.md §5 `kde`: density grid, conditional
+/* kde.c: the KDE credible bands of docs/method.md §5 `kde`: density grid, conditional
  * quantiles of y given x, and the band-width ratios.
  *
  * The grid (a) bins the points linearly on a grid R times finer than the 128 × 128
@@ -15,7 +15,7 @@
  * m_j = μ_k, s_j = σ); above it the μ_k offsets are binned into 512 bins and each bin
  * becomes one normal with the weighted mean and variance of its members, added to
  * σ²: the first two moments of the bin's mixture are exact, so the error is of the
- * order of (bin width / σ)^4, far below METHOD.md's 5e-3·h_y.
+ * order of (bin width / σ)^4, far below docs/method.md's 5e-3·h_y.
  *
  * The cost of (b) is the Φ (erfc) of every component at every trial y, so the root
  * finder makes few trials: Halley's method (φ and z·φ give F' and F'' beside Φ),
@@ -44,7 +44,7 @@
 #define NFINE     ((NG - 1) * SUB_MAX + 1)
 #define NQ        STATS_KDE_POINTS
 #define NBIN      STATS_KDE_Y_BINS
-#define Z_BAND    1.645 /* METHOD.md (c): mean ± 1.645·sd, as written */
+#define Z_BAND    1.645 /* docs/method.md (c): mean ± 1.645·sd, as written */
 #define ROOT_TOL  1e-10 /* the root finder's last step, in units of the kernel sd */
 #define ROOT_ITER 200
 /* A component whose x weight is below e^−39.14 = 1e-17 of the largest (1, after the

@@ -1,4 +1,4 @@
-/* mi.c: Kraskov–Stögbauer–Grassberger mutual information, k = 3 (METHOD.md §5). */
+/* mi.c: Kraskov–Stögbauer–Grassberger mutual information, k = 3 (docs/method.md §5). */
 #include "internal.h"
 
 #include <gsl/gsl_randist.h>
@@ -655,7 +655,7 @@ static void sort_marginal(struct stats_ws *ws, const double *v, const size_t *or
 
 /* Σ_q ψ(n(q) + 1) with n(q) = #{j ≠ q : |v_j − v_q| < eps_q} along the axis, for
  * the points in tree order and their eps; s is the marginal ascending, hist (d
- * counters) scratch. Strict as METHOD.md §5. scikit-learn counts |v_j − v_i| <=
+ * counters) scratch. Strict as docs/method.md §5. scikit-learn counts |v_j − v_i| <=
  * nextafter(eps_i, 0), the same for eps_i > 0; eps_i = 0 (k + 1 identical points,
  * only without jitter) counts nobody here and the duplicates there.
  *

@@ -1,4 +1,4 @@
-/* rf.c: the random forest of METHOD.md §5 `rf` (scikit-learn's RandomForestRegressor
+/* rf.c: the random forest of docs/method.md §5 `rf` (scikit-learn's RandomForestRegressor
  * on one feature), its fitted curve and its out-of-bag R².
  *
  * With one feature every node of a tree holds a contiguous run of the x-sorted jobs,

@@ -1,11 +1,12 @@
-/* series.c: the grid, the system-wide series (METHOD.md §1) and coarsening (§6). */
+/* series.c: the grid, the system-wide series (docs/method.md §1) and coarsening (§6). */
 #include "stats.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* METHOD.md §1: a sample whose end lies within Δ/4 of a grid point is that interval. */
+/* docs/method.md §1: a sample whose end lies within Δ/4 of a grid point is that interval.
+ */
 #define SNAP_FRACTION 0.25
 /* A grid interval is fully covered when its coverage reaches Δ·(1 − COVER_TOL): the
  * pieces of split samples add up to Δ only to rounding. */
@@ -109,7 +110,7 @@ static void sample_place(double e, double ds, double delta_s, int64_t *lo, int64
 }
 
 /* A sample enters the series only when its bandwidths are numbers; a missing
- * value is a hole, never a zero (METHOD.md §1). */
+ * value is a hole, never a zero (docs/method.md §1). */
 static bool sample_usable(const struct stats_stream *st, size_t i)
 {
     return isfinite(st->r[i]) && isfinite(st->w[i]);
@@ -147,7 +148,7 @@ static enum status check_stream(const struct stats_stream *st, size_t k, size_t 
     return STATUS_OK;
 }
 
-/* What one sample adds to the series: the four rates, then the queue (METHOD.md
+/* What one sample adds to the series: the four rates, then the queue (docs/method.md
  * §11). aqu-sz and %util are time averages over the sample and r/s·await is the
  * request time spent per second, so all of them split over grid intervals in
  * proportion to the overlap, as rates do. */
@@ -341,7 +342,7 @@ enum status stats_series_coarsen(const struct stats_series *fine, unsigned k,
     if (k == 0 || phase >= k)
         return error_set(err, STATUS_INVALID, "granularity %u with phase %u", k, phase);
 
-    /* METHOD.md §6 numbers coarse intervals J from 0: J merges fine intervals
+    /* docs/method.md §6 numbers coarse intervals J from 0: J merges fine intervals
      * kJ + φ + 1 … kJ + φ + k and ends at (kJ + φ + k)·Δ = origin' + (J + 1)·kΔ with
      * origin' = origin + φΔ. On the coarse grid that is interval J + 1, which holds fine
      * j with k·jc + φ − k < j <= k·jc + φ, i.e. jc = floor((j − φ − 1) / k) + 1. Coarse

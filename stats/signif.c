@@ -1,5 +1,5 @@
 /* signif.c: permutation p-values, noise floors and BCa intervals of the associations
- * (METHOD.md §5 "Significance"), and the jackknife they need. */
+ * (docs/method.md §5 "Significance"), and the jackknife they need. */
 #include "internal.h"
 
 #include <gsl/gsl_cdf.h>

@@ -1,4 +1,4 @@
-/* stats.h: the numbers of METHOD.md §1 (the grid), §3 (system-wide volume over a
+/* stats.h: the numbers of docs/method.md §1 (the grid), §3 (system-wide volume over a
  * job's I/O) and §5 (associations), on plain arrays. No SQL, HTTP, JSON, files or
  * clocks here. */
 #ifndef IOCONTEND_STATS_H
@@ -11,7 +11,7 @@
 
 #include "../common/common.h"
 
-/* ---- the grid and the system-wide series (METHOD.md §1) ---------------------- */
+/* ---- the grid and the system-wide series (docs/method.md §1) ---------------------- */
 
 /* A series on the grid T_j = origin_s + j·delta_s: element i is interval
  * j = j_first + i, i.e. (T_{j-1}, T_j]. */
@@ -22,7 +22,7 @@ struct stats_series {
     size_t n;        /* intervals */
     double *r, *w;   /* read / write bytes per second */
     double *ro, *wo; /* read / write operations per second; NAN when unknown */
-    /* The queue (METHOD.md §11); NAN where a contributing device lacks it. */
+    /* The queue (docs/method.md §11); NAN where a contributing device lacks it. */
     double *q;              /* Q_i: Σ over the devices of aqu-sz, requests */
     double *u;              /* U_i: the mean over the devices of %util / 100 */
     double *aw_num;         /* Σ over the devices of r/s·r_await + w/s·w_await, s/s */
@@ -41,7 +41,7 @@ struct stats_stream {
     const double *end_s;   /* ascending */
     const double *r, *w;   /* bytes/s */
     const double *ro, *wo; /* ops/s, or NULL / NAN when unavailable */
-    /* The queue columns as printed (METHOD.md §11), each NULL / NAN when unknown:
+    /* The queue columns as printed (docs/method.md §11), each NULL / NAN when unknown:
      * aqu-sz, %util, r_await and w_await (ms), and where those two are missing the
      * combined await (ms) with ops_total (r/s + w/s or tps) as its weight. */
     const double *aqu_sz, *util_pct;
@@ -50,7 +50,7 @@ struct stats_stream {
     double delta_s; /* the stream's own Δ (median stamp difference) */
 };
 
-/* Builds the system-wide series (METHOD.md §1) on the grid of delta_s from the
+/* Builds the system-wide series (docs/method.md §1) on the grid of delta_s from the
  * streams of n_servers servers: a sample whose end lies within Δ/4 of a grid point
  * is that grid interval; otherwise its volume is split over the grid intervals it
  * overlaps in proportion to the overlap. A grid interval is present when every
@@ -70,7 +70,7 @@ enum status stats_series_build(const struct stats_stream *streams, size_t n_stre
                                size_t n_servers, double delta_s,
                                struct stats_series **out, struct error *err) MUST_CHECK;
 
-/* Granularity k with phase φ (METHOD.md §6): coarse interval J merges fine
+/* Granularity k with phase φ (docs/method.md §6): coarse interval J merges fine
  * intervals kJ + φ + 1 … kJ + φ + k and ends at (kJ + φ + k)·Δ; its rate is the
  * mean of the k fine rates, and so are Q, U, and AW's numerator and denominator
  * (AW is then request-weighted); a hole if any is. Needs 0 <= phase < k. *out is new,
@@ -82,7 +82,7 @@ enum status stats_series_coarsen(const struct stats_series *fine, unsigned k,
                                  unsigned phase, struct stats_series **out,
                                  struct error *err) MUST_CHECK;
 
-/* ---- per-job volume metrics (METHOD.md §3) ------------------------------------ */
+/* ---- per-job volume metrics (docs/method.md §3) ------------------------------------ */
 
 enum stats_exclusion {
     EXCL_NONE = 0,
@@ -92,13 +92,13 @@ enum stats_exclusion {
     EXCL_INCOMPLETE_LOG,
     EXCL_NONFINITE,
     EXCL_NONPOSITIVE_IN_LOG_SPACE,
-    EXCL_NO_TRACE,       /* the _x family: the job has no DXT trace (METHOD.md §10) */
+    EXCL_NO_TRACE, /* the _x family: the job has no DXT trace (docs/method.md §10) */
     EXCL_INCOMPLETE_DXT, /* the _x family: its trace is incomplete */
     EXCL_NO_QUEUE_DATA,  /* q_d, u_d, await_d: a source without aqu-sz or %util (§11) */
     EXCL_COUNT
 };
 
-/* "hole", "no_io", … as in INTERFACES.md; "" for EXCL_NONE. */
+/* "hole", "no_io", … as in docs/interfaces.md; "" for EXCL_NONE. */
 const char *stats_exclusion_name(enum stats_exclusion e);
 
 struct stats_window {
@@ -135,8 +135,8 @@ struct stats_job_volume {
 };
 
 /* Computes Ψ, Ψ^O, A, m, T^D, Ψ^D, Ψ^{DO}, A^I, T^I, Ψ^I and, over A, the queue
- * metrics q_d, u_d, await_d (METHOD.md §11) of job over series s
- * (METHOD.md §3), each family with its exclusion reason. scratch must hold
+ * metrics q_d, u_d, await_d (docs/method.md §11) of job over series s
+ * (docs/method.md §3), each family with its exclusion reason. scratch must hold
  * 2·job->n_windows size_t (no allocation here; may be NULL without windows).
  * Cost O(w log w + m + n) for w windows, m active and n span intervals.
  * Excluded values are NAN. EXCL_HOLE: a needed interval is outside s or not
@@ -156,7 +156,7 @@ enum status stats_job_volume(const struct stats_series *s, const struct stats_jo
 void stats_job_volume_none(struct stats_job_volume *v, enum stats_exclusion e);
 
 /* The measure of the union of n windows, seconds: the time covered by at least one
- * [start_s, end_s] (METHOD.md §10's t_x, t_x_read, t_x_write). Overlapping and
+ * [start_s, end_s] (docs/method.md §10's t_x, t_x_read, t_x_write). Overlapping and
  * nested windows count once; a zero-length window adds nothing. Sorts windows in
  * place by start (pass a copy). No allocation; O(n log n). n = 0 gives 0.
  * STATUS_INVALID: windows NULL with n > 0, a time not finite, a start after its end
@@ -164,9 +164,9 @@ void stats_job_volume_none(struct stats_job_volume *v, enum stats_exclusion e);
 enum status stats_union_measure(struct stats_window *windows, size_t n, double *measure_s,
                                 struct error *err) MUST_CHECK;
 
-/* ---- derived job metrics: ν, B^D, τ (METHOD.md §3) ---------------------------- */
+/* ---- derived job metrics: ν, B^D, τ (docs/method.md §3) ---------------------------- */
 
-/* What the derived metrics need of the log (METHOD.md §2). */
+/* What the derived metrics need of the log (docs/method.md §2). */
 struct stats_job_log {
     double t;                            /* T = T^U_M + T^U_RW + T^S, seconds */
     int64_t eta_read, eta_write;         /* η, bytes, every file system */
@@ -182,7 +182,7 @@ enum stats_negative {
     NEGATIVE_NU_D_READ = 1u << 2,
     NEGATIVE_NU_D_WRITE = 1u << 3,
     NEGATIVE_B_D = 1u << 4,
-    NEGATIVE_B_X = 1u << 5 /* set by analysis/ for B^X (METHOD.md §10) */
+    NEGATIVE_B_X = 1u << 5 /* set by analysis/ for B^X (docs/method.md §10) */
 };
 
 /* The metric name of one NEGATIVE_* bit ("nu_read", …, "b_d"); "" for any other. */
@@ -203,7 +203,7 @@ struct stats_job_derived {
 /* Every derived value NAN, each excluded for reason e. */
 void stats_job_derived_none(struct stats_job_derived *d, enum stats_exclusion e);
 
-/* ν, ν^D, B^D and τ of one job (METHOD.md §3) from its volume metrics v (over the
+/* ν, ν^D, B^D and τ of one job (docs/method.md §3) from its volume metrics v (over the
  * series of the analysis' scope) and its log metrics: ν = Ψ − η^mon per direction,
  * ν^D = Ψ^D − η^mon, B^D = (Ψ^D_R + Ψ^D_W − η^mon_R − η^mon_W) / |S^D| (|S^D| is
  * v->s_d), τ = T / ((η_R + η_W) / 2^30) with η over every file system. A metric whose
@@ -216,7 +216,7 @@ enum status stats_job_derived(const struct stats_job_volume *v,
                               struct stats_job_derived *out,
                               struct error *err) MUST_CHECK;
 
-/* ---- associations (METHOD.md §5) ---------------------------------------------- */
+/* ---- associations (docs/method.md §5) ---------------------------------------------- */
 
 enum stats_reason {
     REASON_NONE = 0,
@@ -241,7 +241,7 @@ enum stats_method {
     METHOD_MI = 1u << 3,   /* mi_ksg_nats and mi_linfoot */
 };
 
-/* The default seed of every seeded method (METHOD.md §5). */
+/* The default seed of every seeded method (docs/method.md §5). */
 #define STATS_DEFAULT_SEED UINT64_C(20240601)
 
 struct stats_assoc_opts {
@@ -253,7 +253,7 @@ struct stats_assoc_opts {
 
 struct stats_assoc {
     size_t d;                            /* jobs */
-    struct stats_coef pearson, spearman; /* METHOD.md §5 */
+    struct stats_coef pearson, spearman; /* docs/method.md §5 */
     struct stats_coef dcor_v, dcor2_u;   /* dcor2_u needs d >= 4 (else d_below_min) */
     struct stats_coef mi_ksg_nats, mi_linfoot;
 };
@@ -295,7 +295,7 @@ enum status stats_assoc_compute(const double *x, const double *y, size_t d,
                                 const struct stats_assoc_opts *opts, struct stats_ws *ws,
                                 struct stats_assoc *out, struct error *err) MUST_CHECK;
 
-/* ---- the granularity sweep's verdicts (METHOD.md §6) ------------------------- */
+/* ---- the granularity sweep's verdicts (docs/method.md §6) ------------------------- */
 
 /* One coefficient over the sweep: c[i] at granularity k[i]·Δ, k ascending from 1;
  * NAN where it was undefined at that k. */
@@ -305,7 +305,7 @@ struct stats_sweep_curve {
     size_t n;
 };
 
-/* Falling: c(k_last) < c(1) − drop (METHOD.md: drop = 0.1) and Spearman's r of
+/* Falling: c(k_last) < c(1) − drop (docs/method.md: drop = 0.1) and Spearman's r of
  * (k, c_k) over the defined points <= rho_max (−0.7). False when c(1) or c(k_last)
  * is undefined or fewer than 3 points are defined. STATUS_INVALID for a curve that
  * does not start at k = 1 or whose k do not ascend. */
@@ -314,7 +314,7 @@ enum status stats_sweep_falling(const struct stats_sweep_curve *curve, double dr
                                 struct error *err) MUST_CHECK;
 
 /* The recommended sampling interval: the largest k such that for every k' <= k and
- * every curve, |c(k') − c(1)| <= tol (METHOD.md: 0.05). An undefined c(k') ends the
+ * every curve, |c(k') − c(1)| <= tol (docs/method.md: 0.05). An undefined c(k') ends the
  * run (nothing can be said beyond it); all curves share one k list. *k_out = 0 when
  * some c(1) is undefined. STATUS_INVALID as stats_sweep_falling, or curves with
  * different k. */
@@ -322,7 +322,7 @@ enum status stats_sweep_recommended(const struct stats_sweep_curve *curves,
                                     size_t n_curves, double tol, unsigned *k_out,
                                     struct error *err) MUST_CHECK;
 
-/* ---- significance (METHOD.md §5 "Significance") ------------------------------ */
+/* ---- significance (docs/method.md §5 "Significance") ------------------------------ */
 
 /* The most caller-supplied statistics one stats_signif_compute call tests. */
 #define STATS_SIGNIF_EXTRA_MAX 4
@@ -359,7 +359,7 @@ struct stats_signif_opts {
     const atomic_bool *cancel;
 };
 
-/* METHOD.md's defaults: every available method, d_min 10, KSG jitter on, both seeds
+/* docs/method.md's defaults: every available method, d_min 10, KSG jitter on, both seeds
  * STATS_DEFAULT_SEED, B = 999 permutations, 2000 resamples, level and floor 0.95, no
  * extra statistic. */
 struct stats_signif_opts stats_signif_opts_default(void);
@@ -384,7 +384,7 @@ struct stats_signif {
     struct stats_signif_coef extra[STATS_SIGNIF_EXTRA_MAX]; /* as opts->extra[i] */
 };
 
-/* The significance of every coefficient asked (METHOD.md §5): pearson, spearman,
+/* The significance of every coefficient asked (docs/method.md §5): pearson, spearman,
  * dcor_v (METHOD_DCOR), mi_linfoot (METHOD_MI) and each opts->extra statistic.
  * Permutation test: y is shuffled n_perm times (gsl_ran_shuffle on MT19937 seeded with
  * opts->seed; one shuffle serves every statistic, the core ones by one
@@ -431,7 +431,7 @@ enum status stats_jackknife(const double *x, const double *y, size_t d,
                             struct stats_ws *ws, double *pearson_loo,
                             double *spearman_loo, struct error *err) MUST_CHECK;
 
-/* ---- KDE credible bands (METHOD.md §5 `kde`) ---------------------------------- */
+/* ---- KDE credible bands (docs/method.md §5 `kde`) ---------------------------------- */
 
 #define STATS_KDE_GRID      128  /* density grid points per axis */
 #define STATS_KDE_POINTS    16   /* x values of the conditional quantiles */
@@ -513,7 +513,7 @@ struct stats_kde_ws; /* scratch for up to d_max jobs: 56·d_max + 292·min(d_max
 struct stats_kde_ws *stats_kde_ws_new(size_t d_max);
 void stats_kde_ws_free(struct stats_kde_ws *ws);
 
-/* The KDE credible bands of y given x over d jobs (METHOD.md §5 `kde`, (a)–(d)).
+/* The KDE credible bands of y given x over d jobs (docs/method.md §5 `kde`, (a)–(d)).
  * opts NULL: auto space, product kernel, d_min STATS_KDE_D_MIN, with the density.
  * x, y borrowed and unchanged; ws must have been made for at least d jobs; *out is
  * written whole. Bandwidths: h = s·d^(−1/6) per axis (s with d − 1, fitting space);
@@ -531,7 +531,7 @@ void stats_kde_ws_free(struct stats_kde_ws *ws);
  * which stretch the axes, are coarser. (b) F(y|x) = Σ w_k(x)·Φ((y − μ_k(x))/σ),
  * w_k ∝ φ((x − x_k)/h_x) by log-sum-exp, μ_k = y_k (product) or y_k + β(x − x_k)
  * (full), σ = h_y or σ_c, the components with w_k below 1e-17 of the largest left
- * out, solved for F = p by Halley's method kept inside METHOD.md's bracket (a
+ * out, solved for F = p by Halley's method kept inside docs/method.md's bracket (a
  * bisection when a step leaves it or stalls) until a step is below 1e-10·σ, where
  * the convergence is cubic; each quantile starts from the previous point's, moved by
  * F's power series there, the first from the marginal's (1e-13·h_y from statsmodels
@@ -582,9 +582,9 @@ struct stats_kde_point {
     double x_lo, x_hi;    /* that span, linear units */
     double x_fit;         /* x in fitting space (−inf for x <= 0 in log space) */
     double q05, q50, q95; /* F(q | x) = 0.05, 0.5, 0.95, linear units; NAN out of range */
-    double cdf;           /* F(y | x) (METHOD.md §5 (b)); NAN out of range or no y */
-    double pit;           /* F(y + σ·z | x), σ the kernel's sd of y (h_y, or σ_c):
-                             the randomized percentile; NAN without z */
+    double cdf; /* F(y | x) (docs/method.md §5 (b)); NAN out of range or no y */
+    double pit; /* F(y + σ·z | x), σ the kernel's sd of y (h_y, or σ_c):
+                   the randomized percentile; NAN without z */
 };
 
 /* fit, made by stats_kde_compute over these d pairs (x, y), at x_at (linear units):
@@ -605,7 +605,8 @@ enum status stats_kde_at(const double *x, const double *y, size_t d,
                          struct stats_kde_ws *ws, struct stats_kde_point *out,
                          struct error *err) MUST_CHECK;
 
-/* ---- the plug-in bandwidth (METHOD.md §5 `kde`) -------------------------------- */
+/* ---- the plug-in bandwidth (docs/method.md §5 `kde`) --------------------------------
+ */
 
 #define STATS_BW_BINS 4096 /* linear-binning points of stats_bw_sj's functionals */
 
@@ -634,7 +635,7 @@ void stats_bw_ws_free(struct stats_bw_ws *ws);
 enum status stats_bw_sj(const double *v, size_t d, struct stats_bw_ws *ws, double *h,
                         struct error *err) MUST_CHECK;
 
-/* ---- coverage (METHOD.md §7) and group tables (§4) ---------------------------- */
+/* ---- coverage (docs/method.md §7) and group tables (§4) ---------------------------- */
 
 /* The activity windows whose bytes the logged jobs account for: borrowed parallel
  * arrays of n windows, read and write windows alike. */
@@ -652,7 +653,7 @@ struct stats_coverage {
     double d_total_bytes; /* Σ of every window's bytes, wherever they fell */
 };
 
-/* D_i and S_i of METHOD.md §7 on the intervals of s, and the coverage. A window
+/* D_i and S_i of docs/method.md §7 on the intervals of s, and the coverage. A window
  * [a, b] with b > a puts bytes·|[a, b] ∩ (T_{i−1}, T_i]| / (b − a) in each interval i
  * it overlaps; a zero-length window puts all its bytes in the interval holding a
  * (T_{i−1} <= a < T_i, as for the active set of §3). D is present on the intervals
@@ -708,7 +709,7 @@ enum status stats_histogram_compute(const double *v, size_t n, double width_s,
                                     struct stats_histogram *out,
                                     struct error *err) MUST_CHECK;
 
-/* ---- random forest (METHOD.md §5 rf) ------------------------------------------ */
+/* ---- random forest (docs/method.md §5 rf) ------------------------------------------ */
 
 #define STATS_RF_CURVE     256    /* x values of the fitted curve */
 #define STATS_RF_TREES     100    /* the default number of trees */
@@ -723,7 +724,7 @@ struct stats_rf_opts {
                                   no further tree is grown: STATUS_CANCELLED */
 };
 
-/* METHOD.md's defaults: 100 trees, d_min 10, seed STATS_DEFAULT_SEED. */
+/* docs/method.md's defaults: 100 trees, d_min 10, seed STATS_DEFAULT_SEED. */
 struct stats_rf_opts stats_rf_opts_default(void);
 
 /* One forest. When reason != REASON_NONE only d, reason, trees and seed are set;
@@ -746,7 +747,7 @@ struct stats_rf_ws; /* scratch for up to d_max jobs: 145·d_max bytes + 100 kB *
 struct stats_rf_ws *stats_rf_ws_new(size_t d_max);
 void stats_rf_ws_free(struct stats_rf_ws *ws);
 
-/* The random forest of y on x over d jobs (METHOD.md §5 `rf`): scikit-learn's
+/* The random forest of y on x over d jobs (docs/method.md §5 `rf`): scikit-learn's
  * RandomForestRegressor with its defaults on the one feature x, raw x and y. opts
  * NULL: stats_rf_opts_default(). Each tree is grown on a bootstrap sample of d draws
  * with replacement (gsl_rng_uniform_int over the x-sorted jobs on MT19937 seeded once

@@ -1,4 +1,4 @@
-/* sweep.c: the verdicts of the granularity sweep (METHOD.md §6): is a coefficient
+/* sweep.c: the verdicts of the granularity sweep (docs/method.md §6): is a coefficient
  * falling with the sampling interval, and up to which interval do all of them stay
  * what they were at the base granularity. */
 #include "internal.h"

@@ -1,5 +1,5 @@
-/* table.c: the numbers of a group's table (METHOD.md §4; the paper's Tables I, II and
- * Fig. 2): mean and sd of a metric, the histogram of T^D. */
+/* table.c: the numbers of a group's table (docs/method.md §4; the paper's Tables I, II
+ * and Fig. 2): mean and sd of a metric, the histogram of T^D. */
 #include "stats.h"
 
 #include <math.h>

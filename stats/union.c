@@ -1,4 +1,5 @@
-/* union.c: the measure of a union of windows (METHOD.md §10: t_x, t_x_read, t_x_write).
+/* union.c: the measure of a union of windows (docs/method.md §10: t_x, t_x_read,
+ * t_x_write).
  */
 #include "stats.h"
 

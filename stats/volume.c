@@ -1,4 +1,5 @@
-/* volume.c: system-wide volume over a job's span and its I/O (METHOD.md §3, eq. 2–5). */
+/* volume.c: system-wide volume over a job's span and its I/O (docs/method.md §3, eq.
+ * 2–5). */
 #include "internal.h"
 
 #include <math.h>
@@ -160,7 +161,7 @@ struct active {
     size_t m;         /* |A| */
     double s_d;       /* |S^D|, seconds */
     struct rates psi; /* Ψ^D_R, Ψ^D_W, Ψ^{DO}_R, Ψ^{DO}_W */
-    /* Σ over every interval of A (METHOD.md §11): Q, U, AW's parts. */
+    /* Σ over every interval of A (docs/method.md §11): Q, U, AW's parts. */
     double q, u, aw_num, aw_den;
 };
 
@@ -177,7 +178,7 @@ static int range_cmp(const void *a, const void *b)
     return (x[0] > y[0]) - (x[0] < y[0]);
 }
 
-/* A = ∪ of the intervals each window overlaps (METHOD.md §3), built by sorting the
+/* A = ∪ of the intervals each window overlaps (docs/method.md §3), built by sorting the
  * windows' interval ranges and merging them: O(w log w + m), no allocation (scratch
  * holds 2·n_windows size_t). out->excl is EXCL_NO_IO when no window counts. */
 static void active_volume(const struct stats_series *s, const struct stats_job *job,
@@ -267,7 +268,7 @@ static void active_volume(const struct stats_series *s, const struct stats_job *
         (isfinite(out->psi.r) && isfinite(out->psi.w)) ? EXCL_NONE : EXCL_NONFINITE;
 }
 
-/* q_d, u_d, await_d over A (METHOD.md §11): the D family's exclusion, else
+/* q_d, u_d, await_d over A (docs/method.md §11): the D family's exclusion, else
  * no_queue_data when the sources lack aqu-sz or %util. await_d needs a request
  * (AW's weight) and an await over A; without them it alone is NAN. */
 static void queue_over_active(const struct active *act, struct stats_job_volume *out)

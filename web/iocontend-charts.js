@@ -15,7 +15,7 @@ define("iocontend-charts", ["iocontend-vega"], function (vega) {
     return r.json();
   }
 
-  // The unit of a metric of METHOD.md, as iofmt() (iocontend-vega.js) writes it:
+  // The unit of a metric of docs/method.md, as iofmt() (iocontend-vega.js) writes it:
   // times in seconds, volumes in bytes, Ψ^O in operations, B in bytes per second.
   function unitOf(metric) {
     const m = String(metric || "");

@@ -1,7 +1,7 @@
 /* dxt.c: a DXT trace (a binary log's DXT modules, or darshan-dxt-parser text) into the
  * rows it loads (0012_dxt.sql): job_traces, dxt_ops (every operation, packed and
  * zlib-compressed, for replay) and job_x_windows (the merged operation windows the
- * _x metrics of METHOD.md §10 need). */
+ * _x metrics of docs/method.md §10 need). */
 #include "../internal.h"
 
 #include <stdlib.h>
@@ -167,7 +167,7 @@ enum status trace_rows_make(const struct dxt_trace *t, const struct ingest_fs_ma
         trace_rows_free(r);
         return error_set(err, STATUS_NOMEM, "DXT trace of %s", t->path);
     }
-    /* METHOD.md §10's layer rule: DXT_MPIIO operations count only for files with no
+    /* docs/method.md §10's layer rule: DXT_MPIIO operations count only for files with no
      * DXT_POSIX operation. */
     for (size_t i = 0; i < t->n_files; i++) {
         const struct dxt_file_trace *f = &t->files[i];

@@ -533,7 +533,7 @@ static const struct counter *find_counter(int layer, const char *name)
 }
 
 /* A time counter as read: -1 (not collected) is absent; another value below 0 is
- * absent too and flags the job negative_time (METHOD.md §9: a real log has
+ * absent too and flags the job negative_time (docs/method.md §9: a real log has
  * STDIO_F_WRITE_TIME = -2662.7); absent is 0, "never" for a timestamp and nothing
  * added for a cumulative time. A timestamp past limit_s, or a cumulative time past
  * limit_s for each rank that can add to it, is STATUS_PARSE. */

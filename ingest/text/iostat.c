@@ -1,4 +1,4 @@
-/* iostat.c: server samples (METHOD.md §1) from iostat text / JSON and sadf -d / -j:
+/* iostat.c: server samples (docs/method.md §1) from iostat text / JSON and sadf -d / -j:
  * the format told from the contents and the whole parse; the formats are
  * iostat_text.c, iostat_sadf.c and iostat_json.c, what they share iostat_row.c, the
  * pass over the reports once read iostat_place.c (iostat_parser.h). */

@@ -20,7 +20,7 @@ enum quantity {
     Q_READ_OPS,
     Q_WRITE_OPS,
     Q_TPS,
-    Q_QUEUE,   /* aqu-sz: mean queue length (METHOD.md §11) */
+    Q_QUEUE,   /* aqu-sz: mean queue length (docs/method.md §11) */
     Q_UTIL,    /* %util, percent */
     Q_R_AWAIT, /* ms per read request */
     Q_W_AWAIT, /* ms per write request */

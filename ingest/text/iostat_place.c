@@ -16,8 +16,8 @@
  *   compares a stamp with the one before) are made in one pass after the input is
  *   read (ios_place_reports), when the median spacing is known. The pass starts from
  *   the resume state, so a continuation places as a whole parse with the same Δ.
- * - Placement (README, "Sample timing"): the printed stamp is the second the report
- *   was taken in, truncated, so a report taken on time shows up to one second off
+ * - Placement (docs/commands.md, "Sample timing"): the printed stamp is the second the
+ * report was taken in, truncated, so a report taken on time shows up to one second off
  *   its position when the timer jitters around a second's boundary: 12, 14, 14 or
  *   12, 12, 14 for 12, 13, 14. Such a stamp is moved to its position (the last
  *   accepted stamp + Δ) only when the report before sits on the grid (printed Δ
@@ -69,7 +69,7 @@ static double median_spacing(int64_t *stamps, double *gaps, size_t n)
     return median_of(gaps, m);
 }
 
-/* Δ = the median of the differences between consecutive distinct stamps (METHOD.md
+/* Δ = the median of the differences between consecutive distinct stamps (docs/method.md
  * §1, the grid) of the samples as placed. */
 enum status ios_median_interval(struct parser *p, double *out)
 {

@@ -30,7 +30,7 @@ struct column_name {
 /* Every spelling we know across sysstat versions and outputs, best first: when a
  * header offers two sources of one quantity (sadf -j has rkB and rd_sec) the first
  * listed wins. Discards (d/s, dkB/s, kB_dscd/s) and flushes (f/s) are absent on
- * purpose: they never enter R, W, RO, WO (METHOD.md §1). So are totals such as
+ * purpose: they never enter R, W, RO, WO (docs/method.md §1). So are totals such as
  * kB_read, which are amounts since the previous report, not rates. */
 static const struct column_name column_names[] = {
     {"rkB/s", Q_READ_BYTES, 1024.0},        /* iostat -x [-k], iostat JSON, sadf -d */
@@ -54,8 +54,8 @@ static const struct column_name column_names[] = {
     {"r/s", Q_READ_OPS, 1.0},
     {"w/s", Q_WRITE_OPS, 1.0},
     {"tps", Q_TPS, 1.0},
-    /* The queue (METHOD.md §11), optional: absent from iostat -d and old sar. sadf -j
-     * has both aqu-sz and avgqu-sz (the same number); aqu-sz is listed first. */
+    /* The queue (docs/method.md §11), optional: absent from iostat -d and old sar. sadf
+     * -j has both aqu-sz and avgqu-sz (the same number); aqu-sz is listed first. */
     {"aqu-sz", Q_QUEUE, 1.0},      /* iostat 12 text and JSON, sadf -d and -j */
     {"avgqu-sz", Q_QUEUE, 1.0},    /* iostat before 12, sadf -j */
     {"%util", Q_UTIL, 1.0},        /* iostat text, sadf -d */
@@ -432,7 +432,7 @@ static void rates_of(const struct column_map *map, const double *values,
 
 #define YEAR_2000_S 946684800
 
-/* Why a report stamped stamp is set aside whatever comes before it (METHOD.md §1's
+/* Why a report stamped stamp is set aside whatever comes before it (docs/method.md §1's
  * inputs: a clock that jumped, a stamp printed wrong), NULL when it is not. */
 const char *ios_aside_reason(const struct parser *p, int64_t stamp)
 {
@@ -626,7 +626,7 @@ enum status ios_add_sample(struct parser *p, const char *device,
         s->ops_total_ps = s->ro_ps + s->wo_ps;
     } else {
         /* tps-only outputs: RO and WO are unknown, never derived from tps (which
-         * counts discards too); tps is kept as ops_total (METHOD.md §1). */
+         * counts discards too); tps is kept as ops_total (docs/method.md §1). */
         s->ro_ps = s->wo_ps = NAN;
         s->ops_total_ps = rates[Q_TPS];
     }
@@ -634,7 +634,7 @@ enum status ios_add_sample(struct parser *p, const char *device,
     s->util_pct = rates[Q_UTIL];
     s->r_await_ms = rates[Q_R_AWAIT];
     s->w_await_ms = rates[Q_W_AWAIT];
-    /* The combined await only where the split one is missing (METHOD.md §11 weighs
+    /* The combined await only where the split one is missing (docs/method.md §11 weighs
      * reads and writes by their own rates when it can). */
     bool split = !isnan(s->r_await_ms) && !isnan(s->w_await_ms);
     s->await_ms = split ? (double)NAN : rates[Q_AWAIT];
