@@ -17,7 +17,7 @@ static const struct command commands[] = {
     {"ingest",
      cmd_ingest,
      cmd_ingest_help,
-     {{"ingest darshan [--json] PATH...", "load darshan-parser text logs"},
+     {{"ingest darshan [--json] PATH...", "load Darshan logs, binary or text, DXT"},
       {"ingest iostat --fs NAME [--server HOST] [--json] PATH...",
        "load iostat / sadf samples of a file system"}}},
     {"quarantine",
@@ -127,7 +127,8 @@ static void usage(FILE *fp)
           "exit status: 0 success; 1 finished but inputs were quarantined or jobs excluded;\n"
           "64 usage; 65 an input unreadable as its format (darshan dump); 66 input\n"
           "missing; 69 database unavailable; 70 internal error; 71 out of memory; 73\n"
-          "cannot create or use the state directory; 74 I/O error (a full disk).\n"
+          "cannot create or use the state directory; 74 I/O error (a full disk); 75\n"
+          "another run holds the lock (--no-wait).\n"
           "Each command takes --help.\n",
           fp);
     /* clang-format on */
@@ -156,7 +157,7 @@ static bool help_asked(int argc, char **argv)
 /* The first of the global options among a command's words (before a "--"), as
  * typed ("--state-dir" of "--state-dir=X" too), or NULL. No command has an option
  * of these names, and getopt's "unrecognized option" says nothing of where they
- * belong, so they are refused with the place to put them (INTERFACES.md: global
+ * belong, so they are refused with the place to put them (docs/interfaces.md: global
  * options come before the command). */
 static const char *global_after_command(int argc, char **argv, size_t *len)
 {
