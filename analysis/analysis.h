@@ -102,7 +102,9 @@ struct analysis_settings {
     size_t d_min;       /* docs/method.md §5: below it every coefficient is null */
     unsigned long seed; /* KSG jitter, permutations, resamples, forest */
     double theta_s;     /* θ, the samplers' clock offset (docs/method.md §1), s */
-    double base_granularity_s;       /* Δ when configured; 0: from the samples */
+    double base_granularity_s; /* Δ when configured; 0: from the samples */
+    unsigned fill_max; /* the gap rule (docs/method.md §3): runs filled at Δ, 0–10 */
+    double xff;        /* a coarse interval's tolerated share of missing ones (§6) */
     size_t permutations;             /* B of analyze's stored significance; 0: none */
     unsigned k_max;                  /* the sweep's largest k */
     bool all_phases;                 /* the sweep: every phase φ at each k */

@@ -84,6 +84,8 @@ const struct metric_def metrics[] = {
      "servers' read operations over the job's span (eq. 3)"},
     {"psi_o_write", "ops", &fam_psi, 0, 0, EV(v.psi_o_write),
      "servers' write operations over the job's span (eq. 3)"},
+    {"filled_s", "s", &fam_psi, 0, 0, EV(v.filled_s),
+     "seconds of the span's base intervals the gap rule filled"},
     {"m", "intervals", &fam_d, 0, NEEDS_RECORDS | COUNT, EV(v.m),
      "|A|: the job's active intervals"},
     {"t_d", "s", &fam_d, 0, NEEDS_RECORDS | IN_TABLE, EV(v.t_d), "m·Δ (eq. 5)"},

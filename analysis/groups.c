@@ -164,8 +164,10 @@ static enum status missing_handle(struct db *db, const struct analysis_settings 
 static void config_settings_text(const struct analysis_settings *s, char *out,
                                  size_t size)
 {
-    snprintf(out, size, "d_min=%zu;seed=%lu;sample_offset_s=%.15g;granularity_s=%.15g",
-             s->d_min, s->seed, s->theta_s, s->base_granularity_s);
+    snprintf(out, size,
+             "d_min=%zu;seed=%lu;sample_offset_s=%.15g;granularity_s=%.15g;fill_max=%u;"
+             "xff=%.15g",
+             s->d_min, s->seed, s->theta_s, s->base_granularity_s, s->fill_max, s->xff);
 }
 
 /* The value of key in a "key=value;..." text into out ("" when absent). */
@@ -189,8 +191,8 @@ static void setting_of(const char *text, const char *key, char *out, size_t size
 static enum status settings_record(struct db *db, const struct analysis_settings *s,
                                    struct error *err)
 {
-    static const char *const keys[] = {"d_min", "seed", "sample_offset_s",
-                                       "granularity_s"};
+    static const char *const keys[] = {"d_min",         "seed",     "sample_offset_s",
+                                       "granularity_s", "fill_max", "xff"};
     char now[512], before[512], before_path[1024], diff[600];
     bool had = false;
     size_t len = 0;

@@ -167,6 +167,8 @@ struct analysis_ctx {
     unsigned char *member; /* scratch: the set of the job at hand */
     double base_delta_s;   /* Δ */
     unsigned k;            /* granularity = k·Δ */
+    unsigned fill_max; /* the gap rule at Δ, and xff at k (docs/method.md §3, §6) */
+    double xff;
 };
 
 /* Loads the streams of scope ("all", "touched", "fs:NAME"; NULL: all) and builds the
@@ -292,6 +294,12 @@ enum status analysis_groups_each(struct db *db, const struct db_group *groups, s
                                  group_work_fn work, void *arg,
                                  struct analyze_summary *sum,
                                  struct error *err) MUST_CHECK;
+
+/* Appends to the settings text out (len chars of size written) the gap rule's
+ * settings, ";fill_max=N;xff=X", unless they are the strict rule's (0 and 0), whose
+ * results are those of a version without the rule: their stored settings stay. */
+void analysis_gap_settings(const struct analysis_settings *s, char *out, size_t size,
+                           int len);
 
 /* Seconds since *t0 on the monotonic clock. */
 double analysis_seconds_since(const struct timespec *t0);

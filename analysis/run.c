@@ -89,12 +89,22 @@ enum status analysis_groups_each(struct db *db, const struct db_group *groups, s
 static void settings_text(const struct analysis_settings *s, double granularity_s,
                           char *out, size_t size)
 {
-    snprintf(out, size,
-             "version=%s;kind=association;pairs=%zu;d_min=%zu;seed=%lu;theta=%.17g;"
-             "base_granularity=%.17g;granularity=%.17g;permutations=%zu;rf_trees=%d",
-             IOCONTEND_VERSION, (size_t)ANALYZE_DEFAULT_PAIRS, s->d_min, s->seed,
-             s->theta_s, s->base_granularity_s, granularity_s, s->permutations,
-             STATS_RF_TREES);
+    int n = snprintf(
+        out, size,
+        "version=%s;kind=association;pairs=%zu;d_min=%zu;seed=%lu;theta=%.17g;"
+        "base_granularity=%.17g;granularity=%.17g;permutations=%zu;rf_trees=%d",
+        IOCONTEND_VERSION, (size_t)ANALYZE_DEFAULT_PAIRS, s->d_min, s->seed, s->theta_s,
+        s->base_granularity_s, granularity_s, s->permutations, STATS_RF_TREES);
+    analysis_gap_settings(s, out, size, n);
+}
+
+void analysis_gap_settings(const struct analysis_settings *s, char *out, size_t size,
+                           int len)
+{
+    if ((s->fill_max == 0 && s->xff == 0) || len < 0 || (size_t)len >= size)
+        return;
+    snprintf(out + len, size - (size_t)len, ";fill_max=%u;xff=%.17g", s->fill_max,
+             s->xff);
 }
 
 /* The provenance stored with each result: what it was computed from. */

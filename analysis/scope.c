@@ -24,13 +24,15 @@ static double base_delta(const struct analysis_settings *s, const struct db_stre
 }
 
 /* The system-wide series summed over the streams of the file systems in member
- * (stream_fs[i] is stream i's file system), at granularity k·Δ. Servers of file
- * systems left out are left out of the presence rule too (docs/method.md §1: present when
- * every server of the series reported). */
-static enum status build_series(const struct db_streams *st, const size_t *stream_fs,
-                                const unsigned char *member, double delta_s, unsigned k,
+ * (stream_fs[i] is stream i's file system), at granularity k·Δ of c. Servers of file
+ * systems left out are left out of the presence rule too (docs/method.md §1: present
+ * when every server of the series reported). The gap rule fills it at Δ (§3), and xff
+ * coarsens it (§6). */
+static enum status build_series(const struct analysis_ctx *c, const unsigned char *member,
                                 struct stats_series **out, struct error *err)
 {
+    const struct db_streams *st = c->streams;
+    const size_t *stream_fs = c->stream_fs;
     struct stats_stream *streams = calloc(st->n > 0 ? st->n : 1, sizeof *streams);
     size_t *server_index =
         malloc((st->n_servers > 0 ? st->n_servers : 1) * sizeof(size_t));
@@ -69,14 +71,21 @@ static enum status build_series(const struct db_streams *st, const size_t *strea
                                            .delta_s = s->interval_s};
         n++;
     }
-    rc = stats_series_build(streams, n, n_servers, delta_s, &base, err);
+    rc = stats_series_build(streams, n, n_servers, c->base_delta_s, &base, err);
     free(streams);
     free(server_index);
-    if (rc != STATUS_OK || k == 1) {
+    if (rc == STATUS_OK) {
+        size_t filled = stats_series_fill(base, c->fill_max);
+        if (filled > 0) {
+            log_debug("series: %zu missing intervals filled (fill_max %u)", filled,
+                      c->fill_max);
+        }
+    }
+    if (rc != STATUS_OK || c->k == 1) {
         *out = base;
         return rc;
     }
-    rc = stats_series_coarsen(base, k, 0, out, err);
+    rc = stats_series_coarsen(base, c->k, 0, c->xff, out, err);
     stats_series_free(base);
     return rc;
 }
@@ -127,8 +136,7 @@ static enum status ctx_series_of_member(struct analysis_ctx *c,
         return error_set(err, STATUS_NOMEM, "series of a scope");
     }
     memcpy(ss->member, c->member, c->n_fs);
-    rc = build_series(c->streams, c->stream_fs, ss->member, c->base_delta_s, c->k,
-                      &ss->series, err);
+    rc = build_series(c, ss->member, &ss->series, err);
     if (rc != STATUS_OK) {
         free(ss->member);
         free(ss);
@@ -225,6 +233,8 @@ enum status ctx_prepare(struct db *db, const struct analysis_settings *s,
         c->kind = SCOPE_FS;
     }
     c->scope = scope;
+    c->fill_max = s->fill_max;
+    c->xff = s->xff;
     rc = db_streams_load(db, fs, s->theta_s, &c->streams, err);
     if (rc != STATUS_OK)
         return rc;

@@ -125,7 +125,7 @@ static enum status steps_make(struct sweep_run *r, struct stats_series *base_tak
         for (unsigned phase = 0; rc == STATUS_OK && phase < phases; phase++) {
             struct sweep_step *s = &r->steps[r->n_steps];
             *s = (struct sweep_step){.k = k, .phase = phase, .k_index = k - 1};
-            rc = stats_series_coarsen(base_take, k, phase, &s->series, err);
+            rc = stats_series_coarsen(base_take, k, phase, r->s->xff, &s->series, err);
             if (rc == STATUS_OK)
                 r->n_steps++;
         }
@@ -588,12 +588,13 @@ enum status analyze_sweep_run(struct db *db, const struct analysis_settings *set
     r.units_total = n_groups * r.n_steps * (1 + N_PAIRS);
     /* Everything beside the jobs and samples a stored sweep depends on (the pairs:
      * a version that sweeps more of them sweeps every group again). */
-    snprintf(settings_text, sizeof settings_text,
-             "version=%s;kind=sweep;pairs=%zu;k_max=%u;phases=%s;d_min=%zu;seed=%lu;"
-             "theta=%.17g;base_granularity=%.17g",
-             IOCONTEND_VERSION, N_PAIRS, settings->k_max,
-             settings->all_phases ? "all" : "0", settings->d_min, settings->seed,
-             settings->theta_s, settings->base_granularity_s);
+    int n = snprintf(settings_text, sizeof settings_text,
+                     "version=%s;kind=sweep;pairs=%zu;k_max=%u;phases=%s;d_min=%zu;"
+                     "seed=%lu;theta=%.17g;base_granularity=%.17g",
+                     IOCONTEND_VERSION, N_PAIRS, settings->k_max,
+                     settings->all_phases ? "all" : "0", settings->d_min, settings->seed,
+                     settings->theta_s, settings->base_granularity_s);
+    analysis_gap_settings(settings, settings_text, sizeof settings_text, n);
     if (rc == STATUS_OK) {
         rc = analysis_groups_each(db, groups, n_groups, sel, "sweep", settings_text, NULL,
                                   sweep_one, &work, sum, err);

@@ -128,10 +128,14 @@ struct db_state_opts app_state_opts(const struct app_config *cfg)
 
 struct analysis_settings app_analysis_settings(const struct app_config *cfg)
 {
+    bool paper = strcmp(cfg->profile, "paper") == 0;
     struct analysis_settings s = {.d_min = cfg->d_min,
                                   .seed = cfg->seed,
                                   .theta_s = cfg->sample_offset_s,
                                   .base_granularity_s = cfg->granularity_s,
+                                  /* the paper's profile is its strict rule for gaps */
+                                  .fill_max = paper ? 0 : cfg->fill_max,
+                                  .xff = paper ? 0 : cfg->xff,
                                   .permutations = cfg->permutations,
                                   .k_max = cfg->sweep_k_max,
                                   .all_phases = cfg->sweep_all_phases,

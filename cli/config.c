@@ -616,6 +616,7 @@ struct conf_key {
     const char *def; /* text: its default, NULL for "" */
     double def_n;    /* numbers: its default; NAN: its owner's (serve_limits) */
     enum key_print print;
+    bool below_max; /* numbers: max itself is refused ([samples] xff < 1) */
     const char *man;
 };
 
@@ -693,18 +694,29 @@ static enum status check_timezone(const struct conf_key *k, const char *value,
     return rc == STATUS_OK ? rc : refuse(k, rc, &why, st);
 }
 
+/* [analysis] profile: default, or paper (the paper's strict rule for gaps). */
+static enum status check_profile(const struct conf_key *k, const char *value,
+                                 const struct ini_state *st)
+{
+    if (strcmp(value, "default") == 0 || strcmp(value, "paper") == 0)
+        return STATUS_OK;
+    return error_at(st->err, STATUS_PARSE, st->path, st->line,
+                    "[%s] %s: expected default or paper, got '%.40s'", k->section, k->key,
+                    value);
+}
+
 /* The rows, as PgBouncer's CF_ABS: a text, a number (its type, C type, range, the
  * words of its range message, default) or [analysis]'s out-of-range message (say
  * NULL). A default of NAN is serve_limits_default()'s, the daemon's. */
 #define TEXT(sec, key, f, check, def, print, man)                                        \
     {                                                                                    \
         sec, key, KEY_TEXT, STORE_NONE, FIELD(f), 0, 0, NULL, NULL, check, def, 0,       \
-            print, man                                                                   \
+            print, false, man                                                            \
     }
 #define NUM(sec, key, type, store, f, min, max, say, note, def, man)                     \
     {                                                                                    \
         sec, key, type, store, FIELD(f), min, max, say, note, NULL, NULL, def,           \
-            PRINT_VALUE, man                                                             \
+            PRINT_VALUE, false, man                                                      \
     }
 #define LIMIT(key, type, store, f, min, max, man)                                        \
     NUM("serve", key, type, store, serve_limits.f, min, max,                             \
@@ -747,7 +759,13 @@ static const struct conf_key keys[] = {
     NUM("samples", "sample_offset_s", KEY_NUMBER, STORE_DOUBLE, sample_offset_s,
         -INFINITY, INFINITY, "a number", "", 0, "SECONDS"),
     TEXT("samples", "timezone", timezone, check_timezone, "UTC", PRINT_VALUE, "ZONE"),
+    NUM("samples", "fill_max", KEY_WHOLE, STORE_UNSIGNED, fill_max, 0, 10,
+        "a whole number of intervals", "", 1, "N"),
+    {"samples", "xff", KEY_NUMBER, STORE_DOUBLE, FIELD(xff), 0, 1, "a fraction", "", NULL,
+     NULL, 0.5, PRINT_VALUE, true, "FRACTION"},
 
+    TEXT("analysis", "profile", profile, check_profile, "default", PRINT_VALUE,
+         "default|paper"),
     NUM("analysis", "d_min", KEY_WHOLE, STORE_SIZE, d_min, 2, 999999999, NULL, NULL, 10,
         "N"),
     NUM("analysis", "seed", KEY_WHOLE, STORE_ULONG, seed, 0, SEED_MAX, NULL, NULL,
@@ -835,7 +853,8 @@ static enum status set_number(struct app_config *cfg, const struct conf_key *k,
         enum status rc = parse_double(value, &v, what, st->path, st->line, st->err);
         if (rc != STATUS_OK)
             return rc;
-        ok = v >= k->min && v <= k->max && (k->type != KEY_WHOLE || v == floor(v));
+        ok = v >= k->min && (k->below_max ? v < k->max : v <= k->max) &&
+             (k->type != KEY_WHOLE || v == floor(v));
     }
     if (ok) {
         store_number(cfg, k, v);
@@ -854,8 +873,8 @@ static enum status set_number(struct app_config *cfg, const struct conf_key *k,
                         k->section, k->key, k->what, k->min, k->max, k->note, value);
     }
     return error_at(st->err, STATUS_PARSE, st->path, st->line,
-                    "[%s] %s: expected %s from %g to %g, got '%.40s'", k->section, k->key,
-                    k->what, k->min, k->max, value);
+                    "[%s] %s: expected %s from %g to %s%g, got '%.40s'", k->section,
+                    k->key, k->what, k->min, k->below_max ? "below " : "", k->max, value);
 }
 
 static enum status set_value(struct app_config *cfg, const struct conf_key *k,

@@ -48,10 +48,13 @@ struct app_config {
     char device_names[256]; /* [devices] names: "MAJ:MIN=NAME, ..."; "": none */
     double sample_offset_s; /* θ of every source (docs/method.md §1) */
     char timezone[128];     /* [samples] timezone: of stamps printed without a zone */
-    double granularity_s;   /* base Δ when the samples do not say; 0 = from samples */
-    size_t d_min;           /* docs/method.md §5, default 10 */
-    unsigned long seed;     /* default 20240601 */
-    unsigned sweep_k_max;   /* [analysis] sweep_k_max: the sweep's largest k (20) */
+    unsigned fill_max;      /* [samples] fill_max: the gap rule's longest run filled */
+    double xff;           /* [samples] xff: a coarse interval's tolerated missing share */
+    char profile[16];     /* [analysis] profile: "default", or "paper" (strict gaps) */
+    double granularity_s; /* base Δ when the samples do not say; 0 = from samples */
+    size_t d_min;         /* docs/method.md §5, default 10 */
+    unsigned long seed;   /* default 20240601 */
+    unsigned sweep_k_max; /* [analysis] sweep_k_max: the sweep's largest k (20) */
     bool sweep_all_phases;  /* [analysis] sweep_phases = all: every phase φ at each k */
     size_t permutations;    /* [analysis] permutations: B of analyze's significance (999);
                                0: analyze stores none */

@@ -37,8 +37,10 @@ struct stats_series *stats_series_new(double delta_s, int64_t j_first, size_t n)
     s->aw_num = calloc(cap, sizeof *s->aw_num);
     s->aw_den = calloc(cap, sizeof *s->aw_den);
     s->present = calloc(cap, sizeof *s->present);
+    s->filled_s = calloc(cap, sizeof *s->filled_s);
     if (s->r == NULL || s->w == NULL || s->ro == NULL || s->wo == NULL || s->q == NULL ||
-        s->u == NULL || s->aw_num == NULL || s->aw_den == NULL || s->present == NULL) {
+        s->u == NULL || s->aw_num == NULL || s->aw_den == NULL || s->present == NULL ||
+        s->filled_s == NULL) {
         stats_series_free(s);
         return NULL;
     }
@@ -58,6 +60,7 @@ void stats_series_free(struct stats_series *s)
     free(s->aw_num);
     free(s->aw_den);
     free(s->present);
+    free(s->filled_s);
     free(s);
 }
 
@@ -325,8 +328,45 @@ static int64_t floor_div(int64_t a, int64_t b)
     return (a % b != 0 && a < 0) ? q - 1 : q;
 }
 
+/* rate[i] on the line from rate[a] to rate[b], a < i < b. */
+static void interpolate(double *rate, size_t a, size_t i, size_t b)
+{
+    double t = (double)(i - a) / (double)(b - a);
+
+    rate[i] = rate[a] + t * (rate[b] - rate[a]);
+}
+
+size_t stats_series_fill(struct stats_series *s, unsigned fill_max)
+{
+    size_t filled = 0;
+
+    if (s == NULL || fill_max == 0)
+        return 0;
+    for (size_t a = 0; a < s->n; a++) {
+        if (!s->present[a])
+            continue;
+        size_t b = a + 1;
+        while (b < s->n && !s->present[b])
+            b++;
+        /* a and b present, a + 1 … b − 1 missing: a run of b − a − 1 */
+        if (b < s->n && b - a - 1 >= 1 && b - a - 1 <= fill_max) {
+            for (size_t i = a + 1; i < b; i++) {
+                double *const rates[] = {s->r, s->w, s->ro,     s->wo,
+                                         s->q, s->u, s->aw_num, s->aw_den};
+                for (size_t k = 0; k < sizeof rates / sizeof rates[0]; k++)
+                    interpolate(rates[k], a, i, b);
+                s->present[i] = 1;
+                s->filled_s[i] = s->delta_s;
+                filled++;
+            }
+        }
+        a = b - 1; /* the loop's a++ moves to b */
+    }
+    return filled;
+}
+
 enum status stats_series_coarsen(const struct stats_series *fine, unsigned k,
-                                 unsigned phase, struct stats_series **out,
+                                 unsigned phase, double xff, struct stats_series **out,
                                  struct error *err)
 {
     struct stats_series *s;
@@ -341,6 +381,8 @@ enum status stats_series_coarsen(const struct stats_series *fine, unsigned k,
         return error_set(err, STATUS_INVALID, "no series");
     if (k == 0 || phase >= k)
         return error_set(err, STATUS_INVALID, "granularity %u with phase %u", k, phase);
+    if (!(xff >= 0 && xff < 1))
+        return error_set(err, STATUS_INVALID, "xff %g: expected 0 <= xff < 1", xff);
 
     /* docs/method.md §6 numbers coarse intervals J from 0: J merges fine intervals
      * kJ + φ + 1 … kJ + φ + k and ends at (kJ + φ + k)·Δ = origin' + (J + 1)·kΔ with
@@ -360,38 +402,44 @@ enum status stats_series_coarsen(const struct stats_series *fine, unsigned k,
 
     for (size_t c = 0; c < nc; c++) {
         int64_t jc = jc_first + (int64_t)c;
-        double r = 0.0, w = 0.0, ro = 0.0, wo = 0.0;
-        double qs = 0.0, u = 0.0, aw_num = 0.0, aw_den = 0.0;
-        unsigned char present = 1;
+        /* Σ over every fine interval in range (today's strict rule and a hole's
+         * meaningless rates), and over the present ones (the xff rule's mean). */
+        double all[8] = {0}, here[8] = {0}, filled_s = 0.0;
+        size_t missing = 0, n_here = 0;
 
         for (int64_t q = 1; q <= kk; q++) {
             int64_t i = kk * (jc - 1) + ph + q - fine->j_first;
 
             if (i < 0 || i >= (int64_t)fine->n) {
-                present = 0;
+                missing++;
                 continue;
             }
-            r += fine->r[i];
-            w += fine->w[i];
-            ro += fine->ro[i];
-            wo += fine->wo[i];
-            qs += fine->q[i];
-            u += fine->u[i];
-            aw_num += fine->aw_num[i];
-            aw_den += fine->aw_den[i];
-            present = (unsigned char)(present && fine->present[i]);
+            const double v[8] = {fine->r[i],      fine->w[i],     fine->ro[i],
+                                 fine->wo[i],     fine->q[i],     fine->u[i],
+                                 fine->aw_num[i], fine->aw_den[i]};
+            for (size_t f = 0; f < 8; f++)
+                all[f] += v[f];
+            filled_s += fine->filled_s[i];
+            if (!fine->present[i]) {
+                missing++;
+                continue;
+            }
+            for (size_t f = 0; f < 8; f++)
+                here[f] += v[f];
+            n_here++;
         }
-        /* The coarse rate is the mean of the k fine rates (§6); so are Q and U, and
-         * AW = Σ aw_num / Σ aw_den is request-weighted over the k (§11). */
-        s->r[c] = r / (double)k;
-        s->w[c] = w / (double)k;
-        s->ro[c] = ro / (double)k;
-        s->wo[c] = wo / (double)k;
-        s->q[c] = qs / (double)k;
-        s->u[c] = u / (double)k;
-        s->aw_num[c] = aw_num / (double)k;
-        s->aw_den[c] = aw_den / (double)k;
-        s->present[c] = present;
+        /* The coarse rate is the mean of the fine rates (§6): of all k when none is
+         * missing, of those present when at most xff·k are; so are Q and U, and
+         * AW = Σ aw_num / Σ aw_den is request-weighted over them (§11). */
+        bool present = (double)missing <= xff * (double)k;
+        const double *sum = missing == 0 || !present ? all : here;
+        double n_sum = missing == 0 || !present ? (double)k : (double)n_here;
+        double *const to[8] = {s->r, s->w, s->ro,     s->wo,
+                               s->q, s->u, s->aw_num, s->aw_den};
+        for (size_t f = 0; f < 8; f++)
+            to[f][c] = sum[f] / n_sum;
+        s->present[c] = (unsigned char)(present && n_here > 0);
+        s->filled_s[c] = filled_s;
     }
     *out = s;
     return STATUS_OK;

@@ -28,6 +28,9 @@ struct stats_series {
     double *aw_num;         /* Σ over the devices of r/s·r_await + w/s·w_await, s/s */
     double *aw_den;         /* Σ over the devices of r/s + w/s: AW_i = aw_num / aw_den */
     unsigned char *present; /* 1: every server reported the interval; 0: a hole */
+    /* Seconds of the interval's base intervals that the gap rule filled
+     * (stats_series_fill); 0 everywhere on a series it did not fill. */
+    double *filled_s;
 };
 
 /* A new series of n intervals (origin 0), all holes, rates 0. NULL: no memory. */
@@ -70,16 +73,28 @@ enum status stats_series_build(const struct stats_stream *streams, size_t n_stre
                                size_t n_servers, double delta_s,
                                struct stats_series **out, struct error *err) MUST_CHECK;
 
+/* The gap rule at the base interval (docs/method.md §3, "Gaps"): each run of at most
+ * fill_max missing intervals with a present interval on both sides is filled, in
+ * place, by linear interpolation of every rate (R, W, RO, WO, Q, U, AW's numerator
+ * and denominator) between those two neighbours; the interval is then present and
+ * its filled_s is Δ. A longer run, or one at either end of s, stays a hole. A rate
+ * NAN at a neighbour (RO, WO or the queue unknown) stays NAN. fill_max = 0 changes
+ * nothing. Returns the number of intervals filled. */
+size_t stats_series_fill(struct stats_series *s, unsigned fill_max);
+
 /* Granularity k with phase φ (docs/method.md §6): coarse interval J merges fine
- * intervals kJ + φ + 1 … kJ + φ + k and ends at (kJ + φ + k)·Δ; its rate is the
- * mean of the k fine rates, and so are Q, U, and AW's numerator and denominator
- * (AW is then request-weighted); a hole if any is. Needs 0 <= phase < k. *out is new,
+ * intervals kJ + φ + 1 … kJ + φ + k and ends at (kJ + φ + k)·Δ; it is a hole when more
+ * than xff·k of them are missing (a fine interval past either end of fine is
+ * missing; xff = 0: a hole if any is), else its rate is the mean of the fine rates
+ * present, and so are Q, U, and AW's numerator and denominator (AW is then
+ * request-weighted); its filled_s is the sum of theirs. Needs 0 <= phase < k and
+ * 0 <= xff < 1. *out is new,
  * with delta_s = k·Δ and origin_s = fine->origin_s + phase·Δ. On that grid §6's
  * interval J is grid interval J + 1 (it ends at origin_s + (J + 1)·kΔ). Coarse
- * intervals that reach past either end of fine are kept, as holes. STATUS_INVALID
- * for k = 0, phase >= k or no fine; STATUS_NOMEM. */
+ * intervals that reach past either end of fine are kept (holes unless xff allows).
+ * STATUS_INVALID for k = 0, phase >= k, xff outside [0, 1) or no fine; STATUS_NOMEM. */
 enum status stats_series_coarsen(const struct stats_series *fine, unsigned k,
-                                 unsigned phase, struct stats_series **out,
+                                 unsigned phase, double xff, struct stats_series **out,
                                  struct error *err) MUST_CHECK;
 
 /* ---- per-job volume metrics (docs/method.md §3) ------------------------------------ */
@@ -116,6 +131,7 @@ struct stats_job_volume {
     enum stats_exclusion psi_excl;    /* for psi_*, psi_o_* */
     double psi_read, psi_write;       /* bytes (eq. 2) */
     double psi_o_read, psi_o_write;   /* operations (eq. 3); NAN when RO/WO unknown */
+    double filled_s;                  /* Σ filled_s over the span's intervals (§3) */
     enum stats_exclusion d_excl;      /* for m, t_d, psi_d_*, psi_do_* */
     size_t m;                         /* |A| */
     double t_d;                       /* m·Δ */
@@ -134,7 +150,7 @@ struct stats_job_volume {
                                          request or no await over A */
 };
 
-/* Computes Ψ, Ψ^O, A, m, T^D, Ψ^D, Ψ^{DO}, A^I, T^I, Ψ^I and, over A, the queue
+/* Computes Ψ, Ψ^O, filled_s, A, m, T^D, Ψ^D, Ψ^{DO}, A^I, T^I, Ψ^I and, over A, the queue
  * metrics q_d, u_d, await_d (docs/method.md §11) of job over series s
  * (docs/method.md §3), each family with its exclusion reason. scratch must hold
  * 2·job->n_windows size_t (no allocation here; may be NULL without windows).

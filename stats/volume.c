@@ -136,6 +136,7 @@ static void span_volume(const struct stats_series *s, const struct stats_job *jo
      * and Ψ = 0 (Ψ^O stays NAN when RO, WO are unknown). */
     int64_t jn = job->end_s > job->start_s ? stats_grid_interval_to(s, job->end_s) : j1;
     struct rates interior = {0};
+    double filled_s = 0.0;
 
     for (int64_t j = j1; j <= jn; j++) {
         int64_t i = present_at(s, j);
@@ -145,7 +146,9 @@ static void span_volume(const struct stats_series *s, const struct stats_job *jo
         }
         if (j != j1 && j != jn)
             rates_add(&interior, s, i);
+        filled_s += s->filled_s[i];
     }
+    out->filled_s = filled_s;
     struct ends e = ends_of(s, j1, jn, job->start_s, job->end_s);
     struct rates v = integrate_rates(s, &e, &interior, j1 - s->j_first, jn - s->j_first);
     out->psi_read = v.r;
@@ -320,6 +323,7 @@ void stats_job_volume_none(struct stats_job_volume *v, enum stats_exclusion e)
                                    .psi_write = NAN,
                                    .psi_o_read = NAN,
                                    .psi_o_write = NAN,
+                                   .filled_s = NAN,
                                    .d_excl = e,
                                    .t_d = NAN,
                                    .psi_d_read = NAN,

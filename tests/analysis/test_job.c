@@ -153,7 +153,7 @@ static void coarser_granularity_recomputes_the_x_family(void **state)
     struct job_eval ev;
 
     (void)state;
-    assert_int_equal(stats_series_coarsen(s, 2, 1, &c, NULL), STATUS_OK);
+    assert_int_equal(stats_series_coarsen(s, 2, 1, 0.0, &c, NULL), STATUS_OK);
     eval(c, &j, &ev);
     assert_int_equal(family_excl(family_find("x"), &ev), EXCL_NONE);
     assert_rel(reported("m_x", &j, &ev), 2.0, 0.0);

@@ -103,6 +103,38 @@ static int lab_setup(void **state)
     return 0;
 }
 
+/* The gap rule's case (tests/cases/golden/gaps): the lab's jobs in one hand-made
+ * group, over its capture less four reports and with one twice. @CONF@ has the
+ * default gap rule, @WORK@/strict.conf the strict rule of the code before it. */
+#define GAPS_GROUP "[group lab]\nexecutable = ^labjob\n"
+
+static int write_conf(const char *path, const char *text)
+{
+    FILE *fp = fopen(path, "w");
+
+    if (fp == NULL)
+        return -1;
+    fputs(text, fp);
+    return fclose(fp) == 0 ? 0 : -1;
+}
+
+static int gaps_setup(void **state)
+{
+    char strict[PATH_MAX + 16];
+
+    (void)state;
+    if (start("golden/gaps") != 0)
+        return -1;
+    snprintf(fx.data, sizeof fx.data, "%s", fx.dir);
+    snprintf(fx.conf, sizeof fx.conf, "%s/gaps.conf", fx.work);
+    snprintf(strict, sizeof strict, "%s/strict.conf", fx.work);
+    if (write_conf(fx.conf, LAB_CONF GAPS_GROUP) != 0 ||
+        write_conf(strict, LAB_CONF "fill_max = 0\nxff = 0\n" GAPS_GROUP) != 0)
+        return -1;
+    use_env();
+    return 0;
+}
+
 static int teardown(void **state)
 {
     char cmd[PATH_MAX + 32];
@@ -135,6 +167,15 @@ static void lab_run_commands_and_routes_answer_as_recorded(void **state)
     assert_int_equal(golden_run_manifest(&fx.env), 0);
 }
 
+/* Four missed reports and one repeated: the strict rule (fill_max 0, xff 0) loses
+ * the jobs whose span or I/O holds one, as the code before the rule did; the default
+ * rule keeps all 30 and says which seconds it filled. */
+static void missed_reports_cost_no_job_under_the_gap_rule(void **state)
+{
+    (void)state;
+    assert_int_equal(golden_run_manifest(&fx.env), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -142,6 +183,8 @@ int main(void)
             sample_data_commands_and_routes_answer_as_recorded, sample_setup, teardown),
         cmocka_unit_test_setup_teardown(lab_run_commands_and_routes_answer_as_recorded,
                                         lab_setup, teardown),
+        cmocka_unit_test_setup_teardown(missed_reports_cost_no_job_under_the_gap_rule,
+                                        gaps_setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

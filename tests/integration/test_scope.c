@@ -314,7 +314,7 @@ static void export_header_has_every_metric_of_method_md(void **state)
         out, "id,jobid,group,start_time,granularity_s,"
              "t_j,t_um,t_urw,t_s,t_s_span,t_s_slowest,t,t_fr,t_fw,"
              "eta_read,eta_write,eta_mon_read,eta_mon_write,"
-             "psi_read,psi_write,psi_o_read,psi_o_write,"
+             "psi_read,psi_write,psi_o_read,psi_o_write,filled_s,"
              "m,t_d,psi_d_read,psi_d_write,m_i,t_i,psi_i_read,psi_i_write,"
              "psi_do_read,psi_do_write,nu_read,nu_write,nu_d_read,nu_d_write,b_d,tau,"
              "t_x,t_x_read,t_x_write,m_x,t_dx,psi_x_read,psi_x_write,b_x,"

@@ -130,7 +130,7 @@ static void coarse_queue_is_a_mean_and_await_request_weighted(void **state)
     (void)state;
     /* k = 2, phase 0: J0 is even, so coarse intervals hold fine elements 0 and 1,
      * then 2 and 3. */
-    assert_int_equal(stats_series_coarsen(s, 2, 0, &c, &err), STATUS_OK);
+    assert_int_equal(stats_series_coarsen(s, 2, 0, 0.0, &c, &err), STATUS_OK);
     assert_int_equal(c->n, 2);
     for (size_t k = 0; k < 2; k++) {
         size_t f = 2 * k, g = 2 * k + 1;

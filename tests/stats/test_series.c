@@ -419,7 +419,7 @@ static void coarsening_takes_means_keeps_holes_and_shifts_by_phase(void **state)
 
     (void)state;
     /* k = 3, φ = 0: J = 0 merges fine 1..3 and ends at 3Δ; fine 10 alone is a hole. */
-    assert_int_equal(stats_series_coarsen(f, 3, 0, &c, NULL), STATUS_OK);
+    assert_int_equal(stats_series_coarsen(f, 3, 0, 0.0, &c, NULL), STATUS_OK);
     assert_rel(c->delta_s, 180.0, 0.0);
     assert_rel(c->origin_s, 0.0, 0.0);
     assert_rel(c->origin_s + (double)c->j_first * c->delta_s, 3.0 * DELTA, 0.0);
@@ -431,7 +431,7 @@ static void coarsening_takes_means_keeps_holes_and_shifts_by_phase(void **state)
     stats_series_free(c);
 
     /* φ = 1: coarse intervals end at (3J + 4)·Δ; the first (fine −1..1) is a hole. */
-    assert_int_equal(stats_series_coarsen(f, 3, 1, &c, NULL), STATUS_OK);
+    assert_int_equal(stats_series_coarsen(f, 3, 1, 0.0, &c, NULL), STATUS_OK);
     assert_rel(c->origin_s, DELTA, 0.0);
     assert_int_equal(c->n, 4);
     assert_int_equal(c->present[0], 0);
@@ -445,13 +445,13 @@ static void coarsening_takes_means_keeps_holes_and_shifts_by_phase(void **state)
     f->present[4] = 0;
     for (unsigned k = 1; k <= 4; k++) {
         for (unsigned phase = 0; phase < k; phase++) {
-            assert_int_equal(stats_series_coarsen(f, k, phase, &c, NULL), STATUS_OK);
+            assert_int_equal(stats_series_coarsen(f, k, phase, 0.0, &c, NULL), STATUS_OK);
             check_coarse(f, c, k);
             stats_series_free(c);
         }
     }
     /* k = 1 is the fine series itself. */
-    assert_int_equal(stats_series_coarsen(f, 1, 0, &c, NULL), STATUS_OK);
+    assert_int_equal(stats_series_coarsen(f, 1, 0, 0.0, &c, NULL), STATUS_OK);
     assert_int_equal(c->n, f->n);
     assert_true(c->j_first == f->j_first);
     assert_rel(c->r[7], f->r[7], 0.0);
@@ -464,11 +464,132 @@ static void coarsening_rejects_zero_k_and_phase_past_k(void **state)
     struct stats_series *f = fine_series(), *c = NULL;
 
     (void)state;
-    assert_int_equal(stats_series_coarsen(f, 0, 0, &c, NULL), STATUS_INVALID);
-    assert_int_equal(stats_series_coarsen(f, 3, 3, &c, NULL), STATUS_INVALID);
-    assert_int_equal(stats_series_coarsen(NULL, 3, 0, &c, NULL), STATUS_INVALID);
-    assert_int_equal(stats_series_coarsen(f, 3, 0, NULL, NULL), STATUS_INVALID);
+    assert_int_equal(stats_series_coarsen(f, 0, 0, 0.0, &c, NULL), STATUS_INVALID);
+    assert_int_equal(stats_series_coarsen(f, 3, 3, 0.0, &c, NULL), STATUS_INVALID);
+    assert_int_equal(stats_series_coarsen(NULL, 3, 0, 0.0, &c, NULL), STATUS_INVALID);
+    assert_int_equal(stats_series_coarsen(f, 3, 0, 0.0, NULL, NULL), STATUS_INVALID);
     assert_null(c);
+    stats_series_free(f);
+}
+
+/* A series of Δ = 1 with read rates r[i], present where r[i] is not NAN (a missed
+ * report); the other rates r[i] / 2, queue unknown. */
+static struct stats_series *gappy(const double *r, size_t n)
+{
+    struct stats_series *s = stats_series_new(1.0, 1, n);
+
+    assert_non_null(s);
+    for (size_t i = 0; i < n; i++) {
+        s->present[i] = (unsigned char)!isnan(r[i]);
+        s->r[i] = isnan(r[i]) ? 0 : r[i];
+        s->w[i] = s->ro[i] = s->wo[i] = s->r[i] / 2;
+        s->q[i] = s->u[i] = s->aw_num[i] = s->aw_den[i] = NAN;
+    }
+    return s;
+}
+
+/* docs/method.md §3, "Gaps": (10, ·, 30) at fill_max 1 gives 20 and filled_s = Δ,
+ * for the interval and for a job over it. */
+static void a_single_missing_interval_is_the_line_between_its_neighbours(void **state)
+{
+    const double r[] = {10, NAN, 30};
+    struct stats_series *s = gappy(r, 3);
+    struct stats_window win = {.start_s = 0.5, .end_s = 2.5, .monitored = true};
+    struct stats_job job = {
+        .start_s = 0.5, .end_s = 2.5, .windows = &win, .n_windows = 1};
+    struct stats_job_volume v;
+    size_t scratch[2];
+
+    (void)state;
+    assert_int_equal(stats_series_fill(s, 0), 0);
+    assert_int_equal(s->present[1], 0);
+    assert_int_equal(stats_series_fill(s, 1), 1);
+    assert_int_equal(s->present[1], 1);
+    assert_rel(s->r[1], 20.0, 0.0);
+    assert_rel(s->w[1], 10.0, 0.0);
+    assert_true(isnan(s->q[1]));
+    assert_rel(s->filled_s[0] + s->filled_s[1] + s->filled_s[2], 1.0, 0.0);
+    assert_rel(s->filled_s[1], 1.0, 0.0);
+    assert_int_equal(stats_job_volume(s, &job, scratch, &v, NULL), STATUS_OK);
+    assert_int_equal(v.psi_excl, EXCL_NONE);
+    assert_rel(v.filled_s, 1.0, 0.0);
+    /* Ψ_R = 0.5·10 + 1·20 + 0.5·30 */
+    assert_rel(v.psi_read, 40.0, 1e-15 * 40);
+    stats_series_free(s);
+}
+
+/* (10, ·, ·, 40) at fill_max 1 stays a hole; at 2 it is 20, 30. A run at either end
+ * has one neighbour and stays a hole. */
+static void a_longer_run_or_one_at_an_end_stays_a_hole(void **state)
+{
+    const double r[] = {10, NAN, NAN, 40}, edge[] = {NAN, 10, 20, NAN};
+    struct stats_series *s = gappy(r, 4);
+
+    (void)state;
+    assert_int_equal(stats_series_fill(s, 1), 0);
+    assert_int_equal(s->present[1] + s->present[2], 0);
+    assert_rel(s->filled_s[1] + s->filled_s[2], 0.0, 0.0);
+    assert_int_equal(stats_series_fill(s, 2), 2);
+    assert_rel(s->r[1], 20.0, 1e-15 * 20);
+    assert_rel(s->r[2], 30.0, 1e-15 * 30);
+    stats_series_free(s);
+    s = gappy(edge, 4);
+    assert_int_equal(stats_series_fill(s, 10), 0);
+    assert_int_equal(s->present[0] + s->present[3], 0);
+    stats_series_free(s);
+}
+
+/* xff 0.5 at k = 20: 10 of 20 fine intervals missing keep the coarse interval, its
+ * rate the mean of the 10 present; 11 do not. xff 0 is the strict rule. */
+static void xff_tolerates_up_to_its_share_of_missing_fine_intervals(void **state)
+{
+    double r[20];
+    struct stats_series *f, *c = NULL;
+
+    (void)state;
+    for (size_t i = 0; i < 20; i++)
+        r[i] = i < 10 ? (double)NAN : (double)i; /* 10 missing, present 10..19 */
+    f = gappy(r, 20);
+    f->j_first = 1; /* fine 1..20: coarse interval J = 0 at k = 20 */
+    assert_int_equal(stats_series_coarsen(f, 20, 0, 0.5, &c, NULL), STATUS_OK);
+    assert_int_equal(c->n, 1);
+    assert_int_equal(c->present[0], 1);
+    assert_rel(c->r[0], 14.5, 1e-15 * 14.5); /* the mean of 10..19 */
+    stats_series_free(c);
+    assert_int_equal(stats_series_coarsen(f, 20, 0, 0.0, &c, NULL), STATUS_OK);
+    assert_int_equal(c->present[0], 0);
+    stats_series_free(c);
+    f->present[10] = 0; /* 11 of 20 */
+    assert_int_equal(stats_series_coarsen(f, 20, 0, 0.5, &c, NULL), STATUS_OK);
+    assert_int_equal(c->present[0], 0);
+    stats_series_free(c);
+    assert_int_equal(stats_series_coarsen(f, 20, 0, 1.0, &c, NULL), STATUS_INVALID);
+    assert_int_equal(stats_series_coarsen(f, 20, 0, -0.1, &c, NULL), STATUS_INVALID);
+    stats_series_free(f);
+}
+
+/* With nothing missing, any xff gives the strict rule's series bit for bit, and a
+ * coarse interval's filled_s is the sum of its fine ones'. */
+static void xff_changes_nothing_without_missing_intervals(void **state)
+{
+    struct stats_series *f = fine_series(), *strict = NULL, *c = NULL;
+
+    (void)state;
+    f->filled_s[4] = f->delta_s;
+    assert_int_equal(stats_series_coarsen(f, 3, 1, 0.0, &strict, NULL), STATUS_OK);
+    assert_int_equal(stats_series_coarsen(f, 3, 1, 0.5, &c, NULL), STATUS_OK);
+    assert_int_equal(c->n, strict->n);
+    for (size_t i = 0; i < c->n; i++) {
+        assert_int_equal(c->present[i], strict->present[i]);
+        assert_memory_equal(&c->r[i], &strict->r[i], sizeof(double));
+        assert_memory_equal(&c->wo[i], &strict->wo[i], sizeof(double));
+    }
+    double filled = 0;
+    for (size_t i = 0; i < c->n; i++)
+        filled += c->filled_s[i];
+    assert_rel(filled, f->delta_s, 0.0);
+    stats_series_free(c);
+    stats_series_free(strict);
     stats_series_free(f);
 }
 
@@ -489,6 +610,10 @@ int main(void)
         cmocka_unit_test(no_samples_give_an_empty_series),
         cmocka_unit_test(coarsening_takes_means_keeps_holes_and_shifts_by_phase),
         cmocka_unit_test(coarsening_rejects_zero_k_and_phase_past_k),
+        cmocka_unit_test(a_single_missing_interval_is_the_line_between_its_neighbours),
+        cmocka_unit_test(a_longer_run_or_one_at_an_end_stays_a_hole),
+        cmocka_unit_test(xff_tolerates_up_to_its_share_of_missing_fine_intervals),
+        cmocka_unit_test(xff_changes_nothing_without_missing_intervals),
     };
 
     gsl_set_error_handler_off();

@@ -410,7 +410,7 @@ static void coarse_phased_series_uses_its_own_origin(void **state)
     size_t scratch[2];
 
     (void)state;
-    assert_int_equal(stats_series_coarsen(f, 3, 2, &c, NULL), STATUS_OK);
+    assert_int_equal(stats_series_coarsen(f, 3, 2, 0.0, &c, NULL), STATUS_OK);
     assert_rel(c->origin_s, 2.0 * DELTA, 0.0);
     assert_int_equal(stats_job_volume(c, &job, scratch, &v, NULL), STATUS_OK);
     assert_int_equal(v.psi_excl, EXCL_NONE);
