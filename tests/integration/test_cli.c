@@ -385,6 +385,14 @@ static void a_bad_value_is_refused_naming_file_line_and_key(void **state)
     refused("[serve]\nlisten = nowhere\n", "2: [serve] listen", "");
     refused("[analysis]\nsweep_k_max = 0\n", "2: [analysis] sweep_k_max", "out of range");
     refused("[analysis]\npermutations = 1.5\n", "2: [analysis] permutations", "range");
+    /* The gap rule's keys: xff below 1, fill_max whole from 0 to 10. */
+    refused("[samples]\nxff = 1\n", "2: [samples] xff",
+            "expected a fraction from 0 to below 1, got '1'");
+    refused("[samples]\nxff = -0.1\n", "2: [samples] xff", "from 0 to below 1");
+    refused("[samples]\nfill_max = 11\n", "2: [samples] fill_max", "from 0 to 10");
+    refused("[samples]\nfill_max = 1.5\n", "2: [samples] fill_max", "whole number");
+    refused("[analysis]\nprofile = strict\n", "2: [analysis] profile",
+            "expected default or paper");
     refused("[group lab]\nexecutable = ^lab(\n", "2: [group lab] executable",
             "POSIX extended regex");
     refused("[group lab]\nnprocs = 8-4\n", "2: [group lab] nprocs", "A <= B");

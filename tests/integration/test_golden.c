@@ -105,7 +105,8 @@ static int lab_setup(void **state)
 
 /* The gap rule's case (tests/cases/golden/gaps): the lab's jobs in one hand-made
  * group, over its capture less four reports and with one twice. @CONF@ has the
- * default gap rule, @WORK@/strict.conf the strict rule of the code before it. */
+ * default gap rule, @WORK@/strict.conf the strict rule of the code before it, and
+ * @WORK@/paper.conf the paper's profile, which implies the strict rule. */
 #define GAPS_GROUP "[group lab]\nexecutable = ^labjob\n"
 
 static int write_conf(const char *path, const char *text)
@@ -120,7 +121,7 @@ static int write_conf(const char *path, const char *text)
 
 static int gaps_setup(void **state)
 {
-    char strict[PATH_MAX + 16];
+    char strict[PATH_MAX + 16], paper[PATH_MAX + 16];
 
     (void)state;
     if (start("golden/gaps") != 0)
@@ -128,8 +129,10 @@ static int gaps_setup(void **state)
     snprintf(fx.data, sizeof fx.data, "%s", fx.dir);
     snprintf(fx.conf, sizeof fx.conf, "%s/gaps.conf", fx.work);
     snprintf(strict, sizeof strict, "%s/strict.conf", fx.work);
+    snprintf(paper, sizeof paper, "%s/paper.conf", fx.work);
     if (write_conf(fx.conf, LAB_CONF GAPS_GROUP) != 0 ||
-        write_conf(strict, LAB_CONF "fill_max = 0\nxff = 0\n" GAPS_GROUP) != 0)
+        write_conf(strict, LAB_CONF "fill_max = 0\nxff = 0\n" GAPS_GROUP) != 0 ||
+        write_conf(paper, LAB_CONF "[analysis]\nprofile = paper\n" GAPS_GROUP) != 0)
         return -1;
     use_env();
     return 0;
