@@ -236,9 +236,10 @@ static enum status tables_refresh(struct db *db, const struct analysis_settings 
 {
     char settings[256], current[33], stored[33];
 
-    snprintf(settings, sizeof settings,
-             "version=%s;kind=tables;theta=%.17g;base_granularity=%.17g",
-             IOCONTEND_VERSION, s->theta_s, s->base_granularity_s);
+    int n = snprintf(settings, sizeof settings,
+                     "version=%s;kind=tables;theta=%.17g;base_granularity=%.17g",
+                     IOCONTEND_VERSION, s->theta_s, s->base_granularity_s);
+    analysis_gap_settings(s, settings, sizeof settings, n); /* the series are filled */
     enum status rc = db_tables_inputs_read(db, settings, current, stored, err);
     if (rc != STATUS_OK)
         return rc;
