@@ -191,8 +191,11 @@ static void setting_of(const char *text, const char *key, char *out, size_t size
 static enum status settings_record(struct db *db, const struct analysis_settings *s,
                                    struct error *err)
 {
-    static const char *const keys[] = {"d_min",         "seed",     "sample_offset_s",
-                                       "granularity_s", "fill_max", "xff"};
+    /* Each key, and what a record older than the key means by its absence (the gap
+     * rule's keys: the strict rule, 0 and 0, which those versions applied). */
+    static const char *const keys[][2] = {{"d_min", ""},           {"seed", ""},
+                                          {"sample_offset_s", ""}, {"granularity_s", ""},
+                                          {"fill_max", "0"},       {"xff", "0"}};
     char now[512], before[512], before_path[1024], diff[600];
     bool had = false;
     size_t len = 0;
@@ -203,6 +206,21 @@ static enum status settings_record(struct db *db, const struct analysis_settings
                                 &had, before, before_path, err);
     if (rc != STATUS_OK || !had || strcmp(now, before) == 0)
         return rc;
+    diff[0] = '\0';
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0] && len < sizeof diff; k++) {
+        char a[64], b[64];
+        setting_of(now, keys[k][0], a, sizeof a);
+        setting_of(before, keys[k][0], b, sizeof b);
+        if (b[0] == '\0')
+            snprintf(b, sizeof b, "%s", keys[k][1]);
+        if (strcmp(a, b) == 0)
+            continue;
+        int m = snprintf(diff + len, sizeof diff - len, "%s%s %s, was %s",
+                         len > 0 ? "; " : "", keys[k][0], a, b[0] != '\0' ? b : "unset");
+        len += m > 0 ? (size_t)m : 0;
+    }
+    if (len == 0)
+        return STATUS_OK; /* the same settings, recorded by an older version */
     /* A run that read no configuration file where the last read one (a crontab line
      * that lost its --config) would replace every group's results with the
      * defaults': refused, the record put back, nothing else touched; --force says
@@ -219,17 +237,6 @@ static enum status settings_record(struct db *db, const struct analysis_settings
                         "the stored results are of its settings and this run read no "
                         "configuration file: give --config with it, or --force for the "
                         "defaults; nothing was changed");
-    }
-    diff[0] = '\0';
-    for (size_t k = 0; k < sizeof keys / sizeof keys[0] && len < sizeof diff; k++) {
-        char a[64], b[64];
-        setting_of(now, keys[k], a, sizeof a);
-        setting_of(before, keys[k], b, sizeof b);
-        if (strcmp(a, b) == 0)
-            continue;
-        int m = snprintf(diff + len, sizeof diff - len, "%s%s %s, was %s",
-                         len > 0 ? "; " : "", keys[k], a, b[0] != '\0' ? b : "unset");
-        len += m > 0 ? (size_t)m : 0;
     }
     /* Analysed with these: an edited configuration takes effect without a flag; the
      * results of the others can be had again by a run with their configuration. */

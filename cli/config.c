@@ -857,7 +857,7 @@ static enum status set_number(struct app_config *cfg, const struct conf_key *k,
              (k->type != KEY_WHOLE || v == floor(v));
     }
     if (ok) {
-        store_number(cfg, k, v);
+        store_number(cfg, k, v + 0.0); /* -0 is 0: printed and recorded as 0 */
         return STATUS_OK;
     }
     if (k->what == NULL) {

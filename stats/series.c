@@ -431,7 +431,8 @@ enum status stats_series_coarsen(const struct stats_series *fine, unsigned k,
         /* The coarse rate is the mean of the fine rates (§6): of all k when none is
          * missing, of those present when at most xff·k are; so are Q and U, and
          * AW = Σ aw_num / Σ aw_den is request-weighted over them (§11). */
-        bool present = (double)missing <= xff * (double)k;
+        /* floor, nudged: 0.7·90 is 62.999… in binary and must tolerate 63 */
+        bool present = missing <= (size_t)floor(xff * (double)k + 1e-9);
         const double *sum = missing == 0 || !present ? all : here;
         double n_sum = missing == 0 || !present ? (double)k : (double)n_here;
         double *const to[8] = {s->r, s->w, s->ro,     s->wo,
