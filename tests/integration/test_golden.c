@@ -172,7 +172,8 @@ static void lab_run_commands_and_routes_answer_as_recorded(void **state)
 
 /* Four missed reports and one repeated: the strict rule (fill_max 0, xff 0) loses
  * the jobs whose span or I/O holds one, as the code before the rule did; the default
- * rule keeps all 30 and says which seconds it filled. */
+ * rule keeps what the complete capture keeps (all 30 at the base interval, 29 in the
+ * sweep) and says which seconds it filled. */
 static void missed_reports_cost_no_job_under_the_gap_rule(void **state)
 {
     (void)state;
