@@ -30,9 +30,7 @@ struct json_t;
 /* The largest k a sweep may reach: with every phase it takes k(k + 1)/2 series. */
 #define SWEEP_K_LIMIT 1000
 
-/* ---- hand-made groups (docs/method.md §4)
- * -------------------------------------------------
- */
+/* ---- hand-made groups (docs/method.md §4) ------------------------------------------ */
 
 /* The keys of a [group NAME] section, in the order of their rule text. */
 enum group_key {
@@ -165,8 +163,7 @@ enum status analysis_space_parse(const char *name, enum stats_kde_space *out,
  * "scope" for anything else. */
 enum status analysis_scope_check(const char *scope, struct error *err) MUST_CHECK;
 
-/* ---- the coefficients (docs/method.md §5) --------------------------------------------
- */
+/* ---- the coefficients (docs/method.md §5) ------------------------------------------ */
 
 /* The coefficients of a struct stats_assoc, in the association object's order. */
 enum coef_id {
@@ -201,8 +198,7 @@ const struct stats_signif_coef *analysis_coef_signif(const struct stats_signif *
 /* true when a's coefficient c is a number (defined and finite). */
 bool analysis_coef_defined(const struct stats_assoc *a, enum coef_id c);
 
-/* ---- the association result (docs/interfaces.md's association object) ----------------
- */
+/* ---- the association result (docs/interfaces.md's association object) -------------- */
 
 /* The credible bands of a KDE fit (docs/method.md §5 `kde`, (b)–(d)) as the association
  * object and the sweep's steps both render them. */
@@ -347,8 +343,7 @@ enum status analysis_assoc_parse(const char *text, struct assoc_result **out,
 /* true when name is a job metric that y or x may take. */
 bool analysis_metric_known(const char *name);
 
-/* ---- analyze over the groups ---------------------------------------------------------
- */
+/* ---- analyze over the groups ------------------------------------------------------- */
 
 /* Which groups a run looks at. */
 struct analyze_select {
@@ -393,8 +388,7 @@ enum status analyze_sweep_run(struct db *db, const struct analysis_settings *s,
                               const struct progress *progress,
                               struct analyze_summary *sum, struct error *err) MUST_CHECK;
 
-/* ---- the sweep result (docs/api.md: "The sweep object") ------------------------------
- */
+/* ---- the sweep result (docs/api.md: "The sweep object") ---------------------------- */
 
 /* The KDE of one k of a sweep (docs/method.md §5 `kde`, (b)–(d)): the two ratios combined
  * over the phases as the coefficients are; the bands of the first phase fitted (their
@@ -479,9 +473,7 @@ enum status analysis_sweep_report_json(FILE *fp, const struct db_group *g,
 size_t sweep_pair_count(void);
 void sweep_pair(size_t i, const char **y, const char **x);
 
-/* ---- the group table (docs/api.md: "The group table"; docs/method.md §4)
- * ------------------
- */
+/* ---- the group table (docs/api.md: "The group table"; docs/method.md §4) ----------- */
 
 /* The time metrics of a group's table (docs/method.md §2, §3), all in seconds. */
 #define GROUP_TABLE_METRICS 11
@@ -530,8 +522,7 @@ enum status analyze_tables_run(struct db *db, const struct analysis_settings *s,
 enum status analysis_groups_refresh(struct db *db, const struct analysis_settings *s,
                                     struct error *err) MUST_CHECK;
 
-/* ---- the job export ------------------------------------------------------------------
- */
+/* ---- the job export ---------------------------------------------------------------- */
 
 /* Writes every job metric of docs/method.md §2–3 (one row per job; CSV with canonical
  * column names, or JSON) of a group (NULL: all) at granularity_s (0: base) and scope
@@ -559,9 +550,7 @@ enum status analysis_jobs_metrics(struct db *db, const struct analysis_settings 
 enum status analysis_json_write(struct json_t *doc, FILE *fp,
                                 struct error *err) MUST_CHECK;
 
-/* ---- the coverage (docs/method.md §7)
- * -----------------------------------------------------
- */
+/* ---- the coverage (docs/method.md §7) ---------------------------------------------- */
 
 /* The sums of one stored scope over the intervals served. */
 struct coverage_range {
@@ -826,8 +815,7 @@ enum status analysis_night_buckets(struct db *db, struct night *n, size_t points
  * them) and notes. NULL without memory. */
 struct json_t *analysis_night_json(const struct night *n);
 
-/* ---- JSON pieces the front ends share -----------------------------------------------
- */
+/* ---- JSON pieces the front ends share ---------------------------------------------- */
 
 /* A JSON string of s; when s is not valid UTF-8 (a Darshan exe can hold anything),
  * of s with every byte above 0x7f as '?'. NULL without memory. */

@@ -17,28 +17,28 @@
 #define R_TAU       (R(NO_IO) | R(NONFINITE) | R(INCOMPLETE_LOG))
 #define R_TRACE     (R_WINDOWS | R(NO_TRACE) | R(INCOMPLETE_DXT))
 #define R_QUEUE     (R_WINDOWS | R(NO_QUEUE_DATA))
-#define ANALYSIS    FAMILY_IN_ANALYSIS, NULL
+#define NO_TABLE    NULL
 #define KEEPS       INCOMPLETE_KEEPS
 #define DROPS       INCOMPLETE_EXCLUDES
 #define DROPS_WHOLE INCOMPLETE_EXCLUDES_WHOLE_TRACE
 
-/* Every family: name, docs/method.md section, where computed and stored, whose exclusion
- * reason it carries, the reasons it can carry, what an incomplete log does to it (keeps
- * it, drops it, drops it with a whole trace), its compute function. The log's is
- * ingest's (ingest/metrics.c); psi, d, i and q are stats_job_volume's families, ν and
+/* Every family: name, docs/method.md section, where stored, whose exclusion reason it
+ * carries, the reasons it can carry, what an incomplete log does to it (keeps it, drops
+ * it, drops it with a whole trace), its compute function (none for the log: ingest
+ * computes it, ingest/metrics.c). psi, d, i and q are stats_job_volume's families, ν and
  * ν^D carry psi's and d's reasons (stats_job_derived's contract); b_d and tau are
  * stats_job_derived's own; x and b_x are the same two over the DXT trace (§10); q is
  * the queue over d's A (§11). */
 static const struct family
-    fam_log = {"log", "§2", FAMILY_AT_INGEST, &db_family_log, NO_EXCL, 0, KEEPS, NULL},
-    fam_psi = {"psi", "§3", ANALYSIS, EV(v.psi_excl), R_SPAN, KEEPS, compute_volume},
-    fam_d = {"d", "§3", ANALYSIS, EV(v.d_excl), R_WINDOWS, DROPS, compute_volume},
-    fam_i = {"i", "§3", ANALYSIS, EV(v.i_excl), R_WINDOWS, DROPS, compute_volume},
-    fam_b_d = {"b_d", "§3", ANALYSIS, EV(dv.b_d_excl), R_WINDOWS, DROPS, compute_derived},
-    fam_tau = {"tau", "§3", ANALYSIS, EV(dv.tau_excl), R_TAU, DROPS, compute_derived},
-    fam_x = {"x", "§10", ANALYSIS, EV(x_excl), R_TRACE, DROPS_WHOLE, compute_x},
-    fam_b_x = {"b_x", "§10", ANALYSIS, EV(b_x_excl), R_TRACE, DROPS_WHOLE, compute_x},
-    fam_q = {"q", "§11", ANALYSIS, EV(v.q_excl), R_QUEUE, DROPS, compute_volume};
+    fam_log = {"log", "§2", &db_family_log, NO_EXCL, 0, KEEPS, NULL},
+    fam_psi = {"psi", "§3", NO_TABLE, EV(v.psi_excl), R_SPAN, KEEPS, compute_volume},
+    fam_d = {"d", "§3", NO_TABLE, EV(v.d_excl), R_WINDOWS, DROPS, compute_volume},
+    fam_i = {"i", "§3", NO_TABLE, EV(v.i_excl), R_WINDOWS, DROPS, compute_volume},
+    fam_b_d = {"b_d", "§3", NO_TABLE, EV(dv.b_d_excl), R_WINDOWS, DROPS, compute_derived},
+    fam_tau = {"tau", "§3", NO_TABLE, EV(dv.tau_excl), R_TAU, DROPS, compute_derived},
+    fam_x = {"x", "§10", NO_TABLE, EV(x_excl), R_TRACE, DROPS_WHOLE, compute_x},
+    fam_b_x = {"b_x", "§10", NO_TABLE, EV(b_x_excl), R_TRACE, DROPS_WHOLE, compute_x},
+    fam_q = {"q", "§11", NO_TABLE, EV(v.q_excl), R_QUEUE, DROPS, compute_volume};
 
 /* Every family, in export's order of its excluded_NAME columns, and the order of
  * computation: a compute function runs after those of the families before it. */

@@ -12,8 +12,7 @@
  * catalogue's IN_TABLE rows, in its order. */
 #define N_TABLE_METRICS GROUP_TABLE_METRICS
 
-/* ---- the group table (docs/method.md §4) ---------------------------------------------
- */
+/* ---- the group table (docs/method.md §4) ------------------------------------------- */
 
 /* A job of the list by its group: sorted, a group's jobs are one run. */
 struct job_ref {

@@ -16,13 +16,6 @@ struct family;
 struct job_eval;
 struct analysis_scratch;
 
-/* Where a family is computed. */
-enum family_where {
-    FAMILY_AT_INGEST,  /* from the log alone, stored with the job (ingest/metrics.c) */
-    FAMILY_IN_ANALYSIS /* against the servers' series, at each analysis' scope and
-                        * granularity, and not stored */
-};
-
 /* What a job's incomplete log (docs/method.md §2: its POSIX, MPI-IO or STDIO records are
  * incomplete) does to a family. */
 enum family_incomplete {
@@ -48,13 +41,13 @@ typedef enum status (*family_compute_fn)(const struct stats_series *series,
 struct family {
     const char *name;    /* export's excluded_NAME, the per-job JSON's "excluded" key */
     const char *section; /* the docs/method.md section that defines it */
-    enum family_where where;
     const struct db_family *stored; /* its table and columns; NULL: not stored */
     size_t excl;      /* offsetof its reason in struct job_eval; SIZE_MAX: never */
     unsigned reasons; /* FAMILY_REASON(e) of each enum stats_exclusion it can carry */
     enum family_incomplete incomplete;
-    /* In analysis: the function that computes it, one call per job for all the
-     * families that share it; NULL at ingest. */
+    /* Where it is computed: in analysis, against the servers' series at each scope
+     * and granularity, by this function (one call per job for all the families that
+     * share it); NULL: at ingest, from the log alone (ingest/metrics.c). */
     family_compute_fn compute;
 };
 
@@ -139,8 +132,7 @@ struct analysis_pair {
 enum status analysis_pair_resolve(const char *y, const char *x, struct analysis_pair *out,
                                   struct error *err) MUST_CHECK;
 
-/* ---- the series of a scope (scope.c) -------------------------------------------------
- */
+/* ---- the series of a scope (scope.c) ----------------------------------------------- */
 
 enum scope_kind { SCOPE_ALL, SCOPE_FS, SCOPE_TOUCHED };
 
@@ -198,8 +190,7 @@ enum status analysis_scope_series(struct db *db, const struct analysis_settings 
                                   const char *scope, struct stats_series **series,
                                   double *delta_s, struct error *err) MUST_CHECK;
 
-/* ---- one job (job.c) -----------------------------------------------------------------
- */
+/* ---- one job (job.c) --------------------------------------------------------------- */
 
 /* Window scratch for evaluating the jobs of a list, sized for the job with the most
  * windows or DXT operation windows. */
@@ -263,8 +254,7 @@ enum status analysis_job_pairs(const struct stats_series *series, const struct d
                                unsigned char *excl, double *m,
                                struct error *err) MUST_CHECK;
 
-/* ---- analyze over the groups (run.c) -------------------------------------------------
- */
+/* ---- analyze over the groups (run.c) ----------------------------------------------- */
 
 /* One group's work in analysis_groups_each: computes and stores its results from
  * inputs (read now, with the fingerprint of its stored ones). */
@@ -304,8 +294,7 @@ void analysis_gap_settings(const struct analysis_settings *s, char *out, size_t 
 /* Seconds since *t0 on the monotonic clock. */
 double analysis_seconds_since(const struct timespec *t0);
 
-/* ---- the coverage (coverage.c) ------------------------------------------------------
- */
+/* ---- the coverage (coverage.c) ----------------------------------------------------- */
 
 /* Computes and stores the coverage of every file system with samples and of all of
  * them together (docs/method.md §7) over jobs, all_series at all_delta_s being the series
@@ -315,8 +304,7 @@ enum status coverage_store(struct db *db, const struct analysis_settings *settin
                            const struct stats_series *all_series, double all_delta_s,
                            char *line, size_t line_size, struct error *err) MUST_CHECK;
 
-/* ---- the job export's JSON (objects_export.c) --------------------------------------
- */
+/* ---- the job export's JSON (objects_export.c) -------------------------------------- */
 
 /* The document of `export jobs --format json` under construction. */
 struct export_json;

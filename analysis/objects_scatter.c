@@ -4,8 +4,7 @@
 #include <jansson.h>
 #include <math.h>
 
-/* ---- the jobs behind a scatter (docs/api.md: /groups/{id}/points) ---------------------
- */
+/* ---- the jobs behind a scatter (docs/api.md: /groups/{id}/points) ------------------ */
 
 json_t *analysis_points_json(const struct points_result *p)
 {

@@ -169,8 +169,7 @@ void answer_stored(struct request *req, enum status rc, char *text,
                    const struct error *err, const char *what, const char *group_id);
 void request_free(struct request *req);
 
-/* ---- the database connections (db_pool.c) --------------------------------------------
- */
+/* ---- the database connections (db_pool.c) ------------------------------------------ */
 
 /* n connections, none open yet; false without memory. */
 bool db_pool_init(struct server *srv, size_t n);
@@ -298,8 +297,7 @@ void gate_address_key(const struct sockaddr *sa, unsigned char key[16]);
 enum gate_verdict gate_check(const char *buf, size_t len, unsigned *code,
                              const char **why, bool *health);
 
-/* ---- Prometheus metrics (exposition.c) ------------------------------------------------
- */
+/* ---- Prometheus metrics (exposition.c) --------------------------------------------- */
 
 /* What the compute pool counts. */
 enum metrics_compute {

@@ -720,8 +720,7 @@ enum status db_jobs_page(struct db *db, const char *cursor, double from_s, doubl
                          const char *group_id, size_t limit, struct db_job_row **rows,
                          size_t *n, char next_cursor[80], struct error *err) MUST_CHECK;
 
-/* ---- hand-made groups (docs/method.md §4) --------------------------------------------
- */
+/* ---- hand-made groups (docs/method.md §4) ------------------------------------------ */
 
 /* What a hand-made group's rule looks at in one job. */
 struct db_job_features {
@@ -782,8 +781,7 @@ enum status db_analysis_config_swap(struct db *db, const char *settings, const c
                                     bool *had, char prev_settings[512],
                                     char prev_path[1024], struct error *err) MUST_CHECK;
 
-/* ---- group tables and coverage (docs/method.md §4, §7) ------------------------------
- */
+/* ---- group tables and coverage (docs/method.md §4, §7) ----------------------------- */
 
 /* A file system name as the samples spell it. */
 struct db_fs {

@@ -621,8 +621,7 @@ enum status stats_kde_at(const double *x, const double *y, size_t d,
                          struct stats_kde_ws *ws, struct stats_kde_point *out,
                          struct error *err) MUST_CHECK;
 
-/* ---- the plug-in bandwidth (docs/method.md §5 `kde`) --------------------------------
- */
+/* ---- the plug-in bandwidth (docs/method.md §5 `kde`) ------------------------------- */
 
 #define STATS_BW_BINS 4096 /* linear-binning points of stats_bw_sj's functionals */
 

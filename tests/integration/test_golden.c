@@ -111,12 +111,7 @@ static int lab_setup(void **state)
 
 static int write_conf(const char *path, const char *text)
 {
-    FILE *fp = fopen(path, "w");
-
-    if (fp == NULL)
-        return -1;
-    fputs(text, fp);
-    return fclose(fp) == 0 ? 0 : -1;
+    return testutil_write_file(path, text, strlen(text));
 }
 
 static int gaps_setup(void **state)
