@@ -343,6 +343,30 @@ enum status analysis_assoc_parse(const char *text, struct assoc_result **out,
 /* true when name is a job metric that y or x may take. */
 bool analysis_metric_known(const char *name);
 
+/* ---- the stored series (series.c; docs/method.md §1) --------------------------------
+ */
+
+/* What a refresh of the stored series did. */
+struct series_refresh {
+    size_t days;  /* days recomputed from their samples */
+    size_t stale; /* of them, changed again meanwhile: still dirty */
+};
+
+/* Recomputes every dirty day of the stored series from its raw samples (the first
+ * time, every day), a transaction per day; progress per day may be NULL.
+ * STATUS_INVALID naming `iocontend db rebuild-series` when they were built with
+ * another sample_offset_s or granularity_s than s has; STATUS_DB. */
+enum status analysis_series_refresh(struct db *db, const struct analysis_settings *s,
+                                    const struct progress *progress,
+                                    struct series_refresh *out,
+                                    struct error *err) MUST_CHECK;
+/* Records s's sample_offset_s and granularity_s with the series and recomputes every
+ * day. */
+enum status analysis_series_rebuild(struct db *db, const struct analysis_settings *s,
+                                    const struct progress *progress,
+                                    struct series_refresh *out,
+                                    struct error *err) MUST_CHECK;
+
 /* ---- analyze over the groups ------------------------------------------------------- */
 
 /* Which groups a run looks at. */

@@ -147,12 +147,14 @@ struct scope_series {
  * one per distinct touched set, which a group has few of, so a cache of sets rather
  * than a series per job). */
 struct analysis_ctx {
-    struct db_streams *streams;
     enum scope_kind kind;
-    const char *scope;     /* "all", "touched" or "fs:NAME" */
-    const char **fs_names; /* distinct file systems of streams (borrowed from it) */
+    const char *scope; /* "all", "touched" or "fs:NAME" */
+    /* The file systems with stored series near the jobs, by name: their names (fs_names
+     * borrows from fs), their grids and their rows. */
+    struct db_series_fs *fs;
+    const char **fs_names;
+    struct db_series_fs_data **fs_data;
     size_t n_fs;
-    size_t *stream_fs;                /* stream i's index in fs_names */
     const struct scope_series *fixed; /* all, fs:NAME: the one series of every job */
     struct scope_series **sets;       /* each its own allocation: jobs keep pointers */
     size_t n_sets, cap_sets;
@@ -163,7 +165,8 @@ struct analysis_ctx {
     double xff;
 };
 
-/* Loads the streams of scope ("all", "touched", "fs:NAME"; NULL: all) and builds the
+/* Reads the stored series of scope ("all", "touched", "fs:NAME"; NULL: all), its dirty
+ * days recomputed first, and builds the
  * series at granularity_s (0: Δ) for all and fs:NAME. STATUS_INVALID naming the
  * parameter (scope, granularity); STATUS_NOT_FOUND when no samples are loaded; c is
  * left empty on failure. */
@@ -189,6 +192,38 @@ enum status analysis_base_series(struct db *db, const struct analysis_settings *
 enum status analysis_scope_series(struct db *db, const struct analysis_settings *s,
                                   const char *scope, struct stats_series **series,
                                   double *delta_s, struct error *err) MUST_CHECK;
+
+/* ---- the stored series (series.c) ------------------------------------------------ */
+
+/* The UTC day of grid interval j on the grid of delta_s: the day of T_{j-1}. */
+int64_t series_day_of(int64_t j, double delta_s);
+/* What the stored series are to settings s. */
+enum series_state {
+    SERIES_NONE, /* none computed yet: the first refresh builds them with s's */
+    SERIES_SAME, /* built with s's sample_offset_s and granularity_s */
+    SERIES_OTHER /* built with others: STATUS_INVALID naming db rebuild-series */
+};
+enum status series_settings_check(struct db *db, const struct analysis_settings *s,
+                                  enum series_state *state, struct error *err) MUST_CHECK;
+/* One day of a file system's series, computed from its raw samples. */
+struct series_day {
+    int64_t j_lo, j_hi;         /* the day's grid intervals */
+    struct db_series_row *rows; /* those some sample reached, ascending */
+    size_t n_rows;
+    struct db_series_day_facts facts;
+};
+/* Computes day of f (on its grid f->delta_s) from the samples; out is cleared on
+ * failure (series_day_clear). */
+enum status series_day_compute(struct db *db, const struct analysis_settings *s,
+                               const struct db_series_fs *f, int64_t day,
+                               struct series_day *out, struct error *err) MUST_CHECK;
+void series_day_clear(struct series_day *d);
+/* analysis_series_refresh for the dirty days from lo_day to hi_day only (all of them
+ * when the series were never built or a grid moved). */
+enum status series_refresh_days(struct db *db, const struct analysis_settings *s,
+                                int64_t lo_day, int64_t hi_day,
+                                const struct progress *progress,
+                                struct series_refresh *out, struct error *err) MUST_CHECK;
 
 /* ---- one job (job.c) --------------------------------------------------------------- */
 

@@ -8,85 +8,123 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The base Δ: configured, else the coarsest sampling interval of the streams (finer
- * streams are placed on it by the grid rule). */
-static double base_delta(const struct analysis_settings *s, const struct db_streams *st)
+/* floor(a / b) for b > 0, also for negative a (C division truncates). */
+static int64_t floor_div(int64_t a, int64_t b)
 {
-    double d = 0;
+    int64_t q = a / b;
 
-    if (s->base_granularity_s > 0)
-        return s->base_granularity_s;
-    for (size_t i = 0; i < st->n; i++) {
-        if (st->streams[i].interval_s > d)
-            d = st->streams[i].interval_s;
-    }
-    return d;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
 }
 
-/* The system-wide series summed over the streams of the file systems in member
- * (stream_fs[i] is stream i's file system), at granularity k·Δ of c. Servers of file
- * systems left out are left out of the presence rule too (docs/method.md §1: present
- * when every server of the series reported). The gap rule fills it at Δ (§3), and xff
- * coarsens it (§6). */
+/* The days (ascending) of a file system's data: the devices expected on day, 0 when
+ * none (no sample of it reached the day). *at walks forward with ascending days. */
+static size_t devices_on(const struct db_series_fs_data *d, int64_t day, size_t *at)
+{
+    while (*at < d->n_days && d->days[*at].day < day)
+        (*at)++;
+    return *at < d->n_days && d->days[*at].day == day ? d->days[*at].devices : 0;
+}
+
+/* The system-wide series of the file systems in member, at Δ of c, from their stored
+ * sums (docs/method.md §1): rates summed over the file systems in order, U the sum
+ * over their devices divided by the devices expected, present where every file
+ * system expected on the day (one with a usable sample in it) has the interval
+ * present. A file system kept on a finer grid (a multiple of Δ) has each interval's
+ * k fine sums averaged, present when all k are. The gap rule fills it at Δ (§3), and
+ * xff coarsens it (§6). */
 static enum status build_series(const struct analysis_ctx *c, const unsigned char *member,
                                 struct stats_series **out, struct error *err)
 {
-    const struct db_streams *st = c->streams;
-    const size_t *stream_fs = c->stream_fs;
-    struct stats_stream *streams = calloc(st->n > 0 ? st->n : 1, sizeof *streams);
-    size_t *server_index =
-        malloc((st->n_servers > 0 ? st->n_servers : 1) * sizeof(size_t));
+    double delta_s = c->base_delta_s;
+    int64_t j_lo = INT64_MAX, j_hi = INT64_MIN;
+    unsigned *kf = calloc(c->n_fs > 0 ? c->n_fs : 1, sizeof *kf);
     struct stats_series *base = NULL;
-    size_t n = 0, n_servers = 0;
-    enum status rc;
+    size_t *n_dev = NULL;
+    unsigned char *fails = NULL;
+    enum status rc = STATUS_OK;
 
     *out = NULL;
-    if (streams == NULL || server_index == NULL) {
-        free(streams);
-        free(server_index);
-        return error_set(err, STATUS_NOMEM, "streams");
-    }
-    for (size_t i = 0; i < st->n_servers; i++)
-        server_index[i] = SIZE_MAX;
-    for (size_t i = 0; i < st->n; i++) {
-        const struct db_stream *s = &st->streams[i];
-        size_t *server = &server_index[st->server_of[i]];
-        if (!member[stream_fs[i]])
+    if (kf == NULL)
+        return error_set(err, STATUS_NOMEM, "series of a scope");
+    for (size_t f = 0; f < c->n_fs; f++) {
+        const struct db_series_fs_data *d = c->fs_data[f];
+        if (!member[f] || d->n_rows == 0)
             continue;
-        if (*server == SIZE_MAX)
-            *server = n_servers++;
-        streams[n] = (struct stats_stream){.server = *server,
-                                           .end_s = s->end_s,
-                                           .r = s->r,
-                                           .w = s->w,
-                                           .ro = s->ro,
-                                           .wo = s->wo,
-                                           .aqu_sz = s->aqu_sz,
-                                           .util_pct = s->util_pct,
-                                           .r_await_ms = s->r_await_ms,
-                                           .w_await_ms = s->w_await_ms,
-                                           .await_ms = s->await_ms,
-                                           .ops_total = s->ops_total,
-                                           .n = s->n,
-                                           .delta_s = s->interval_s};
-        n++;
+        double q = delta_s / c->fs[f].delta_s;
+        kf[f] = (unsigned)lround(q);
+        if (kf[f] < 1 || fabs(q - kf[f]) > 1e-9 * q) {
+            free(kf);
+            return error_set(err, STATUS_INVALID,
+                             "file system %s: its grid %g s and the grid %g s are not "
+                             "multiples",
+                             c->fs[f].fs, c->fs[f].delta_s, delta_s);
+        }
+        int64_t k = kf[f];
+        int64_t lo = floor_div(d->rows[0].j - 1, k) + 1;
+        int64_t hi = floor_div(d->rows[d->n_rows - 1].j - 1, k) + 1;
+        j_lo = lo < j_lo ? lo : j_lo;
+        j_hi = hi > j_hi ? hi : j_hi;
     }
-    rc = stats_series_build(streams, n, n_servers, c->base_delta_s, &base, err);
-    free(streams);
-    free(server_index);
-    if (rc == STATUS_OK) {
-        size_t filled = stats_series_fill(base, c->fill_max);
-        if (filled > 0) {
-            log_debug("series: %zu missing intervals filled (fill_max %u)", filled,
-                      c->fill_max);
+    size_t n = j_lo <= j_hi ? (size_t)(j_hi - j_lo) + 1 : 0;
+    base = stats_series_new(delta_s, n > 0 ? j_lo : 0, n);
+    n_dev = calloc(n > 0 ? n : 1, sizeof *n_dev);
+    fails = calloc(n > 0 ? n : 1, 1);
+    if (base == NULL || n_dev == NULL || fails == NULL) {
+        rc = error_set(err, STATUS_NOMEM, "series of %zu intervals", n);
+        goto out;
+    }
+    for (size_t f = 0; f < c->n_fs; f++) {
+        const struct db_series_fs_data *d = c->fs_data[f];
+        if (!member[f] || d->n_rows == 0)
+            continue;
+        int64_t k = kf[f];
+        /* the fine intervals present in each interval: k of them, or it fails */
+        size_t r = 0, at = 0;
+        for (size_t i = 0; i < n; i++) {
+            int64_t J = j_lo + (int64_t)i;
+            size_t dev =
+                devices_on(d, series_day_of(k * (J - 1) + 1, c->fs[f].delta_s), &at);
+            int64_t present = 0;
+            double v[8] = {0};
+            while (r < d->n_rows && d->rows[r].j <= k * J) {
+                const struct db_series_row *row = &d->rows[r++];
+                if (row->j <= k * (J - 1))
+                    continue;
+                const double x[8] = {row->r, row->w, row->ro,     row->wo,
+                                     row->q, row->u, row->aw_num, row->aw_den};
+                for (size_t m = 0; m < 8; m++)
+                    v[m] += x[m];
+                present += row->present;
+            }
+            double *const to[8] = {base->r, base->w, base->ro,     base->wo,
+                                   base->q, base->u, base->aw_num, base->aw_den};
+            for (size_t m = 0; m < 8; m++)
+                to[m][i] += k == 1 ? v[m] : v[m] / (double)k;
+            n_dev[i] += dev;
+            if (dev > 0 && present < k)
+                fails[i] = 1;
         }
     }
-    if (rc != STATUS_OK || c->k == 1) {
-        *out = base;
-        return rc;
+    for (size_t i = 0; i < n; i++) {
+        base->u[i] = n_dev[i] > 0 ? base->u[i] / (double)n_dev[i] : base->u[i];
+        base->present[i] = (unsigned char)(n_dev[i] > 0 && !fails[i]);
     }
-    rc = stats_series_coarsen(base, c->k, 0, c->xff, out, err);
+    size_t filled = stats_series_fill(base, c->fill_max);
+    if (filled > 0) {
+        log_debug("series: %zu missing intervals filled (fill_max %u)", filled,
+                  c->fill_max);
+    }
+    if (c->k == 1) {
+        *out = base;
+        base = NULL;
+    } else {
+        rc = stats_series_coarsen(base, c->k, 0, c->xff, out, err);
+    }
+out:
     stats_series_free(base);
+    free(kf);
+    free(n_dev);
+    free(fails);
     return rc;
 }
 
@@ -99,9 +137,11 @@ void ctx_clear(struct analysis_ctx *c)
     }
     free(c->sets);
     free(c->member);
-    free(c->stream_fs);
+    for (size_t f = 0; f < c->n_fs; f++)
+        db_series_fs_data_free(c->fs_data[f]);
+    free(c->fs_data);
     free(c->fs_names);
-    db_streams_free(c->streams);
+    free(c->fs);
     memset(c, 0, sizeof *c);
 }
 
@@ -130,7 +170,7 @@ static enum status ctx_series_of_member(struct analysis_ctx *c,
     struct scope_series *ss = calloc(1, sizeof *ss);
     if (ss == NULL)
         return error_set(err, STATUS_NOMEM, "series of a scope");
-    ss->member = malloc(c->n_fs);
+    ss->member = malloc(c->n_fs > 0 ? c->n_fs : 1);
     if (ss->member == NULL) {
         free(ss);
         return error_set(err, STATUS_NOMEM, "series of a scope");
@@ -178,31 +218,6 @@ enum status ctx_series_for(struct analysis_ctx *c, const struct db_job *j,
     return ctx_series_of_member(c, out, err);
 }
 
-/* The distinct file systems of the streams (loaded ordered by fs) and each stream's. */
-static enum status ctx_index_fs(struct analysis_ctx *c, struct error *err)
-{
-    const struct db_streams *st = c->streams;
-    const char **names = calloc(st->n, sizeof *names);
-    size_t n_fs = 0;
-
-    c->fs_names = names;
-    c->stream_fs = calloc(st->n, sizeof *c->stream_fs);
-    c->member = calloc(st->n, 1);
-    if (names == NULL || c->stream_fs == NULL || c->member == NULL)
-        return error_set(err, STATUS_NOMEM, "file systems of the samples");
-    for (size_t i = 0; i < st->n; i++) {
-        const char *name = st->streams[i].fs;
-        size_t f = 0;
-        while (f < n_fs && strcmp(names[f], name) != 0)
-            f++;
-        if (f == n_fs)
-            names[n_fs++] = name;
-        c->stream_fs[i] = f;
-    }
-    c->n_fs = n_fs;
-    return STATUS_OK;
-}
-
 enum status analysis_scope_check(const char *scope, struct error *err)
 {
     if (strcmp(scope, "all") == 0 || strcmp(scope, "touched") == 0 ||
@@ -210,6 +225,240 @@ enum status analysis_scope_check(const char *scope, struct error *err)
         return STATUS_OK;
     return error_param(err, STATUS_INVALID, "scope",
                        "scope must be all, touched or fs:NAME");
+}
+
+/* How far around the stored jobs' first start and last end a series is read: a
+ * day, as the fingerprint counts samples (db_group_inputs_read). */
+#define JOBS_MARGIN_S 86400.0
+/* A grid index no series reaches (int64_t stays far from its ends in the SQL). */
+#define J_FAR ((int64_t)1 << 60)
+
+/* d with day's rows and facts in place of what it had of that day. */
+static enum status splice_day(struct db_series_fs_data *d, int64_t day,
+                              const struct series_day *fresh, struct error *err)
+{
+    size_t keep = 0;
+
+    for (size_t i = 0; i < d->n_rows; i++)
+        keep += d->rows[i].j < fresh->j_lo || d->rows[i].j > fresh->j_hi;
+    struct db_series_row *rows = calloc(keep + fresh->n_rows + 1, sizeof *rows);
+    struct db_series_fs_day *days = calloc(d->n_days + 2, sizeof *days);
+    if (rows == NULL || days == NULL) {
+        free(rows);
+        free(days);
+        return error_set(err, STATUS_NOMEM, "series of a day");
+    }
+    size_t n = 0, i = 0;
+    while (i < d->n_rows && d->rows[i].j < fresh->j_lo)
+        rows[n++] = d->rows[i++];
+    for (size_t k = 0; k < fresh->n_rows; k++)
+        rows[n++] = fresh->rows[k];
+    while (i < d->n_rows && d->rows[i].j <= fresh->j_hi)
+        i++;
+    while (i < d->n_rows)
+        rows[n++] = d->rows[i++];
+    size_t nd = 0;
+    bool put = fresh->facts.devices == 0; /* a day without samples has no entry */
+    for (size_t k = 0; k < d->n_days; k++) {
+        if (!put && d->days[k].day >= day) {
+            days[nd++] = (struct db_series_fs_day){day, fresh->facts.devices,
+                                                   fresh->facts.servers};
+            put = true;
+        }
+        if (d->days[k].day != day)
+            days[nd++] = d->days[k];
+    }
+    if (!put) {
+        days[nd++] =
+            (struct db_series_fs_day){day, fresh->facts.devices, fresh->facts.servers};
+    }
+    free(d->rows);
+    free(d->days);
+    d->rows = rows;
+    d->n_rows = n;
+    d->days = days;
+    d->n_days = nd;
+    return STATUS_OK;
+}
+
+/* A reader that may not write (serve's role): the dirty days of f between lo_day and
+ * hi_day computed from their samples into d, as a refresh would store them. */
+static enum status read_dirty(struct db *db, const struct analysis_settings *s,
+                              const struct db_series_fs *f, int64_t lo_day,
+                              int64_t hi_day, struct db_series_fs_data *d,
+                              struct error *err)
+{
+    struct db_series_day *dirty = NULL;
+    size_t n = 0;
+    enum status rc = db_series_dirty_list(db, f->fs, lo_day, hi_day, &dirty, &n, err);
+
+    for (size_t k = 0; rc == STATUS_OK && k < n; k++) {
+        struct series_day day;
+        rc = series_day_compute(db, s, f, dirty[k].day, &day, err);
+        if (rc == STATUS_OK)
+            rc = splice_day(d, dirty[k].day, &day, err);
+        series_day_clear(&day);
+    }
+    if (rc == STATUS_OK && n > 0)
+        log_debug("series: %zu days of %s computed for this answer", n, f->fs);
+    free(dirty);
+    return rc;
+}
+
+/* Whether the stored series can serve settings s, refreshed first when this role may
+ * write (serve's reader may not): built with s's settings, or never built and
+ * buildable now. *stored false: the series are computed from the raw samples for
+ * this answer alone (a reader before the first build, or settings other than the
+ * stored series'), as before they were stored. */
+static enum status ctx_refresh(struct db *db, const struct analysis_settings *s,
+                               int64_t lo_day, int64_t hi_day, bool *stored,
+                               struct error *err)
+{
+    struct series_refresh refreshed;
+    enum series_state state = SERIES_NONE;
+    bool writable = false;
+    enum status rc = db_series_writable(db, &writable, err);
+
+    *stored = false;
+    if (rc == STATUS_OK)
+        rc = series_settings_check(db, s, &state, err);
+    if (rc == STATUS_INVALID && state == SERIES_OTHER) {
+        char msg[400];
+        error_format(err, msg, sizeof msg);
+        log_warn("series: %s; until then this analysis reads the raw samples", msg);
+        error_clear(err);
+        return STATUS_OK;
+    }
+    if (rc != STATUS_OK)
+        return rc;
+    if (!writable) {
+        *stored = state == SERIES_SAME;
+        return STATUS_OK;
+    }
+    rc = series_refresh_days(db, s, lo_day, hi_day, NULL, &refreshed, err);
+    if (rc == STATUS_OK && refreshed.days > 0)
+        log_info("series: %zu days recomputed from their samples", refreshed.days);
+    *stored = rc == STATUS_OK;
+    return rc;
+}
+
+/* The days from lo_day to hi_day of f computed from the raw samples into a new d
+ * (NULL range: every day its samples reach). */
+static enum status read_from_samples(struct db *db, const struct analysis_settings *s,
+                                     const struct db_series_fs *f, int64_t lo_day,
+                                     int64_t hi_day, struct db_series_fs_data **out,
+                                     struct error *err)
+{
+    struct db_series_fs_data *d = calloc(1, sizeof *d);
+    enum status rc = STATUS_OK;
+
+    *out = NULL;
+    if (d == NULL)
+        return error_set(err, STATUS_NOMEM, "series of %s", f->fs);
+    if (lo_day == INT64_MIN) {
+        bool any;
+        int64_t first, last;
+        rc = db_samples_extent(db, f->fs, &any, &first, &last, err);
+        if (rc != STATUS_OK || !any) {
+            *out = d;
+            return rc;
+        }
+        lo_day = (int64_t)floor(((double)first + s->theta_s) / 86400.0) - 1;
+        hi_day = (int64_t)floor(((double)last + s->theta_s) / 86400.0) + 1;
+    }
+    for (int64_t day = lo_day; rc == STATUS_OK && day <= hi_day; day++) {
+        struct series_day fresh;
+        rc = series_day_compute(db, s, f, day, &fresh, err);
+        if (rc == STATUS_OK)
+            rc = splice_day(d, day, &fresh, err);
+        series_day_clear(&fresh);
+    }
+    if (rc != STATUS_OK) {
+        db_series_fs_data_free(d);
+        return rc;
+    }
+    *out = d;
+    return STATUS_OK;
+}
+
+/* Reads the stored series of the file systems of fs (NULL: every one) around the
+ * stored jobs into c (every row when none lies there, or no job is stored), the
+ * dirty days among them recomputed first. */
+static enum status ctx_read(struct db *db, const struct analysis_settings *s,
+                            const char *fs, struct analysis_ctx *c, struct error *err)
+{
+    struct db_series_fs *all = NULL;
+    size_t n_all = 0;
+    bool any_job, stored = false;
+    double lo_s, hi_s;
+    enum status rc = db_jobs_extent(db, &any_job, &lo_s, &hi_s, err);
+
+    if (rc != STATUS_OK)
+        return rc;
+    lo_s += s->theta_s - JOBS_MARGIN_S;
+    hi_s += s->theta_s + JOBS_MARGIN_S;
+    int64_t lo_day = any_job ? (int64_t)floor(lo_s / 86400.0) - 1 : INT64_MIN;
+    int64_t hi_day = any_job ? (int64_t)floor(hi_s / 86400.0) + 1 : INT64_MAX;
+    rc = ctx_refresh(db, s, lo_day, hi_day, &stored, err);
+    if (rc == STATUS_OK) {
+        rc = stored ? db_series_fs_list(db, &all, &n_all, err)
+                    : db_samples_fs_list(db, &all, &n_all, err);
+    }
+    if (rc != STATUS_OK)
+        return rc;
+    c->fs = calloc(n_all > 0 ? n_all : 1, sizeof *c->fs);
+    c->fs_names = calloc(n_all > 0 ? n_all : 1, sizeof(const char *));
+    c->fs_data = calloc(n_all > 0 ? n_all : 1, sizeof(struct db_series_fs_data *));
+    c->member = calloc(n_all > 0 ? n_all : 1, 1);
+    if (c->fs == NULL || c->fs_names == NULL || c->fs_data == NULL || c->member == NULL) {
+        free(all);
+        return error_set(err, STATUS_NOMEM, "file systems of the series");
+    }
+    /* The grid of each file system's series: the configured Δ, else its coarsest
+     * interval. A stored one elsewhere (only a reader sees one the refresh did not
+     * move) is read from the samples too. */
+    for (size_t i = 0; i < n_all; i++) {
+        double grid =
+            s->base_granularity_s > 0 ? s->base_granularity_s : all[i].interval_s;
+        if (all[i].delta_s != grid)
+            stored = false;
+        all[i].delta_s = grid;
+    }
+    /* Twice at most: around the jobs, then (nothing there) every row. */
+    for (int pass = any_job ? 0 : 1; pass < 2 && c->n_fs == 0 && rc == STATUS_OK;
+         pass++) {
+        int64_t d_lo = pass == 0 ? lo_day : INT64_MIN,
+                d_hi = pass == 0 ? hi_day : INT64_MAX;
+        for (size_t i = 0; i < n_all && rc == STATUS_OK; i++) {
+            const struct db_series_fs *f = &all[i];
+            struct db_series_fs_data *d = NULL;
+            if (fs != NULL && strcmp(f->fs, fs) != 0)
+                continue;
+            if (stored) {
+                int64_t j_lo = pass == 0 ? (int64_t)floor(lo_s / f->delta_s) - 1 : -J_FAR;
+                int64_t j_hi = pass == 0 ? (int64_t)ceil(hi_s / f->delta_s) + 1 : J_FAR;
+                rc = db_series_read(db, f->fs, j_lo, j_hi, &d, err);
+                if (rc == STATUS_OK)
+                    rc = read_dirty(db, s, f, d_lo, d_hi, d, err);
+            } else {
+                rc = read_from_samples(db, s, f, d_lo, d_hi, &d, err);
+            }
+            if (rc != STATUS_OK) {
+                db_series_fs_data_free(d);
+                break;
+            }
+            if (d == NULL || d->n_rows == 0) {
+                db_series_fs_data_free(d);
+                continue;
+            }
+            c->fs[c->n_fs] = *f;
+            c->fs_data[c->n_fs] = d;
+            c->fs_names[c->n_fs] = c->fs[c->n_fs].fs;
+            c->n_fs++;
+        }
+    }
+    free(all);
+    return rc;
 }
 
 enum status ctx_prepare(struct db *db, const struct analysis_settings *s,
@@ -235,18 +484,21 @@ enum status ctx_prepare(struct db *db, const struct analysis_settings *s,
     c->scope = scope;
     c->fill_max = s->fill_max;
     c->xff = s->xff;
-    rc = db_streams_load(db, fs, s->theta_s, &c->streams, err);
-    if (rc != STATUS_OK)
-        return rc;
-    if (c->streams->n == 0) {
+    rc = ctx_read(db, s, fs, c, err);
+    if (rc == STATUS_OK && c->n_fs == 0) {
         rc = error_set(err, STATUS_NOT_FOUND, "no server samples%s%s are loaded",
                        fs != NULL ? " for " : "", fs != NULL ? fs : "");
+    }
+    if (rc != STATUS_OK) {
         ctx_clear(c);
         return rc;
     }
-    /* One Δ for every set, from every stream loaded: the jobs of a group, whatever
-     * they touched, share one grid and one granularity. */
-    c->base_delta_s = base_delta(s, c->streams);
+    /* One Δ for every set, from every file system read: the jobs of a group, whatever
+     * they touched, share one grid and one granularity. Configured, else the coarsest
+     * grid (finer ones are averaged onto it). */
+    c->base_delta_s = s->base_granularity_s;
+    for (size_t f = 0; f < c->n_fs && !(s->base_granularity_s > 0); f++)
+        c->base_delta_s = fmax(c->base_delta_s, c->fs[f].delta_s);
     double kf = granularity_s > 0 ? granularity_s / c->base_delta_s : 1;
     c->k = (unsigned)lround(kf);
     if (c->k < 1 || fabs(kf - c->k) > 1e-9 * kf) {
@@ -259,9 +511,8 @@ enum status ctx_prepare(struct db *db, const struct analysis_settings *s,
         ctx_clear(c);
         return rc;
     }
-    rc = ctx_index_fs(c, err);
-    if (rc == STATUS_OK && c->kind != SCOPE_TOUCHED) {
-        /* all and fs:NAME: one series over every file system loaded, built now. */
+    if (c->kind != SCOPE_TOUCHED) {
+        /* all and fs:NAME: one series over every file system read, built now. */
         memset(c->member, 1, c->n_fs);
         rc = ctx_series_of_member(c, &c->fixed, err);
     }

@@ -154,6 +154,36 @@ struct analysis_settings app_analysis_settings(const struct app_config *cfg)
     return s;
 }
 
+int app_series_refresh(const struct app_config *cfg, struct db *db, bool rebuild)
+{
+    struct analysis_settings s = app_analysis_settings(cfg);
+    struct app_progress bar;
+    struct progress progress;
+    struct series_refresh done;
+    struct error err = {0};
+    enum status rc;
+
+    app_progress_init(&bar, cfg);
+    const struct progress *p = app_progress_of(&bar, &progress);
+    rc = rebuild ? analysis_series_rebuild(db, &s, p, &done, &err)
+                 : analysis_series_refresh(db, &s, p, &done, &err);
+    if (rc == STATUS_INVALID && !rebuild) {
+        /* other settings than the series': the samples are in, the series waits */
+        char msg[400];
+        error_format(&err, msg, sizeof msg);
+        log_warn("%s", msg);
+        return EXIT_OK;
+    }
+    if (rc != STATUS_OK)
+        return app_fail("series", rc, &err);
+    if (done.days > 0 || rebuild) {
+        log_info("series: %zu days recomputed from their samples%s", done.days,
+                 done.stale > 0 ? " (some changed meanwhile: the next run redoes them)"
+                                : "");
+    }
+    return EXIT_OK;
+}
+
 struct serve_settings app_serve_settings(const struct app_config *cfg, const char *listen)
 {
     return (struct serve_settings){.listen = listen != NULL ? listen : cfg->listen,

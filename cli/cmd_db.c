@@ -1,4 +1,5 @@
-/* cmd_db.c: `iocontend db init|start|stop|status|migrate` and `config show`. */
+/* cmd_db.c: `iocontend db init|start|stop|status|migrate|rebuild-series` and
+ * `config show`. */
 #include "internal.h"
 
 #include <stdio.h>
@@ -8,14 +9,18 @@ void cmd_db_help(FILE *fp)
 {
     fprintf(
         fp,
-        "usage: iocontend db init|start|stop|status|migrate\n"
+        "usage: iocontend db init|start|stop|status|migrate|rebuild-series\n"
         "  init     create the embedded server (in the state directory: --state-dir,\n"
         "           $IOCONTEND_STATE_DIR, [database] state_dir, or the default)\n"
         "  start    start it (creating it when needed; clears a stale postmaster.pid)\n"
         "  stop     stop it\n"
         "  status   which database is in use and why, and whether it answers\n"
         "  migrate  apply the schema migrations (re-running is a no-op) and set up\n"
-        "           the read-only role serve connects as (" DB_READER_ROLE ")\n");
+        "           the read-only role serve connects as (" DB_READER_ROLE ")\n"
+        "  rebuild-series\n"
+        "           recompute the stored system-wide series of every day from the raw\n"
+        "           samples, with the configuration's sample_offset_s and granularity_s\n"
+        "           (needed after changing either)\n");
 }
 
 static int report(enum status rc, const struct error *err)
@@ -111,6 +116,16 @@ int cmd_db(struct app_config *cfg, int argc, char **argv)
         }
         db_close(db);
         return report(rc, &err);
+    }
+    if (strcmp(what, "rebuild-series") == 0) {
+        struct db *db = NULL;
+        int code = app_db_open(cfg, &db);
+        if (code == EXIT_OK)
+            code = app_run_lock(db, "ingest", false);
+        if (code == EXIT_OK)
+            code = app_series_refresh(cfg, db, true);
+        db_close(db);
+        return code;
     }
     fprintf(stderr, "iocontend db: unknown action '%s'\n", what);
     cmd_db_help(stderr);

@@ -212,10 +212,15 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
         .batch_files = cfg->batch_files,
         .reprocess = reprocess,
     };
+    int series = EXIT_OK;
     if (darshan) {
         rc = ingest_darshan_paths(db, argv + first, (size_t)(argc - first), &o, &s, &err);
     } else {
         rc = ingest_iostat_paths(db, argv + first, (size_t)(argc - first), &o, &s, &err);
+        /* The days whose samples changed, recomputed once for the whole run (the
+         * samples' transactions marked them). After a stop they wait for the next. */
+        if (rc == STATUS_OK)
+            series = app_series_refresh(cfg, db, false);
     }
     db_close(db);
     if (rc != STATUS_OK) {
@@ -227,7 +232,8 @@ int cmd_ingest(struct app_config *cfg, int argc, char **argv)
         return exit_code_of_error(rc, &err);
     }
     print_summary(&s, json, darshan && reprocess);
-    code = s.missing > 0 ? EXIT_NOINPUT
+    code = series != EXIT_OK ? series
+           : s.missing > 0   ? EXIT_NOINPUT
            : s.quarantined > 0 || s.known_bad > 0 || s.refused > 0 || s.reread_failed > 0
                ? EXIT_PARTIAL
                : EXIT_OK;

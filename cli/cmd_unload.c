@@ -150,6 +150,8 @@ int cmd_unload(struct app_config *cfg, int argc, char **argv)
             if (n.traces > 0)
                 printf(", %ld DXT trace%s", n.traces, n.traces == 1 ? "" : "s");
             printf("\n");
+            if (!dry && n.samples > 0)
+                code = app_series_refresh(cfg, db, false);
             if (!dry) {
                 log_info("unload: run 'iocontend analyze' to bring the stored results "
                          "up to date");

@@ -160,6 +160,11 @@ void app_progress_init(struct app_progress *p, const struct app_config *cfg);
 /* A progress callback that draws p (NULL when p is off). */
 const struct progress *app_progress_of(struct app_progress *p, struct progress *out);
 
+/* Recomputes the dirty days of the stored series (rebuild: every day, with the
+ * configuration's settings recorded), with progress; a refresh whose settings differ
+ * from the series' warns and names `db rebuild-series`. An exit code. */
+int app_series_refresh(const struct app_config *cfg, struct db *db, bool rebuild);
+
 /* Commands: argc/argv start at the command's own words. Each returns an exit code. */
 int cmd_db(struct app_config *cfg, int argc, char **argv);
 int cmd_ingest(struct app_config *cfg, int argc, char **argv);

@@ -496,14 +496,107 @@ struct db_streams {
     size_t *server_of;
 };
 
-/* Every sample stream of the monitored file systems (fs NULL: all), each shifted by
- * offset_s (θ), within a day of the stored jobs' first start and last end: a server
- * whose clock was reset to 2000 never stretches the grid over 26 years. All of them
- * when no job is stored or none lies there (jobs far from every sample still get
- * their holes, and export its rows). *out is new. */
-enum status db_streams_load(struct db *db, const char *fs, double offset_s,
-                            struct db_streams **out, struct error *err) MUST_CHECK;
 void db_streams_free(struct db_streams *s);
+
+/* ---- the stored series of each file system (db_series.c, migration 0017) ------ */
+
+/* What the stored series were built with; built false: never built. */
+struct db_series_settings {
+    bool built;
+    double theta_s; /* θ */
+    double delta_s; /* the configured Δ; 0: each file system's coarsest interval */
+    bool empty;     /* no day computed yet: the settings bind nothing */
+};
+enum status db_series_settings_get(struct db *db, struct db_series_settings *out,
+                                   struct error *err) MUST_CHECK;
+/* In one transaction: records the settings, sets every file system's coarsest
+ * interval from its samples and its grid to none, and marks every day a sample
+ * reaches (and every day stored) dirty; *days counts them. The next refreshes
+ * recompute them all. */
+enum status db_series_rebuild_begin(struct db *db, double theta_s, double delta_s,
+                                    long long *days, struct error *err) MUST_CHECK;
+
+struct db_series_fs {
+    char fs[64];
+    double interval_s; /* the coarsest sampling interval of its samples */
+    double delta_s;    /* the grid of its stored series; 0: none stored */
+};
+/* Every file system with samples, by name. *out is new (NULL when none). */
+enum status db_series_fs_list(struct db *db, struct db_series_fs **out, size_t *n,
+                              struct error *err) MUST_CHECK;
+/* In one transaction: fs's series moves to the grid delta_s: its rows are removed and
+ * every day it had is dirty. */
+enum status db_series_fs_regrid(struct db *db, const char *fs, double delta_s,
+                                struct error *err) MUST_CHECK;
+
+/* A day (UTC, of T_{j-1}) of a file system's series, as series_dirty has it. */
+struct db_series_day {
+    char fs[64];
+    int64_t day;
+    int64_t gen;
+};
+/* The dirty days of fs (NULL: every file system) from lo_day to hi_day, by fs and
+ * day. *out is new (NULL when none). */
+enum status db_series_dirty_list(struct db *db, const char *fs, int64_t lo_day,
+                                 int64_t hi_day, struct db_series_day **out, size_t *n,
+                                 struct error *err) MUST_CHECK;
+/* The sample streams of fs whose stamps lie in [lo_s, hi_s], shifted by offset_s (θ).
+ * *out is new. */
+enum status db_series_day_samples(struct db *db, const char *fs, int64_t lo_s,
+                                  int64_t hi_s, double offset_s, struct db_streams **out,
+                                  struct error *err) MUST_CHECK;
+
+/* One grid interval of a file system's stored series (the columns of migration
+ * 0017's series; NAN for NULL). */
+struct db_series_row {
+    int64_t j;
+    double r, w, ro, wo, q, u, aw_num, aw_den;
+    size_t devices, servers; /* that covered it fully */
+    bool present;
+};
+/* What a day's series was computed from. */
+struct db_series_day_facts {
+    size_t devices, servers; /* expected: a usable sample of theirs reaches the day */
+    long long samples;       /* stamps of the day read */
+};
+/* In one transaction: replaces fs's rows from j_lo to j_hi (day's intervals) by rows
+ * and records the day's facts and digest (no sample: no day row); the day stops
+ * being dirty unless a change moved its gen on since day was read (*current false). */
+enum status db_series_day_store(struct db *db, const struct db_series_day *day,
+                                int64_t j_lo, int64_t j_hi,
+                                const struct db_series_row *rows, size_t n,
+                                const struct db_series_day_facts *facts, bool *current,
+                                struct error *err) MUST_CHECK;
+
+/* A file system's stored rows from j_lo to j_hi, and its days around them. */
+struct db_series_fs_data {
+    struct db_series_row *rows; /* ascending j */
+    size_t n_rows;
+    struct db_series_fs_day {
+        int64_t day;
+        size_t devices, servers; /* expected that day */
+    } * days;                    /* ascending */
+    size_t n_days;
+};
+enum status db_series_read(struct db *db, const char *fs, int64_t j_lo, int64_t j_hi,
+                           struct db_series_fs_data **out, struct error *err) MUST_CHECK;
+void db_series_fs_data_free(struct db_series_fs_data *d);
+
+/* Every file system with samples, as db_series_fs_list lists them (delta_s 0): for a
+ * series computed from the raw samples. */
+enum status db_samples_fs_list(struct db *db, struct db_series_fs **out, size_t *n,
+                               struct error *err) MUST_CHECK;
+/* The first and last stamps of fs's samples; *any false when it has none. */
+enum status db_samples_extent(struct db *db, const char *fs, bool *any, int64_t *first,
+                              int64_t *last, struct error *err) MUST_CHECK;
+
+/* Whether this connection's role may recompute the series (serve's reader may not). */
+enum status db_series_writable(struct db *db, bool *writable,
+                               struct error *err) MUST_CHECK;
+
+/* The first start and the last end of the stored jobs; *any false when none. */
+enum status db_jobs_extent(struct db *db, bool *any, double *first_start_s,
+                           double *last_end_s, struct error *err) MUST_CHECK;
 
 /* ---- groups, results, API reads ------------------------------------------------ */
 

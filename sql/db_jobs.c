@@ -214,27 +214,16 @@ static bool stream_alloc(struct db_stream *st, size_t n)
            st->wo != NULL && st->ops_total != NULL;
 }
 
-enum status db_streams_load(struct db *db, const char *fs, double offset_s,
-                            struct db_streams **out, struct error *err)
+enum status db_streams_query(struct db *db, const char *sql, int n_vals,
+                             const char *const *vals, double offset_s,
+                             struct db_streams **out, struct error *err)
 {
-    const char *vals[1] = {fs};
     PGresult *r;
     struct db_streams *s = NULL;
     enum status rc;
 
     *out = NULL;
-    rc = exec_params(
-        db,
-        "WITH w AS (SELECT min(start_time) - 86400 AS lo, max(end_time) + 86400 AS hi "
-        "FROM jobs), near AS (SELECT EXISTS (SELECT 1 FROM samples s, w "
-        "WHERE ($1::text IS NULL OR s.fs = $1) AND s.stamp_s BETWEEN w.lo AND w.hi) "
-        "AS hit) "
-        "SELECT fs, server, device, stamp_s, interval_s, r_bps, w_bps, ro_ps, "
-        "wo_ps, ops_total_ps, aqu_sz, util_pct, r_await_ms, w_await_ms, await_ms "
-        "FROM samples, w, near WHERE ($1::text IS NULL OR fs = $1) "
-        "AND (NOT near.hit OR stamp_s BETWEEN w.lo AND w.hi) "
-        "ORDER BY fs, server, device, stamp_s",
-        1, vals, &r, err);
+    rc = exec_params(db, sql, n_vals, vals, &r, err);
     if (rc != STATUS_OK)
         return rc;
     size_t rows = (size_t)PQntuples(r);

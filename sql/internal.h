@@ -98,6 +98,13 @@ double get_double(const PGresult *r, int row, int col);
 int64_t get_int64(const PGresult *r, int row, int col);
 void copy_text(char *dst, size_t size, const PGresult *r, int row, int col);
 
+/* The sample streams of sql's rows (fs, server, device, stamp_s, interval_s, r_bps,
+ * w_bps, ro_ps, wo_ps, ops_total_ps and the five queue columns, ordered by fs, server,
+ * device, stamp_s), each stamp shifted by offset_s (θ). *out is new. */
+enum status db_streams_query(struct db *db, const char *sql, int n_vals,
+                             const char *const *vals, double offset_s,
+                             struct db_streams **out, struct error *err) MUST_CHECK;
+
 /* The stored JSON text of column 0 of the first row of sql (malloc'd into *json), and
  * when computed_at is not NULL the text of column 1; STATUS_NOT_FOUND ("no WHAT
  * stored") when there is no row. */

@@ -206,12 +206,15 @@ static void add_piece(struct stats_series *s, double *cover, size_t k, double le
     cover[k] += f * s->delta_s;
 }
 
-/* Adds stream st to s: rates summed into every interval it overlaps, its coverage
- * per interval in cover (seconds, zeroed here). */
-static void add_stream(struct stats_series *s, const struct stats_stream *st,
+/* Adds stream st to s: rates summed into every interval of s it overlaps (pieces
+ * outside s are left out), its coverage per interval in cover (seconds, zeroed
+ * here). True when a usable sample of st reaches an interval of s. */
+static bool add_stream(struct stats_series *s, const struct stats_stream *st,
                        double *cover)
 {
     double delta_s = s->delta_s;
+    int64_t j_end = s->j_first + (int64_t)s->n;
+    bool touched = false;
 
     memset(cover, 0, s->n * sizeof *cover);
     for (size_t i = 0; i < st->n; i++) {
@@ -221,8 +224,13 @@ static void add_stream(struct stats_series *s, const struct stats_stream *st,
 
         if (!sample_usable(st, i))
             continue;
-        sample_values(st, i, rates);
         sample_place(st->end_s[i], st->delta_s, delta_s, &lo, &hi, &snap);
+        lo = lo > s->j_first ? lo : s->j_first;
+        hi = hi < j_end - 1 ? hi : j_end - 1;
+        if (lo > hi)
+            continue;
+        touched = true;
+        sample_values(st, i, rates);
         if (snap) { /* the whole interval, rates copied */
             add_piece(s, cover, (size_t)(lo - s->j_first), delta_s, rates);
             continue;
@@ -234,6 +242,7 @@ static void add_stream(struct stats_series *s, const struct stats_stream *st,
                       overlap(st->end_s[i], st->delta_s, j, delta_s), rates);
         }
     }
+    return touched;
 }
 
 enum status stats_series_build(const struct stats_stream *streams, size_t n_streams,
@@ -297,7 +306,7 @@ enum status stats_series_build(const struct stats_stream *streams, size_t n_stre
      * stream covers it and every server has a stream. A partial sum is a hole. */
     memset(s->present, 1, s->n);
     for (size_t k = 0; k < n_streams; k++) {
-        add_stream(s, &streams[k], cover);
+        (void)add_stream(s, &streams[k], cover);
         seen[streams[k].server] = 1;
         for (size_t i = 0; i < s->n; i++) {
             if (cover[i] < delta_s * (1.0 - COVER_TOL))
@@ -317,6 +326,113 @@ out:
     stats_series_free(s);
     free(cover);
     free(seen);
+    return rc;
+}
+
+void stats_series_sums_free(struct stats_series_sums *sums)
+{
+    if (sums == NULL)
+        return;
+    stats_series_free(sums->s);
+    free(sums->devices);
+    free(sums->servers);
+    free(sums);
+}
+
+enum status stats_series_sum_range(const struct stats_stream *streams, size_t n_streams,
+                                   size_t n_servers, double delta_s, int64_t j_lo,
+                                   int64_t j_hi, struct stats_series_sums **out,
+                                   struct error *err)
+{
+    struct stats_series_sums *sums = NULL;
+    double *cover = NULL;
+    unsigned char *expected = NULL, *full = NULL;
+    enum status rc = STATUS_OK;
+
+    if (out == NULL)
+        return error_set(err, STATUS_INVALID, "no output series");
+    *out = NULL;
+    if (!(isfinite(delta_s) && delta_s > 0.0))
+        return error_set(err, STATUS_INVALID, "grid delta_s %g is not positive", delta_s);
+    if (j_hi < j_lo || (double)j_lo <= -J_LIMIT || (double)j_hi >= J_LIMIT ||
+        j_hi - j_lo >= (int64_t)1 << 40) {
+        return error_set(err, STATUS_INVALID, "grid range %lld .. %lld", (long long)j_lo,
+                         (long long)j_hi);
+    }
+    if (n_streams > 0 && streams == NULL)
+        return error_set(err, STATUS_INVALID, "no streams");
+    for (size_t k = 0; k < n_streams; k++) {
+        rc = check_stream(&streams[k], k, n_servers, delta_s, err);
+        if (rc != STATUS_OK)
+            return rc;
+    }
+    size_t n = (size_t)(j_hi - j_lo) + 1;
+    sums = calloc(1, sizeof *sums);
+    if (sums != NULL) {
+        sums->s = stats_series_new(delta_s, j_lo, n);
+        sums->devices = calloc(n > 0 ? n : 1, sizeof *sums->devices);
+        sums->servers = calloc(n > 0 ? n : 1, sizeof *sums->servers);
+    }
+    cover = calloc(n > 0 ? n : 1, sizeof *cover);
+    expected = calloc(n_servers > 0 ? n_servers : 1, 1);
+    /* per interval: 1 while each expected device of the current server covers it */
+    full = malloc(n > 0 ? n : 1);
+    if (sums == NULL || sums->s == NULL || sums->devices == NULL ||
+        sums->servers == NULL || cover == NULL || expected == NULL || full == NULL) {
+        rc = error_set(err, STATUS_NOMEM, "series of %zu intervals", n);
+        goto out;
+    }
+    /* A device is expected in the range when a usable sample of it reaches the range;
+     * an interval is present when every expected device covers it fully (a device
+     * absent from the whole range is not expected: docs/method.md §1). The streams of
+     * a server are adjacent, so a server's full intervals are counted when the next
+     * server's streams begin. */
+    for (size_t k = 0; k <= n_streams; k++) {
+        bool next_server =
+            k == n_streams || k == 0 || streams[k].server != streams[k - 1].server;
+        if (next_server && k > 0 && (expected[streams[k - 1].server] & 1)) {
+            for (size_t i = 0; i < n; i++)
+                sums->servers[i] += full[i];
+        }
+        if (k == n_streams)
+            break;
+        const struct stats_stream *st = &streams[k];
+        /* expected[v]: bit 0 a device of v is expected, bit 1 v's streams began */
+        if (next_server) {
+            if (expected[st->server] & 2) {
+                rc = error_set(err, STATUS_INVALID,
+                               "stream %zu: the streams of server %zu are not adjacent",
+                               k, st->server);
+                goto out;
+            }
+            expected[st->server] |= 2;
+            memset(full, 1, n);
+        }
+        if (!add_stream(sums->s, st, cover))
+            continue;
+        sums->n_devices++;
+        if (!(expected[st->server] & 1))
+            sums->n_servers++;
+        expected[st->server] |= 1;
+        for (size_t i = 0; i < n; i++) {
+            if (cover[i] >= delta_s * (1.0 - COVER_TOL)) {
+                sums->devices[i]++;
+            } else {
+                full[i] = 0;
+            }
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        sums->s->present[i] =
+            (unsigned char)(sums->n_devices > 0 && sums->devices[i] == sums->n_devices);
+    }
+    *out = sums;
+    sums = NULL;
+out:
+    stats_series_sums_free(sums);
+    free(cover);
+    free(expected);
+    free(full);
     return rc;
 }
 

@@ -73,6 +73,29 @@ enum status stats_series_build(const struct stats_stream *streams, size_t n_stre
                                size_t n_servers, double delta_s,
                                struct stats_series **out, struct error *err) MUST_CHECK;
 
+/* One file system's series as ingest keeps it (docs/method.md §1): the sums over
+ * the devices of grid intervals j_lo … j_hi only. s->u is the sum of %util / 100
+ * (the mean is u / n_devices); s->present[i] is 1 when every expected device covers
+ * interval i fully, where a device is expected when a usable sample of it reaches
+ * the range. devices[i] and servers[i] count the devices and the servers (all of
+ * whose expected devices do) that cover interval i fully. */
+struct stats_series_sums {
+    struct stats_series *s;
+    uint32_t *devices, *servers; /* per interval */
+    size_t n_devices, n_servers; /* expected in the range */
+};
+
+/* The sums of the streams of n_servers servers over grid intervals j_lo … j_hi on
+ * the grid of delta_s: the placement of stats_series_build, pieces outside the range
+ * left out. The streams of one server are adjacent. STATUS_INVALID as
+ * stats_series_build, for streams of a server apart, j_hi < j_lo or a range of 2^40
+ * intervals or more; STATUS_NOMEM. *out is new. */
+enum status stats_series_sum_range(const struct stats_stream *streams, size_t n_streams,
+                                   size_t n_servers, double delta_s, int64_t j_lo,
+                                   int64_t j_hi, struct stats_series_sums **out,
+                                   struct error *err) MUST_CHECK;
+void stats_series_sums_free(struct stats_series_sums *sums);
+
 /* The gap rule at the base interval (docs/method.md §3, "Gaps"): each run of at most
  * fill_max missing intervals with a present interval on both sides is filled, in
  * place, by linear interpolation of every rate (R, W, RO, WO, Q, U, AW's numerator

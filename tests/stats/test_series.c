@@ -606,6 +606,104 @@ static void xff_changes_nothing_without_missing_intervals(void **state)
     stats_series_free(f);
 }
 
+/* The sums kept per file system (stats_series_sum_range) over a range inside a
+ * two-server series: the rates as stats_series_build sums them, to the bit; U the
+ * sum, not the mean; pieces outside the range dropped; a device with no sample in
+ * the range is not expected, and the counts of covering devices and servers. */
+static void range_sums_equal_the_build_and_expect_only_devices_of_the_range(void **state)
+{
+    /* server 0: device 0 over intervals J0+1 … J0+6, device 1 the same but for a
+     * sample ending at B + 270 (split: half of J0+4, half of J0+5); server 1: one
+     * device over J0+1 … J0+3 only */
+    const double e0[] = {B + 60, B + 120, B + 180, B + 240, B + 300, B + 360};
+    const double e1[] = {B + 60, B + 120, B + 180, B + 270, B + 360};
+    const double e2[] = {B + 60, B + 120, B + 180};
+    const double r0[] = {1.5e6, 2.25e6, 3.125e6, 4.0e6, 0.75e6, 1.0e6};
+    const double w0[] = {1e5, 2e5, 3e5, 4e5, 5e5, 6e5};
+    const double r1[] = {7e5, 8e5, 9e5, 1.1e6, 1.3e6};
+    const double w1[] = {3e4, 4e4, 5e4, 6e4, 7e4};
+    const double r2[] = {2.5e5, 3.5e5, 4.5e5};
+    const double u0[] = {10, 20, 30, 40, 50, 60}, u1[] = {5, 6, 7, 8, 9},
+                 u2[] = {1, 2, 3};
+    struct stats_stream st[3] = {stream_of(0, e0, r0, w0, 6, DELTA),
+                                 stream_of(0, e1, r1, w1, 5, DELTA),
+                                 stream_of(1, e2, r2, w1, 3, DELTA)};
+    st[0].util_pct = u0;
+    st[1].util_pct = u1;
+    st[2].util_pct = u2;
+    struct stats_series *all = NULL;
+    struct stats_series_sums *sums = NULL;
+
+    (void)state;
+    assert_int_equal(stats_series_build(st, 3, 2, DELTA, &all, NULL), STATUS_OK);
+    /* the whole range: the build's rates bit for bit, U times the 3 devices */
+    assert_int_equal(stats_series_sum_range(st, 3, 2, DELTA, J0 + 1, J0 + 6, &sums, NULL),
+                     STATUS_OK);
+    assert_int_equal(sums->n_devices, 3);
+    assert_int_equal(sums->n_servers, 2);
+    for (int64_t j = J0 + 1; j <= J0 + 6; j++) {
+        size_t i = at(sums->s, j), k = at(all, j);
+        assert_memory_equal(&sums->s->r[i], &all->r[k], sizeof(double));
+        assert_memory_equal(&sums->s->w[i], &all->w[k], sizeof(double));
+        assert_rel(sums->s->u[i] / 3.0, all->u[k], 1e-15);
+        assert_int_equal(sums->s->present[i], all->present[k]);
+    }
+    assert_int_equal(sums->devices[at(sums->s, J0 + 1)], 3);
+    assert_int_equal(sums->servers[at(sums->s, J0 + 1)], 2);
+    assert_int_equal(sums->devices[at(sums->s, J0 + 4)], 1); /* device 1 half */
+    assert_int_equal(sums->servers[at(sums->s, J0 + 4)], 0);
+    assert_int_equal(sums->devices[at(sums->s, J0 + 6)], 2);
+    assert_int_equal(sums->servers[at(sums->s, J0 + 6)], 1);
+    assert_int_equal(sums->s->present[at(sums->s, J0 + 6)], 0);
+    stats_series_sums_free(sums);
+
+    /* J0+5 … J0+6 only: server 1 has no sample there and is not expected */
+    assert_int_equal(stats_series_sum_range(st, 3, 2, DELTA, J0 + 5, J0 + 6, &sums, NULL),
+                     STATUS_OK);
+    assert_int_equal(sums->n_devices, 2);
+    assert_int_equal(sums->n_servers, 1);
+    assert_int_equal(sums->s->n, 2);
+    assert_int_equal(sums->s->present[0], 0); /* device 1 covers half of J0+5 */
+    assert_int_equal(sums->s->present[1], 1); /* both devices of server 0 cover J0+6 */
+    assert_memory_equal(&sums->s->r[1], &all->r[at(all, J0 + 6)], sizeof(double));
+    stats_series_sums_free(sums);
+
+    /* a range past every sample: nothing expected, nothing present, zero rates */
+    assert_int_equal(
+        stats_series_sum_range(st, 3, 2, DELTA, J0 + 10, J0 + 12, &sums, NULL),
+        STATUS_OK);
+    assert_int_equal(sums->n_devices, 0);
+    for (size_t i = 0; i < sums->s->n; i++) {
+        assert_int_equal(sums->s->present[i], 0);
+        assert_rel(sums->s->r[i], 0.0, 0.0);
+    }
+    stats_series_sums_free(sums);
+    stats_series_free(all);
+}
+
+static void range_sums_refuse_servers_apart_and_bad_ranges(void **state)
+{
+    const double e[] = {B + 60}, r[] = {1.0}, w[] = {2.0};
+    struct stats_stream st[3] = {stream_of(0, e, r, w, 1, DELTA),
+                                 stream_of(1, e, r, w, 1, DELTA),
+                                 stream_of(0, e, r, w, 1, DELTA)};
+    struct stats_series_sums *sums = NULL;
+    struct error err = {0};
+
+    (void)state;
+    assert_int_equal(stats_series_sum_range(st, 3, 2, DELTA, J0, J0 + 2, &sums, &err),
+                     STATUS_INVALID);
+    assert_null(sums);
+    assert_non_null(strstr(err.msg, "not adjacent"));
+    assert_int_equal(stats_series_sum_range(st, 2, 2, DELTA, J0 + 2, J0, &sums, NULL),
+                     STATUS_INVALID);
+    assert_int_equal(stats_series_sum_range(st, 2, 2, 0.0, J0, J0 + 2, &sums, NULL),
+                     STATUS_INVALID);
+    assert_int_equal(stats_series_sum_range(st, 2, 1, DELTA, J0, J0 + 2, &sums, NULL),
+                     STATUS_INVALID); /* server index 1 of 1 */
+    assert_null(sums);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -627,6 +725,8 @@ int main(void)
         cmocka_unit_test(a_longer_run_or_one_at_an_end_stays_a_hole),
         cmocka_unit_test(xff_tolerates_up_to_its_share_of_missing_fine_intervals),
         cmocka_unit_test(xff_changes_nothing_without_missing_intervals),
+        cmocka_unit_test(range_sums_equal_the_build_and_expect_only_devices_of_the_range),
+        cmocka_unit_test(range_sums_refuse_servers_apart_and_bad_ranges),
     };
 
     gsl_set_error_handler_off();
