@@ -261,8 +261,9 @@ enum status series_refresh_days(struct db *db, const struct analysis_settings *s
         if (f == NULL || !(f->delta_s > 0)) { /* no sample of it left */
             rc = db_series_day_store(db, &days[k], 0, -1, NULL, 0,
                                      &(struct db_series_day_facts){0}, &current, err);
-        } else
+        } else {
             rc = day_refresh(db, s, f, &days[k], &current, err);
+        }
         out->days++;
         out->stale += !current;
         if (progress != NULL && progress->fn != NULL)
