@@ -175,8 +175,8 @@ static enum status day_refresh(struct db *db, const struct analysis_settings *s,
     enum status rc = series_day_compute(db, s, f, d->day, &day, err);
 
     if (rc == STATUS_OK) {
-        rc = db_series_day_store(db, d, day.j_lo, day.j_hi, day.rows, day.n_rows,
-                                 &day.facts, current, err);
+        rc = db_series_day_store(db, d, f->delta_s, day.j_lo, day.j_hi, day.rows,
+                                 day.n_rows, &day.facts, current, err);
     }
     series_day_clear(&day);
     return rc;
@@ -259,7 +259,7 @@ enum status series_refresh_days(struct db *db, const struct analysis_settings *s
                 f = &fs[i];
         }
         if (f == NULL || !(f->delta_s > 0)) { /* no sample of it left */
-            rc = db_series_day_store(db, &days[k], 0, -1, NULL, 0,
+            rc = db_series_day_store(db, &days[k], 0, 0, -1, NULL, 0,
                                      &(struct db_series_day_facts){0}, &current, err);
         } else {
             rc = day_refresh(db, s, f, &days[k], &current, err);

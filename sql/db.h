@@ -559,11 +559,13 @@ struct db_series_day_facts {
     size_t devices, servers; /* expected: a usable sample of theirs reaches the day */
     long long samples;       /* stamps of the day read */
 };
-/* In one transaction: replaces fs's rows from j_lo to j_hi (day's intervals) by rows
- * and records the day's facts and digest (no sample: no day row); the day stops
- * being dirty unless a change moved its gen on since day was read (*current false). */
+/* In one transaction: replaces fs's rows from j_lo to j_hi (day's intervals, on the
+ * grid delta_s) by rows and records the day's facts and digest (no sample: no day
+ * row), and the day stops being dirty. Nothing is written (*current false) when the
+ * day's gen moved on since day was read, another writer did it, or the file system
+ * is on another grid than delta_s now (0: not checked). */
 enum status db_series_day_store(struct db *db, const struct db_series_day *day,
-                                int64_t j_lo, int64_t j_hi,
+                                double delta_s, int64_t j_lo, int64_t j_hi,
                                 const struct db_series_row *rows, size_t n,
                                 const struct db_series_day_facts *facts, bool *current,
                                 struct error *err) MUST_CHECK;

@@ -68,10 +68,11 @@ enum status db_series_rebuild_begin(struct db *db, double theta_s, double delta_
             db,
             "INSERT INTO series_dirty (fs, day) "
             "SELECT DISTINCT s.fs, m.d FROM samples s JOIN series_fs f USING (fs), "
-            "LATERAL series_mark(s.stamp_s, s.interval_s, f.interval_s, $1) m(d) "
+            "LATERAL series_mark(s.stamp_s, s.interval_s, greatest(f.interval_s, $2), "
+            "$1) m(d) "
             "UNION SELECT fs, day FROM series_days "
-            "ON CONFLICT (fs, day) DO UPDATE SET gen = series_dirty.gen + 1",
-            1, vals, &r, err);
+            "ON CONFLICT (fs, day) DO UPDATE SET gen = nextval('series_dirty_gen')",
+            2, vals, &r, err);
     }
     if (rc == STATUS_OK) {
         *days = strtoll(PQcmdTuples(r), NULL, 10);
@@ -125,8 +126,8 @@ enum status db_series_fs_regrid(struct db *db, const char *fs, double delta_s,
         rc = exec_params_cmd(
             db,
             "INSERT INTO series_dirty (fs, day) SELECT fs, day FROM series_days "
-            "WHERE fs = $1 ON CONFLICT (fs, day) DO UPDATE SET gen = series_dirty.gen + "
-            "1",
+            "WHERE fs = $1 UNION SELECT fs, day FROM series_dirty WHERE fs = $1 "
+            "ON CONFLICT (fs, day) DO UPDATE SET gen = nextval('series_dirty_gen')",
             1, vals, err);
     }
     if (rc == STATUS_OK)
@@ -184,7 +185,7 @@ enum status db_series_day_samples(struct db *db, const char *fs, int64_t lo_s,
 }
 
 enum status db_series_day_store(struct db *db, const struct db_series_day *day,
-                                int64_t j_lo, int64_t j_hi,
+                                double delta_s, int64_t j_lo, int64_t j_hi,
                                 const struct db_series_row *rows, size_t n,
                                 const struct db_series_day_facts *facts, bool *current,
                                 struct error *err)
@@ -204,12 +205,33 @@ enum status db_series_day_store(struct db *db, const struct db_series_day *day,
     snprintf(srv, sizeof srv, "%zu", facts->servers);
     snprintf(smp, sizeof smp, "%lld", facts->samples);
     rc = exec_cmd(db, "BEGIN", err);
-    /* One writer of a day at a time: a second waits, then replaces the first's rows. */
+    /* One writer of a day at a time; and only what was computed from the day as it
+     * is now dirty (the gen read), on the grid the file system is on now: a change
+     * or a new grid since the read, or a writer before us, leaves it as it is. */
     if (rc == STATUS_OK) {
         rc = exec_params_cmd(db,
                              "SELECT pg_advisory_xact_lock(hashtext($1), "
                              "(($2::bigint % 2147483647)::int))",
                              2, vals, err);
+    }
+    if (rc == STATUS_OK) {
+        char de[40];
+        snprintf(de, sizeof de, "%.17g", delta_s);
+        rc = exec_params(db,
+                         "SELECT EXISTS (SELECT 1 FROM series_dirty WHERE fs = $1 AND "
+                         "day = $2 AND gen = $3) AND ($4::float8 = 0 OR "
+                         "EXISTS (SELECT 1 FROM series_fs WHERE fs = $1 AND delta_s = "
+                         "$4::float8))",
+                         4, (const char *const[]){day->fs, d, g, de}, &r, err);
+        if (rc == STATUS_OK) {
+            bool go = PQgetvalue(r, 0, 0)[0] == 't';
+            PQclear(r);
+            r = NULL;
+            if (!go) {
+                rollback(db);
+                return STATUS_OK;
+            }
+        }
     }
     if (rc == STATUS_OK) {
         rc = exec_params_cmd(db,

@@ -63,11 +63,15 @@ CREATE TABLE series_days (
     PRIMARY KEY (fs, day)
 );
 
+-- gen: a new number at each change of the day, never reused (a day made dirty again
+-- after its row went gets a new one): a refresh stores only what it computed from the
+-- gen it read, and leaves the day dirty otherwise.
+CREATE SEQUENCE series_dirty_gen;
 CREATE TABLE series_dirty (
     fs text NOT NULL,
     day bigint NOT NULL,
-    gen bigint NOT NULL DEFAULT 1,  -- moved on by each change: a refresh that read
-    PRIMARY KEY (fs, day)           -- an older gen leaves the day dirty
+    gen bigint NOT NULL DEFAULT nextval('series_dirty_gen'),
+    PRIMARY KEY (fs, day)
 );
 
 -- The days a changed sample can reach: the day of its end T + θ, and the days before
@@ -95,13 +99,13 @@ BEGIN
         INSERT INTO series_dirty (fs, day)
         SELECT DISTINCT n.fs, m.d FROM new_rows n LEFT JOIN series_fs f USING (fs),
         LATERAL series_mark(n.stamp_s, n.interval_s, f.delta_s, th) m(d)
-        ON CONFLICT (fs, day) DO UPDATE SET gen = series_dirty.gen + 1;
+        ON CONFLICT (fs, day) DO UPDATE SET gen = nextval('series_dirty_gen');
     END IF;
     IF TG_OP <> 'INSERT' THEN
         INSERT INTO series_dirty (fs, day)
         SELECT DISTINCT o.fs, m.d FROM old_rows o LEFT JOIN series_fs f USING (fs),
         LATERAL series_mark(o.stamp_s, o.interval_s, f.delta_s, th) m(d)
-        ON CONFLICT (fs, day) DO UPDATE SET gen = series_dirty.gen + 1;
+        ON CONFLICT (fs, day) DO UPDATE SET gen = nextval('series_dirty_gen');
     END IF;
     RETURN NULL;
 END
