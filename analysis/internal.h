@@ -195,6 +195,9 @@ enum status analysis_scope_series(struct db *db, const struct analysis_settings 
 
 /* ---- the stored series (series.c) ------------------------------------------------ */
 
+/* The grid a file system's series is kept on: the configured Δ, else its coarsest
+ * sampling interval (finer streams are placed on it by the grid rule). */
+double series_grid(const struct analysis_settings *s, const struct db_series_fs *f);
 /* The UTC day of grid interval j on the grid of delta_s: the day of T_{j-1}. */
 int64_t series_day_of(int64_t j, double delta_s);
 /* What the stored series are to settings s. */

@@ -261,16 +261,14 @@ static enum status splice_day(struct db_series_fs_data *d, int64_t day,
     bool put = fresh->facts.devices == 0; /* a day without samples has no entry */
     for (size_t k = 0; k < d->n_days; k++) {
         if (!put && d->days[k].day >= day) {
-            days[nd++] = (struct db_series_fs_day){day, fresh->facts.devices,
-                                                   fresh->facts.servers};
+            days[nd++] = (struct db_series_fs_day){day, fresh->facts.devices};
             put = true;
         }
         if (d->days[k].day != day)
             days[nd++] = d->days[k];
     }
     if (!put) {
-        days[nd++] =
-            (struct db_series_fs_day){day, fresh->facts.devices, fresh->facts.servers};
+        days[nd++] = (struct db_series_fs_day){day, fresh->facts.devices};
     }
     free(d->rows);
     free(d->days);
@@ -395,6 +393,8 @@ static enum status ctx_read(struct db *db, const struct analysis_settings *s,
 
     if (rc != STATUS_OK)
         return rc;
+    /* The window a day around the jobs was taken on the samples' printed stamps; on
+     * the grid (stamps + θ) the same window is shifted by θ. */
     lo_s += s->theta_s - JOBS_MARGIN_S;
     hi_s += s->theta_s + JOBS_MARGIN_S;
     int64_t lo_day = any_job ? (int64_t)floor(lo_s / 86400.0) - 1 : INT64_MIN;
@@ -418,8 +418,7 @@ static enum status ctx_read(struct db *db, const struct analysis_settings *s,
      * interval. A stored one elsewhere (only a reader sees one the refresh did not
      * move) is read from the samples too. */
     for (size_t i = 0; i < n_all; i++) {
-        double grid =
-            s->base_granularity_s > 0 ? s->base_granularity_s : all[i].interval_s;
+        double grid = series_grid(s, &all[i]);
         if (all[i].delta_s != grid)
             stored = false;
         all[i].delta_s = grid;

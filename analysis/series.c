@@ -28,9 +28,7 @@ int64_t series_day_of(int64_t j, double delta_s)
     return d;
 }
 
-/* The grid a file system's series is kept on: the configured Δ, else its coarsest
- * sampling interval (finer streams are placed on it by the grid rule). */
-static double fs_grid(const struct analysis_settings *s, const struct db_series_fs *f)
+double series_grid(const struct analysis_settings *s, const struct db_series_fs *f)
 {
     return s->base_granularity_s > 0 ? s->base_granularity_s : f->interval_s;
 }
@@ -236,7 +234,7 @@ enum status series_refresh_days(struct db *db, const struct analysis_settings *s
     /* A file system whose coarsest interval (or the configured Δ) moved to another
      * grid: every day it has is recomputed on the new one. */
     for (size_t i = 0; rc == STATUS_OK && i < n_fs; i++) {
-        double grid = fs_grid(s, &fs[i]);
+        double grid = series_grid(s, &fs[i]);
         if (fs[i].delta_s == grid)
             continue;
         if (fs[i].delta_s > 0) {

@@ -476,6 +476,9 @@ enum status db_jobs_of_group(struct db *db, const char *group_id, struct db_jobs
 enum status db_jobs_of_keys(struct db *db, const char *const *job_keys, size_t n,
                             struct db_jobs **out, struct error *err) MUST_CHECK;
 void db_jobs_free(struct db_jobs *jobs);
+/* The first start and the last end of the stored jobs; *any false when none. */
+enum status db_jobs_extent(struct db *db, bool *any, double *first_start_s,
+                           double *last_end_s, struct error *err) MUST_CHECK;
 
 struct db_stream {
     char fs[64], server[128], device[64];
@@ -576,8 +579,8 @@ struct db_series_fs_data {
     size_t n_rows;
     struct db_series_fs_day {
         int64_t day;
-        size_t devices, servers; /* expected that day */
-    } * days;                    /* ascending */
+        size_t devices; /* expected that day */
+    } * days;           /* ascending */
     size_t n_days;
 };
 enum status db_series_read(struct db *db, const char *fs, int64_t j_lo, int64_t j_hi,
@@ -595,10 +598,6 @@ enum status db_samples_extent(struct db *db, const char *fs, bool *any, int64_t 
 /* Whether this connection's role may recompute the series (serve's reader may not). */
 enum status db_series_writable(struct db *db, bool *writable,
                                struct error *err) MUST_CHECK;
-
-/* The first start and the last end of the stored jobs; *any false when none. */
-enum status db_jobs_extent(struct db *db, bool *any, double *first_start_s,
-                           double *last_end_s, struct error *err) MUST_CHECK;
 
 /* ---- groups, results, API reads ------------------------------------------------ */
 

@@ -310,6 +310,26 @@ out:
     return rc;
 }
 
+enum status db_jobs_extent(struct db *db, bool *any, double *first_start_s,
+                           double *last_end_s, struct error *err)
+{
+    PGresult *r;
+    enum status rc = exec_params(db, "SELECT min(start_time), max(end_time) FROM jobs", 0,
+                                 NULL, &r, err);
+
+    *any = false;
+    *first_start_s = *last_end_s = 0;
+    if (rc != STATUS_OK)
+        return rc;
+    *any = !PQgetisnull(r, 0, 0);
+    if (*any) {
+        *first_start_s = (double)get_int64(r, 0, 0);
+        *last_end_s = (double)get_int64(r, 0, 1);
+    }
+    PQclear(r);
+    return STATUS_OK;
+}
+
 static void fill_job_row(void *row_out, const PGresult *r, int row)
 {
     struct db_job_row *j = row_out;

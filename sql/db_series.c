@@ -327,7 +327,7 @@ enum status db_series_read(struct db *db, const char *fs, int64_t j_lo, int64_t 
     if (rc != STATUS_OK)
         return rc;
     rc = exec_params(db,
-                     "SELECT d.day, d.devices, d.servers FROM series_days d, series_fs f "
+                     "SELECT d.day, d.devices FROM series_days d, series_fs f "
                      "WHERE d.fs = $1 AND f.fs = $1 AND f.delta_s > 0 AND d.day BETWEEN "
                      "floor(($2::bigint - 1) * f.delta_s / 86400) - 1 AND "
                      "floor($3::bigint * f.delta_s / 86400) + 1 ORDER BY d.day",
@@ -365,7 +365,6 @@ enum status db_series_read(struct db *db, const char *fs, int64_t j_lo, int64_t 
     for (size_t i = 0; i < nd; i++) {
         data->days[i].day = get_int64(d, (int)i, 0);
         data->days[i].devices = (size_t)get_int64(d, (int)i, 1);
-        data->days[i].servers = (size_t)get_int64(d, (int)i, 2);
     }
     *out = data;
     data = NULL;
@@ -374,26 +373,6 @@ out:
     PQclear(r);
     PQclear(d);
     return rc;
-}
-
-enum status db_jobs_extent(struct db *db, bool *any, double *first_start_s,
-                           double *last_end_s, struct error *err)
-{
-    PGresult *r;
-    enum status rc = exec_params(db, "SELECT min(start_time), max(end_time) FROM jobs", 0,
-                                 NULL, &r, err);
-
-    *any = false;
-    *first_start_s = *last_end_s = 0;
-    if (rc != STATUS_OK)
-        return rc;
-    *any = !PQgetisnull(r, 0, 0);
-    if (*any) {
-        *first_start_s = (double)get_int64(r, 0, 0);
-        *last_end_s = (double)get_int64(r, 0, 1);
-    }
-    PQclear(r);
-    return STATUS_OK;
 }
 
 enum status db_series_writable(struct db *db, bool *writable, struct error *err)

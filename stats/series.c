@@ -245,6 +245,22 @@ static bool add_stream(struct stats_series *s, const struct stats_stream *st,
     return touched;
 }
 
+/* The checks both builders make of their grid and streams. */
+static enum status check_streams(const struct stats_stream *streams, size_t n_streams,
+                                 size_t n_servers, double delta_s, struct error *err)
+{
+    if (!(isfinite(delta_s) && delta_s > 0.0))
+        return error_set(err, STATUS_INVALID, "grid delta_s %g is not positive", delta_s);
+    if (n_streams > 0 && streams == NULL)
+        return error_set(err, STATUS_INVALID, "no streams");
+    for (size_t k = 0; k < n_streams; k++) {
+        enum status rc = check_stream(&streams[k], k, n_servers, delta_s, err);
+        if (rc != STATUS_OK)
+            return rc;
+    }
+    return STATUS_OK;
+}
+
 enum status stats_series_build(const struct stats_stream *streams, size_t n_streams,
                                size_t n_servers, double delta_s,
                                struct stats_series **out, struct error *err)
@@ -260,15 +276,9 @@ enum status stats_series_build(const struct stats_stream *streams, size_t n_stre
     if (out == NULL)
         return error_set(err, STATUS_INVALID, "no output series");
     *out = NULL;
-    if (!(isfinite(delta_s) && delta_s > 0.0))
-        return error_set(err, STATUS_INVALID, "grid delta_s %g is not positive", delta_s);
-    if (n_streams > 0 && streams == NULL)
-        return error_set(err, STATUS_INVALID, "no streams");
-    for (size_t k = 0; k < n_streams; k++) {
-        rc = check_stream(&streams[k], k, n_servers, delta_s, err);
-        if (rc != STATUS_OK)
-            return rc;
-    }
+    rc = check_streams(streams, n_streams, n_servers, delta_s, err);
+    if (rc != STATUS_OK)
+        return rc;
 
     /* The series spans the earliest to the latest grid interval any sample touches. */
     for (size_t k = 0; k < n_streams; k++) {
@@ -352,19 +362,13 @@ enum status stats_series_sum_range(const struct stats_stream *streams, size_t n_
     if (out == NULL)
         return error_set(err, STATUS_INVALID, "no output series");
     *out = NULL;
-    if (!(isfinite(delta_s) && delta_s > 0.0))
-        return error_set(err, STATUS_INVALID, "grid delta_s %g is not positive", delta_s);
+    rc = check_streams(streams, n_streams, n_servers, delta_s, err);
+    if (rc != STATUS_OK)
+        return rc;
     if (j_hi < j_lo || (double)j_lo <= -J_LIMIT || (double)j_hi >= J_LIMIT ||
         j_hi - j_lo >= (int64_t)1 << 40) {
         return error_set(err, STATUS_INVALID, "grid range %lld .. %lld", (long long)j_lo,
                          (long long)j_hi);
-    }
-    if (n_streams > 0 && streams == NULL)
-        return error_set(err, STATUS_INVALID, "no streams");
-    for (size_t k = 0; k < n_streams; k++) {
-        rc = check_stream(&streams[k], k, n_servers, delta_s, err);
-        if (rc != STATUS_OK)
-            return rc;
     }
     size_t n = (size_t)(j_hi - j_lo) + 1;
     sums = calloc(1, sizeof *sums);
