@@ -21,14 +21,16 @@
 static const char usage_text[] =
     "usage: iocontend-gen [--out DIR] [--seed N] [--coupling C] [--days D]\n"
     "                     [--jobs-per-group N] [--darshan-format F] [--dxt-ops N]\n"
-    "                     [--victims N] [--help]\n"
+    "                     [--victims N] [--interval-s S] [--iostat-days F-L]\n"
+    "                     [--help]\n"
     "Writes a sample data set: iostat text of two monitored scratch file systems,\n"
     "darshan-parser text of three application groups (esb, npc, npb), iocontend.conf\n"
     "and truth.csv. The output depends only on the seed and the parameters.\n"
     "  --out DIR            output folder (var/sample)\n"
     "  --seed N             random seed, 0-4294967295 (20240601)\n"
     "  --coupling C         strength of the planted contention effects, 0 = none (1.0)\n"
-    "  --days D             length of the iostat series in days, 1-60 (3)\n"
+    "  --days D             length of the iostat series in days, the jobs spread over\n"
+    "                       them, 1-400 (3)\n"
     "  --jobs-per-group N   jobs in each group, 1-40000 (420)\n"
     "  --darshan-format F   text (NAME.parser.txt), binary (NAME.darshan, log format\n"
     "                       3.41, zlib) or both: the same records either way (text)\n"
@@ -36,7 +38,12 @@ static const char usage_text[] =
     "                       up to N writes and N reads, a shared file's dealt over its\n"
     "                       ranks, 0-4096 (0: no trace)\n"
     "  --victims N          jobs per group slowed x3 whatever the load (victim = 1\n"
-    "                       in truth.csv), 0-10 (3; none with --coupling 0)\n";
+    "                       in truth.csv), 0-10 (3; none with --coupling 0)\n"
+    "  --interval-s S       iostat's sampling interval in seconds, a divisor of 60 (60)\n"
+    "  --iostat-days F-L    only days F to L (1-based) of the iostat series, into\n"
+    "                       <host>.days-F-L.iostat.txt, each file a run of its own: a\n"
+    "                       long history written and loaded a chunk at a time; the\n"
+    "                       days read the same as in the whole series (every day)\n";
 
 /* Independent random streams, so that e.g. more jobs leave the background unchanged. */
 enum stream { STREAM_BACKGROUND = 1, STREAM_JOBS, STREAM_SPLIT };
@@ -70,6 +77,24 @@ static int parse_double(const char *s, double lo, double hi, double *out)
     return 0;
 }
 
+/* --iostat-days F-L: 1 <= F <= L <= 400 (checked against --days once all are read). */
+static int parse_days(const char *s, struct data_params *p)
+{
+    char first[16];
+    const char *dash = strchr(s, '-');
+    unsigned long f = 0, l = 0;
+
+    if (dash == NULL || (size_t)(dash - s) >= sizeof first)
+        return -1;
+    memcpy(first, s, (size_t)(dash - s));
+    first[dash - s] = '\0';
+    if (parse_ulong(first, 1, 400, &f) != 0 || parse_ulong(dash + 1, f, 400, &l) != 0)
+        return -1;
+    p->iostat_first_day = (unsigned)f;
+    p->iostat_last_day = (unsigned)l;
+    return 0;
+}
+
 /* --darshan-format: text, binary or both. */
 static int parse_format(const char *s, unsigned *formats)
 {
@@ -95,7 +120,7 @@ static int parse_option(int opt, const char *arg, struct data_params *p)
     case 's': return parse_ulong(arg, 0, 4294967295UL, &p->seed);
     case 'c': return parse_double(arg, 0.0, 10.0, &p->coupling);
     case 'd':
-        if (parse_ulong(arg, 1, 60, &v) != 0)
+        if (parse_ulong(arg, 1, 400, &v) != 0)
             return -1;
         p->days = (unsigned)v;
         return 0;
@@ -115,6 +140,12 @@ static int parse_option(int opt, const char *arg, struct data_params *p)
             return -1;
         p->victims = (unsigned)v;
         return 0;
+    case 'i':
+        if (parse_ulong(arg, 1, 60, &v) != 0 || 60 % v != 0)
+            return -1;
+        p->interval_s = (unsigned)v;
+        return 0;
+    case 'r': return parse_days(arg, p);
     default: return -1;
     }
 }
@@ -131,6 +162,8 @@ static int parse_args(int argc, char **argv, struct data_params *p)
         {"darshan-format", required_argument, NULL, 'f'},
         {"dxt-ops", required_argument, NULL, 'x'},
         {"victims", required_argument, NULL, 'v'},
+        {"interval-s", required_argument, NULL, 'i'},
+        {"iostat-days", required_argument, NULL, 'r'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -161,6 +194,11 @@ static int parse_args(int argc, char **argv, struct data_params *p)
                 "iocontend-gen: --dxt-ops needs --darshan-format binary or both "
                 "(the text holds no trace)\n%s",
                 usage_text);
+        return -1;
+    }
+    if (p->iostat_last_day > p->days) {
+        fprintf(stderr, "iocontend-gen: --iostat-days %u-%u is past --days %u\n%s",
+                p->iostat_first_day, p->iostat_last_day, p->days, usage_text);
         return -1;
     }
     return 0;
@@ -314,12 +352,11 @@ static enum status write_outputs(const struct data_params *p, const struct data_
                                  size_t njobs, const struct data_background *bg,
                                  struct error *err)
 {
-    struct data_traffic *tr = data_traffic_new(p, bg, jobs, njobs);
     gsl_rng *rng = stream_new(p, STREAM_SPLIT);
     enum status rc;
 
-    rc = tr == NULL || rng == NULL ? error_set(err, STATUS_NOMEM, "server traffic")
-                                   : data_iostat_write(p, tr, rng, err);
+    rc = rng == NULL ? error_set(err, STATUS_NOMEM, "server traffic")
+                     : data_iostat_write(p, bg, jobs, njobs, rng, err);
     if (rc == STATUS_OK)
         rc = data_darshan_write(p, jobs, njobs, err);
     if (rc == STATUS_OK && (p->darshan_formats & DATA_DARSHAN_BINARY))
@@ -329,7 +366,6 @@ static enum status write_outputs(const struct data_params *p, const struct data_
     if (rc == STATUS_OK)
         rc = write_truth(p, jobs, njobs, err);
     gsl_rng_free(rng);
-    data_traffic_free(tr);
     return rc;
 }
 
@@ -378,8 +414,14 @@ static int exit_code_of(enum status s)
 
 int main(int argc, char **argv)
 {
-    struct data_params p = {"var/sample", 20240601UL,        1.0, 3,
-                            420,          DATA_DARSHAN_TEXT, 0,   DATA_VICTIMS};
+    struct data_params p = {.out_dir = "var/sample",
+                            .seed = 20240601UL,
+                            .coupling = 1.0,
+                            .days = 3,
+                            .interval_s = DATA_INTERVAL_S,
+                            .jobs_per_group = 420,
+                            .darshan_formats = DATA_DARSHAN_TEXT,
+                            .victims = DATA_VICTIMS};
     struct error err = {0};
     size_t njobs = 0;
     char msg[512];
@@ -399,9 +441,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "iocontend-gen: %s\n", msg);
         return exit_code_of(rc);
     }
+    const unsigned days = p.iostat_first_day == 0
+                              ? p.days
+                              : p.iostat_last_day - p.iostat_first_day + 1;
     printf("iocontend-gen: %zu jobs (%u per group: esb, npc, npb), %d iostat files of %u "
-           "intervals of 60 s, in %s (seed %lu, coupling %g)\n",
-           njobs, p.jobs_per_group, DATA_NFS * DATA_NSERVERS, p.days * 1440U, p.out_dir,
-           p.seed, p.coupling);
+           "intervals of %u s, in %s (seed %lu, coupling %g)\n",
+           njobs, p.jobs_per_group, DATA_NFS * DATA_NSERVERS,
+           days * (86400U / p.interval_s), p.interval_s, p.out_dir, p.seed, p.coupling);
     return 0;
 }

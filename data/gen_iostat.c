@@ -28,9 +28,12 @@ static const char header_line[] = "Device            r/s     rkB/s   rrqm/s  %rr
                                   "drqm/s  %drqm d_await dareq-sz     "
                                   "f/s f_await  aqu-sz  %util\n";
 
-struct data_traffic {
-    size_t n; /* intervals; k covers (kΔ, (k+1)Δ] after the start */
-    struct data_volume *fs[DATA_NFS]; /* per interval: background plus jobs */
+/* One day of one file system's traffic: intervals first .. first + n - 1 of the
+ * series, interval k covering (kΔ, (k+1)Δ] after the start. */
+struct day_traffic {
+    double interval_s; /* Δ */
+    size_t first, n;
+    struct data_volume *v; /* per interval: background plus jobs */
 };
 
 /* One device's line of an iostat report. */
@@ -46,79 +49,61 @@ static void add_volume(struct data_volume *sum, const struct data_volume *v, dou
     sum->write_ops += share * v->write_ops;
 }
 
-/* Adds v, moved evenly over [a_s, b_s] (a point when b_s <= a_s), to fs's intervals. */
-static void spread(struct data_traffic *tr, int fs, double a_s, double b_s,
+/* Adds the part in this day of v, moved evenly over [a_s, b_s] (a point when
+ * b_s <= a_s). */
+static void spread(struct day_traffic *tr, double a_s, double b_s,
                    const struct data_volume *v)
 {
-    long first = lround(floor(a_s / DATA_INTERVAL_S));
-    long last = lround(ceil(b_s / DATA_INTERVAL_S)) - 1;
+    const double dt = tr->interval_s;
+    const long lo = (long)tr->first, hi = (long)(tr->first + tr->n) - 1;
+    long first = lround(floor(a_s / dt));
+    long last = lround(ceil(b_s / dt)) - 1;
 
     if (b_s <= a_s) {
-        long k = lround(ceil(a_s / DATA_INTERVAL_S)) - 1;
-        if (k >= 0 && (size_t)k < tr->n)
-            add_volume(&tr->fs[fs][k], v, 1.0);
+        long k = lround(ceil(a_s / dt)) - 1;
+        if (k >= lo && k <= hi)
+            add_volume(&tr->v[k - lo], v, 1.0);
         return;
     }
-    for (long k = first < 0 ? 0 : first; k <= last && (size_t)k < tr->n; k++) {
-        double lo = fmax(a_s, (double)k * DATA_INTERVAL_S);
-        double hi = fmin(b_s, (double)(k + 1) * DATA_INTERVAL_S);
-        if (hi > lo)
-            add_volume(&tr->fs[fs][k], v, (hi - lo) / (b_s - a_s));
+    for (long k = first < lo ? lo : first; k <= last && k <= hi; k++) {
+        double from = fmax(a_s, (double)k * dt);
+        double to = fmin(b_s, (double)(k + 1) * dt);
+        if (to > from)
+            add_volume(&tr->v[k - lo], v, (to - from) / (b_s - a_s));
     }
 }
 
-static void add_job(struct data_traffic *tr, const struct data_job *job)
+static void add_job(struct day_traffic *tr, int fs, const struct data_job *job)
 {
     for (size_t i = 0; i < job->nfiles; i++) {
         const struct data_file *f = &job->files[i];
         struct data_volume r = {(double)f->read_bytes, 0.0, (double)f->reads, 0.0};
         struct data_volume w = {0.0, (double)f->write_bytes, 0.0, (double)f->writes};
 
-        if (f->fs < 0)
+        if (f->fs != fs)
             continue; /* /home is not on the monitored servers */
-        if (f->reads > 0) {
-            spread(tr, f->fs, job->start_s + f->read_start_s,
-                   job->start_s + f->read_end_s, &r);
-        }
+        if (f->reads > 0)
+            spread(tr, job->start_s + f->read_start_s, job->start_s + f->read_end_s, &r);
         if (f->writes > 0) {
-            spread(tr, f->fs, job->start_s + f->write_start_s,
-                   job->start_s + f->write_end_s, &w);
+            spread(tr, job->start_s + f->write_start_s, job->start_s + f->write_end_s,
+                   &w);
         }
     }
 }
 
-struct data_traffic *data_traffic_new(const struct data_params *p,
-                                      const struct data_background *bg,
-                                      const struct data_job *jobs, size_t njobs)
+/* Fills tr's intervals of file system fs: the background, then each job's files in
+ * the jobs' order, so that every interval sums in the same order whatever the day. */
+static void day_fill(struct day_traffic *tr, int fs, const struct data_background *bg,
+                     const struct data_job *jobs, size_t njobs)
 {
-    struct data_traffic *tr = calloc(1, sizeof *tr);
+    const double dt = tr->interval_s;
 
-    if (tr == NULL)
-        return NULL;
-    tr->n = (size_t)p->days * 1440;
-    for (int f = 0; f < DATA_NFS; f++) {
-        tr->fs[f] = calloc(tr->n, sizeof *tr->fs[f]);
-        if (tr->fs[f] == NULL) {
-            data_traffic_free(tr);
-            return NULL;
-        }
-        for (size_t k = 0; k < tr->n; k++) {
-            data_background_volume(bg, f, (double)k * DATA_INTERVAL_S,
-                                   (double)(k + 1) * DATA_INTERVAL_S, &tr->fs[f][k]);
-        }
+    for (size_t i = 0; i < tr->n; i++) {
+        const double k = (double)(tr->first + i);
+        data_background_volume(bg, fs, k * dt, (k + 1) * dt, &tr->v[i]);
     }
     for (size_t j = 0; j < njobs; j++)
-        add_job(tr, &jobs[j]);
-    return tr;
-}
-
-void data_traffic_free(struct data_traffic *tr)
-{
-    if (tr == NULL)
-        return;
-    for (int f = 0; f < DATA_NFS; f++)
-        free(tr->fs[f]);
-    free(tr);
+        add_job(tr, fs, &jobs[j]);
 }
 
 static struct tm utc_at(double offset_s)
@@ -194,7 +179,7 @@ static void draw_weights(gsl_rng *rng, double w[DATA_NSERVERS][DATA_NDEVICES])
     }
 }
 
-static void device_lines(gsl_rng *rng, const struct data_volume *v,
+static void device_lines(gsl_rng *rng, const struct data_volume *v, double dt,
                          struct device_line out[DATA_NSERVERS][DATA_NDEVICES])
 {
     double wr[DATA_NSERVERS][DATA_NDEVICES], ww[DATA_NSERVERS][DATA_NDEVICES];
@@ -203,10 +188,10 @@ static void device_lines(gsl_rng *rng, const struct data_volume *v,
     draw_weights(rng, ww);
     for (int h = 0; h < DATA_NSERVERS; h++) {
         for (int d = 0; d < DATA_NDEVICES; d++) {
-            out[h][d].r_s = wr[h][d] * v->read_ops / DATA_INTERVAL_S;
-            out[h][d].rkb_s = wr[h][d] * v->read_bytes / 1024.0 / DATA_INTERVAL_S;
-            out[h][d].w_s = ww[h][d] * v->write_ops / DATA_INTERVAL_S;
-            out[h][d].wkb_s = ww[h][d] * v->write_bytes / 1024.0 / DATA_INTERVAL_S;
+            out[h][d].r_s = wr[h][d] * v->read_ops / dt;
+            out[h][d].rkb_s = wr[h][d] * v->read_bytes / 1024.0 / dt;
+            out[h][d].w_s = ww[h][d] * v->write_ops / dt;
+            out[h][d].wkb_s = ww[h][d] * v->write_bytes / 1024.0 / dt;
         }
     }
 }
@@ -214,7 +199,7 @@ static void device_lines(gsl_rng *rng, const struct data_volume *v,
 /* The banner and the since-boot report iostat prints first (consumers drop it): a
  * quieter average over the weeks the server has been up. */
 static void print_start(FILE *fp, const char *host, double at_s,
-                        const struct data_volume *v)
+                        const struct data_volume *v, double dt)
 {
     char date[40];
     struct device_line boot[DATA_NDEVICES];
@@ -224,10 +209,10 @@ static void print_start(FILE *fp, const char *host, double at_s,
              tm.tm_year % 100);
     fprintf(fp, "Linux 6.1.0-18-amd64 (%s) \t%s \t_x86_64_\t(32 CPU)\n\n", host, date);
     for (int d = 0; d < DATA_NDEVICES; d++) {
-        boot[d].r_s = 0.6 * v->read_ops / DATA_INTERVAL_S / 8.0;
-        boot[d].rkb_s = 0.6 * v->read_bytes / 1024.0 / DATA_INTERVAL_S / 8.0;
-        boot[d].w_s = 0.6 * v->write_ops / DATA_INTERVAL_S / 8.0;
-        boot[d].wkb_s = 0.6 * v->write_bytes / 1024.0 / DATA_INTERVAL_S / 8.0;
+        boot[d].r_s = 0.6 * v->read_ops / dt / 8.0;
+        boot[d].rkb_s = 0.6 * v->read_bytes / 1024.0 / dt / 8.0;
+        boot[d].w_s = 0.6 * v->write_ops / dt / 8.0;
+        boot[d].wkb_s = 0.6 * v->write_bytes / 1024.0 / dt / 8.0;
     }
     print_report(fp, at_s, boot);
 }
@@ -248,10 +233,14 @@ static int close_all(FILE *fp[DATA_NSERVERS])
 static void server_path(const struct data_params *p, int fs, int h, char *out,
                         size_t size)
 {
-    snprintf(out, size, "%s/iostat/scratch%d/s%d-ds%02d.iostat.txt", p->out_dir, fs + 1,
-             fs + 1, h + 1);
+    if (p->iostat_first_day == 0) {
+        snprintf(out, size, "%s/iostat/scratch%d/s%d-ds%02d.iostat.txt", p->out_dir,
+                 fs + 1, fs + 1, h + 1);
+        return;
+    }
+    snprintf(out, size, "%s/iostat/scratch%d/s%d-ds%02d.days-%u-%u.iostat.txt",
+             p->out_dir, fs + 1, fs + 1, h + 1, p->iostat_first_day, p->iostat_last_day);
 }
-
 static enum status open_servers(const struct data_params *p, int fs,
                                 FILE *fp[DATA_NSERVERS], struct error *err)
 {
@@ -293,28 +282,54 @@ static int reports_from(int fs, int h)
     return fs == LATE_FS && h == LATE_SERVER ? LATE_REPORTS : 0;
 }
 
+/* Whether day d (0-based) is written. */
+static bool day_written(const struct data_params *p, unsigned d)
+{
+    return p->iostat_first_day == 0 ||
+           (d + 1 >= p->iostat_first_day && d + 1 <= p->iostat_last_day);
+}
+
 /* The reports of one file system's servers, written side by side so each interval's
- * split is drawn once for all of them. */
-static enum status write_fs(const struct data_params *p, const struct data_traffic *tr,
-                            gsl_rng *rng, int fs, struct error *err)
+ * split is drawn once for all of them, a day at a time. Every day's split is drawn,
+ * written or not, so that a day reads the same in every chunk and in the whole. */
+static enum status write_fs(const struct data_params *p, const struct data_background *bg,
+                            const struct data_job *jobs, size_t njobs, gsl_rng *rng,
+                            int fs, struct day_traffic *tr, struct error *err)
 {
     FILE *fp[DATA_NSERVERS] = {NULL};
     struct device_line lines[DATA_NSERVERS][DATA_NDEVICES];
+    struct data_volume boot = {0};
     char host[32];
     enum status rc = open_servers(p, fs, fp, err);
+    const double dt = tr->interval_s;
     int bad = 0;
 
     if (rc != STATUS_OK)
         return rc;
-    for (size_t k = 0; k < tr->n; k++) {
-        device_lines(rng, &tr->fs[fs][k], lines);
-        for (int h = 0; h < DATA_NSERVERS; h++) {
-            if ((size_t)reports_from(fs, h) == k) {
-                snprintf(host, sizeof host, "s%d-ds%02d", fs + 1, h + 1);
-                print_start(fp[h], host, (double)k * DATA_INTERVAL_S, &tr->fs[fs][0]);
+    for (unsigned d = 0; d < p->days; d++) {
+        tr->first = (size_t)d * tr->n;
+        day_fill(tr, fs, bg, jobs, njobs);
+        if (d == 0)
+            boot = tr->v[0];
+        const bool written = day_written(p, d);
+        for (size_t i = 0; i < tr->n; i++) {
+            const size_t k = tr->first + i;
+            device_lines(rng, &tr->v[i], dt, lines);
+            for (int h = 0; written && h < DATA_NSERVERS; h++) {
+                const size_t from = (size_t)reports_from(fs, h);
+                /* A chunk's file starts a run of its own at the chunk's first day. */
+                const size_t starts =
+                    p->iostat_first_day == 0 || from > tr->first ||
+                            d + 1 != p->iostat_first_day
+                        ? from
+                        : tr->first;
+                if (starts == k) {
+                    snprintf(host, sizeof host, "s%d-ds%02d", fs + 1, h + 1);
+                    print_start(fp[h], host, (double)k * dt, &boot, dt);
+                }
+                if (starts <= k)
+                    print_report(fp[h], (double)(k + 1) * dt, lines[h]);
             }
-            if ((size_t)reports_from(fs, h) <= k)
-                print_report(fp[h], (double)(k + 1) * DATA_INTERVAL_S, lines[h]);
         }
     }
     for (int h = 0; h < DATA_NSERVERS; h++)
@@ -324,16 +339,24 @@ static enum status write_fs(const struct data_params *p, const struct data_traff
         return error_set(err, STATUS_NOT_FOUND, "writing the iostat text of scratch%d",
                          fs + 1);
     }
-    return date_servers(p, fs, (double)tr->n * DATA_INTERVAL_S, err);
+    const unsigned last = p->iostat_first_day == 0 ? p->days : p->iostat_last_day;
+    return date_servers(p, fs, (double)last * 86400.0, err);
 }
 
-enum status data_iostat_write(const struct data_params *p, const struct data_traffic *tr,
-                              gsl_rng *rng, struct error *err)
+enum status data_iostat_write(const struct data_params *p,
+                              const struct data_background *bg,
+                              const struct data_job *jobs, size_t njobs, gsl_rng *rng,
+                              struct error *err)
 {
-    for (int fs = 0; fs < DATA_NFS; fs++) {
-        enum status rc = write_fs(p, tr, rng, fs, err);
-        if (rc != STATUS_OK)
-            return rc;
-    }
-    return STATUS_OK;
+    struct day_traffic tr = {.interval_s = (double)p->interval_s,
+                             .n = 86400U / p->interval_s};
+    enum status rc = STATUS_OK;
+
+    tr.v = calloc(tr.n, sizeof *tr.v);
+    if (tr.v == NULL)
+        return error_set(err, STATUS_NOMEM, "a day of server traffic");
+    for (int fs = 0; fs < DATA_NFS && rc == STATUS_OK; fs++)
+        rc = write_fs(p, bg, jobs, njobs, rng, fs, &tr, err);
+    free(tr.v);
+    return rc;
 }

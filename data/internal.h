@@ -8,7 +8,7 @@
 
 #include "../common/common.h"
 
-#define DATA_INTERVAL_S 60.0 /* iostat -t 60: the sampling interval Δ */
+#define DATA_INTERVAL_S 60U /* iostat -t 60: the default sampling interval Δ */
 #define DATA_NFS        2    /* monitored scratch file systems */
 #define DATA_NSERVERS   4    /* storage servers per file system */
 #define DATA_NDEVICES   2    /* data devices (sdb, sdc) per server */
@@ -32,6 +32,11 @@ struct data_params {
     unsigned long seed;       /* only the low 32 bits reach mt19937 */
     double coupling;          /* strength of every planted effect; 0 switches all off */
     unsigned days;            /* length of the iostat series */
+    unsigned interval_s;      /* iostat -t: the sampling interval Δ, divides 60 */
+    unsigned iostat_first_day; /* 0: every day's reports, one file per server; else */
+    unsigned iostat_last_day;  /* only days first..last (1-based) into files of their
+                                  own, named by them, for a history loaded a chunk at
+                                  a time */
     unsigned jobs_per_group;  /* jobs planned per application group */
     unsigned darshan_formats; /* DATA_DARSHAN_TEXT and/or DATA_DARSHAN_BINARY */
     unsigned dxt_ops;         /* binary logs: DXT_POSIX operations per file record and
@@ -138,18 +143,14 @@ struct data_job *data_jobs_plan(const struct data_params *p,
 
 /* ---- output (gen_iostat.c, gen_darshan.c) ---- */
 
-struct data_traffic;
-
-/* Per-interval traffic of each file system: bg plus every job's own bytes and
- * operations, over the grid of the series. NULL: no memory. */
-struct data_traffic *data_traffic_new(const struct data_params *p,
-                                      const struct data_background *bg,
-                                      const struct data_job *jobs, size_t njobs);
-void data_traffic_free(struct data_traffic *tr);
-/* Writes DIR/iostat/<fs>/<host>.iostat.txt for every server. STATUS_NOT_FOUND when a
- * file cannot be written. */
-enum status data_iostat_write(const struct data_params *p, const struct data_traffic *tr,
-                              gsl_rng *rng, struct error *err);
+/* Writes DIR/iostat/<fs>/<host>.iostat.txt for every server (with iostat_first_day,
+ * <host>.days-F-L.iostat.txt): per interval, bg plus every job's own bytes and
+ * operations, split over the servers by draws from rng, a day at a time.
+ * STATUS_NOT_FOUND when a file cannot be written, STATUS_NOMEM. */
+enum status data_iostat_write(const struct data_params *p,
+                              const struct data_background *bg,
+                              const struct data_job *jobs, size_t njobs, gsl_rng *rng,
+                              struct error *err);
 /* Writes DIR/darshan/<group>/<user>_<exe>_id<jobid>.parser.txt for every job when
  * p->darshan_formats has DATA_DARSHAN_TEXT (gen_darshan_bin.c's
  * data_darshan_bin_write writes the .darshan files of DATA_DARSHAN_BINARY). */
