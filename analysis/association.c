@@ -396,7 +396,7 @@ enum status analysis_association(struct db *db, const struct analysis_settings *
     rc = db_group_get(db, group_id, &group, err);
     if (rc != STATUS_OK)
         return rc;
-    rc = ctx_prepare(db, s, granularity_s, scope, &ctx, err);
+    rc = ctx_prepare(db, s, granularity_s, scope, REACH_JOBS, group.id, &ctx, err);
     if (rc != STATUS_OK)
         return rc;
     rc = db_jobs_of_group(db, group_id, &jobs, err);

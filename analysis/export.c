@@ -75,7 +75,7 @@ static enum status export_rows(struct db *db, const struct analysis_settings *se
 
     if (doc == NULL && fp == NULL)
         return error_set(err, STATUS_INTERNAL, "export: neither CSV nor JSON asked");
-    rc = ctx_prepare(db, settings, granularity_s, scope, &ctx, err);
+    rc = ctx_prepare(db, settings, granularity_s, scope, REACH_JOBS, NULL, &ctx, err);
     if (rc != STATUS_OK)
         return rc;
     rc = analysis_scratch_init(&s, jobs, err);

@@ -200,7 +200,7 @@ enum status analyze_tables_run(struct db *db, const struct analysis_settings *se
     struct error own = {0};
     enum status rc;
 
-    rc = analysis_base_series(db, settings, &series, &delta_s, &own);
+    rc = analysis_base_series(db, settings, REACH_DAY_WINDOW, &series, &delta_s, &own);
     if (rc == STATUS_NOT_FOUND) {
         /* No samples: T^D and coverage need a grid; nothing to store, and what
          * was stored before the samples were unloaded goes. */

@@ -165,14 +165,29 @@ struct analysis_ctx {
     double xff;
 };
 
-/* Reads the stored series of scope ("all", "touched", "fs:NAME"; NULL: all), its dirty
- * days recomputed first, and builds the
+/* Which intervals a context reads. A job's metrics at k·Δ reach k·Δ past its span
+ * (2k·Δ with a phase φ), and the gap rule fill_max + 1 intervals further: around the
+ * jobs, each job's span widened by (2·max(k, k_max) + fill_max + 2)·Δ + |θ|, merged,
+ * gives every job the values the whole history would. The coverage's intervals run
+ * from a day before the first job to a day after the last (docs/method.md §7). */
+enum ctx_reach {
+    REACH_JOBS,      /* around the jobs of group_id (NULL: of every job) */
+    REACH_DAY_WINDOW /* from a day before the first job to a day after the last */
+};
+
+/* Reads the stored series of scope ("all", "touched", "fs:NAME"; NULL: all) over
+ * reach, its dirty days recomputed first, and builds the
  * series at granularity_s (0: Δ) for all and fs:NAME. STATUS_INVALID naming the
  * parameter (scope, granularity); STATUS_NOT_FOUND when no samples are loaded; c is
  * left empty on failure. */
 enum status ctx_prepare(struct db *db, const struct analysis_settings *s,
-                        double granularity_s, const char *scope, struct analysis_ctx *c,
+                        double granularity_s, const char *scope, enum ctx_reach reach,
+                        const char *group_id, struct analysis_ctx *c,
                         struct error *err) MUST_CHECK;
+/* The stored series refreshed for every dirty day (a writer's), or the warning that
+ * their settings are another's. */
+enum status scope_series_refresh(struct db *db, const struct analysis_settings *s,
+                                 struct error *err) MUST_CHECK;
 void ctx_clear(struct analysis_ctx *c);
 /* The series a job's volume metrics use: the scope's one, or for scope=touched that
  * of the monitored file systems (with samples) the job read or wrote. *out NULL when
@@ -184,11 +199,11 @@ enum status ctx_series_for(struct analysis_ctx *c, const struct db_job *j,
  * (scope "all"), as analysis_association builds them. *series is new
  * (stats_series_free). STATUS_NOT_FOUND when no samples are loaded; STATUS_DB. */
 enum status analysis_base_series(struct db *db, const struct analysis_settings *s,
-                                 struct stats_series **series, double *delta_s,
-                                 struct error *err) MUST_CHECK;
+                                 enum ctx_reach reach, struct stats_series **series,
+                                 double *delta_s, struct error *err) MUST_CHECK;
 
 /* As analysis_base_series for scope "all" or "fs:NAME" (that file system's streams
- * alone, at their own Δ). STATUS_INVALID for another scope. */
+ * alone, at their own Δ) over the day window. STATUS_INVALID for another scope. */
 enum status analysis_scope_series(struct db *db, const struct analysis_settings *s,
                                   const char *scope, struct stats_series **series,
                                   double *delta_s, struct error *err) MUST_CHECK;

@@ -308,6 +308,9 @@ enum status analyze_run(struct db *db, const struct analysis_settings *s,
     w.opts.rf = true;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     rc = analysis_groups_refresh(db, s, err);
+    /* The groups' fingerprints read the series' per-day digests: current first. */
+    if (rc == STATUS_OK)
+        rc = scope_series_refresh(db, s, err);
     if (rc == STATUS_OK)
         rc = analysis_groups_select(db, group_id, &groups, &n_groups, err);
     if (rc == STATUS_OK) {

@@ -111,7 +111,7 @@ enum status analysis_points(struct db *db, const struct analysis_settings *s,
     rc = db_group_get(db, group_id, &group, err);
     if (rc != STATUS_OK)
         return rc;
-    rc = ctx_prepare(db, s, granularity_s, scope, &ctx, err);
+    rc = ctx_prepare(db, s, granularity_s, scope, REACH_JOBS, group.id, &ctx, err);
     if (rc != STATUS_OK)
         return rc;
     snprintf(out->group, sizeof out->group, "%s", group.id);

@@ -48,7 +48,7 @@ static enum status build_series(const struct analysis_ctx *c, const unsigned cha
         return error_set(err, STATUS_NOMEM, "series of a scope");
     for (size_t f = 0; f < c->n_fs; f++) {
         const struct db_series_fs_data *d = c->fs_data[f];
-        if (!member[f] || d->n_rows == 0)
+        if (!member[f])
             continue;
         double q = delta_s / c->fs[f].delta_s;
         kf[f] = (unsigned)lround(q);
@@ -60,6 +60,8 @@ static enum status build_series(const struct analysis_ctx *c, const unsigned cha
                              c->fs[f].fs, c->fs[f].delta_s, delta_s);
         }
         int64_t k = kf[f];
+        if (d->n_rows == 0)
+            continue; /* expected, and absent: it adds no interval */
         int64_t lo = floor_div(d->rows[0].j - 1, k) + 1;
         int64_t hi = floor_div(d->rows[d->n_rows - 1].j - 1, k) + 1;
         j_lo = lo < j_lo ? lo : j_lo;
@@ -75,7 +77,7 @@ static enum status build_series(const struct analysis_ctx *c, const unsigned cha
     }
     for (size_t f = 0; f < c->n_fs; f++) {
         const struct db_series_fs_data *d = c->fs_data[f];
-        if (!member[f] || d->n_rows == 0)
+        if (!member[f])
             continue;
         int64_t k = kf[f];
         /* the fine intervals present in each interval: k of them, or it fails */
@@ -340,6 +342,14 @@ static enum status ctx_refresh(struct db *db, const struct analysis_settings *s,
     return rc;
 }
 
+enum status scope_series_refresh(struct db *db, const struct analysis_settings *s,
+                                 struct error *err)
+{
+    bool stored;
+
+    return ctx_refresh(db, s, INT64_MIN, INT64_MAX, &stored, err);
+}
+
 /* The days from lo_day to hi_day of f computed from the raw samples into a new d
  * (NULL range: every day its samples reach). */
 static enum status read_from_samples(struct db *db, const struct analysis_settings *s,
@@ -379,16 +389,78 @@ static enum status read_from_samples(struct db *db, const struct analysis_settin
     return STATUS_OK;
 }
 
-/* Reads the stored series of the file systems of fs (NULL: every one) around the
- * stored jobs into c (every row when none lies there, or no job is stored), the
- * dirty days among them recomputed first. */
+/* The ranges of grid j of f that reach spans (on its grid Δ, an interval to spare on
+ * each side), merged where they meet: into lo, hi (n of them; caller frees). */
+static enum status spans_to_j(const struct db_spans *spans, double delta_s, int64_t **lo,
+                              int64_t **hi, size_t *n, struct error *err)
+{
+    *n = 0;
+    *lo = malloc((spans->n > 0 ? spans->n : 1) * sizeof **lo);
+    *hi = malloc((spans->n > 0 ? spans->n : 1) * sizeof **hi);
+    if (*lo == NULL || *hi == NULL) {
+        free(*lo);
+        free(*hi);
+        *lo = *hi = NULL;
+        return error_set(err, STATUS_NOMEM, "%zu spans", spans->n);
+    }
+    for (size_t i = 0; i < spans->n; i++) {
+        int64_t a = (int64_t)floor(spans->lo[i] / delta_s) - 1;
+        int64_t b = (int64_t)ceil(spans->hi[i] / delta_s) + 1;
+        if (*n > 0 && a <= (*hi)[*n - 1] + 1) {
+            (*hi)[*n - 1] = b > (*hi)[*n - 1] ? b : (*hi)[*n - 1];
+            continue;
+        }
+        (*lo)[*n] = a;
+        (*hi)[*n] = b;
+        (*n)++;
+    }
+    return STATUS_OK;
+}
+
+/* The spans a context reads, in seconds on the grid (stamps + θ): around the jobs
+ * (enum ctx_reach), or the day window around the first and the last job's. */
+static enum status reach_spans(struct db *db, const struct analysis_settings *s,
+                               enum ctx_reach reach, const char *group_id,
+                               double granularity_s, const struct db_series_fs *all,
+                               size_t n_all, double lo_s, double hi_s,
+                               struct db_spans *out, struct error *err)
+{
+    *out = (struct db_spans){0};
+    if (reach == REACH_DAY_WINDOW) {
+        out->lo = malloc(sizeof(double));
+        out->hi = malloc(sizeof(double));
+        if (out->lo == NULL || out->hi == NULL) {
+            db_spans_clear(out);
+            return error_set(err, STATUS_NOMEM, "the day window");
+        }
+        out->lo[0] = lo_s;
+        out->hi[0] = hi_s;
+        out->n = 1;
+        return STATUS_OK;
+    }
+    double grid = s->base_granularity_s > 0 ? s->base_granularity_s : 0;
+    for (size_t i = 0; i < n_all; i++)
+        grid = fmax(grid, all[i].delta_s);
+    double k = granularity_s > 0 && grid > 0 ? ceil(granularity_s / grid) : 1;
+    k = fmax(k, (double)s->k_max);
+    double margin_s = (2 * k + s->fill_max + 2) * grid + fabs(s->theta_s);
+    return db_jobs_spans(db, group_id, margin_s, out, err);
+}
+
+/* Reads the stored series of the file systems of fs (NULL: every one) over reach
+ * into c (every row when none lies there, or no job is stored), the dirty days among
+ * them recomputed first. A file system with days but no rows there is kept: it is
+ * expected on those days, and absent. */
 static enum status ctx_read(struct db *db, const struct analysis_settings *s,
-                            const char *fs, struct analysis_ctx *c, struct error *err)
+                            const char *fs, enum ctx_reach reach, const char *group_id,
+                            double granularity_s, struct analysis_ctx *c,
+                            struct error *err)
 {
     struct db_series_fs *all = NULL;
     size_t n_all = 0;
     bool any_job, stored = false;
     double lo_s, hi_s;
+    struct db_spans spans = {0};
     enum status rc = db_jobs_extent(db, &any_job, &lo_s, &hi_s, err);
 
     if (rc != STATUS_OK)
@@ -423,9 +495,13 @@ static enum status ctx_read(struct db *db, const struct analysis_settings *s,
             stored = false;
         all[i].delta_s = grid;
     }
-    /* Twice at most: around the jobs, then (nothing there) every row. */
-    for (int pass = any_job ? 0 : 1; pass < 2 && c->n_fs == 0 && rc == STATUS_OK;
-         pass++) {
+    if (any_job) {
+        rc = reach_spans(db, s, reach, group_id, granularity_s, all, n_all, lo_s, hi_s,
+                         &spans, err);
+    }
+    /* Twice at most: over the spans, then (nothing there) every row. */
+    for (int pass = any_job && spans.n > 0 ? 0 : 1;
+         pass < 2 && c->n_fs == 0 && rc == STATUS_OK; pass++) {
         int64_t d_lo = pass == 0 ? lo_day : INT64_MIN,
                 d_hi = pass == 0 ? hi_day : INT64_MAX;
         for (size_t i = 0; i < n_all && rc == STATUS_OK; i++) {
@@ -434,9 +510,21 @@ static enum status ctx_read(struct db *db, const struct analysis_settings *s,
             if (fs != NULL && strcmp(f->fs, fs) != 0)
                 continue;
             if (stored) {
-                int64_t j_lo = pass == 0 ? (int64_t)floor(lo_s / f->delta_s) - 1 : -J_FAR;
-                int64_t j_hi = pass == 0 ? (int64_t)ceil(hi_s / f->delta_s) + 1 : J_FAR;
-                rc = db_series_read(db, f->fs, j_lo, j_hi, &d, err);
+                int64_t every_lo = -J_FAR, every_hi = J_FAR, *j_lo = &every_lo,
+                        *j_hi = &every_hi;
+                size_t n_j = 1;
+                if (pass == 0)
+                    rc = spans_to_j(&spans, f->delta_s, &j_lo, &j_hi, &n_j, err);
+                if (rc == STATUS_OK)
+                    rc = db_series_read(db, f->fs, j_lo, j_hi, n_j, &d, err);
+                if (rc == STATUS_OK) {
+                    log_debug("series: %zu rows of %s read over %zu spans", d->n_rows,
+                              f->fs, n_j);
+                }
+                if (pass == 0) {
+                    free(j_lo);
+                    free(j_hi);
+                }
                 if (rc == STATUS_OK)
                     rc = read_dirty(db, s, f, d_lo, d_hi, d, err);
             } else {
@@ -446,7 +534,7 @@ static enum status ctx_read(struct db *db, const struct analysis_settings *s,
                 db_series_fs_data_free(d);
                 break;
             }
-            if (d == NULL || d->n_rows == 0) {
+            if (d == NULL || (d->n_rows == 0 && (pass == 1 || d->n_days == 0))) {
                 db_series_fs_data_free(d);
                 continue;
             }
@@ -455,14 +543,23 @@ static enum status ctx_read(struct db *db, const struct analysis_settings *s,
             c->fs_names[c->n_fs] = c->fs[c->n_fs].fs;
             c->n_fs++;
         }
+        /* File systems with days but no rows alone are nothing to read from. */
+        bool rows = false;
+        for (size_t f = 0; f < c->n_fs; f++)
+            rows = rows || c->fs_data[f]->n_rows > 0;
+        for (size_t f = 0; !rows && f < c->n_fs; f++)
+            db_series_fs_data_free(c->fs_data[f]);
+        if (!rows)
+            c->n_fs = 0;
     }
+    db_spans_clear(&spans);
     free(all);
     return rc;
 }
 
 enum status ctx_prepare(struct db *db, const struct analysis_settings *s,
-                        double granularity_s, const char *scope, struct analysis_ctx *c,
-                        struct error *err)
+                        double granularity_s, const char *scope, enum ctx_reach reach,
+                        const char *group_id, struct analysis_ctx *c, struct error *err)
 {
     const char *fs = NULL;
     enum status rc;
@@ -483,7 +580,7 @@ enum status ctx_prepare(struct db *db, const struct analysis_settings *s,
     c->scope = scope;
     c->fill_max = s->fill_max;
     c->xff = s->xff;
-    rc = ctx_read(db, s, fs, c, err);
+    rc = ctx_read(db, s, fs, reach, group_id, granularity_s, c, err);
     if (rc == STATUS_OK && c->n_fs == 0) {
         rc = error_set(err, STATUS_NOT_FOUND, "no server samples%s%s are loaded",
                        fs != NULL ? " for " : "", fs != NULL ? fs : "");
@@ -523,11 +620,11 @@ enum status ctx_prepare(struct db *db, const struct analysis_settings *s,
 /* ---- for the granularity sweep (sweep.c) --------------------------------------- */
 
 enum status analysis_base_series(struct db *db, const struct analysis_settings *s,
-                                 struct stats_series **series, double *delta_s,
-                                 struct error *err)
+                                 enum ctx_reach reach, struct stats_series **series,
+                                 double *delta_s, struct error *err)
 {
     struct analysis_ctx ctx;
-    enum status rc = ctx_prepare(db, s, 0, "all", &ctx, err);
+    enum status rc = ctx_prepare(db, s, 0, "all", reach, NULL, &ctx, err);
 
     *series = NULL;
     *delta_s = 0;
@@ -555,7 +652,7 @@ enum status analysis_scope_series(struct db *db, const struct analysis_settings 
         return error_param(err, STATUS_INVALID, "scope",
                            "one series needs all or fs:NAME, not '%s'", scope);
     }
-    rc = ctx_prepare(db, s, 0, scope, &ctx, err);
+    rc = ctx_prepare(db, s, 0, scope, REACH_DAY_WINDOW, NULL, &ctx, err);
     if (rc != STATUS_OK)
         return rc;
     if (ctx.n_sets == 0) { /* all and fs:NAME build their one series */

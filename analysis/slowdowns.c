@@ -208,7 +208,7 @@ enum status analysis_band_at(struct db *db, const struct analysis_settings *s,
     rc = db_group_get(db, group_id, &group, err);
     if (rc != STATUS_OK)
         return rc;
-    rc = ctx_prepare(db, s, granularity_s, "all", &ctx, err);
+    rc = ctx_prepare(db, s, granularity_s, "all", REACH_JOBS, group.id, &ctx, err);
     if (rc != STATUS_OK)
         return rc;
     rc = load_group(db, &ctx, group_id, my, mx, &g, err);
@@ -522,7 +522,7 @@ enum status analysis_slowdowns(struct db *db, const struct analysis_settings *s,
             return rc;
         snprintf(out->group, sizeof out->group, "%s", one.id);
     }
-    rc = ctx_prepare(db, s, granularity_s, "all", &ctx, err);
+    rc = ctx_prepare(db, s, granularity_s, "all", REACH_JOBS, group_id, &ctx, err);
     if (rc != STATUS_OK)
         return rc;
     out->granularity_s = ctx.base_delta_s * ctx.k;

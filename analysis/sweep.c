@@ -579,7 +579,7 @@ enum status analyze_sweep_run(struct db *db, const struct analysis_settings *set
     }
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (rc == STATUS_OK)
-        rc = analysis_base_series(db, settings, &base, &r.delta_s, err);
+        rc = analysis_base_series(db, settings, REACH_JOBS, &base, &r.delta_s, err);
     if (rc == STATUS_OK)
         rc = steps_make(&r, base, err); /* owns base from here */
     r.t_series = analysis_seconds_since(&t0);

@@ -479,6 +479,17 @@ void db_jobs_free(struct db_jobs *jobs);
 /* The first start and the last end of the stored jobs; *any false when none. */
 enum status db_jobs_extent(struct db *db, bool *any, double *first_start_s,
                            double *last_end_s, struct error *err) MUST_CHECK;
+/* Spans of time, ascending and disjoint: [lo[i], hi[i]] (seconds). */
+struct db_spans {
+    double *lo, *hi;
+    size_t n;
+};
+/* The spans of the stored jobs of group_id (its default group's or a hand-made
+ * group's members; NULL: every job), each [start, end + 1 s] widened by margin_s on
+ * both sides, merged where they meet. out->n is 0 when no job is stored. */
+enum status db_jobs_spans(struct db *db, const char *group_id, double margin_s,
+                          struct db_spans *out, struct error *err) MUST_CHECK;
+void db_spans_clear(struct db_spans *s);
 
 struct db_stream {
     char fs[64], server[128], device[64];
@@ -573,7 +584,7 @@ enum status db_series_day_store(struct db *db, const struct db_series_day *day,
                                 const struct db_series_day_facts *facts, bool *current,
                                 struct error *err) MUST_CHECK;
 
-/* A file system's stored rows from j_lo to j_hi, and its days around them. */
+/* A file system's stored rows over some ranges of j, and its days around them. */
 struct db_series_fs_data {
     struct db_series_row *rows; /* ascending j */
     size_t n_rows;
@@ -583,8 +594,11 @@ struct db_series_fs_data {
     } * days;           /* ascending */
     size_t n_days;
 };
-enum status db_series_read(struct db *db, const char *fs, int64_t j_lo, int64_t j_hi,
-                           struct db_series_fs_data **out, struct error *err) MUST_CHECK;
+/* fs's stored rows with j in any of the n ranges [j_lo[i], j_hi[i]] (ascending,
+ * disjoint), and its days around them; read in binary. */
+enum status db_series_read(struct db *db, const char *fs, const int64_t *j_lo,
+                           const int64_t *j_hi, size_t n, struct db_series_fs_data **out,
+                           struct error *err) MUST_CHECK;
 void db_series_fs_data_free(struct db_series_fs_data *d);
 
 /* Every file system with samples, as db_series_fs_list lists them (delta_s 0): for a

@@ -330,6 +330,59 @@ enum status db_jobs_extent(struct db *db, bool *any, double *first_start_s,
     return STATUS_OK;
 }
 
+void db_spans_clear(struct db_spans *s)
+{
+    free(s->lo);
+    free(s->hi);
+    *s = (struct db_spans){0};
+}
+
+enum status db_jobs_spans(struct db *db, const char *group_id, double margin_s,
+                          struct db_spans *out, struct error *err)
+{
+    char margin[40];
+    const char *vals[2] = {group_id, margin};
+    PGresult *r;
+
+    *out = (struct db_spans){0};
+    snprintf(margin, sizeof margin, "%.17g", margin_s);
+    /* Islands of overlapping spans: a span starts a new one when it starts after
+     * every span before it (by start) has ended. A job's times are whole seconds,
+     * its log's within [start, end + 1). The group's jobs by the two indexes, apart
+     * (an OR of them plans a scan). */
+    enum status rc = exec_params(
+        db,
+        "WITH b AS (SELECT start_time - $2::float8 AS lo, "
+        "  end_time + 1 + $2::float8 AS hi FROM jobs WHERE $1::text IS NULL "
+        "  UNION ALL SELECT start_time - $2::float8, end_time + 1 + $2::float8 "
+        "  FROM jobs WHERE group_id = $1 "
+        "  UNION ALL SELECT j.start_time - $2::float8, j.end_time + 1 + $2::float8 "
+        "  FROM group_members m JOIN jobs j USING (job_key) WHERE m.group_id = $1), "
+        "o AS (SELECT lo, hi, max(hi) OVER (ORDER BY lo, hi ROWS BETWEEN UNBOUNDED "
+        "  PRECEDING AND 1 PRECEDING) AS before FROM b), "
+        "g AS (SELECT lo, hi, sum(CASE WHEN before IS NULL OR lo > before THEN 1 "
+        "  ELSE 0 END) OVER (ORDER BY lo, hi ROWS UNBOUNDED PRECEDING) AS island FROM o) "
+        "SELECT min(lo), max(hi) FROM g GROUP BY island ORDER BY 1",
+        2, vals, &r, err);
+    if (rc != STATUS_OK)
+        return rc;
+    size_t n = (size_t)PQntuples(r);
+    out->lo = malloc((n > 0 ? n : 1) * sizeof(double));
+    out->hi = malloc((n > 0 ? n : 1) * sizeof(double));
+    if (out->lo == NULL || out->hi == NULL) {
+        PQclear(r);
+        db_spans_clear(out);
+        return error_set(err, STATUS_NOMEM, "spans of %zu jobs", n);
+    }
+    for (size_t i = 0; i < n; i++) {
+        out->lo[i] = get_double(r, (int)i, 0);
+        out->hi[i] = get_double(r, (int)i, 1);
+    }
+    out->n = n;
+    PQclear(r);
+    return STATUS_OK;
+}
+
 static void fill_job_row(void *row_out, const PGresult *r, int row)
 {
     struct db_job_row *j = row_out;

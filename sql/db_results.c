@@ -242,14 +242,23 @@ enum status db_group_inputs_read(struct db *db, const char *group_id, const char
         "xw AS (SELECT count(*) AS n, coalesce(sum(hashtextextended(ROW(x.job_key, "
         "  x.is_write, x.start_s, x.end_s, x.fs)::text, 0)), 0) AS h "
         "  FROM job_x_windows x WHERE x.job_key IN (SELECT job_key FROM keys)), "
-        /* queue columns filled later (ingest --reprocess) change what q_d sees; a
-         * sample's other values are its file's (source_hash) */
-        "smp AS (SELECT count(*) AS n, concat_ws(',', count(aqu_sz), count(util_pct), "
-        "  count(r_await_ms), count(w_await_ms), count(await_ms)) AS q, "
-        "  coalesce(md5(string_agg(DISTINCT source_hash, ',' "
-        "  ORDER BY source_hash)), '') AS h FROM samples, j "
-        "  WHERE samples.stamp_s BETWEEN j.s - " INPUT_MARGIN_S
-        " AND j.e + " INPUT_MARGIN_S "), "
+        /* The samples by the stored series' days (migration 0017): each day's digest
+         * of its rows (the queue columns filled by ingest --reprocess among them)
+         * and, for a day whose samples changed since, its change number, which a
+         * refresh replaces by the new digest. Two days wider than the span a day
+         * around the jobs, for a clock offset θ. A digest per day read, never the
+         * samples. */
+        "dr AS (SELECT floor((j.s - " INPUT_MARGIN_S ") / 86400.0)::bigint - 2 AS lo, "
+        "  floor((j.e + " INPUT_MARGIN_S ") / 86400.0)::bigint + 2 AS hi FROM j), "
+        "days AS (SELECT coalesce(sum(d.samples), 0) AS n, "
+        "  coalesce(string_agg(d.fs || ':' || d.day || ':' || d.digest, ',' "
+        "  ORDER BY d.fs, d.day), '') AS h FROM series_days d, dr "
+        "  WHERE d.day BETWEEN dr.lo AND dr.hi), "
+        "dirty AS (SELECT coalesce(string_agg(x.fs || ':' || x.day || ':' || x.gen, ',' "
+        "  ORDER BY x.fs, x.day), '') AS h FROM series_dirty x, dr "
+        "  WHERE x.day BETWEEN dr.lo AND dr.hi), "
+        "smp AS (SELECT days.n, CASE WHEN days.h = '' AND dirty.h = '' THEN '' "
+        "  ELSE md5(days.h || '|' || dirty.h) END AS h FROM days, dirty), "
         /* Every server of every file system, wherever its samples are: a series is
          * present only where all of them reported (docs/method.md §1), so a server whose
          * samples are all far from the group's jobs still changes its results. The
@@ -267,7 +276,7 @@ enum status db_group_inputs_read(struct db *db, const char *group_id, const char
         "SELECT j.n, j.h, smp.n, smp.h, "
         /* A hand-made group's rule text too: an edited rule recomputes it. */
         "  md5(j.h || '|' || j.v || '|' || win.n || '/' || win.h || '|' || xw.n || "
-        "  '/' || xw.h || '|' || smp.n || '/' || smp.q || '|' || smp.h || '|' || $3 || "
+        "  '/' || xw.h || '|' || smp.n || '|' || smp.h || '|' || $3 || "
         "  '|' || CASE WHEN j.n > 0 THEN servers.h ELSE '' END || "
         "  coalesce('|' || "
         "  (SELECT rule FROM app_groups WHERE group_id = $1), '')), "

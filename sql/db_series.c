@@ -307,31 +307,48 @@ void db_series_fs_data_free(struct db_series_fs_data *d)
     free(d);
 }
 
-enum status db_series_read(struct db *db, const char *fs, int64_t j_lo, int64_t j_hi,
+/* "{a,b,c}": n integers as a PostgreSQL array literal, into b. */
+static bool int64_array(struct buf *b, const int64_t *v, size_t n)
+{
+    bool ok = buf_printf(b, "{");
+
+    for (size_t i = 0; ok && i < n; i++)
+        ok = buf_printf(b, "%s%lld", i > 0 ? "," : "", (long long)v[i]);
+    return ok && buf_printf(b, "}");
+}
+
+enum status db_series_read(struct db *db, const char *fs, const int64_t *j_lo,
+                           const int64_t *j_hi, size_t n_ranges,
                            struct db_series_fs_data **out, struct error *err)
 {
-    char jl[24], jh[24];
-    const char *vals[3] = {fs, jl, jh};
+    struct buf lo = {0}, hi = {0};
     PGresult *r = NULL, *d = NULL;
     struct db_series_fs_data *data = NULL;
     enum status rc;
 
     *out = NULL;
-    snprintf(jl, sizeof jl, "%lld", (long long)j_lo);
-    snprintf(jh, sizeof jh, "%lld", (long long)j_hi);
-    rc = exec_params(db,
-                     "SELECT j, r, w, ro, wo, q, u, aw_num, aw_den, devices, servers, "
-                     "present FROM series WHERE fs = $1 AND j BETWEEN $2 AND $3 "
-                     "ORDER BY j",
-                     3, vals, &r, err);
+    if (!int64_array(&lo, j_lo, n_ranges) || !int64_array(&hi, j_hi, n_ranges)) {
+        rc = error_set(err, STATUS_NOMEM, "%zu ranges of %s", n_ranges, fs);
+        goto out;
+    }
+    const char *vals[3] = {fs, lo.p, hi.p};
+    /* The ranges are disjoint: no row twice. */
+    rc = exec_params_binary(
+        db,
+        "SELECT s.j, s.r, s.w, s.ro, s.wo, s.q, s.u, s.aw_num, s.aw_den, s.devices, "
+        "s.servers, s.present FROM unnest($2::bigint[], $3::bigint[]) AS g(lo, hi) "
+        "JOIN series s ON s.fs = $1 AND s.j BETWEEN g.lo AND g.hi ORDER BY s.j",
+        3, vals, &r, err);
     if (rc != STATUS_OK)
-        return rc;
-    rc = exec_params(db,
-                     "SELECT d.day, d.devices FROM series_days d, series_fs f "
-                     "WHERE d.fs = $1 AND f.fs = $1 AND f.delta_s > 0 AND d.day BETWEEN "
-                     "floor(($2::bigint - 1) * f.delta_s / 86400) - 1 AND "
-                     "floor($3::bigint * f.delta_s / 86400) + 1 ORDER BY d.day",
-                     3, vals, &d, err);
+        goto out;
+    rc = exec_params_binary(
+        db,
+        "SELECT DISTINCT d.day, d.devices FROM unnest($2::bigint[], $3::bigint[]) "
+        "AS g(lo, hi), series_fs f, series_days d "
+        "WHERE f.fs = $1 AND f.delta_s > 0 AND d.fs = $1 AND d.day BETWEEN "
+        "floor((g.lo - 1) * f.delta_s / 86400) - 1 AND "
+        "floor(g.hi * f.delta_s / 86400) + 1 ORDER BY d.day",
+        3, vals, &d, err);
     if (rc != STATUS_OK)
         goto out;
     size_t n = (size_t)PQntuples(r), nd = (size_t)PQntuples(d);
@@ -349,22 +366,22 @@ enum status db_series_read(struct db *db, const char *fs, int64_t j_lo, int64_t 
     for (size_t i = 0; i < n; i++) {
         struct db_series_row *s = &data->rows[i];
         int row = (int)i;
-        s->j = get_int64(r, row, 0);
-        s->r = get_double(r, row, 1);
-        s->w = get_double(r, row, 2);
-        s->ro = get_double(r, row, 3);
-        s->wo = get_double(r, row, 4);
-        s->q = get_double(r, row, 5);
-        s->u = get_double(r, row, 6);
-        s->aw_num = get_double(r, row, 7);
-        s->aw_den = get_double(r, row, 8);
-        s->devices = (size_t)get_int64(r, row, 9);
-        s->servers = (size_t)get_int64(r, row, 10);
-        s->present = PQgetvalue(r, row, 11)[0] == 't';
+        s->j = bin_int64(r, row, 0);
+        s->r = bin_double(r, row, 1);
+        s->w = bin_double(r, row, 2);
+        s->ro = bin_double(r, row, 3);
+        s->wo = bin_double(r, row, 4);
+        s->q = bin_double(r, row, 5);
+        s->u = bin_double(r, row, 6);
+        s->aw_num = bin_double(r, row, 7);
+        s->aw_den = bin_double(r, row, 8);
+        s->devices = (size_t)bin_int32(r, row, 9);
+        s->servers = (size_t)bin_int32(r, row, 10);
+        s->present = bin_bool(r, row, 11);
     }
     for (size_t i = 0; i < nd; i++) {
-        data->days[i].day = get_int64(d, (int)i, 0);
-        data->days[i].devices = (size_t)get_int64(d, (int)i, 1);
+        data->days[i].day = bin_int64(d, (int)i, 0);
+        data->days[i].devices = (size_t)bin_int32(d, (int)i, 1);
     }
     *out = data;
     data = NULL;
@@ -372,6 +389,8 @@ out:
     db_series_fs_data_free(data);
     PQclear(r);
     PQclear(d);
+    free(lo.p);
+    free(hi.p);
     return rc;
 }
 

@@ -60,6 +60,16 @@ enum status exec_cmd(struct db *db, const char *sql, struct error *err) MUST_CHE
 /* Runs a parameterised statement; *out is the result on success (caller PQclears). */
 enum status exec_params(struct db *db, const char *sql, int n, const char *const *vals,
                         PGresult **out, struct error *err) MUST_CHECK;
+/* exec_params with the result in binary (every column's send format): for large
+ * numeric results, read by the bin_ getters, no text to parse. */
+enum status exec_params_binary(struct db *db, const char *sql, int n,
+                               const char *const *vals, PGresult **out,
+                               struct error *err) MUST_CHECK;
+/* A binary result's float8 (NULL: NAN), int8, int4 (NULL: 0) and bool (NULL: false). */
+double bin_double(const PGresult *r, int row, int col);
+int64_t bin_int64(const PGresult *r, int row, int col);
+int32_t bin_int32(const PGresult *r, int row, int col);
+bool bin_bool(const PGresult *r, int row, int col);
 /* Runs a parameterised statement whose result is not needed. */
 enum status exec_params_cmd(struct db *db, const char *sql, int n,
                             const char *const *vals, struct error *err) MUST_CHECK;

@@ -127,15 +127,16 @@ enum status exec_cmd(struct db *db, const char *sql, struct error *err)
 }
 
 /* Runs a parameterised statement; *out is the result on success (caller PQclears). */
-enum status exec_params(struct db *db, const char *sql, int n, const char *const *vals,
-                        PGresult **out, struct error *err)
+static enum status exec_format(struct db *db, const char *sql, int n,
+                               const char *const *vals, int format, PGresult **out,
+                               struct error *err)
 {
     PGTransactionStatusType before = PQtransactionStatus(db->conn);
-    PGresult *r = PQexecParams(db->conn, sql, n, NULL, vals, NULL, NULL, 0);
+    PGresult *r = PQexecParams(db->conn, sql, n, NULL, vals, NULL, NULL, format);
 
     if (failed(r) && db_lost_reconnected(db, before, r)) {
         PQclear(r);
-        r = PQexecParams(db->conn, sql, n, NULL, vals, NULL, NULL, 0);
+        r = PQexecParams(db->conn, sql, n, NULL, vals, NULL, NULL, format);
     }
     if (failed(r)) {
         enum status rc = db_fail_result(db, r, err, "query");
@@ -145,6 +146,58 @@ enum status exec_params(struct db *db, const char *sql, int n, const char *const
     }
     *out = r;
     return STATUS_OK;
+}
+
+enum status exec_params(struct db *db, const char *sql, int n, const char *const *vals,
+                        PGresult **out, struct error *err)
+{
+    return exec_format(db, sql, n, vals, 0, out, err);
+}
+
+enum status exec_params_binary(struct db *db, const char *sql, int n,
+                               const char *const *vals, PGresult **out, struct error *err)
+{
+    return exec_format(db, sql, n, vals, 1, out, err);
+}
+
+/* The big-endian bytes of a binary field, width wide: 0 when NULL or of another
+ * width (a column of another type: a bug of the query, read as nothing). */
+static uint64_t bin_bits(const PGresult *r, int row, int col, int width)
+{
+    const unsigned char *p = (const unsigned char *)PQgetvalue(r, row, col);
+    uint64_t v = 0;
+
+    if (PQgetisnull(r, row, col) || PQgetlength(r, row, col) != width)
+        return 0;
+    for (int i = 0; i < width; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
+double bin_double(const PGresult *r, int row, int col)
+{
+    uint64_t bits = bin_bits(r, row, col, 8);
+    double v;
+
+    if (PQgetisnull(r, row, col) || PQgetlength(r, row, col) != 8)
+        return NAN;
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+int64_t bin_int64(const PGresult *r, int row, int col)
+{
+    return (int64_t)bin_bits(r, row, col, 8);
+}
+
+int32_t bin_int32(const PGresult *r, int row, int col)
+{
+    return (int32_t)(uint32_t)bin_bits(r, row, col, 4);
+}
+
+bool bin_bool(const PGresult *r, int row, int col)
+{
+    return bin_bits(r, row, col, 1) != 0;
 }
 
 void rollback(struct db *db)

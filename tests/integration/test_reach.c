@@ -1,0 +1,226 @@
+/* test_reach.c: issue 34 item 2 against a real PostgreSQL and the real binary: an
+ * analysis reads the stored series only around its jobs (fewer rows than are stored,
+ * over more than one span), what lies far from every job changes none of its values
+ * while what lies under a job does; and the generator's history written a chunk of
+ * days at a time loads as the same series as the whole. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "../support/pgfixture.h"
+#include "../support/sample.h"
+#include "../support/testutil.h"
+
+#include <libpq-fe.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SEED 20240601UL
+/* Nine jobs over three days: their spans and margins leave most of the days apart. */
+#define GEN_ARGS "--days 3 --jobs-per-group 3"
+/* Two hours: far beyond the margin a job's span is read with at the defaults
+ * (2·20 + 0 + 2 intervals of 60 s, 42 minutes). */
+#define FAR_S "7200"
+
+static struct {
+    struct pgfixture db;
+    char dir[PATH_MAX - 64]; /* generated data, whole */
+    char conf[PATH_MAX];
+} fx;
+
+static long query_long(const char *sql)
+{
+    char *v = pgfixture_query(&fx.db, sql, NULL);
+    if (v == NULL)
+        fail_msg("%.200s failed", sql);
+    long n = strtol(v, NULL, 10);
+    free(v);
+    return n;
+}
+
+static void run_sql(const char *sql)
+{
+    PGconn *c = pgfixture_connect(&fx.db);
+    assert_non_null(c);
+    char *done = pgfixture_value(c, sql);
+    assert_non_null(done);
+    free(done);
+    PQfinish(c);
+}
+
+/* Every column of every stored series row, as one md5. */
+static char *series_digest(void)
+{
+    char *v = pgfixture_query(&fx.db,
+                              "SELECT md5(coalesce(string_agg(s::text, '|' ORDER BY fs, "
+                              "j), '')) FROM series s",
+                              NULL);
+    assert_non_null(v);
+    return v;
+}
+
+/* `export jobs` as CSV, with the debug log beside it when log is not NULL (new). */
+static char *export_jobs(char **log)
+{
+    char args[PATH_MAX * 3], out[PATH_MAX];
+    int rc = 0;
+
+    snprintf(out, sizeof out, "%s/export.csv", fx.dir);
+    snprintf(args, sizeof args,
+             "--config '%s' --log-level debug export jobs --format csv --out '%s' 2>&1",
+             fx.conf, out);
+    char *text = pgfixture_run(&fx.db, args, &rc);
+    assert_non_null(text);
+    if (rc != 0 && rc != 1)
+        fail_msg("export exited %d:\n%s", rc, text);
+    if (log != NULL) {
+        *log = text;
+    } else {
+        free(text);
+    }
+    size_t len = 0;
+    char *csv = testutil_read_file(out, &len);
+    assert_non_null(csv);
+    return csv;
+}
+
+/* The rows and spans the debug log says fs was read over: every line of it summed. */
+static void rows_read(const char *log, const char *fs, long *rows, long *spans)
+{
+    char want[96];
+
+    *rows = *spans = 0;
+    snprintf(want, sizeof want, " rows of %s read over ", fs);
+    for (const char *p = strstr(log, want); p != NULL; p = strstr(p + 1, want)) {
+        const char *line = p;
+        while (line > log && line[-1] != '\n')
+            line--;
+        const char *num = strstr(line, "series: ");
+        assert_non_null(num);
+        *rows += strtol(num + 8, NULL, 10);
+        *spans += strtol(p + strlen(want), NULL, 10);
+    }
+}
+
+static int setup(void **state)
+{
+    const char *tmp = getenv("TMPDIR");
+
+    (void)state;
+    snprintf(fx.dir, sizeof fx.dir, "%s/iocontend-reach-XXXXXX",
+             tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+    if (mkdtemp(fx.dir) == NULL || chmod(fx.dir, 0755) != 0)
+        return -1;
+    if (sample_generate(fx.dir, SEED, GEN_ARGS) != 0)
+        return -1;
+    sample_conf(fx.dir, fx.conf, sizeof fx.conf);
+    if (pgfixture_start(&fx.db) != 0)
+        return -1;
+    return sample_ingest(&fx.db, fx.dir) == 0 ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    char cmd[PATH_MAX + 16];
+
+    (void)state;
+    pgfixture_stop(&fx.db);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", fx.dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_reads_around_the_jobs(void **state)
+{
+    char *log = NULL;
+    long rows, spans;
+    (void)state;
+
+    char *before = export_jobs(&log);
+    rows_read(log, "scratch1", &rows, &spans);
+    long stored = query_long("SELECT count(*) FROM series WHERE fs = 'scratch1'");
+    print_message("scratch1: %ld of %ld stored rows read over %ld spans\n", rows, stored,
+                  spans);
+    assert_true(rows > 0);
+    assert_true(rows < stored / 2);
+    assert_true(spans > 1);
+    free(log);
+
+    /* Far from every job: the values of every job stay. */
+    run_sql("UPDATE samples SET r_bps = 3 * r_bps + 1e6, w_bps = 2 * w_bps "
+            "WHERE NOT EXISTS (SELECT 1 FROM jobs j WHERE samples.stamp_s BETWEEN "
+            "j.start_time - " FAR_S " AND j.end_time + " FAR_S ")");
+    assert_true(query_long("SELECT count(*) FROM series_dirty") > 0);
+    char *far = export_jobs(NULL);
+    assert_string_equal(before, far);
+    assert_int_equal(query_long("SELECT count(*) FROM series_dirty"), 0);
+
+    /* Under the jobs: they move (the check above could not miss a change). */
+    run_sql("UPDATE samples SET r_bps = 3 * r_bps + 1e6 WHERE EXISTS (SELECT 1 FROM "
+            "jobs j WHERE samples.stamp_s BETWEEN j.start_time AND j.end_time)");
+    char *near = export_jobs(NULL);
+    assert_string_not_equal(before, near);
+    free(before);
+    free(far);
+    free(near);
+}
+
+/* The same days written as two chunks of days (the second a run of its own) load as
+ * the same series as the whole files setup loaded. */
+static void test_chunks_load_as_the_whole(void **state)
+{
+    char dir[PATH_MAX], args[PATH_MAX * 3];
+    (void)state;
+
+    char *whole = series_digest();
+    long n_whole = query_long("SELECT count(*) FROM samples");
+    char *runs = pgfixture_query(
+        &fx.db, "SELECT string_agg(id::text, ' ') FROM ingest_runs WHERE kind = 'iostat'",
+        NULL);
+    assert_non_null(runs);
+    for (char *p = strtok(runs, " "); p != NULL; p = strtok(NULL, " ")) {
+        assert_int_equal(
+            pgfixture_cmd(&fx.db, "--quiet --config '%s' unload --run %s", fx.conf, p),
+            0);
+    }
+    free(runs);
+    assert_int_equal(query_long("SELECT count(*) FROM series"), 0);
+    snprintf(dir, sizeof dir, "%s/chunks", fx.dir);
+    for (int c = 0; c < 2; c++) {
+        char gen[PATH_MAX + 64];
+        snprintf(gen, sizeof gen, "%s --iostat-days %s", GEN_ARGS,
+                 c == 0 ? "1-2" : "3-3");
+        assert_int_equal(sample_generate(dir, SEED, gen), 0);
+        for (int fs = 1; fs <= 2; fs++) {
+            snprintf(args, sizeof args,
+                     "--quiet --config '%s' ingest iostat --fs scratch%d "
+                     "'%s/iostat/scratch%d'",
+                     fx.conf, fs, dir, fs);
+            assert_int_equal(pgfixture_cmd(&fx.db, "%s", args), 0);
+        }
+    }
+    char *chunked = series_digest();
+    long n_chunked = query_long("SELECT count(*) FROM samples");
+    print_message("series of the whole %s (%ld samples), of chunks %s (%ld)\n", whole,
+                  n_whole, chunked, n_chunked);
+    assert_true(n_whole > 0);
+    assert_int_equal(n_chunked, n_whole);
+    assert_string_equal(chunked, whole);
+    free(chunked);
+    free(whole);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_chunks_load_as_the_whole),
+        cmocka_unit_test(test_reads_around_the_jobs),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
