@@ -199,9 +199,8 @@ static enum status scope_coverage(const struct stats_series *s, double delta_s,
 /* Computes and stores the coverage of every file system with samples and of all of
  * them together; its summary line into line. */
 enum status coverage_store(struct db *db, const struct analysis_settings *settings,
-                           const struct db_jobs *jobs,
-                           const struct stats_series *all_series, double all_delta_s,
-                           char *line, size_t line_size, struct error *err)
+                           const struct db_jobs *jobs, char *line, size_t line_size,
+                           struct error *err)
 {
     struct db_fs *fs = NULL;
     size_t n_fs = 0, n = 0;
@@ -238,16 +237,14 @@ enum status coverage_store(struct db *db, const struct analysis_settings *settin
     /* "all" first (the series of every file system, as the associations use), then
      * each file system on its own series. */
     for (size_t k = 0; rc == STATUS_OK && k <= n_fs; k++) {
-        struct stats_series *own = NULL;
-        const struct stats_series *s = all_series;
-        double delta_s = all_delta_s;
+        struct stats_series *s = NULL;
+        double delta_s = 0;
         if (k == 0) {
             snprintf(c[k].scope, sizeof c[k].scope, "all");
         } else {
             snprintf(c[k].scope, sizeof c[k].scope, "fs:%s", fs[k - 1].name);
-            rc = analysis_scope_series(db, settings, c[k].scope, &own, &delta_s, err);
-            s = own;
         }
+        rc = analysis_scope_series(db, settings, c[k].scope, &s, &delta_s, err);
         if (rc == STATUS_OK) {
             collect_windows(jobs, c[k].scope, fs, n_fs, &w);
             if (w.skipped > 0) {
@@ -257,7 +254,7 @@ enum status coverage_store(struct db *db, const struct analysis_settings *settin
             rc = scope_coverage(s, delta_s, &w, log_lo, log_hi, &spans, &c[k], &series[k],
                                 err);
         }
-        stats_series_free(own);
+        stats_series_free(s);
         n = k + 1;
     }
     if (rc == STATUS_OK)

@@ -31,8 +31,8 @@ static int job_ref_cmp(const void *a, const void *b)
 /* What every group's table needs: all jobs, the base series, the metrics resolved. */
 struct table_ctx {
     const struct db_jobs *jobs;
-    struct job_ref *by_group;          /* jobs->n, sorted by group id */
-    const struct stats_series *series; /* scope all at Δ */
+    struct job_ref *by_group;        /* jobs->n, sorted by group id */
+    const struct series_set *series; /* scope all at Δ, around the jobs */
     double delta_s;
     struct analysis_pair pairs[N_TABLE_METRICS]; /* (metric, metric): its value alone */
     size_t td;                                   /* index of t_d in pairs */
@@ -48,8 +48,9 @@ static enum status table_count_job(struct table_ctx *t, const struct db_job *j, 
                                    size_t stride, struct error *err)
 {
     double m;
-    enum status rc = analysis_job_pairs(t->series, j, t->pairs, N_TABLE_METRICS,
-                                        &t->scratch, t->y, t->x, t->excl, &m, err);
+    enum status rc =
+        analysis_job_pairs(series_set_at(t->series, j->start_s, j->end_s), j, t->pairs,
+                           N_TABLE_METRICS, &t->scratch, t->y, t->x, t->excl, &m, err);
 
     if (rc != STATUS_OK)
         return rc;
@@ -120,7 +121,7 @@ static enum status group_table(struct db *db, struct table_ctx *t,
 
 /* Computes and stores the table of every group (group_id NULL) or one. */
 static enum status tables_store(struct db *db, const struct db_jobs *jobs,
-                                const struct stats_series *series, double delta_s,
+                                const struct series_set *series, double delta_s,
                                 const char *group_id, size_t *stored, struct error *err)
 {
     struct table_ctx t = {.jobs = jobs, .series = series, .delta_s = delta_s};
@@ -193,14 +194,14 @@ enum status analyze_tables_run(struct db *db, const struct analysis_settings *se
                                const char *group_id, struct error *err)
 {
     struct db_jobs *jobs = NULL;
-    struct stats_series *series = NULL;
+    struct series_set series = {0};
     double delta_s = 0;
     size_t stored = 0;
     char line[512];
     struct error own = {0};
     enum status rc;
 
-    rc = analysis_base_series(db, settings, REACH_DAY_WINDOW, &series, &delta_s, &own);
+    rc = analysis_base_series(db, settings, REACH_JOBS, &series, &delta_s, &own);
     if (rc == STATUS_NOT_FOUND) {
         /* No samples: T^D and coverage need a grid; nothing to store, and what
          * was stored before the samples were unloaded goes. */
@@ -212,11 +213,11 @@ enum status analyze_tables_run(struct db *db, const struct analysis_settings *se
         return error_set(err, rc, "%s", own.msg);
     rc = db_jobs_of_group(db, NULL, &jobs, err);
     if (rc == STATUS_OK)
-        rc = tables_store(db, jobs, series, delta_s, group_id, &stored, err);
+        rc = tables_store(db, jobs, &series, delta_s, group_id, &stored, err);
+    series_set_clear(&series);
     if (rc == STATUS_OK)
-        rc = coverage_store(db, settings, jobs, series, delta_s, line, sizeof line, err);
+        rc = coverage_store(db, settings, jobs, line, sizeof line, err);
     db_jobs_free(jobs);
-    stats_series_free(series);
     if (rc != STATUS_OK) {
         error_wrap(err, "group tables and coverage");
         return rc;

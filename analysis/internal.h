@@ -136,10 +136,25 @@ enum status analysis_pair_resolve(const char *y, const char *x, struct analysis_
 
 enum scope_kind { SCOPE_ALL, SCOPE_FS, SCOPE_TOUCHED };
 
+/* A series kept as segments over disjoint spans of time, ascending: the intervals
+ * around the jobs it serves, not the history between them (enum ctx_reach). One
+ * segment when read over one span. */
+struct series_set {
+    struct stats_series **seg; /* each owned */
+    double *lo_s, *hi_s;       /* the span of each (seconds on the grid) */
+    size_t n;
+};
+void series_set_clear(struct series_set *s);
+/* The segment whose span holds [start_s, end_s]: the only one when there is one, else
+ * the last that starts at or before start_s (the first when none does). NULL when the
+ * set is empty. Every job a context reads around lies inside one span. */
+const struct stats_series *series_set_at(const struct series_set *s, double start_s,
+                                         double end_s);
+
 /* One summed series and the file systems it sums. */
 struct scope_series {
-    unsigned char *member;       /* member[f] = 1: file system f is summed */
-    struct stats_series *series; /* on the analysis grid */
+    unsigned char *member; /* member[f] = 1: file system f is summed */
+    struct series_set set; /* on the analysis grid */
 };
 
 /* What every analysis of one granularity and scope needs: the streams, and the
@@ -155,6 +170,7 @@ struct analysis_ctx {
     const char **fs_names;
     struct db_series_fs_data **fs_data;
     size_t n_fs;
+    struct db_spans spans;            /* what was read (seconds); none: one span, all */
     const struct scope_series *fixed; /* all, fs:NAME: the one series of every job */
     struct scope_series **sets;       /* each its own allocation: jobs keep pointers */
     size_t n_sets, cap_sets;
@@ -199,7 +215,7 @@ enum status ctx_series_for(struct analysis_ctx *c, const struct db_job *j,
  * (scope "all"), as analysis_association builds them. *series is new
  * (stats_series_free). STATUS_NOT_FOUND when no samples are loaded; STATUS_DB. */
 enum status analysis_base_series(struct db *db, const struct analysis_settings *s,
-                                 enum ctx_reach reach, struct stats_series **series,
+                                 enum ctx_reach reach, struct series_set *series,
                                  double *delta_s, struct error *err) MUST_CHECK;
 
 /* As analysis_base_series for scope "all" or "fs:NAME" (that file system's streams
@@ -350,12 +366,11 @@ double analysis_seconds_since(const struct timespec *t0);
 /* ---- the coverage (coverage.c) ----------------------------------------------------- */
 
 /* Computes and stores the coverage of every file system with samples and of all of
- * them together (docs/method.md §7) over jobs, all_series at all_delta_s being the series
- * of every file system; its summary line ("scratch1 0.87, all 0.89") into line. */
+ * them together (docs/method.md §7) over jobs, each on its series over the day window
+ * (enum ctx_reach); its summary line ("scratch1 0.87, all 0.89") into line. */
 enum status coverage_store(struct db *db, const struct analysis_settings *settings,
-                           const struct db_jobs *jobs,
-                           const struct stats_series *all_series, double all_delta_s,
-                           char *line, size_t line_size, struct error *err) MUST_CHECK;
+                           const struct db_jobs *jobs, char *line, size_t line_size,
+                           struct error *err) MUST_CHECK;
 
 /* ---- the job export's JSON (objects_export.c) -------------------------------------- */
 

@@ -81,7 +81,8 @@ enum status job_eval(struct analysis_ctx *c, const struct db_job *j,
 
     if (rc != STATUS_OK)
         return rc;
-    rc = job_eval_on(ss != NULL ? ss->series : NULL, j, s, ev, err);
+    rc = job_eval_on(ss != NULL ? series_set_at(&ss->set, j->start_s, j->end_s) : NULL, j,
+                     s, ev, err);
     ev->ss = ss;
     return rc;
 }

@@ -32,8 +32,30 @@ static size_t devices_on(const struct db_series_fs_data *d, int64_t day, size_t 
  * present. A file system kept on a finer grid (a multiple of Δ) has each interval's
  * k fine sums averaged, present when all k are. The gap rule fills it at Δ (§3), and
  * xff coarsens it (§6). */
+/* The rows of d with j from j_lo to j_hi: *first is the index of the first. */
+static size_t rows_within(const struct db_series_fs_data *d, int64_t j_lo, int64_t j_hi,
+                          size_t *first)
+{
+    size_t lo = 0, hi = d->n_rows;
+
+    while (lo < hi) { /* the first row with j >= j_lo */
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->rows[mid].j < j_lo) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    *first = lo;
+    size_t end = lo;
+    while (end < d->n_rows && d->rows[end].j <= j_hi)
+        end++;
+    return end - lo;
+}
+
 static enum status build_series(const struct analysis_ctx *c, const unsigned char *member,
-                                struct stats_series **out, struct error *err)
+                                double lo_s, double hi_s, struct stats_series **out,
+                                struct error *err)
 {
     double delta_s = c->base_delta_s;
     int64_t j_lo = INT64_MAX, j_hi = INT64_MIN;
@@ -41,11 +63,26 @@ static enum status build_series(const struct analysis_ctx *c, const unsigned cha
     struct stats_series *base = NULL;
     size_t *n_dev = NULL;
     unsigned char *fails = NULL;
+    size_t *first = calloc(c->n_fs > 0 ? c->n_fs : 1, sizeof *first);
+    size_t *count = calloc(c->n_fs > 0 ? c->n_fs : 1, sizeof *count);
     enum status rc = STATUS_OK;
 
     *out = NULL;
-    if (kf == NULL)
+    if (kf == NULL || first == NULL || count == NULL) {
+        free(kf);
+        free(first);
+        free(count);
         return error_set(err, STATUS_NOMEM, "series of a scope");
+    }
+    /* Each file system's rows in the span, on its own grid (an interval to spare on
+     * each side, as they were read). */
+    for (size_t f = 0; f < c->n_fs; f++) {
+        const struct db_series_fs_data *d = c->fs_data[f];
+        double df = c->fs[f].delta_s;
+        int64_t a = isfinite(lo_s) ? (int64_t)floor(lo_s / df) - 1 : INT64_MIN;
+        int64_t b = isfinite(hi_s) ? (int64_t)ceil(hi_s / df) + 1 : INT64_MAX;
+        count[f] = rows_within(d, a, b, &first[f]);
+    }
     for (size_t f = 0; f < c->n_fs; f++) {
         const struct db_series_fs_data *d = c->fs_data[f];
         if (!member[f])
@@ -54,16 +91,19 @@ static enum status build_series(const struct analysis_ctx *c, const unsigned cha
         kf[f] = (unsigned)lround(q);
         if (kf[f] < 1 || fabs(q - kf[f]) > 1e-9 * q) {
             free(kf);
+            free(first);
+            free(count);
             return error_set(err, STATUS_INVALID,
                              "file system %s: its grid %g s and the grid %g s are not "
                              "multiples",
                              c->fs[f].fs, c->fs[f].delta_s, delta_s);
         }
         int64_t k = kf[f];
-        if (d->n_rows == 0)
+        if (count[f] == 0)
             continue; /* expected, and absent: it adds no interval */
-        int64_t lo = floor_div(d->rows[0].j - 1, k) + 1;
-        int64_t hi = floor_div(d->rows[d->n_rows - 1].j - 1, k) + 1;
+        const struct db_series_row *rows = d->rows + first[f];
+        int64_t lo = floor_div(rows[0].j - 1, k) + 1;
+        int64_t hi = floor_div(rows[count[f] - 1].j - 1, k) + 1;
         j_lo = lo < j_lo ? lo : j_lo;
         j_hi = hi > j_hi ? hi : j_hi;
     }
@@ -81,14 +121,15 @@ static enum status build_series(const struct analysis_ctx *c, const unsigned cha
             continue;
         int64_t k = kf[f];
         /* the fine intervals present in each interval: k of them, or it fails */
-        size_t r = 0, at = 0;
+        size_t r = first[f], at = 0;
+        const size_t r_end = first[f] + count[f];
         for (size_t i = 0; i < n; i++) {
             int64_t J = j_lo + (int64_t)i;
             size_t dev =
                 devices_on(d, series_day_of(k * (J - 1) + 1, c->fs[f].delta_s), &at);
             int64_t present = 0;
             double v[8] = {0};
-            while (r < d->n_rows && d->rows[r].j <= k * J) {
+            while (r < r_end && d->rows[r].j <= k * J) {
                 const struct db_series_row *row = &d->rows[r++];
                 if (row->j <= k * (J - 1))
                     continue;
@@ -125,15 +166,74 @@ static enum status build_series(const struct analysis_ctx *c, const unsigned cha
 out:
     stats_series_free(base);
     free(kf);
+    free(first);
+    free(count);
     free(n_dev);
     free(fails);
     return rc;
 }
 
+void series_set_clear(struct series_set *s)
+{
+    for (size_t i = 0; s->seg != NULL && i < s->n; i++)
+        stats_series_free(s->seg[i]);
+    free(s->seg);
+    free(s->lo_s);
+    free(s->hi_s);
+    *s = (struct series_set){0};
+}
+
+const struct stats_series *series_set_at(const struct series_set *s, double start_s,
+                                         double end_s)
+{
+    (void)end_s; /* inside the span that holds its start, by how the spans are made */
+    if (s->n == 0)
+        return NULL;
+    size_t lo = 0, hi = s->n; /* the last span that starts at or before start_s */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->lo_s[mid] <= start_s) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    return s->seg[lo];
+}
+
+/* The series of the file systems in member over every span c read, a segment each
+ * (one over everything when c read no spans). */
+static enum status build_set(const struct analysis_ctx *c, const unsigned char *member,
+                             struct series_set *out, struct error *err)
+{
+    size_t n = c->spans.n > 0 ? c->spans.n : 1;
+    enum status rc = STATUS_OK;
+
+    *out = (struct series_set){0};
+    out->seg = calloc(n, sizeof(struct stats_series *));
+    out->lo_s = malloc(n * sizeof *out->lo_s);
+    out->hi_s = malloc(n * sizeof *out->hi_s);
+    if (out->seg == NULL || out->lo_s == NULL || out->hi_s == NULL) {
+        series_set_clear(out);
+        return error_set(err, STATUS_NOMEM, "series of %zu spans", n);
+    }
+    for (size_t i = 0; i < n && rc == STATUS_OK; i++) {
+        out->lo_s[i] = c->spans.n > 0 ? c->spans.lo[i] : -(double)INFINITY;
+        out->hi_s[i] = c->spans.n > 0 ? c->spans.hi[i] : (double)INFINITY;
+        rc = build_series(c, member, out->lo_s[i], out->hi_s[i], &out->seg[i], err);
+        if (rc == STATUS_OK)
+            out->n++;
+    }
+    if (rc != STATUS_OK)
+        series_set_clear(out);
+    return rc;
+}
+
 void ctx_clear(struct analysis_ctx *c)
 {
+    db_spans_clear(&c->spans);
     for (size_t i = 0; i < c->n_sets; i++) {
-        stats_series_free(c->sets[i]->series);
+        series_set_clear(&c->sets[i]->set);
         free(c->sets[i]->member);
         free(c->sets[i]);
     }
@@ -178,7 +278,7 @@ static enum status ctx_series_of_member(struct analysis_ctx *c,
         return error_set(err, STATUS_NOMEM, "series of a scope");
     }
     memcpy(ss->member, c->member, c->n_fs);
-    rc = build_series(c, ss->member, &ss->series, err);
+    rc = build_set(c, ss->member, &ss->set, err);
     if (rc != STATUS_OK) {
         free(ss->member);
         free(ss);
@@ -551,6 +651,12 @@ static enum status ctx_read(struct db *db, const struct analysis_settings *s,
             db_series_fs_data_free(c->fs_data[f]);
         if (!rows)
             c->n_fs = 0;
+        /* Read over the spans: the series are segments over them. Every day from
+         * the samples, or every row: one segment over all. */
+        if (rows && pass == 0 && stored) {
+            c->spans = spans;
+            spans = (struct db_spans){0};
+        }
     }
     db_spans_clear(&spans);
     free(all);
@@ -620,20 +726,20 @@ enum status ctx_prepare(struct db *db, const struct analysis_settings *s,
 /* ---- for the granularity sweep (sweep.c) --------------------------------------- */
 
 enum status analysis_base_series(struct db *db, const struct analysis_settings *s,
-                                 enum ctx_reach reach, struct stats_series **series,
+                                 enum ctx_reach reach, struct series_set *series,
                                  double *delta_s, struct error *err)
 {
     struct analysis_ctx ctx;
     enum status rc = ctx_prepare(db, s, 0, "all", reach, NULL, &ctx, err);
 
-    *series = NULL;
+    *series = (struct series_set){0};
     *delta_s = 0;
     if (rc != STATUS_OK)
         return rc;
     /* Scope all: ctx_prepare built the one series; it changes owner here. */
     struct scope_series *ss = ctx.sets[0];
-    *series = ss->series;
-    ss->series = NULL;
+    *series = ss->set;
+    ss->set = (struct series_set){0};
     *delta_s = ctx.base_delta_s;
     ctx_clear(&ctx);
     return STATUS_OK;
@@ -659,10 +765,15 @@ enum status analysis_scope_series(struct db *db, const struct analysis_settings 
         ctx_clear(&ctx);
         return error_set(err, STATUS_INTERNAL, "no series for scope %s", scope);
     }
-    /* It changes owner here. */
+    /* Over the day window: one segment. It changes owner here. */
     struct scope_series *ss = ctx.sets[0];
-    *series = ss->series;
-    ss->series = NULL;
+    if (ss->set.n != 1) {
+        ctx_clear(&ctx);
+        return error_set(err, STATUS_INTERNAL, "%zu segments for scope %s", ss->set.n,
+                         scope);
+    }
+    *series = ss->set.seg[0];
+    ss->set.seg[0] = NULL;
     *delta_s = ctx.base_delta_s;
     ctx_clear(&ctx);
     return STATUS_OK;

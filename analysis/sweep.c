@@ -46,8 +46,8 @@ void sweep_pair(size_t i, const char **y, const char **x)
 /* One series of the sweep: granularity k·Δ at phase φ. */
 struct sweep_step {
     unsigned k, phase;
-    size_t k_index;              /* k − 1: its point on the curves */
-    struct stats_series *series; /* owned */
+    size_t k_index;        /* k − 1: its point on the curves */
+    struct series_set set; /* owned */
 };
 
 /* Everything one run shares: series per step, scratch made once for the largest group. */
@@ -97,13 +97,39 @@ static void progress_clear(const struct sweep_run *r)
 static void steps_free(struct sweep_step *steps, size_t n)
 {
     for (size_t i = 0; steps != NULL && i < n; i++)
-        stats_series_free(steps[i].series);
+        series_set_clear(&steps[i].set);
     free(steps);
+}
+
+/* base coarsened by k at phase, a segment at a time, into out. */
+static enum status set_coarsen(const struct series_set *base, unsigned k, unsigned phase,
+                               double xff, struct series_set *out, struct error *err)
+{
+    enum status rc = STATUS_OK;
+
+    *out = (struct series_set){0};
+    out->seg = calloc(base->n > 0 ? base->n : 1, sizeof(struct stats_series *));
+    out->lo_s = malloc((base->n > 0 ? base->n : 1) * sizeof *out->lo_s);
+    out->hi_s = malloc((base->n > 0 ? base->n : 1) * sizeof *out->hi_s);
+    if (out->seg == NULL || out->lo_s == NULL || out->hi_s == NULL) {
+        series_set_clear(out);
+        return error_set(err, STATUS_NOMEM, "sweep step of %zu segments", base->n);
+    }
+    for (size_t i = 0; i < base->n && rc == STATUS_OK; i++) {
+        out->lo_s[i] = base->lo_s[i];
+        out->hi_s[i] = base->hi_s[i];
+        rc = stats_series_coarsen(base->seg[i], k, phase, xff, &out->seg[i], err);
+        if (rc == STATUS_OK)
+            out->n++;
+    }
+    if (rc != STATUS_OK)
+        series_set_clear(out);
+    return rc;
 }
 
 /* k = 1 is the base series itself (analysis_association's, bit for bit); every other
  * step is coarsened from it. base_take is owned here on every path. */
-static enum status steps_make(struct sweep_run *r, struct stats_series *base_take,
+static enum status steps_make(struct sweep_run *r, struct series_set *base_take,
                               struct error *err)
 {
     unsigned k_max = r->s->k_max;
@@ -114,18 +140,20 @@ static enum status steps_make(struct sweep_run *r, struct stats_series *base_tak
         n += r->s->all_phases ? k : 1;
     r->steps = calloc(n > 0 ? n : 1, sizeof *r->steps);
     if (r->steps == NULL) {
-        stats_series_free(base_take);
+        series_set_clear(base_take);
         return error_set(err, STATUS_NOMEM, "sweep steps");
     }
     r->steps[0] =
-        (struct sweep_step){.k = 1, .phase = 0, .k_index = 0, .series = base_take};
+        (struct sweep_step){.k = 1, .phase = 0, .k_index = 0, .set = *base_take};
+    *base_take = (struct series_set){0};
+    const struct series_set *base = &r->steps[0].set;
     r->n_steps = 1;
     for (unsigned k = 2; rc == STATUS_OK && k <= k_max; k++) {
         unsigned phases = r->s->all_phases ? k : 1;
         for (unsigned phase = 0; rc == STATUS_OK && phase < phases; phase++) {
             struct sweep_step *s = &r->steps[r->n_steps];
             *s = (struct sweep_step){.k = k, .phase = phase, .k_index = k - 1};
-            rc = stats_series_coarsen(base_take, k, phase, r->s->xff, &s->series, err);
+            rc = set_coarsen(base, k, phase, r->s->xff, &s->set, err);
             if (rc == STATUS_OK)
                 r->n_steps++;
         }
@@ -145,9 +173,11 @@ static enum status group_eval(struct sweep_run *r, const struct db_jobs *jobs,
     for (size_t s = 0; rc == STATUS_OK && s < r->n_steps; s++) {
         for (size_t j = 0; rc == STATUS_OK && j < jobs->n; j++) {
             size_t at = (s * r->d_max + j) * N_PAIRS;
-            rc = analysis_job_pairs(r->steps[s].series, &jobs->jobs[j], r->pairs, N_PAIRS,
-                                    &scratch, r->y + at, r->x + at, r->excl + at,
-                                    &r->m[s * r->d_max + j], err);
+            const struct db_job *job = &jobs->jobs[j];
+            rc = analysis_job_pairs(
+                series_set_at(&r->steps[s].set, job->start_s, job->end_s), job, r->pairs,
+                N_PAIRS, &scratch, r->y + at, r->x + at, r->excl + at,
+                &r->m[s * r->d_max + j], err);
         }
         progress_step(r);
     }
@@ -556,7 +586,7 @@ enum status analyze_sweep_run(struct db *db, const struct analysis_settings *set
     struct sweep_work work = {.r = &r, .sum = sum};
     struct db_group *groups = NULL;
     size_t n_groups = 0;
-    struct stats_series *base = NULL;
+    struct series_set base = {0};
     struct timespec t0;
     char settings_text[256];
     enum status rc;
@@ -581,7 +611,7 @@ enum status analyze_sweep_run(struct db *db, const struct analysis_settings *set
     if (rc == STATUS_OK)
         rc = analysis_base_series(db, settings, REACH_JOBS, &base, &r.delta_s, err);
     if (rc == STATUS_OK)
-        rc = steps_make(&r, base, err); /* owns base from here */
+        rc = steps_make(&r, &base, err); /* owns base from here */
     r.t_series = analysis_seconds_since(&t0);
     if (rc == STATUS_OK)
         rc = run_alloc(&r, err);

@@ -441,9 +441,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "iocontend-gen: %s\n", msg);
         return exit_code_of(rc);
     }
-    const unsigned days = p.iostat_first_day == 0
-                              ? p.days
-                              : p.iostat_last_day - p.iostat_first_day + 1;
+    const unsigned days =
+        p.iostat_first_day == 0 ? p.days : p.iostat_last_day - p.iostat_first_day + 1;
     printf("iocontend-gen: %zu jobs (%u per group: esb, npc, npb), %d iostat files of %u "
            "intervals of %u s, in %s (seed %lu, coupling %g)\n",
            njobs, p.jobs_per_group, DATA_NFS * DATA_NSERVERS,

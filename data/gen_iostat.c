@@ -318,11 +318,10 @@ static enum status write_fs(const struct data_params *p, const struct data_backg
             for (int h = 0; written && h < DATA_NSERVERS; h++) {
                 const size_t from = (size_t)reports_from(fs, h);
                 /* A chunk's file starts a run of its own at the chunk's first day. */
-                const size_t starts =
-                    p->iostat_first_day == 0 || from > tr->first ||
-                            d + 1 != p->iostat_first_day
-                        ? from
-                        : tr->first;
+                const size_t starts = p->iostat_first_day == 0 || from > tr->first ||
+                                              d + 1 != p->iostat_first_day
+                                          ? from
+                                          : tr->first;
                 if (starts == k) {
                     snprintf(host, sizeof host, "s%d-ds%02d", fs + 1, h + 1);
                     print_start(fp[h], host, (double)k * dt, &boot, dt);

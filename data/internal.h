@@ -9,10 +9,10 @@
 #include "../common/common.h"
 
 #define DATA_INTERVAL_S 60U /* iostat -t 60: the default sampling interval Δ */
-#define DATA_NFS        2    /* monitored scratch file systems */
-#define DATA_NSERVERS   4    /* storage servers per file system */
-#define DATA_NDEVICES   2    /* data devices (sdb, sdc) per server */
-#define DATA_MAX_FILES  24   /* file records one planned job can hold */
+#define DATA_NFS        2   /* monitored scratch file systems */
+#define DATA_NSERVERS   4   /* storage servers per file system */
+#define DATA_NDEVICES   2   /* data devices (sdb, sdc) per server */
+#define DATA_MAX_FILES  24  /* file records one planned job can hold */
 #define DATA_PATH_MAX   96
 #define DATA_NGROUPS    3
 /* Victims planted per group by default (gen_jobs.c), slowed this much whatever the
@@ -28,20 +28,20 @@
 #define DATA_DARSHAN_BINARY 2u /* binary log format 3.41, NAME.darshan */
 
 struct data_params {
-    const char *out_dir;      /* borrowed */
-    unsigned long seed;       /* only the low 32 bits reach mt19937 */
-    double coupling;          /* strength of every planted effect; 0 switches all off */
-    unsigned days;            /* length of the iostat series */
-    unsigned interval_s;      /* iostat -t: the sampling interval Δ, divides 60 */
+    const char *out_dir;       /* borrowed */
+    unsigned long seed;        /* only the low 32 bits reach mt19937 */
+    double coupling;           /* strength of every planted effect; 0 switches all off */
+    unsigned days;             /* length of the iostat series */
+    unsigned interval_s;       /* iostat -t: the sampling interval Δ, divides 60 */
     unsigned iostat_first_day; /* 0: every day's reports, one file per server; else */
     unsigned iostat_last_day;  /* only days first..last (1-based) into files of their
                                   own, named by them, for a history loaded a chunk at
                                   a time */
-    unsigned jobs_per_group;  /* jobs planned per application group */
-    unsigned darshan_formats; /* DATA_DARSHAN_TEXT and/or DATA_DARSHAN_BINARY */
-    unsigned dxt_ops;         /* binary logs: DXT_POSIX operations per file record and
-                                 direction at most; 0: no DXT module */
-    unsigned victims;         /* jobs per group planted slow (gen_jobs.c) */
+    unsigned jobs_per_group;   /* jobs planned per application group */
+    unsigned darshan_formats;  /* DATA_DARSHAN_TEXT and/or DATA_DARSHAN_BINARY */
+    unsigned dxt_ops;          /* binary logs: DXT_POSIX operations per file record and
+                                  direction at most; 0: no DXT module */
+    unsigned victims;          /* jobs per group planted slow (gen_jobs.c) */
 };
 
 /* Rates of traffic at one moment. */

@@ -66,8 +66,9 @@ static char *series_digest(void)
     return v;
 }
 
-/* `export jobs` as CSV, with the debug log beside it when log is not NULL (new). */
-static char *export_jobs(char **log)
+/* `export jobs` as CSV under conf, with the debug log beside it when log is not NULL
+ * (new). */
+static char *export_jobs_with(const char *conf, char **log)
 {
     char args[PATH_MAX * 3], out[PATH_MAX];
     int rc = 0;
@@ -75,7 +76,7 @@ static char *export_jobs(char **log)
     snprintf(out, sizeof out, "%s/export.csv", fx.dir);
     snprintf(args, sizeof args,
              "--config '%s' --log-level debug export jobs --format csv --out '%s' 2>&1",
-             fx.conf, out);
+             conf, out);
     char *text = pgfixture_run(&fx.db, args, &rc);
     assert_non_null(text);
     if (rc != 0 && rc != 1)
@@ -89,6 +90,11 @@ static char *export_jobs(char **log)
     char *csv = testutil_read_file(out, &len);
     assert_non_null(csv);
     return csv;
+}
+
+static char *export_jobs(char **log)
+{
+    return export_jobs_with(fx.conf, log);
 }
 
 /* The rows and spans the debug log says fs was read over: every line of it summed. */
@@ -151,6 +157,25 @@ static void test_reads_around_the_jobs(void **state)
     assert_true(rows < stored / 2);
     assert_true(spans > 1);
     free(log);
+
+    /* The plain computation beside it: with Δ configured (the 60 s it was already),
+     * the stored series' settings are another's and the analysis builds one dense
+     * series from every raw sample, as before the series were stored. */
+    char conf[PATH_MAX + 16];
+    snprintf(conf, sizeof conf, "%s/dense.conf", fx.dir);
+    size_t len = 0;
+    char *text = testutil_read_file(fx.conf, &len);
+    assert_non_null(text);
+    FILE *fp = fopen(conf, "w");
+    assert_non_null(fp);
+    fprintf(fp, "%s\n[analysis]\ngranularity_s = 60\n", text);
+    assert_int_equal(fclose(fp), 0);
+    free(text);
+    char *dense = export_jobs_with(conf, &log);
+    assert_non_null(strstr(log, "reads the raw samples"));
+    assert_string_equal(before, dense);
+    free(log);
+    free(dense);
 
     /* Far from every job: the values of every job stay. */
     run_sql("UPDATE samples SET r_bps = 3 * r_bps + 1e6, w_bps = 2 * w_bps "
