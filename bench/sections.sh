@@ -9,10 +9,12 @@
 #   ingest  bench/ingest.sh: ingest of 10^5 darshan logs and of iostat text, beside a
 #           binary COPY of the same rows into the same tables' clones
 #   http    bench/http.sh: the server under wrk: the page, /health, a stored answer
+#   history bench/history.sh: analyze over 3 days to a year of samples, the same jobs;
+#           one more night on the longest; its data kept under BUILD/bench/history
 # Usage: BENCH_ONLY="kde sweep" bash bench/sections.sh BUILD (default: all of them).
 set -u
 build=${1:-build}
-only=${BENCH_ONLY:-assoc kde signif sweep rf ingest http}
+only=${BENCH_ONLY:-assoc kde signif sweep rf ingest http history}
 out=$build/bench/sections
 failed=0
 t_start=$(date +%s)
@@ -21,13 +23,13 @@ mkdir -p "$out" || exit 1
 script_of() {
     case "$1" in
     assoc) echo bench/run.sh ;;
-    kde | signif | sweep | rf | ingest | http) echo "bench/$1.sh" ;;
+    kde | signif | sweep | rf | ingest | http | history) echo "bench/$1.sh" ;;
     *) return 1 ;;
     esac
 }
 for s in $only; do
     if ! script_of "$s" > /dev/null; then
-        echo "bench: unknown section $s in BENCH_ONLY (assoc, kde, signif, sweep, rf, ingest, http)"
+        echo "bench: unknown section $s in BENCH_ONLY (assoc, kde, signif, sweep, rf, ingest, http, history)"
         exit 64
     fi
 done
