@@ -67,7 +67,7 @@ static bool logged_span(const struct db_jobs *jobs, double *lo, double *hi)
 }
 
 /* How far beyond a job's span the coverage keeps the servers' intervals: a day, as
- * the fingerprint counts samples (db_group_inputs_read), so the plot shows the day
+ * the fingerprint's days reach (db_group_inputs_read), so the plot shows the day
  * around the jobs and every interval a job's window touches is kept. */
 #define JOBS_MARGIN_S 86400.0
 

@@ -25,13 +25,6 @@ static size_t devices_on(const struct db_series_fs_data *d, int64_t day, size_t 
     return *at < d->n_days && d->days[*at].day == day ? d->days[*at].devices : 0;
 }
 
-/* The system-wide series of the file systems in member, at Δ of c, from their stored
- * sums (docs/method.md §1): rates summed over the file systems in order, U the sum
- * over their devices divided by the devices expected, present where every file
- * system expected on the day (one with a usable sample in it) has the interval
- * present. A file system kept on a finer grid (a multiple of Δ) has each interval's
- * k fine sums averaged, present when all k are. The gap rule fills it at Δ (§3), and
- * xff coarsens it (§6). */
 /* The rows of d with j from j_lo to j_hi: *first is the index of the first. */
 static size_t rows_within(const struct db_series_fs_data *d, int64_t j_lo, int64_t j_hi,
                           size_t *first)
@@ -53,6 +46,13 @@ static size_t rows_within(const struct db_series_fs_data *d, int64_t j_lo, int64
     return end - lo;
 }
 
+/* The system-wide series of the file systems in member over [lo_s, hi_s], at Δ of c,
+ * from their stored sums (docs/method.md §1): rates summed over the file systems in
+ * order, U the sum over their devices divided by the devices expected, present where
+ * every file system expected on the day (one with a usable sample in it) has the
+ * interval present. A file system kept on a finer grid (a multiple of Δ) has each
+ * interval's k fine sums averaged, present when all k are. The gap rule fills it at
+ * Δ (§3), and xff coarsens it (§6). */
 static enum status build_series(const struct analysis_ctx *c, const unsigned char *member,
                                 double lo_s, double hi_s, struct stats_series **out,
                                 struct error *err)
@@ -329,8 +329,8 @@ enum status analysis_scope_check(const char *scope, struct error *err)
                        "scope must be all, touched or fs:NAME");
 }
 
-/* How far around the stored jobs' first start and last end a series is read: a
- * day, as the fingerprint counts samples (db_group_inputs_read). */
+/* The day window (enum ctx_reach): a day around the stored jobs' first start and
+ * last end, as the fingerprint's days are (db_group_inputs_read). */
 #define JOBS_MARGIN_S 86400.0
 /* A grid index no series reaches (int64_t stays far from its ends in the SQL). */
 #define J_FAR ((int64_t)1 << 60)
@@ -634,7 +634,10 @@ static enum status ctx_read(struct db *db, const struct analysis_settings *s,
                 db_series_fs_data_free(d);
                 break;
             }
-            if (d == NULL || (d->n_rows == 0 && (pass == 1 || d->n_days == 0))) {
+            /* Around the jobs every file system stays, rows there or not: Δ (the
+             * coarsest grid) and a touched job's set are then the same for every
+             * group, as a read of the whole history has them. */
+            if (d == NULL || (pass == 1 && d->n_rows == 0)) {
                 db_series_fs_data_free(d);
                 continue;
             }

@@ -200,9 +200,10 @@ enum status db_stored_list(struct db *db, struct db_stored **out, size_t *n,
 
 /* ---- provenance: a group's inputs ----------------------------------------------- */
 
-/* Samples within this many seconds of a group's span count as its inputs: wider than
- * any coarse interval of a sweep (20 × an hourly Δ) and any clock offset θ, so that a
- * late sample that can change a result always changes the fingerprint. */
+/* The series' days within this many seconds of a group's span (two more for θ) count
+ * as its inputs: wider than what an analysis reads around its jobs at the defaults
+ * (20 × an hourly Δ), so that a late sample that can change a result always changes
+ * the fingerprint. A granularity of days reaches further: not covered. */
 #define INPUT_MARGIN_S "86400"
 
 enum status db_group_inputs_read(struct db *db, const char *group_id, const char *kind,

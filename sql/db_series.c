@@ -351,6 +351,11 @@ enum status db_series_read(struct db *db, const char *fs, const int64_t *j_lo,
         3, vals, &d, err);
     if (rc != STATUS_OK)
         goto out;
+    rc = bin_check(r, "lddddddddiib", "series rows", err);
+    if (rc == STATUS_OK)
+        rc = bin_check(d, "li", "series days", err);
+    if (rc != STATUS_OK)
+        goto out;
     size_t n = (size_t)PQntuples(r), nd = (size_t)PQntuples(d);
     data = calloc(1, sizeof *data);
     if (data != NULL) {

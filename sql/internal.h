@@ -65,6 +65,11 @@ enum status exec_params(struct db *db, const char *sql, int n, const char *const
 enum status exec_params_binary(struct db *db, const char *sql, int n,
                                const char *const *vals, PGresult **out,
                                struct error *err) MUST_CHECK;
+/* Whether binary result r's columns are of types, one letter each: 'l' int8, 'i'
+ * int4, 'b' bool, 'd' float8. STATUS_INTERNAL naming what when not: the getters
+ * below would read a column of another type as nothing. */
+enum status bin_check(const PGresult *r, const char *types, const char *what,
+                      struct error *err) MUST_CHECK;
 /* A binary result's float8 (NULL: NAN), int8, int4 (NULL: 0) and bool (NULL: false). */
 double bin_double(const PGresult *r, int row, int col);
 int64_t bin_int64(const PGresult *r, int row, int col);

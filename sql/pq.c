@@ -174,6 +174,33 @@ static uint64_t bin_bits(const PGresult *r, int row, int col, int width)
     return v;
 }
 
+enum status bin_check(const PGresult *r, const char *types, const char *what,
+                      struct error *err)
+{
+    /* the built-in types' OIDs (pg_type.dat), fixed since PostgreSQL 7 */
+    static const struct {
+        char code;
+        Oid oid;
+    } known[] = {{'l', 20}, {'i', 23}, {'b', 16}, {'d', 701}};
+    int n = (int)strlen(types);
+
+    if (PQnfields(r) != n)
+        return error_set(err, STATUS_INTERNAL, "%s: %d columns, %d expected", what,
+                         PQnfields(r), n);
+    for (int c = 0; c < n; c++) {
+        Oid want = 0;
+        for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
+            if (known[k].code == types[c])
+                want = known[k].oid;
+        }
+        if (PQfformat(r, c) != 1 || PQftype(r, c) != want) {
+            return error_set(err, STATUS_INTERNAL, "%s: column %d is of type %u, not %u",
+                             what, c + 1, (unsigned)PQftype(r, c), (unsigned)want);
+        }
+    }
+    return STATUS_OK;
+}
+
 double bin_double(const PGresult *r, int row, int col)
 {
     uint64_t bits = bin_bits(r, row, col, 8);
