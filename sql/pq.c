@@ -184,9 +184,10 @@ enum status bin_check(const PGresult *r, const char *types, const char *what,
     } known[] = {{'l', 20}, {'i', 23}, {'b', 16}, {'d', 701}};
     int n = (int)strlen(types);
 
-    if (PQnfields(r) != n)
+    if (PQnfields(r) != n) {
         return error_set(err, STATUS_INTERNAL, "%s: %d columns, %d expected", what,
                          PQnfields(r), n);
+    }
     for (int c = 0; c < n; c++) {
         Oid want = 0;
         for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
