@@ -332,12 +332,16 @@ enum status db_series_read(struct db *db, const char *fs, const int64_t *j_lo,
         goto out;
     }
     const char *vals[3] = {fs, lo.p, hi.p};
-    /* The ranges are disjoint: no row twice. */
+    /* The ranges are ascending and disjoint: no row twice, and in j order range by
+     * range. An index probe per range, kept apart (OFFSET 0): joined plainly, the
+     * planner walks every row of the file system's history in j order instead
+     * (3.4 s against 61 ms for a group's 60 ranges over a year of 60 s). */
     rc = exec_params_binary(
         db,
         "SELECT s.j, s.r, s.w, s.ro, s.wo, s.q, s.u, s.aw_num, s.aw_den, s.devices, "
-        "s.servers, s.present FROM unnest($2::bigint[], $3::bigint[]) AS g(lo, hi) "
-        "JOIN series s ON s.fs = $1 AND s.j BETWEEN g.lo AND g.hi ORDER BY s.j",
+        "s.servers, s.present FROM unnest($2::bigint[], $3::bigint[]) WITH ORDINALITY "
+        "AS g(lo, hi, i), LATERAL (SELECT * FROM series x WHERE x.fs = $1 "
+        "AND x.j BETWEEN g.lo AND g.hi OFFSET 0) s ORDER BY g.i, s.j",
         3, vals, &r, err);
     if (rc != STATUS_OK)
         goto out;
