@@ -242,8 +242,8 @@ $(BENCH_BIN): $(BUILD)/bench/bench_assoc.o $(LIB)
 # rows; BENCH_INGEST_LOGS=5000 shrinks it for a quick check, INGEST_ARGS adds ingest
 # arguments. history (bench/history.sh, BENCH_ONLY=history; not in the default list:
 # its clusters, made once and kept, take 21 GB of disk (du, 2026-12-07; 13.4 GB the
-# 30 days of 1 s samples), times analyze over 3 days to a year of stored samples and one more
-# night; BENCH_HISTORY_SIZES="3d60 6d60 1d1" shrinks it.
+# 30 days of 1 s samples)) times analyze over 3 days to a year of stored samples and
+# one more night; BENCH_HISTORY_SIZES="3d60 6d60 1d1" shrinks it.
 BENCH_KDE := $(BUILD)/bench/bench_kde
 $(BENCH_KDE): $(BUILD)/bench/bench_kde.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
