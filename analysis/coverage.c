@@ -196,6 +196,328 @@ static enum status scope_coverage(const struct stats_series *s, double delta_s,
     return STATUS_OK;
 }
 
+/* ---- a day at a time (migration 0018) ------------------------------------------ */
+
+/* The intervals a computation of the series reads at most at once: a day of 1 s
+ * samples, 91 days of 60 s. */
+#define CHUNK_INTERVALS 131072
+
+/* Whether interval (t − Δ, t] overlaps a span of spans, *k the first span not
+ * wholly before it (t ascending between calls), as keep_job_intervals decides. */
+static bool kept_at(const struct job_spans *spans, double t, double delta_s, size_t *k)
+{
+    while (*k < spans->n && spans->hi[*k] <= t - delta_s)
+        (*k)++;
+    return *k < spans->n && t > spans->lo[*k];
+}
+
+/* The days (UTC, of T_{j-1}) that hold an interval of plan's series overlapping a
+ * span, ascending: a day either side of an edge at most holds none. */
+static enum status days_of(const struct scope_plan *plan, const struct job_spans *spans,
+                           int64_t **out, size_t *n, struct error *err)
+{
+    size_t cap = 16;
+    int64_t *days = malloc(cap * sizeof *days);
+    double d = plan->delta_s;
+
+    *out = NULL;
+    *n = 0;
+    if (days == NULL)
+        return error_set(err, STATUS_NOMEM, "days of the coverage");
+    for (size_t k = 0; plan->any && k < spans->n; k++) {
+        int64_t a = (int64_t)floor(spans->lo[k] / d),
+                b = (int64_t)ceil(spans->hi[k] / d) + 1;
+        a = a > plan->j_first ? a : plan->j_first;
+        b = b < plan->j_last ? b : plan->j_last;
+        if (a > b)
+            continue;
+        for (int64_t day = series_day_of(a, d); day <= series_day_of(b, d); day++) {
+            if (*n > 0 && days[*n - 1] >= day)
+                continue;
+            if (*n == cap) {
+                int64_t *grown = realloc(days, 2 * cap * sizeof *days);
+                if (grown == NULL) {
+                    free(days);
+                    return error_set(err, STATUS_NOMEM, "days of the coverage");
+                }
+                days = grown;
+                cap *= 2;
+            }
+            days[(*n)++] = day;
+        }
+    }
+    *out = days;
+    return STATUS_OK;
+}
+
+/* The intervals of day on plan's grid, clipped to its series: j_lo..j_hi. */
+static void day_range(const struct scope_plan *plan, int64_t day, int64_t *j_lo,
+                      int64_t *j_hi)
+{
+    *j_lo = series_day_first_j(day, plan->delta_s);
+    *j_hi = series_day_first_j(day + 1, plan->delta_s) - 1;
+    *j_lo = *j_lo > plan->j_first ? *j_lo : plan->j_first;
+    *j_hi = *j_hi < plan->j_last ? *j_hi : plan->j_last;
+}
+
+/* What a day's D_i and S_i depend on besides the stored series days (which the
+ * database adds): Δ, the gap rule, its intervals, and the spans, the logged span and
+ * the windows that reach them, exactly (%a). A new text (NULL without memory). */
+static char *day_text(const struct scope_plan *plan, const struct analysis_settings *s,
+                      int64_t day, const struct job_spans *spans,
+                      const struct scope_windows *w, double log_lo, double log_hi)
+{
+    int64_t j_lo, j_hi;
+    day_range(plan, day, &j_lo, &j_hi);
+    double d = plan->delta_s, t0 = (double)(j_lo - 1) * d - d, t1 = (double)j_hi * d + d;
+    char *text = NULL;
+    size_t size = 0;
+    FILE *fp = open_memstream(&text, &size);
+
+    if (fp == NULL)
+        return NULL;
+    fprintf(fp, "v1 %a %u %lld %lld |", d, s->fill_max, (long long)j_lo, (long long)j_hi);
+    for (size_t f = 0; f < plan->n_fs; f++)
+        fprintf(fp, " %s %a", plan->fs[f].fs, plan->fs[f].delta_s);
+    fprintf(fp, " | %a %a |", fmax(log_lo, t0), fmin(log_hi, t1));
+    for (size_t k = 0; k < spans->n; k++) {
+        if (spans->hi[k] >= t0 && spans->lo[k] <= t1)
+            fprintf(fp, " %a %a", fmax(spans->lo[k], t0), fmin(spans->hi[k], t1));
+    }
+    fprintf(fp, " |");
+    for (size_t k = 0; k < w->n; k++) {
+        if (w->end_s[k] >= t0 && w->start_s[k] <= t1)
+            fprintf(fp, " %a %a %a", w->start_s[k], w->end_s[k], w->bytes[k]);
+    }
+    if (fclose(fp) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* Days first..last of days (consecutive, stale) computed from the series and stored. */
+static enum status days_compute(struct db *db, const struct analysis_settings *s,
+                                const struct scope_plan *plan, const char *scope,
+                                struct db_coverage_day *days, size_t first, size_t last,
+                                const struct job_spans *spans,
+                                const struct scope_windows *w, double log_lo,
+                                double log_hi, struct error *err)
+{
+    const double d = plan->delta_s;
+    const int64_t m = (int64_t)s->fill_max + 2; /* the gap rule's reach, and one */
+    int64_t a, b, unused;
+    day_range(plan, days[first].day, &a, &unused);
+    day_range(plan, days[last].day, &unused, &b);
+    a = a - m > plan->j_first ? a - m : plan->j_first;
+    b = b + m < plan->j_last ? b + m : plan->j_last;
+    struct stats_series *ser = NULL;
+    struct scope_windows sub = {0};
+    struct db_coverage_series out = {0};
+    double *dd = NULL, *ss = NULL;
+    enum status rc = analysis_scope_series_span(db, s, scope, d, a, b, &ser, err);
+
+    if (rc != STATUS_OK)
+        return rc;
+    size_t n = ser->n > 0 ? ser->n : 1;
+    dd = malloc(n * sizeof *dd);
+    ss = malloc(n * sizeof *ss);
+    out.end_s = malloc(n * sizeof(double));
+    out.d_bytes = malloc(n * sizeof(double));
+    out.s_bytes = malloc(n * sizeof(double));
+    sub.start_s = malloc((w->n > 0 ? w->n : 1) * sizeof(double));
+    sub.end_s = malloc((w->n > 0 ? w->n : 1) * sizeof(double));
+    sub.bytes = malloc((w->n > 0 ? w->n : 1) * sizeof(double));
+    if (dd == NULL || ss == NULL || out.end_s == NULL || out.d_bytes == NULL ||
+        out.s_bytes == NULL || sub.start_s == NULL || sub.end_s == NULL ||
+        sub.bytes == NULL) {
+        rc = error_set(err, STATUS_NOMEM, "coverage of %s", scope);
+        goto out;
+    }
+    /* The windows that reach the piece: the rest would add only to d_total. */
+    double t_lo = (double)(a - 1) * d, t_hi = (double)b * d;
+    for (size_t k = 0; k < w->n; k++) {
+        if (w->end_s[k] >= t_lo && w->start_s[k] <= t_hi) {
+            sub.start_s[sub.n] = w->start_s[k];
+            sub.end_s[sub.n] = w->end_s[k];
+            sub.bytes[sub.n] = w->bytes[k];
+            sub.n++;
+        }
+    }
+    struct stats_coverage_windows sw = {sub.start_s, sub.end_s, sub.bytes, sub.n};
+    struct stats_coverage cov;
+    rc = stats_coverage_compute(ser, &sw, log_lo, log_hi, dd, ss, &cov, err);
+    for (size_t i = first; rc == STATUS_OK && i <= last; i++) {
+        struct db_coverage_day *day = &days[i];
+        int64_t j_lo, j_hi;
+        size_t k = 0;
+        day_range(plan, day->day, &j_lo, &j_hi);
+        out.n = 0;
+        day->sum_d_bytes = day->sum_s_bytes = 0;
+        day->intervals = 0;
+        for (int64_t j = j_lo; j <= j_hi; j++) {
+            size_t at = (size_t)(j - ser->j_first);
+            double t = ser->origin_s + (double)j * ser->delta_s;
+            if (j < ser->j_first || at >= ser->n || !kept_at(spans, t, d, &k))
+                continue;
+            out.end_s[out.n] = t;
+            out.d_bytes[out.n] = dd[at];
+            out.s_bytes[out.n] = ss[at];
+            if (!isnan(dd[at]) && !isnan(ss[at])) {
+                day->sum_d_bytes += dd[at];
+                day->sum_s_bytes += ss[at];
+                day->intervals++;
+            }
+            out.n++;
+        }
+        day->end_lo_s = (double)j_lo * d - d / 2;
+        day->end_hi_s = (double)j_hi * d + d / 2;
+        rc = db_coverage_day_put(db, scope, day, &out, err);
+    }
+out:
+    stats_series_free(ser);
+    free(dd);
+    free(ss);
+    db_coverage_series_clear(&out);
+    free(sub.start_s);
+    free(sub.end_s);
+    free(sub.bytes);
+    return rc;
+}
+
+/* The coverage of one scope a day at a time (its transaction open): the days whose
+ * inputs are as they were keep what they have; the others are computed. */
+static enum status scope_by_day(struct db *db, const struct analysis_settings *s,
+                                const struct scope_plan *plan,
+                                const struct job_spans *spans,
+                                const struct scope_windows *w, double log_lo,
+                                double log_hi, struct db_coverage *c, size_t counts[2],
+                                struct error *err)
+{
+    int64_t *day_list = NULL;
+    size_t n = 0, fresh = 0;
+    struct db_coverage_day *days = NULL;
+    char **texts = NULL;
+    const char **fs = calloc(plan->n_fs > 0 ? plan->n_fs : 1, sizeof *fs);
+    enum status rc = fs == NULL ? error_set(err, STATUS_NOMEM, "coverage of %s", c->scope)
+                                : db_coverage_open(db, c->scope, plan->delta_s, err);
+
+    if (rc == STATUS_OK)
+        rc = days_of(plan, spans, &day_list, &n, err);
+    if (rc == STATUS_OK) {
+        days = calloc(n > 0 ? n : 1, sizeof *days);
+        texts = calloc(n > 0 ? n : 1, sizeof *texts);
+        if (days == NULL || texts == NULL)
+            rc = error_set(err, STATUS_NOMEM, "%zu days of coverage", n);
+    }
+    for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
+        days[i].day = day_list[i];
+        texts[i] = day_text(plan, s, day_list[i], spans, w, log_lo, log_hi);
+        if (texts[i] == NULL)
+            rc = error_set(err, STATUS_NOMEM, "%zu days of coverage", n);
+    }
+    for (size_t f = 0; fs != NULL && f < plan->n_fs; f++)
+        fs[f] = plan->fs[f].fs;
+    /* The series days a day's intervals reach: the gap rule's intervals past its
+     * midnights (a day each side at any Δ and fill_max of a day or less). */
+    int64_t margin = (int64_t)ceil(((double)s->fill_max + 2) * plan->delta_s / 86400.0);
+    if (rc == STATUS_OK) {
+        rc = db_coverage_day_keys(db, c->scope, fs, plan->n_fs, margin,
+                                  (const char *const *)texts, days, n, err);
+    }
+    /* The stale days in runs of consecutive days, a piece of the series at a time. */
+    size_t per = (size_t)fmax(1.0, floor(CHUNK_INTERVALS * plan->delta_s / 86400.0));
+    for (size_t i = 0; rc == STATUS_OK && i < n;) {
+        if (days[i].stored && strcmp(days[i].key, days[i].stored_key) == 0) {
+            i++;
+            continue;
+        }
+        size_t last = i;
+        while (last + 1 < n && last + 1 - i < per &&
+               days[last + 1].day == days[last].day + 1 &&
+               !(days[last + 1].stored &&
+                 strcmp(days[last + 1].key, days[last + 1].stored_key) == 0))
+            last++;
+        rc = days_compute(db, s, plan, c->scope, days, i, last, spans, w, log_lo, log_hi,
+                          err);
+        fresh += last - i + 1;
+        i = last + 1;
+    }
+    if (rc == STATUS_OK)
+        rc = db_coverage_days_keep(db, c->scope, plan->delta_s, days, n, err);
+    if (rc == STATUS_OK) {
+        c->granularity_s = plan->delta_s;
+        c->sum_d_bytes = c->sum_s_bytes = 0;
+        c->intervals = 0;
+        for (size_t i = 0; i < n; i++) {
+            c->sum_d_bytes += days[i].sum_d_bytes;
+            c->sum_s_bytes += days[i].sum_s_bytes;
+            c->intervals += days[i].intervals;
+        }
+        c->coverage =
+            c->sum_s_bytes > 0.0 ? c->sum_d_bytes / c->sum_s_bytes : (double)NAN;
+        c->d_total_bytes = 0;
+        for (size_t k = 0; k < w->n; k++)
+            c->d_total_bytes += w->bytes[k];
+        c->log_start_s = log_lo;
+        c->log_end_s = log_hi;
+        log_debug("coverage %s: %zu days, %zu computed, %zu as they were", c->scope, n,
+                  fresh, n - fresh);
+        counts[0] += n;
+        counts[1] += fresh;
+    }
+    for (size_t i = 0; texts != NULL && i < n; i++)
+        free(texts[i]);
+    free(texts);
+    free(days);
+    free(day_list);
+    free(fs);
+    return rc;
+}
+
+/* The coverage of every scope of c (n_fs + 1: all, then each file system) a day at a
+ * time, in one transaction, when every scope's series are the stored ones: *done.
+ * Else nothing is done and the caller computes each whole (from the raw samples). */
+static enum status coverage_by_day(struct db *db, const struct analysis_settings *s,
+                                   const struct db_jobs *jobs, const struct db_fs *fs,
+                                   size_t n_fs, const struct job_spans *spans,
+                                   double log_lo, double log_hi, struct scope_windows *w,
+                                   struct db_coverage *c, size_t counts[2], bool *done,
+                                   struct error *err)
+{
+    struct scope_plan *plans = calloc(n_fs + 1, sizeof *plans);
+    enum status rc = STATUS_OK;
+    bool stored = true;
+
+    *done = false;
+    if (plans == NULL)
+        return error_set(err, STATUS_NOMEM, "coverage");
+    for (size_t k = 0; rc == STATUS_OK && stored && k <= n_fs; k++) {
+        rc = analysis_scope_plan(db, s, c[k].scope, &plans[k], err);
+        stored = rc == STATUS_OK && plans[k].stored;
+    }
+    if (rc == STATUS_OK && stored)
+        rc = db_coverage_begin(db, err);
+    for (size_t k = 0; rc == STATUS_OK && stored && k <= n_fs; k++) {
+        collect_windows(jobs, c[k].scope, fs, n_fs, w);
+        if (w->skipped > 0) {
+            log_warn("coverage %s: %zu unusable windows left out", c[k].scope,
+                     w->skipped);
+        }
+        rc = scope_by_day(db, s, &plans[k], spans, w, log_lo, log_hi, &c[k], counts, err);
+        if (rc != STATUS_OK)
+            db_coverage_abort(db);
+    }
+    if (rc == STATUS_OK && stored) {
+        rc = db_coverage_commit(db, c, n_fs + 1, err);
+        *done = rc == STATUS_OK;
+    }
+    for (size_t k = 0; k <= n_fs; k++)
+        scope_plan_clear(&plans[k]);
+    free(plans);
+    return rc;
+}
+
 /* Computes and stores the coverage of every file system with samples and of all of
  * them together; its summary line into line. */
 enum status coverage_store(struct db *db, const struct analysis_settings *settings,
@@ -234,16 +556,24 @@ enum status coverage_store(struct db *db, const struct analysis_settings *settin
     rc = job_spans_of(jobs, &spans, err);
     if (rc != STATUS_OK)
         goto out;
-    /* "all" first (the series of every file system, as the associations use), then
-     * each file system on its own series. */
-    for (size_t k = 0; rc == STATUS_OK && k <= n_fs; k++) {
-        struct stats_series *s = NULL;
-        double delta_s = 0;
+    for (size_t k = 0; k <= n_fs; k++) {
         if (k == 0) {
             snprintf(c[k].scope, sizeof c[k].scope, "all");
         } else {
             snprintf(c[k].scope, sizeof c[k].scope, "fs:%s", fs[k - 1].name);
         }
+    }
+    bool by_day = false;
+    size_t counts[2] = {0, 0}; /* the scopes' days, those computed */
+    rc = coverage_by_day(db, settings, jobs, fs, n_fs, &spans, log_lo, log_hi, &w, c,
+                         counts, &by_day, err);
+    if (rc == STATUS_OK && by_day)
+        n = n_fs + 1;
+    /* "all" first (the series of every file system, as the associations use), then
+     * each file system on its own series. */
+    for (size_t k = 0; rc == STATUS_OK && !by_day && k <= n_fs; k++) {
+        struct stats_series *s = NULL;
+        double delta_s = 0;
         rc = analysis_scope_series(db, settings, c[k].scope, &s, &delta_s, err);
         if (rc == STATUS_OK) {
             collect_windows(jobs, c[k].scope, fs, n_fs, &w);
@@ -257,7 +587,7 @@ enum status coverage_store(struct db *db, const struct analysis_settings *settin
         stats_series_free(s);
         n = k + 1;
     }
-    if (rc == STATUS_OK)
+    if (rc == STATUS_OK && !by_day)
         rc = db_coverage_replace(db, c, series, n, err);
     if (rc == STATUS_OK) {
         /* "scratch1 0.87, scratch2 0.91, all 0.89": the file systems, then together. */
@@ -276,6 +606,11 @@ enum status coverage_store(struct db *db, const struct analysis_settings *settin
             if (wrote < 0 || (size_t)wrote >= line_size - used)
                 break;
             used += (size_t)wrote;
+        }
+        if (by_day && used < line_size) {
+            snprintf(line + used, line_size - used,
+                     " (%zu days of the scopes, %zu computed, the rest as stored)",
+                     counts[0], counts[1]);
         }
     }
 out:

@@ -179,6 +179,10 @@ struct analysis_ctx {
     unsigned k;            /* granularity = k·Δ */
     unsigned fill_max; /* the gap rule at Δ, and xff at k (docs/method.md §3, §6) */
     double xff;
+    /* REACH_SPAN's input: the intervals j_lo..j_hi of the grid Δ, whatever rows lie
+     * there (before ctx_prepare; see analysis_scope_series_span). */
+    int64_t span_j_lo, span_j_hi;
+    double span_delta_s;
 };
 
 /* Which intervals a context reads. A job's metrics at k·Δ reach k·Δ past its span
@@ -187,8 +191,9 @@ struct analysis_ctx {
  * gives every job the values the whole history would. The coverage's intervals run
  * from a day before the first job to a day after the last (docs/method.md §7). */
 enum ctx_reach {
-    REACH_JOBS,      /* around the jobs of group_id (NULL: of every job) */
-    REACH_DAY_WINDOW /* from a day before the first job to a day after the last */
+    REACH_JOBS,       /* around the jobs of group_id (NULL: of every job) */
+    REACH_DAY_WINDOW, /* from a day before the first job to a day after the last */
+    REACH_SPAN        /* the intervals c->span_j_lo..span_j_hi, a piece of the above */
 };
 
 /* Reads the stored series of scope ("all", "touched", "fs:NAME"; NULL: all) over
@@ -224,6 +229,32 @@ enum status analysis_scope_series(struct db *db, const struct analysis_settings 
                                   const char *scope, struct stats_series **series,
                                   double *delta_s, struct error *err) MUST_CHECK;
 
+/* What the coverage's series of scope ("all" or "fs:NAME") over the day window are
+ * made of, without reading them: whether they come from the stored series (else from
+ * the raw samples, and the coverage is computed whole), Δ, the file systems summed
+ * and their grids, and the first and last interval of the grid Δ that a stored row
+ * lies in (any false: none). */
+struct scope_plan {
+    bool stored;
+    double delta_s;
+    struct db_series_fs *fs; /* owned */
+    size_t n_fs;
+    bool any;
+    int64_t j_first, j_last;
+};
+enum status analysis_scope_plan(struct db *db, const struct analysis_settings *s,
+                                const char *scope, struct scope_plan *out,
+                                struct error *err) MUST_CHECK;
+void scope_plan_clear(struct scope_plan *p);
+/* The series of scope over the intervals j_lo..j_hi of the grid delta_s (the plan's
+ * Δ), every one of them, as analysis_scope_series has them there: the gap rule's
+ * reach (fill_max + 1 intervals) on each side of what the caller keeps is the
+ * caller's to add. *series is new. */
+enum status analysis_scope_series_span(struct db *db, const struct analysis_settings *s,
+                                       const char *scope, double delta_s, int64_t j_lo,
+                                       int64_t j_hi, struct stats_series **series,
+                                       struct error *err) MUST_CHECK;
+
 /* ---- the stored series (series.c) ------------------------------------------------ */
 
 /* The grid a file system's series is kept on: the configured Δ, else its coarsest
@@ -231,6 +262,8 @@ enum status analysis_scope_series(struct db *db, const struct analysis_settings 
 double series_grid(const struct analysis_settings *s, const struct db_series_fs *f);
 /* The UTC day of grid interval j on the grid of delta_s: the day of T_{j-1}. */
 int64_t series_day_of(int64_t j, double delta_s);
+/* The first grid interval of day (UTC): the first j with T_{j-1} >= day·86400. */
+int64_t series_day_first_j(int64_t day, double delta_s);
 /* What the stored series are to settings s. */
 enum series_state {
     SERIES_NONE, /* none computed yet: the first refresh builds them with s's */
@@ -367,7 +400,9 @@ double analysis_seconds_since(const struct timespec *t0);
 
 /* Computes and stores the coverage of every file system with samples and of all of
  * them together (docs/method.md §7) over jobs, each on its series over the day window
- * (enum ctx_reach); its summary line ("scratch1 0.87, all 0.89") into line. */
+ * (enum ctx_reach): a day at a time from the stored series, only the days whose inputs
+ * moved (coverage_days), else whole from the raw samples; its summary line
+ * ("scratch1 0.87, all 0.89 (9 days of the scopes, 2 computed, ...)") into line. */
 enum status coverage_store(struct db *db, const struct analysis_settings *settings,
                            const struct db_jobs *jobs, char *line, size_t line_size,
                            struct error *err) MUST_CHECK;

@@ -107,6 +107,10 @@ static enum status build_series(const struct analysis_ctx *c, const unsigned cha
         j_lo = lo < j_lo ? lo : j_lo;
         j_hi = hi > j_hi ? hi : j_hi;
     }
+    if (c->span_delta_s > 0) { /* REACH_SPAN: every interval asked, rows or not */
+        j_lo = c->span_j_lo;
+        j_hi = c->span_j_hi;
+    }
     size_t n = j_lo <= j_hi ? (size_t)(j_hi - j_lo) + 1 : 0;
     base = stats_series_new(delta_s, n > 0 ? j_lo : 0, n);
     n_dev = calloc(n > 0 ? n : 1, sizeof *n_dev);
@@ -526,7 +530,7 @@ static enum status reach_spans(struct db *db, const struct analysis_settings *s,
                                struct db_spans *out, struct error *err)
 {
     *out = (struct db_spans){0};
-    if (reach == REACH_DAY_WINDOW) {
+    if (reach == REACH_DAY_WINDOW || reach == REACH_SPAN) {
         out->lo = malloc(sizeof(double));
         out->hi = malloc(sizeof(double));
         if (out->lo == NULL || out->hi == NULL) {
@@ -569,6 +573,11 @@ static enum status ctx_read(struct db *db, const struct analysis_settings *s,
      * the grid (stamps + θ) the same window is shifted by θ. */
     lo_s += s->theta_s - JOBS_MARGIN_S;
     hi_s += s->theta_s + JOBS_MARGIN_S;
+    if (reach == REACH_SPAN) { /* (T_{j_lo - 1}, T_{j_hi}]: read as given */
+        any_job = true;
+        lo_s = (double)(c->span_j_lo - 1) * c->span_delta_s;
+        hi_s = (double)c->span_j_hi * c->span_delta_s;
+    }
     int64_t lo_day = any_job ? (int64_t)floor(lo_s / 86400.0) - 1 : INT64_MIN;
     int64_t hi_day = any_job ? (int64_t)floor(hi_s / 86400.0) + 1 : INT64_MAX;
     rc = ctx_refresh(db, s, lo_day, hi_day, &stored, err);
@@ -650,6 +659,8 @@ static enum status ctx_read(struct db *db, const struct analysis_settings *s,
         bool rows = false;
         for (size_t f = 0; f < c->n_fs; f++)
             rows = rows || c->fs_data[f]->n_rows > 0;
+        if (reach == REACH_SPAN) /* its intervals, rows or not */
+            rows = c->n_fs > 0;
         for (size_t f = 0; !rows && f < c->n_fs; f++)
             db_series_fs_data_free(c->fs_data[f]);
         if (!rows)
@@ -666,14 +677,15 @@ static enum status ctx_read(struct db *db, const struct analysis_settings *s,
     return rc;
 }
 
-enum status ctx_prepare(struct db *db, const struct analysis_settings *s,
-                        double granularity_s, const char *scope, enum ctx_reach reach,
-                        const char *group_id, struct analysis_ctx *c, struct error *err)
+/* ctx_prepare on a c whose inputs (REACH_SPAN's) are set and the rest zero. */
+static enum status ctx_prepare_in(struct db *db, const struct analysis_settings *s,
+                                  double granularity_s, const char *scope,
+                                  enum ctx_reach reach, const char *group_id,
+                                  struct analysis_ctx *c, struct error *err)
 {
     const char *fs = NULL;
     enum status rc;
 
-    memset(c, 0, sizeof *c);
     scope = scope != NULL ? scope : "all";
     rc = analysis_scope_check(scope, err);
     if (rc != STATUS_OK)
@@ -724,6 +736,14 @@ enum status ctx_prepare(struct db *db, const struct analysis_settings *s,
     if (rc != STATUS_OK)
         ctx_clear(c);
     return rc;
+}
+
+enum status ctx_prepare(struct db *db, const struct analysis_settings *s,
+                        double granularity_s, const char *scope, enum ctx_reach reach,
+                        const char *group_id, struct analysis_ctx *c, struct error *err)
+{
+    memset(c, 0, sizeof *c);
+    return ctx_prepare_in(db, s, granularity_s, scope, reach, group_id, c, err);
 }
 
 /* ---- for the granularity sweep (sweep.c) --------------------------------------- */
@@ -778,6 +798,118 @@ enum status analysis_scope_series(struct db *db, const struct analysis_settings 
     *series = ss->set.seg[0];
     ss->set.seg[0] = NULL;
     *delta_s = ctx.base_delta_s;
+    ctx_clear(&ctx);
+    return STATUS_OK;
+}
+
+/* ---- the coverage's series a piece at a time (coverage.c) ------------------------- */
+
+void scope_plan_clear(struct scope_plan *p)
+{
+    free(p->fs);
+    memset(p, 0, sizeof *p);
+}
+
+enum status analysis_scope_plan(struct db *db, const struct analysis_settings *s,
+                                const char *scope, struct scope_plan *out,
+                                struct error *err)
+{
+    struct db_series_fs *all = NULL;
+    size_t n_all = 0;
+    bool writable = false, any_job = false;
+    enum series_state state = SERIES_NONE;
+    double lo_s, hi_s;
+    enum status rc;
+
+    memset(out, 0, sizeof *out);
+    if (strcmp(scope, "all") != 0 && strncmp(scope, "fs:", 3) != 0) {
+        return error_param(err, STATUS_INVALID, "scope",
+                           "one series needs all or fs:NAME, not '%s'", scope);
+    }
+    rc = db_series_writable(db, &writable, err);
+    if (rc == STATUS_OK)
+        rc = series_settings_check(db, s, &state, err);
+    if (rc == STATUS_INVALID && state == SERIES_OTHER) {
+        error_clear(err); /* the raw samples: the caller computes it whole */
+        return STATUS_OK;
+    }
+    if (rc == STATUS_OK)
+        rc = db_jobs_extent(db, &any_job, &lo_s, &hi_s, err);
+    if (rc == STATUS_OK && (!writable || state != SERIES_SAME || !any_job))
+        return STATUS_OK;
+    if (rc == STATUS_OK)
+        rc = db_series_fs_list(db, &all, &n_all, err);
+    if (rc != STATUS_OK)
+        return rc;
+    out->fs = calloc(n_all > 0 ? n_all : 1, sizeof *out->fs);
+    if (out->fs == NULL) {
+        free(all);
+        return error_set(err, STATUS_NOMEM, "file systems of %s", scope);
+    }
+    out->stored = true;
+    out->delta_s = s->base_granularity_s;
+    for (size_t i = 0; i < n_all; i++) {
+        if (strncmp(scope, "fs:", 3) == 0 && strcmp(all[i].fs, scope + 3) != 0)
+            continue;
+        double grid = series_grid(s, &all[i]);
+        if (all[i].delta_s != grid)
+            out->stored = false; /* a grid the refresh did not move */
+        out->fs[out->n_fs++] = all[i];
+        if (!(s->base_granularity_s > 0))
+            out->delta_s = fmax(out->delta_s, grid);
+    }
+    free(all);
+    if (!out->stored || out->n_fs == 0) {
+        out->stored = out->stored && out->n_fs > 0;
+        return STATUS_OK;
+    }
+    /* The day window on the grid, as ctx_read reads it; the first and last interval
+     * of Δ that build_series makes of the rows there. */
+    lo_s += s->theta_s - JOBS_MARGIN_S;
+    hi_s += s->theta_s + JOBS_MARGIN_S;
+    for (size_t i = 0; rc == STATUS_OK && i < out->n_fs; i++) {
+        double df = out->fs[i].delta_s;
+        int64_t k = (int64_t)lround(out->delta_s / df), first, last;
+        bool any;
+        rc = db_series_bounds(db, out->fs[i].fs, (int64_t)floor(lo_s / df) - 1,
+                              (int64_t)ceil(hi_s / df) + 1, &any, &first, &last, err);
+        if (rc != STATUS_OK || !any)
+            continue;
+        first = floor_div(first - 1, k) + 1;
+        last = floor_div(last - 1, k) + 1;
+        out->j_first = out->any && out->j_first < first ? out->j_first : first;
+        out->j_last = out->any && out->j_last > last ? out->j_last : last;
+        out->any = true;
+    }
+    if (rc != STATUS_OK)
+        scope_plan_clear(out);
+    return rc;
+}
+
+enum status analysis_scope_series_span(struct db *db, const struct analysis_settings *s,
+                                       const char *scope, double delta_s, int64_t j_lo,
+                                       int64_t j_hi, struct stats_series **series,
+                                       struct error *err)
+{
+    struct analysis_ctx ctx;
+    enum status rc;
+
+    *series = NULL;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.span_j_lo = j_lo;
+    ctx.span_j_hi = j_hi;
+    ctx.span_delta_s = delta_s;
+    rc = ctx_prepare_in(db, s, 0, scope, REACH_SPAN, NULL, &ctx, err);
+    if (rc != STATUS_OK)
+        return rc;
+    if (ctx.base_delta_s != delta_s || ctx.n_sets != 1 || ctx.sets[0]->set.n != 1) {
+        rc = error_set(err, STATUS_INTERNAL, "scope %s: Δ %g s, %g s planned", scope,
+                       ctx.base_delta_s, delta_s);
+        ctx_clear(&ctx);
+        return rc;
+    }
+    *series = ctx.sets[0]->set.seg[0];
+    ctx.sets[0]->set.seg[0] = NULL;
     ctx_clear(&ctx);
     return STATUS_OK;
 }

@@ -11,8 +11,7 @@
 
 #define DAY_S 86400.0
 
-/* The first grid interval of day (UTC): the first j with T_{j-1} >= day·86400. */
-static int64_t day_first_j(int64_t day, double delta_s)
+int64_t series_day_first_j(int64_t day, double delta_s)
 {
     return (int64_t)ceil((double)day * DAY_S / delta_s) + 1;
 }
@@ -21,9 +20,9 @@ int64_t series_day_of(int64_t j, double delta_s)
 {
     int64_t d = (int64_t)floor((double)(j - 1) * delta_s / DAY_S);
 
-    while (j < day_first_j(d, delta_s))
+    while (j < series_day_first_j(d, delta_s))
         d--;
-    while (j >= day_first_j(d + 1, delta_s))
+    while (j >= series_day_first_j(d + 1, delta_s))
         d++;
     return d;
 }
@@ -103,8 +102,8 @@ enum status series_day_compute(struct db *db, const struct analysis_settings *s,
     enum status rc;
 
     memset(out, 0, sizeof *out);
-    out->j_lo = day_first_j(day, delta_s);
-    out->j_hi = day_first_j(day + 1, delta_s) - 1;
+    out->j_lo = series_day_first_j(day, delta_s);
+    out->j_hi = series_day_first_j(day + 1, delta_s) - 1;
     rc = db_series_day_samples(db, f->fs, (int64_t)floor(lo), (int64_t)ceil(hi), theta_s,
                                &st, err);
     if (rc == STATUS_OK)

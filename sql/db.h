@@ -600,6 +600,11 @@ enum status db_series_read(struct db *db, const char *fs, const int64_t *j_lo,
                            const int64_t *j_hi, size_t n, struct db_series_fs_data **out,
                            struct error *err) MUST_CHECK;
 void db_series_fs_data_free(struct db_series_fs_data *d);
+/* The first and last j of fs's stored rows in [j_lo, j_hi]; *any false when none. Two
+ * index probes. */
+enum status db_series_bounds(struct db *db, const char *fs, int64_t j_lo, int64_t j_hi,
+                             bool *any, int64_t *first, int64_t *last,
+                             struct error *err) MUST_CHECK;
 
 /* Every file system with samples, as db_series_fs_list lists them (delta_s 0): for a
  * series computed from the raw samples. */
@@ -953,6 +958,45 @@ struct db_coverage_series {
 enum status db_coverage_replace(struct db *db, const struct db_coverage *c,
                                 const struct db_coverage_series *series, size_t n,
                                 struct error *err) MUST_CHECK;
+/* The coverage kept a day at a time (migration 0018), in one transaction: begin, then
+ * per scope open, day_keys, day_put for each day whose key moved, days_keep, and
+ * commit with every scope's totals (or abort). A day is the UTC day of T_{i-1}; its
+ * intervals are those of coverage_intervals with end_s in [end_lo_s, end_hi_s]. */
+struct db_coverage_day {
+    int64_t day;
+    double end_lo_s, end_hi_s;       /* its intervals' T_i lie in [end_lo_s, end_hi_s] */
+    char key[33];                    /* md5 of its inputs now */
+    bool stored;                     /* a row of it is stored: */
+    char stored_key[33];             /* what it was computed from */
+    double sum_d_bytes, sum_s_bytes; /* over its intervals with D and S present */
+    long intervals;                  /* those */
+};
+enum status db_coverage_begin(struct db *db, struct error *err) MUST_CHECK;
+/* Makes scope's row (its totals until commit: none); its days and intervals go when
+ * it has none of the days or another granularity_s. */
+enum status db_coverage_open(struct db *db, const char *scope, double granularity_s,
+                             struct error *err) MUST_CHECK;
+/* For each of the n days (ascending), its key: the md5 of texts[i] (what the caller
+ * knows of its inputs) and the stored series days (fs, days, devices, servers,
+ * samples, digest) of the n_fs file systems fs within margin_days of it; and what is
+ * stored of it. */
+enum status db_coverage_day_keys(struct db *db, const char *scope, const char *const *fs,
+                                 size_t n_fs, int64_t margin_days,
+                                 const char *const *texts, struct db_coverage_day *days,
+                                 size_t n, struct error *err) MUST_CHECK;
+/* Stores day d (its key and sums) with its intervals s in place of what it had. */
+enum status db_coverage_day_put(struct db *db, const char *scope,
+                                const struct db_coverage_day *d,
+                                const struct db_coverage_series *s,
+                                struct error *err) MUST_CHECK;
+/* Removes scope's days other than the n given (keep[i].day) and their intervals. */
+enum status db_coverage_days_keep(struct db *db, const char *scope, double granularity_s,
+                                  const struct db_coverage_day *keep, size_t n,
+                                  struct error *err) MUST_CHECK;
+/* Stores the n scopes' totals, removes every other scope, and commits. */
+enum status db_coverage_commit(struct db *db, const struct db_coverage *c, size_t n,
+                               struct error *err) MUST_CHECK;
+void db_coverage_abort(struct db *db);
 /* Every stored coverage, "all" first, then by scope. *out malloc'd (caller frees;
  * NULL when none). */
 enum status db_coverage_list(struct db *db, struct db_coverage **out, size_t *n,

@@ -358,3 +358,237 @@ enum status db_coverage_buckets(struct db *db, const char *scope, double from_s,
     PQclear(r);
     return STATUS_OK;
 }
+
+/* ---- the coverage a day at a time (migration 0018) ------------------------------- */
+
+enum status db_coverage_begin(struct db *db, struct error *err)
+{
+    return exec_cmd(db, "BEGIN", err);
+}
+
+void db_coverage_abort(struct db *db)
+{
+    rollback(db);
+}
+
+enum status db_coverage_open(struct db *db, const char *scope, double granularity_s,
+                             struct error *err)
+{
+    char g[40];
+    const char *vals[2] = {scope, param_double(g, granularity_s)};
+    /* Another grid, or intervals without days (stored before 0018, or whole by a
+     * computation from the raw samples): nothing of it is kept. */
+    enum status rc = exec_params_cmd(
+        db,
+        "WITH old AS (SELECT c.scope FROM coverage c WHERE c.scope = $1 AND "
+        "(c.granularity_s <> $2::float8 OR NOT EXISTS (SELECT 1 FROM coverage_days d "
+        "WHERE d.scope = $1))) "
+        "DELETE FROM coverage_intervals i USING old WHERE i.scope = old.scope",
+        2, vals, err);
+    if (rc == STATUS_OK) {
+        rc = exec_params_cmd(db,
+                             "DELETE FROM coverage_days WHERE scope = $1 AND "
+                             "(SELECT granularity_s FROM coverage WHERE scope = $1) <> "
+                             "$2::float8",
+                             2, vals, err);
+    }
+    if (rc == STATUS_OK) {
+        rc = exec_params_cmd(
+            db,
+            "INSERT INTO coverage (scope, granularity_s, coverage, sum_d_bytes, "
+            "sum_s_bytes, intervals, d_total_bytes, log_start_s, log_end_s) VALUES "
+            "($1, $2::float8, NULL, 0, 0, 0, 0, 0, 0) ON CONFLICT (scope) DO UPDATE "
+            "SET granularity_s = EXCLUDED.granularity_s",
+            2, vals, err);
+    }
+    return rc;
+}
+
+enum status db_coverage_day_keys(struct db *db, const char *scope, const char *const *fs,
+                                 size_t n_fs, int64_t margin_days,
+                                 const char *const *texts, struct db_coverage_day *days,
+                                 size_t n, struct error *err)
+{
+    struct buf b_days = {0}, b_texts = {0}, b_fs = {0};
+    int64_t *day = malloc((n > 0 ? n : 1) * sizeof *day);
+    char margin[32];
+    PGresult *r = NULL;
+    enum status rc;
+
+    if (day == NULL)
+        return error_set(err, STATUS_NOMEM, "days of coverage %s", scope);
+    for (size_t i = 0; i < n; i++)
+        day[i] = days[i].day;
+    snprintf(margin, sizeof margin, "%lld", (long long)margin_days);
+    if (!buf_int64_array(&b_days, day, n) || !buf_text_array(&b_texts, texts, n) ||
+        !buf_text_array(&b_fs, fs, n_fs)) {
+        rc = error_set(err, STATUS_NOMEM, "days of coverage %s", scope);
+        goto out;
+    }
+    const char *vals[5] = {scope, b_days.p, b_texts.p, b_fs.p, margin};
+    rc = exec_params(
+        db,
+        "SELECT md5(u.t || coalesce((SELECT string_agg(concat_ws(',', s.fs, s.day, "
+        "s.devices, s.servers, s.samples, s.digest), ';' ORDER BY s.fs, s.day) FROM "
+        "series_days s WHERE s.fs = ANY($4::text[]) AND s.day BETWEEN u.day - "
+        "$5::bigint AND u.day + $5::bigint), '')), c.key, c.sum_d_bytes, "
+        "c.sum_s_bytes, c.intervals FROM unnest($2::bigint[], $3::text[]) WITH "
+        "ORDINALITY AS u(day, t, o) LEFT JOIN coverage_days c ON c.scope = $1 AND "
+        "c.day = u.day ORDER BY u.o",
+        5, vals, &r, err);
+    if (rc == STATUS_OK && (size_t)PQntuples(r) != n) {
+        rc = error_set(err, STATUS_INTERNAL, "coverage %s: %d day keys for %zu days",
+                       scope, PQntuples(r), n);
+    }
+    for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
+        struct db_coverage_day *d = &days[i];
+        copy_text(d->key, sizeof d->key, r, (int)i, 0);
+        d->stored = !PQgetisnull(r, (int)i, 1);
+        copy_text(d->stored_key, sizeof d->stored_key, r, (int)i, 1);
+        d->sum_d_bytes = get_double(r, (int)i, 2);
+        d->sum_s_bytes = get_double(r, (int)i, 3);
+        d->intervals = (long)get_int64(r, (int)i, 4);
+    }
+out:
+    PQclear(r);
+    free(day);
+    free(b_days.p);
+    free(b_texts.p);
+    free(b_fs.p);
+    return rc;
+}
+
+enum status db_coverage_day_put(struct db *db, const char *scope,
+                                const struct db_coverage_day *d,
+                                const struct db_coverage_series *s, struct error *err)
+{
+    char v[6][40];
+    const char *del[3] = {scope, param_double(v[0], d->end_lo_s),
+                          param_double(v[1], d->end_hi_s)};
+    struct bincopy c;
+
+    snprintf(v[2], sizeof v[2], "%lld", (long long)d->day);
+    snprintf(v[5], sizeof v[5], "%ld", d->intervals);
+    const char *put[7] = {scope,
+                          v[2],
+                          d->key,
+                          param_double(v[3], d->sum_d_bytes),
+                          param_double(v[4], d->sum_s_bytes),
+                          v[5],
+                          NULL};
+    enum status rc =
+        exec_params_cmd(db,
+                        "DELETE FROM coverage_intervals WHERE scope = $1 AND "
+                        "end_s BETWEEN $2::float8 AND $3::float8",
+                        3, del, err);
+    if (rc == STATUS_OK) {
+        rc = exec_params_cmd(
+            db,
+            "INSERT INTO coverage_days (scope, day, key, sum_d_bytes, sum_s_bytes, "
+            "intervals) VALUES ($1, $2::bigint, $3, coalesce($4::float8, 0), "
+            "coalesce($5::float8, 0), $6::bigint) ON CONFLICT (scope, day) DO UPDATE SET "
+            "key = EXCLUDED.key, sum_d_bytes = EXCLUDED.sum_d_bytes, sum_s_bytes = "
+            "EXCLUDED.sum_s_bytes, intervals = EXCLUDED.intervals",
+            6, put, err);
+    }
+    if (rc != STATUS_OK || s->n == 0)
+        return rc;
+    rc = bincopy_begin(&c, db,
+                       "COPY coverage_intervals (scope, end_s, d_bytes, s_bytes) FROM "
+                       "STDIN WITH (FORMAT binary)",
+                       err);
+    if (rc != STATUS_OK)
+        return rc;
+    for (size_t i = 0; i < s->n; i++) {
+        bincopy_row(&c, 4);
+        bincopy_text(&c, scope);
+        bincopy_float8(&c, s->end_s[i]);
+        bincopy_float8(&c, s->d_bytes[i]);
+        bincopy_float8(&c, s->s_bytes[i]);
+    }
+    return bincopy_end(&c);
+}
+
+enum status db_coverage_days_keep(struct db *db, const char *scope, double granularity_s,
+                                  const struct db_coverage_day *keep, size_t n,
+                                  struct error *err)
+{
+    struct buf b_days = {0};
+    int64_t *day = malloc((n > 0 ? n : 1) * sizeof *day);
+    char g[40];
+    enum status rc;
+
+    if (day == NULL)
+        return error_set(err, STATUS_NOMEM, "days of coverage %s", scope);
+    for (size_t i = 0; i < n; i++)
+        day[i] = keep[i].day;
+    if (!buf_int64_array(&b_days, day, n)) {
+        free(day);
+        free(b_days.p);
+        return error_set(err, STATUS_NOMEM, "days of coverage %s", scope);
+    }
+    const char *vals[3] = {scope, b_days.p, param_double(g, granularity_s)};
+    /* A day gone takes its intervals: T_i − Δ in the day (the C side's series_day_of
+     * rounds the same way on whole-second grids; any other interval left outside
+     * every kept day goes by the second statement). */
+    rc = exec_params_cmd(
+        db,
+        "WITH gone AS (DELETE FROM coverage_days WHERE scope = $1 AND "
+        "day <> ALL ($2::bigint[]) RETURNING day) DELETE FROM coverage_intervals i "
+        "USING gone WHERE i.scope = $1 AND i.end_s - $3::float8 >= gone.day * 86400.0 "
+        "AND i.end_s - $3::float8 < (gone.day + 1) * 86400.0",
+        3, vals, err);
+    free(day);
+    free(b_days.p);
+    return rc;
+}
+
+enum status db_coverage_commit(struct db *db, const struct db_coverage *c, size_t n,
+                               struct error *err)
+{
+    enum status rc = STATUS_OK;
+    const char **scopes = malloc((n > 0 ? n : 1) * sizeof *scopes);
+    struct buf b = {0};
+
+    if (scopes == NULL)
+        return error_set(err, STATUS_NOMEM, "coverage");
+    for (size_t i = 0; rc == STATUS_OK && i < n; i++) {
+        char v[8][40];
+        const char *vals[9] = {c[i].scope,
+                               param_double(v[0], c[i].granularity_s),
+                               param_double(v[1], c[i].coverage),
+                               param_double(v[2], c[i].sum_d_bytes),
+                               param_double(v[3], c[i].sum_s_bytes),
+                               v[4],
+                               param_double(v[5], c[i].d_total_bytes),
+                               param_double(v[6], c[i].log_start_s),
+                               param_double(v[7], c[i].log_end_s)};
+        snprintf(v[4], sizeof v[4], "%ld", c[i].intervals);
+        scopes[i] = c[i].scope;
+        rc = exec_params_cmd(
+            db,
+            "INSERT INTO coverage (scope, granularity_s, coverage, sum_d_bytes, "
+            "sum_s_bytes, intervals, d_total_bytes, log_start_s, log_end_s) VALUES "
+            "($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (scope) DO UPDATE SET "
+            "granularity_s = EXCLUDED.granularity_s, coverage = EXCLUDED.coverage, "
+            "sum_d_bytes = EXCLUDED.sum_d_bytes, sum_s_bytes = EXCLUDED.sum_s_bytes, "
+            "intervals = EXCLUDED.intervals, d_total_bytes = EXCLUDED.d_total_bytes, "
+            "log_start_s = EXCLUDED.log_start_s, log_end_s = EXCLUDED.log_end_s, "
+            "computed_at = now()",
+            9, vals, err);
+    }
+    if (rc == STATUS_OK && !buf_text_array(&b, scopes, n))
+        rc = error_set(err, STATUS_NOMEM, "coverage");
+    if (rc == STATUS_OK) {
+        const char *vals[1] = {b.p};
+        rc = exec_params_cmd(db, "DELETE FROM coverage WHERE scope <> ALL ($1::text[])",
+                             1, vals, err);
+    }
+    if (rc == STATUS_OK)
+        rc = exec_cmd(db, "COMMIT", err);
+    if (rc != STATUS_OK)
+        rollback(db);
+    free(scopes);
+    free(b.p);
+    return rc;
+}

@@ -31,17 +31,12 @@ enum status db_job_features_list(struct db *db, struct db_job_features **out, si
     return rc;
 }
 
-/* A text[] literal "{a,b,...}" of n items (malloc'd; NULL without memory). The items
- * are ids and job keys, hex digits: nothing to quote. */
+/* A text[] literal of n items (malloc'd; NULL without memory). */
 static char *text_array(const char *const *items, size_t n)
 {
     struct buf b = {0};
-    bool ok = buf_printf(&b, "{");
 
-    for (size_t i = 0; ok && i < n; i++)
-        ok = buf_printf(&b, "%s%s", i > 0 ? "," : "", items[i]);
-    ok = ok && buf_printf(&b, "}");
-    if (!ok) {
+    if (!buf_text_array(&b, items, n)) {
         free(b.p);
         return NULL;
     }

@@ -420,21 +420,7 @@ enum status db_groups_touched_since(struct db *db, double since_s, char (**ids)[
     return rc;
 }
 
-/* PostgreSQL array literals: n texts, each double-quoted (backslash and quote
- * escaped); n integers. */
-static bool text_array(struct buf *b, const char *const *texts, size_t n)
-{
-    bool ok = buf_printf(b, "{");
-
-    for (size_t i = 0; ok && i < n; i++) {
-        ok = buf_printf(b, "%s\"", i > 0 ? "," : "");
-        for (const char *c = texts[i]; ok && *c != '\0'; c++)
-            ok = buf_printf(b, "%s%c", *c == '"' || *c == '\\' ? "\\" : "", *c);
-        ok = ok && buf_printf(b, "\"");
-    }
-    return ok && buf_printf(b, "}");
-}
-
+/* A PostgreSQL array literal of n integers. */
 static bool int_array(struct buf *b, const long *ints, size_t n)
 {
     bool ok = buf_printf(b, "{");
@@ -455,7 +441,7 @@ enum status db_analysis_run_record(struct db *db, const struct db_analysis_run *
     snprintf(v[1], sizeof v[1], "%ld", run->jobs);
     snprintf(v[2], sizeof v[2], "%ld", run->excluded);
     snprintf(v[3], sizeof v[3], "%.6f", run->seconds);
-    if (!text_array(&names, run->reasons, run->n_reasons) ||
+    if (!buf_text_array(&names, run->reasons, run->n_reasons) ||
         !int_array(&counts, run->reason_jobs, run->n_reasons)) {
         rc = error_set(err, STATUS_NOMEM, "analysis run");
         goto out;

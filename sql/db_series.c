@@ -307,14 +307,33 @@ void db_series_fs_data_free(struct db_series_fs_data *d)
     free(d);
 }
 
-/* "{a,b,c}": n integers as a PostgreSQL array literal, into b. */
-static bool int64_array(struct buf *b, const int64_t *v, size_t n)
+enum status db_series_bounds(struct db *db, const char *fs, int64_t j_lo, int64_t j_hi,
+                             bool *any, int64_t *first, int64_t *last, struct error *err)
 {
-    bool ok = buf_printf(b, "{");
+    char lo[32], hi[32];
+    const char *vals[3] = {fs, lo, hi};
+    PGresult *r;
 
-    for (size_t i = 0; ok && i < n; i++)
-        ok = buf_printf(b, "%s%lld", i > 0 ? "," : "", (long long)v[i]);
-    return ok && buf_printf(b, "}");
+    *any = false;
+    *first = *last = 0;
+    snprintf(lo, sizeof lo, "%lld", (long long)j_lo);
+    snprintf(hi, sizeof hi, "%lld", (long long)j_hi);
+    enum status rc = exec_params_binary(
+        db,
+        "SELECT (SELECT j FROM series WHERE fs = $1 AND j BETWEEN $2 AND $3 ORDER BY j "
+        "LIMIT 1), (SELECT j FROM series WHERE fs = $1 AND j BETWEEN $2 AND $3 ORDER BY "
+        "j DESC LIMIT 1)",
+        3, vals, &r, err);
+    if (rc != STATUS_OK)
+        return rc;
+    rc = bin_check(r, "ll", "series bounds", err);
+    if (rc == STATUS_OK && PQntuples(r) == 1 && !PQgetisnull(r, 0, 0)) {
+        *any = true;
+        *first = bin_int64(r, 0, 0);
+        *last = bin_int64(r, 0, 1);
+    }
+    PQclear(r);
+    return rc;
 }
 
 enum status db_series_read(struct db *db, const char *fs, const int64_t *j_lo,
@@ -327,7 +346,7 @@ enum status db_series_read(struct db *db, const char *fs, const int64_t *j_lo,
     enum status rc;
 
     *out = NULL;
-    if (!int64_array(&lo, j_lo, n_ranges) || !int64_array(&hi, j_hi, n_ranges)) {
+    if (!buf_int64_array(&lo, j_lo, n_ranges) || !buf_int64_array(&hi, j_hi, n_ranges)) {
         rc = error_set(err, STATUS_NOMEM, "%zu ranges of %s", n_ranges, fs);
         goto out;
     }

@@ -139,6 +139,10 @@ bool buf_printf(struct buf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* A text field for COPY's text format: backslash, tab and newline escaped; NULL is
  * SQL NULL (\N). */
 bool buf_field(struct buf *b, const char *s);
+/* PostgreSQL array literals into b: n texts, each double-quoted (backslash and quote
+ * escaped); n integers. false when out of memory. */
+bool buf_text_array(struct buf *b, const char *const *texts, size_t n);
+bool buf_int64_array(struct buf *b, const int64_t *v, size_t n);
 /* Runs sql (a COPY ... FROM STDIN) with b's text as its data. */
 enum status copy_in(struct db *db, const char *sql, const struct buf *b,
                     struct error *err) MUST_CHECK;

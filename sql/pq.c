@@ -351,6 +351,28 @@ static enum status copy_results(struct db *db, enum status rc, struct error *err
     return rc;
 }
 
+bool buf_text_array(struct buf *b, const char *const *texts, size_t n)
+{
+    bool ok = buf_printf(b, "{");
+
+    for (size_t i = 0; ok && i < n; i++) {
+        ok = buf_printf(b, "%s\"", i > 0 ? "," : "");
+        for (const char *c = texts[i]; ok && *c != '\0'; c++)
+            ok = buf_printf(b, "%s%c", *c == '"' || *c == '\\' ? "\\" : "", *c);
+        ok = ok && buf_printf(b, "\"");
+    }
+    return ok && buf_printf(b, "}");
+}
+
+bool buf_int64_array(struct buf *b, const int64_t *v, size_t n)
+{
+    bool ok = buf_printf(b, "{");
+
+    for (size_t i = 0; ok && i < n; i++)
+        ok = buf_printf(b, "%s%lld", i > 0 ? "," : "", (long long)v[i]);
+    return ok && buf_printf(b, "}");
+}
+
 enum status copy_in(struct db *db, const char *sql, const struct buf *b,
                     struct error *err)
 {

@@ -1,8 +1,10 @@
 /* test_reach.c: issue 34 item 2 against a real PostgreSQL and the real binary: an
  * analysis reads the stored series only around its jobs (fewer rows than are stored,
  * over more than one span), what lies far from every job changes none of its values
- * while what lies under a job does; and the generator's history written a chunk of
- * days at a time loads as the same series as the whole. */
+ * while what lies under a job does; the generator's history written a chunk of
+ * days at a time loads as the same series as the whole; and the coverage kept a day
+ * at a time (item 3) equals the plain computation over the whole day window, and
+ * recomputes only the days whose inputs changed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +18,7 @@
 
 #include <libpq-fe.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +118,23 @@ static void rows_read(const char *log, const char *fs, long *rows, long *spans)
     }
 }
 
+/* The configuration with Δ configured (the 60 s it was already): the stored series'
+ * settings are another's, so an analysis under it builds one dense series from every
+ * raw sample, as before the series were stored: the plain computation. */
+static void dense_conf(char *path, size_t size)
+{
+    size_t len = 0;
+
+    snprintf(path, size, "%s/dense.conf", fx.dir);
+    char *text = testutil_read_file(fx.conf, &len);
+    assert_non_null(text);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fprintf(fp, "%s\n[analysis]\ngranularity_s = 60\n", text);
+    assert_int_equal(fclose(fp), 0);
+    free(text);
+}
+
 static int setup(void **state)
 {
     const char *tmp = getenv("TMPDIR");
@@ -158,19 +178,9 @@ static void test_reads_around_the_jobs(void **state)
     assert_true(spans > 1);
     free(log);
 
-    /* The plain computation beside it: with Δ configured (the 60 s it was already),
-     * the stored series' settings are another's and the analysis builds one dense
-     * series from every raw sample, as before the series were stored. */
+    /* The plain computation beside it (dense_conf). */
     char conf[PATH_MAX + 16];
-    snprintf(conf, sizeof conf, "%s/dense.conf", fx.dir);
-    size_t len = 0;
-    char *text = testutil_read_file(fx.conf, &len);
-    assert_non_null(text);
-    FILE *fp = fopen(conf, "w");
-    assert_non_null(fp);
-    fprintf(fp, "%s\n[analysis]\ngranularity_s = 60\n", text);
-    assert_int_equal(fclose(fp), 0);
-    free(text);
+    dense_conf(conf, sizeof conf);
     char *dense = export_jobs_with(conf, &log);
     assert_non_null(strstr(log, "reads the raw samples"));
     assert_string_equal(before, dense);
@@ -241,11 +251,154 @@ static void test_chunks_load_as_the_whole(void **state)
     free(whole);
 }
 
+/* What analyze stored of the coverage: the exact columns and every interval as one
+ * text, and each scope's sums (at most 8 scopes). */
+struct coverage_snap {
+    char *exact;
+    double sum_d[8], sum_s[8];
+    int n;
+};
+
+static void coverage_snap(struct coverage_snap *c)
+{
+    c->exact = pgfixture_query(
+        &fx.db,
+        "SELECT (SELECT string_agg(concat_ws(',', scope, granularity_s, intervals, "
+        "d_total_bytes, log_start_s, log_end_s), ';' ORDER BY scope) FROM coverage) || "
+        "' ' || (SELECT md5(string_agg(concat_ws(',', scope, end_s, d_bytes, s_bytes), "
+        "';' ORDER BY scope, end_s)) FROM coverage_intervals) || ' ' || (SELECT "
+        "count(*) FROM coverage_intervals)",
+        NULL);
+    assert_non_null(c->exact);
+    c->n = (int)query_long("SELECT count(*) FROM coverage");
+    assert_in_range(c->n, 2, 8);
+    for (int i = 0; i < c->n; i++) {
+        char sql[160];
+        snprintf(sql, sizeof sql,
+                 "SELECT sum_d_bytes || ' ' || sum_s_bytes FROM coverage ORDER BY scope "
+                 "OFFSET %d LIMIT 1",
+                 i);
+        char *v = pgfixture_query(&fx.db, sql, NULL);
+        assert_non_null(v);
+        assert_int_equal(sscanf(v, "%lf %lf", &c->sum_d[i], &c->sum_s[i]), 2);
+        free(v);
+    }
+}
+
+/* Equal but for the last bits of the sums: a day's sums, then the days'. */
+static void coverage_snap_equal(const struct coverage_snap *a,
+                                const struct coverage_snap *b)
+{
+    assert_string_equal(a->exact, b->exact);
+    assert_int_equal(a->n, b->n);
+    for (int i = 0; i < a->n; i++) {
+        assert_true(fabs(a->sum_d[i] - b->sum_d[i]) <= 1e-12 * fabs(b->sum_d[i]));
+        assert_true(fabs(a->sum_s[i] - b->sum_s[i]) <= 1e-12 * fabs(b->sum_s[i]));
+        assert_true(b->sum_s[i] > 0);
+    }
+}
+
+/* `analyze --force` under conf; the days the coverage computed of how many, from its
+ * summary line (-1 each when it computed the coverage whole). */
+static void analyze_days(const char *conf, long *days, long *computed)
+{
+    char args[PATH_MAX * 2];
+    int rc = 0;
+
+    snprintf(args, sizeof args, "--config '%s' analyze --force --permutations 0 2>&1",
+             conf);
+    char *log = pgfixture_run(&fx.db, args, &rc);
+    assert_non_null(log);
+    if (rc != 0 && rc != 1) /* 1: a group below d_min, as export's */
+        fail_msg("analyze exited %d:\n%s", rc, log);
+    const char *p = strstr(log, " days of the scopes, ");
+    *days = *computed = -1;
+    if (p != NULL) {
+        const char *open = p;
+        while (open > log && open[-1] != '(')
+            open--;
+        *days = strtol(open, NULL, 10);
+        *computed = strtol(p + strlen(" days of the scopes, "), NULL, 10);
+    }
+    free(log);
+}
+
+static void test_coverage_by_the_day(void **state)
+{
+    char dense[PATH_MAX + 16];
+    struct coverage_snap day, whole, again, moved, moved_whole;
+    long days, computed;
+    (void)state;
+
+    dense_conf(dense, sizeof dense); /* the plain computation */
+
+    /* A report missed at the third midnight, the last of the second day's intervals:
+     * fill_max 1 fills it from the third day's first, which a recomputation of the
+     * first two days alone must still read. */
+    run_sql("DELETE FROM samples s USING (SELECT fs, min(server) AS server, "
+            "floor(min(stamp_s) / 86400) * 86400 + 2 * 86400 AS midnight FROM samples "
+            "GROUP BY fs) m WHERE s.fs = m.fs AND s.server = m.server AND s.stamp_s = "
+            "m.midnight");
+    analyze_days(fx.conf, &days, &computed);
+    print_message("coverage: %ld days of the scopes, %ld computed\n", days, computed);
+    assert_true(days >= 6);
+    coverage_snap(&day);
+    analyze_days(dense, &days, &computed);
+    assert_int_equal(days, -1); /* whole: the stored series are another's */
+    coverage_snap(&whole);
+    coverage_snap_equal(&day, &whole);
+
+    /* Computed whole, it kept no days: all again, the same; then none. */
+    analyze_days(fx.conf, &days, &computed);
+    assert_int_equal(computed, days);
+    coverage_snap(&again);
+    coverage_snap_equal(&again, &whole);
+    analyze_days(fx.conf, &days, &computed);
+    assert_int_equal(computed, 0);
+
+    /* The first six hours of samples change: their day and the next are computed,
+     * the last day is as it was, and all equals the plain computation. */
+    run_sql("UPDATE samples SET r_bps = 2 * r_bps + 5e5 WHERE stamp_s < (SELECT "
+            "floor(min(stamp_s) / 86400) * 86400 + 21600 FROM samples)");
+    analyze_days(fx.conf, &days, &computed);
+    print_message("after a change of 6 hours: %ld of %ld days computed\n", computed,
+                  days);
+    assert_true(computed > 0 && computed < days);
+    coverage_snap(&moved);
+    assert_string_not_equal(moved.exact, day.exact);
+    analyze_days(dense, &days, &computed);
+    coverage_snap(&moved_whole);
+    coverage_snap_equal(&moved, &moved_whole);
+
+    /* A missed report just after the second midnight (fill_max 1 fills it from the
+     * interval before midnight, on the other day) and a run of two (a hole): both
+     * ways alike. */
+    struct coverage_snap gap, gap_whole;
+    analyze_days(fx.conf, &days, &computed); /* days kept again */
+    assert_int_equal(computed, days);
+    run_sql("DELETE FROM samples s USING (SELECT fs, min(server) AS server, "
+            "floor(min(stamp_s) / 86400) * 86400 + 86400 AS midnight FROM samples GROUP "
+            "BY fs) m WHERE s.fs = m.fs AND s.server = m.server AND s.stamp_s IN "
+            "(m.midnight + 60, m.midnight + 7200, m.midnight + 7260)");
+    analyze_days(fx.conf, &days, &computed);
+    assert_true(computed > 0); /* every day: each is within a day of the edge */
+    coverage_snap(&gap);
+    analyze_days(dense, &days, &computed);
+    coverage_snap(&gap_whole);
+    coverage_snap_equal(&gap, &gap_whole);
+    assert_string_not_equal(gap.exact, moved.exact);
+    struct coverage_snap *all[] = {&day,         &whole, &again,    &moved,
+                                   &moved_whole, &gap,   &gap_whole};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        free(all[i]->exact);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_chunks_load_as_the_whole),
         cmocka_unit_test(test_reads_around_the_jobs),
+        cmocka_unit_test(test_coverage_by_the_day),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

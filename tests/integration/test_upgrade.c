@@ -80,7 +80,8 @@ static int teardown(void **state)
  * columns, 0014 the data version, 0015 what /metrics reads of the runs, 0016 the
  * configuration's groups and settings that analyze read, 0017 the stored series
  * (empty until the first ingest or analyze builds them: serve reads the samples
- * meanwhile), and what the old version stored is served as before. */
+ * meanwhile), 0018 the coverage's days (empty: the first analyze computes every
+ * day), and what the old version stored is served as before. */
 static void restored_database_migrates_from_the_old_schema_version(void **state)
 {
     int rc = -1;
@@ -100,7 +101,8 @@ static void restored_database_migrates_from_the_old_schema_version(void **state)
               strstr(out, "applied migration 0015_run_metrics") != NULL &&
               strstr(out, "applied migration 0016_configured") != NULL &&
               strstr(out, "applied migration 0017_series") != NULL &&
-              strstr(out, "migrations applied: 12; schema version 17") != NULL;
+              strstr(out, "applied migration 0018_coverage_days") != NULL &&
+              strstr(out, "migrations applied: 13; schema version 18") != NULL;
     if (!ok)
         print_error("db migrate exited %d: %s\n", rc, out);
     free(out);
