@@ -147,6 +147,35 @@ bool buf_int64_array(struct buf *b, const int64_t *v, size_t n);
 enum status copy_in(struct db *db, const char *sql, const struct buf *b,
                     struct error *err) MUST_CHECK;
 
+/* A COPY (...) TO STDOUT WITH (FORMAT binary) being read a row at a time, so that
+ * a large result is never held whole (a PGresult of 200,000 series rows took 39 MB,
+ * twice the rows it makes): copyout_begin, then copyout_next until it returns false
+ * (c->rc says whether at the end or on a failure), the field getters on the row at
+ * hand, and copyout_end always. */
+struct copyout {
+    struct db *db;
+    char *msg; /* the CopyData message of the row at hand (libpq's) */
+    int len, pos;
+    bool header;  /* the file header was read */
+    bool done;    /* the trailer was read and the command's result taken */
+    int n_fields; /* of the row at hand */
+    int flen[24]; /* each field's length, -1 for NULL */
+    const unsigned char *field[24];
+    enum status rc;
+    struct error *err;
+};
+enum status copyout_begin(struct copyout *c, struct db *db, const char *sql,
+                          struct error *err) MUST_CHECK;
+/* The next row, of exactly n_fields fields (else STATUS_INTERNAL in c->rc). */
+bool copyout_next(struct copyout *c, int n_fields);
+/* The fields of the row at hand: float8 (NULL: NAN), int8, int4 (NULL: 0), bool. */
+double copyout_double(const struct copyout *c, int i);
+int64_t copyout_int64(const struct copyout *c, int i);
+int32_t copyout_int32(const struct copyout *c, int i);
+bool copyout_bool(const struct copyout *c, int i);
+/* Ends the COPY (reading what is left after a failure) and returns c->rc. */
+enum status copyout_end(struct copyout *c) MUST_CHECK;
+
 /* A COPY ... FROM STDIN (FORMAT binary) in progress: rows are built in a buffer that
  * is sent whenever it holds a megabyte, so memory stays bounded whatever the rows.
  * The first failure sticks in rc (and err); the calls after it do nothing, and

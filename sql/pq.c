@@ -617,3 +617,172 @@ enum status fetch_rows(struct db *db, const char *sql, int n, const char *const 
     *n_rows = got;
     return STATUS_OK;
 }
+
+/* ---- COPY ... TO STDOUT (FORMAT binary), read a row at a time ------------------- */
+
+static const unsigned char copy_signature[11] = {'P',  'G',  'C',  'O',  'P', 'Y',
+                                                 '\n', 0xff, '\r', '\n', 0};
+
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint64_t be_bits(const unsigned char *p, int width)
+{
+    uint64_t v = 0;
+
+    for (int i = 0; i < width; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
+enum status copyout_begin(struct copyout *c, struct db *db, const char *sql,
+                          struct error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->db = db;
+    c->err = err;
+    PGresult *r = PQexec(db->conn, sql);
+    if (PQresultStatus(r) != PGRES_COPY_OUT) {
+        c->rc = db_fail_result(db, r, err, "copy out");
+        c->done = true;
+        PQclear(r);
+        return c->rc;
+    }
+    PQclear(r);
+    return STATUS_OK;
+}
+
+static bool copyout_fail(struct copyout *c, const char *what)
+{
+    if (c->rc == STATUS_OK)
+        c->rc = error_set(c->err, STATUS_INTERNAL, "copy out: %s", what);
+    return false;
+}
+
+/* The command's result after the last CopyData message. */
+static bool copyout_finish(struct copyout *c)
+{
+    PGresult *r;
+
+    c->done = true;
+    while ((r = PQgetResult(c->db->conn)) != NULL) {
+        if (PQresultStatus(r) != PGRES_COMMAND_OK && c->rc == STATUS_OK)
+            c->rc = db_fail_result(c->db, r, c->err, "copy out");
+        PQclear(r);
+    }
+    return false;
+}
+
+bool copyout_next(struct copyout *c, int n_fields)
+{
+    if (c->rc != STATUS_OK || c->done)
+        return false;
+    for (;;) {
+        if (c->msg == NULL || c->pos >= c->len) {
+            if (c->msg != NULL)
+                PQfreemem(c->msg);
+            c->msg = NULL;
+            c->len = PQgetCopyData(c->db->conn, &c->msg, 0);
+            c->pos = 0;
+            if (c->len == -1) {
+                c->msg = NULL;
+                copyout_finish(c);
+                return c->header ? copyout_fail(c, "no trailer") : false;
+            }
+            if (c->len < 0) {
+                c->msg = NULL;
+                c->rc = db_fail(c->db, c->err, "copy out");
+                return false;
+            }
+        }
+        const unsigned char *p = (const unsigned char *)c->msg;
+        if (!c->header) {
+            if (c->len - c->pos < 19 || memcmp(p + c->pos, copy_signature, 11) != 0)
+                return copyout_fail(c, "not a binary COPY header");
+            uint32_t ext = be32(p + c->pos + 15);
+            if (ext > (uint32_t)(c->len - c->pos - 19))
+                return copyout_fail(c, "a header extension past its message");
+            c->pos += 19 + (int)ext;
+            c->header = true;
+            continue;
+        }
+        if (c->len - c->pos < 2)
+            return copyout_fail(c, "a row shorter than its field count");
+        int16_t n = (int16_t)(p[c->pos] << 8 | p[c->pos + 1]);
+        c->pos += 2;
+        if (n == -1) { /* the trailer: the end once the command's result is read */
+            while (c->len >= 0) {
+                PQfreemem(c->msg);
+                c->msg = NULL;
+                c->len = PQgetCopyData(c->db->conn, &c->msg, 0);
+            }
+            c->msg = NULL;
+            if (c->len == -2)
+                c->rc = db_fail(c->db, c->err, "copy out");
+            copyout_finish(c);
+            return false;
+        }
+        if (n != n_fields || n > (int)(sizeof c->flen / sizeof c->flen[0]))
+            return copyout_fail(c, "a row of another width");
+        for (int i = 0; i < n; i++) {
+            if (c->len - c->pos < 4)
+                return copyout_fail(c, "a field past its row");
+            int32_t l = (int32_t)be32(p + c->pos);
+            c->pos += 4;
+            if (l < -1 || (l > 0 && l > c->len - c->pos))
+                return copyout_fail(c, "a field past its row");
+            c->flen[i] = l;
+            c->field[i] = p + c->pos;
+            c->pos += l > 0 ? l : 0;
+        }
+        c->n_fields = n;
+        return true;
+    }
+}
+
+double copyout_double(const struct copyout *c, int i)
+{
+    double v;
+
+    if (i >= c->n_fields || c->flen[i] != 8)
+        return NAN;
+    uint64_t bits = be_bits(c->field[i], 8);
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+int64_t copyout_int64(const struct copyout *c, int i)
+{
+    return i < c->n_fields && c->flen[i] == 8 ? (int64_t)be_bits(c->field[i], 8) : 0;
+}
+
+int32_t copyout_int32(const struct copyout *c, int i)
+{
+    return i < c->n_fields && c->flen[i] == 4 ? (int32_t)be_bits(c->field[i], 4) : 0;
+}
+
+bool copyout_bool(const struct copyout *c, int i)
+{
+    return i < c->n_fields && c->flen[i] == 1 && c->field[i][0] != 0;
+}
+
+enum status copyout_end(struct copyout *c)
+{
+    /* Whatever is left is read and dropped: the connection is then free again. */
+    while (!c->done) {
+        if (c->msg != NULL)
+            PQfreemem(c->msg);
+        c->msg = NULL;
+        int len = PQgetCopyData(c->db->conn, &c->msg, 0);
+        if (len < 0) {
+            c->msg = NULL;
+            copyout_finish(c);
+        }
+    }
+    if (c->msg != NULL)
+        PQfreemem(c->msg);
+    c->msg = NULL;
+    return c->rc;
+}
