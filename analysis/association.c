@@ -367,17 +367,61 @@ enum status analysis_association_stored(struct db *db, const char *group_id,
     return STATUS_OK;
 }
 
+enum status assoc_inputs_load(struct db *db, const struct analysis_settings *s,
+                              const char *group_id, double granularity_s,
+                              const char *scope, struct assoc_inputs *in,
+                              struct error *err)
+{
+    memset(in, 0, sizeof *in);
+    enum status rc = db_group_get(db, group_id, &in->group, err);
+    if (rc != STATUS_OK)
+        return rc;
+    rc =
+        ctx_prepare(db, s, granularity_s, scope, REACH_JOBS, in->group.id, &in->ctx, err);
+    if (rc != STATUS_OK)
+        return rc;
+    rc = db_jobs_of_group(db, group_id, &in->jobs, err);
+    if (rc != STATUS_OK)
+        assoc_inputs_clear(in);
+    return rc;
+}
+
+void assoc_inputs_clear(struct assoc_inputs *in)
+{
+    db_jobs_free(in->jobs);
+    ctx_clear(&in->ctx);
+    memset(in, 0, sizeof *in);
+}
+
 enum status analysis_association(struct db *db, const struct analysis_settings *s,
                                  const char *group_id, const char *y, const char *x,
                                  double granularity_s, const char *scope,
                                  const struct assoc_opts *opts, struct assoc_result **out,
                                  struct error *err)
 {
+    struct assoc_inputs in;
+    enum status rc;
+
+    *out = NULL;
+    /* The pair and the space are checked before anything is read. */
+    rc = association_of(db, s, NULL, y, x, opts, out, err);
+    if (rc != STATUS_OK)
+        return rc;
+    rc = assoc_inputs_load(db, s, group_id, granularity_s, scope, &in, err);
+    if (rc != STATUS_OK)
+        return rc;
+    rc = association_of(db, s, &in, y, x, opts, out, err);
+    assoc_inputs_clear(&in);
+    return rc;
+}
+
+enum status association_of(struct db *db, const struct analysis_settings *s,
+                           struct assoc_inputs *in, const char *y, const char *x,
+                           const struct assoc_opts *opts, struct assoc_result **out,
+                           struct error *err)
+{
     const struct metric_def *my = metric_find(y), *mx = metric_find(x);
     const char *space = opts->space != NULL ? opts->space : "auto";
-    struct db_group group;
-    struct db_jobs *jobs = NULL;
-    struct analysis_ctx ctx;
     struct pair_data p;
     enum stats_kde_space space_kind;
     struct assoc_result *r = NULL;
@@ -385,42 +429,34 @@ enum status analysis_association(struct db *db, const struct analysis_settings *
 
     *out = NULL;
     memset(&p, 0, sizeof p);
-    memset(&ctx, 0, sizeof ctx);
     if (my == NULL)
         return error_param(err, STATUS_INVALID, "y", "unknown metric '%s'", y);
     if (mx == NULL)
         return error_param(err, STATUS_INVALID, "x", "unknown metric '%s'", x);
     rc = analysis_space_parse(space, &space_kind, err);
-    if (rc != STATUS_OK)
+    if (rc != STATUS_OK || in == NULL)
         return rc;
-    rc = db_group_get(db, group_id, &group, err);
-    if (rc != STATUS_OK)
-        return rc;
-    rc = ctx_prepare(db, s, granularity_s, scope, REACH_JOBS, group.id, &ctx, err);
-    if (rc != STATUS_OK)
-        return rc;
-    rc = db_jobs_of_group(db, group_id, &jobs, err);
-    if (rc != STATUS_OK)
-        goto out;
+    struct analysis_ctx *c = &in->ctx;
+    const char *group_id = in->group.id;
     /* An explicit log space excludes the jobs it cannot fit, counted (docs/method.md §3).
      */
-    rc = collect_pairs(&ctx, jobs, my, mx, strcmp(space, "log") == 0, &p, err);
+    rc = collect_pairs(c, in->jobs, my, mx, strcmp(space, "log") == 0, &p, err);
     if (rc != STATUS_OK)
         goto out;
     struct assoc_opts ao = *opts;
     ao.space = space;
-    ao.significance = opts->significance && (!opts->significance_base_only || ctx.k == 1);
-    ao.rf = opts->rf && (!opts->significance_base_only || ctx.k == 1);
+    ao.significance = opts->significance && (!opts->significance_base_only || c->k == 1);
+    ao.rf = opts->rf && (!opts->significance_base_only || c->k == 1);
     r = assoc_result_new(ASSOC_GROUP);
     if (r == NULL) {
         rc = error_set(err, STATUS_NOMEM, "association result");
         goto out;
     }
-    rc = assoc_result_name(r, group.id, y, x, ctx.scope, err);
+    rc = assoc_result_name(r, group_id, y, x, c->scope, err);
     if (rc != STATUS_OK)
         goto out;
-    r->granularity_s = ctx.base_delta_s * ctx.k;
-    r->base_granularity_s = ctx.base_delta_s;
+    r->granularity_s = c->base_delta_s * c->k;
+    r->base_granularity_s = c->base_delta_s;
     memcpy(r->excluded, p.excluded, sizeof r->excluded);
     r->negative_y = my->negative != 0;
     r->negative_x = mx->negative != 0;
@@ -438,7 +474,5 @@ out:
     assoc_result_free(r);
     free(p.x);
     free(p.y);
-    db_jobs_free(jobs);
-    ctx_clear(&ctx);
     return rc;
 }

@@ -216,6 +216,26 @@ void ctx_clear(struct analysis_ctx *c);
 enum status ctx_series_for(struct analysis_ctx *c, const struct db_job *j,
                            const struct scope_series **out, struct error *err) MUST_CHECK;
 
+/* What every association of one group at one granularity and scope reads: the
+ * group, its context and its jobs, loaded once for all its pairs
+ * (assoc_inputs_clear). */
+struct assoc_inputs {
+    struct db_group group;
+    struct analysis_ctx ctx;
+    struct db_jobs *jobs;
+};
+enum status assoc_inputs_load(struct db *db, const struct analysis_settings *s,
+                              const char *group_id, double granularity_s,
+                              const char *scope, struct assoc_inputs *in,
+                              struct error *err) MUST_CHECK;
+void assoc_inputs_clear(struct assoc_inputs *in);
+/* analysis_association of (y, x) on in (NULL: only the pair and the space are
+ * checked). */
+enum status association_of(struct db *db, const struct analysis_settings *s,
+                           struct assoc_inputs *in, const char *y, const char *x,
+                           const struct assoc_opts *opts, struct assoc_result **out,
+                           struct error *err) MUST_CHECK;
+
 /* The base Δ (seconds) and the system-wide series at Δ over every file system loaded
  * (scope "all"), as analysis_association builds them. *series is new
  * (stats_series_free). STATUS_NOT_FOUND when no samples are loaded; STATUS_DB. */

@@ -174,24 +174,19 @@ static void first_pair_done(struct assoc_work *w, const struct db_group *g,
              g->id, g->name, (long)res->coefs.d, excluded, r, wr, pw);
 }
 
-/* Whether a job of the group has a DXT trace, whole or incomplete. */
-static enum status group_has_trace(struct db *db, const char *group_id, bool *out,
-                                   struct error *err)
-{
-    struct db_jobs *jobs = NULL;
-    enum status rc = db_jobs_of_group(db, group_id, &jobs, err);
-
-    *out = rc == STATUS_OK && analysis_jobs_have_trace(jobs);
-    db_jobs_free(jobs);
-    return rc;
-}
-
 static enum status assoc_one(void *arg, struct db *db, const struct db_group *g,
                              const struct db_group_inputs *inputs, struct error *err)
 {
     struct assoc_work *w = arg;
-    bool traced = false;
-    enum status rc = group_has_trace(db, g->id, &traced, err);
+    struct assoc_inputs in;
+    /* The group's series and jobs, read once for all its pairs. */
+    enum status rc =
+        assoc_inputs_load(db, w->s, g->id, w->granularity_s, "all", &in, err);
+    if (rc != STATUS_OK) {
+        error_wrap(err, "group %s", g->id);
+        return rc;
+    }
+    bool traced = analysis_jobs_have_trace(in.jobs);
     size_t n_pairs = ANALYZE_DEFAULT_PAIRS + (traced ? ANALYZE_TRACE_PAIRS : 0);
 
     for (size_t p = 0; rc == STATUS_OK && p < n_pairs; p++) {
@@ -201,8 +196,7 @@ static enum status assoc_one(void *arg, struct db *db, const struct db_group *g,
         const char *y = pair[0], *x = pair[1];
         struct assoc_result *res = NULL;
 
-        rc = analysis_association(db, w->s, g->id, y, x, w->granularity_s, "all",
-                                  &w->opts, &res, err);
+        rc = association_of(db, w->s, &in, y, x, &w->opts, &res, err);
         if (rc != STATUS_OK) {
             error_wrap(err, "group %s %s~%s", g->id, y, x);
             break;
@@ -220,6 +214,7 @@ static enum status assoc_one(void *arg, struct db *db, const struct db_group *g,
         if (rc != STATUS_OK)
             error_wrap(err, "group %s %s~%s: storing", g->id, y, x);
     }
+    assoc_inputs_clear(&in);
     if (rc == STATUS_OK)
         w->sum->groups_done++;
     return rc;
