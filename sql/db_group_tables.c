@@ -528,16 +528,23 @@ enum status db_coverage_days_keep(struct db *db, const char *scope, double granu
         return error_set(err, STATUS_NOMEM, "days of coverage %s", scope);
     }
     const char *vals[3] = {scope, b_days.p, param_double(g, granularity_s)};
-    /* A day gone takes its intervals: T_i − Δ in the day (the C side's series_day_of
-     * rounds the same way on whole-second grids; any other interval left outside
-     * every kept day goes by the second statement). */
-    rc = exec_params_cmd(
-        db,
-        "WITH gone AS (DELETE FROM coverage_days WHERE scope = $1 AND "
-        "day <> ALL ($2::bigint[]) RETURNING day) DELETE FROM coverage_intervals i "
-        "USING gone WHERE i.scope = $1 AND i.end_s - $3::float8 >= gone.day * 86400.0 "
-        "AND i.end_s - $3::float8 < (gone.day + 1) * 86400.0",
-        3, vals, err);
+    PGresult *r = NULL;
+    /* A day gone takes its intervals, T_i − Δ in the day: each a range of the
+     * primary key (joined to the days gone, the planner walked every interval of the
+     * scope, 58 ms on 30 days of 1 s, for none). */
+    rc = exec_params(db,
+                     "DELETE FROM coverage_days WHERE scope = $1 AND "
+                     "day <> ALL ($2::bigint[]) RETURNING day",
+                     2, vals, &r, err);
+    for (int i = 0; rc == STATUS_OK && i < PQntuples(r); i++) {
+        const char *del[3] = {scope, PQgetvalue(r, i, 0), vals[2]};
+        rc = exec_params_cmd(db,
+                             "DELETE FROM coverage_intervals WHERE scope = $1 AND "
+                             "end_s >= $2::bigint * 86400.0 + $3::float8 AND "
+                             "end_s < ($2::bigint + 1) * 86400.0 + $3::float8",
+                             3, del, err);
+    }
+    PQclear(r);
     free(day);
     free(b_days.p);
     return rc;

@@ -387,8 +387,35 @@ static void test_coverage_by_the_day(void **state)
     coverage_snap(&gap_whole);
     coverage_snap_equal(&gap, &gap_whole);
     assert_string_not_equal(gap.exact, moved.exact);
-    struct coverage_snap *all[] = {&day,         &whole, &again,    &moved,
-                                   &moved_whole, &gap,   &gap_whole};
+
+    /* The last day's samples unloaded (test_chunks_load_as_the_whole loaded them as
+     * runs of their own, the newest): its days go, with their intervals. */
+    struct coverage_snap cut, cut_whole;
+    analyze_days(fx.conf, &days, &computed);
+    long before_cut = days;
+    char *runs =
+        pgfixture_query(&fx.db,
+                        "SELECT string_agg(id::text, ' ' ORDER BY id DESC) FROM "
+                        "(SELECT id FROM ingest_runs WHERE kind = 'iostat' ORDER "
+                        "BY id DESC LIMIT 2) r",
+                        NULL);
+    assert_non_null(runs);
+    for (char *p = strtok(runs, " "); p != NULL; p = strtok(NULL, " ")) {
+        assert_int_equal(
+            pgfixture_cmd(&fx.db, "--quiet --config '%s' unload --run %s", fx.conf, p),
+            0);
+    }
+    free(runs);
+    analyze_days(fx.conf, &days, &computed);
+    print_message("after the last day's unload: %ld days (%ld before), %ld computed\n",
+                  days, before_cut, computed);
+    assert_true(days < before_cut);
+    coverage_snap(&cut);
+    analyze_days(dense, &days, &computed);
+    coverage_snap(&cut_whole);
+    coverage_snap_equal(&cut, &cut_whole);
+    struct coverage_snap *all[] = {&day, &whole,     &again, &moved,    &moved_whole,
+                                   &gap, &gap_whole, &cut,   &cut_whole};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         free(all[i]->exact);
 }
