@@ -599,6 +599,7 @@ void analysis_coverage_range(const struct db_coverage_series *s,
 struct coverage_buckets {
     size_t n;
     double start_s, width_s;     /* epoch seconds; seconds */
+    double pre_s;                /* the pre-buckets' width read (0: the intervals) */
     double *d_min, *d_max;       /* n each; owned */
     double *s_min, *s_max;       /* n each; owned */
     struct coverage_range range; /* over every interval of the range */

@@ -372,7 +372,7 @@ static enum status days_compute(struct db *db, const struct analysis_settings *s
         }
         day->end_lo_s = (double)j_lo * d - d / 2;
         day->end_hi_s = (double)j_hi * d + d / 2;
-        rc = db_coverage_day_put(db, scope, day, &out, err);
+        rc = db_coverage_day_put(db, scope, d, day, &out, err);
     }
 out:
     stats_series_free(ser);
@@ -678,20 +678,23 @@ enum status analysis_coverage_buckets(struct db *db, const struct db_coverage *c
                                       struct coverage_buckets *out, struct error *err)
 {
     struct db_coverage_span span;
+    double first_end_s, last_end_s, level_s = 0;
 
     memset(out, 0, sizeof *out);
     if (n < 1)
         return error_set(err, STATUS_INVALID, "coverage buckets: %zu", n);
-    enum status rc = db_coverage_span(db, c->scope, from_s, to_s, &span, err);
+    enum status rc =
+        db_coverage_extent(db, c->scope, from_s, to_s, &first_end_s, &last_end_s, err);
     if (rc != STATUS_OK)
         return rc;
     /* An open side at the intervals' first start or last end, else the logged
      * span's; an open side past every interval leaves every bucket empty. */
     double start_s = from_s, end_s = to_s;
+    bool any = isfinite(first_end_s);
     if (!isfinite(start_s))
-        start_s = span.n > 0 ? span.first_end_s - c->granularity_s : c->log_start_s;
+        start_s = any ? first_end_s - c->granularity_s : c->log_start_s;
     if (!isfinite(end_s))
-        end_s = span.n > 0 ? span.last_end_s : c->log_end_s;
+        end_s = any ? last_end_s : c->log_end_s;
     end_s = fmax(end_s, start_s);
     if (!isfinite(start_s) || !isfinite(end_s)) {
         return error_set(err, STATUS_INVALID, "coverage buckets: %zu over [%g, %g)", n,
@@ -706,6 +709,16 @@ enum status analysis_coverage_buckets(struct db *db, const struct db_coverage *c
         if (whole >= 1 && (double)n > whole)
             n = (size_t)whole;
     }
+    /* Wide buckets read the pre-buckets (migration 0019), not every interval. */
+    double width_s = (end_s - start_s) / (double)n;
+    rc = db_coverage_pre_level(db, c->scope, c->granularity_s, width_s, &level_s, err);
+    if (rc == STATUS_OK)
+        rc = db_coverage_span(db, c->scope, from_s, to_s, level_s, &span, err);
+    if (rc != STATUS_OK)
+        return rc;
+    log_debug("coverage %s: %zu buckets of %g s from %s%g s", c->scope, n, width_s,
+              level_s > 0 ? "pre-buckets of " : "intervals of ",
+              level_s > 0 ? level_s : c->granularity_s);
     out->d_min = malloc(n * sizeof(double));
     out->d_max = malloc(n * sizeof(double));
     out->s_min = malloc(n * sizeof(double));
@@ -717,11 +730,12 @@ enum status analysis_coverage_buckets(struct db *db, const struct db_coverage *c
     }
     out->n = n;
     out->start_s = start_s;
-    out->width_s = (end_s - start_s) / (double)n;
+    out->width_s = width_s;
+    out->pre_s = level_s;
     out->range = (struct coverage_range){span.sum_d_bytes, span.sum_s_bytes, span.both,
                                          span.max_d_bytes, span.max_s_bytes};
-    rc = db_coverage_buckets(db, c->scope, from_s, to_s, start_s, out->width_s, n,
-                             out->d_min, out->d_max, out->s_min, out->s_max, err);
+    rc = db_coverage_buckets(db, c->scope, from_s, to_s, level_s, start_s, out->width_s,
+                             n, out->d_min, out->d_max, out->s_min, out->s_max, err);
     if (rc != STATUS_OK) {
         coverage_buckets_clear(out);
         return rc;

@@ -36,6 +36,9 @@ static void put_buckets(struct jb *jb, json_t *o, const struct coverage_buckets 
 
     jb_int(jb, bo, "n", (long long)b->n);
     jb_set(jb, bo, "width_ms", json_real(b->width_s * 1000));
+    /* What each bucket's least and most are taken over: pre-buckets of this width
+     * (milliseconds) wholly inside the range, by their middles, or (null) intervals. */
+    jb_set(jb, bo, "pre_ms", b->pre_s > 0 ? json_real(b->pre_s * 1000) : json_null());
     jb_set(jb, bo, "start_ms", edges_ms(jb, b, 0));
     jb_set(jb, bo, "end_ms", edges_ms(jb, b, 1));
     jb_set(jb, bo, "d_min", jb_numbers(jb, b->d_min, b->n));

@@ -985,10 +985,16 @@ enum status db_coverage_day_keys(struct db *db, const char *scope, const char *c
                                  const char *const *texts, struct db_coverage_day *days,
                                  size_t n, struct error *err) MUST_CHECK;
 /* Stores day d (its key and sums) with its intervals s in place of what it had. */
-enum status db_coverage_day_put(struct db *db, const char *scope,
+enum status db_coverage_day_put(struct db *db, const char *scope, double granularity_s,
                                 const struct db_coverage_day *d,
                                 const struct db_coverage_series *s,
                                 struct error *err) MUST_CHECK;
+/* The pre-bucket widths (seconds, ascending, at most DB_COVERAGE_LEVELS) a scope on
+ * the grid granularity_s is kept at (migration 0019): 10, 60, 600, 3600 and 21600 s,
+ * those at least 4 intervals wide that the grid divides; none when the grid does not
+ * divide a day. A day's intervals and their pre-buckets are written together. */
+#define DB_COVERAGE_LEVELS 5
+size_t db_coverage_levels(double granularity_s, double levels[DB_COVERAGE_LEVELS]);
 /* Removes scope's days other than the n given (keep[i].day) and their intervals. */
 enum status db_coverage_days_keep(struct db *db, const char *scope, double granularity_s,
                                   const struct db_coverage_day *keep, size_t n,
@@ -1021,20 +1027,35 @@ struct db_coverage_span {
 };
 
 /* The span of scope's stored intervals that overlap [from_s, to_s) (NAN: open), the
- * intervals db_coverage_intervals reads, in one query. Cost: one pass over them in
- * the server; one row back. */
+ * intervals db_coverage_intervals reads, in one query: over them (level_s 0; one pass
+ * in the server), or over the pre-buckets of width level_s wholly inside the range
+ * and the intervals of its edges (db_coverage_pre_level; the sums equal the raw
+ * ones but for their last bits). One row back. */
 enum status db_coverage_span(struct db *db, const char *scope, double from_s, double to_s,
-                             struct db_coverage_span *out, struct error *err) MUST_CHECK;
+                             double level_s, struct db_coverage_span *out,
+                             struct error *err) MUST_CHECK;
+/* The first and last T_i of those intervals (NAN when none): two index probes. */
+enum status db_coverage_extent(struct db *db, const char *scope, double from_s,
+                               double to_s, double *first_end_s, double *last_end_s,
+                               struct error *err) MUST_CHECK;
+/* The pre-bucket width to read buckets of bucket_s at: the widest level of the grid
+ * at most an eighth of a bucket that scope has stored, else 0 (the intervals). */
+enum status db_coverage_pre_level(struct db *db, const char *scope, double granularity_s,
+                                  double bucket_s, double *level_s,
+                                  struct error *err) MUST_CHECK;
 /* The min and max of the present D_i and S_i of those intervals per bucket k < n of
  * width width_s from start_s (docs/api.md: the coverage object, points=): the interval
  * (T_i − Δ, T_i] in the bucket of its middle, clamped to the first and last; every
- * interval in bucket 0 when width_s is 0. d_min … s_max are the caller's n each; NAN
- * where a bucket has no value. STATUS_INVALID when n is 0 or start_s or width_s is
- * not finite. Cost: one pass over the intervals in the server; n rows back. */
+ * interval in bucket 0 when width_s is 0. At level_s > 0 a pre-bucket wholly inside
+ * the range counts at its middle with its least and most, the edges' intervals as
+ * they are. d_min … s_max are the caller's n each; NAN where a bucket has no value.
+ * STATUS_INVALID when n is 0 or start_s or width_s is not finite. Cost: one pass
+ * over the intervals (or the pre-buckets) in the server; n rows back. */
 enum status db_coverage_buckets(struct db *db, const char *scope, double from_s,
-                                double to_s, double start_s, double width_s, size_t n,
-                                double *d_min, double *d_max, double *s_min,
-                                double *s_max, struct error *err) MUST_CHECK;
+                                double to_s, double level_s, double start_s,
+                                double width_s, size_t n, double *d_min, double *d_max,
+                                double *s_min, double *s_max,
+                                struct error *err) MUST_CHECK;
 
 /* ---- the night report (sql/db_night.c) ------------------------------------------ */
 

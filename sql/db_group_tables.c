@@ -116,6 +116,135 @@ static bool buf_double(struct buf *b, double v, char sep)
     return isfinite(v) ? buf_printf(b, "%.17g%c", v, sep) : buf_printf(b, "\\N%c", sep);
 }
 
+/* ---- the pre-buckets (migration 0019) --------------------------------------------- */
+
+size_t db_coverage_levels(double granularity_s, double levels[DB_COVERAGE_LEVELS])
+{
+    static const double widths[DB_COVERAGE_LEVELS] = {10, 60, 600, 3600, 21600};
+    size_t n = 0;
+
+    /* A pre-bucket of whole intervals, never across midnight. */
+    if (!(granularity_s > 0) || fmod(86400.0, granularity_s) != 0)
+        return 0;
+    for (size_t k = 0; k < DB_COVERAGE_LEVELS; k++) {
+        if (widths[k] >= 4 * granularity_s && fmod(widths[k], granularity_s) == 0)
+            levels[n++] = widths[k];
+    }
+    return n;
+}
+
+/* The pre-bucket of interval (end_s − g, end_s] at level L: that of its middle. */
+static int64_t pre_bucket(double end_s, double g, double level_s)
+{
+    return (int64_t)floor((end_s - g / 2) / level_s);
+}
+
+/* Removes scope's pre-buckets that intervals with T_i in [end_lo_s, end_hi_s] fall in,
+ * at every level of g. */
+static enum status pre_delete(struct db *db, const char *scope, double g, double end_lo_s,
+                              double end_hi_s, struct error *err)
+{
+    double levels[DB_COVERAGE_LEVELS];
+    size_t n = db_coverage_levels(g, levels);
+    enum status rc = STATUS_OK;
+
+    for (size_t k = 0; rc == STATUS_OK && k < n; k++) {
+        char v[3][40];
+        const char *vals[4] = {scope, param_double(v[0], levels[k]), v[1], v[2]};
+        snprintf(v[1], sizeof v[1], "%lld",
+                 (long long)pre_bucket(end_lo_s, g, levels[k]));
+        snprintf(v[2], sizeof v[2], "%lld",
+                 (long long)pre_bucket(end_hi_s, g, levels[k]));
+        rc = exec_params_cmd(db,
+                             "DELETE FROM coverage_pre WHERE scope = $1 AND level_s = "
+                             "$2::float8 AND b BETWEEN $3::bigint AND $4::bigint",
+                             4, vals, err);
+    }
+    return rc;
+}
+
+struct pre_acc {
+    int64_t b, n, both;
+    double sum_d, sum_s, d_min, d_max, s_min, s_max, first, last;
+};
+
+static void pre_row(struct bincopy *c, const char *scope, double level_s,
+                    const struct pre_acc *a)
+{
+    bincopy_row(c, 13);
+    bincopy_text(c, scope);
+    bincopy_float8(c, level_s);
+    bincopy_int8(c, a->b);
+    bincopy_int8(c, a->n);
+    bincopy_int8(c, a->both);
+    bincopy_float8(c, a->sum_d);
+    bincopy_float8(c, a->sum_s);
+    bincopy_float8(c, a->d_min); /* NAN: none (SQL NULL) */
+    bincopy_float8(c, a->d_max);
+    bincopy_float8(c, a->s_min);
+    bincopy_float8(c, a->s_max);
+    bincopy_float8(c, a->first);
+    bincopy_float8(c, a->last);
+}
+
+/* The pre-buckets of intervals s (ascending T_i) at every level of g, stored. Their
+ * sums are float8 additions in T_i order, as the intervals' query makes them. */
+static enum status pre_put(struct db *db, const char *scope, double g,
+                           const struct db_coverage_series *s, struct error *err)
+{
+    double levels[DB_COVERAGE_LEVELS];
+    size_t n_levels = db_coverage_levels(g, levels);
+    struct bincopy c;
+
+    if (n_levels == 0 || s->n == 0)
+        return STATUS_OK;
+    enum status rc =
+        bincopy_begin(&c, db,
+                      "COPY coverage_pre (scope, level_s, b, n, both_n, "
+                      "sum_d_bytes, sum_s_bytes, d_min, d_max, s_min, s_max, "
+                      "first_end_s, last_end_s) FROM STDIN WITH (FORMAT binary)",
+                      err);
+    if (rc != STATUS_OK)
+        return rc;
+    for (size_t k = 0; k < n_levels; k++) {
+        struct pre_acc a = {0};
+        for (size_t i = 0; i < s->n; i++) {
+            int64_t b = pre_bucket(s->end_s[i], g, levels[k]);
+            if (a.n > 0 && b != a.b) {
+                pre_row(&c, scope, levels[k], &a);
+                a.n = 0;
+            }
+            if (a.n == 0) {
+                a = (struct pre_acc){.b = b,
+                                     .first = s->end_s[i],
+                                     .d_min = NAN,
+                                     .d_max = NAN,
+                                     .s_min = NAN,
+                                     .s_max = NAN};
+            }
+            double d = s->d_bytes[i], v = s->s_bytes[i];
+            a.n++;
+            a.last = s->end_s[i];
+            if (isfinite(d)) {
+                a.d_min = isnan(a.d_min) || d < a.d_min ? d : a.d_min;
+                a.d_max = isnan(a.d_max) || d > a.d_max ? d : a.d_max;
+            }
+            if (isfinite(v)) {
+                a.s_min = isnan(a.s_min) || v < a.s_min ? v : a.s_min;
+                a.s_max = isnan(a.s_max) || v > a.s_max ? v : a.s_max;
+            }
+            if (isfinite(d) && isfinite(v)) {
+                a.sum_d += d;
+                a.sum_s += v;
+                a.both++;
+            }
+        }
+        if (a.n > 0)
+            pre_row(&c, scope, levels[k], &a);
+    }
+    return bincopy_end(&c);
+}
+
 static enum status coverage_insert(struct db *db, const struct db_coverage *c,
                                    const struct db_coverage_series *s, struct error *err)
 {
@@ -153,6 +282,8 @@ static enum status coverage_insert(struct db *db, const struct db_coverage *c,
         copy_in(db, "COPY coverage_intervals (scope, end_s, d_bytes, s_bytes) FROM STDIN",
                 &b, err);
     free(b.p);
+    if (rc == STATUS_OK)
+        rc = pre_put(db, c->scope, c->granularity_s, s, err);
     return rc;
 }
 
@@ -276,26 +407,65 @@ enum status db_coverage_intervals(struct db *db, const char *scope, double from_
 #define S_FINITE    "s > '-Infinity'::float8 AND s < 'Infinity'::float8"
 #define BOTH_FINITE "(" D_FINITE " AND " S_FINITE ")"
 
+/* The rows a range is made of at level $4 (seconds; parameters $1 scope, $2 from,
+ * $3 to as RANGE_INTERVALS): pre-buckets wholly inside [from, to), and the intervals
+ * of the range not in one of those, which lie within a level and an interval of its
+ * ends (two ranges of the primary key). */
+#define PRE_INSIDE(b)                                                                    \
+    "($2::float8 IS NULL OR (" b ") * $4::float8 >= $2::float8) AND ($3::float8 IS "     \
+    "NULL OR ((" b ") + 1) * $4::float8 <= $3::float8)"
+#define PRE_ROWS                                                                         \
+    "SELECT p.* FROM coverage_pre p WHERE p.scope = $1 AND p.level_s = $4::float8 "      \
+    "AND " PRE_INSIDE("p.b")
+#define EDGE_ROWS                                                                        \
+    "SELECT iv.* FROM (" RANGE_INTERVALS                                                 \
+    "AND (($2::float8 IS NOT NULL AND i.end_s <= $2::float8 + $4::float8 + "             \
+    "c.granularity_s) OR ($3::float8 IS NOT NULL AND i.end_s >= $3::float8 - "           \
+    "$4::float8 - c.granularity_s))) iv WHERE NOT (" PRE_INSIDE(                         \
+        "floor((iv.end_s - iv.g / 2) / $4::float8)") ")"
+
 enum status db_coverage_span(struct db *db, const char *scope, double from_s, double to_s,
-                             struct db_coverage_span *out, struct error *err)
+                             double level_s, struct db_coverage_span *out,
+                             struct error *err)
 {
-    char from[40], to[40];
-    const char *vals[3] = {scope, param_double(from, from_s), param_double(to, to_s)};
+    char from[40], to[40], level[40];
+    const char *vals[4] = {scope, param_double(from, from_s), param_double(to, to_s),
+                           param_double(level, level_s)};
     PGresult *r;
+    enum status rc;
 
     memset(out, 0, sizeof *out);
-    /* The sums are float8 additions in end_s order, as analysis_coverage_range makes
-     * them over the raw intervals, so that both forms of the answer carry the same
-     * bits. */
-    enum status rc = exec_params(db,
-                                 "SELECT count(*), min(end_s), max(end_s), "
-                                 "sum(d ORDER BY end_s) FILTER (WHERE " BOTH_FINITE "), "
-                                 "sum(s ORDER BY end_s) FILTER (WHERE " BOTH_FINITE "), "
-                                 "count(*) FILTER (WHERE " BOTH_FINITE "), "
-                                 "greatest(max(d) FILTER (WHERE " D_FINITE "), 0), "
-                                 "greatest(max(s) FILTER (WHERE " S_FINITE "), 0) "
-                                 "FROM (" RANGE_INTERVALS ") iv",
-                                 3, vals, &r, err);
+    if (level_s > 0) {
+        /* The pre-buckets' sums, then the edges', in T_i order: the sums of the raw
+         * form to the last bits. */
+        rc = exec_params(
+            db,
+            "WITH r AS (SELECT first_end_s AS o, n, both_n, sum_d_bytes AS sd, "
+            "sum_s_bytes AS ss, d_max AS dx, s_max AS sx, first_end_s AS f, last_end_s "
+            "AS l FROM (" PRE_ROWS ") p UNION ALL SELECT end_s, 1, CASE WHEN " BOTH_FINITE
+            " THEN 1 ELSE 0 END, CASE WHEN " BOTH_FINITE
+            " THEN d END, CASE WHEN " BOTH_FINITE " THEN s END, CASE WHEN " D_FINITE
+            " THEN d END, CASE WHEN " S_FINITE
+            " THEN s END, end_s, end_s FROM (" EDGE_ROWS ") e) "
+            "SELECT coalesce(sum(n), 0), min(f), max(l), sum(sd ORDER BY o) FILTER "
+            "(WHERE "
+            "both_n > 0), sum(ss ORDER BY o) FILTER (WHERE both_n > 0), "
+            "coalesce(sum(both_n), 0), greatest(max(dx), 0), greatest(max(sx), 0) FROM r",
+            4, vals, &r, err);
+    } else {
+        /* The sums are float8 additions in end_s order, as analysis_coverage_range
+         * makes them over the raw intervals, so that both forms of the answer carry
+         * the same bits. */
+        rc = exec_params(db,
+                         "SELECT count(*), min(end_s), max(end_s), "
+                         "sum(d ORDER BY end_s) FILTER (WHERE " BOTH_FINITE "), "
+                         "sum(s ORDER BY end_s) FILTER (WHERE " BOTH_FINITE "), "
+                         "count(*) FILTER (WHERE " BOTH_FINITE "), "
+                         "greatest(max(d) FILTER (WHERE " D_FINITE "), 0), "
+                         "greatest(max(s) FILTER (WHERE " S_FINITE "), 0) "
+                         "FROM (" RANGE_INTERVALS ") iv",
+                         3, vals, &r, err);
+    }
     if (rc != STATUS_OK)
         return rc;
     out->n = (size_t)get_int64(r, 0, 0);
@@ -310,15 +480,65 @@ enum status db_coverage_span(struct db *db, const char *scope, double from_s, do
     return STATUS_OK;
 }
 
-enum status db_coverage_buckets(struct db *db, const char *scope, double from_s,
-                                double to_s, double start_s, double width_s, size_t n,
-                                double *d_min, double *d_max, double *s_min,
-                                double *s_max, struct error *err)
+enum status db_coverage_extent(struct db *db, const char *scope, double from_s,
+                               double to_s, double *first_end_s, double *last_end_s,
+                               struct error *err)
 {
-    char from[40], to[40], start[40], width[40], last[32];
-    const char *vals[6] = {scope,
+    char from[40], to[40];
+    const char *vals[3] = {scope, param_double(from, from_s), param_double(to, to_s)};
+    PGresult *r;
+
+    *first_end_s = *last_end_s = NAN;
+    enum status rc = exec_params(
+        db,
+        "SELECT (SELECT end_s FROM (" RANGE_INTERVALS ") iv ORDER BY end_s LIMIT 1), "
+        "(SELECT end_s FROM (" RANGE_INTERVALS ") iv ORDER BY end_s DESC LIMIT 1)",
+        3, vals, &r, err);
+    if (rc != STATUS_OK)
+        return rc;
+    *first_end_s = get_double(r, 0, 0);
+    *last_end_s = get_double(r, 0, 1);
+    PQclear(r);
+    return STATUS_OK;
+}
+
+enum status db_coverage_pre_level(struct db *db, const char *scope, double granularity_s,
+                                  double bucket_s, double *level_s, struct error *err)
+{
+    double levels[DB_COVERAGE_LEVELS];
+    size_t n = db_coverage_levels(granularity_s, levels);
+    PGresult *r;
+
+    *level_s = 0;
+    while (n > 0 && !(levels[n - 1] <= bucket_s / 8))
+        n--;
+    if (n == 0)
+        return STATUS_OK;
+    char level[40];
+    const char *vals[2] = {scope, param_double(level, levels[n - 1])};
+    enum status rc =
+        exec_params(db,
+                    "SELECT EXISTS (SELECT 1 FROM coverage_pre WHERE scope = "
+                    "$1 AND level_s = $2::float8)",
+                    2, vals, &r, err);
+    if (rc != STATUS_OK)
+        return rc;
+    if (PQgetvalue(r, 0, 0)[0] == 't')
+        *level_s = levels[n - 1];
+    PQclear(r);
+    return STATUS_OK;
+}
+
+enum status db_coverage_buckets(struct db *db, const char *scope, double from_s,
+                                double to_s, double level_s, double start_s,
+                                double width_s, size_t n, double *d_min, double *d_max,
+                                double *s_min, double *s_max, struct error *err)
+{
+    char from[40], to[40], start[40], width[40], last[32], level[40];
+    const char *vals[7] = {scope,
                            param_double(from, from_s),
                            param_double(to, to_s),
+                           level_s > 0 ? param_double(level, level_s) : "0",
                            param_double(start, start_s),
                            param_double(width, width_s),
                            last};
@@ -326,7 +546,7 @@ enum status db_coverage_buckets(struct db *db, const char *scope, double from_s,
 
     for (size_t k = 0; k < n; k++)
         d_min[k] = d_max[k] = s_min[k] = s_max[k] = NAN;
-    if (n == 0 || vals[3] == NULL || vals[4] == NULL) {
+    if (n == 0 || vals[4] == NULL || vals[5] == NULL) {
         return error_set(err, STATUS_INVALID, "coverage buckets: %zu of %g s from %g", n,
                          width_s, start_s);
     }
@@ -334,16 +554,23 @@ enum status db_coverage_buckets(struct db *db, const char *scope, double from_s,
     /* at = (T_i − Δ/2 − start) / W, in float8 operations in this order (the raw
      * form's buckets, test_coverage, are made so): bucket floor(at), 0 below (and
      * when W is 0), the last above. */
+    /* At a level, a pre-bucket counts at its middle with its least and most, and the
+     * edges' intervals as they are. */
     enum status rc = exec_params(
         db,
-        "SELECT k, min(d) FILTER (WHERE " D_FINITE "), max(d) FILTER (WHERE " D_FINITE
-        "), min(s) FILTER (WHERE " S_FINITE "), max(s) FILTER (WHERE " S_FINITE ") "
-        "FROM (SELECT CASE WHEN $5::float8 > 0 AND at > 0 THEN "
-        "CASE WHEN at >= $6::float8 THEN $6::float8::bigint ELSE floor(at)::bigint END "
-        "ELSE 0 END AS k, d, s FROM ("
-        "SELECT (end_s - g / 2 - $4::float8) / $5::float8 AS at, d, s "
-        "FROM (" RANGE_INTERVALS ") iv) a) b GROUP BY k ORDER BY k",
-        6, vals, &r, err);
+        "SELECT k, min(dn) FILTER (WHERE " D_FINITE "), max(dx) FILTER (WHERE " D_FINITE
+        "), min(sn) FILTER (WHERE " S_FINITE "), max(sx) FILTER (WHERE " S_FINITE ") "
+        "FROM (SELECT CASE WHEN $6::float8 > 0 AND at > 0 THEN "
+        "CASE WHEN at >= $7::float8 THEN $7::float8::bigint ELSE floor(at)::bigint END "
+        "ELSE 0 END AS k, d, s, dn, dx, sn, sx FROM ("
+        "SELECT (end_s - g / 2 - $5::float8) / $6::float8 AS at, d, s, d AS dn, d AS dx, "
+        "s AS sn, s AS sx FROM (" RANGE_INTERVALS ") iv WHERE $4::float8 = 0 "
+        "UNION ALL SELECT ((p.b + 0.5) * $4::float8 - $5::float8) / $6::float8, "
+        "p.d_min, p.s_min, p.d_min, p.d_max, p.s_min, p.s_max FROM (" PRE_ROWS
+        ") p WHERE $4::float8 > 0 "
+        "UNION ALL SELECT (end_s - g / 2 - $5::float8) / $6::float8, d, s, d, d, s, s "
+        "FROM (" EDGE_ROWS ") e WHERE $4::float8 > 0) a) b GROUP BY k ORDER BY k",
+        7, vals, &r, err);
     if (rc != STATUS_OK)
         return rc;
     for (int row = 0; row < PQntuples(r); row++) {
@@ -458,7 +685,7 @@ out:
     return rc;
 }
 
-enum status db_coverage_day_put(struct db *db, const char *scope,
+enum status db_coverage_day_put(struct db *db, const char *scope, double granularity_s,
                                 const struct db_coverage_day *d,
                                 const struct db_coverage_series *s, struct error *err)
 {
@@ -491,6 +718,8 @@ enum status db_coverage_day_put(struct db *db, const char *scope,
             "EXCLUDED.sum_s_bytes, intervals = EXCLUDED.intervals",
             6, put, err);
     }
+    if (rc == STATUS_OK)
+        rc = pre_delete(db, scope, granularity_s, d->end_lo_s, d->end_hi_s, err);
     if (rc != STATUS_OK || s->n == 0)
         return rc;
     rc = bincopy_begin(&c, db,
@@ -506,7 +735,8 @@ enum status db_coverage_day_put(struct db *db, const char *scope,
         bincopy_float8(&c, s->d_bytes[i]);
         bincopy_float8(&c, s->s_bytes[i]);
     }
-    return bincopy_end(&c);
+    rc = bincopy_end(&c);
+    return rc == STATUS_OK ? pre_put(db, scope, granularity_s, s, err) : rc;
 }
 
 enum status db_coverage_days_keep(struct db *db, const char *scope, double granularity_s,
@@ -543,6 +773,11 @@ enum status db_coverage_days_keep(struct db *db, const char *scope, double granu
                              "end_s >= $2::bigint * 86400.0 + $3::float8 AND "
                              "end_s < ($2::bigint + 1) * 86400.0 + $3::float8",
                              3, del, err);
+        double gone = strtod(PQgetvalue(r, i, 0), NULL);
+        if (rc == STATUS_OK) {
+            rc = pre_delete(db, scope, granularity_s, gone * 86400.0 + granularity_s,
+                            (gone + 1) * 86400.0, err);
+        }
     }
     PQclear(r);
     free(day);

@@ -415,6 +415,22 @@ static void assert_same_or_null(double got, double want)
     }
 }
 
+/* Where an interval ending at end_ms counts (ms): its middle, or at pre_ms > 0 the
+ * middle of its pre-bucket when that lies wholly inside [from_ms, to_ms) (NAN: open),
+ * the answer's rule (docs/api.md, pre_ms). */
+static double position_ms(double end_ms, double delta_s, double pre_ms, double from_ms,
+                          double to_ms)
+{
+    double mid = end_ms - delta_s * 500.0;
+
+    if (!(pre_ms > 0))
+        return mid;
+    double b = floor((end_ms / 1000 - delta_s / 2) / (pre_ms / 1000));
+    bool inside = (isnan(from_ms) || b * pre_ms >= from_ms) &&
+                  (isnan(to_ms) || (b + 1) * pre_ms <= to_ms);
+    return inside ? (b + 0.5) * pre_ms : mid;
+}
+
 /* The buckets of the scope served in pts against those made from the raw answer's
  * arrays (served in raw, the same fs, from and to); the bucket count given. */
 static void check_buckets_against_raw(const json_t *pts, const json_t *raw, size_t n,
@@ -440,8 +456,12 @@ static void check_buckets_against_raw(const json_t *pts, const json_t *raw, size
     assert_rel(num(b, "width_ms"), width_ms, 1e-9 * width_ms);
     for (size_t k = 0; k < n; k++)
         ref[k] = (struct ref_bucket){NAN, NAN, NAN, NAN};
+    const json_t *pre = json_object_get(b, "pre_ms");
+    assert_true(json_is_null(pre) || json_is_number(pre));
+    const double pre_ms = json_is_number(pre) ? json_number_value(pre) : 0;
     for (size_t i = 0; i < m; i++) {
-        size_t k = bucket_of(at_or_nan(ends, i), delta_s, start_ms, width_ms, n);
+        double at_ms = position_ms(at_or_nan(ends, i), delta_s, pre_ms, from_ms, to_ms);
+        size_t k = bucket_of(at_ms + delta_s * 500.0, delta_s, start_ms, width_ms, n);
         ref_add(at_or_nan(d, i), &ref[k].d_min, &ref[k].d_max);
         ref_add(at_or_nan(s, i), &ref[k].s_min, &ref[k].s_max);
     }
@@ -460,8 +480,10 @@ static void check_buckets_against_raw(const json_t *pts, const json_t *raw, size
                    start_ms + (double)(k + 1) * width_ms, 0.5);
         empty += isnan(ref[k].d_max) ? 1 : 0;
     }
-    print_message("%s: %zu intervals in %zu buckets, %zu without D\n",
-                  json_string_value(json_object_get(pts, "scope")), m, n, empty);
+    print_message("%s: %zu intervals in %zu buckets (pre-buckets of %g s), %zu without "
+                  "D\n",
+                  json_string_value(json_object_get(pts, "scope")), m, n, pre_ms / 1000,
+                  empty);
     /* The range's sums and maxima are the raw answer's. */
     const json_t *pr = json_object_get(pts, "range"), *rr = json_object_get(raw, "range");
     assert_rel(num(pr, "intervals"), num(rr, "intervals"), 0);
@@ -472,7 +494,8 @@ static void check_buckets_against_raw(const json_t *pts, const json_t *raw, size
 }
 
 /* /coverage?QUERY&points=N against /coverage?QUERY, scope by scope. */
-static void check_points_query(const char *query, size_t n, double from_ms, double to_ms)
+static void check_points_query(const char *query, size_t n, double from_ms, double to_ms,
+                               bool pre)
 {
     char path[512];
 
@@ -492,6 +515,8 @@ static void check_points_query(const char *query, size_t n, double from_ms, doub
         assert_string_equal(json_string_value(json_object_get(p, "scope")),
                             json_string_value(json_object_get(r, "scope")));
         check_buckets_against_raw(p, r, n, from_ms, to_ms);
+        const json_t *lv = json_object_get(json_object_get(p, "buckets"), "pre_ms");
+        assert_true(pre ? json_number_value(lv) > 0 : json_is_null(lv));
     }
     json_decref(pts);
     json_decref(raw);
@@ -501,10 +526,15 @@ static void points_buckets_are_those_of_the_raw_arrays(void **state)
 {
     (void)state;
     /* every scope over its whole span; one file system in a range of 5 h 10 min */
-    check_points_query("", 97, NAN, NAN);
+    check_points_query("", 97, NAN, NAN, false);
     check_points_query("fs=scratch2&from=2026-11-20T06:00:00Z&to=1795173000000", 10,
-                       1795154400000.0, 1795173000000.0);
-    check_points_query("fs=all&to=1795150000000", 50, NAN, 1795150000000.0);
+                       1795154400000.0, 1795173000000.0, false);
+    check_points_query("fs=all&to=1795150000000", 50, NAN, 1795150000000.0, false);
+    /* Buckets at least 8 pre-buckets wide read those (migration 0019): whole, and a
+     * range whose ends cut 10-minute pre-buckets (its edges' intervals as they are). */
+    check_points_query("", 5, NAN, NAN, true);
+    check_points_query("fs=scratch2&from=2026-11-20T06:07:00Z&to=1795173030000", 2,
+                       1795154820000.0, 1795173030000.0, true);
 }
 
 /* Every bucket of every scope of /coverage?QUERY&points=5 empty, all 10 edges at

@@ -81,7 +81,7 @@ static int teardown(void **state)
  * configuration's groups and settings that analyze read, 0017 the stored series
  * (empty until the first ingest or analyze builds them: serve reads the samples
  * meanwhile), 0018 the coverage's days (empty: the first analyze computes every
- * day), and what the old version stored is served as before. */
+ * day), 0019 its pre-buckets, and what the old version stored is served as before. */
 static void restored_database_migrates_from_the_old_schema_version(void **state)
 {
     int rc = -1;
@@ -102,7 +102,8 @@ static void restored_database_migrates_from_the_old_schema_version(void **state)
               strstr(out, "applied migration 0016_configured") != NULL &&
               strstr(out, "applied migration 0017_series") != NULL &&
               strstr(out, "applied migration 0018_coverage_days") != NULL &&
-              strstr(out, "migrations applied: 13; schema version 18") != NULL;
+              strstr(out, "applied migration 0019_coverage_pre") != NULL &&
+              strstr(out, "migrations applied: 14; schema version 19") != NULL;
     if (!ok)
         print_error("db migrate exited %d: %s\n", rc, out);
     free(out);
