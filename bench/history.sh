@@ -209,10 +209,11 @@ for t in $tags; do
     present="$present $t"
 done
 
-# analyze's answers without the times and the log's timestamps: the same every run
+# analyze's answers without the times, the log's timestamps and how many of the
+# coverage's days it computed (all on a first run, 0 then): the same every run
 answers() {
     sed -n 's/^[^ ]* iocontend: info: //p' "$1" | grep -E '^(group |analyze: )' |
-        sed 's/; [0-9.]* s$//'
+        sed 's/; [0-9.]* s$//; s/ ([0-9]* days of the scopes, [0-9]* computed, the rest as stored)$//'
 }
 
 # analyze --force on every size, run r of each before run r + 1 of any.

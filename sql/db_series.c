@@ -54,14 +54,17 @@ enum status db_series_rebuild_begin(struct db *db, double theta_s, double delta_
             2, vals, err);
     }
     if (rc == STATUS_OK) {
-        rc =
-            exec_cmd(db,
-                     "DELETE FROM series_fs; "
-                     "INSERT INTO series_fs (fs, interval_s) "
-                     "SELECT fs, max(interval_s) FROM samples GROUP BY fs; "
-                     "DELETE FROM series WHERE fs NOT IN (SELECT fs FROM series_fs); "
-                     "DELETE FROM series_days WHERE fs NOT IN (SELECT fs FROM series_fs)",
-                     err);
+        rc = exec_cmd(
+            db,
+            "DELETE FROM series_fs; "
+            "INSERT INTO series_fs (fs, interval_s) "
+            "SELECT fs, max(interval_s) FROM samples GROUP BY fs; "
+            "DELETE FROM series WHERE fs NOT IN (SELECT fs FROM series_fs); "
+            "DELETE FROM series_days WHERE fs NOT IN (SELECT fs FROM series_fs); "
+            /* and the coverage's days, kept by the md5 of what they read:
+             * a rebuild computes them afresh too */
+            "DELETE FROM coverage_days",
+            err);
     }
     if (rc == STATUS_OK) {
         rc = exec_params(

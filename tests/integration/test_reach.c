@@ -355,6 +355,15 @@ static void test_coverage_by_the_day(void **state)
     coverage_snap_equal(&again, &whole);
     analyze_days(fx.conf, &days, &computed);
     assert_int_equal(computed, 0);
+    /* A rebuild of the series drops the days: all computed again, the same. */
+    assert_int_equal(
+        pgfixture_cmd(&fx.db, "--quiet --config '%s' db rebuild-series", fx.conf), 0);
+    analyze_days(fx.conf, &days, &computed);
+    assert_int_equal(computed, days);
+    struct coverage_snap rebuilt;
+    coverage_snap(&rebuilt);
+    coverage_snap_equal(&rebuilt, &whole);
+    free(rebuilt.exact);
 
     /* The first six hours of samples change: their day and the next are computed,
      * the last day is as it was, and all equals the plain computation. */
