@@ -276,7 +276,13 @@ static char *day_text(const struct scope_plan *plan, const struct analysis_setti
 
     if (fp == NULL)
         return NULL;
-    fprintf(fp, "v1 %a %u %lld %lld |", d, s->fill_max, (long long)j_lo, (long long)j_hi);
+    /* The series' ends as far as the gap rule reaches from the day: a fill near
+     * midnight depends on them. */
+    const int64_t m = (int64_t)s->fill_max + 2;
+    int64_t r_lo = j_lo - m > plan->j_first ? j_lo - m : plan->j_first;
+    int64_t r_hi = j_hi + m < plan->j_last ? j_hi + m : plan->j_last;
+    fprintf(fp, "v1 %a %u %lld %lld %lld %lld |", d, s->fill_max, (long long)j_lo,
+            (long long)j_hi, (long long)r_lo, (long long)r_hi);
     for (size_t f = 0; f < plan->n_fs; f++)
         fprintf(fp, " %s %a", plan->fs[f].fs, plan->fs[f].delta_s);
     fprintf(fp, " | %a %a |", fmax(log_lo, t0), fmin(log_hi, t1));
@@ -370,8 +376,10 @@ static enum status days_compute(struct db *db, const struct analysis_settings *s
             }
             out.n++;
         }
-        day->end_lo_s = (double)j_lo * d - d / 2;
-        day->end_hi_s = (double)j_hi * d + d / 2;
+        /* The whole day's T_i, not its clipped range: what an earlier extent of the
+         * series stored there goes too. */
+        day->end_lo_s = (double)series_day_first_j(day->day, d) * d;
+        day->end_hi_s = (double)(series_day_first_j(day->day + 1, d) - 1) * d;
         rc = db_coverage_day_put(db, scope, d, day, &out, err);
     }
 out:

@@ -415,8 +415,8 @@ static enum status read_dirty(struct db *db, const struct analysis_settings *s,
  * this answer alone (a reader before the first build, or settings other than the
  * stored series'), as before they were stored. */
 static enum status ctx_refresh(struct db *db, const struct analysis_settings *s,
-                               int64_t lo_day, int64_t hi_day, bool *stored,
-                               struct error *err)
+                               int64_t lo_day, int64_t hi_day, bool may_write,
+                               bool *stored, struct error *err)
 {
     struct series_refresh refreshed;
     enum series_state state = SERIES_NONE;
@@ -435,7 +435,7 @@ static enum status ctx_refresh(struct db *db, const struct analysis_settings *s,
     }
     if (rc != STATUS_OK)
         return rc;
-    if (!writable) {
+    if (!writable || !may_write) {
         *stored = state == SERIES_SAME;
         return STATUS_OK;
     }
@@ -451,7 +451,7 @@ enum status scope_series_refresh(struct db *db, const struct analysis_settings *
 {
     bool stored;
 
-    return ctx_refresh(db, s, INT64_MIN, INT64_MAX, &stored, err);
+    return ctx_refresh(db, s, INT64_MIN, INT64_MAX, true, &stored, err);
 }
 
 /* The days from lo_day to hi_day of f computed from the raw samples into a new d
@@ -580,7 +580,10 @@ static enum status ctx_read(struct db *db, const struct analysis_settings *s,
     }
     int64_t lo_day = any_job ? (int64_t)floor(lo_s / 86400.0) - 1 : INT64_MIN;
     int64_t hi_day = any_job ? (int64_t)floor(hi_s / 86400.0) + 1 : INT64_MAX;
-    rc = ctx_refresh(db, s, lo_day, hi_day, &stored, err);
+    /* REACH_SPAN reads inside the coverage's transaction: a refresh there would
+     * commit (or roll back) it. Its dirty days, if any came since analyze refreshed
+     * them, are computed from their samples as a reader's are (read_dirty). */
+    rc = ctx_refresh(db, s, lo_day, hi_day, reach != REACH_SPAN, &stored, err);
     if (rc == STATUS_OK) {
         rc = stored ? db_series_fs_list(db, &all, &n_all, err)
                     : db_samples_fs_list(db, &all, &n_all, err);

@@ -961,10 +961,11 @@ enum status db_coverage_replace(struct db *db, const struct db_coverage *c,
 /* The coverage kept a day at a time (migration 0018), in one transaction: begin, then
  * per scope open, day_keys, day_put for each day whose key moved, days_keep, and
  * commit with every scope's totals (or abort). A day is the UTC day of T_{i-1}; its
- * intervals are those of coverage_intervals with end_s in [end_lo_s, end_hi_s]. */
+ * intervals are those of coverage_intervals with end_s in [end_lo_s, end_hi_s]
+ * (the whole day's, whatever part of it the series reaches). */
 struct db_coverage_day {
     int64_t day;
-    double end_lo_s, end_hi_s;       /* its intervals' T_i lie in [end_lo_s, end_hi_s] */
+    double end_lo_s, end_hi_s;       /* the first and last T_i of the whole day */
     char key[33];                    /* md5 of its inputs now */
     bool stored;                     /* a row of it is stored: */
     char stored_key[33];             /* what it was computed from */
@@ -1039,7 +1040,7 @@ enum status db_coverage_extent(struct db *db, const char *scope, double from_s,
                                double to_s, double *first_end_s, double *last_end_s,
                                struct error *err) MUST_CHECK;
 /* The pre-bucket width to read buckets of bucket_s at: the widest level of the grid
- * at most an eighth of a bucket that scope has stored, else 0 (the intervals). */
+ * at most an eighth of a bucket, when scope has it stored, else 0 (the intervals). */
 enum status db_coverage_pre_level(struct db *db, const char *scope, double granularity_s,
                                   double bucket_s, double *level_s,
                                   struct error *err) MUST_CHECK;

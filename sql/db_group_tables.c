@@ -612,6 +612,14 @@ enum status db_coverage_open(struct db *db, const char *scope, double granularit
         "WHERE d.scope = $1))) "
         "DELETE FROM coverage_intervals i USING old WHERE i.scope = old.scope",
         2, vals, err);
+    if (rc == STATUS_OK) { /* and their pre-buckets, under the same condition */
+        rc = exec_params_cmd(
+            db,
+            "DELETE FROM coverage_pre p WHERE p.scope = $1 AND EXISTS (SELECT 1 FROM "
+            "coverage c WHERE c.scope = $1 AND (c.granularity_s <> $2::float8 OR NOT "
+            "EXISTS (SELECT 1 FROM coverage_days d WHERE d.scope = $1)))",
+            2, vals, err);
+    }
     if (rc == STATUS_OK) {
         rc = exec_params_cmd(db,
                              "DELETE FROM coverage_days WHERE scope = $1 AND "
@@ -690,8 +698,10 @@ enum status db_coverage_day_put(struct db *db, const char *scope, double granula
                                 const struct db_coverage_series *s, struct error *err)
 {
     char v[6][40];
-    const char *del[3] = {scope, param_double(v[0], d->end_lo_s),
-                          param_double(v[1], d->end_hi_s)};
+    /* [end_lo_s, end_hi_s] are the day's first and last T_i: half an interval to
+     * spare on each side for the float8 comparison. */
+    const char *del[3] = {scope, param_double(v[0], d->end_lo_s - granularity_s / 2),
+                          param_double(v[1], d->end_hi_s + granularity_s / 2)};
     struct bincopy c;
 
     snprintf(v[2], sizeof v[2], "%lld", (long long)d->day);

@@ -668,9 +668,12 @@ static bool copyout_finish(struct copyout *c)
 
     c->done = true;
     while ((r = PQgetResult(c->db->conn)) != NULL) {
-        if (PQresultStatus(r) != PGRES_COMMAND_OK && c->rc == STATUS_OK)
+        ExecStatusType st = PQresultStatus(r);
+        if (st != PGRES_COMMAND_OK && c->rc == STATUS_OK)
             c->rc = db_fail_result(c->db, r, c->err, "copy out");
         PQclear(r);
+        if (st == PGRES_COPY_OUT || st == PGRES_COPY_IN || st == PGRES_COPY_BOTH)
+            break; /* still in COPY after a failure: libpq would answer so forever */
     }
     return false;
 }

@@ -259,8 +259,33 @@ struct coverage_snap {
     int n;
 };
 
+/* The stored pre-buckets (migration 0019) are those of the stored intervals: each
+ * (scope, level, b) grouped afresh from coverage_intervals, count, ends, least and
+ * most equal, none missing and none left over; and there are some. */
+static void pre_buckets_match_intervals(void)
+{
+    long bad = query_long(
+        "WITH lv AS (SELECT DISTINCT scope, level_s FROM coverage_pre), "
+        "want AS (SELECT i.scope, lv.level_s, floor((i.end_s - c.granularity_s / 2) / "
+        "lv.level_s)::bigint AS b, count(*) AS n, min(i.end_s) AS f, max(i.end_s) AS l, "
+        "min(i.d_bytes) AS dn, max(i.d_bytes) AS dx, min(i.s_bytes) AS sn, "
+        "max(i.s_bytes) AS sx FROM coverage_intervals i JOIN coverage c USING (scope) "
+        "JOIN lv USING (scope) GROUP BY 1, 2, 3) "
+        "SELECT count(*) FROM want w FULL JOIN coverage_pre p USING (scope, level_s, b) "
+        "WHERE p.n IS DISTINCT FROM w.n OR p.first_end_s IS DISTINCT FROM w.f OR "
+        "p.last_end_s IS DISTINCT FROM w.l OR p.d_min IS DISTINCT FROM w.dn OR "
+        "p.d_max IS DISTINCT FROM w.dx OR p.s_min IS DISTINCT FROM w.sn OR "
+        "p.s_max IS DISTINCT FROM w.sx");
+    assert_int_equal(bad, 0);
+    /* every scope at the three levels of a 60 s grid: 10 min, 1 h, 6 h */
+    assert_int_equal(
+        query_long("SELECT count(DISTINCT (scope, level_s)) FROM coverage_pre"),
+        3 * query_long("SELECT count(*) FROM coverage"));
+}
+
 static void coverage_snap(struct coverage_snap *c)
 {
+    pre_buckets_match_intervals();
     c->exact = pgfixture_query(
         &fx.db,
         "SELECT (SELECT string_agg(concat_ws(',', scope, granularity_s, intervals, "
