@@ -119,12 +119,15 @@ static enum status group_table(struct db *db, struct table_ctx *t,
     return rc;
 }
 
-/* Computes and stores the table of every group (group_id NULL) or one. */
-static enum status tables_store(struct db *db, const struct db_jobs *jobs,
-                                const struct series_set *series, double delta_s,
-                                const char *group_id, size_t *stored, struct error *err)
+/* Computes and stores the table of every group (group_id NULL) or one, each on the
+ * series around its own jobs (read a group at a time: the spans of every job at once
+ * were the largest read of analyze, 208,081 rows of each file system on 30 days of
+ * 1 s). */
+static enum status tables_store(struct db *db, const struct analysis_settings *settings,
+                                const struct db_jobs *jobs, const char *group_id,
+                                size_t *stored, struct error *err)
 {
-    struct table_ctx t = {.jobs = jobs, .series = series, .delta_s = delta_s};
+    struct table_ctx t = {.jobs = jobs};
     struct db_group *groups = NULL;
     size_t n_groups = 0;
     enum status rc = STATUS_OK;
@@ -170,13 +173,21 @@ static enum status tables_store(struct db *db, const struct db_jobs *jobs,
             rc = db_group_table_delete(db, groups[g].id, err);
             continue;
         }
-        rc = group_table(db, &t, &groups[g], &table, err);
-        if (rc != STATUS_OK)
+        struct series_set series = {0};
+        rc = analysis_group_series(db, settings, groups[g].id, &series, &t.delta_s, err);
+        t.series = &series;
+        if (rc == STATUS_OK)
+            rc = group_table(db, &t, &groups[g], &table, err);
+        t.series = NULL;
+        if (rc != STATUS_OK) {
+            series_set_clear(&series);
             break;
+        }
         char *text = analysis_group_table_text(&table);
         rc = text == NULL ? error_set(err, STATUS_NOMEM, "group table text")
-                          : db_group_table_store(db, groups[g].id, delta_s, text, err);
+                          : db_group_table_store(db, groups[g].id, t.delta_s, text, err);
         free(text);
+        series_set_clear(&series);
         if (rc == STATUS_OK)
             (*stored)++;
     }
@@ -194,14 +205,16 @@ enum status analyze_tables_run(struct db *db, const struct analysis_settings *se
                                const char *group_id, struct error *err)
 {
     struct db_jobs *jobs = NULL;
-    struct series_set series = {0};
-    double delta_s = 0;
     size_t stored = 0;
+    bool any = false;
     char line[512];
     struct error own = {0};
     enum status rc;
 
-    rc = analysis_base_series(db, settings, REACH_JOBS, &series, &delta_s, &own);
+    /* Any samples at all: the series of every group read below come from them. */
+    rc = db_samples_any(db, &any, &own);
+    if (rc == STATUS_OK && !any)
+        rc = STATUS_NOT_FOUND;
     if (rc == STATUS_NOT_FOUND) {
         /* No samples: T^D and coverage need a grid; nothing to store, and what
          * was stored before the samples were unloaded goes. */
@@ -213,8 +226,7 @@ enum status analyze_tables_run(struct db *db, const struct analysis_settings *se
         return error_set(err, rc, "%s", own.msg);
     rc = db_jobs_of_group(db, NULL, &jobs, err);
     if (rc == STATUS_OK)
-        rc = tables_store(db, jobs, &series, delta_s, group_id, &stored, err);
-    series_set_clear(&series);
+        rc = tables_store(db, settings, jobs, group_id, &stored, err);
     if (rc == STATUS_OK)
         rc = coverage_store(db, settings, jobs, line, sizeof line, err);
     db_jobs_free(jobs);

@@ -193,7 +193,8 @@ struct analysis_ctx {
 enum ctx_reach {
     REACH_JOBS,       /* around the jobs of group_id (NULL: of every job) */
     REACH_DAY_WINDOW, /* from a day before the first job to a day after the last */
-    REACH_SPAN        /* the intervals c->span_j_lo..span_j_hi, a piece of the above */
+    REACH_SPAN,       /* the intervals c->span_j_lo..span_j_hi, a piece of the above */
+    REACH_JOBS_ONLY   /* as REACH_JOBS, and never every row when none lies there */
 };
 
 /* Reads the stored series of scope ("all", "touched", "fs:NAME"; NULL: all) over
@@ -242,6 +243,13 @@ enum status association_of(struct db *db, const struct analysis_settings *s,
 enum status analysis_base_series(struct db *db, const struct analysis_settings *s,
                                  enum ctx_reach reach, struct series_set *series,
                                  double *delta_s, struct error *err) MUST_CHECK;
+
+/* The series of scope "all" at Δ around the jobs of group_id alone (REACH_JOBS_ONLY:
+ * none when no row lies there), as its association reads them. STATUS_NOT_FOUND when
+ * no samples are loaded. */
+enum status analysis_group_series(struct db *db, const struct analysis_settings *s,
+                                  const char *group_id, struct series_set *series,
+                                  double *delta_s, struct error *err) MUST_CHECK;
 
 /* As analysis_base_series for scope "all" or "fs:NAME" (that file system's streams
  * alone, at their own Δ) over the day window. STATUS_INVALID for another scope. */

@@ -612,7 +612,8 @@ static enum status ctx_read(struct db *db, const struct analysis_settings *s,
                          &spans, err);
     }
     /* Twice at most: over the spans, then (nothing there) every row. */
-    for (int pass = any_job && spans.n > 0 ? 0 : 1;
+    /* REACH_JOBS_ONLY reads over the spans alone, whatever it finds there. */
+    for (int pass = (any_job && spans.n > 0) || reach == REACH_JOBS_ONLY ? 0 : 1;
          pass < 2 && c->n_fs == 0 && rc == STATUS_OK; pass++) {
         int64_t d_lo = pass == 0 ? lo_day : INT64_MIN,
                 d_hi = pass == 0 ? hi_day : INT64_MAX;
@@ -662,7 +663,7 @@ static enum status ctx_read(struct db *db, const struct analysis_settings *s,
         bool rows = false;
         for (size_t f = 0; f < c->n_fs; f++)
             rows = rows || c->fs_data[f]->n_rows > 0;
-        if (reach == REACH_SPAN) /* its intervals, rows or not */
+        if (reach == REACH_SPAN || reach == REACH_JOBS_ONLY) /* rows or not */
             rows = c->n_fs > 0;
         for (size_t f = 0; !rows && f < c->n_fs; f++)
             db_series_fs_data_free(c->fs_data[f]);
@@ -751,12 +752,14 @@ enum status ctx_prepare(struct db *db, const struct analysis_settings *s,
 
 /* ---- for the granularity sweep (sweep.c) --------------------------------------- */
 
-enum status analysis_base_series(struct db *db, const struct analysis_settings *s,
-                                 enum ctx_reach reach, struct series_set *series,
-                                 double *delta_s, struct error *err)
+/* The series set of scope all over reach (of group_id's jobs); it changes owner. */
+static enum status all_series(struct db *db, const struct analysis_settings *s,
+                              enum ctx_reach reach, const char *group_id,
+                              struct series_set *series, double *delta_s,
+                              struct error *err)
 {
     struct analysis_ctx ctx;
-    enum status rc = ctx_prepare(db, s, 0, "all", reach, NULL, &ctx, err);
+    enum status rc = ctx_prepare(db, s, 0, "all", reach, group_id, &ctx, err);
 
     *series = (struct series_set){0};
     *delta_s = 0;
@@ -769,6 +772,20 @@ enum status analysis_base_series(struct db *db, const struct analysis_settings *
     *delta_s = ctx.base_delta_s;
     ctx_clear(&ctx);
     return STATUS_OK;
+}
+
+enum status analysis_base_series(struct db *db, const struct analysis_settings *s,
+                                 enum ctx_reach reach, struct series_set *series,
+                                 double *delta_s, struct error *err)
+{
+    return all_series(db, s, reach, NULL, series, delta_s, err);
+}
+
+enum status analysis_group_series(struct db *db, const struct analysis_settings *s,
+                                  const char *group_id, struct series_set *series,
+                                  double *delta_s, struct error *err)
+{
+    return all_series(db, s, REACH_JOBS_ONLY, group_id, series, delta_s, err);
 }
 
 enum status analysis_scope_series(struct db *db, const struct analysis_settings *s,

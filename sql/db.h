@@ -610,6 +610,8 @@ enum status db_series_bounds(struct db *db, const char *fs, int64_t j_lo, int64_
  * series computed from the raw samples. */
 enum status db_samples_fs_list(struct db *db, struct db_series_fs **out, size_t *n,
                                struct error *err) MUST_CHECK;
+/* Whether any sample is loaded: one index probe. */
+enum status db_samples_any(struct db *db, bool *any, struct error *err) MUST_CHECK;
 /* The first and last stamps of fs's samples; *any false when it has none. */
 enum status db_samples_extent(struct db *db, const char *fs, bool *any, int64_t *first,
                               int64_t *last, struct error *err) MUST_CHECK;

@@ -500,6 +500,20 @@ enum status db_samples_fs_list(struct db *db, struct db_series_fs **out, size_t 
     return rc;
 }
 
+enum status db_samples_any(struct db *db, bool *any, struct error *err)
+{
+    PGresult *r;
+    enum status rc =
+        exec_params(db, "SELECT EXISTS (SELECT 1 FROM samples)", 0, NULL, &r, err);
+
+    *any = false;
+    if (rc != STATUS_OK)
+        return rc;
+    *any = PQgetvalue(r, 0, 0)[0] == 't';
+    PQclear(r);
+    return STATUS_OK;
+}
+
 enum status db_samples_extent(struct db *db, const char *fs, bool *any, int64_t *first,
                               int64_t *last, struct error *err)
 {
