@@ -211,6 +211,18 @@ static bool kept_at(const struct job_spans *spans, double t, double delta_s, siz
     return *k < spans->n && t > spans->lo[*k];
 }
 
+/* j within plan's series: its first interval to its last. */
+static int64_t clip_j(const struct scope_plan *plan, int64_t j)
+{
+    return j < plan->j_first ? plan->j_first : j > plan->j_last ? plan->j_last : j;
+}
+
+/* Whether a day's stored rows are of its inputs now. */
+static bool day_current(const struct db_coverage_day *d)
+{
+    return d->stored && strcmp(d->key, d->stored_key) == 0;
+}
+
 /* The days (UTC, of T_{j-1}) that hold an interval of plan's series overlapping a
  * span, ascending: a day either side of an edge at most holds none. */
 static enum status days_of(const struct scope_plan *plan, const struct job_spans *spans,
@@ -227,10 +239,10 @@ static enum status days_of(const struct scope_plan *plan, const struct job_spans
     for (size_t k = 0; plan->any && k < spans->n; k++) {
         int64_t a = (int64_t)floor(spans->lo[k] / d),
                 b = (int64_t)ceil(spans->hi[k] / d) + 1;
-        a = a > plan->j_first ? a : plan->j_first;
-        b = b < plan->j_last ? b : plan->j_last;
-        if (a > b)
+        if (b < plan->j_first || a > plan->j_last)
             continue;
+        a = clip_j(plan, a);
+        b = clip_j(plan, b);
         for (int64_t day = series_day_of(a, d); day <= series_day_of(b, d); day++) {
             if (*n > 0 && days[*n - 1] >= day)
                 continue;
@@ -256,6 +268,7 @@ static void day_range(const struct scope_plan *plan, int64_t day, int64_t *j_lo,
 {
     *j_lo = series_day_first_j(day, plan->delta_s);
     *j_hi = series_day_first_j(day + 1, plan->delta_s) - 1;
+    /* a day past an end of the series keeps j_lo > j_hi: no interval */
     *j_lo = *j_lo > plan->j_first ? *j_lo : plan->j_first;
     *j_hi = *j_hi < plan->j_last ? *j_hi : plan->j_last;
 }
@@ -279,8 +292,7 @@ static char *day_text(const struct scope_plan *plan, const struct analysis_setti
     /* The series' ends as far as the gap rule reaches from the day: a fill near
      * midnight depends on them. */
     const int64_t m = (int64_t)s->fill_max + 2;
-    int64_t r_lo = j_lo - m > plan->j_first ? j_lo - m : plan->j_first;
-    int64_t r_hi = j_hi + m < plan->j_last ? j_hi + m : plan->j_last;
+    int64_t r_lo = clip_j(plan, j_lo - m), r_hi = clip_j(plan, j_hi + m);
     fprintf(fp, "v1 %a %u %lld %lld %lld %lld |", d, s->fill_max, (long long)j_lo,
             (long long)j_hi, (long long)r_lo, (long long)r_hi);
     for (size_t f = 0; f < plan->n_fs; f++)
@@ -315,8 +327,8 @@ static enum status days_compute(struct db *db, const struct analysis_settings *s
     int64_t a, b, unused;
     day_range(plan, days[first].day, &a, &unused);
     day_range(plan, days[last].day, &unused, &b);
-    a = a - m > plan->j_first ? a - m : plan->j_first;
-    b = b + m < plan->j_last ? b + m : plan->j_last;
+    a = clip_j(plan, a - m);
+    b = clip_j(plan, b + m);
     struct stats_series *ser = NULL;
     struct scope_windows sub = {0};
     struct db_coverage_series out = {0};
@@ -436,15 +448,13 @@ static enum status scope_by_day(struct db *db, const struct analysis_settings *s
     /* The stale days in runs of consecutive days, a piece of the series at a time. */
     size_t per = (size_t)fmax(1.0, floor(CHUNK_INTERVALS * plan->delta_s / 86400.0));
     for (size_t i = 0; rc == STATUS_OK && i < n;) {
-        if (days[i].stored && strcmp(days[i].key, days[i].stored_key) == 0) {
+        if (day_current(&days[i])) {
             i++;
             continue;
         }
         size_t last = i;
         while (last + 1 < n && last + 1 - i < per &&
-               days[last + 1].day == days[last].day + 1 &&
-               !(days[last + 1].stored &&
-                 strcmp(days[last + 1].key, days[last + 1].stored_key) == 0))
+               days[last + 1].day == days[last].day + 1 && !day_current(&days[last + 1]))
             last++;
         rc = days_compute(db, s, plan, c->scope, days, i, last, spans, w, log_lo, log_hi,
                           err);

@@ -604,22 +604,16 @@ enum status db_coverage_open(struct db *db, const char *scope, double granularit
     char g[40];
     const char *vals[2] = {scope, param_double(g, granularity_s)};
     /* Another grid, or intervals without days (stored before 0018, or whole by a
-     * computation from the raw samples): nothing of it is kept. */
+     * computation from the raw samples): nothing of it is kept, intervals and
+     * pre-buckets alike. */
     enum status rc = exec_params_cmd(
         db,
         "WITH old AS (SELECT c.scope FROM coverage c WHERE c.scope = $1 AND "
         "(c.granularity_s <> $2::float8 OR NOT EXISTS (SELECT 1 FROM coverage_days d "
-        "WHERE d.scope = $1))) "
-        "DELETE FROM coverage_intervals i USING old WHERE i.scope = old.scope",
+        "WHERE d.scope = $1))), "
+        "i AS (DELETE FROM coverage_intervals i USING old WHERE i.scope = old.scope) "
+        "DELETE FROM coverage_pre p USING old WHERE p.scope = old.scope",
         2, vals, err);
-    if (rc == STATUS_OK) { /* and their pre-buckets, under the same condition */
-        rc = exec_params_cmd(
-            db,
-            "DELETE FROM coverage_pre p WHERE p.scope = $1 AND EXISTS (SELECT 1 FROM "
-            "coverage c WHERE c.scope = $1 AND (c.granularity_s <> $2::float8 OR NOT "
-            "EXISTS (SELECT 1 FROM coverage_days d WHERE d.scope = $1)))",
-            2, vals, err);
-    }
     if (rc == STATUS_OK) {
         rc = exec_params_cmd(db,
                              "DELETE FROM coverage_days WHERE scope = $1 AND "
@@ -639,23 +633,28 @@ enum status db_coverage_open(struct db *db, const char *scope, double granularit
     return rc;
 }
 
+/* The days of n (ascending) as a bigint[] literal into b; false without memory. */
+static bool days_literal(const struct db_coverage_day *days, size_t n, struct buf *b)
+{
+    bool ok = buf_printf(b, "{");
+
+    for (size_t i = 0; ok && i < n; i++)
+        ok = buf_printf(b, "%s%lld", i > 0 ? "," : "", (long long)days[i].day);
+    return ok && buf_printf(b, "}");
+}
+
 enum status db_coverage_day_keys(struct db *db, const char *scope, const char *const *fs,
                                  size_t n_fs, int64_t margin_days,
                                  const char *const *texts, struct db_coverage_day *days,
                                  size_t n, struct error *err)
 {
     struct buf b_days = {0}, b_texts = {0}, b_fs = {0};
-    int64_t *day = malloc((n > 0 ? n : 1) * sizeof *day);
     char margin[32];
     PGresult *r = NULL;
     enum status rc;
 
-    if (day == NULL)
-        return error_set(err, STATUS_NOMEM, "days of coverage %s", scope);
-    for (size_t i = 0; i < n; i++)
-        day[i] = days[i].day;
     snprintf(margin, sizeof margin, "%lld", (long long)margin_days);
-    if (!buf_int64_array(&b_days, day, n) || !buf_text_array(&b_texts, texts, n) ||
+    if (!days_literal(days, n, &b_days) || !buf_text_array(&b_texts, texts, n) ||
         !buf_text_array(&b_fs, fs, n_fs)) {
         rc = error_set(err, STATUS_NOMEM, "days of coverage %s", scope);
         goto out;
@@ -686,7 +685,6 @@ enum status db_coverage_day_keys(struct db *db, const char *scope, const char *c
     }
 out:
     PQclear(r);
-    free(day);
     free(b_days.p);
     free(b_texts.p);
     free(b_fs.p);
@@ -754,16 +752,10 @@ enum status db_coverage_days_keep(struct db *db, const char *scope, double granu
                                   struct error *err)
 {
     struct buf b_days = {0};
-    int64_t *day = malloc((n > 0 ? n : 1) * sizeof *day);
     char g[40];
     enum status rc;
 
-    if (day == NULL)
-        return error_set(err, STATUS_NOMEM, "days of coverage %s", scope);
-    for (size_t i = 0; i < n; i++)
-        day[i] = keep[i].day;
-    if (!buf_int64_array(&b_days, day, n)) {
-        free(day);
+    if (!days_literal(keep, n, &b_days)) {
         free(b_days.p);
         return error_set(err, STATUS_NOMEM, "days of coverage %s", scope);
     }
@@ -790,7 +782,6 @@ enum status db_coverage_days_keep(struct db *db, const char *scope, double granu
         }
     }
     PQclear(r);
-    free(day);
     free(b_days.p);
     return rc;
 }

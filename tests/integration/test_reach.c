@@ -58,6 +58,20 @@ static void run_sql(const char *sql)
     PQfinish(c);
 }
 
+/* `unload --run` of each ingest run the query lists (ids separated by spaces, in
+ * the order to unload), each exiting 0. */
+static void unload_runs(const char *sql)
+{
+    char *runs = pgfixture_query(&fx.db, sql, NULL);
+    assert_non_null(runs);
+    for (char *p = strtok(runs, " "); p != NULL; p = strtok(NULL, " ")) {
+        assert_int_equal(
+            pgfixture_cmd(&fx.db, "--quiet --config '%s' unload --run %s", fx.conf, p),
+            0);
+    }
+    free(runs);
+}
+
 /* Every column of every stored series row, as one md5. */
 static char *series_digest(void)
 {
@@ -215,16 +229,8 @@ static void test_chunks_load_as_the_whole(void **state)
 
     char *whole = series_digest();
     long n_whole = query_long("SELECT count(*) FROM samples");
-    char *runs = pgfixture_query(
-        &fx.db, "SELECT string_agg(id::text, ' ') FROM ingest_runs WHERE kind = 'iostat'",
-        NULL);
-    assert_non_null(runs);
-    for (char *p = strtok(runs, " "); p != NULL; p = strtok(NULL, " ")) {
-        assert_int_equal(
-            pgfixture_cmd(&fx.db, "--quiet --config '%s' unload --run %s", fx.conf, p),
-            0);
-    }
-    free(runs);
+    unload_runs(
+        "SELECT string_agg(id::text, ' ') FROM ingest_runs WHERE kind = 'iostat'");
     assert_int_equal(query_long("SELECT count(*) FROM series"), 0);
     snprintf(dir, sizeof dir, "%s/chunks", fx.dir);
     for (int c = 0; c < 2; c++) {
@@ -427,19 +433,8 @@ static void test_coverage_by_the_day(void **state)
     struct coverage_snap cut, cut_whole;
     analyze_days(fx.conf, &days, &computed);
     long before_cut = days;
-    char *runs =
-        pgfixture_query(&fx.db,
-                        "SELECT string_agg(id::text, ' ' ORDER BY id DESC) FROM "
-                        "(SELECT id FROM ingest_runs WHERE kind = 'iostat' ORDER "
-                        "BY id DESC LIMIT 2) r",
-                        NULL);
-    assert_non_null(runs);
-    for (char *p = strtok(runs, " "); p != NULL; p = strtok(NULL, " ")) {
-        assert_int_equal(
-            pgfixture_cmd(&fx.db, "--quiet --config '%s' unload --run %s", fx.conf, p),
-            0);
-    }
-    free(runs);
+    unload_runs("SELECT string_agg(id::text, ' ' ORDER BY id DESC) FROM (SELECT id FROM "
+                "ingest_runs WHERE kind = 'iostat' ORDER BY id DESC LIMIT 2) r");
     analyze_days(fx.conf, &days, &computed);
     print_message("after the last day's unload: %ld days (%ld before), %ld computed\n",
                   days, before_cut, computed);
